@@ -1,0 +1,60 @@
+# Parley: `make run` starts a server on a fresh machine; `make test` runs every check.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PORT ?= 9991
+export PORT
+
+.PHONY: help install build run test spec gen gen-check typecheck jest jest-sqlite jest-mysql contract bench clean
+
+help:
+	@echo "make run    install, migrate, seed the demo organization if empty, start on 127.0.0.1:$(PORT)"
+	@echo "make test   install, check spec + generated/ + types, jest (SQLite, and MySQL if TEST_MYSQL_URL), dredd"
+	@echo "make bench  load benchmarks (BENCH_SCALE=10k|100k|1m)"
+
+# npm ci only when the lockfile changed since the last install.
+node_modules/.installed: package-lock.json
+	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed
+
+spec: install
+	node scripts/bundle-spec.js
+
+gen: install
+	npm run -s gen
+
+gen-check: install
+	npm run -s gen:check
+
+typecheck: install
+	npx tsc --noEmit -p tsconfig.json
+
+build: spec
+	npx tsc -p tsconfig.build.json
+
+run: build
+	node dist/src/main.js
+
+jest: jest-sqlite jest-mysql
+
+jest-sqlite: install
+	TEST_MYSQL_URL= npx jest --ci --json --outputFile=.tmp-jest-sqlite.json $(JEST_ARGS)
+
+jest-mysql: install
+	@if [ -n "$$TEST_MYSQL_URL" ]; then \
+	  ONLY_MYSQL=1 npx jest --ci --json --outputFile=.tmp-jest-mysql.json $(JEST_ARGS); \
+	else echo "TEST_MYSQL_URL is not set: skipping the MySQL run (scripts/mariadb.sh start prints one)"; fi
+
+contract: build
+	bash contract-tests/run.sh
+
+test: spec gen-check typecheck
+	@rm -f .tmp-jest-*.json .tmp-dredd.log
+	@$(MAKE) -s jest-sqlite && $(MAKE) -s jest-mysql && $(MAKE) -s contract; status=$$?; node scripts/summary.js; exit $$status
+
+bench: build
+	bash bench/run.sh
+
+clean:
+	rm -rf dist node_modules/.installed .tmp-*

@@ -1,0 +1,41 @@
+import type { AppContext } from '../context';
+import { verifyPassword } from '../domain/secrets';
+import { ApiError } from '../errors';
+import { resolveUser } from '../http/auth';
+import type { UserRow } from '../queries/rows';
+
+const unauthorized = (msg: string, code: string) =>
+  new ApiError(msg, code, 401, {}, { 'WWW-Authenticate': 'Basic realm="zulip"' });
+
+/**
+ * POST /fetch_api_key: email + password → the user's API key. A wrong
+ * address and a wrong password get the same answer; the account's state
+ * (deactivated) is only revealed to someone who knows the password.
+ */
+export async function doFetchApiKey(ctx: AppContext, username: string, password: string, host: string | undefined): Promise<UserRow> {
+  const key = username.trim().toLowerCase();
+  const retryAfter = ctx.loginFailures.retryAfter(key);
+  if (retryAfter > 0) {
+    throw new ApiError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
+      'Retry-After': String(Math.ceil(retryAfter)),
+    });
+  }
+  const user = await resolveUser(ctx.db, username, host);
+  if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
+  if (user && !(await realmAllowsPasswords(ctx, user.realm_id))) {
+    throw new ApiError('Password auth is disabled in this organization', 'PASSWORD_AUTH_DISABLED', 401);
+  }
+  const ok = user !== undefined && (await verifyPassword(password, user.password_hash));
+  if (!ok || !user) {
+    ctx.loginFailures.fail(key);
+    throw unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
+  }
+  if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
+  ctx.loginFailures.reset(key);
+  return user;
+}
+
+async function realmAllowsPasswords(ctx: AppContext, realmId: number): Promise<boolean> {
+  const row = await ctx.db('realms').where({ id: realmId }).first('password_auth_enabled');
+  return Boolean(row?.password_auth_enabled);
+}

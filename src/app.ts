@@ -1,0 +1,32 @@
+import express, { Express } from 'express';
+import pino, { Logger } from 'pino';
+import pinoHttp from 'pino-http';
+import type { AppContext } from './context';
+import { ApiError } from './errors';
+import { errorMiddleware } from './http/errors';
+import type { HandlerTable } from './http/handler';
+import { apiRouter } from './http/pipeline';
+import { HANDLERS } from './http/routes';
+import type { SpecIndex } from './http/spec';
+
+export interface AppDeps {
+  ctx: AppContext;
+  spec: SpecIndex;
+  log?: Logger;
+  handlers?: HandlerTable;
+}
+
+/** The Express application, without listening: main.ts, jest and dredd all build it here. */
+export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers = HANDLERS }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(pinoHttp({ logger: log, quietReqLogger: true, autoLogging: log.level !== 'silent' }));
+  app.use('/api/v1', apiRouter(ctx, spec, handlers));
+  app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
+  app.get('/', (_req, res) => {
+    res.type('text/plain').send('Parley is running. The API is under /api/v1.\n');
+  });
+  app.use(errorMiddleware(log));
+  return app;
+}

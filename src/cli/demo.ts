@@ -1,0 +1,100 @@
+import { createChannelInTx } from '../actions/channels';
+import { doCreateRealm } from '../actions/realms';
+import { storeChannelMessageInTx, storeDirectMessageInTx } from '../actions/send';
+import { createUserInTx } from '../actions/users';
+import type { AppContext } from '../context';
+import { inTransaction } from '../db/transaction';
+import { Role } from '../domain/roles';
+import type { UserRow } from '../queries/rows';
+import { listRealms } from '../queries/realms';
+import { getUserById } from '../queries/users';
+
+export const DEMO_PASSWORD = 'parley-demo-password';
+
+const PEOPLE = [
+  { key: 'owner', email: 'olivia@example.com', name: 'Olivia Owner', role: Role.OWNER },
+  { key: 'admin', email: 'adam@example.com', name: 'Adam Admin', role: Role.ADMINISTRATOR },
+  { key: 'moderator', email: 'mona@example.com', name: 'Mona Moderator', role: Role.MODERATOR },
+  { key: 'member', email: 'max@example.com', name: 'Max Member', role: Role.MEMBER },
+  { key: 'member2', email: 'mia@example.com', name: 'Mia Member', role: Role.MEMBER },
+  { key: 'guest', email: 'gus@example.com', name: 'Gus Guest', role: Role.GUEST },
+] as const;
+type Who = (typeof PEOPLE)[number]['key'];
+
+/**
+ * On an empty database, creates the demo organization: an owner (who may
+ * create users), an administrator, a moderator, two members and a guest,
+ * public and private channels (shared and protected history), and a few
+ * conversations. Otherwise finds the first organization's owner.
+ */
+export async function ensureDemoOrganization(ctx: AppContext): Promise<{ created: boolean; owner: UserRow | undefined }> {
+  const realms = await listRealms(ctx.db);
+  if (realms.length > 0) {
+    const row = await ctx.db('users')
+      .where({ realm_id: realms[0]!.id, role: Role.OWNER, is_active: true, is_bot: false })
+      .orderBy('id')
+      .first('id');
+    return { created: false, owner: row ? await getUserById(ctx.db, row.id) : undefined };
+  }
+  const owner = await seedDemo(ctx);
+  return { created: true, owner };
+}
+
+async function seedDemo(ctx: AppContext): Promise<UserRow> {
+  const realmId = await doCreateRealm(ctx.db, {
+    stringId: '',
+    name: 'Parley Demo',
+    description: 'A demo organization for trying **Parley**.',
+  });
+  return inTransaction(ctx.db, async (tx) => {
+    const u = {} as Record<Who, UserRow>;
+    for (const p of PEOPLE) {
+      u[p.key] = await createUserInTx(tx, null, {
+        realmId,
+        email: p.email,
+        fullName: p.name,
+        role: p.role,
+        password: DEMO_PASSWORD,
+        canCreateUsers: p.role === Role.OWNER,
+        timezone: 'UTC',
+      });
+    }
+    const staff = [u.owner, u.admin, u.moderator];
+    const everyone = [...staff, u.member, u.member2];
+    const channel = async (name: string, description: string, members: UserRow[], opts: { inviteOnly?: boolean; shared?: boolean; isDefault?: boolean } = {}) => {
+      const id = await createChannelInTx(tx, u.owner, {
+        name,
+        description,
+        inviteOnly: opts.inviteOnly,
+        historyPublicToSubscribers: opts.shared,
+        isDefault: opts.isDefault,
+        subscriberIds: members.map((m) => m.id),
+      });
+      return (await tx.trx('channels').where({ id }).first()) as { id: number; recipient_id: number; first_message_id: number | null };
+    };
+    const general = await channel('general', 'Everyone is here.', [...everyone, u.guest], { isDefault: true });
+    const random = await channel('random', 'Anything goes.', everyone, { isDefault: true });
+    const engineering = await channel('engineering', 'Building **Parley**.', [u.admin, u.member, u.member2]);
+    const leadership = await channel('leadership', 'Private, shared history.', staff, { inviteOnly: true, shared: true });
+    const hr = await channel('hr', 'Private, protected history.', [u.owner, u.admin], { inviteOnly: true, shared: false });
+
+    const say = async (who: UserRow, ch: typeof general, topic: string, text: string) => {
+      const reloaded = await tx.trx('channels').where({ id: ch.id }).first();
+      await storeChannelMessageInTx(tx, who, reloaded, topic, text);
+    };
+    await say(u.owner, general, 'welcome', 'Welcome to **Parley**! Say hello here.');
+    await say(u.member, general, 'welcome', 'Hello everyone :wave:');
+    await say(u.guest, general, 'welcome', 'Hi! Glad to be here as a guest.');
+    await say(u.admin, general, 'announcements', 'The office is closed on Friday.');
+    await say(u.member2, random, 'lunch', 'Anyone up for tacos?');
+    await say(u.moderator, random, 'lunch', 'Count me in.');
+    await say(u.admin, engineering, 'release 0.1', 'Release notes are in https://example.com/notes');
+    await say(u.member, engineering, 'release 0.1', '```\nmake test\n```\npasses on both databases.');
+    await say(u.owner, leadership, 'planning', 'Budget review next week.');
+    await say(u.owner, hr, 'hiring', 'Two offers went out today.');
+    await storeDirectMessageInTx(tx, u.member, [u.member2], 'Can you review my change?');
+    await storeDirectMessageInTx(tx, u.member2, [u.member], 'Sure, after lunch.');
+    await storeDirectMessageInTx(tx, u.owner, [u.admin, u.moderator], 'Quick sync at 3?');
+    return (await getUserById(tx.trx, u.owner.id))!;
+  });
+}

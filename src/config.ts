@@ -1,0 +1,38 @@
+import path from 'node:path';
+
+/** Typed configuration, read once from the environment. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Directory for the embedded database, uploads and the owner's zuliprc. */
+  dataDir: string;
+  /** mysql://user:pass@host:port/db selects MySQL/MariaDB; unset means SQLite under dataDir. */
+  databaseUrl: string | null;
+  /** The URL clients use to reach this server (realm_url, zuliprc site). */
+  externalUrl: string;
+  logLevel: string;
+  /** Validate responses against openapi/ (dredd runs and debugging; off in production). */
+  validateResponses: boolean;
+  maxFileUploadSizeMib: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST ?? '127.0.0.1';
+  const port = parsePort(env.PORT ?? '9991');
+  return {
+    host,
+    port,
+    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL?.trim() || null,
+    externalUrl: (env.EXTERNAL_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    validateResponses: env.VALIDATE_RESPONSES === '1' || env.VALIDATE_RESPONSES === 'true',
+    maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE_MIB ?? 100),
+  };
+}
+
+function parsePort(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`PORT must be an integer 0..65535, got ${raw}`);
+  return n;
+}

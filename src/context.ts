@@ -1,0 +1,17 @@
+import type { Knex } from 'knex';
+import type { Config } from './config';
+import { FailureLimiter } from './domain/failure-limiter';
+import { EventBus, InProcessBus } from './events/bus';
+
+/** What actions, access checks and handlers need from the running server. */
+export interface AppContext {
+  db: Knex;
+  bus: EventBus;
+  config: Config;
+  /** Failed logins per username (Zulip: 5 per 30 minutes). */
+  loginFailures: FailureLimiter;
+}
+
+export function createContext(db: Knex, config: Config, bus: EventBus = new InProcessBus()): AppContext {
+  return { db, bus, config, loginFailures: new FailureLimiter(5, 30 * 60) };
+}

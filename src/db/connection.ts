@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { Knex } from 'knex';
+import type { Config } from '../config';
+
+export type Db = Knex;
+export type Dialect = 'sqlite' | 'mysql';
+
+export function dialectOf(db: Knex): Dialect {
+  const client = String(db.client.config.client);
+  return client === 'mysql2' || client === 'mysql' ? 'mysql' : 'sqlite';
+}
+
+/** Knex for SQLite (default, a file under dataDir) or MySQL/MariaDB (DATABASE_URL=mysql://…). */
+export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>, sqliteFile?: string): Knex {
+  if (config.databaseUrl) return knexFactory(mysqlConfig(config.databaseUrl));
+  const filename = sqliteFile ?? path.join(config.dataDir, 'parley.sqlite3');
+  if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      // better-sqlite3 is synchronous: one connection serialises transactions,
+      // which is what makes read-modify-write safe without FOR UPDATE.
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('synchronous = NORMAL');
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('busy_timeout = 5000');
+        done(null, conn);
+      },
+    },
+  });
+}
+
+function mysqlConfig(url: string): Knex.Config {
+  const u = new URL(url);
+  if (u.protocol !== 'mysql:') throw new Error(`DATABASE_URL must start with mysql://, got ${u.protocol}`);
+  return {
+    client: 'mysql2',
+    connection: {
+      host: u.hostname,
+      port: u.port ? Number(u.port) : 3306,
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      database: u.pathname.replace(/^\//, ''),
+      // No `charset` here: knex would then append `default character set` to
+      // every CREATE TABLE and tables would lose the database's unicode_ci collation.
+      supportBigNumbers: true,
+      // Flags are < 2^53, so numbers stay exact.
+      bigNumberStrings: false,
+    },
+    pool: { min: 0, max: Number(process.env.DB_POOL_MAX ?? 10) },
+  };
+}

@@ -1,0 +1,70 @@
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(crypto.scrypt) as (
+  password: crypto.BinaryLike,
+  salt: crypto.BinaryLike,
+  keylen: number,
+  options: crypto.ScryptOptions,
+) => Promise<Buffer>;
+
+/**
+ * Password hashing: scrypt (memory-hard, in node:crypto, so no native addon
+ * to build). Parameters are stored with each hash so they can be raised later
+ * without invalidating old hashes. See docs/adr/0004-password-hashing.md.
+ */
+const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 };
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = crypto.randomBytes(16);
+  const key = await scrypt(password, salt, SCRYPT.keylen, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  if (!stored) return false;
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [, n, r, p, saltB64, keyB64] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(keyB64, 'base64');
+  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
+  return crypto.timingSafeEqual(actual, expected);
+}
+
+/** Zulip's minimum: six characters. */
+export const MIN_PASSWORD_LENGTH = 6;
+export const isPasswordStrongEnough = (password: string) => [...password].length >= MIN_PASSWORD_LENGTH;
+
+const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** A 32-character alphanumeric API key (Zulip's format), from a CSPRNG without modulo bias. */
+export function generateApiKey(length = 32): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of crypto.randomBytes(length * 2)) {
+      if (byte < 248) out += KEY_ALPHABET[byte % 62]; // 248 = 4 * 62: reject the biased tail
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function randomToken(bytes = 18): string {
+  return crypto.randomBytes(bytes).toString('base64url');
+}
+
+/** Compare secrets in time independent of where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  if (ab.length !== bb.length) {
+    crypto.timingSafeEqual(ab, ab); // spend comparable time either way
+    return false;
+  }
+  return crypto.timingSafeEqual(ab, bb);
+}

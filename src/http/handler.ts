@@ -1,0 +1,40 @@
+import type { Request, Response } from 'express';
+import type { operations } from '../../generated/api';
+import type { AppContext } from '../context';
+import type { UserRow } from '../queries/rows';
+
+/** The operationIds of openapi/, as generated into generated/api.d.ts. */
+export type OpId = keyof operations;
+
+type FormBody<O> = O extends { requestBody?: { content: { 'application/x-www-form-urlencoded': infer B } } } ? B : unknown;
+// openapi-typescript writes `query?: never` for an operation without query parameters.
+type OrUnknown<T> = [T] extends [never] ? unknown : T;
+type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? OrUnknown<NonNullable<Q>> : unknown;
+type PathOf<O> = O extends { parameters: { path?: infer P } } ? OrUnknown<NonNullable<P>> : unknown;
+type SuccessBody<O> = O extends { responses: { 200: { content: { 'application/json': infer R } } } } ? R : never;
+
+/** Decoded, validated parameters of an operation: path, query and body merged. */
+export type Params<K extends OpId> = FormBody<operations[K]> & QueryOf<operations[K]> & PathOf<operations[K]>;
+/** What a handler returns: the success body without the envelope the pipeline adds. */
+export type Data<K extends OpId> = Omit<SuccessBody<operations[K]>, 'result' | 'msg' | 'ignored_parameters_unsupported'>;
+
+/** Returned by a handler that wrote the response itself (a file download). */
+export const RESPONDED = Symbol('responded');
+
+export interface Call<K extends OpId> {
+  ctx: AppContext;
+  /** The authenticated caller; operations without security get null. */
+  user: UserRow | null;
+  params: Params<K>;
+  req: Request;
+  res: Response;
+}
+
+export type Handler<K extends OpId> = (call: Call<K>) => Promise<Data<K> | typeof RESPONDED>;
+export type HandlerTable = { [K in OpId]?: Handler<K> };
+
+/** For handlers of authenticated operations: the caller, which the pipeline guarantees. */
+export function caller(call: { user: UserRow | null }): UserRow {
+  if (!call.user) throw new Error('authenticated operation reached without a user');
+  return call.user;
+}

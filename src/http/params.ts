@@ -1,0 +1,71 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../errors';
+import type { OperationInfo } from './spec';
+
+/**
+ * Parameter normalisation, driven by the operation (DESIGN §2.3):
+ * - PATCH/DELETE/POST parameters may arrive in the query string (Zulip reads
+ *   both); those the body declares move into the body, the body winning.
+ * - Fields whose schema is not a plain string arrive as JSON text and are
+ *   decoded here (the validator does not decode form fields).
+ * - Parameters the operation does not declare are dropped and reported back
+ *   in `ignored_parameters_unsupported` (feature level 167).
+ */
+export function normalizeParams(req: Request, res: Response, info: OperationInfo): void {
+  const ignored = new Set<string>();
+  const query = { ...(req.query as Record<string, unknown>) };
+  if (info.method === 'get') {
+    for (const key of Object.keys(query)) {
+      if (!info.queryParams.has(key)) {
+        ignored.add(key);
+        delete query[key];
+      }
+    }
+  } else {
+    const body: Record<string, unknown> = isPlainObject(req.body) ? { ...req.body } : {};
+    for (const [key, value] of Object.entries(query)) {
+      if (info.queryParams.has(key)) continue;
+      if (info.bodyFields.has(key) && !(key in body)) body[key] = value;
+      else if (!info.bodyFields.has(key)) ignored.add(key);
+      delete query[key];
+    }
+    for (const key of Object.keys(body)) {
+      const decoding = info.bodyFields.get(key);
+      if (decoding === undefined) {
+        ignored.add(key);
+        delete body[key];
+        continue;
+      }
+      body[key] = decodeField(key, body[key], decoding);
+    }
+    req.body = body;
+    if (info.op.requestBody && !req.is('application/x-www-form-urlencoded') && !req.is('multipart/form-data')) {
+      // Parameters came only in the query string (or nothing came): present them
+      // to the validator as the form body Zulip clients would have sent.
+      req.headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+  }
+  if (!info.acceptsFiles && Array.isArray(req.files) && req.files.length > 0) {
+    for (const f of req.files) ignored.add(f.fieldname);
+    req.files = [];
+  }
+  Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
+  res.locals.ignoredParameters = [...ignored].sort();
+}
+
+function decodeField(name: string, value: unknown, decoding: 'raw' | 'json' | 'json-or-raw'): unknown {
+  // A repeated form field arrives as an array; like Django's QueryDict, the last one wins.
+  if (Array.isArray(value)) value = value[value.length - 1];
+  if (typeof value !== 'string' || decoding === 'raw') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    if (decoding === 'json-or-raw') return value;
+    throw new ApiError(`${name} is not valid JSON`);
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export type Middleware = (req: Request, res: Response, next: NextFunction) => void;

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { OpenAPIV3 } from 'openapi-types';
+
+export type Document = OpenAPIV3.Document;
+export type Operation = OpenAPIV3.OperationObject;
+export type SchemaObject = OpenAPIV3.SchemaObject;
+
+export const SPEC_ROOT = path.join(__dirname, '..', '..', '..', 'openapi', 'openapi.yaml');
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** How a form field's text becomes a value: as is, JSON always, or JSON when it parses (unions with a string branch). */
+export type FieldDecoding = 'raw' | 'json' | 'json-or-raw';
+
+export interface OperationInfo {
+  operationId: string;
+  method: HttpMethod;
+  pathTemplate: string;
+  regex: RegExp;
+  pathParamNames: string[];
+  op: Operation;
+  authenticated: boolean;
+  /** Declared query parameter names. */
+  queryParams: Set<string>;
+  /** Declared body fields and how each is decoded (empty when there is no body). */
+  bodyFields: Map<string, FieldDecoding>;
+  acceptsFiles: boolean;
+}
+
+export interface SpecIndex {
+  document: Document;
+  operations: OperationInfo[];
+  byId: Map<string, OperationInfo>;
+}
+
+/** Loads openapi/ (validated and fully dereferenced) and indexes its operations. */
+export async function loadSpec(root: string = resolveSpecRoot()): Promise<SpecIndex> {
+  // Loaded lazily: its ESM dependencies load under Node but not inside jest,
+  // which reads the dereferenced document written by scripts/bundle-spec.js.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const SwaggerParser = require('@apidevtools/swagger-parser') as typeof import('@apidevtools/swagger-parser');
+  const document = (await SwaggerParser.validate(root)) as Document;
+  return indexSpec(document);
+}
+
+/** Loads an already validated and dereferenced document (dist/openapi.dereferenced.json). */
+export function loadSpecFile(file: string): SpecIndex {
+  return indexSpec(JSON.parse(fs.readFileSync(file, 'utf8')) as Document);
+}
+
+/** openapi/ sits beside src/ in the repository and beside dist/src/ when built. */
+function resolveSpecRoot(): string {
+  const fromSource = path.join(__dirname, '..', '..', 'openapi', 'openapi.yaml');
+  return fs.existsSync(fromSource) ? fromSource : SPEC_ROOT;
+}
+
+export function indexSpec(document: Document): SpecIndex {
+  const operations: OperationInfo[] = [];
+  for (const [pathTemplate, item] of Object.entries(document.paths ?? {})) {
+    if (!item) continue;
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      if (!op.operationId) throw new Error(`${method.toUpperCase()} ${pathTemplate} has no operationId`);
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])] as OpenAPIV3.ParameterObject[];
+      const pathParamNames: string[] = [];
+      const regex = new RegExp(
+        '^' +
+          pathTemplate.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
+            pathParamNames.push(name);
+            return '([^/]+)';
+          }) +
+          '/?$',
+      );
+      const body = (op.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content;
+      const media = body?.['application/x-www-form-urlencoded'] ?? body?.['multipart/form-data'];
+      const bodyFields = new Map<string, FieldDecoding>();
+      let acceptsFiles = false;
+      const schema = media?.schema as SchemaObject | undefined;
+      for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
+        const p = prop as SchemaObject;
+        if (p.format === 'binary') acceptsFiles = true;
+        const jsonEncoded = /^application\/json/.test(media?.encoding?.[name]?.contentType ?? '');
+        bodyFields.set(name, decodingFor(p, jsonEncoded));
+      }
+      const security = op.security ?? document.security ?? [];
+      operations.push({
+        operationId: op.operationId,
+        method,
+        pathTemplate,
+        regex,
+        pathParamNames,
+        op,
+        authenticated: security.length > 0,
+        queryParams: new Set(params.filter((p) => p.in === 'query').map((p) => p.name)),
+        bodyFields,
+        acceptsFiles,
+      });
+    }
+  }
+  // Literal segments beat parameters: /messages/flags before /messages/{message_id}.
+  operations.sort((a, b) => literalWeight(b.pathTemplate) - literalWeight(a.pathTemplate));
+  return { document, operations, byId: new Map(operations.map((o) => [o.operationId, o])) };
+}
+
+const literalWeight = (t: string) => t.split('/').filter((s) => s && !s.startsWith('{')).length * 100 - t.split('{').length;
+
+/** A field whose schema cannot be a string is always JSON; a union with a string branch is JSON when it parses. */
+function decodingFor(schema: SchemaObject, jsonEncoded: boolean): FieldDecoding {
+  const types = schemaTypes(schema);
+  if (types.size === 0) return jsonEncoded ? 'json-or-raw' : 'raw';
+  if (!types.has('string')) return 'json';
+  if (types.size === 1) return 'raw';
+  return 'json-or-raw';
+}
+
+function schemaTypes(schema: SchemaObject): Set<string> {
+  const out = new Set<string>();
+  if (schema.type) out.add(schema.type);
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) {
+    for (const t of schemaTypes(branch as SchemaObject)) out.add(t);
+  }
+  return out;
+}
+
+export type RouteMatch =
+  | { kind: 'operation'; info: OperationInfo; pathParams: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: string[] }
+  | { kind: 'not-found' };
+
+/** Finds the operation for a path under /api/v1 (404 and 405 are decided here, before authentication). */
+export function matchRoute(index: SpecIndex, apiPath: string, method: string): RouteMatch {
+  const m = method.toLowerCase();
+  const allowed: string[] = [];
+  let template: string | null = null;
+  for (const info of index.operations) {
+    const found = info.regex.exec(apiPath);
+    if (!found) continue;
+    if (template !== null && info.pathTemplate !== template) continue;
+    template = info.pathTemplate;
+    if (info.method === m || (m === 'head' && info.method === 'get')) {
+      const pathParams: Record<string, string> = {};
+      info.pathParamNames.forEach((name, i) => (pathParams[name] = decodeURIComponent(found[i + 1]!)));
+      return { kind: 'operation', info, pathParams };
+    }
+    allowed.push(info.method.toUpperCase());
+  }
+  return allowed.length ? { kind: 'method-not-allowed', allowed: allowed.sort() } : { kind: 'not-found' };
+}

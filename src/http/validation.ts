@@ -1,0 +1,94 @@
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { RequestHandler } from 'express';
+import type { Document } from './spec';
+
+/**
+ * express-openapi-validator, configured for a pipeline that has already
+ * matched the route, parsed and normalised the parameters and authenticated
+ * the caller: it only validates. Security is ours (src/http/auth.ts);
+ * multipart is parsed by our multer before normalisation.
+ */
+export function requestValidator(document: Document, validateResponses: boolean): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    apiSpec: structuredClone(document) as never,
+    validateApiSpec: false, // swagger-parser validated it at load
+    validateRequests: { allowUnknownQueryParameters: true },
+    validateResponses: validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    ignoreUndocumented: true,
+    fileUploader: false,
+    validateFormats: false,
+  }) as unknown as RequestHandler[];
+}
+
+interface EovErrorItem {
+  path: string;
+  message: string;
+  errorCode?: string;
+}
+
+/**
+ * Rewrites a validator error into Zulip's wording (zerver/lib/typed_endpoint.py
+ * templates): the clients' users read these messages.
+ */
+export function zulipMessageForValidation(errors: EovErrorItem[]): { msg: string; code: string; data: Record<string, unknown> } {
+  const e = errors[0];
+  if (!e) return { msg: 'Invalid request', code: 'BAD_REQUEST', data: {} };
+  const kind = (e.errorCode ?? '').replace(/\.openapi\.validation$/, '');
+  const segments = e.path.split('/').filter(Boolean);
+  const location = ['body', 'query', 'path', 'params', 'headers'].includes(segments[0] ?? '') ? segments.slice(1) : segments;
+  if (kind === 'required') {
+    const missing = /required property '([^']+)'/.exec(e.message)?.[1];
+    const varPath = missing && location[location.length - 1] !== missing ? [...location, missing] : location;
+    if (varPath.length <= 1) {
+      const name = varPath[0] ?? missing ?? 'unknown';
+      return { msg: `Missing '${name}' argument`, code: 'REQUEST_VARIABLE_MISSING', data: { var_name: name } };
+    }
+    const parent = formatVar(varPath.slice(0, -1));
+    return { msg: `${parent} field is missing: ${varPath[varPath.length - 1]}`, code: 'BAD_REQUEST', data: {} };
+  }
+  const v = formatVar(location);
+  switch (kind) {
+    case 'type': {
+      const expected = /must be (\w+)/.exec(e.message)?.[1] ?? '';
+      const noun: Record<string, string> = {
+        integer: 'an integer', boolean: 'a boolean', string: 'a string', array: 'a list', object: 'a dict', number: 'a float',
+      };
+      return { msg: noun[expected] ? `${v} is not ${noun[expected]}` : `Invalid ${v}`, code: 'BAD_REQUEST', data: {} };
+    }
+    case 'maxLength': {
+      const limit = /more than (\d+)/.exec(e.message)?.[1];
+      return { msg: `${v} is too long (limit: ${limit} characters)`, code: 'BAD_REQUEST', data: {} };
+    }
+    case 'minLength':
+      return { msg: /fewer than 1 /.test(e.message) ? `${v} cannot be blank` : `${v} is too short.`, code: 'BAD_REQUEST', data: {} };
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return { msg: `${v} is too small`, code: 'BAD_REQUEST', data: {} };
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return { msg: `${v} is too large`, code: 'BAD_REQUEST', data: {} };
+    case 'maxItems':
+      return { msg: `${v} has too many items`, code: 'BAD_REQUEST', data: {} };
+    case 'additionalProperties': {
+      const extra = /additional propert(?:y|ies)[^']*'([^']+)'/.exec(e.message)?.[1] ?? '';
+      return { msg: `Argument "${extra}" at ${v} is unexpected`, code: 'BAD_REQUEST', data: {} };
+    }
+    case 'pattern':
+    case 'format':
+      return { msg: `${v} has invalid format`, code: 'BAD_REQUEST', data: {} };
+    default:
+      // enum, anyOf, oneOf, const, ...: Zulip says "Invalid x".
+      return { msg: `Invalid ${v}`, code: 'BAD_REQUEST', data: {} };
+  }
+}
+
+/** ['subscriptions', '0', 'name'] → subscriptions[0]["name"], as Zulip names nested values. */
+function formatVar(segments: string[]): string {
+  if (segments.length === 0) return 'request';
+  let out = decodeSegment(segments[0]!);
+  for (const s of segments.slice(1)) out += /^\d+$/.test(s) ? `[${s}]` : `["${decodeSegment(s)}"]`;
+  return out;
+}
+
+const decodeSegment = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');

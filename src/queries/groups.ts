@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import { insertOne } from './ids';
+
+type Q = Knex | Knex.Transaction;
+
+export async function insertGroup(q: Q, row: Record<string, unknown>): Promise<number> {
+  return insertOne(q, 'user_groups', row);
+}
+
+export async function addGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await q('group_members')
+    .insert(userIds.map((user_id) => ({ group_id: groupId, user_id })))
+    .onConflict(['group_id', 'user_id'])
+    .ignore();
+}
+
+export async function removeGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await q('group_members').where({ group_id: groupId }).whereIn('user_id', userIds).delete();
+}
+
+export async function addSubgroup(q: Q, supergroupId: number, subgroupId: number): Promise<void> {
+  await q('group_subgroups').insert({ supergroup_id: supergroupId, subgroup_id: subgroupId });
+}
+
+/** System group ids of a realm by name (role:members → id). */
+export async function getSystemGroupIds(q: Q, realmId: number): Promise<Map<string, number>> {
+  const rows = await q('user_groups').where({ realm_id: realmId, is_system_group: true }).select('id', 'name');
+  return new Map(rows.map((r: { id: number; name: string }) => [r.name, r.id]));
+}
+
+/**
+ * Whether a user is in a group, directly or through any depth of subgroups.
+ * One recursive CTE (supported by SQLite and MariaDB ≥ 10.2); deactivated
+ * users are never members (feature level 303).
+ */
+export async function isUserInGroup(q: Q, groupId: number, userId: number, directOnly = false): Promise<boolean> {
+  if (directOnly) {
+    const row = await q('group_members as gm')
+      .join('users as u', 'u.id', 'gm.user_id')
+      .where({ 'gm.group_id': groupId, 'gm.user_id': userId, 'u.is_active': true })
+      .first('gm.user_id');
+    return row !== undefined;
+  }
+  const result = await q.raw(
+    `WITH RECURSIVE g(id) AS (
+       SELECT ? UNION SELECT gs.subgroup_id FROM group_subgroups gs JOIN g ON gs.supergroup_id = g.id
+     )
+     SELECT 1 AS hit FROM group_members gm JOIN g ON gm.group_id = g.id
+       JOIN users u ON u.id = gm.user_id
+     WHERE gm.user_id = ? AND u.is_active = 1 LIMIT 1`,
+    [groupId, userId],
+  );
+  const rows = Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result;
+  return (rows as unknown[]).length > 0;
+}

@@ -1,0 +1,13 @@
+import type { Knex } from 'knex';
+
+/**
+ * The id of a single-row insert. better-sqlite3 and mysql2 both return [id]
+ * for one row (they disagree for batches, so batches re-select by key).
+ */
+export async function insertOne(q: Knex | Knex.Transaction, table: string, row: Record<string, unknown>): Promise<number> {
+  const result = await q(table).insert(row);
+  const first = (result as unknown[])[0];
+  return typeof first === 'object' && first !== null ? Number((first as { id: number }).id) : Number(first);
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);

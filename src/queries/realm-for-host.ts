@@ -1,0 +1,20 @@
+import type { Knex } from 'knex';
+import { getRealmByStringId, listRealms } from './realms';
+import type { RealmRow } from './rows';
+
+/**
+ * The organization a request addresses: the one whose subdomain is the
+ * host's first label, else the root organization (empty subdomain), else the
+ * only one there is.
+ */
+export async function getRealmForHost(db: Knex, host: string | undefined): Promise<RealmRow | undefined> {
+  const label = (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
+  if (label) {
+    const bySub = await getRealmByStringId(db, label);
+    if (bySub) return bySub;
+  }
+  const root = await getRealmByStringId(db, '');
+  if (root) return root;
+  const all = await listRealms(db);
+  return all.length === 1 ? all[0] : undefined;
+}

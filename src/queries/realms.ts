@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import { insertOne } from './ids';
+import { mapBools, RealmRow } from './rows';
+
+type Q = Knex | Knex.Transaction;
+
+export async function insertRealm(q: Q, row: Record<string, unknown>): Promise<number> {
+  return insertOne(q, 'realms', row);
+}
+
+export async function getRealmById(q: Q, id: number): Promise<RealmRow | undefined> {
+  const row = await q('realms').where({ id }).first();
+  return row ? mapBools<RealmRow>(row) : undefined;
+}
+
+export async function getRealmByStringId(q: Q, stringId: string): Promise<RealmRow | undefined> {
+  const row = await q('realms').where({ string_id: stringId }).first();
+  return row ? mapBools<RealmRow>(row) : undefined;
+}
+
+export async function listRealms(q: Q): Promise<RealmRow[]> {
+  const rows = await q('realms').orderBy('id');
+  return rows.map((r: Record<string, unknown>) => mapBools<RealmRow>(r));
+}
+
+export async function updateRealm(q: Q, id: number, changes: Record<string, unknown>): Promise<void> {
+  await q('realms').where({ id }).update(changes);
+}
+
+export async function getRealmUserDefaultsRaw(q: Q, realmId: number): Promise<string | undefined> {
+  const row = await q('realm_user_defaults').where({ realm_id: realmId }).first('settings');
+  return row?.settings;
+}
+
+export async function insertRealmUserDefaults(q: Q, realmId: number, settings: string): Promise<void> {
+  await q('realm_user_defaults').insert({ realm_id: realmId, settings });
+}

@@ -1,0 +1,77 @@
+/** Row shapes of the tables, as the queries return them (booleans already converted). */
+export interface RealmRow {
+  id: number;
+  string_id: string;
+  name: string;
+  description: string;
+  date_created: number;
+  deactivated: boolean;
+  invite_required: boolean;
+  emails_restricted_to_domains: boolean;
+  disallow_disposable_email_addresses: boolean;
+  password_auth_enabled: boolean;
+  allow_message_editing: boolean;
+  message_content_edit_limit_seconds: number | null;
+  message_content_delete_limit_seconds: number | null;
+  move_messages_within_stream_limit_seconds: number | null;
+  move_messages_between_streams_limit_seconds: number | null;
+  message_edit_history_visibility_policy: string;
+  topics_policy: string;
+  moderation_request_channel_id: number | null;
+  new_stream_announcements_stream_id: number | null;
+  signup_announcements_stream_id: number | null;
+  waiting_period_threshold: number;
+  enable_spectator_access: boolean;
+  default_language: string;
+  message_retention_days: number | null;
+  max_invites: number | null;
+  [groupSetting: string]: unknown;
+}
+
+export interface UserRow {
+  id: number;
+  realm_id: number;
+  email: string;
+  delivery_email: string;
+  email_key: string;
+  full_name: string;
+  role: number;
+  is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  is_active: boolean;
+  is_imported_stub: boolean;
+  is_mirror_dummy: boolean;
+  api_key: string;
+  password_hash: string | null;
+  can_create_users: boolean;
+  can_change_user_emails: boolean;
+  timezone: string;
+  avatar_source: string;
+  avatar_version: number;
+  date_joined: number;
+  last_active_time: number | null;
+  long_term_idle: boolean;
+  recipient_id: number | null;
+  settings: string;
+}
+
+const BOOL_COLUMNS = new Set([
+  'deactivated', 'invite_required', 'emails_restricted_to_domains', 'disallow_disposable_email_addresses',
+  'password_auth_enabled', 'allow_message_editing', 'enable_spectator_access', 'is_bot', 'is_active',
+  'is_imported_stub', 'is_mirror_dummy', 'can_create_users', 'can_change_user_emails', 'long_term_idle',
+  'invite_only', 'is_web_public', 'history_public_to_subscribers', 'is_default', 'is_recently_active',
+  'active', 'is_user_active', 'is_muted', 'pin_to_top', 'desktop_notifications', 'audible_notifications',
+  'push_notifications', 'email_notifications', 'wildcard_mentions_notify', 'is_me_message', 'has_attachment',
+  'has_image', 'has_link', 'is_system_group', 'is_archived', 'is_realm_public', 'revoked',
+  'include_realm_default_subscriptions', 'display_in_profile_summary', 'required', 'editable_by_user',
+]);
+
+/** Both drivers return booleans as 0/1; the row mappers turn them into booleans (NULL stays NULL). */
+export function mapBools<T>(row: Record<string, unknown>): T {
+  for (const key of Object.keys(row)) {
+    const v = row[key];
+    if (BOOL_COLUMNS.has(key) && v !== null && v !== undefined) row[key] = Boolean(v);
+  }
+  return row as T;
+}

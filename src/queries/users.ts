@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import { insertOne } from './ids';
+import { mapBools, UserRow } from './rows';
+
+type Q = Knex | Knex.Transaction;
+
+const toUser = (row: Record<string, unknown> | undefined) => (row ? mapBools<UserRow>(row) : undefined);
+
+export async function insertUser(q: Q, row: Record<string, unknown>): Promise<number> {
+  return insertOne(q, 'users', row);
+}
+
+export async function getUserById(q: Q, id: number): Promise<UserRow | undefined> {
+  return toUser(await q('users').where({ id }).first());
+}
+
+export async function getUserInRealm(q: Q, realmId: number, id: number): Promise<UserRow | undefined> {
+  return toUser(await q('users').where({ id, realm_id: realmId }).first());
+}
+
+/** By delivery email, case-insensitively (email_key is the lower-cased address). */
+export async function getUserByEmailKey(q: Q, realmId: number, emailKey: string): Promise<UserRow | undefined> {
+  return toUser(await q('users').where({ realm_id: realmId, email_key: emailKey }).first());
+}
+
+/** By API email (what HTTP Basic auth carries), case-insensitively. */
+export async function getUserByApiEmail(q: Q, realmId: number, email: string): Promise<UserRow | undefined> {
+  const key = email.toLowerCase();
+  const byKey = toUser(await q('users').where({ realm_id: realmId, email_key: key }).first());
+  if (byKey && byKey.email.toLowerCase() === key) return byKey;
+  // API email differs from delivery email when addresses are hidden.
+  return toUser(await q('users').where({ realm_id: realmId, email }).first());
+}
+
+export async function updateUser(q: Q, id: number, changes: Record<string, unknown>): Promise<void> {
+  await q('users').where({ id }).update(changes);
+}
+
+export async function countUsersInRealm(q: Q, realmId: number): Promise<number> {
+  const row = await q('users').where({ realm_id: realmId }).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> {
+  const rows = await q('users').where({ realm_id: realmId }).orderBy('id');
+  return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
+}
+
+/** The newest message the user received (GET /users/me max_message_id); -1 when none. */
+export async function getMaxMessageIdForUser(q: Q, userId: number): Promise<number> {
+  const row = await q('user_messages').where({ user_id: userId }).max({ m: 'message_id' }).first();
+  return row?.m == null ? -1 : Number(row.m);
+}
+
+export async function listProfileValues(
+  q: Q,
+  userId: number,
+): Promise<Array<{ field_id: number; value: string; rendered_value: string | null }>> {
+  return q('custom_profile_values').where({ user_id: userId }).select('field_id', 'value', 'rendered_value');
+}

@@ -1,0 +1,25 @@
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { buildApp } from './app';
+import type { Config } from './config';
+import { AppContext, createContext } from './context';
+import { createDb } from './db/connection';
+import { migrateLatest } from './db/migrate';
+import { loadSpec } from './http/spec';
+
+/** Opens the database, migrates it, loads the contract and builds the context. */
+export async function startContext(config: Config): Promise<AppContext> {
+  const db = createDb(config);
+  await migrateLatest(db);
+  return createContext(db, config);
+}
+
+/** Starts listening; resolves once the port is bound. */
+export async function listen(ctx: AppContext, log: Logger): Promise<Server> {
+  const spec = await loadSpec();
+  const app = buildApp({ ctx, spec, log });
+  return new Promise((resolve, reject) => {
+    const server = app.listen(ctx.config.port, ctx.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.keepAliveTimeout = 65_000;
+  });
+}

@@ -1,0 +1,206 @@
+import request from 'supertest';
+import pino from 'pino';
+import { buildApp } from '../src/app';
+import { ApiError } from '../src/errors';
+import type { HandlerTable } from '../src/http/handler';
+import { HANDLERS, PENDING_OPERATIONS } from '../src/http/routes';
+import { eachDatabase } from './support/databases';
+import { encodeFields, startTestServer, TestServer, testSpec } from './support/server';
+
+/**
+ * The request pipeline shared by every endpoint: routing (404/405),
+ * authentication, parameter normalisation, validation wording, envelopes.
+ * A few cases run through an extra echo handler on `update-user` (a PATCH
+ * with a path parameter and JSON-encoded body fields) to observe exactly
+ * what a handler receives.
+ */
+eachDatabase('request pipeline', (dialect) => {
+  let t: TestServer;
+  let echoApp: ReturnType<typeof buildApp>;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+    const echo: HandlerTable = {
+      ...HANDLERS,
+      'update-user': async ({ params }) => ({ echo: params }) as never,
+      'get-users': async () => {
+        throw new Error('secret detail that must not leak');
+      },
+    };
+    echoApp = buildApp({ ctx: t.ctx, spec: t.spec, handlers: echo, log: pino({ level: 'silent' }) });
+  });
+  afterAll(() => t.close());
+
+  const basic = (u: { email: string; api_key: string }) =>
+    'Basic ' + Buffer.from(`${u.email}:${u.api_key}`).toString('base64');
+
+  describe('routing', () => {
+    it('answers an unknown /api/v1 path with a JSON 404', async () => {
+      const res = await t.api.get('/no/such/endpoint', t.cast.member);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+    });
+
+    it('answers a wrong method with 405 and the allowed methods, before authentication', async () => {
+      const res = await request(t.app).put('/api/v1/users/me');
+      expect(res.status).toBe(405);
+      expect(res.body).toEqual({ result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', allowed_methods: ['GET'] });
+      expect(res.headers.allow).toBe('GET');
+    });
+
+    it('answers an operation still being built with 501', async () => {
+      const res = await t.api.get('/users/me/subscriptions', t.cast.member);
+      expect(res.status).toBe(501);
+      expect(res.body.code).toBe('NOT_IMPLEMENTED');
+    });
+  });
+
+  describe('authentication', () => {
+    it('refuses a request without credentials with 401 and WWW-Authenticate', async () => {
+      const res = await request(t.app).get('/api/v1/users/me');
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Basic realm="zulip"');
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Not logged in: API authentication or user session required',
+        code: 'UNAUTHORIZED',
+      });
+    });
+
+    it.each([
+      ['a wrong API key', (u: any) => basic({ email: u.email, api_key: 'x'.repeat(32) }), 'Invalid API key'],
+      ['an unknown email', (u: any) => basic({ email: 'nobody@example.com', api_key: u.api_key }), 'Invalid API key'],
+      ['a key of the wrong length', (u: any) => basic({ email: u.email, api_key: 'short' }), 'Malformed API key'],
+      ['no colon', () => 'Basic ' + Buffer.from('nocolon').toString('base64'), 'Invalid authorization header for basic auth'],
+    ])('refuses %s with 401', async (_what, header, msg) => {
+      const res = await request(t.app).get('/api/v1/users/me').set('Authorization', header(t.cast.member));
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Basic realm="zulip"');
+      expect(res.body).toEqual({ result: 'error', msg, code: 'UNAUTHORIZED' });
+    });
+
+    it('refuses a deactivated account at once', async () => {
+      const res = await t.api.get('/users/me', t.cast.deactivated);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' });
+    });
+
+    it('refuses a scheme other than Basic with 400', async () => {
+      const res = await request(t.app).get('/api/v1/users/me').set('Authorization', 'Bearer abc');
+      expect(res.status).toBe(400);
+      expect(res.body.msg).toBe('This endpoint requires HTTP basic authentication.');
+    });
+
+    it('accepts the email in any case', async () => {
+      const res = await request(t.app)
+        .get('/api/v1/users/me')
+        .set('Authorization', basic({ email: t.cast.member.email.toUpperCase(), api_key: t.cast.member.api_key }));
+      expect(res.status).toBe(200);
+      expect(res.body.user_id).toBe(t.cast.member.id);
+    });
+  });
+
+  describe('parameters', () => {
+    it('lists parameters the endpoint does not take in ignored_parameters_unsupported, sorted', async () => {
+      const res = await t.api.get('/users/me', t.cast.member, { zeta: '1', alpha: 'x' });
+      expect(res.status).toBe(200);
+      expect(res.body.ignored_parameters_unsupported).toEqual(['alpha', 'zeta']);
+    });
+
+    it('omits ignored_parameters_unsupported when every parameter was used', async () => {
+      const res = await t.api.get('/users/me', t.cast.member);
+      expect(res.body).not.toHaveProperty('ignored_parameters_unsupported');
+    });
+
+    it('takes PATCH parameters from the query string and decodes JSON fields', async () => {
+      const res = await request(echoApp)
+        .patch(`/api/v1/users/${t.cast.member.id}`)
+        .query(encodeFields({ role: 300, full_name: 'New Name', bogus: 1 }))
+        .set('Authorization', basic(t.cast.admin));
+      expect(res.status).toBe(200);
+      expect(res.body.echo).toEqual({ user_id: t.cast.member.id, role: 300, full_name: 'New Name' });
+      expect(res.body.ignored_parameters_unsupported).toEqual(['bogus']);
+    });
+
+    it('decodes JSON fields of a multipart body, and the body wins over the query string', async () => {
+      const res = await request(echoApp)
+        .patch(`/api/v1/users/${t.cast.member.id}`)
+        .query({ full_name: 'From Query' })
+        .field('role', '400')
+        .field('full_name', 'From Body')
+        .field('profile_data', JSON.stringify([{ id: 1, value: 'x' }]))
+        .set('Authorization', basic(t.cast.admin));
+      expect(res.status).toBe(200);
+      expect(res.body.echo).toEqual({ user_id: t.cast.member.id, role: 400, full_name: 'From Body', profile_data: [{ id: 1, value: 'x' }] });
+    });
+
+    it('says "is not valid JSON" for a JSON field that does not parse', async () => {
+      const res = await request(echoApp)
+        .patch(`/api/v1/users/${t.cast.member.id}`)
+        .type('form')
+        .send({ profile_data: '[{' })
+        .set('Authorization', basic(t.cast.admin));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ result: 'error', msg: 'profile_data is not valid JSON', code: 'BAD_REQUEST' });
+    });
+
+    it('words type errors as Zulip does', async () => {
+      const res = await request(echoApp)
+        .patch(`/api/v1/users/${t.cast.member.id}`)
+        .type('form')
+        .send({ role: '"admin"' })
+        .set('Authorization', basic(t.cast.admin));
+      expect(res.status).toBe(400);
+      expect(res.body.msg).toMatch(/^(role is not an integer|Invalid role)$/);
+      expect(res.body.code).toBe('BAD_REQUEST');
+    });
+
+    it('words a missing argument as REQUEST_VARIABLE_MISSING with var_name', async () => {
+      const res = await t.api.post('/users', t.cast.owner, { email: 'x@example.com', full_name: 'X Y' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: "Missing 'password' argument",
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: 'password',
+      });
+    });
+
+    it('answers a non-integer path parameter with a Zulip error', async () => {
+      const res = await request(echoApp).patch('/api/v1/users/abc').set('Authorization', basic(t.cast.admin));
+      expect(res.status).toBe(400);
+      expect(res.body.msg).toBe('user_id is not an integer');
+    });
+  });
+
+  describe('failures', () => {
+    it('turns an unexpected error into a 500 that reveals nothing', async () => {
+      const res = await request(echoApp).get('/api/v1/users').set('Authorization', basic(t.cast.member));
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+      expect(JSON.stringify(res.body)).not.toContain('secret');
+    });
+
+    it('maps a typed error with extra fields and headers', async () => {
+      const app = buildApp({
+        ctx: t.ctx,
+        spec: t.spec,
+        handlers: { 'get-users': async () => { throw new ApiError('Nope', 'SOME_CODE', 409, { extra: 1 }, { 'X-Test': 'y' }); } },
+      });
+      const res = await request(app).get('/api/v1/users').set('Authorization', basic(t.cast.member));
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ result: 'error', msg: 'Nope', code: 'SOME_CODE', extra: 1 });
+      expect(res.headers['x-test']).toBe('y');
+    });
+  });
+});
+
+describe('route table', () => {
+  it('has exactly one entry (handler or pending) for every operation of openapi/', async () => {
+    const spec = await testSpec();
+    const ops = spec.operations.map((o) => o.operationId).sort();
+    const handled = Object.keys(HANDLERS);
+    const pending = [...PENDING_OPERATIONS];
+    expect(handled.filter((h) => pending.includes(h as never))).toEqual([]);
+    expect([...handled, ...pending].sort()).toEqual(ops);
+  });
+});

@@ -1,0 +1,53 @@
+import crypto from 'node:crypto';
+import knexFactory, { Knex } from 'knex';
+import { createDb, Dialect } from '../../src/db/connection';
+import { migrateLatest } from '../../src/db/migrate';
+
+/** MySQL/MariaDB for tests: TEST_MYSQL_URL=mysql://user:pass@127.0.0.1:3307 (a user who may create databases). */
+export const MYSQL_URL = process.env.TEST_MYSQL_URL?.trim() || null;
+
+/** ONLY_MYSQL=1 runs just the MySQL half (make test runs the suite once per database). */
+export const DIALECTS: Dialect[] = process.env.ONLY_MYSQL
+  ? ['mysql']
+  : MYSQL_URL
+    ? ['sqlite', 'mysql']
+    : ['sqlite'];
+
+/** Runs a suite once per configured database: always SQLite, and MySQL when TEST_MYSQL_URL is set. */
+export function eachDatabase(name: string, suite: (dialect: Dialect) => void): void {
+  for (const dialect of DIALECTS) describe(`${name} [${dialect}]`, () => suite(dialect));
+}
+
+export interface TestDb {
+  db: Knex;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database: SQLite in memory, or a new MySQL database dropped afterwards. */
+export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
+  if (dialect === 'sqlite') {
+    const db = createDb({ databaseUrl: null, dataDir: '' }, ':memory:');
+    await migrateLatest(db);
+    return { db, drop: () => db.destroy() };
+  }
+  const base = new URL(MYSQL_URL!);
+  const name = `parley_test_${crypto.randomBytes(5).toString('hex')}`;
+  const admin = knexFactory({
+    client: 'mysql2',
+    connection: { host: base.hostname, port: Number(base.port || 3306), user: decodeURIComponent(base.username), password: decodeURIComponent(base.password) },
+    pool: { min: 0, max: 1 },
+  });
+  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  const url = new URL(base.toString());
+  url.pathname = `/${name}`;
+  const db = createDb({ databaseUrl: url.toString(), dataDir: '' });
+  await migrateLatest(db);
+  return {
+    db,
+    drop: async () => {
+      await db.destroy();
+      await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await admin.destroy();
+    },
+  };
+}

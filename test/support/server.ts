@@ -1,0 +1,129 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import { buildApp } from '../../src/app';
+import { doCreateRealm } from '../../src/actions/realms';
+import { createUserInTx, doDeactivateUser } from '../../src/actions/users';
+import { AppContext, createContext } from '../../src/context';
+import type { Dialect } from '../../src/db/connection';
+import { inTransaction } from '../../src/db/transaction';
+import { Role } from '../../src/domain/roles';
+import path from 'node:path';
+import { loadSpecFile, SpecIndex } from '../../src/http/spec';
+import type { UserRow } from '../../src/queries/rows';
+import { getUserById } from '../../src/queries/users';
+import { loadConfig } from '../../src/config';
+import { ContractChecker } from './contract';
+import { freshDatabase, TestDb } from './databases';
+
+let spec: SpecIndex | null = null;
+/** The contract, as test/global-setup.js bundled it for this run. */
+export const testSpec = async () => (spec ??= loadSpecFile(path.join(__dirname, '..', '..', 'dist', 'openapi.dereferenced.json')));
+
+export const CAST_PASSWORD = 'correct-horse-battery';
+
+export type CastName = 'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot' | 'deactivated';
+export type Cast = Record<CastName, UserRow>;
+
+export interface TestServer {
+  ctx: AppContext;
+  app: Express;
+  spec: SpecIndex;
+  realmId: number;
+  cast: Cast;
+  /** HTTP client whose every response is checked against openapi/. */
+  api: ApiClient;
+  close(): Promise<void>;
+}
+
+/** A fresh database, a realm with the named cast of users, and the app over it. */
+export async function startTestServer(dialect: Dialect): Promise<TestServer> {
+  const testDb: TestDb = await freshDatabase(dialect);
+  const spec = await testSpec();
+  const ctx: AppContext = createContext(testDb.db, { ...loadConfig({}), dataDir: '/nonexistent' });
+  const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
+  const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
+    ['owner', Role.OWNER, { canCreateUsers: true }],
+    ['admin', Role.ADMINISTRATOR, { canCreateUsers: true }],
+    ['moderator', Role.MODERATOR, {}],
+    ['member', Role.MEMBER, {}],
+    ['guest', Role.GUEST, {}],
+    ['bot', Role.MEMBER, { isBot: true }],
+    ['deactivated', Role.MEMBER, {}],
+  ];
+  const cast = {} as Cast;
+  await inTransaction(ctx.db, async (tx) => {
+    for (const [name, role, extra] of roles) {
+      cast[name] = await createUserInTx(tx, null, {
+        realmId,
+        email: `${name}@example.com`,
+        fullName: `Test ${name[0]!.toUpperCase()}${name.slice(1)}`,
+        role,
+        password: CAST_PASSWORD,
+        isBot: extra.isBot,
+        botType: extra.isBot ? 1 : null,
+        canCreateUsers: extra.canCreateUsers,
+      });
+    }
+  });
+  await doDeactivateUser(ctx, cast.deactivated.id);
+  cast.deactivated = (await getUserById(ctx.db, cast.deactivated.id))!;
+  const app = buildApp({ ctx, spec });
+  return { ctx, app, spec, realmId, cast, api: new ApiClient(app, new ContractChecker(spec)), close: () => testDb.drop() };
+}
+
+type Method = 'get' | 'post' | 'patch' | 'delete' | 'put';
+
+export interface ApiResponse {
+  status: number;
+  body: Record<string, any>;
+  headers: Record<string, string>;
+}
+
+export class ApiClient {
+  constructor(
+    private readonly app: Express,
+    private readonly contract: ContractChecker,
+  ) {}
+
+  /** A request as `user` (or unauthenticated with null); form fields are sent urlencoded unless `multipart`. */
+  async call(
+    method: Method,
+    path: string,
+    user: UserRow | null,
+    fields: Record<string, unknown> = {},
+    opts: { multipart?: boolean; query?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse> {
+    const url = `/api/v1${path}`;
+    let req = request(this.app)[method](url);
+    if (user) req = req.auth(user.email, user.api_key);
+    for (const [k, v] of Object.entries(opts.headers ?? {})) req = req.set(k, v);
+    const encoded = encodeFields(fields);
+    if (opts.query) req = req.query(encodeFields(opts.query));
+    if (method === 'get') {
+      req = req.query(encoded);
+    } else if (opts.multipart) {
+      for (const [k, v] of Object.entries(encoded)) req = req.field(k, v);
+    } else if (Object.keys(encoded).length) {
+      req = req.type('form').send(encoded);
+    }
+    const res = await req;
+    const body = res.body as Record<string, any>;
+    this.contract.check(method, url + (opts.query ? '' : ''), res.status, body);
+    return { status: res.status, body, headers: res.headers as Record<string, string> };
+  }
+
+  get = (path: string, user: UserRow | null, query: Record<string, unknown> = {}) => this.call('get', path, user, query);
+  post = (path: string, user: UserRow | null, fields: Record<string, unknown> = {}) => this.call('post', path, user, fields);
+  patch = (path: string, user: UserRow | null, fields: Record<string, unknown> = {}) => this.call('patch', path, user, fields);
+  delete = (path: string, user: UserRow | null, fields: Record<string, unknown> = {}) => this.call('delete', path, user, fields);
+}
+
+/** Zulip clients send non-string parameters as JSON text. */
+export function encodeFields(fields: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
+}
