@@ -194,6 +194,23 @@ eachDatabase('request pipeline', (dialect) => {
   });
 });
 
+describe('response validation (VALIDATE_RESPONSES, used by dredd)', () => {
+  it('turns a response that breaks the contract into a 500', async () => {
+    const t = await startTestServer('sqlite');
+    try {
+      const ctx = { ...t.ctx, config: { ...t.ctx.config, validateResponses: true } };
+      const broken: HandlerTable = { ...HANDLERS, 'get-own-user': async () => ({ user_id: 'not a number' }) as never };
+      const app = buildApp({ ctx, spec: t.spec, handlers: broken });
+      const bad = await request(app).get('/api/v1/users/me').auth(t.cast.member.email, t.cast.member.api_key);
+      expect(bad.status).toBe(500);
+      const good = await request(buildApp({ ctx, spec: t.spec })).get('/api/v1/users/me').auth(t.cast.member.email, t.cast.member.api_key);
+      expect(good.status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('route table', () => {
   it('has exactly one entry (handler or pending) for every operation of openapi/', async () => {
     const spec = await testSpec();

@@ -1,11 +1,12 @@
 import type { AppContext } from '../context';
 import { verifyPassword } from '../domain/secrets';
+import { isValidEmail } from '../domain/users';
 import { ApiError } from '../errors';
 import { resolveUser } from '../http/auth';
 import type { UserRow } from '../queries/rows';
 
-const unauthorized = (msg: string, code: string) =>
-  new ApiError(msg, code, 401, {}, { 'WWW-Authenticate': 'Basic realm="zulip"' });
+// Unlike authenticated endpoints, these 401s carry a specific code and no Basic challenge.
+const unauthorized = (msg: string, code: string) => new ApiError(msg, code, 401);
 
 /**
  * POST /fetch_api_key: email + password → the user's API key. A wrong
@@ -14,6 +15,7 @@ const unauthorized = (msg: string, code: string) =>
  */
 export async function doFetchApiKey(ctx: AppContext, username: string, password: string, host: string | undefined): Promise<UserRow> {
   const key = username.trim().toLowerCase();
+  if (!isValidEmail(key)) throw new ApiError('Enter a valid email address.');
   const retryAfter = ctx.loginFailures.retryAfter(key);
   if (retryAfter > 0) {
     throw new ApiError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
@@ -23,7 +25,7 @@ export async function doFetchApiKey(ctx: AppContext, username: string, password:
   const user = await resolveUser(ctx.db, username, host);
   if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
   if (user && !(await realmAllowsPasswords(ctx, user.realm_id))) {
-    throw new ApiError('Password auth is disabled in this organization', 'PASSWORD_AUTH_DISABLED', 401);
+    throw unauthorized('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED');
   }
   const ok = user !== undefined && (await verifyPassword(password, user.password_hash));
   if (!ok || !user) {

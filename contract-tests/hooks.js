@@ -1,0 +1,142 @@
+/*
+ * dredd hooks: make every transaction a real request against a server seeded
+ * with the demo organization, and check every response body against the
+ * contract's JSON schema (dredd alone checks neither; see docs/ARCHITECTURE.md).
+ *
+ * - Each transaction maps to an operation (path + method) of openapi/.
+ * - Operations still pending (src/http/routes.ts) are skipped, and reported.
+ * - Every other transaction needs a scenario in ./scenarios.js for its status;
+ *   a missing scenario fails the run, so no operation can go unexercised.
+ * - Form bodies come from the media type's example (JSON-encoding non-string
+ *   fields as Zulip clients do), sent urlencoded or multipart as the
+ *   transaction's media type says; scenarios then adjust them.
+ */
+'use strict';
+const hooks = require('hooks');
+const path = require('node:path');
+const spec = require(path.join(__dirname, '..', 'dist', 'openapi.dereferenced.json'));
+const { PENDING_OPERATIONS } = require(path.join(__dirname, '..', 'dist', 'src', 'http', 'routes.js'));
+const { scenarios, setup } = require('./scenarios');
+const { toJsonSchema } = require('./json-schema');
+
+const BASE = process.env.DREDD_SERVER; // http://127.0.0.1:PORT
+const state = { base: BASE, users: {} };
+const skipped = new Set();
+
+function operationOf(t) {
+  const template = t.name.split(' > ')[0];
+  const item = spec.paths[template];
+  const op = item && item[t.request.method.toLowerCase()];
+  if (!op) throw new Error(`no operation for transaction ${t.name}`);
+  return { template, op };
+}
+
+function encode(value) {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Sets the request body from a plain object of fields, in the transaction's media type. */
+function setBody(t, fields) {
+  const type = (t.request.headers['Content-Type'] || '').split(';')[0];
+  if (type === 'multipart/form-data') {
+    const boundary = '----parleydredd' + Math.random().toString(16).slice(2);
+    let body = '';
+    for (const [k, v] of Object.entries(fields)) {
+      if (v === undefined) continue;
+      if (v && typeof v === 'object' && v.__file) {
+        body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n${v.content}\r\n`;
+      } else {
+        body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${encode(v)}\r\n`;
+      }
+    }
+    body += `--${boundary}--\r\n`;
+    t.request.headers['Content-Type'] = `multipart/form-data; boundary=${boundary}`;
+    t.request.body = body;
+  } else {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) if (v !== undefined) params.append(k, encode(v));
+    t.request.headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    t.request.body = params.toString();
+  }
+}
+
+function setQuery(t, query) {
+  const [p] = t.fullPath.split('?');
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.append(k, encode(v));
+  const s = qs.toString();
+  t.fullPath = s ? `${p}?${s}` : p;
+  t.request.uri = t.fullPath;
+}
+
+function authAs(t, user) {
+  if (user === null) delete t.request.headers.Authorization;
+  else t.request.headers.Authorization = 'Basic ' + Buffer.from(`${user.email}:${user.api_key}`).toString('base64');
+}
+
+hooks.beforeAll(async (transactions, done) => {
+  try {
+    await setup(state);
+    done();
+  } catch (err) {
+    hooks.log(`setup failed: ${err.stack}`);
+    process.exit(1);
+  }
+});
+
+hooks.beforeEach((t, done) => {
+  const { template, op } = operationOf(t);
+  if (PENDING_OPERATIONS.includes(op.operationId)) {
+    t.skip = true;
+    skipped.add(op.operationId);
+    return done();
+  }
+  const status = t.expected.statusCode;
+  const scenario = scenarios[op.operationId] && scenarios[op.operationId][status];
+  if (!scenario) {
+    t.fail = `no scenario for ${op.operationId} ${status}: add one to contract-tests/scenarios.js`;
+    return done();
+  }
+  const media = op.requestBody && op.requestBody.content;
+  const type = (t.request.headers['Content-Type'] || '').split(';')[0];
+  const example = (media && media[type] && media[type].example) || {};
+  const req = {
+    op,
+    template,
+    body: { ...example },
+    query: {},
+    pathParams: {},
+    user: state.users.owner,
+  };
+  Promise.resolve(scenario(req, state))
+    .then(() => {
+      let p = template;
+      for (const [k, v] of Object.entries(req.pathParams)) p = p.replace(`{${k}}`, encodeURIComponent(v));
+      t.fullPath = '/api/v1' + p;
+      t.request.uri = t.fullPath;
+      if (media) setBody(t, req.body);
+      setQuery(t, req.query);
+      authAs(t, req.user);
+      done();
+    })
+    .catch((err) => {
+      t.fail = `scenario ${op.operationId} ${status} failed: ${err.message}`;
+      done();
+    });
+});
+
+hooks.beforeEachValidation((t, done) => {
+  const ct = t.real && t.real.headers && t.real.headers['content-type'];
+  if (ct) t.real.headers['content-type'] = ct.split(';')[0];
+  if (t.skip) return done();
+  const { op } = operationOf(t);
+  const response = op.responses[t.expected.statusCode];
+  const schema = response && response.content && response.content['application/json'] && response.content['application/json'].schema;
+  if (schema) t.expected.bodySchema = toJsonSchema(schema);
+  done();
+});
+
+hooks.afterAll((transactions, done) => {
+  if (skipped.size) hooks.log(`pending operations skipped: ${[...skipped].sort().join(', ')}`);
+  done();
+});

@@ -1,0 +1,69 @@
+'use strict';
+/*
+ * One scenario per (operationId, status): how to provoke that response from
+ * the demo organization. A scenario edits `req` ({body, query, pathParams,
+ * user}); `state.users` holds the demo cast with their API keys.
+ */
+const path = require('node:path');
+const { DEMO_PASSWORD } = require(path.join(__dirname, '..', 'dist', 'src', 'cli', 'demo.js'));
+
+const CAST = {
+  owner: 'olivia@example.com',
+  admin: 'adam@example.com',
+  moderator: 'mona@example.com',
+  member: 'max@example.com',
+  member2: 'mia@example.com',
+  guest: 'gus@example.com',
+};
+
+async function api(state, method, apiPath, fields, user) {
+  const headers = {};
+  if (user) headers.Authorization = 'Basic ' + Buffer.from(`${user.email}:${user.api_key}`).toString('base64');
+  let url = `${state.base}/api/v1${apiPath}`;
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields || {})) form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
+  const init = { method, headers };
+  if (method === 'GET') url += `?${form}`;
+  else init.body = form;
+  const res = await fetch(url, init);
+  return { status: res.status, body: await res.json() };
+}
+
+async function setup(state) {
+  for (const [role, email] of Object.entries(CAST)) {
+    const res = await api(state, 'POST', '/fetch_api_key', { username: email, password: DEMO_PASSWORD });
+    if (res.status !== 200) throw new Error(`cannot log in as ${email}: ${JSON.stringify(res.body)}`);
+    state.users[role] = { email, api_key: res.body.api_key, id: res.body.user_id };
+  }
+}
+
+let unique = 0;
+const fresh = (prefix) => `${prefix}-${Date.now().toString(36)}-${unique++}@example.com`;
+
+const scenarios = {
+  'get-server-settings': {
+    200: (req) => { req.user = null; },
+  },
+  'get-own-user': {
+    200: (req, s) => { req.user = s.users.member; },
+    401: (req) => { req.user = null; },
+  },
+  'create-user': {
+    200: (req) => { req.body.email = fresh('created'); },
+    400: (req, s) => { req.body.email = s.users.member.email; },
+    401: (req) => { req.user = null; },
+  },
+  'fetch-api-key': {
+    200: (req, s) => { req.user = null; req.body = { username: s.users.member.email, password: DEMO_PASSWORD }; },
+    400: (req) => { req.user = null; req.body = { username: 'not-an-email', password: 'whatever' }; },
+    401: (req, s) => { req.user = null; req.body = { username: s.users.guest.email, password: 'wrong-password' }; },
+    429: async (req, s) => {
+      req.user = null;
+      const username = fresh('rate-limited');
+      for (let i = 0; i < 5; i++) await api(s, 'POST', '/fetch_api_key', { username, password: `wrong-${i}` });
+      req.body = { username, password: 'wrong-again' };
+    },
+  },
+};
+
+module.exports = { scenarios, setup, api, CAST };

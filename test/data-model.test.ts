@@ -1,0 +1,104 @@
+import { rollbackAll } from '../src/db/migrate';
+import { migrateLatest } from '../src/db/migrate';
+import { flagMask, flagsToApi } from '../src/domain/flags';
+import { constantTimeEqual, generateApiKey, hashPassword, verifyPassword } from '../src/domain/secrets';
+import { addGroupMembers, addSubgroup, getSystemGroupIds, insertGroup, isUserInGroup } from '../src/queries/groups';
+import { eachDatabase } from './support/databases';
+import { startTestServer, TestServer } from './support/server';
+
+eachDatabase('data model', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('creates the eight system groups in Zulip order, nested owners ⊂ … ⊂ internet', async () => {
+    const rows = await t.ctx.db('user_groups').where({ realm_id: t.realmId, is_system_group: true }).orderBy('id').pluck('name');
+    expect(rows).toEqual([
+      'role:nobody', 'role:owners', 'role:administrators', 'role:moderators',
+      'role:fullmembers', 'role:members', 'role:everyone', 'role:internet',
+    ]);
+    const g = await getSystemGroupIds(t.ctx.db, t.realmId);
+    const { owner, admin, moderator, member, guest } = t.cast;
+    const expectations: Array<[string, number, boolean]> = [
+      ['role:owners', owner.id, true], ['role:owners', admin.id, false],
+      ['role:administrators', owner.id, true], ['role:administrators', moderator.id, false],
+      ['role:moderators', admin.id, true], ['role:moderators', member.id, false],
+      ['role:members', owner.id, true], ['role:members', member.id, true], ['role:members', guest.id, false],
+      ['role:everyone', guest.id, true], ['role:internet', guest.id, true], ['role:nobody', owner.id, false],
+    ];
+    for (const [group, user, expected] of expectations) {
+      expect([group, user, await isUserInGroup(t.ctx.db, g.get(group)!, user)]).toEqual([group, user, expected]);
+    }
+  });
+
+  it('evaluates membership recursively, with direct-only on request, never counting deactivated users', async () => {
+    const db = t.ctx.db;
+    const inner = await insertGroup(db, { realm_id: t.realmId, name: 'inner-team' });
+    const outer = await insertGroup(db, { realm_id: t.realmId, name: 'outer-team' });
+    await addSubgroup(db, outer, inner);
+    await addGroupMembers(db, inner, [t.cast.member.id, t.cast.deactivated.id]);
+    expect(await isUserInGroup(db, outer, t.cast.member.id)).toBe(true);
+    expect(await isUserInGroup(db, outer, t.cast.member.id, true)).toBe(false);
+    expect(await isUserInGroup(db, inner, t.cast.member.id, true)).toBe(true);
+    expect(await isUserInGroup(db, outer, t.cast.deactivated.id)).toBe(false);
+    expect(await isUserInGroup(db, inner, t.cast.deactivated.id, true)).toBe(false);
+  });
+
+  it('keeps emails unique per organization regardless of case', async () => {
+    await expect(
+      t.ctx.db('users').insert({ ...t.cast.member, id: undefined, email: 'MEMBER@example.com', api_key: generateApiKey() }),
+    ).rejects.toThrow();
+  });
+
+  it('answers unread lookups from the generated, indexed columns', async () => {
+    const db = t.ctx.db;
+    const cols = dialect === 'mysql'
+      ? (await db.raw("SHOW INDEX FROM user_messages WHERE Key_name = 'user_messages_is_unread'"))[0].map((r: any) => r.Column_name)
+      : (await db.raw("PRAGMA index_info('user_messages_is_unread')")).map((r: any) => r.name);
+    expect(cols).toEqual(['user_id', 'is_unread', 'message_id']);
+  });
+
+  it('rolls back and re-applies every migration', async () => {
+    await rollbackAll(t.ctx.db);
+    const tables = dialect === 'mysql'
+      ? (await t.ctx.db.raw("SHOW TABLES LIKE 'users'"))[0]
+      : await t.ctx.db.raw("SELECT name FROM sqlite_master WHERE type='table' AND name='users'");
+    expect(tables).toHaveLength(0);
+    expect(await migrateLatest(t.ctx.db)).toEqual(['001_initial']);
+  });
+});
+
+describe('secrets', () => {
+  it('makes 32-character alphanumeric API keys that differ', () => {
+    const keys = new Set(Array.from({ length: 200 }, () => generateApiKey()));
+    expect(keys.size).toBe(200);
+    for (const k of keys) expect(k).toMatch(/^[A-Za-z0-9]{32}$/);
+  });
+
+  it('hashes passwords with a salt and verifies them', async () => {
+    const a = await hashPassword('hunter22');
+    const b = await hashPassword('hunter22');
+    expect(a).not.toBe(b);
+    expect(await verifyPassword('hunter22', a)).toBe(true);
+    expect(await verifyPassword('hunter23', a)).toBe(false);
+    expect(await verifyPassword('x', null)).toBe(false);
+    expect(await verifyPassword('x', 'garbage')).toBe(false);
+  });
+
+  it('compares secrets of any length safely', () => {
+    expect(constantTimeEqual('abc', 'abc')).toBe(true);
+    expect(constantTimeEqual('abc', 'abd')).toBe(false);
+    expect(constantTimeEqual('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('flags', () => {
+  it('puts flags at Zulip bit positions and lists them for the API', () => {
+    expect(flagMask('read')).toBe(1);
+    expect(flagMask('historical')).toBe(1024);
+    expect(flagsToApi(flagMask('read') + flagMask('starred') + flagMask('is_private'))).toEqual(['read', 'starred']);
+    expect(flagsToApi(flagMask('topic_wildcard_mentioned'))).toEqual(['topic_wildcard_mentioned', 'wildcard_mentioned']);
+  });
+});
