@@ -969,7 +969,7 @@ export interface components {
              */
             type: "direct" | "private" | "stream" | "channel";
             /** @description For a channel message: the channel's name or ID. For a direct message: a JSON list of user IDs or a JSON list of emails (not a mix), or a plain comma-separated string of emails. Required in practice; a missing `to` for a channel message is an error. */
-            to?: number | string | number[] | string[];
+            to?: number | string | (number | string)[];
             /** @description Topic of a channel message; ignored for direct messages. Limited to max_topic_length (60) characters; a longer topic is truncated (to 57 characters plus `...`), not rejected. From feature level 334 the empty string is allowed where the channel's topics_policy permits it, and the realm's empty-topic display name (and `(no topic)`) mean the empty topic. Required for channel messages when the organization requires topics. */
             topic?: string;
             /**

@@ -1,6 +1,8 @@
 import { createChannelInTx } from '../actions/channels';
 import { doCreateRealm } from '../actions/realms';
-import { storeChannelMessageInTx, storeDirectMessageInTx } from '../actions/send';
+import { sendMessageInTx, SendOptions } from '../actions/messages';
+import { loadViewer } from '../access/viewer';
+import { getChannelById } from '../queries/channels';
 import { createUserInTx } from '../actions/users';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
@@ -70,7 +72,7 @@ async function seedDemo(ctx: AppContext): Promise<UserRow> {
         isDefault: opts.isDefault,
         subscriberIds: members.map((m) => m.id),
       });
-      return (await tx.trx('channels').where({ id }).first()) as { id: number; recipient_id: number; first_message_id: number | null };
+      return { id };
     };
     const general = await channel('general', 'Everyone is here.', [...everyone, u.guest], { isDefault: true });
     const random = await channel('random', 'Anything goes.', everyone, { isDefault: true });
@@ -78,23 +80,27 @@ async function seedDemo(ctx: AppContext): Promise<UserRow> {
     const leadership = await channel('leadership', 'Private, shared history.', staff, { inviteOnly: true, shared: true });
     const hr = await channel('hr', 'Private, protected history.', [u.owner, u.admin], { inviteOnly: true, shared: false });
 
-    const say = async (who: UserRow, ch: typeof general, topic: string, text: string) => {
-      const reloaded = await tx.trx('channels').where({ id: ch.id }).first();
-      await storeChannelMessageInTx(tx, who, reloaded, topic, text);
+    // Messages go through the same path as POST /messages (rendering, mentions, flags).
+    const opts: SendOptions = { client: 'website', readBySender: true };
+    const say = async (who: UserRow, ch: { id: number }, topic: string, text: string) => {
+      const channel = (await getChannelById(tx.trx, realmId, ch.id))!;
+      await sendMessageInTx(tx, null, await loadViewer(tx.trx, who), { kind: 'channel', channel, topic }, text, opts);
     };
-    await say(u.owner, general, 'welcome', 'Welcome to **Parley**! Say hello here.');
+    const dm = async (who: UserRow, to: UserRow[], text: string) =>
+      sendMessageInTx(tx, null, await loadViewer(tx.trx, who), { kind: 'direct', recipients: to }, text, opts);
+    await say(u.owner, general, 'welcome', 'Welcome to **Parley**, @**Max Member**! Say hello here.');
     await say(u.member, general, 'welcome', 'Hello everyone :wave:');
     await say(u.guest, general, 'welcome', 'Hi! Glad to be here as a guest.');
-    await say(u.admin, general, 'announcements', 'The office is closed on Friday.');
-    await say(u.member2, random, 'lunch', 'Anyone up for tacos?');
+    await say(u.admin, general, 'announcements', 'The office is closed on Friday. @**all**');
+    await say(u.member2, random, 'lunch', 'Anyone up for tacos? :taco:');
     await say(u.moderator, random, 'lunch', 'Count me in.');
     await say(u.admin, engineering, 'release 0.1', 'Release notes are in https://example.com/notes');
     await say(u.member, engineering, 'release 0.1', '```\nmake test\n```\npasses on both databases.');
     await say(u.owner, leadership, 'planning', 'Budget review next week.');
     await say(u.owner, hr, 'hiring', 'Two offers went out today.');
-    await storeDirectMessageInTx(tx, u.member, [u.member2], 'Can you review my change?');
-    await storeDirectMessageInTx(tx, u.member2, [u.member], 'Sure, after lunch.');
-    await storeDirectMessageInTx(tx, u.owner, [u.admin, u.moderator], 'Quick sync at 3?');
+    await dm(u.member, [u.member2], 'Can you review my change?');
+    await dm(u.member2, [u.member], 'Sure, after lunch.');
+    await dm(u.owner, [u.admin, u.moderator], 'Quick sync at 3?');
     return (await getUserById(tx.trx, u.owner.id))!;
   });
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m001 from './migrations/001_initial';
+import * as m002 from './migrations/002_message_search';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -7,6 +8,7 @@ import * as m001 from './migrations/001_initial';
  */
 const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '001_initial': m001,
+  '002_message_search': m002,
 };
 
 const source: Knex.MigrationSource<string> = {

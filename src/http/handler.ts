@@ -26,6 +26,8 @@ export interface Call<K extends OpId> {
   /** The authenticated caller; operations without security get null. */
   user: UserRow | null;
   params: Params<K>;
+  /** Names of the parameters the client sent (defaults not included). */
+  sent: ReadonlySet<string>;
   req: Request;
   res: Response;
 }

@@ -51,6 +51,9 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
   }
   Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
   res.locals.ignoredParameters = [...ignored].sort();
+  // What the client actually sent (before the validator fills defaults): some
+  // rules depend on presence, e.g. message_ids with anchor.
+  res.locals.sentParams = new Set([...Object.keys(query), ...Object.keys(isPlainObject(req.body) ? req.body : {})]);
 }
 
 function decodeField(name: string, value: unknown, decoding: 'raw' | 'json' | 'json-or-raw'): unknown {

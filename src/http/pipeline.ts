@@ -60,7 +60,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     const handler = handlers[s.info.operationId as OpId] as Handler<OpId> | undefined;
     if (!handler) throw new NotImplementedError(s.info.operationId);
     const params = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
-    const data = await handler({ ctx, user: s.user, params: params as never, req, res });
+    const data = await handler({ ctx, user: s.user, params: params as never, sent: res.locals.sentParams as Set<string>, req, res });
     if (data === RESPONDED) return;
     const ignored = res.locals.ignoredParameters as string[];
     res.json({

@@ -1,4 +1,5 @@
 import { authHandlers } from '../handlers/auth';
+import { messageHandlers } from '../handlers/messages';
 import { serverHandlers } from '../handlers/server';
 import { userHandlers } from '../handlers/users';
 import type { HandlerTable, OpId } from './handler';
@@ -8,6 +9,7 @@ export const HANDLERS: HandlerTable = {
   ...serverHandlers,
   ...userHandlers,
   ...authHandlers,
+  ...messageHandlers,
 };
 
 /**
@@ -16,16 +18,9 @@ export const HANDLERS: HandlerTable = {
  * in neither list, or in both.
  */
 export const PENDING_OPERATIONS: readonly OpId[] = [
-  'get-messages',
-  'send-message',
-  'get-message',
   'update-message',
   'delete-message',
   'get-message-history',
-  'update-message-flags',
-  'update-message-flags-for-narrow',
-  'add-reaction',
-  'remove-reaction',
   'report-message',
   'set-typing-status-for-message-edit',
   'set-typing-status',

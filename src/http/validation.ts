@@ -32,8 +32,13 @@ interface EovErrorItem {
  * templates): the clients' users read these messages.
  */
 export function zulipMessageForValidation(errors: EovErrorItem[]): { msg: string; code: string; data: Record<string, unknown> } {
-  const e = errors[0];
+  let e = errors[0];
   if (!e) return { msg: 'Invalid request', code: 'BAD_REQUEST', data: {} };
+  // A value matching no branch of a union fails each branch first; the union
+  // itself is what to report ("Invalid to", not "to is not an integer").
+  const first = e;
+  const union = errors.find((x) => /^(anyOf|oneOf)\./.test(x.errorCode ?? '') && (first.path === x.path || first.path.startsWith(x.path + '/')));
+  if (union) e = union;
   const kind = (e.errorCode ?? '').replace(/\.openapi\.validation$/, '');
   const segments = e.path.split('/').filter(Boolean);
   const location = ['body', 'query', 'path', 'params', 'headers'].includes(segments[0] ?? '') ? segments.slice(1) : segments;

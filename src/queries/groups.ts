@@ -55,3 +55,33 @@ export async function isUserInGroup(q: Q, groupId: number, userId: number, direc
   const rows = Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result;
   return (rows as unknown[]).length > 0;
 }
+
+/**
+ * Every group a user belongs to, directly or through subgroups, in one
+ * recursive query. Permission checks then are set lookups. Deactivated
+ * users belong to nothing.
+ */
+export async function getGroupIdsOfUser(q: Q, userId: number): Promise<Set<number>> {
+  const result = await q.raw(
+    `WITH RECURSIVE g(id) AS (
+       SELECT gm.group_id FROM group_members gm JOIN users u ON u.id = gm.user_id WHERE gm.user_id = ? AND u.is_active = 1
+       UNION SELECT gs.supergroup_id FROM group_subgroups gs JOIN g ON gs.subgroup_id = g.id
+     ) SELECT id FROM g`,
+    [userId],
+  );
+  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ id: number }>;
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/** Active members of a group and all its subgroups. */
+export async function getRecursiveMemberIds(q: Q, groupId: number): Promise<number[]> {
+  const result = await q.raw(
+    `WITH RECURSIVE g(id) AS (
+       SELECT ? UNION SELECT gs.subgroup_id FROM group_subgroups gs JOIN g ON gs.supergroup_id = g.id
+     ) SELECT DISTINCT gm.user_id AS id FROM group_members gm JOIN g ON gm.group_id = g.id
+       JOIN users u ON u.id = gm.user_id WHERE u.is_active = 1`,
+    [groupId],
+  );
+  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ id: number }>;
+  return rows.map((r) => Number(r.id));
+}

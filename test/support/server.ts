@@ -127,3 +127,53 @@ export function encodeFields(fields: Record<string, unknown>): Record<string, st
   }
   return out;
 }
+
+/** Creates a channel through the action, with these subscribers (by cast or user rows). */
+export async function createChannel(
+  t: TestServer,
+  name: string,
+  subscribers: UserRow[],
+  opts: { inviteOnly?: boolean; historyPublicToSubscribers?: boolean; creator?: UserRow } = {},
+): Promise<{ id: number; recipient_id: number }> {
+  const { createChannelInTx } = await import('../../src/actions/channels');
+  const id = await inTransaction(t.ctx.db, (tx) =>
+    createChannelInTx(tx, opts.creator ?? t.cast.owner, {
+      name,
+      inviteOnly: opts.inviteOnly,
+      historyPublicToSubscribers: opts.historyPublicToSubscribers,
+      subscriberIds: subscribers.map((u) => u.id),
+    }),
+  );
+  const row = await t.ctx.db('channels').where({ id }).first('id', 'recipient_id');
+  return row;
+}
+
+/** Subscribes users to a channel through the action. */
+export async function subscribe(t: TestServer, channel: { recipient_id: number }, users: UserRow[]): Promise<void> {
+  const { subscribeInTx } = await import('../../src/actions/channels');
+  await inTransaction(t.ctx.db, (tx) => subscribeInTx(tx, channel.recipient_id, users.map((u) => u.id)));
+}
+
+/** Makes more members (for thresholds such as wildcard mentions). */
+export async function createMembers(t: TestServer, prefix: string, n: number): Promise<UserRow[]> {
+  const users: UserRow[] = [];
+  await inTransaction(t.ctx.db, async (tx) => {
+    for (let i = 0; i < n; i++) {
+      users.push(await createUserInTx(tx, null, { realmId: t.realmId, email: `${prefix}${i}@example.com`, fullName: `${prefix} Person ${i}` }));
+    }
+  });
+  return users;
+}
+
+/** Counts the SQL statements a piece of work issues. */
+export async function countQueries<T>(t: TestServer, work: () => Promise<T>): Promise<{ result: T; queries: number }> {
+  let queries = 0;
+  const onQuery = () => queries++;
+  t.ctx.db.on('query', onQuery);
+  try {
+    const result = await work();
+    return { result, queries };
+  } finally {
+    t.ctx.db.removeListener('query', onQuery);
+  }
+}

@@ -1,0 +1,198 @@
+import type { Knex } from 'knex';
+import { parseNarrow } from '../domain/narrow';
+import { ApiError, IncompatibleParametersError, MissingArgumentError } from '../errors';
+import { getMessageRows } from '../queries/messages';
+import { fetchNarrowByIds, fetchNarrowRange, findFirstAtOrAfter, findFirstUnread, NarrowQuery, NarrowRow } from '../queries/narrow';
+import { highlightHtml, highlightText } from '../serializers/highlight';
+import { toApiMessage, topicForClient } from '../serializers/messages';
+import { loadMessageLookups } from './messages';
+import { resolveNarrow } from './narrow';
+import type { Viewer } from './viewer';
+
+/** Zulip's limit per request. */
+export const MAX_MESSAGES_PER_FETCH = 5000;
+/** The anchor of `newest`: larger than any message id (Zulip's LARGER_THAN_MAX_MESSAGE_ID). */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+
+export interface GetMessagesParams {
+  anchor?: string | number;
+  anchor_date?: string;
+  include_anchor?: boolean;
+  num_before?: number;
+  num_after?: number;
+  narrow?: unknown;
+  client_gravatar?: boolean;
+  client_avatar_service?: boolean;
+  apply_markdown?: boolean;
+  message_ids?: number[];
+  allow_empty_topic_name?: boolean;
+  use_first_unread_anchor?: boolean;
+}
+
+/**
+ * GET /messages: a keyset page around an anchor (LIMIT n+1 on each side, no
+ * OFFSET), or an explicit id list; then one batch of lookups and the
+ * serializer. The number of queries does not depend on the page size.
+ */
+export async function getMessages(db: Knex, viewer: Viewer, p: GetMessagesParams, sent: ReadonlySet<string>) {
+  if (sent.has('client_gravatar') && sent.has('client_avatar_service')) {
+    throw new ApiError("Can't decide between 'client_avatar_service' and 'client_gravatar' arguments", 'REQUEST_CONFUSING_VAR', 400, {
+      var_name1: 'client_avatar_service',
+      var_name2: 'client_gravatar',
+    });
+  }
+  const view = {
+    viewer: viewer.user,
+    applyMarkdown: p.apply_markdown ?? true,
+    clientGravatar: p.client_gravatar ?? p.client_avatar_service ?? true,
+    allowEmptyTopicName: p.allow_empty_topic_name ?? false,
+  };
+  const { query, searchWords } = await resolveNarrow(db, viewer, parseNarrow(p.narrow));
+
+  if (sent.has('message_ids')) {
+    const conflicting = ['anchor', 'include_anchor', 'num_after', 'num_before', 'use_first_unread_anchor'].filter((k) => sent.has(k));
+    if (conflicting.length) throw new IncompatibleParametersError([...conflicting, 'message_ids']);
+    const rows = await fetchNarrowByIds(db, query, p.message_ids ?? []);
+    const messages = await serialize(db, viewer, rows, view, searchWords);
+    return { found_anchor: false, found_oldest: false, found_newest: false, history_limited: false, messages };
+  }
+
+  if (sent.has('anchor') && p.use_first_unread_anchor) throw new IncompatibleParametersError(['anchor', 'use_first_unread_anchor']);
+  if (!sent.has('num_before')) throw new MissingArgumentError('num_before');
+  if (!sent.has('num_after')) throw new MissingArgumentError('num_after');
+  const numBefore = p.num_before ?? 0;
+  const numAfter = p.num_after ?? 0;
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) {
+    throw new ApiError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  }
+  const includeAnchor = p.include_anchor ?? true;
+  if (!includeAnchor && numBefore > 0 && numAfter > 0) {
+    throw new ApiError('The anchor can only be excluded at an end of the range');
+  }
+  const anchor = await resolveAnchor(db, query, p, sent);
+  const page = await fetchAround(db, query, anchor, numBefore, numAfter, includeAnchor);
+  const messages = await serialize(db, viewer, page.rows, view, searchWords);
+  return {
+    anchor,
+    found_anchor: page.foundAnchor,
+    found_oldest: page.foundOldest,
+    found_newest: page.foundNewest,
+    history_limited: false,
+    messages,
+  };
+}
+
+export async function resolveAnchor(db: Knex, query: NarrowQuery, p: Pick<GetMessagesParams, 'anchor' | 'anchor_date' | 'use_first_unread_anchor'>, sent: ReadonlySet<string>): Promise<number> {
+  const raw = p.use_first_unread_anchor ? 'first_unread' : sent.has('anchor') ? p.anchor : undefined;
+  if (raw === undefined) throw new MissingArgumentError('anchor');
+  if (typeof raw === 'number') {
+    if (!Number.isInteger(raw) || raw < 0) throw new ApiError('Invalid anchor');
+    return raw;
+  }
+  switch (raw) {
+    case 'newest':
+      return LARGER_THAN_MAX_MESSAGE_ID;
+    case 'oldest':
+      return 0;
+    case 'first_unread':
+      return (await findFirstUnread(db, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
+    case 'date': {
+      if (!p.anchor_date) throw new MissingArgumentError('anchor_date');
+      const ts = parseAnchorDate(p.anchor_date);
+      return (await findFirstAtOrAfter(db, query, ts)) ?? LARGER_THAN_MAX_MESSAGE_ID;
+    }
+    default:
+      if (/^\d{1,16}$/.test(raw)) return Number(raw);
+      throw new ApiError('Invalid anchor');
+  }
+}
+
+/** ISO 8601 date or date-time; a date alone is midnight UTC, and no zone means UTC. */
+export function parseAnchorDate(raw: string): number {
+  const s = raw.trim();
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(s);
+  if (!m) throw new ApiError('Invalid anchor_date');
+  const [, y, mo, d, h = '00', mi = '00', sec = '00', zone] = m;
+  const iso = `${y}-${mo}-${d}T${h}:${mi}:${sec}${zone ? (zone === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone) : 'Z'}`;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) throw new ApiError('Invalid anchor_date');
+  return Math.floor(ms / 1000);
+}
+
+interface Page {
+  rows: NarrowRow[];
+  foundAnchor: boolean;
+  foundOldest: boolean;
+  foundNewest: boolean;
+}
+
+/**
+ * Zulip's range semantics (limit_query_to_range + post_process_limited_query):
+ * anchor 0 is anchored to the left (oldest), LARGER_THAN_MAX to the right
+ * (newest); a side that must also carry the anchor row asks for one more
+ * row, and found_oldest / found_newest come from a short page, without
+ * counting.
+ */
+export async function fetchAround(db: Knex, q: NarrowQuery, anchor: number, numBefore: number, numAfter: number, includeAnchor: boolean): Promise<Page> {
+  const anchoredLeft = anchor === 0;
+  const anchoredRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
+  const needBefore = !anchoredLeft && numBefore > 0;
+  const needAfter = !anchoredRight && numAfter > 0;
+  let before: NarrowRow[] = [];
+  let after: NarrowRow[] = [];
+  if (needBefore && needAfter) {
+    [before, after] = await Promise.all([
+      fetchNarrowRange(db, q, '<=', anchor - 1, numBefore),
+      fetchNarrowRange(db, q, '>=', anchor, numAfter + 1),
+    ]);
+  } else if (needBefore) {
+    const limit = numBefore + (anchoredRight ? 0 : 1);
+    before = await fetchNarrowRange(db, q, '<=', includeAnchor ? anchor : anchor - 1, limit);
+  } else if (needAfter) {
+    after = await fetchNarrowRange(db, q, '>=', includeAnchor ? anchor : anchor + 1, numAfter + 1);
+  } else {
+    // Nothing on either side: at most the anchor itself (an `id` lookup, as Zulip does).
+    after = await fetchNarrowByIds(db, q, [anchor]);
+  }
+  const all = [...before.reverse(), ...after];
+  let beforeRows: NarrowRow[];
+  let anchorRows: NarrowRow[] = [];
+  let afterRows: NarrowRow[];
+  if (anchoredRight) {
+    beforeRows = all;
+    afterRows = [];
+  } else if (anchoredLeft) {
+    beforeRows = [];
+    afterRows = all;
+  } else {
+    beforeRows = all.filter((r) => r.id < anchor);
+    anchorRows = all.filter((r) => r.id === anchor);
+    afterRows = all.filter((r) => r.id > anchor);
+  }
+  const foundAnchor = anchorRows.length === 1;
+  const foundOldest = anchoredLeft || beforeRows.length < numBefore;
+  const foundNewest = anchoredRight || afterRows.length < numAfter;
+  beforeRows = numBefore > 0 ? beforeRows.slice(-numBefore) : [];
+  afterRows = numAfter > 0 ? afterRows.slice(0, numAfter) : [];
+  return { rows: [...beforeRows, ...anchorRows, ...afterRows], foundAnchor, foundOldest, foundNewest };
+}
+
+async function serialize(
+  db: Knex,
+  viewer: Viewer,
+  page: NarrowRow[],
+  view: { viewer: Viewer['user']; applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
+  searchWords: string[],
+) {
+  const rows = await getMessageRows(db, page.map((r) => r.id));
+  const flags = new Map(page.map((r) => [r.id, r.flags]));
+  const lookups = await loadMessageLookups(db, viewer.user.realm_id, rows);
+  return rows.map((row) => {
+    const m = toApiMessage(row, flags.get(row.id) ?? null, lookups, view);
+    if (searchWords.length) {
+      m.match_content = highlightHtml(row.rendered_content ?? '', searchWords);
+      m.match_subject = highlightText(topicForClient(row.topic, view.allowEmptyTopicName), searchWords);
+    }
+    return m;
+  });
+}

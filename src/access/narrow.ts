@@ -1,0 +1,260 @@
+import type { Knex } from 'knex';
+import { flagMask } from '../domain/flags';
+import { badNarrow, NarrowTerm } from '../domain/narrow';
+import { dmGroupHash } from '../domain/dm';
+import { isGuestRole } from '../domain/roles';
+import { normalizeTopic } from '../domain/topics';
+import { ApiError } from '../errors';
+import {
+  ChannelRow, getChannelById, getChannelByName, getMutedChannelRecipientIds, getPublicChannelRecipientIds,
+} from '../queries/channels';
+import { getMessageRow } from '../queries/messages';
+import type { Filter, NarrowQuery } from '../queries/narrow';
+import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { canReadChannelHistory, Viewer } from './viewer';
+
+/**
+ * Turns parsed narrow terms into a NarrowQuery: names resolved to ids, and
+ * the mode chosen as Zulip chooses it (zerver/lib/narrow.py): a non-negated
+ * channel term for a channel whose history the viewer may read, or
+ * channels:public, reads channel history; any `is:` term but is:resolved
+ * keeps the search to the viewer's own messages.
+ */
+export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTerm[]): Promise<{ query: NarrowQuery; searchWords: string[] }> {
+  const terms = await applyWith(db, viewer, rawTerms);
+  const filters: Filter[] = [];
+  let historyRecipients: number[] | null = null;
+  let historyAllowed = true;
+  let hasChannel = false;
+  let hasDm = false;
+  const searchWords: string[] = [];
+  const realmId = viewer.user.realm_id;
+
+  for (const t of terms) {
+    const { negated } = t;
+    switch (t.operator) {
+      case 'channel': {
+        const channel = await findChannel(db, realmId, t.operand);
+        if (!channel) throw badNarrow(`unknown channel ${t.operand}`);
+        filters.push({ kind: 'recipient', ids: [channel.recipient_id], negated });
+        if (!negated) {
+          hasChannel = true;
+          if (canReadChannelHistory(viewer, channel)) historyRecipients = intersect(historyRecipients, [channel.recipient_id]);
+        }
+        break;
+      }
+      case 'channels': {
+        if (t.operand !== 'public' && t.operand !== 'web-public') throw badNarrow(`unknown channels operand ${t.operand}`);
+        // Guests see only the public channels they are subscribed to.
+        const candidates = t.operand === 'public'
+          ? await getPublicChannelRecipientIds(db, realmId)
+          : await db('channels').where({ realm_id: realmId, is_web_public: true }).pluck('recipient_id');
+        const ids = isGuestRole(viewer.user.role) ? candidates.filter((r) => viewer.subscribedRecipients.has(r)) : candidates;
+        filters.push({ kind: 'recipient', ids, negated });
+        if (!negated) {
+          hasChannel = true;
+          historyRecipients = intersect(historyRecipients, ids);
+        }
+        break;
+      }
+      case 'topic':
+        filters.push({ kind: 'topic', key: normalizeTopic(String(t.operand)).toLowerCase(), negated });
+        break;
+      case 'sender': {
+        const user = await findUser(db, realmId, t.operand);
+        if (!user) throw badNarrow(`unknown user ${t.operand}`);
+        filters.push({ kind: 'sender', id: user.id, negated });
+        break;
+      }
+      case 'dm': {
+        if (!negated) hasDm = true;
+        const ids = await resolveUserList(db, realmId, t.operand);
+        const recipient = await dmRecipient(db, [...ids, viewer.user.id]);
+        // A conversation that never happened matches nothing (and its negation everything).
+        if (recipient !== undefined) filters.push({ kind: 'recipient', ids: [recipient], negated });
+        else if (!negated) filters.push({ kind: 'nothing' });
+        break;
+      }
+      case 'dm-including':
+      case 'group-pm-with': {
+        if (!negated) hasDm = true;
+        const user = await findUser(db, realmId, t.operand);
+        if (!user) throw badNarrow(`unknown user ${t.operand}`);
+        let q = db('subscriptions as s')
+          .join('recipients as r', 'r.id', 's.recipient_id')
+          .join('dm_groups as g', 'g.id', 'r.type_id')
+          .where({ 's.user_id': user.id, 'r.type': 3 });
+        if (t.operator === 'group-pm-with') q = q.where('g.group_size', '>', 2);
+        const ids: number[] = await q.pluck('s.recipient_id');
+        filters.push({ kind: 'recipient', ids, negated });
+        if (!negated) filters.push({ kind: 'flag', column: 'is_private', negated: false });
+        break;
+      }
+      case 'is':
+        historyAllowed = historyAllowed && t.operand === 'resolved';
+        filters.push(await isFilter(db, viewer, String(t.operand), negated));
+        if ((t.operand === 'dm' || t.operand === 'private') && !negated) hasDm = true;
+        break;
+      case 'has': {
+        const column = { link: 'has_link', image: 'has_image', attachment: 'has_attachment' }[String(t.operand)] as
+          'has_link' | 'has_image' | 'has_attachment' | undefined;
+        if (column) filters.push({ kind: 'has', column, negated });
+        else if (t.operand === 'reaction') filters.push({ kind: 'reaction', negated });
+        else throw badNarrow(`unknown 'has' operand ${t.operand}`);
+        break;
+      }
+      case 'in': {
+        if (t.operand === 'home') {
+          const muted = await getMutedChannelRecipientIds(db, viewer.user.id);
+          filters.push({ kind: 'recipient', ids: muted, negated: !negated });
+        } else if (t.operand !== 'all') {
+          throw badNarrow(`unknown 'in' operand ${t.operand}`);
+        }
+        break;
+      }
+      case 'id': {
+        const id = Number(t.operand);
+        if (!Number.isInteger(id)) throw new ApiError('Invalid message ID', 'BAD_NARROW');
+        filters.push({ kind: 'id', id, negated });
+        break;
+      }
+      case 'near':
+      case 'with':
+        break; // near only guides the client's anchor; with was applied above
+      case 'search': {
+        const words = searchTokens(String(t.operand));
+        if (!negated) searchWords.push(...words);
+        filters.push({ kind: 'search', words, negated });
+        break;
+      }
+      case 'mentions': {
+        const user = await findUser(db, realmId, t.operand);
+        if (!user) throw badNarrow(`unknown user ${t.operand}`);
+        // Only the viewer's own mention flags are known to the server per viewer.
+        if (user.id !== viewer.user.id) throw badNarrow('mentions is supported only for yourself');
+        filters.push({ kind: 'flagmask', mask: flagMask('mentioned'), negated });
+        historyAllowed = false;
+        break;
+      }
+    }
+  }
+  if (hasChannel && hasDm) throw badNarrow('No message can be both a channel message and direct message');
+  return {
+    query: {
+      viewerId: viewer.user.id,
+      realmId,
+      historyRecipients: historyAllowed ? historyRecipients : null,
+      filters,
+    },
+    searchWords,
+  };
+}
+
+async function isFilter(db: Knex, viewer: Viewer, operand: string, negated: boolean): Promise<Filter> {
+  switch (operand) {
+    case 'dm':
+    case 'private':
+      return { kind: 'flag', column: 'is_private', negated };
+    case 'starred':
+      return { kind: 'flag', column: 'is_starred', negated };
+    case 'unread':
+      return { kind: 'flag', column: 'is_unread', negated };
+    case 'mentioned':
+      return { kind: 'flag', column: 'is_mentioned', negated };
+    case 'alerted':
+      return { kind: 'flagmask', mask: flagMask('has_alert_word'), negated };
+    case 'resolved':
+      return { kind: 'resolved', negated };
+    case 'muted': {
+      const muted = await getMutedChannelRecipientIds(db, viewer.user.id);
+      return { kind: 'recipient', ids: muted, negated };
+    }
+    case 'followed':
+      // Parley has no followed topics yet: nothing is followed.
+      return negated ? { kind: 'recipient', ids: [], negated: true } : { kind: 'nothing' };
+    default:
+      throw badNarrow(`unknown 'is' operand ${operand}`);
+  }
+}
+
+/**
+ * `with:<message id>`: the narrow becomes the conversation that now holds
+ * that message (its channel and topic, or its DM). Ignored when the message
+ * is missing or inaccessible and other terms already name a conversation.
+ */
+async function applyWith(db: Knex, viewer: Viewer, terms: NarrowTerm[]): Promise<NarrowTerm[]> {
+  const withTerm = terms.find((t) => t.operator === 'with');
+  if (!withTerm) return terms;
+  const id = Number(withTerm.operand);
+  const message = Number.isInteger(id) ? await getMessageRow(db, id) : undefined;
+  const accessible = message && message.realm_id === viewer.user.realm_id && (await viewerCanSee(db, viewer, message));
+  const conversationTerms = new Set(['channel', 'topic', 'dm']);
+  if (!message || !accessible) {
+    if (terms.some((t) => conversationTerms.has(t.operator) && !t.negated)) return terms.filter((t) => t !== withTerm);
+    throw new ApiError("Invalid 'with' operator", 'BAD_NARROW');
+  }
+  const rest = terms.filter((t) => t !== withTerm && !(conversationTerms.has(t.operator) && !t.negated));
+  if (message.recipient_type === 2) {
+    return [
+      { operator: 'channel', operand: message.recipient_type_id, negated: false },
+      { operator: 'topic', operand: message.topic, negated: false },
+      ...rest,
+    ];
+  }
+  const participants: number[] = await db('subscriptions').where({ recipient_id: message.recipient_id }).pluck('user_id');
+  return [{ operator: 'dm', operand: participants.filter((p) => p !== viewer.user.id), negated: false }, ...rest];
+}
+
+async function viewerCanSee(db: Knex, viewer: Viewer, m: { id: number; recipient_type: number; recipient_type_id: number }) {
+  const row = await db('user_messages').where({ user_id: viewer.user.id, message_id: m.id }).first('id');
+  if (row) return true;
+  if (m.recipient_type !== 2) return false;
+  const channel = await getChannelById(db, viewer.user.realm_id, m.recipient_type_id);
+  return channel !== undefined && canReadChannelHistory(viewer, channel);
+}
+
+async function findChannel(db: Knex, realmId: number, operand: string | number | number[]): Promise<ChannelRow | undefined> {
+  if (typeof operand === 'number') return getChannelById(db, realmId, operand);
+  if (typeof operand !== 'string') return undefined;
+  return (await getChannelByName(db, realmId, operand)) ?? (/^\d+$/.test(operand) ? getChannelById(db, realmId, Number(operand)) : undefined);
+}
+
+async function findUser(db: Knex, realmId: number, operand: string | number | number[]) {
+  if (typeof operand === 'number') return getUserInRealm(db, realmId, operand);
+  if (typeof operand !== 'string') return undefined;
+  if (/^\d+$/.test(operand)) return getUserInRealm(db, realmId, Number(operand));
+  return getUserByApiEmail(db, realmId, operand);
+}
+
+/** A dm operand: user ids, or emails separated by commas. */
+async function resolveUserList(db: Knex, realmId: number, operand: string | number | number[]): Promise<number[]> {
+  const items = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : operand.split(',').map((s) => s.trim()).filter(Boolean);
+  const ids: number[] = [];
+  for (const item of items) {
+    const user = await findUser(db, realmId, item);
+    if (!user) throw badNarrow(`unknown user ${item}`);
+    ids.push(user.id);
+  }
+  return ids;
+}
+
+async function dmRecipient(db: Knex, userIds: number[]): Promise<number | undefined> {
+  const row = await db('dm_groups').where({ huddle_hash: dmGroupHash(userIds) }).first('recipient_id');
+  return row?.recipient_id ?? undefined;
+}
+
+function intersect(current: number[] | null, ids: number[]): number[] {
+  if (current === null) return ids;
+  const set = new Set(ids);
+  return current.filter((id) => set.has(id));
+}
+
+/** Words of a search operand, reduced to what both FTS engines treat as plain terms. */
+export function searchTokens(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter((w) => w.length > 0)
+    .slice(0, 20);
+}
+

@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import { isAdminRole, isGuestRole } from '../domain/roles';
+import type { ChannelRow } from '../queries/channels';
+import { getSubscribedChannelRecipientIds } from '../queries/channels';
+import { getGroupIdsOfUser } from '../queries/groups';
+import type { UserRow } from '../queries/rows';
+
+/**
+ * The acting user with what permission checks need, loaded once per request
+ * (two queries): every group they belong to, recursively, and the channels
+ * they are subscribed to. Checks are then set lookups.
+ */
+export interface Viewer {
+  user: UserRow;
+  groups: Set<number>;
+  subscribedRecipients: Set<number>;
+}
+
+export async function loadViewer(db: Knex, user: UserRow): Promise<Viewer> {
+  const [groups, subscribedRecipients] = await Promise.all([
+    getGroupIdsOfUser(db, user.id),
+    getSubscribedChannelRecipientIds(db, user.id, user.realm_id),
+  ]);
+  return { user, groups, subscribedRecipients };
+}
+
+export const inGroup = (v: Viewer, groupId: number | null | undefined) => groupId != null && v.groups.has(groupId);
+
+/**
+ * Whether the viewer may read the channel's history (messages they did not
+ * receive): public channels for everyone but guests; otherwise subscribers,
+ * and for private channels only with shared history.
+ */
+export function canReadChannelHistory(v: Viewer, c: ChannelRow): boolean {
+  const subscribed = v.subscribedRecipients.has(c.recipient_id);
+  if (!c.invite_only) return subscribed || !isGuestRole(v.user.role);
+  return subscribed && c.history_public_to_subscribers;
+}
+
+/** Whether the viewer may know the channel exists (metadata access). */
+export function canSeeChannel(v: Viewer, c: ChannelRow): boolean {
+  if (v.subscribedRecipients.has(c.recipient_id)) return true;
+  if (!c.invite_only) return !isGuestRole(v.user.role);
+  return (
+    isAdminRole(v.user.role) ||
+    inGroup(v, c.can_administer_channel_group) ||
+    inGroup(v, c.can_subscribe_group) ||
+    inGroup(v, c.can_add_subscribers_group)
+  );
+}

@@ -1,0 +1,239 @@
+import type { AppContext } from '../context';
+import { inTransaction, Tx } from '../db/transaction';
+import { dmGroupHash } from '../domain/dm';
+import { flagMask, flagsToApi } from '../domain/flags';
+import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../domain/topics';
+import { ApiError } from '../errors';
+import type { EventBus } from '../events/bus';
+import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
+import { loadMessageLookups } from '../access/messages';
+import { ChannelRow, getActiveSubscriberIds, getChannelById, getChannelByName } from '../queries/channels';
+import { getRecursiveMemberIds } from '../queries/groups';
+import { getMessageRow } from '../queries/messages';
+import { getRealmById } from '../queries/realms';
+import { getTopicParticipantIds, topicExists } from '../queries/render-context';
+import type { RealmRow, UserRow } from '../queries/rows';
+import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { toApiMessage } from '../serializers/messages';
+import { renderForRealm } from './render';
+import { dmGroupRecipient, insertMessageRow, insertUserMessages } from './send';
+
+/** Zulip's threshold above which wildcard mentions need can_mention_many_users_group. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+export type SendTarget =
+  | { kind: 'channel'; channel: ChannelRow; topic: string }
+  | { kind: 'direct'; recipients: UserRow[] };
+
+export interface SendOptions {
+  client: string;
+  readBySender: boolean;
+  queueId?: string;
+  localId?: string;
+}
+
+/** Clients whose users read what they send as they send it (Zulip's default_read_by_sender). */
+const INTERACTIVE_CLIENTS = /^(website|ZulipWeb|ZulipMobile|ZulipFlutter|ZulipElectron|ZulipDesktop|ZulipTerminal)$/i;
+export const defaultReadBySender = (client: string) => INTERACTIVE_CLIENTS.test(client);
+
+/** The client name Zulip records: the User-Agent's product token. */
+export function clientFromUserAgent(ua: string | undefined): string {
+  const token = (ua ?? '').trim().split(/[\s/]/)[0] ?? '';
+  return token && /^[\w.-]{1,30}$/.test(token) ? token : 'API';
+}
+
+export interface SendMessageParams {
+  type: string;
+  to?: string | number | Array<string | number>;
+  topic?: string;
+  subject?: string;
+  content: string;
+  queue_id?: string;
+  local_id?: string;
+  read_by_sender?: boolean;
+}
+
+/** POST /messages. */
+export async function doSendMessage(ctx: AppContext, viewer: Viewer, p: SendMessageParams, client: string): Promise<{ id: number }> {
+  if (p.topic !== undefined && p.subject !== undefined) {
+    throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, { var_name1: 'topic', var_name2: 'subject' });
+  }
+  const content = normalizeContent(p.content);
+  const target = await resolveTarget(ctx, viewer, p);
+  const opts: SendOptions = {
+    client,
+    readBySender: p.read_by_sender ?? defaultReadBySender(client),
+    queueId: p.queue_id,
+    localId: p.local_id,
+  };
+  const id = await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts));
+  return { id };
+}
+
+async function resolveTarget(ctx: AppContext, viewer: Viewer, p: SendMessageParams): Promise<SendTarget> {
+  const realmId = viewer.user.realm_id;
+  if (p.type === 'stream' || p.type === 'channel') {
+    if (p.to === undefined) throw new ApiError("Missing 'to' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'to' });
+    let to = p.to;
+    if (Array.isArray(to)) {
+      if (to.length !== 1) throw new ApiError('Cannot send to multiple channels');
+      to = to[0]!;
+    }
+    const channel = typeof to === 'number' ? await getChannelById(ctx.db, realmId, to) : await getChannelByName(ctx.db, realmId, to);
+    if (!channel || !canSeeChannel(viewer, channel)) {
+      throw typeof to === 'number'
+        ? new ApiError(`Channel with ID '${to}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: to })
+        : new ApiError(`Channel '${to}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: to });
+    }
+    const rawTopic = p.topic ?? p.subject;
+    if (rawTopic === undefined) throw new ApiError('Missing topic');
+    return { kind: 'channel', channel, topic: normalizeTopic(rawTopic) };
+  }
+  // direct / private
+  const recipients = await resolveDmRecipients(ctx, realmId, p.to);
+  return { kind: 'direct', recipients };
+}
+
+async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMessageParams['to']): Promise<UserRow[]> {
+  if (to === undefined) throw new ApiError("Missing 'to' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'to' });
+  const items: Array<string | number> = Array.isArray(to)
+    ? to
+    : typeof to === 'number'
+      ? [to]
+      : to.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new ApiError('Message must have recipients');
+  const kinds = new Set(items.map((i) => typeof i));
+  if (kinds.size > 1) throw new ApiError('Recipient lists may contain emails or user IDs, but not both.');
+  const users: UserRow[] = [];
+  for (const item of items) {
+    const user = typeof item === 'number' ? await getUserInRealm(ctx.db, realmId, item) : await getUserByApiEmail(ctx.db, realmId, item);
+    if (!user) throw new ApiError(typeof item === 'number' ? `Invalid user ID ${item}` : `Invalid email '${item}'`);
+    if (!user.is_active) throw new ApiError(`'${user.email}' is no longer using Zulip.`);
+    users.push(user);
+  }
+  return users;
+}
+
+/**
+ * Checks, renders and stores one message with a user_messages row per
+ * receiver (flags: read for the sender's copy when read_by_sender, the
+ * mention flags, is_private for DMs), and queues the message event for
+ * after commit. Used by POST /messages and by the demo organization.
+ */
+export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: Viewer, target: SendTarget, content: string, opts: SendOptions): Promise<number> {
+  const sender = viewer.user;
+  const realm = (await getRealmById(tx.trx, sender.realm_id))!;
+  const rendered = await renderForRealm(tx.trx, realm.id, content);
+  for (const g of rendered.mentionedGroups) {
+    if (!inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
+  }
+
+  let recipientId: number;
+  let receivers: number[];
+  let topic = '';
+  let topicParticipants: number[] = [];
+  if (target.kind === 'channel') {
+    const { channel } = target;
+    topic = target.topic;
+    await checkCanPost(tx, viewer, realm, channel, topic);
+    recipientId = channel.recipient_id;
+    receivers = await getActiveSubscriberIds(tx.trx, channel.recipient_id);
+    if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group as number)) {
+      throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
+    }
+    if (rendered.topicWildcard) {
+      topicParticipants = await getTopicParticipantIds(tx.trx, channel.recipient_id, topic.toLowerCase());
+      if (topicParticipants.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group as number)) {
+        throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+      }
+    }
+  } else {
+    const participants = [sender.id, ...target.recipients.map((u) => u.id)];
+    await checkCanDirectMessage(tx, viewer, realm, target.recipients);
+    const dm = await dmGroupRecipient(tx, participants);
+    recipientId = dm.recipientId;
+    receivers = [...new Set(participants)];
+  }
+
+  const mentioned = new Set(rendered.mentionedUserIds);
+  for (const g of rendered.mentionedGroups) for (const id of await getRecursiveMemberIds(tx.trx, g.id)) mentioned.add(id);
+  const topicWildcardUsers = new Set(topicParticipants);
+  const base = target.kind === 'direct' ? flagMask('is_private') : 0;
+  const rows = receivers.map((userId) => {
+    let flags = base;
+    if (userId === sender.id && opts.readBySender) flags += flagMask('read');
+    if (mentioned.has(userId)) flags += flagMask('mentioned');
+    if (rendered.streamWildcard) flags += flagMask('stream_wildcard_mentioned');
+    if (rendered.topicWildcard && topicWildcardUsers.has(userId)) flags += flagMask('topic_wildcard_mentioned');
+    return { userId, flags };
+  });
+  if (!receivers.includes(sender.id)) {
+    // Sending to a channel one is not subscribed to still records the sender's copy, read.
+    rows.push({ userId: sender.id, flags: base + (opts.readBySender ? flagMask('read') : 0) });
+  }
+
+  const id = await insertMessageRow(tx, {
+    realmId: realm.id,
+    senderId: sender.id,
+    recipientId,
+    topic,
+    content,
+    rendered: rendered,
+    client: opts.client,
+  });
+  await insertUserMessages(tx, id, rows);
+  if (target.kind === 'channel' && target.channel.first_message_id === null) {
+    await tx.trx('channels').where({ id: target.channel.id }).whereNull('first_message_id').update({ first_message_id: id });
+  }
+  if (bus) {
+    const row = (await getMessageRow(tx.trx, id))!;
+    const lookups = await loadMessageLookups(tx.trx as never, realm.id, [row]);
+    const message = toApiMessage(row, 0, lookups, { viewer: sender, applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
+    delete message.flags;
+    const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
+    tx.afterCommit(() =>
+      bus.publish({
+        event: { type: 'message', message, raw_content: content, sender_queue_id: opts.queueId ?? null, local_message_id: opts.localId ?? null },
+        userIds: rows.map((r) => r.userId),
+        perUser: (userId) => ({ flags: flagsToApi(flagsByUser.get(userId) ?? 0) }),
+      }),
+    );
+  }
+  return id;
+}
+
+
+/** Channel posting rules: archived channels, content access, can_send_message_group, topics policy, new-topic permission. */
+async function checkCanPost(tx: Tx, viewer: Viewer, realm: RealmRow, channel: ChannelRow, topic: string): Promise<void> {
+  const subscribed = viewer.subscribedRecipients.has(channel.recipient_id);
+  if (channel.deactivated || ((channel.invite_only || viewer.user.role === 600) && !subscribed)) {
+    throw new ApiError(`Not authorized to send to channel '${channel.name}'`);
+  }
+  if (!inGroup(viewer, channel.can_send_message_group)) {
+    throw new ApiError('You do not have permission to post in this channel.');
+  }
+  const policy = effectiveTopicsPolicy(channel.topics_policy, realm.topics_policy);
+  if (topic === '' && policy === 'disable_empty_topic') {
+    throw new ApiError(channel.topics_policy === 'inherit' ? 'Topics are required in this organization' : 'Sending messages to the general chat is not allowed in this channel.');
+  }
+  if (topic !== '' && policy === 'empty_topic_only') {
+    throw new ApiError('Only the general chat topic is allowed in this channel.');
+  }
+  if (!inGroup(viewer, channel.can_create_topic_group) && !(await topicExists(tx.trx, channel.recipient_id, topic.toLowerCase()))) {
+    throw new ApiError('You do not have permission to create new topics in this channel.');
+  }
+}
+
+/** Direct messages: the realm's direct_message_permission_group, and direct_message_initiator_group for a new conversation. */
+async function checkCanDirectMessage(tx: Tx, viewer: Viewer, realm: RealmRow, recipients: UserRow[]): Promise<void> {
+  const others = recipients.filter((u) => u.id !== viewer.user.id && !u.is_bot);
+  if (others.length === 0) return; // notes to oneself and messages to bots are always allowed
+  if (!inGroup(viewer, realm.direct_message_permission_group as number)) {
+    throw new ApiError('You do not have permission to send direct messages to this recipient.');
+  }
+  if (!inGroup(viewer, realm.direct_message_initiator_group as number)) {
+    const existing = await tx.trx('dm_groups').where({ huddle_hash: dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]) }).first('id');
+    if (!existing) throw new ApiError('You do not have permission to initiate direct message conversations.');
+  }
+}
+

@@ -1,0 +1,98 @@
+import type { Knex } from 'knex';
+import { mapBools } from './rows';
+
+type Q = Knex | Knex.Transaction;
+
+export interface ChannelRow {
+  id: number;
+  realm_id: number;
+  name: string;
+  name_key: string;
+  description: string;
+  rendered_description: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers: boolean;
+  is_default: boolean;
+  message_retention_days: number | null;
+  deactivated: boolean;
+  first_message_id: number | null;
+  creator_id: number | null;
+  date_created: number;
+  recipient_id: number;
+  topics_policy: string;
+  folder_id: number | null;
+  is_recently_active: boolean;
+  subscriber_count: number;
+  can_add_subscribers_group: number;
+  can_administer_channel_group: number;
+  can_create_topic_group: number;
+  can_delete_any_message_group: number;
+  can_delete_own_message_group: number;
+  can_move_messages_out_of_channel_group: number;
+  can_move_messages_within_channel_group: number;
+  can_remove_subscribers_group: number;
+  can_resolve_topics_group: number;
+  can_send_message_group: number;
+  can_subscribe_group: number;
+}
+
+export interface SubscriptionRow {
+  id: number;
+  user_id: number;
+  recipient_id: number;
+  active: boolean;
+  is_user_active: boolean;
+  is_muted: boolean;
+  color: string;
+  pin_to_top: boolean;
+}
+
+const toChannel = (r: Record<string, unknown> | undefined) => (r ? mapBools<ChannelRow>(r) : undefined);
+
+export async function getChannelById(q: Q, realmId: number, id: number): Promise<ChannelRow | undefined> {
+  return toChannel(await q('channels').where({ realm_id: realmId, id }).first());
+}
+
+/** By name, case-insensitively (names are unique that way). */
+export async function getChannelByName(q: Q, realmId: number, name: string): Promise<ChannelRow | undefined> {
+  return toChannel(await q('channels').where({ realm_id: realmId, name_key: name.trim().toLowerCase() }).first());
+}
+
+export async function getChannelByRecipient(q: Q, recipientId: number): Promise<ChannelRow | undefined> {
+  return toChannel(await q('channels').where({ recipient_id: recipientId }).first());
+}
+
+export async function getActiveSubscription(q: Q, userId: number, recipientId: number): Promise<SubscriptionRow | undefined> {
+  const row = await q('subscriptions').where({ user_id: userId, recipient_id: recipientId, active: true }).first();
+  return row ? mapBools<SubscriptionRow>(row) : undefined;
+}
+
+/** Recipient ids of the channels a user is actively subscribed to. */
+export async function getSubscribedChannelRecipientIds(q: Q, userId: number, realmId: number): Promise<Set<number>> {
+  const ids: number[] = await q('subscriptions as s')
+    .join('channels as c', 'c.recipient_id', 's.recipient_id')
+    .where({ 's.user_id': userId, 's.active': true, 'c.realm_id': realmId })
+    .pluck('s.recipient_id');
+  return new Set(ids);
+}
+
+/** Recipient ids of the realm's public (not invite-only) channels. */
+export async function getPublicChannelRecipientIds(q: Q, realmId: number): Promise<number[]> {
+  return q('channels').where({ realm_id: realmId, invite_only: false }).pluck('recipient_id');
+}
+
+/** Recipient ids of muted channels for a user. */
+export async function getMutedChannelRecipientIds(q: Q, userId: number): Promise<number[]> {
+  return q('subscriptions as s')
+    .join('recipients as r', 'r.id', 's.recipient_id')
+    .where({ 's.user_id': userId, 's.active': true, 's.is_muted': true, 'r.type': 2 })
+    .pluck('s.recipient_id');
+}
+
+export async function getActiveSubscriberIds(q: Q, recipientId: number): Promise<number[]> {
+  return q('subscriptions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
+    .pluck('s.user_id');
+}

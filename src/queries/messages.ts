@@ -1,0 +1,117 @@
+import type { Knex } from 'knex';
+import { mapBools, UserRow } from './rows';
+
+type Q = Knex | Knex.Transaction;
+
+export interface MessageRow {
+  id: number;
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  type: number;
+  topic: string;
+  content: string;
+  rendered_content: string | null;
+  date_sent: number;
+  sending_client: string;
+  last_edit_time: number | null;
+  last_moved_time: number | null;
+  is_me_message: boolean;
+  has_attachment: boolean;
+  has_image: boolean;
+  has_link: boolean;
+  /** Joined from recipients. */
+  recipient_type: number;
+  recipient_type_id: number;
+}
+
+export async function getMessageRows(q: Q, ids: number[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await q('messages as m')
+    .join('recipients as r', 'r.id', 'm.recipient_id')
+    .whereIn('m.id', ids)
+    .orderBy('m.id')
+    .select('m.*', 'r.type as recipient_type', 'r.type_id as recipient_type_id');
+  return rows.map((r: Record<string, unknown>) => mapBools<MessageRow>(r));
+}
+
+export async function getMessageRow(q: Q, id: number): Promise<MessageRow | undefined> {
+  return (await getMessageRows(q, [id]))[0];
+}
+
+/** The viewer's flags for these messages; messages without a row are absent. */
+export async function getFlagsForUser(q: Q, userId: number, ids: number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q('user_messages').where({ user_id: userId }).whereIn('message_id', ids).select('message_id', 'flags');
+  return new Map(rows.map((r: { message_id: number; flags: number }) => [r.message_id, Number(r.flags)]));
+}
+
+export interface ReactionRow {
+  id: number;
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}
+
+/** Reactions of these messages, oldest first. */
+export async function getReactions(q: Q, ids: number[]): Promise<ReactionRow[]> {
+  if (ids.length === 0) return [];
+  return q('reactions').whereIn('message_id', ids).orderBy('id').select('id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type');
+}
+
+export interface EditRow {
+  id: number;
+  message_id: number;
+  user_id: number | null;
+  timestamp: number;
+  prev_content: string | null;
+  prev_rendered_content: string | null;
+  prev_topic: string | null;
+  topic: string | null;
+  prev_stream: number | null;
+  stream: number | null;
+}
+
+export async function getEdits(q: Q, ids: number[]): Promise<EditRow[]> {
+  if (ids.length === 0) return [];
+  return q('message_edits').whereIn('message_id', ids).orderBy('id', 'desc');
+}
+
+export interface ChannelRef {
+  id: number;
+  name: string;
+  recipient_id: number;
+}
+
+export async function getChannelsByRecipient(q: Q, recipientIds: number[]): Promise<Map<number, ChannelRef>> {
+  if (recipientIds.length === 0) return new Map();
+  const rows: ChannelRef[] = await q('channels').whereIn('recipient_id', recipientIds).select('id', 'name', 'recipient_id');
+  return new Map(rows.map((r) => [r.recipient_id, r]));
+}
+
+/** Participants of DM conversations (their subscription rows), by recipient. */
+export async function getDmParticipants(q: Q, recipientIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (recipientIds.length === 0) return out;
+  const rows: Array<{ recipient_id: number; user_id: number }> = await q('subscriptions')
+    .whereIn('recipient_id', recipientIds)
+    .orderBy('user_id')
+    .select('recipient_id', 'user_id');
+  for (const r of rows) {
+    const list = out.get(r.recipient_id) ?? [];
+    list.push(r.user_id);
+    out.set(r.recipient_id, list);
+  }
+  return out;
+}
+
+export async function getUsersByIds(q: Q, ids: number[]): Promise<Map<number, UserRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q('users').whereIn('id', [...new Set(ids)]);
+  return new Map(rows.map((r: Record<string, unknown>) => {
+    const u = mapBools<UserRow>(r);
+    return [u.id, u];
+  }));
+}

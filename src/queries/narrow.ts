@@ -1,0 +1,173 @@
+import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
+
+type Q = Knex | Knex.Transaction;
+
+/** One condition of a narrow, already resolved to ids (src/access/narrow.ts). */
+export type Filter =
+  | { kind: 'recipient'; ids: number[]; negated: boolean }
+  | { kind: 'topic'; key: string; negated: boolean }
+  | { kind: 'sender'; id: number; negated: boolean }
+  | { kind: 'flag'; column: 'is_unread' | 'is_starred' | 'is_mentioned' | 'is_private'; negated: boolean }
+  | { kind: 'flagmask'; mask: number; negated: boolean }
+  | { kind: 'has'; column: 'has_link' | 'has_image' | 'has_attachment'; negated: boolean }
+  | { kind: 'reaction'; negated: boolean }
+  | { kind: 'id'; id: number; negated: boolean }
+  | { kind: 'resolved'; negated: boolean }
+  | { kind: 'search'; words: string[]; negated: boolean }
+  | { kind: 'nothing' };
+
+/**
+ * A narrow ready to run. Personal mode reads the viewer's user_messages
+ * (index (user_id, message_id) and the flag indexes); history mode reads
+ * messages of channels whose history the viewer may read (index
+ * (recipient_id, topic_key, id)), with the viewer's row joined when present.
+ */
+export interface NarrowQuery {
+  viewerId: number;
+  realmId: number;
+  /** null: personal mode. Otherwise the channel recipients history mode may read. */
+  historyRecipients: number[] | null;
+  filters: Filter[];
+}
+
+export interface NarrowRow {
+  id: number;
+  /** null: no user_messages row (history the viewer did not receive). */
+  flags: number | null;
+}
+
+function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string } {
+  if (nq.historyRecipients === null) {
+    const qb = q('user_messages as um')
+      .join('messages as m', 'm.id', 'um.message_id')
+      .where('um.user_id', nq.viewerId);
+    return { qb, idCol: 'um.message_id' };
+  }
+  const qb = q('messages as m')
+    .leftJoin('user_messages as um', function () {
+      this.on('um.message_id', '=', 'm.id').andOn('um.user_id', '=', q.raw('?', [nq.viewerId]));
+    })
+    .where('m.realm_id', nq.realmId)
+    .whereIn('m.recipient_id', nq.historyRecipients);
+  return { qb, idCol: 'm.id' };
+}
+
+function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
+  if (f.kind === 'nothing') {
+    qb.whereRaw('1 = 0');
+    return;
+  }
+  const w = f.negated ? 'whereNot' : 'where';
+  switch (f.kind) {
+    case 'recipient':
+      if (f.negated) qb.whereNotIn('m.recipient_id', f.ids.length ? f.ids : [0]);
+      else qb.whereIn('m.recipient_id', f.ids.length ? f.ids : [0]);
+      return;
+    case 'topic':
+      qb[w]('m.topic_key', f.key);
+      return;
+    case 'sender':
+      qb[w]('m.sender_id', f.id);
+      return;
+    case 'flag':
+      // In history mode a missing row means read, not starred, not mentioned.
+      if (f.negated) qb.where((b) => b.whereNull('um.id').orWhere(`um.${f.column}`, 0));
+      else qb.where(`um.${f.column}`, 1);
+      return;
+    case 'flagmask':
+      if (f.negated) qb.where((b) => b.whereNull('um.id').orWhereRaw('(um.flags & ?) = 0', [f.mask]));
+      else qb.whereRaw('(um.flags & ?) <> 0', [f.mask]);
+      return;
+    case 'has':
+      qb[w](`m.${f.column}`, true);
+      return;
+    case 'reaction': {
+      const sub = q('reactions as r').whereRaw('r.message_id = m.id').select(q.raw('1'));
+      if (f.negated) qb.whereNotExists(sub);
+      else qb.whereExists(sub);
+      return;
+    }
+    case 'id':
+      qb[w]('m.id', f.id);
+      return;
+    case 'resolved':
+      // '✔ ' prefix; LIKE on the key column (the prefix has no case).
+      if (f.negated) qb.whereNot('m.topic_key', 'like', '✔ %');
+      else qb.where('m.topic_key', 'like', '✔ %');
+      return;
+    case 'search':
+      applySearch(q, qb, f.words, f.negated);
+      return;
+  }
+}
+
+/** Full text: FTS5 on SQLite, FULLTEXT on MySQL; every word must match (as a prefix). */
+function applySearch(q: Q, qb: Knex.QueryBuilder, words: string[], negated: boolean): void {
+  if (words.length === 0) {
+    if (!negated) qb.whereRaw('1 = 0');
+    return;
+  }
+  if (dialectOf(q as Knex) === 'mysql') {
+    const expr = words.map((w) => `+${w}*`).join(' ');
+    const raw = 'MATCH(m.topic, m.content) AGAINST (? IN BOOLEAN MODE)';
+    if (negated) qb.whereRaw(`NOT ${raw}`, [expr]);
+    else qb.whereRaw(raw, [expr]);
+    return;
+  }
+  const expr = words.map((w) => `"${w}"*`).join(' ');
+  const sql = 'm.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)';
+  if (negated) qb.whereRaw(`NOT ${sql}`, [expr]);
+  else qb.whereRaw(sql, [expr]);
+}
+
+function filtered(q: Q, nq: NarrowQuery) {
+  const { qb, idCol } = base(q, nq);
+  for (const f of nq.filters) applyFilter(q, qb, f);
+  return { qb, idCol };
+}
+
+/** Keyset page: ids `op` anchor in `order`, at most `limit` (callers ask for one more to learn found_*). */
+export async function fetchNarrowRange(
+  q: Q,
+  nq: NarrowQuery,
+  op: '<=' | '>=',
+  anchor: number,
+  limit: number,
+): Promise<NarrowRow[]> {
+  if (limit <= 0) return [];
+  const { qb, idCol } = filtered(q, nq);
+  const rows = await qb
+    .where(idCol, op, anchor)
+    .orderBy(idCol, op === '<=' ? 'desc' : 'asc')
+    .limit(limit)
+    .select(`${idCol} as id`, 'um.flags as flags');
+  return rows.map(toNarrowRow);
+}
+
+/** The narrow's rows among explicit ids. */
+export async function fetchNarrowByIds(q: Q, nq: NarrowQuery, ids: number[]): Promise<NarrowRow[]> {
+  if (ids.length === 0) return [];
+  const { qb, idCol } = filtered(q, nq);
+  const rows = await qb.whereIn(idCol, ids).orderBy(idCol, 'asc').select(`${idCol} as id`, 'um.flags as flags');
+  return rows.map(toNarrowRow);
+}
+
+/** The oldest unread message of the narrow (an index range scan on (user_id, is_unread, message_id)). */
+export async function findFirstUnread(q: Q, nq: NarrowQuery): Promise<number | null> {
+  const { qb, idCol } = filtered(q, nq);
+  const row = await qb.where('um.is_unread', 1).orderBy(idCol, 'asc').first(`${idCol} as id`);
+  return row ? Number(row.id) : null;
+}
+
+/** The first message of the narrow sent at or after a time. */
+export async function findFirstAtOrAfter(q: Q, nq: NarrowQuery, timestamp: number): Promise<number | null> {
+  const { qb, idCol } = filtered(q, nq);
+  const row = await qb.where('m.date_sent', '>=', timestamp).orderBy(idCol, 'asc').first(`${idCol} as id`);
+  return row ? Number(row.id) : null;
+}
+
+const toNarrowRow = (r: { id: number; flags: number | null }): NarrowRow => ({
+  id: Number(r.id),
+  flags: r.flags === null || r.flags === undefined ? null : Number(r.flags),
+});

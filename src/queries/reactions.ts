@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import { insertOne } from './ids';
+import type { ReactionRow } from './messages';
+import { mapBools } from './rows';
+
+type Q = Knex | Knex.Transaction;
+
+export async function findReaction(q: Q, messageId: number, userId: number, type: string, code: string): Promise<ReactionRow | undefined> {
+  return q('reactions').where({ message_id: messageId, user_id: userId, reaction_type: type, emoji_code: code }).first();
+}
+
+export async function insertReaction(q: Q, row: Omit<ReactionRow, 'id'>): Promise<number> {
+  return insertOne(q, 'reactions', row);
+}
+
+export async function deleteReaction(q: Q, id: number): Promise<void> {
+  await q('reactions').where({ id }).delete();
+}
+
+export interface RealmEmojiRow {
+  id: number;
+  name: string;
+  deactivated: boolean;
+}
+
+export async function getActiveRealmEmojiByName(q: Q, realmId: number, name: string): Promise<RealmEmojiRow | undefined> {
+  const row = await q('realm_emoji').where({ realm_id: realmId, name, deactivated: false }).first('id', 'name', 'deactivated');
+  return row ? mapBools<RealmEmojiRow>(row) : undefined;
+}
+
+export async function getRealmEmojiById(q: Q, realmId: number, id: number): Promise<RealmEmojiRow | undefined> {
+  const row = await q('realm_emoji').where({ realm_id: realmId, id }).first('id', 'name', 'deactivated');
+  return row ? mapBools<RealmEmojiRow>(row) : undefined;
+}
+
+/** Users holding a row for the message: who sees changes to it. */
+export async function getMessageAudience(q: Q, messageId: number): Promise<number[]> {
+  return q('user_messages').where({ message_id: messageId }).pluck('user_id');
+}
