@@ -16,7 +16,7 @@ const hooks = require('hooks');
 const path = require('node:path');
 const spec = require(path.join(__dirname, '..', 'dist', 'openapi.dereferenced.json'));
 const { PENDING_OPERATIONS } = require(path.join(__dirname, '..', 'dist', 'src', 'http', 'routes.js'));
-const { scenarios, setup } = require('./scenarios');
+const { scenarios, setup } = require('./scenarios/index');
 const { toJsonSchema } = require('./json-schema');
 
 const BASE = process.env.DREDD_SERVER; // http://127.0.0.1:PORT
@@ -94,7 +94,7 @@ hooks.beforeEach((t, done) => {
   const status = t.expected.statusCode;
   const scenario = scenarios[op.operationId] && scenarios[op.operationId][status];
   if (!scenario) {
-    t.fail = `no scenario for ${op.operationId} ${status}: add one to contract-tests/scenarios.js`;
+    t.fail = `no scenario for ${op.operationId} ${status}: add one under contract-tests/scenarios/`;
     return done();
   }
   const media = op.requestBody && op.requestBody.content;

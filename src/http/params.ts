@@ -39,9 +39,16 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
       body[key] = decodeField(key, body[key], decoding);
     }
     req.body = body;
-    if (info.op.requestBody && !req.is('application/x-www-form-urlencoded') && !req.is('multipart/form-data')) {
+    const content = (info.op.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+    const multipart = req.is('multipart/form-data');
+    if (info.op.requestBody && !req.is('application/x-www-form-urlencoded') && !multipart) {
       // Parameters came only in the query string (or nothing came): present them
       // to the validator as the form body Zulip clients would have sent.
+      req.headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (multipart && 'application/x-www-form-urlencoded' in content) {
+      // The body is parsed and decoded already. The validator would JSON.parse
+      // array/object fields of a multipart body a second time (turning [5]
+      // into 5), so it validates the decoded fields as the form body they are.
       req.headers['content-type'] = 'application/x-www-form-urlencoded';
     }
   }

@@ -76,10 +76,8 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
 /** Path parameters arrive as text; integer ones become numbers (the validator has checked them). */
 function coercePathParams(s: PipelineState): Record<string, string | number> {
   const out: Record<string, string | number> = {};
-  const params = (s.info.op.parameters ?? []) as Array<{ name: string; in: string; schema?: { type?: string } }>;
   for (const [name, value] of Object.entries(s.pathParams)) {
-    const decl = params.find((p) => p.in === 'path' && p.name === name);
-    out[name] = decl?.schema?.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
+    out[name] = s.info.integerPathParams.has(name) && /^-?\d+$/.test(value) ? Number(value) : value;
   }
   return out;
 }

@@ -19,6 +19,8 @@ export interface OperationInfo {
   pathTemplate: string;
   regex: RegExp;
   pathParamNames: string[];
+  /** Path parameters declared as integers (converted from the URL text). */
+  integerPathParams: Set<string>;
   op: Operation;
   authenticated: boolean;
   /** Declared query parameter names. */
@@ -91,6 +93,9 @@ export function indexSpec(document: Document): SpecIndex {
         pathTemplate,
         regex,
         pathParamNames,
+        integerPathParams: new Set(
+          params.filter((p) => p.in === 'path' && (p.schema as SchemaObject | undefined)?.type === 'integer').map((p) => p.name),
+        ),
         op,
         authenticated: security.length > 0,
         queryParams: new Set(params.filter((p) => p.in === 'query').map((p) => p.name)),

@@ -5,7 +5,7 @@
  * user}); `state.users` holds the demo cast with their API keys.
  */
 const path = require('node:path');
-const { DEMO_PASSWORD } = require(path.join(__dirname, '..', 'dist', 'src', 'cli', 'demo.js'));
+const { DEMO_PASSWORD } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'demo.js'));
 
 const CAST = {
   owner: 'olivia@example.com',
@@ -66,4 +66,4 @@ const scenarios = {
   },
 };
 
-module.exports = { scenarios, setup, api, CAST };
+module.exports = { scenarios, setup, api, CAST, fresh };
