@@ -196,6 +196,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
         event: { type: 'message', message, raw_content: content, sender_queue_id: opts.queueId ?? null, local_message_id: opts.localId ?? null },
         userIds: rows.map((r) => r.userId),
         perUser: (userId) => ({ flags: flagsToApi(flagsByUser.get(userId) ?? 0) }),
+        ...(target.kind === 'channel' && !target.channel.invite_only ? { publicChannelRealmId: realm.id } : {}),
       }),
     );
   }

@@ -1,8 +1,14 @@
 /**
  * The event bus. Actions hand it events after their transaction commits
- * (src/db/transaction.ts afterCommit); event queues subscribe to it. The
- * in-process implementation is the only transport today; the interface is
- * what a cross-process transport would implement (docs/adr/0005).
+ * (src/db/transaction.ts afterCommit); event queues subscribe to it
+ * (src/events/manager.ts). The in-process implementation is the only
+ * transport today; the interface is what a cross-process transport would
+ * implement (docs/adr/0005-events-across-processes.md), so actions never
+ * change when one is added.
+ *
+ * Adding an event kind is one `publish` in the action that makes the
+ * change: the queues pass any event through unchanged unless
+ * src/events/shape.ts has a per-queue shaper for its type.
  */
 export interface ServerEvent {
   type: string;
@@ -14,6 +20,12 @@ export interface Delivery {
   event: ServerEvent;
   userIds: readonly number[];
   perUser?: (userId: number) => Record<string, unknown>;
+  /**
+   * Set on message events of a public channel: queues of that organization
+   * registered with all_public_streams (or a narrow) take the event too,
+   * with no flags, even when their user did not receive the message.
+   */
+  publicChannelRealmId?: number;
 }
 
 export type Listener = (delivery: Delivery) => void;
