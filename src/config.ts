@@ -14,6 +14,8 @@ export interface Config {
   /** Validate responses against openapi/ (dredd runs and debugging; off in production). */
   validateResponses: boolean;
   maxFileUploadSizeMib: number;
+  /** The server setting WEB_PUBLIC_STREAMS_ENABLED: organizations may then allow spectators. */
+  webPublicStreamsEnabled: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -28,6 +30,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     validateResponses: env.VALIDATE_RESPONSES === '1' || env.VALIDATE_RESPONSES === 'true',
     maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE_MIB ?? 100),
+    webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED !== 'false',
   };
 }
 

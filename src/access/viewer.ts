@@ -48,3 +48,5 @@ export function canSeeChannel(v: Viewer, c: ChannelRow): boolean {
     inGroup(v, c.can_add_subscribers_group)
   );
 }
+
+export const isAdminViewer = (v: Viewer) => isAdminRole(v.user.role);

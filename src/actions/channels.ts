@@ -1,38 +1,111 @@
 import type { Tx } from '../db/transaction';
-import { CHANNEL_GROUP_DEFAULTS, channelNameKey, checkChannelName, SUBSCRIPTION_COLORS } from '../domain/channels';
+import { channelNameKey, checkChannelName, MAX_CHANNEL_DESCRIPTION_LENGTH, SUBSCRIPTION_COLORS } from '../domain/channels';
+import { CHANNEL_GROUP_SETTINGS, CHANNEL_SETTING_RULES, ChannelGroupSetting, GroupSettingValue } from '../domain/group-settings';
+import { isAdminRole, isGuestRole, isOwnerRole } from '../domain/roles';
+import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { renderMarkdown } from '../markdown/render';
+import { inGroup, Viewer } from '../access/viewer';
 import { addGroupMembers, getSystemGroupIds, insertGroup } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
-import type { UserRow } from '../queries/rows';
-import { ApiError } from '../errors';
+import type { RealmRow, UserRow } from '../queries/rows';
+import { storeGroupSettingInTx } from './group-settings';
 
 export interface NewChannel {
   name: string;
   description?: string;
   inviteOnly?: boolean;
+  isWebPublic?: boolean;
   historyPublicToSubscribers?: boolean;
   isDefault?: boolean;
+  /** 'realm_default' (inherit), 'unlimited' (-1), or a positive number of days. */
+  messageRetentionDays?: string | number;
+  topicsPolicy?: string;
+  folderId?: number;
+  groupSettings?: Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
   subscriberIds: number[];
 }
 
+/** message_retention_days as stored: NULL inherits the organization's, -1 keeps forever. */
+export function parseRetentionDays(value: string | number | undefined): number | null {
+  if (value === undefined || value === 'realm_default') return null;
+  if (value === 'unlimited') return -1;
+  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  throw new ApiError(`Bad value for 'message_retention_days': ${value}`);
+}
+
 /**
- * Creates a channel with Zulip's default permissions, its recipient, and the
- * initial subscriptions. Runs in the caller's transaction.
+ * Who may create a channel like this, as Zulip decides: guests never; the
+ * realm's can_create_{public,private,web_public}_channel_group; default
+ * channels by administrators (and never private ones); a retention period by
+ * owners; web-public channels only when the server and organization allow
+ * spectators.
+ */
+export function checkCanCreateChannel(viewer: Viewer, realm: RealmRow, c: NewChannel, webPublicEnabled: boolean): void {
+  if (isGuestRole(viewer.user.role)) throw new ApiError('Not allowed for guest users');
+  const group = c.isWebPublic
+    ? realm.can_create_web_public_channel_group
+    : c.inviteOnly
+      ? realm.can_create_private_channel_group
+      : realm.can_create_public_channel_group;
+  if (c.isWebPublic) {
+    if (c.inviteOnly) throw new ApiError('A web-public channel cannot be private.');
+    if (!webPublicEnabled || !realm.enable_spectator_access) throw new ApiError('Web-public channels are not enabled.');
+  }
+  if (!inGroup(viewer, group as number)) throw new ApiError('Insufficient permission');
+  if (c.isDefault) {
+    if (!isAdminRole(viewer.user.role)) throw adminRequired();
+    if (c.inviteOnly) throw new ApiError('A default channel cannot be private.');
+  }
+  if (c.messageRetentionDays !== undefined && c.messageRetentionDays !== 'realm_default' && !isOwnerRole(viewer.user.role)) {
+    throw ownerRequired();
+  }
+  parseRetentionDays(c.messageRetentionDays);
+  if (c.topicsPolicy !== undefined && c.topicsPolicy !== 'inherit' && !inGroup(viewer, realm.can_set_topics_policy_group as number)) {
+    throw new ApiError('Insufficient permission');
+  }
+  if (c.description !== undefined && [...c.description].length > MAX_CHANNEL_DESCRIPTION_LENGTH) {
+    throw new ApiError(`Channel description too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters).`);
+  }
+}
+
+/**
+ * Creates a channel with its recipient, permission groups (Zulip's defaults
+ * unless given; the creator alone administers it by default) and the
+ * initial subscriptions. Runs in the caller's transaction; permission
+ * checks are the caller's (checkCanCreateChannel).
  */
 export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChannel): Promise<number> {
   const { trx } = tx;
   const name = checkChannelName(input.name);
   const existing = await trx('channels').where({ realm_id: creator.realm_id, name_key: channelNameKey(name) }).first('id');
   if (existing) throw new ApiError(`Channel '${name}' already exists`, 'CHANNEL_ALREADY_EXISTS', 409);
-  const groups = await getSystemGroupIds(trx, creator.realm_id);
-  const now = nowSeconds();
-  const creatorGroup = await insertGroup(trx, { realm_id: creator.realm_id, name: null, date_created: now });
-  await addGroupMembers(trx, creatorGroup, [creator.id]);
-  const settings: Record<string, number> = {};
-  for (const [setting, group] of Object.entries(CHANNEL_GROUP_DEFAULTS)) {
-    settings[setting] = group === 'channel_creator' ? creatorGroup : groups.get(group)!;
+  if (input.folderId !== undefined) {
+    const folder = await trx('channel_folders').where({ id: input.folderId, realm_id: creator.realm_id, is_archived: false }).first('id');
+    if (!folder) throw new ApiError('Invalid channel folder ID');
   }
   const inviteOnly = input.inviteOnly ?? false;
+  // Public channels always share their history (Zulip has no public channel without it).
+  const historyPublic = inviteOnly ? (input.historyPublicToSubscribers ?? false) : true;
+  const system = await getSystemGroupIds(trx, creator.realm_id);
+  const now = nowSeconds();
+  const settings: Record<string, number> = {};
+  for (const setting of CHANNEL_GROUP_SETTINGS) {
+    const rule = CHANNEL_SETTING_RULES[setting];
+    const given = input.groupSettings?.[setting];
+    if (given !== undefined) {
+      settings[setting] = await storeGroupSettingInTx(tx, creator.realm_id, setting, given, rule);
+    } else if (rule.default === 'creator') {
+      const group = await insertGroup(trx, { realm_id: creator.realm_id, name: null, date_created: now });
+      await addGroupMembers(trx, group, [creator.id]);
+      settings[setting] = group;
+    } else {
+      settings[setting] = system.get(rule.default)!;
+    }
+  }
+  // Zulip: in a private channel with protected history, everyone who can post may start topics.
+  if (inviteOnly && !historyPublic && settings.can_create_topic_group !== system.get('role:everyone')) {
+    throw new ApiError("'can_create_topic_group' must be the role:everyone group in private channels with protected history.");
+  }
   const description = input.description ?? '';
   const channelId = await insertOne(trx, 'channels', {
     realm_id: creator.realm_id,
@@ -41,9 +114,12 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
     description,
     rendered_description: renderMarkdown(description),
     invite_only: inviteOnly,
-    // Public channels always have shared history.
-    history_public_to_subscribers: inviteOnly ? (input.historyPublicToSubscribers ?? false) : true,
+    is_web_public: input.isWebPublic ?? false,
+    history_public_to_subscribers: historyPublic,
     is_default: input.isDefault ?? false,
+    message_retention_days: parseRetentionDays(input.messageRetentionDays),
+    topics_policy: input.topicsPolicy ?? 'inherit',
+    folder_id: input.folderId ?? null,
     creator_id: creator.id,
     date_created: now,
     ...settings,
@@ -51,20 +127,49 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
   const recipientId = await insertOne(trx, 'recipients', { type: 2, type_id: channelId });
   await trx('channels').where({ id: channelId }).update({ recipient_id: recipientId });
   await subscribeInTx(tx, recipientId, input.subscriberIds);
-  await trx('channels').where({ id: channelId }).update({ subscriber_count: input.subscriberIds.length });
   return channelId;
 }
 
-/** Adds (or reactivates) subscriptions; new ones get the next palette color the user does not use yet. */
-export async function subscribeInTx(tx: Tx, recipientId: number, userIds: number[]): Promise<void> {
-  for (const userId of userIds) {
-    const existing = await tx.trx('subscriptions').where({ user_id: userId, recipient_id: recipientId }).first('id');
+/**
+ * Adds (or reactivates) subscriptions and keeps the channel's
+ * subscriber_count; new ones get the next palette color the user does not
+ * use yet. Returns the users who were not subscribed before.
+ */
+export async function subscribeInTx(tx: Tx, recipientId: number, userIds: number[], colors: Map<number, string> = new Map()): Promise<number[]> {
+  const added: number[] = [];
+  for (const userId of new Set(userIds)) {
+    const existing = await tx.trx('subscriptions').where({ user_id: userId, recipient_id: recipientId }).first('id', 'active');
     if (existing) {
-      await tx.trx('subscriptions').where({ id: existing.id }).update({ active: true });
+      if (!existing.active) {
+        await tx.trx('subscriptions').where({ id: existing.id }).update({ active: true });
+        added.push(userId);
+      }
       continue;
     }
     const used = new Set<string>(await tx.trx('subscriptions').where({ user_id: userId }).pluck('color'));
-    const color = SUBSCRIPTION_COLORS.find((c) => !used.has(c)) ?? SUBSCRIPTION_COLORS[used.size % SUBSCRIPTION_COLORS.length]!;
+    const color = colors.get(userId) ?? SUBSCRIPTION_COLORS.find((c) => !used.has(c)) ?? SUBSCRIPTION_COLORS[used.size % SUBSCRIPTION_COLORS.length]!;
     await tx.trx('subscriptions').insert({ user_id: userId, recipient_id: recipientId, color });
+    added.push(userId);
   }
+  if (added.length) await refreshSubscriberCount(tx, recipientId);
+  return added;
+}
+
+/** Marks subscriptions inactive (settings are kept for a later re-subscribe). Returns who was subscribed. */
+export async function unsubscribeInTx(tx: Tx, recipientId: number, userIds: number[]): Promise<number[]> {
+  const active: number[] = await tx.trx('subscriptions').where({ recipient_id: recipientId, active: true }).whereIn('user_id', userIds).pluck('user_id');
+  if (active.length) {
+    await tx.trx('subscriptions').where({ recipient_id: recipientId }).whereIn('user_id', active).update({ active: false });
+    await refreshSubscriberCount(tx, recipientId);
+  }
+  return active;
+}
+
+async function refreshSubscriberCount(tx: Tx, recipientId: number): Promise<void> {
+  const row = await tx.trx('subscriptions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
+    .count({ n: '*' })
+    .first();
+  await tx.trx('channels').where({ recipient_id: recipientId }).update({ subscriber_count: Number(row?.n ?? 0) });
 }

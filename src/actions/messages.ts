@@ -28,6 +28,8 @@ export type SendTarget =
 export interface SendOptions {
   client: string;
   readBySender: boolean;
+  /** Messages the server itself sends (Notification Bot): no permission checks. */
+  internal?: boolean;
   queueId?: string;
   localId?: string;
 }
@@ -125,7 +127,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
   const realm = (await getRealmById(tx.trx, sender.realm_id))!;
   const rendered = await renderForRealm(tx.trx, realm.id, content);
   for (const g of rendered.mentionedGroups) {
-    if (!inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
+    if (!opts.internal && !inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
   }
 
   let recipientId: number;
@@ -135,7 +137,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
   if (target.kind === 'channel') {
     const { channel } = target;
     topic = target.topic;
-    await checkCanPost(tx, viewer, realm, channel, topic);
+    if (!opts.internal) await checkCanPost(tx, viewer, realm, channel, topic);
     recipientId = channel.recipient_id;
     receivers = await getActiveSubscriberIds(tx.trx, channel.recipient_id);
     if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group as number)) {
@@ -149,7 +151,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     }
   } else {
     const participants = [sender.id, ...target.recipients.map((u) => u.id)];
-    await checkCanDirectMessage(tx, viewer, realm, target.recipients);
+    if (!opts.internal) await checkCanDirectMessage(tx, viewer, realm, target.recipients);
     const dm = await dmGroupRecipient(tx, participants);
     recipientId = dm.recipientId;
     receivers = [...new Set(participants)];

@@ -1,5 +1,4 @@
 import { ApiError } from '../errors';
-import type { SystemGroupName } from './roles';
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
@@ -19,24 +18,6 @@ export function checkChannelName(raw: string): string {
 }
 
 export const channelNameKey = (name: string) => name.trim().toLowerCase();
-
-/**
- * Channel permission defaults. 'channel_creator' is an anonymous group holding
- * the creator (Zulip's default for can_administer_channel_group).
- */
-export const CHANNEL_GROUP_DEFAULTS: Record<string, SystemGroupName | 'channel_creator'> = {
-  can_add_subscribers_group: 'role:nobody',
-  can_administer_channel_group: 'channel_creator',
-  can_create_topic_group: 'role:everyone',
-  can_delete_any_message_group: 'role:nobody',
-  can_delete_own_message_group: 'role:nobody',
-  can_move_messages_out_of_channel_group: 'role:nobody',
-  can_move_messages_within_channel_group: 'role:nobody',
-  can_remove_subscribers_group: 'role:administrators',
-  can_resolve_topics_group: 'role:nobody',
-  can_send_message_group: 'role:everyone',
-  can_subscribe_group: 'role:nobody',
-};
 
 /** Zulip's palette for new subscriptions' colors, handed out in turn. */
 export const SUBSCRIPTION_COLORS = [

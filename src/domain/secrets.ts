@@ -68,3 +68,8 @@ export function constantTimeEqual(a: string, b: string): boolean {
   }
   return crypto.timingSafeEqual(ab, bb);
 }
+
+/** An invitation link key: 24 lowercase letters and digits (Zulip's confirmation-key format). */
+export function randomInviteKey(): string {
+  return generateApiKey(24).toLowerCase();
+}

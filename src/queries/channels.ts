@@ -96,3 +96,54 @@ export async function getActiveSubscriberIds(q: Q, recipientId: number): Promise
     .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
     .pluck('s.user_id');
 }
+
+export interface SubscribedChannelRow extends ChannelRow {
+  sub_color: string;
+  sub_is_muted: boolean;
+  sub_pin_to_top: boolean;
+  sub_desktop_notifications: boolean | null;
+  sub_audible_notifications: boolean | null;
+  sub_push_notifications: boolean | null;
+  sub_email_notifications: boolean | null;
+  sub_wildcard_mentions_notify: boolean | null;
+}
+
+/** A user's channel subscriptions (active, or inactive ones for `unsubscribed`), channel and personal settings in one row. */
+export async function listSubscriptionsOfUser(q: Q, userId: number, active: boolean): Promise<SubscribedChannelRow[]> {
+  const rows = await q('subscriptions as s')
+    .join('channels as c', 'c.recipient_id', 's.recipient_id')
+    .where({ 's.user_id': userId, 's.active': active })
+    .orderBy('c.name_key')
+    .select(
+      'c.*', 's.color as sub_color', 's.is_muted as sub_is_muted', 's.pin_to_top as sub_pin_to_top',
+      's.desktop_notifications as sub_desktop_notifications', 's.audible_notifications as sub_audible_notifications',
+      's.push_notifications as sub_push_notifications', 's.email_notifications as sub_email_notifications',
+      's.wildcard_mentions_notify as sub_wildcard_mentions_notify',
+    );
+  return rows.map((r: Record<string, unknown>) => {
+    const row = mapBools<SubscribedChannelRow>(r);
+    for (const k of ['sub_is_muted', 'sub_pin_to_top']) (row as unknown as Record<string, unknown>)[k] = Boolean(r[k]);
+    for (const k of ['sub_desktop_notifications', 'sub_audible_notifications', 'sub_push_notifications', 'sub_email_notifications', 'sub_wildcard_mentions_notify']) {
+      (row as unknown as Record<string, unknown>)[k] = r[k] === null ? null : Boolean(r[k]);
+    }
+    return row;
+  });
+}
+
+/** Active subscribers of several channels, by recipient. */
+export async function getSubscribersByRecipient(q: Q, recipientIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (recipientIds.length === 0) return out;
+  const rows: Array<{ recipient_id: number; user_id: number }> = await q('subscriptions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .whereIn('s.recipient_id', recipientIds)
+    .where({ 's.active': true, 'u.is_active': true })
+    .orderBy('s.user_id')
+    .select('s.recipient_id', 's.user_id');
+  for (const r of rows) {
+    const list = out.get(r.recipient_id) ?? [];
+    list.push(r.user_id);
+    out.set(r.recipient_id, list);
+  }
+  return out;
+}

@@ -1,0 +1,134 @@
+import type { AppContext } from '../context';
+import { inTransaction } from '../db/transaction';
+import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from '../domain/roles';
+import { isPasswordStrongEnough, randomInviteKey } from '../domain/secrets';
+import { checkFullName, isValidEmail } from '../domain/users';
+import { adminRequired, ApiError, ownerRequired } from '../errors';
+import { inGroup, isAdminViewer, Viewer } from '../access/viewer';
+import { getChannelById } from '../queries/channels';
+import { addGroupMembers, getGroupsByIds } from '../queries/groups';
+import { insertOne, nowSeconds } from '../queries/ids';
+import { getInviteByKey, getInviteChannelIds, getInviteGroupIds } from '../queries/invites';
+import { getRealmById } from '../queries/realms';
+import type { UserRow } from '../queries/rows';
+import { subscribeInTx } from './channels';
+import { createUserInTx } from './users';
+
+/** Zulip's INVITATION_LINK_VALIDITY_MINUTES default: ten days. */
+export const DEFAULT_INVITE_VALIDITY_MINUTES = 14400;
+export const MAX_WELCOME_MESSAGE_LENGTH = 8000;
+
+export interface MultiuseInviteParams {
+  invite_expires_in_minutes?: number | null;
+  invite_as?: number;
+  stream_ids?: number[];
+  group_ids?: number[];
+  include_realm_default_subscriptions?: boolean;
+  welcome_message_custom_text?: string | null;
+}
+
+/** Invitations may only grant a role as restricted as the caller's own, or more. */
+function checkCanInviteAs(user: UserRow, role: number): void {
+  if (role === Role.OWNER && !isOwnerRole(user.role)) throw ownerRequired();
+  if (role === Role.ADMINISTRATOR && !isAdminRole(user.role)) throw adminRequired();
+  if (role === Role.MODERATOR && !isModeratorOrAbove(user.role)) throw new ApiError('Insufficient permission');
+}
+
+/**
+ * POST /invites/multiuse: a reusable link for the organization's
+ * create_multiuse_invite_group, with the role, channels and groups new
+ * users get. Channels must be default channels or ones the caller may add
+ * subscribers to; groups ones the caller may add members to.
+ */
+export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p: MultiuseInviteParams, sent: ReadonlySet<string>): Promise<string> {
+  const user = viewer.user;
+  const realm = (await getRealmById(ctx.db, user.realm_id))!;
+  if (isGuestRole(user.role) || !inGroup(viewer, realm.create_multiuse_invite_group as number)) throw new ApiError('Insufficient permission');
+  const role = p.invite_as ?? Role.MEMBER;
+  checkCanInviteAs(user, role);
+  if (p.welcome_message_custom_text != null) {
+    if (!isAdminRole(user.role)) throw adminRequired();
+    if ([...p.welcome_message_custom_text].length > MAX_WELCOME_MESSAGE_LENGTH) {
+      throw new ApiError(`welcome_message_custom_text is too long (limit: ${MAX_WELCOME_MESSAGE_LENGTH} characters)`);
+    }
+  }
+  const channelIds = [...new Set(p.stream_ids ?? [])];
+  for (const id of channelIds) {
+    const channel = await getChannelById(ctx.db, user.realm_id, id);
+    if (!channel || channel.deactivated || (channel.invite_only && !viewer.subscribedRecipients.has(channel.recipient_id) && !isAdminRole(user.role))) {
+      throw new ApiError(`Invalid channel ID ${id}. No invites were sent.`);
+    }
+    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_add_subscribers_group as number) ||
+      inGroup(viewer, channel.can_add_subscribers_group) || inGroup(viewer, channel.can_administer_channel_group);
+    if (!channel.is_default && !canAdd) throw new ApiError('You do not have permission to subscribe other users to channels.');
+  }
+  const groupIds = [...new Set(p.group_ids ?? [])];
+  const groups = await getGroupsByIds(ctx.db, user.realm_id, groupIds);
+  for (const id of groupIds) {
+    const g = groups.get(id);
+    if (!g || g.name === null || g.is_system_group || g.deactivated) throw new ApiError('Invalid user group');
+    const row = await ctx.db('user_groups').where({ id }).first('can_add_members_group', 'can_manage_group');
+    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_manage_all_groups as number) ||
+      inGroup(viewer, row.can_add_members_group) || inGroup(viewer, row.can_manage_group);
+    if (!canAdd) throw new ApiError('Insufficient permission');
+  }
+  const minutes = sent.has('invite_expires_in_minutes') ? p.invite_expires_in_minutes ?? null : DEFAULT_INVITE_VALIDITY_MINUTES;
+  const key = randomInviteKey();
+  await inTransaction(ctx.db, async ({ trx }) => {
+    const now = nowSeconds();
+    const inviteId = await insertOne(trx, 'multiuse_invites', {
+      realm_id: user.realm_id,
+      referred_by_id: user.id,
+      link_key: key,
+      invited_as: role,
+      date_created: now,
+      expires_at: minutes === null ? null : now + minutes * 60,
+      include_realm_default_subscriptions: p.include_realm_default_subscriptions ?? false,
+      welcome_message_custom_text: isAdminRole(user.role) ? (p.welcome_message_custom_text ?? null) : null,
+    });
+    if (channelIds.length) await trx('multiuse_invite_channels').insert(channelIds.map((channel_id) => ({ invite_id: inviteId, channel_id })));
+    if (groupIds.length) await trx('multiuse_invite_groups').insert(groupIds.map((group_id) => ({ invite_id: inviteId, group_id })));
+  });
+  return `${ctx.config.externalUrl}/join/${key}/`;
+}
+
+/** The answer to every unusable link, so links cannot be probed. */
+const expired = () => new ApiError('The invitation link has expired or is not valid.', 'INVALID_INVITATION');
+
+/**
+ * Accepting a link: creates the account with the link's role, the link's
+ * channels (and the organization's default channels when the link says so)
+ * and groups, counts the use, and returns the new user.
+ */
+export async function doAcceptMultiuseInvite(
+  ctx: AppContext,
+  key: string,
+  p: { email: string; password: string; full_name: string },
+): Promise<UserRow> {
+  const fullName = checkFullName(p.full_name);
+  const email = p.email.trim();
+  if (!isValidEmail(email)) throw new ApiError('Enter a valid email address.');
+  if (!isPasswordStrongEnough(p.password)) throw new ApiError('The password is too weak.');
+  return inTransaction(ctx.db, async (tx) => {
+    const invite = await getInviteByKey(tx.trx, key);
+    const now = nowSeconds();
+    if (!invite || invite.revoked || (invite.expires_at !== null && invite.expires_at <= now) ||
+        (invite.max_uses !== null && invite.use_count >= invite.max_uses)) {
+      throw expired();
+    }
+    const realm = await getRealmById(tx.trx, invite.realm_id);
+    if (!realm || realm.deactivated) throw expired();
+    const user = await createUserInTx(tx, ctx.bus, { realmId: realm.id, email, fullName, role: invite.invited_as, password: p.password });
+    const channelIds = await getInviteChannelIds(tx.trx, invite.id);
+    const defaults: number[] = invite.include_realm_default_subscriptions
+      ? await tx.trx('channels').where({ realm_id: realm.id, is_default: true, deactivated: false }).pluck('id')
+      : [];
+    for (const id of [...new Set([...channelIds, ...defaults])]) {
+      const channel = await getChannelById(tx.trx, realm.id, id);
+      if (channel && !channel.deactivated) await subscribeInTx(tx, channel.recipient_id, [user.id]);
+    }
+    for (const groupId of await getInviteGroupIds(tx.trx, invite.id)) await addGroupMembers(tx.trx, groupId, [user.id]);
+    await tx.trx('multiuse_invites').where({ id: invite.id }).increment('use_count', 1);
+    return user;
+  });
+}

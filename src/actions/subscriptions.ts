@@ -1,0 +1,180 @@
+import type { AppContext } from '../context';
+import { inTransaction, Tx } from '../db/transaction';
+import { channelNameKey, checkChannelName, MAX_CHANNEL_DESCRIPTION_LENGTH } from '../domain/channels';
+import type { ChannelGroupSetting, GroupSettingValue } from '../domain/group-settings';
+import { isAdminRole, isGuestRole } from '../domain/roles';
+import { ApiError } from '../errors';
+import { canSeeChannel, inGroup, isAdminViewer, Viewer } from '../access/viewer';
+import { ChannelRow, getChannelByName } from '../queries/channels';
+import { getRealmById } from '../queries/realms';
+import type { RealmRow, UserRow } from '../queries/rows';
+import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { checkCanCreateChannel, createChannelInTx, NewChannel, subscribeInTx, unsubscribeInTx } from './channels';
+import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
+
+export interface SubscribeParams {
+  subscriptions: Array<{ name: string; description?: string; color?: string }>;
+  principals?: Array<number | string>;
+  authorization_errors_fatal?: boolean;
+  announce?: boolean;
+  invite_only?: boolean;
+  is_web_public?: boolean;
+  is_default_stream?: boolean;
+  history_public_to_subscribers?: boolean;
+  message_retention_days?: string | number;
+  topics_policy?: string;
+  folder_id?: number;
+  send_new_subscription_messages?: boolean;
+  [setting: string]: unknown;
+}
+
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+/** Principals: user ids or API emails of active users of the realm ("No such user" otherwise, 400 since feature level 208). */
+export async function resolvePrincipals(ctx: AppContext, viewer: Viewer, principals: Array<number | string> | undefined): Promise<UserRow[]> {
+  if (principals === undefined) return [viewer.user];
+  const users: UserRow[] = [];
+  for (const p of principals) {
+    const user = typeof p === 'number' ? await getUserInRealm(ctx.db, viewer.user.realm_id, p) : await getUserByApiEmail(ctx.db, viewer.user.realm_id, p);
+    if (!user || !user.is_active) throw new ApiError('No such user');
+    if (!users.some((u) => u.id === user.id)) users.push(user);
+  }
+  return users;
+}
+
+/**
+ * Whether the viewer may subscribe these users to an existing channel
+ * (Zulip's rules since feature levels 342-357): themselves to a public
+ * channel (not guests) or to one whose can_subscribe_group they are in;
+ * others when in the realm's or the channel's can_add_subscribers_group or
+ * administering it — for a private channel only with content access.
+ */
+export function canSubscribe(viewer: Viewer, realm: RealmRow, c: ChannelRow, users: UserRow[]): boolean {
+  const others = users.some((u) => u.id !== viewer.user.id);
+  const subscribed = viewer.subscribedRecipients.has(c.recipient_id);
+  const admin = isAdminViewer(viewer);
+  if (!canSeeChannel(viewer, c)) return false;
+  if (others) {
+    if (c.invite_only && !subscribed && !admin && !inGroup(viewer, c.can_administer_channel_group)) return false;
+    if (isGuestRole(viewer.user.role)) return false;
+    return admin || inGroup(viewer, realm.can_add_subscribers_group as number) ||
+      inGroup(viewer, c.can_add_subscribers_group) || inGroup(viewer, c.can_administer_channel_group);
+  }
+  if (subscribed) return true;
+  if (inGroup(viewer, c.can_subscribe_group)) return true;
+  if (c.invite_only) return admin && inGroup(viewer, c.can_administer_channel_group);
+  return !isGuestRole(viewer.user.role);
+}
+
+/**
+ * POST /users/me/subscriptions: subscribes the principals to each named
+ * channel, creating missing ones with the request's settings. Everything is
+ * checked before anything is written, and it all happens in one transaction:
+ * a failed request subscribes to none.
+ */
+export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeParams) {
+  const realm = (await getRealmById(ctx.db, viewer.user.realm_id))!;
+  const users = await resolvePrincipals(ctx, viewer, p.principals);
+  const fatal = p.authorization_errors_fatal ?? true;
+  const items: Array<{ name: string; description?: string; color?: string; channel?: ChannelRow }> = [];
+  const unauthorized: string[] = [];
+  const seen = new Set<string>();
+  for (const item of p.subscriptions) {
+    const name = checkChannelName(item.name);
+    if (seen.has(channelNameKey(name))) continue;
+    seen.add(channelNameKey(name));
+    if (item.description !== undefined && [...item.description].length > MAX_CHANNEL_DESCRIPTION_LENGTH) {
+      throw new ApiError(`Channel description too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters).`);
+    }
+    if (item.color !== undefined && !HEX_COLOR.test(item.color)) throw new ApiError(`${item.color} is not a valid hex color code`);
+    const channel = await getChannelByName(ctx.db, realm.id, name);
+    if (channel && !canSubscribe(viewer, realm, channel, users)) {
+      if (fatal) {
+        throw new ApiError(channel.invite_only && !canSeeChannel(viewer, channel) ? `Unable to access channel (${name}).` : 'Insufficient permission');
+      }
+      unauthorized.push(channel.name);
+      continue;
+    }
+    items.push({ name, description: item.description, color: item.color, channel });
+  }
+  const creation: Omit<NewChannel, 'name' | 'subscriberIds'> = {
+    inviteOnly: p.invite_only,
+    isWebPublic: p.is_web_public,
+    isDefault: p.is_default_stream,
+    historyPublicToSubscribers: p.history_public_to_subscribers,
+    messageRetentionDays: p.message_retention_days,
+    topicsPolicy: p.topics_policy,
+    folderId: p.folder_id,
+    groupSettings: pickGroupSettings(p),
+  };
+  const toCreate = items.filter((i) => !i.channel);
+  if (toCreate.length) {
+    checkCanCreateChannel(viewer, realm, { ...creation, name: toCreate[0]!.name, subscriberIds: [] }, ctx.config.webPublicStreamsEnabled);
+    if (users.some((u) => u.id !== viewer.user.id) && !isAdminRole(viewer.user.role) && !inGroup(viewer, realm.can_add_subscribers_group as number)) {
+      throw new ApiError('Insufficient permission');
+    }
+  }
+
+  const subscribed: Record<string, string[]> = {};
+  const already: Record<string, string[]> = {};
+  const result = await inTransaction(ctx.db, async (tx) => {
+    for (const item of items) {
+      let channel = item.channel;
+      if (!channel) {
+        const id = await createChannelInTx(tx, viewer.user, { ...creation, name: item.name, description: item.description, subscriberIds: [] });
+        channel = (await tx.trx('channels').where({ id }).first()) as ChannelRow;
+        if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, item.name);
+      }
+      const colors = new Map(item.color ? users.map((u) => [u.id, item.color!]) : []);
+      const added = await subscribeInTx(tx, channel.recipient_id, users.map((u) => u.id), colors);
+      for (const u of users) {
+        const bucket = added.includes(u.id) ? subscribed : already;
+        (bucket[String(u.id)] ??= []).push(channel.name);
+      }
+    }
+    let sent = false;
+    if (p.send_new_subscription_messages ?? true) sent = await notifySubscribedInTx(tx, ctx.bus, viewer.user, subscribed);
+    return { sent };
+  });
+  const out: Record<string, unknown> = { subscribed, already_subscribed: already };
+  if (!fatal && unauthorized.length) out.unauthorized = unauthorized;
+  if (users.some((u) => u.id !== viewer.user.id)) out.new_subscription_messages_sent = result.sent;
+  return out as { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]> };
+}
+
+function pickGroupSettings(p: SubscribeParams): Partial<Record<ChannelGroupSetting, GroupSettingValue>> {
+  const out: Record<string, GroupSettingValue> = {};
+  for (const [k, v] of Object.entries(p)) if (k.startsWith('can_') && k.endsWith('_group') && v !== undefined) out[k] = v as GroupSettingValue;
+  return out;
+}
+
+/**
+ * DELETE /users/me/subscriptions. Removing others needs the channel's
+ * can_remove_subscribers_group (administrators by default).
+ */
+export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, names: string[], principals?: Array<number | string>) {
+  const users = await resolvePrincipals(ctx, viewer, principals);
+  const channels: ChannelRow[] = [];
+  const missing: string[] = [];
+  for (const name of names) {
+    const c = await getChannelByName(ctx.db, viewer.user.realm_id, name);
+    if (!c || !canSeeChannel(viewer, c)) missing.push(name);
+    else channels.push(c);
+  }
+  if (missing.length) throw new ApiError(`Channel(s) (${missing.join(', ')}) do not exist`);
+  const others = users.some((u) => u.id !== viewer.user.id);
+  for (const c of channels) {
+    if (others && !isAdminRole(viewer.user.role) && !inGroup(viewer, c.can_remove_subscribers_group) && !inGroup(viewer, c.can_administer_channel_group)) {
+      throw new ApiError('Insufficient permission');
+    }
+  }
+  const removed: string[] = [];
+  const notRemoved: string[] = [];
+  await inTransaction(ctx.db, async (tx: Tx) => {
+    for (const c of channels) {
+      const was = await unsubscribeInTx(tx, c.recipient_id, users.map((u) => u.id));
+      for (const u of users) (was.includes(u.id) ? removed : notRemoved).push(c.name);
+    }
+  });
+  return { removed, not_removed: notRemoved };
+}

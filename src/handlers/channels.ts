@@ -1,0 +1,46 @@
+import { loadViewer } from '../access/viewer';
+import { doCreateChannel } from '../actions/create-channel';
+import { doAcceptMultiuseInvite, doCreateMultiuseInvite } from '../actions/invites';
+import { doUpdateSubscriptionProperties } from '../actions/subscription-properties';
+import { doSubscribe, doUnsubscribe } from '../actions/subscriptions';
+import { caller, HandlerTable } from '../http/handler';
+
+export const channelHandlers: HandlerTable = {
+  'create-channel': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return { id: await doCreateChannel(call.ctx, viewer, call.params as never) };
+  },
+
+  subscribe: async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doSubscribe(call.ctx, viewer, call.params as never);
+  },
+
+  unsubscribe: async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doUnsubscribe(call.ctx, viewer, call.params.subscriptions, call.params.principals);
+  },
+
+  'update-subscription-property': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const { stream_id, property, value } = call.params;
+    await doUpdateSubscriptionProperties(call.ctx, viewer, [{ stream_id, property, value }]);
+    return {};
+  },
+
+  'update-subscription-settings': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    await doUpdateSubscriptionProperties(call.ctx, viewer, call.params.subscription_data);
+    return {};
+  },
+
+  'create-invite-link': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return { invite_link: await doCreateMultiuseInvite(call.ctx, viewer, call.params, call.sent) };
+  },
+
+  'accept-invite-link': async (call) => {
+    const user = await doAcceptMultiuseInvite(call.ctx, call.params.invite_key, call.params);
+    return { user_id: user.id, email: user.email, api_key: user.api_key };
+  },
+};
