@@ -1594,7 +1594,7 @@ export interface components {
             subscriptions: components["schemas"]["Subscription"][];
         };
         /**
-         * @description A channel name. At most max_stream_name_length (60) characters; the server strips surrounding whitespace and rejects empty names and names with control characters.
+         * @description A channel name. At most max_stream_name_length (60) characters; the server strips surrounding whitespace and rejects empty names and names with control characters, in Zulip's words ("Channel name too long (limit: 60 characters).").
          * @example design
          */
         ChannelName: string;
@@ -1762,10 +1762,10 @@ export interface components {
             not_removed: string[];
         };
         /**
-         * @description A personal subscription setting. `color` takes a hex colour string, the others a boolean. `in_home_view` is the legacy inverse of `is_muted` and is still accepted; changing either sends one subscription update event for each of the two (feature level 139).
-         * @enum {string}
+         * @description A personal subscription setting. `color` takes a hex colour string, the others a boolean. `in_home_view` is the legacy inverse of `is_muted` and is still accepted; changing either sends one subscription update event for each of the two (feature level 139). One of color, is_muted, in_home_view, pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, wildcard_mentions_notify; the server answers any other name with Zulip's "Unknown subscription property: …" (so the schema lists no enum).
+         * @example pin_to_top
          */
-        SubscriptionProperty: "color" | "is_muted" | "in_home_view" | "pin_to_top" | "desktop_notifications" | "audible_notifications" | "push_notifications" | "email_notifications" | "wildcard_mentions_notify";
+        SubscriptionProperty: string;
         /**
          * @description The new value; a hex colour string such as "#f00f00" for `color`, a boolean otherwise.
          * @example true
@@ -2851,6 +2851,8 @@ export interface components {
             is_archived: boolean;
             /** @description Number of active subscribers. */
             subscriber_count: number;
+            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). */
+            subscribers?: number[];
             can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
             can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
             can_administer_channel_group: components["schemas"]["GroupSettingValue"];
@@ -2985,7 +2987,7 @@ export interface components {
             author_id: number | null;
         };
         /**
-         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all): `realm` owns the max_* limits, the server_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `user_settings`, `realm_user_settings_defaults`, `user_groups` (realm_user_groups), `saved_snippets` and `realm_emoji` own the keys of the same names.
+         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all): `realm` owns the max_* limits, the server_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `user_settings`, `realm_user_settings_defaults`, `realm_user_groups`, `saved_snippets` and `realm_emoji` own the keys of the same names. The realm_users objects keep `is_active` (Zulip drops it there; the lists already say it).
          * @example {
          *       "result": "success",
          *       "msg": "",
@@ -3167,6 +3169,14 @@ export interface components {
             realm_can_access_all_users_group?: components["schemas"]["GroupSettingValue"];
             realm_direct_message_permission_group?: components["schemas"]["GroupSettingValue"];
             realm_direct_message_initiator_group?: components["schemas"]["GroupSettingValue"];
+            realm_can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+            realm_can_create_bots_group?: components["schemas"]["GroupSettingValue"];
+            realm_can_create_groups?: components["schemas"]["GroupSettingValue"];
+            realm_can_create_write_only_bots_group?: components["schemas"]["GroupSettingValue"];
+            realm_can_manage_billing_group?: components["schemas"]["GroupSettingValue"];
+            realm_can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValue"];
+            realm_can_set_topics_policy_group?: components["schemas"]["GroupSettingValue"];
+            realm_can_summarize_topics_group?: components["schemas"]["GroupSettingValue"];
             /** @description Active users the current user can see, bots included. */
             realm_users?: components["schemas"]["User"][];
             /** @description Deactivated users. */

@@ -2,16 +2,24 @@ import type { Knex } from 'knex';
 import type { Config } from './config';
 import { FailureLimiter } from './domain/failure-limiter';
 import { EventBus, InProcessBus } from './events/bus';
+import { QueueLimits, QueueManager } from './events/manager';
 
 /** What actions, access checks and handlers need from the running server. */
 export interface AppContext {
   db: Knex;
   bus: EventBus;
+  /** This process's event queues (POST /register, GET /events); subscribed to `bus`. */
+  queues: QueueManager;
   config: Config;
   /** Failed logins per username (Zulip: 5 per 30 minutes). */
   loginFailures: FailureLimiter;
 }
 
-export function createContext(db: Knex, config: Config, bus: EventBus = new InProcessBus()): AppContext {
-  return { db, bus, config, loginFailures: new FailureLimiter(5, 30 * 60) };
+export function createContext(
+  db: Knex,
+  config: Config,
+  bus: EventBus = new InProcessBus(),
+  queueLimits: Partial<QueueLimits> = {},
+): AppContext {
+  return { db, bus, queues: new QueueManager(bus, queueLimits), config, loginFailures: new FailureLimiter(5, 30 * 60) };
 }

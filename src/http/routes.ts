@@ -1,4 +1,5 @@
 import { authHandlers } from '../handlers/auth';
+import { eventHandlers } from '../handlers/events';
 import { messageHandlers } from '../handlers/messages';
 import { serverHandlers } from '../handlers/server';
 import { userHandlers } from '../handlers/users';
@@ -10,6 +11,7 @@ export const HANDLERS: HandlerTable = {
   ...userHandlers,
   ...authHandlers,
   ...messageHandlers,
+  ...eventHandlers,
 };
 
 /**
@@ -22,8 +24,6 @@ export const PENDING_OPERATIONS: readonly OpId[] = [
   'delete-message',
   'get-message-history',
   'report-message',
-  'set-typing-status-for-message-edit',
-  'set-typing-status',
   'delete-topic',
   'get-subscriptions',
   'subscribe',
@@ -38,9 +38,6 @@ export const PENDING_OPERATIONS: readonly OpId[] = [
   'get-is-user-group-member',
   'create-invite-link',
   'update-realm-user-settings-defaults',
-  'register-queue',
-  'get-events',
-  'delete-queue',
   'upload-file',
   'get-file-temporary-url',
   'register-push-device',

@@ -1,0 +1,218 @@
+import type { Delivery, EventBus, ServerEvent } from './bus';
+import { matchesNarrow } from './narrow';
+import type { QueueOptions } from './options';
+import { badQueueId, EventCounter, EventQueue, QueuedEvent } from './queue';
+
+/**
+ * Timers and memory bounds of the event queues. Zulip's values where it has
+ * them (heartbeat 45–55 s, idle expiry 10 minutes, collection every
+ * minute); the caps are Parley's: Zulip bounds nothing but time.
+ */
+export interface QueueLimits {
+  heartbeatMs: number;
+  idleTimeoutMs: number;
+  gcIntervalMs: number;
+  /** A queue holding more unacknowledged events is discarded: its client re-registers and reloads. */
+  maxEventsPerQueue: number;
+  /** Registering one more discards the user's least recently polled queue. */
+  maxQueuesPerUser: number;
+  /** Registering one more discards the least recently polled queue of anyone. */
+  maxQueues: number;
+  /** Above this many events held in all, the idle queue holding the most is discarded. */
+  maxEventsTotal: number;
+}
+
+export const DEFAULT_LIMITS: QueueLimits = {
+  heartbeatMs: 50_000,
+  idleTimeoutMs: 10 * 60_000,
+  gcIntervalMs: 60_000,
+  maxEventsPerQueue: 10_000,
+  maxQueuesPerUser: 50,
+  maxQueues: 20_000,
+  maxEventsTotal: 1_000_000,
+};
+
+/**
+ * The queues of this process. Subscribes to the bus and files each
+ * delivery into the queues of its users that accept it; answers
+ * register / poll / delete for the handlers.
+ */
+export class QueueManager {
+  readonly limits: QueueLimits;
+  /** Every queue, least recently active first (Map order is insertion order; touch re-inserts). */
+  private readonly queues = new Map<string, EventQueue>();
+  private readonly byUser = new Map<number, Set<EventQueue>>();
+  /** Queues that also take public-channel messages, by organization. */
+  private readonly publicByRealm = new Map<number, Set<EventQueue>>();
+  private readonly counter: EventCounter = { events: 0 };
+  private gcTimer: NodeJS.Timeout | null = null;
+  private readonly unsubscribe: () => void;
+
+  constructor(bus: EventBus, limits: Partial<QueueLimits> = {}, private readonly now: () => number = Date.now) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.unsubscribe = bus.subscribe((d) => this.dispatch(d));
+  }
+
+  get stats() {
+    return { queues: this.queues.size, events: this.counter.events };
+  }
+
+  register(opts: QueueOptions): EventQueue {
+    const mine = this.byUser.get(opts.userId);
+    if (mine && mine.size >= this.limits.maxQueuesPerUser) this.drop(leastRecent(mine));
+    if (this.queues.size >= this.limits.maxQueues) this.drop(this.queues.values().next().value!);
+    const q = new EventQueue(opts, this.now(), this.counter);
+    this.queues.set(q.id, q);
+    addTo(this.byUser, opts.userId, q);
+    if (opts.publicChannels) addTo(this.publicByRealm, opts.realmId, q);
+    this.startGc();
+    return q;
+  }
+
+  /** The caller's queue; unknown, expired and other users' queues are all BAD_EVENT_QUEUE_ID. */
+  access(userId: number, queueId: string): EventQueue {
+    const q = this.queues.get(queueId);
+    if (!q || q.opts.userId !== userId) throw badQueueId(queueId);
+    if (this.expired(q, this.now())) {
+      this.drop(q);
+      throw badQueueId(queueId);
+    }
+    return q;
+  }
+
+  delete(userId: number, queueId: string): void {
+    this.drop(this.access(userId, queueId));
+  }
+
+  /**
+   * GET /events: acknowledge through `lastEventId`, then return what is
+   * queued, waiting for something first unless `dontBlock`. `signal`
+   * aborts the wait (the client went away).
+   */
+  async poll(
+    userId: number,
+    queueId: string,
+    lastEventId: number,
+    dontBlock: boolean,
+    signal?: AbortSignal,
+  ): Promise<{ events: QueuedEvent[]; opts: QueueOptions }> {
+    const q = this.access(userId, queueId);
+    q.acknowledge(lastEventId);
+    this.touch(q);
+    if (q.events.length === 0 && !dontBlock && !signal?.aborted) {
+      const { done, cancel } = q.wait(this.limits.heartbeatMs);
+      signal?.addEventListener('abort', cancel, { once: true });
+      await done;
+      signal?.removeEventListener('abort', cancel);
+      this.touch(q);
+    }
+    return { events: q.events.slice(), opts: q.opts };
+  }
+
+  /** Discards every queue and stops the timers (server shutdown). */
+  close(): void {
+    this.unsubscribe();
+    if (this.gcTimer) clearInterval(this.gcTimer);
+    this.gcTimer = null;
+    for (const q of [...this.queues.values()]) this.drop(q);
+  }
+
+  /** Removes queues idle past the timeout; returns how many. */
+  collectGarbage(): number {
+    const now = this.now();
+    let n = 0;
+    for (const q of [...this.queues.values()]) {
+      if (this.expired(q, now)) {
+        this.drop(q);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private dispatch(d: Delivery): void {
+    const targets = new Map<EventQueue, Record<string, unknown> | undefined>();
+    if (d.publicChannelRealmId !== undefined) {
+      for (const q of this.publicByRealm.get(d.publicChannelRealmId) ?? []) targets.set(q, { flags: [] });
+    }
+    for (const userId of d.userIds) {
+      const qs = this.byUser.get(userId);
+      if (!qs) continue;
+      const extra = d.perUser?.(userId);
+      for (const q of qs) targets.set(q, extra);
+    }
+    const senderQueue = d.event.type === 'message' ? d.event.sender_queue_id : undefined;
+    for (const [q, extra] of targets) {
+      if (!accepts(q.opts, d.event, extra)) continue;
+      const localId = q.id === senderQueue ? d.event.local_message_id : undefined;
+      q.push(d.event, localId != null ? { ...extra, local_message_id: localId } : extra);
+      if (q.events.length > this.limits.maxEventsPerQueue) this.drop(q);
+    }
+    while (this.counter.events > this.limits.maxEventsTotal) this.drop(this.largestQueue());
+  }
+
+  private expired(q: EventQueue, now: number): boolean {
+    return !q.waiting && now - q.lastActivity >= this.limits.idleTimeoutMs;
+  }
+
+  private touch(q: EventQueue): void {
+    if (!this.queues.delete(q.id)) return; // discarded while its poll waited
+    q.lastActivity = this.now();
+    this.queues.set(q.id, q);
+  }
+
+  private drop(q: EventQueue): void {
+    if (!this.queues.delete(q.id)) return;
+    removeFrom(this.byUser, q.opts.userId, q);
+    removeFrom(this.publicByRealm, q.opts.realmId, q);
+    q.clear();
+    if (this.queues.size === 0 && this.gcTimer) {
+      clearInterval(this.gcTimer);
+      this.gcTimer = null;
+    }
+  }
+
+  /** The queue holding the most events, preferring one nobody is polling (likely a dead client). */
+  private largestQueue(): EventQueue {
+    let best: EventQueue | null = null;
+    for (const q of this.queues.values()) {
+      if (!best || (best.waiting && !q.waiting) || (best.waiting === q.waiting && q.events.length > best.events.length)) best = q;
+    }
+    return best!;
+  }
+
+  /** The collection timer exists only while there are queues, and never keeps the process alive. */
+  private startGc(): void {
+    if (this.gcTimer) return;
+    this.gcTimer = setInterval(() => this.collectGarbage(), Math.min(this.limits.gcIntervalMs, this.limits.idleTimeoutMs));
+    this.gcTimer.unref();
+  }
+}
+
+/** Zulip's ClientDescriptor.accepts_event: the event_types filter, the narrow, and stream typing by capability. */
+function accepts(opts: QueueOptions, event: ServerEvent, extra: Record<string, unknown> | undefined): boolean {
+  if (opts.eventTypes && !opts.eventTypes.has(event.type)) return false;
+  if (event.type === 'message') {
+    return matchesNarrow(opts.narrow, event.message as object, (extra?.flags as string[] | undefined) ?? []);
+  }
+  // Channel typing notifications only reach clients that declared they handle them (Zulip's compatibility rule).
+  if (event.type === 'typing' && 'stream_id' in event) return opts.capabilities.streamTypingNotifications;
+  return true;
+}
+
+function leastRecent(qs: Set<EventQueue>): EventQueue {
+  let best: EventQueue | null = null;
+  for (const q of qs) if (!best || (best.waiting && !q.waiting) || (best.waiting === q.waiting && q.lastActivity < best.lastActivity)) best = q;
+  return best!;
+}
+
+function addTo<K>(map: Map<K, Set<EventQueue>>, key: K, q: EventQueue): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(q);
+}
+
+function removeFrom<K>(map: Map<K, Set<EventQueue>>, key: K, q: EventQueue): void {
+  const set = map.get(key);
+  if (set?.delete(q) && set.size === 0) map.delete(key);
+}

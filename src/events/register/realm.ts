@@ -1,0 +1,74 @@
+import { REALM_GROUP_SETTINGS } from '../../db/migrations/001_initial';
+import { MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH } from '../../domain/channels';
+import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../../domain/topics';
+import type { RealmRow } from '../../queries/rows';
+import type { GroupLookup } from '../../serializers/subscriptions';
+
+/** Zulip's Realm.REPORT_MESSAGE_REASONS, in its order (server_report_message_types, feature level 435). */
+export const REPORT_MESSAGE_TYPES = [
+  { key: 'spam', name: 'Spam' },
+  { key: 'harassment', name: 'Harassment' },
+  { key: 'inappropriate', name: 'Inappropriate content' },
+  { key: 'norms', name: 'Violates community norms' },
+  { key: 'other', name: 'Other reason' },
+];
+
+/** Zulip's ChannelFolder limits. */
+const MAX_CHANNEL_FOLDER_NAME_LENGTH = 60;
+const MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH = 1024;
+
+/**
+ * The typing and presence protocol constants Zulip's settings default to;
+ * clients time their start/stop notifications and presence pings by them.
+ */
+const SERVER_TIMINGS = {
+  server_typing_started_expiry_period_milliseconds: 15_000,
+  server_typing_stopped_wait_period_milliseconds: 5_000,
+  server_typing_started_wait_period_milliseconds: 10_000,
+  server_presence_ping_interval_seconds: 60,
+  server_presence_offline_threshold_seconds: 140,
+};
+
+export interface RealmStateConfig {
+  realmUrl: string;
+  maxFileUploadSizeMib: number;
+  heartbeatMs: number;
+}
+
+/** The `realm` part of the initial state: limits, server constants and the organization's settings. */
+export function realmState(realm: RealmRow, groups: GroupLookup, cfg: RealmStateConfig): Record<string, unknown> {
+  const state: Record<string, unknown> = {
+    max_topic_length: MAX_TOPIC_LENGTH,
+    max_message_length: MAX_MESSAGE_LENGTH,
+    max_stream_name_length: MAX_CHANNEL_NAME_LENGTH,
+    max_stream_description_length: MAX_CHANNEL_DESCRIPTION_LENGTH,
+    max_channel_folder_name_length: MAX_CHANNEL_FOLDER_NAME_LENGTH,
+    max_channel_folder_description_length: MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH,
+    max_file_upload_size_mib: cfg.maxFileUploadSizeMib,
+    realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
+    server_report_message_types: REPORT_MESSAGE_TYPES,
+    ...SERVER_TIMINGS,
+    // Zulip's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS (90) is its heartbeat (at most 55 s) plus a margin.
+    event_queue_longpoll_timeout_seconds: Math.ceil(cfg.heartbeatMs / 1000) + 40,
+    realm_name: realm.name,
+    realm_description: realm.description,
+    realm_url: cfg.realmUrl,
+    realm_uri: cfg.realmUrl,
+    realm_default_language: realm.default_language,
+    realm_waiting_period_threshold: realm.waiting_period_threshold,
+    realm_enable_spectator_access: realm.enable_spectator_access,
+    realm_allow_message_editing: realm.allow_message_editing,
+    realm_message_content_edit_limit_seconds: realm.message_content_edit_limit_seconds,
+    realm_move_messages_within_stream_limit_seconds: realm.move_messages_within_stream_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds: realm.move_messages_between_streams_limit_seconds,
+    realm_message_content_delete_limit_seconds: realm.message_content_delete_limit_seconds,
+    realm_message_edit_history_visibility_policy: realm.message_edit_history_visibility_policy,
+    realm_allow_edit_history: realm.message_edit_history_visibility_policy !== 'none',
+    realm_topics_policy: realm.topics_policy,
+    realm_mandatory_topics: realm.topics_policy === 'disable_empty_topic',
+    // Zulip sends -1, not null, for "no channel".
+    realm_moderation_request_channel_id: realm.moderation_request_channel_id ?? -1,
+  };
+  for (const s of REALM_GROUP_SETTINGS) state[`realm_${s}`] = groups.value(realm[s] as number | null);
+  return state;
+}

@@ -1,0 +1,103 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context';
+import { inGroup, loadViewer } from '../../access/viewer';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
+import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
+import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
+import type { UserRow } from '../../queries/rows';
+import { getMaxMessageIdForUser } from '../../queries/users';
+import type { QueueOptions } from '../options';
+import { loadRealmGroups } from './groups';
+import { realmState } from './realm';
+import { subscriptionState } from './subscriptions';
+import { unreadState } from './unread';
+import { realmUserSettingsDefaultsState, realmUserState, userSettingsState } from './users';
+
+export interface StateRequest {
+  /** fetch_event_types, else event_types, else null (everything). */
+  fetchEventTypes: ReadonlySet<string> | null;
+  includeSubscribers: boolean;
+  queue: QueueOptions;
+}
+
+/**
+ * The initial state of POST /register for the requested kinds, as Zulip's
+ * fetch_initial_state_data names them: `realm`, `realm_user`,
+ * `user_settings`, `realm_user_settings_defaults`, `subscription`,
+ * `realm_user_groups`, `message` (max_message_id), `message` with
+ * `update_message_flags` (unread_msgs), `saved_snippets`, `realm_emoji`.
+ * A fixed number of statements whatever the organization's size.
+ */
+export async function buildInitialState(ctx: AppContext, user: UserRow, r: StateRequest): Promise<Record<string, unknown>> {
+  const want = (kind: string) => r.fetchEventTypes === null || r.fetchEventTypes.has(kind);
+  const { db } = ctx;
+  const caps = r.queue.capabilities;
+  const state: Record<string, unknown> = {
+    zulip_feature_level: ZULIP_FEATURE_LEVEL,
+    zulip_version: ZULIP_VERSION,
+    zulip_merge_base: ZULIP_MERGE_BASE,
+  };
+  const [realm, viewer, groups] = await Promise.all([
+    getRealmById(db, user.realm_id),
+    loadViewer(db, user),
+    loadRealmGroups(db, user.realm_id),
+  ]);
+  const parts: Array<Promise<Record<string, unknown>>> = [];
+  const add = (p: Promise<Record<string, unknown>> | Record<string, unknown>) => parts.push(Promise.resolve(p));
+
+  if (want('realm')) {
+    const cfg = { realmUrl: ctx.config.externalUrl, maxFileUploadSizeMib: ctx.config.maxFileUploadSizeMib, heartbeatMs: ctx.queues.limits.heartbeatMs };
+    add(realmState(realm!, groups.lookup, cfg));
+  }
+  if (want('realm_user')) {
+    const mayAccessAll = inGroup(viewer, realm!.can_access_all_users_group as number);
+    add(realmUserState(db, user, mayAccessAll, r.queue.clientGravatar));
+  }
+  if (want('user_settings')) add({ user_settings: userSettingsState(user) });
+  if (want('realm_user_settings_defaults')) {
+    add(getRealmUserDefaultsRaw(db, user.realm_id).then((raw) => ({ realm_user_settings_defaults: realmUserSettingsDefaultsState(raw) })));
+  }
+  if (want('realm_user_groups')) add({ realm_user_groups: groups.userGroups(caps.includeDeactivatedGroups) });
+  const wantUnread = want('message') && want('update_message_flags');
+  if (want('subscription') || wantUnread) {
+    const subs = listChannelSubscriptions(db, user.id);
+    if (want('subscription')) {
+      const o = { includeSubscribers: r.includeSubscribers, archivedChannels: caps.archivedChannels, notificationSettingsNull: caps.notificationSettingsNull };
+      add(subs.then((rows) => subscriptionState(db, viewer, groups.lookup, rows, o)));
+    }
+    if (wantUnread) add(subs.then((rows) => unreadFor(db, user.id, rows, caps.emptyTopicName)));
+  }
+  if (want('message')) add(getMaxMessageIdForUser(db, user.id).then((max_message_id) => ({ max_message_id })));
+  if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
+  if (want('realm_emoji')) add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: realmEmojiState(user.realm_id, rows) })));
+
+  for (const part of await Promise.all(parts)) Object.assign(state, part);
+  return state;
+}
+
+/** Unread messages of channels one left do not count; muted channels count apart. */
+async function unreadFor(db: Knex, userId: number, subs: SubscriptionSettings[], allowEmptyTopicName: boolean) {
+  const unread_msgs = await unreadState(db, {
+    userId,
+    inactiveRecipients: new Set(subs.filter((s) => !s.active).map((s) => s.recipient_id)),
+    mutedRecipients: new Set(subs.filter((s) => s.active && s.is_muted).map((s) => s.recipient_id)),
+    allowEmptyTopicName,
+  });
+  return { unread_msgs };
+}
+
+function realmEmojiState(realmId: number, rows: Awaited<ReturnType<typeof listRealmEmoji>>) {
+  const out: Record<string, unknown> = {};
+  for (const e of rows) {
+    out[String(e.id)] = {
+      id: String(e.id),
+      name: e.name,
+      // Zulip's local upload path for custom emoji.
+      source_url: `/user_avatars/${realmId}/emoji/images/${e.file_name ?? `${e.id}.png`}`,
+      still_url: null,
+      deactivated: e.deactivated,
+      author_id: e.author_id,
+    };
+  }
+  return out;
+}

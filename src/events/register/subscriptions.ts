@@ -1,0 +1,65 @@
+import type { Knex } from 'knex';
+import { canSeeChannel, Viewer } from '../../access/viewer';
+import { isAdminRole, isGuestRole } from '../../domain/roles';
+import { parseSettings } from '../../domain/user-settings';
+import type { ChannelRow } from '../../queries/channels';
+import { countChannelSubscribers, listChannelSubscribers, listRealmChannels, SubscriptionSettings } from '../../queries/register';
+import { GroupLookup, toApiBasicChannel, toApiSubscription } from '../../serializers/subscriptions';
+
+export interface SubscriptionStateOptions {
+  includeSubscribers: boolean;
+  archivedChannels: boolean;
+  notificationSettingsNull: boolean;
+}
+
+/** Without the notification_settings_null capability, Zulip fills "inherit" (null) with the user's own setting. */
+function withInheritedNotifications(sub: SubscriptionSettings, settingsJson: string): SubscriptionSettings {
+  const s = parseSettings(settingsJson);
+  return {
+    ...sub,
+    desktop_notifications: sub.desktop_notifications ?? s.enable_stream_desktop_notifications,
+    audible_notifications: sub.audible_notifications ?? s.enable_stream_audible_notifications,
+    push_notifications: sub.push_notifications ?? s.enable_stream_push_notifications,
+    email_notifications: sub.email_notifications ?? s.enable_stream_email_notifications,
+    wildcard_mentions_notify: sub.wildcard_mentions_notify ?? s.wildcard_mentions_notify,
+  };
+}
+
+/**
+ * The `subscription` part: subscriptions (active), unsubscribed (left) and
+ * never_subscribed (channels the user can see and join, or, for
+ * administrators, private ones they can see), each in channel id order.
+ * Archived channels only for clients with the archived_channels capability.
+ */
+export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupLookup, subs: SubscriptionSettings[], o: SubscriptionStateOptions) {
+  const realmId = viewer.user.realm_id;
+  const [channels, counts, subscribers] = await Promise.all([
+    listRealmChannels(db, realmId),
+    countChannelSubscribers(db, realmId),
+    o.includeSubscribers ? listChannelSubscribers(db, realmId) : Promise.resolve(null),
+  ]);
+  const subByRecipient = new Map(subs.map((s) => [s.recipient_id, s]));
+  // Subscriber lists of private channels are for their subscribers and administrators; guests see only their own channels'.
+  const maySeeSubscribers = (c: ChannelRow, subscribed: boolean) =>
+    subscribed || (!c.invite_only && !isGuestRole(viewer.user.role)) || (c.invite_only && isAdminRole(viewer.user.role));
+  const view = (c: ChannelRow, subscribed: boolean) => ({
+    groups,
+    subscriberCount: counts.get(c.recipient_id) ?? 0,
+    subscribers: subscribers ? (maySeeSubscribers(c, subscribed) ? (subscribers.get(c.recipient_id) ?? []) : []) : undefined,
+  });
+
+  const subscriptions: unknown[] = [];
+  const unsubscribed: unknown[] = [];
+  const neverSubscribed: unknown[] = [];
+  for (const c of channels) {
+    if (c.deactivated && !o.archivedChannels) continue;
+    const sub = subByRecipient.get(c.recipient_id);
+    if (sub) {
+      const settings = o.notificationSettingsNull ? sub : withInheritedNotifications(sub, viewer.user.settings);
+      (sub.active ? subscriptions : unsubscribed).push(toApiSubscription(c, settings, view(c, sub.active)));
+    } else if (canSeeChannel(viewer, c)) {
+      neverSubscribed.push(toApiBasicChannel(c, view(c, false)));
+    }
+  }
+  return { subscriptions, unsubscribed, never_subscribed: neverSubscribed };
+}

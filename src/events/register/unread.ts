@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import { flagMask } from '../../domain/flags';
+import { getDmParticipants } from '../../queries/messages';
+import { listUnreadRows, UnreadRow } from '../../queries/register';
+import { topicForClient } from '../../serializers/messages';
+
+/** Zulip's MAX_UNREAD_MESSAGES: older unread messages are left out and old_unreads_missing says so. */
+export const MAX_UNREAD_MESSAGES = 50_000;
+
+const MENTIONED = flagMask('mentioned');
+const WILDCARD = flagMask('stream_wildcard_mentioned') + flagMask('topic_wildcard_mentioned');
+
+interface Bucket<K> {
+  key: K;
+  ids: number[];
+}
+
+function bucket<K extends string | number>(map: Map<K, Bucket<K>>, key: K, id: number): void {
+  const b = map.get(key);
+  if (b) b.ids.push(id);
+  else map.set(key, { key, ids: [id] });
+}
+
+const sortedBuckets = <K extends string | number>(map: Map<K, Bucket<K>>) =>
+  [...map.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+export interface UnreadContext {
+  userId: number;
+  /** Channels the user left: their unread messages do not count (Zulip's get_inactive_recipient_ids). */
+  inactiveRecipients: ReadonlySet<number>;
+  mutedRecipients: ReadonlySet<number>;
+  allowEmptyTopicName: boolean;
+}
+
+/**
+ * unread_msgs in Zulip's shape (aggregate_unread_data): one-to-one and
+ * self conversations in `pms` by the other participant, group
+ * conversations in `huddles` by all participants' ids, channel messages by
+ * channel and topic (case-insensitively); `count` leaves out muted
+ * channels; wildcard mentions count as mentions only outside muted channels.
+ */
+export async function unreadState(db: Knex, c: UnreadContext) {
+  const newestFirst = await listUnreadRows(db, c.userId, MAX_UNREAD_MESSAGES);
+  const rows = newestFirst.filter((r) => !c.inactiveRecipients.has(r.recipient_id)).reverse();
+  const dmRecipients = [...new Set(rows.filter((r) => r.recipient_type !== 2).map((r) => r.recipient_id))];
+  const participants = await getDmParticipants(db, dmRecipients);
+
+  const pms = new Map<number, Bucket<number>>();
+  const huddles = new Map<string, Bucket<string>>();
+  const streams = new Map<string, Bucket<string> & { streamId: number; topic: string }>();
+  const mentions: number[] = [];
+  let count = 0;
+  for (const r of rows) {
+    const muted = r.recipient_type === 2 && c.mutedRecipients.has(r.recipient_id);
+    if (!muted) count++;
+    if (r.flags & MENTIONED || (r.flags & WILDCARD && !muted)) mentions.push(r.message_id);
+    if (r.recipient_type === 2) {
+      addStream(streams, r, c.allowEmptyTopicName);
+      continue;
+    }
+    const ids = participants.get(r.recipient_id) ?? [r.sender_id, c.userId];
+    if (ids.length > 2) bucket(huddles, [...ids].sort((a, b) => a - b).join(','), r.message_id);
+    else bucket(pms, ids.find((id) => id !== c.userId) ?? c.userId, r.message_id);
+  }
+  return {
+    count,
+    pms: sortedBuckets(pms).map((b) => ({ other_user_id: b.key, sender_id: b.key, unread_message_ids: b.ids })),
+    streams: [...streams.values()]
+      .sort((a, b) => a.streamId - b.streamId || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((b) => ({ stream_id: b.streamId, topic: b.topic, unread_message_ids: b.ids })),
+    huddles: sortedBuckets(huddles).map((b) => ({ user_ids_string: b.key, unread_message_ids: b.ids })),
+    mentions,
+    old_unreads_missing: newestFirst.length === MAX_UNREAD_MESSAGES,
+  };
+}
+
+function addStream(streams: Map<string, Bucket<string> & { streamId: number; topic: string }>, r: UnreadRow, allowEmpty: boolean): void {
+  const topic = topicForClient(r.topic, allowEmpty);
+  const key = `${r.recipient_type_id}\u0000${topic.toLowerCase()}`;
+  const b = streams.get(key);
+  if (b) b.ids.push(r.message_id);
+  else streams.set(key, { key: topic.toLowerCase(), ids: [r.message_id], streamId: r.recipient_type_id, topic });
+}

@@ -1,0 +1,63 @@
+import { loadViewer } from '../access/viewer';
+import { doSetEditTypingStatus, doSetTypingStatus } from '../actions/typing';
+import { ApiError } from '../errors';
+import { queueOptionsFor } from '../events/options';
+import { buildInitialState } from '../events/register/state';
+import { shapeEvents } from '../events/shape';
+import { caller, HandlerTable } from '../http/handler';
+
+export const eventHandlers: HandlerTable = {
+  /**
+   * The queue is made before the state is read, so a change committed
+   * meanwhile is never lost: at worst the client gets an event for
+   * something the state already shows (docs/adr/0005).
+   */
+  'register-queue': async ({ ctx, params: p, ...call }) => {
+    const user = caller(call);
+    const opts = queueOptionsFor(user, p);
+    const queue = ctx.queues.register(opts);
+    const fetch = p.fetch_event_types ?? p.event_types;
+    try {
+      const state = await buildInitialState(ctx, user, {
+        fetchEventTypes: fetch ? new Set(fetch) : null,
+        includeSubscribers: p.include_subscribers === true || p.include_subscribers === 'partial',
+        queue: opts,
+      });
+      return { queue_id: queue.id, last_event_id: -1, ...state } as never;
+    } catch (err) {
+      ctx.queues.delete(user.id, queue.id);
+      throw err;
+    }
+  },
+
+  'get-events': async ({ ctx, params: p, res, ...call }) => {
+    const user = caller(call);
+    // Zulip requires it whenever queue_id is given (its legacy queue-less form is not offered).
+    if (p.last_event_id === undefined) throw new ApiError("Missing 'last_event_id' argument");
+    // The response closing before we answer means the client went away: stop waiting for it.
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    res.on('close', onClose);
+    try {
+      const { events, opts } = await ctx.queues.poll(user.id, p.queue_id, p.last_event_id, p.dont_block ?? false, gone.signal);
+      return { events: (await shapeEvents(ctx.db, user, opts, events)) as never, queue_id: p.queue_id };
+    } finally {
+      res.off('close', onClose);
+    }
+  },
+
+  'delete-queue': async ({ ctx, params, ...call }) => {
+    ctx.queues.delete(caller(call).id, params.queue_id);
+    return {};
+  },
+
+  'set-typing-status': async ({ ctx, params, ...call }) => {
+    await doSetTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params as never);
+    return {};
+  },
+
+  'set-typing-status-for-message-edit': async ({ ctx, params, ...call }) => {
+    await doSetEditTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params.message_id, params.op);
+    return {};
+  },
+};

@@ -1,0 +1,154 @@
+import type { Knex } from 'knex';
+import type { ChannelRow, SubscriptionRow } from './channels';
+import { mapBools } from './rows';
+
+/**
+ * The reads behind POST /register's initial state: one statement per
+ * collection, whatever the size of the organization (never one per row).
+ */
+type Q = Knex | Knex.Transaction;
+
+/** The user's personal settings for a channel: the subscription row plus its notification overrides (null inherits). */
+export interface SubscriptionSettings extends SubscriptionRow {
+  desktop_notifications: boolean | null;
+  audible_notifications: boolean | null;
+  push_notifications: boolean | null;
+  email_notifications: boolean | null;
+  wildcard_mentions_notify: boolean | null;
+}
+
+export interface GroupRow {
+  id: number;
+  name: string | null;
+  description: string | null;
+  is_system_group: boolean;
+  creator_id: number | null;
+  date_created: number | null;
+  deactivated: boolean;
+  [setting: string]: unknown;
+}
+
+/** Every group of the organization, anonymous ones (name NULL) included. */
+export async function listRealmGroups(q: Q, realmId: number): Promise<GroupRow[]> {
+  const rows = await q('user_groups').where({ realm_id: realmId }).orderBy('id');
+  return rows.map((r: Record<string, unknown>) => mapBools<GroupRow>(r));
+}
+
+/** Direct memberships of active users in the organization's groups. */
+export async function listGroupMemberships(q: Q, realmId: number): Promise<Array<{ group_id: number; user_id: number }>> {
+  return q('group_members as gm')
+    .join('user_groups as g', 'g.id', 'gm.group_id')
+    .join('users as u', 'u.id', 'gm.user_id')
+    .where({ 'g.realm_id': realmId, 'u.is_active': true })
+    .orderBy(['gm.group_id', 'gm.user_id'])
+    .select('gm.group_id', 'gm.user_id');
+}
+
+export async function listSubgroupLinks(q: Q, realmId: number): Promise<Array<{ supergroup_id: number; subgroup_id: number }>> {
+  return q('group_subgroups as gs')
+    .join('user_groups as g', 'g.id', 'gs.supergroup_id')
+    .where('g.realm_id', realmId)
+    .orderBy(['gs.supergroup_id', 'gs.subgroup_id'])
+    .select('gs.supergroup_id', 'gs.subgroup_id');
+}
+
+export async function listRealmChannels(q: Q, realmId: number): Promise<ChannelRow[]> {
+  const rows = await q('channels').where({ realm_id: realmId }).orderBy('id');
+  return rows.map((r: Record<string, unknown>) => mapBools<ChannelRow>(r));
+}
+
+/** The user's channel subscriptions, active and left ones, with their personal settings. */
+export async function listChannelSubscriptions(q: Q, userId: number): Promise<SubscriptionSettings[]> {
+  const rows = await q('subscriptions as s')
+    .join('recipients as r', 'r.id', 's.recipient_id')
+    .where({ 's.user_id': userId, 'r.type': 2 })
+    .select('s.*');
+  return rows.map((r: Record<string, unknown>) => mapBools<SubscriptionSettings>(r));
+}
+
+const activeChannelSubscriptions = (q: Q, realmId: number) =>
+  q('subscriptions as s')
+    .join('channels as c', 'c.recipient_id', 's.recipient_id')
+    .join('users as u', 'u.id', 's.user_id')
+    .where({ 'c.realm_id': realmId, 's.active': true, 'u.is_active': true });
+
+/** Active subscribers per channel recipient. */
+export async function countChannelSubscribers(q: Q, realmId: number): Promise<Map<number, number>> {
+  const rows: Array<{ recipient_id: number; n: number | string }> = await activeChannelSubscriptions(q, realmId)
+    .groupBy('s.recipient_id')
+    .select('s.recipient_id')
+    .count({ n: '*' });
+  return new Map(rows.map((r) => [r.recipient_id, Number(r.n)]));
+}
+
+/** Active subscriber ids per channel recipient, ascending. */
+export async function listChannelSubscribers(q: Q, realmId: number): Promise<Map<number, number[]>> {
+  const rows: Array<{ recipient_id: number; user_id: number }> = await activeChannelSubscriptions(q, realmId)
+    .orderBy(['s.recipient_id', 's.user_id'])
+    .select('s.recipient_id', 's.user_id');
+  const out = new Map<number, number[]>();
+  for (const r of rows) {
+    const list = out.get(r.recipient_id);
+    if (list) list.push(r.user_id);
+    else out.set(r.recipient_id, [r.user_id]);
+  }
+  return out;
+}
+
+export interface UnreadRow {
+  message_id: number;
+  flags: number;
+  sender_id: number;
+  recipient_id: number;
+  recipient_type: number;
+  recipient_type_id: number;
+  topic: string;
+}
+
+/** The user's newest `limit` unread messages (the indexed is_unread column), newest first. */
+export async function listUnreadRows(q: Q, userId: number, limit: number): Promise<UnreadRow[]> {
+  const rows = await q('user_messages as um')
+    .join('messages as m', 'm.id', 'um.message_id')
+    .join('recipients as r', 'r.id', 'm.recipient_id')
+    .where({ 'um.user_id': userId, 'um.is_unread': 1 })
+    .orderBy('um.message_id', 'desc')
+    .limit(limit)
+    .select('um.message_id', 'um.flags', 'm.sender_id', 'm.recipient_id', 'r.type as recipient_type', 'r.type_id as recipient_type_id', 'm.topic');
+  return rows.map((r: UnreadRow) => ({ ...r, flags: Number(r.flags) }));
+}
+
+export async function listRealmProfileValues(
+  q: Q,
+  realmId: number,
+): Promise<Array<{ user_id: number; field_id: number; value: string; rendered_value: string | null }>> {
+  return q('custom_profile_values as v')
+    .join('users as u', 'u.id', 'v.user_id')
+    .where('u.realm_id', realmId)
+    .select('v.user_id', 'v.field_id', 'v.value', 'v.rendered_value');
+}
+
+export async function listSavedSnippets(q: Q, userId: number): Promise<Array<{ id: number; title: string; content: string; date_created: number }>> {
+  return q('saved_snippets').where({ user_id: userId }).orderBy('id').select('id', 'title', 'content', 'date_created');
+}
+
+export interface RealmEmojiListRow {
+  id: number;
+  name: string;
+  file_name: string | null;
+  author_id: number | null;
+  deactivated: boolean;
+}
+
+export async function listRealmEmoji(q: Q, realmId: number): Promise<RealmEmojiListRow[]> {
+  const rows = await q('realm_emoji').where({ realm_id: realmId }).orderBy('id').select('id', 'name', 'file_name', 'author_id', 'deactivated');
+  return rows.map((r: Record<string, unknown>) => mapBools<RealmEmojiListRow>(r));
+}
+
+/** Users who share a channel or a conversation with the user (who a user with limited access may see). */
+export async function listUserIdsSharingRecipients(q: Q, userId: number): Promise<number[]> {
+  return q('subscriptions as other')
+    .join('subscriptions as mine', 'mine.recipient_id', 'other.recipient_id')
+    .where({ 'mine.user_id': userId, 'mine.active': true, 'other.active': true })
+    .distinct('other.user_id')
+    .pluck('other.user_id');
+}

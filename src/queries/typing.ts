@@ -1,0 +1,19 @@
+import type { Knex } from 'knex';
+
+type Q = Knex | Knex.Transaction;
+
+export interface TypingAudienceRow {
+  id: number;
+  settings: string;
+  long_term_idle: boolean;
+}
+
+/** Active users subscribed to a recipient (channel or conversation), with what typing delivery needs. */
+export async function listTypingAudience(q: Q, recipientId: number): Promise<TypingAudienceRow[]> {
+  const rows = await q('subscriptions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
+    .orderBy('u.id')
+    .select('u.id', 'u.settings', 'u.long_term_idle');
+  return rows.map((r: TypingAudienceRow) => ({ ...r, long_term_idle: Boolean(r.long_term_idle) }));
+}
