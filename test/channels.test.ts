@@ -1,5 +1,5 @@
 import { eachDatabase } from './support/databases';
-import { createChannel, startTestServer, TestServer } from './support/server';
+import { createChannel, createMembers, startTestServer, TestServer } from './support/server';
 import type { UserRow } from '../src/queries/rows';
 
 eachDatabase('channels and subscriptions', (dialect) => {
@@ -234,6 +234,51 @@ eachDatabase('channels and subscriptions', (dialect) => {
       });
       expect(bulk.status).toBe(400);
       expect(await subscriptionRows()).toEqual(before);
+    });
+  });
+  describe('GET /users/me/subscriptions', () => {
+    it('lists the caller\'s channels with every field and personal settings', async () => {
+      const res = await t.api.get('/users/me/subscriptions', t.cast.member);
+      expect(res.status).toBe(200);
+      const design = res.body.subscriptions.find((s: any) => s.name === 'design');
+      expect(design).toMatchObject({
+        description: 'Pixels **matter**', invite_only: false, is_muted: true, in_home_view: false, pin_to_top: true,
+        color: '#a1b2c3', desktop_notifications: null, is_archived: false, stream_weekly_traffic: null, is_recently_active: true,
+        topics_policy: 'inherit', subscriber_count: expect.any(Number),
+      });
+      expect(design).not.toHaveProperty('subscribers');
+      expect(res.body.subscriptions.map((s: any) => s.name)).not.toContain('private-club');
+      // The anonymous group behind can_remove_subscribers_group comes back as its contents.
+      expect(design.can_remove_subscribers_group).toEqual({ direct_members: [t.cast.member.id], direct_subgroups: [groups['role:administrators']] });
+      expect(design.can_send_message_group).toBe(groups['role:members']);
+    });
+
+    it('computes weekly traffic from the last four weeks of messages', async () => {
+      const general = await t.ctx.db('channels').where({ name: 'general' }).first('id', 'recipient_id');
+      const now = Math.floor(Date.now() / 1000);
+      await t.ctx.db('channels').where({ id: general.id }).update({ date_created: now - 60 * 86400 });
+      const inWindow = await t.ctx.db('messages').where({ recipient_id: general.recipient_id }).count({ n: '*' }).first();
+      for (let i = 0; i < 8 - Number(inWindow!.n); i++) {
+        await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'traffic', content: `m${i}` });
+      }
+      const res = await t.api.get('/users/me/subscriptions', t.cast.member);
+      expect(res.body.subscriptions.find((s: any) => s.name === 'general').stream_weekly_traffic).toBe(2);
+    });
+
+    it('includes subscribers on request, and partial lists for big channels', async () => {
+      const full = await t.api.get('/users/me/subscriptions', t.cast.member, { include_subscribers: 'true' });
+      const design = full.body.subscriptions.find((s: any) => s.name === 'design');
+      expect(design.subscribers).toEqual(expect.arrayContaining([t.cast.member.id]));
+      const crowd = await createMembers(t, 'crowd', 250);
+      const big = await createChannel(t, 'big-room', [t.cast.member, ...crowd]);
+      await t.api.post('/messages', crowd[0]!, { type: 'channel', to: 'big-room', topic: 'hi', content: 'active now' });
+      const partial = await t.api.get('/users/me/subscriptions', t.cast.member, { include_subscribers: 'partial' });
+      const room = partial.body.subscriptions.find((s: any) => s.stream_id === big.id);
+      expect(room).not.toHaveProperty('subscribers');
+      expect(room.partial_subscribers).toContain(crowd[0]!.id);
+      expect(room.partial_subscribers).not.toContain(crowd[1]!.id);
+      const small = partial.body.subscriptions.find((s: any) => s.name === 'design');
+      expect(small.subscribers).toBeDefined();
     });
   });
 });

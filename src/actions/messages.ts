@@ -14,6 +14,7 @@ import { getRealmById } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { nowSeconds } from '../queries/ids';
 import { toApiMessage } from '../serializers/messages';
 import { renderForRealm } from './render';
 import { dmGroupRecipient, insertMessageRow, insertUserMessages } from './send';
@@ -184,6 +185,11 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     client: opts.client,
   });
   await insertUserMessages(tx, id, rows);
+  // Sending is activity: partial subscriber lists keep users active in the last 14 days.
+  await tx.trx('users')
+    .where('id', sender.id)
+    .andWhere((b) => b.whereNull('last_active_time').orWhere('last_active_time', '<', nowSeconds() - 3600))
+    .update({ last_active_time: nowSeconds() });
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
     await tx.trx('channels').where({ id: target.channel.id }).whereNull('first_message_id').update({ first_message_id: id });
   }

@@ -1,3 +1,4 @@
+import { getSubscriptions } from '../access/subscriptions';
 import { loadViewer } from '../access/viewer';
 import { doCreateChannel } from '../actions/create-channel';
 import { doAcceptMultiuseInvite, doCreateMultiuseInvite } from '../actions/invites';
@@ -6,6 +7,12 @@ import { doSubscribe, doUnsubscribe } from '../actions/subscriptions';
 import { caller, HandlerTable } from '../http/handler';
 
 export const channelHandlers: HandlerTable = {
+  'get-subscriptions': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const include = String(call.params.include_subscribers ?? 'false') as 'true' | 'false' | 'partial';
+    return { subscriptions: await getSubscriptions(call.ctx.db, viewer, include) } as never;
+  },
+
   'create-channel': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return { id: await doCreateChannel(call.ctx, viewer, call.params as never) };

@@ -34,3 +34,37 @@ export async function getWeeklyTraffic(q: Q, channels: Array<{ id: number; recip
   }
   return out;
 }
+
+/** Zulip counts a channel as recently active with traffic in the last 180 days (or when it is new). */
+const RECENT_ACTIVITY_DAYS = 180;
+
+/**
+ * is_recently_active per channel from real message data: the newest
+ * message of each channel (MAX(id) per recipient is an index-only lookup on
+ * (recipient_id, id)), then those messages' send times.
+ */
+export async function getRecentlyActive(q: Q, channels: Array<{ id: number; recipient_id: number; date_created: number }>, now: number): Promise<Map<number, boolean>> {
+  const out = new Map<number, boolean>();
+  if (channels.length === 0) return out;
+  const newest: Array<{ recipient_id: number; id: number }> = await q('messages')
+    .whereIn('recipient_id', channels.map((c) => c.recipient_id))
+    .groupBy('recipient_id')
+    .select('recipient_id')
+    .max({ id: 'id' });
+  const ids = newest.map((r) => Number(r.id)).filter(Boolean);
+  const sent: Array<{ recipient_id: number; date_sent: number }> = ids.length ? await q('messages').whereIn('id', ids).select('recipient_id', 'date_sent') : [];
+  const lastSent = new Map(sent.map((r) => [r.recipient_id, r.date_sent]));
+  const cutoff = now - RECENT_ACTIVITY_DAYS * 24 * 3600;
+  for (const c of channels) out.set(c.id, (lastSent.get(c.recipient_id) ?? 0) >= cutoff || c.date_created >= now - WEEK);
+  return out;
+}
+
+/** Users who count as recently active for partial subscriber lists: bots, and anyone active in the last 14 days. */
+export async function getRecentlyActiveUserIds(q: Q, realmId: number, now: number): Promise<Set<number>> {
+  const since = now - 14 * 24 * 3600;
+  const ids: number[] = await q('users')
+    .where({ realm_id: realmId, is_active: true })
+    .andWhere((b) => b.where('is_bot', true).orWhere('last_active_time', '>=', since))
+    .pluck('id');
+  return new Set(ids);
+}

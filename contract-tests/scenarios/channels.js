@@ -1,0 +1,78 @@
+'use strict';
+/* Scenarios for channels, subscriptions and invitation links. */
+const { api, fresh } = require('./core');
+
+let counter = 0;
+const uniqueName = (prefix) => `${prefix}-${Date.now().toString(36)}-${counter++}`;
+const noAuth = (req) => { req.user = null; };
+
+async function channelId(s, name) {
+  const res = await api(s, 'GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: name }] }, s.users.owner);
+  if (res.status !== 200 || !res.body.messages.length) throw new Error(`no message in ${name}`);
+  return res.body.messages[0].stream_id;
+}
+
+async function inviteKey(s) {
+  const res = await api(s, 'POST', '/invites/multiuse', {}, s.users.admin);
+  if (res.status !== 200) throw new Error(`invite failed: ${JSON.stringify(res.body)}`);
+  return /\/join\/([a-z0-9]+)\/$/.exec(res.body.invite_link)[1];
+}
+
+const scenarios = {
+  'create-channel': {
+    200: (req, s) => { req.user = s.users.member; req.body = { name: uniqueName('contract'), subscribers: [s.users.member.id], description: 'made by the contract tests' }; },
+    400: (req, s) => { req.user = s.users.guest; req.body = { name: uniqueName('guest'), subscribers: [s.users.guest.id] }; },
+    401: noAuth,
+    409: (req, s) => { req.user = s.users.member; req.body = { name: 'general', subscribers: [s.users.member.id] }; },
+  },
+  subscribe: {
+    200: (req, s) => { req.user = s.users.member; req.body = { subscriptions: [{ name: 'general' }, { name: uniqueName('joined') }] }; },
+    400: (req, s) => { req.user = s.users.member; req.body = { subscriptions: [{ name: 'hr' }] }; },
+    401: noAuth,
+  },
+  unsubscribe: {
+    200: async (req, s) => {
+      const name = uniqueName('leave');
+      await api(s, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }] }, s.users.member);
+      req.user = s.users.member;
+      req.body = { subscriptions: [name] };
+    },
+    400: (req, s) => { req.user = s.users.member; req.body = { subscriptions: ['no-such-channel'] }; },
+    401: noAuth,
+  },
+  'update-subscription-property': {
+    200: async (req, s) => { req.user = s.users.member; req.pathParams.stream_id = await channelId(s, 'general'); req.body = { property: 'pin_to_top', value: true }; },
+    400: async (req, s) => { req.user = s.users.member; req.pathParams.stream_id = await channelId(s, 'general'); req.body = { property: 'sparkle', value: true }; },
+    401: (req) => { noAuth(req); req.pathParams.stream_id = 1; },
+  },
+  'update-subscription-settings': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.body = { subscription_data: [{ stream_id: await channelId(s, 'general'), property: 'color', value: '#76ce90' }] };
+    },
+    400: async (req, s) => {
+      req.user = s.users.member;
+      req.body = { subscription_data: [{ stream_id: await channelId(s, 'general'), property: 'color', value: 'green' }] };
+    },
+    401: noAuth,
+  },
+  'create-invite-link': {
+    200: (req, s) => { req.user = s.users.admin; req.body = { invite_as: 400, include_realm_default_subscriptions: true }; },
+    400: (req, s) => { req.user = s.users.member; req.body = {}; },
+    401: noAuth,
+  },
+  'accept-invite-link': {
+    200: async (req, s) => {
+      req.user = null;
+      req.pathParams.invite_key = await inviteKey(s);
+      req.body = { email: fresh('joined'), password: 'a-good-password', full_name: 'Con Tract' };
+    },
+    400: (req) => {
+      req.user = null;
+      req.pathParams.invite_key = 'nosuchkeyatall';
+      req.body = { email: fresh('nobody'), password: 'a-good-password', full_name: 'No Body' };
+    },
+  },
+};
+
+module.exports = { scenarios };
