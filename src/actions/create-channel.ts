@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { inGroup, Viewer } from '../access/viewer';
 import { getRealmById } from '../queries/realms';
 import { checkCanCreateChannel, createChannelInTx, NewChannel } from './channels';
+import { queueChannelCreated, queueSubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 import { resolvePrincipals } from './subscriptions';
 
@@ -52,6 +53,8 @@ export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: Create
   }
   return inTransaction(ctx.db, async (tx) => {
     const id = await createChannelInTx(tx, viewer.user, input);
+    await queueChannelCreated(tx, ctx.bus, realm.id, id);
+    await queueSubscribed(tx, ctx.bus, realm.id, id, input.subscriberIds);
     if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, input.name.trim());
     if (p.send_new_subscription_messages ?? true) {
       const subscribed: Record<string, string[]> = {};

@@ -11,6 +11,7 @@ import { insertOne, nowSeconds } from '../queries/ids';
 import { getInviteByKey, getInviteChannelIds, getInviteGroupIds } from '../queries/invites';
 import { getRealmById } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
+import { queueSubscribed } from './channel-events';
 import { subscribeInTx } from './channels';
 import { createUserInTx } from './users';
 
@@ -125,7 +126,9 @@ export async function doAcceptMultiuseInvite(
       : [];
     for (const id of [...new Set([...channelIds, ...defaults])]) {
       const channel = await getChannelById(tx.trx, realm.id, id);
-      if (channel && !channel.deactivated) await subscribeInTx(tx, channel.recipient_id, [user.id]);
+      if (channel && !channel.deactivated) {
+        await queueSubscribed(tx, ctx.bus, realm.id, channel.id, await subscribeInTx(tx, channel.recipient_id, [user.id]));
+      }
     }
     for (const groupId of await getInviteGroupIds(tx.trx, invite.id)) await addGroupMembers(tx.trx, groupId, [user.id]);
     await tx.trx('multiuse_invites').where({ id: invite.id }).increment('use_count', 1);

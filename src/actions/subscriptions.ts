@@ -10,6 +10,7 @@ import { getRealmById } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
 import { checkCanCreateChannel, createChannelInTx, NewChannel, subscribeInTx, unsubscribeInTx } from './channels';
+import { queueChannelCreated, queueSubscribed, queueUnsubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 
 export interface SubscribeParams {
@@ -123,10 +124,12 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
       if (!channel) {
         const id = await createChannelInTx(tx, viewer.user, { ...creation, name: item.name, description: item.description, subscriberIds: [] });
         channel = (await tx.trx('channels').where({ id }).first()) as ChannelRow;
+        await queueChannelCreated(tx, ctx.bus, realm.id, id);
         if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, item.name);
       }
       const colors = new Map(item.color ? users.map((u) => [u.id, item.color!]) : []);
       const added = await subscribeInTx(tx, channel.recipient_id, users.map((u) => u.id), colors);
+      await queueSubscribed(tx, ctx.bus, realm.id, channel.id, added);
       for (const u of users) {
         const bucket = added.includes(u.id) ? subscribed : already;
         (bucket[String(u.id)] ??= []).push(channel.name);
@@ -173,6 +176,7 @@ export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, names: stri
   await inTransaction(ctx.db, async (tx: Tx) => {
     for (const c of channels) {
       const was = await unsubscribeInTx(tx, c.recipient_id, users.map((u) => u.id));
+      await queueUnsubscribed(tx, ctx.bus, c, was);
       for (const u of users) (was.includes(u.id) ? removed : notRemoved).push(c.name);
     }
   });
