@@ -79,6 +79,8 @@ async function seedDemo(ctx: AppContext): Promise<UserRow> {
     const engineering = await channel('engineering', 'Building **Parley**.', [u.admin, u.member, u.member2]);
     const leadership = await channel('leadership', 'Private, shared history.', staff, { inviteOnly: true, shared: true });
     const hr = await channel('hr', 'Private, protected history.', [u.owner, u.admin], { inviteOnly: true, shared: false });
+    // New channels are announced in #general, as Zulip's new-organization default does.
+    await tx.trx('realms').where({ id: realmId }).update({ new_stream_announcements_stream_id: general.id });
 
     // Messages go through the same path as POST /messages (rendering, mentions, flags).
     const opts: SendOptions = { client: 'website', readBySender: true };
