@@ -19,7 +19,7 @@ eachDatabase('channel and subscription events', (dialect) => {
     expect(res.status).toBe(200);
     const m = await pending(t, member);
     expect(m.map((e) => `${e.type}/${e.op}`)).toEqual(expect.arrayContaining(['stream/create', 'subscription/add']));
-    expect(m.find((e) => e.op === 'add').subscriptions[0]).toMatchObject({ stream_id: res.body.id, name: 'events-room' });
+    expect(m.find((e) => e.op === 'add')!.subscriptions[0]).toMatchObject({ stream_id: res.body.id, name: 'events-room' });
     const mod = await pending(t, moderator);
     expect(mod.find((e) => e.type === 'stream')?.streams[0].name).toBe('events-room');
     expect(mod.find((e) => e.op === 'peer_add')).toMatchObject({ stream_ids: [res.body.id], user_ids: [t.cast.admin.id, t.cast.member.id] });
