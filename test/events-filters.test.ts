@@ -1,0 +1,97 @@
+import { eachDatabase } from './support/databases';
+import { pending, register, sendToChannel } from './support/events';
+import { createChannel, startTestServer, TestServer } from './support/server';
+
+/** What a queue was registered with decides which events it takes and how they look. */
+eachDatabase('events: filters and formats per queue', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+    const { owner, admin, moderator, member, guest, bot } = t.cast;
+    await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
+    await createChannel(t, 'open', [owner]);
+    await createChannel(t, 'secret', [owner], { inviteOnly: true });
+  });
+  afterAll(async () => {
+    t.ctx.queues.close();
+    await t.close();
+  });
+
+  it('event_types keeps only those types, and unknown names are ignored', async () => {
+    const c = await register(t, t.cast.member, { event_types: ['reaction', 'no_such_event'] });
+    const id = await sendToChannel(t, t.cast.owner, 'general', 'types', 'hello');
+    await t.api.post(`/messages/${id}/reactions`, t.cast.owner, { emoji_name: 'tada' });
+    expect((await pending(t, c)).map((e) => e.type)).toEqual(['reaction']);
+  });
+
+  it('a narrow keeps matching messages, and takes public channels the user is not in', async () => {
+    const c = await register(t, t.cast.member, { narrow: [['channel', 'open'], ['topic', 'Plans']] });
+    const listed = await register(t, t.cast.member, { narrow: [{ operator: 'stream', operand: 'general' }, { operator: 'is', operand: 'mentioned' }] });
+    const guest = await register(t, t.cast.guest, { narrow: [['channel', 'open']] });
+    const hit = await sendToChannel(t, t.cast.owner, 'open', 'plans', 'in the narrow');
+    await sendToChannel(t, t.cast.owner, 'open', 'other', 'other topic');
+    await sendToChannel(t, t.cast.owner, 'general', 'plans', 'other channel');
+    const mention = await sendToChannel(t, t.cast.owner, 'general', 'x', '@**Test Member** look');
+    await sendToChannel(t, t.cast.owner, 'secret', 'plans', 'private');
+    const got = await pending(t, c);
+    expect(got.map((e) => e.message.id)).toEqual([hit]);
+    expect(got[0]!.flags).toEqual([]);
+    expect((await pending(t, listed)).map((e) => e.message.id)).toEqual([mention]);
+    expect(await pending(t, guest)).toEqual([]);
+  });
+
+  it('refuses narrows events cannot be filtered by, as Zulip', async () => {
+    for (const [narrow, msg] of [
+      [[['search', 'x']], 'Operator search not supported.'],
+      [[['has', 'link']], 'Operator has not supported.'],
+      [[['is', 'followed']], 'Operand followed not supported.'],
+    ] as const) {
+      const res = await t.api.post('/register', t.cast.member, { narrow });
+      expect([res.status, res.body.msg]).toEqual([400, msg]);
+    }
+  });
+
+  it('all_public_streams takes every public channel, never private ones; guests may not ask', async () => {
+    const c = await register(t, t.cast.admin, { all_public_streams: true, event_types: ['message'] });
+    const open = await sendToChannel(t, t.cast.owner, 'open', 'all', 'public');
+    await sendToChannel(t, t.cast.owner, 'secret', 'all', 'private');
+    expect((await pending(t, c)).map((e) => e.message.id)).toEqual([open]);
+    const res = await t.api.post('/register', t.cast.guest, { all_public_streams: true });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User not authorized for this query' });
+  });
+
+  it('apply_markdown chooses HTML or the Markdown source', async () => {
+    const html = await register(t, t.cast.member, { apply_markdown: true });
+    const raw = await register(t, t.cast.member);
+    await sendToChannel(t, t.cast.owner, 'general', 'md', 'some **bold**');
+    expect((await pending(t, html))[0]!.message).toMatchObject({ content: '<p>some <strong>bold</strong></p>', content_type: 'text/html' });
+    expect((await pending(t, raw))[0]!.message).toMatchObject({ content: 'some **bold**', content_type: 'text/x-markdown' });
+  });
+
+  it('local_message_id goes to the sending queue only', async () => {
+    const sending = await register(t, t.cast.member);
+    const otherTab = await register(t, t.cast.member);
+    const id = await sendToChannel(t, t.cast.member, 'general', 'echo', 'local echo', { queue_id: sending.queueId, local_id: '103.01' });
+    const [mine] = await pending(t, sending);
+    const [theirs] = await pending(t, otherTab);
+    expect(mine).toMatchObject({ type: 'message', local_message_id: '103.01', message: { id } });
+    expect(theirs).not.toHaveProperty('local_message_id');
+  });
+
+  it('client_gravatar leaves computable avatars to the client', async () => {
+    const computes = await register(t, t.cast.member, { client_gravatar: true });
+    const asks = await register(t, t.cast.member, { client_gravatar: false });
+    await sendToChannel(t, t.cast.owner, 'general', 'avatars', 'look at me');
+    expect((await pending(t, computes))[0]!.message.avatar_url).toBeNull();
+    expect((await pending(t, asks))[0]!.message.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\/avatar\//);
+  });
+
+  it('the empty topic shows as "general chat" unless the client handles ""', async () => {
+    const modern = await register(t, t.cast.member, { client_capabilities: { empty_topic_name: true } });
+    const legacy = await register(t, t.cast.member);
+    await sendToChannel(t, t.cast.owner, 'general', '', 'no topic');
+    expect((await pending(t, modern))[0]!.message.subject).toBe('');
+    expect((await pending(t, legacy))[0]!.message.subject).toBe('general chat');
+  });
+});

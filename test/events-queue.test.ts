@@ -1,0 +1,131 @@
+import { performance } from 'node:perf_hooks';
+import { eachDatabase } from './support/databases';
+import { poll, register, sendToChannel } from './support/events';
+import { createChannel, startTestServer, TestServer } from './support/server';
+
+/** The queue protocol over HTTP: ids, acknowledgement, blocking, heartbeats, expiry, bad queues. */
+eachDatabase('events: the queue protocol', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+    const { owner, admin, moderator, member, guest, bot } = t.cast;
+    await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
+  });
+  afterAll(async () => {
+    t.ctx.queues.close();
+    await t.close();
+  });
+  afterEach(() => {
+    Object.assign(t.ctx.queues.limits, { heartbeatMs: 50_000, idleTimeoutMs: 600_000 });
+  });
+
+  const get = (user = t.cast.member, query: Record<string, unknown>) => t.api.get('/events', user, query);
+
+  it('registers a queue with an unguessable id, starting at -1', async () => {
+    const c = await register(t, t.cast.member);
+    expect(c.queueId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(c.lastEventId).toBe(-1);
+    expect(c.state).toMatchObject({ zulip_feature_level: expect.any(Number), zulip_version: expect.any(String), zulip_merge_base: expect.any(String) });
+  });
+
+  it('dont_block answers at once, with nothing when nothing happened', async () => {
+    const c = await register(t, t.cast.member);
+    const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
+    expect(res.body).toEqual({ result: 'success', msg: '', events: [], queue_id: c.queueId });
+  });
+
+  it('keeps events until acknowledged, so a retried request loses nothing', async () => {
+    const c = await register(t, t.cast.member);
+    const a = await sendToChannel(t, t.cast.owner, 'general', 'ack', 'one');
+    const b = await sendToChannel(t, t.cast.owner, 'general', 'ack', 'two');
+    const first = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
+    const retried = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
+    expect(retried.body.events).toEqual(first.body.events);
+    expect(first.body.events.map((e: any) => [e.id, e.message.id])).toEqual([[0, a], [1, b]]);
+    const after = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 0, dont_block: true });
+    expect(after.body.events.map((e: any) => e.id)).toEqual([1]);
+    const done = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 1, dont_block: true });
+    expect(done.body.events).toEqual([]);
+  });
+
+  it('refuses an acknowledgement of something dropped or never queued, dropping nothing', async () => {
+    const c = await register(t, t.cast.member);
+    await sendToChannel(t, t.cast.owner, 'general', 'ack', 'one');
+    await sendToChannel(t, t.cast.owner, 'general', 'ack', 'two');
+    await get(t.cast.member, { queue_id: c.queueId, last_event_id: 0, dont_block: true });
+    const beyond = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 5, dont_block: true });
+    expect(beyond.body).toEqual({ result: 'error', msg: 'Event 5 was not in this queue', code: 'BAD_REQUEST' });
+    const older = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
+    expect(older.body).toEqual({ result: 'error', msg: 'An event newer than -1 has already been pruned!', code: 'BAD_REQUEST' });
+    const still = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 0, dont_block: true });
+    expect(still.body.events.map((e: any) => e.id)).toEqual([1]);
+  });
+
+  it('requires queue_id and last_event_id', async () => {
+    const c = await register(t, t.cast.member);
+    expect((await get(t.cast.member, { last_event_id: -1 })).body).toEqual({
+      result: 'error', msg: "Missing 'queue_id' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'queue_id',
+    });
+    expect((await get(t.cast.member, { queue_id: c.queueId })).body).toEqual({ result: 'error', msg: "Missing 'last_event_id' argument", code: 'BAD_REQUEST' });
+  });
+
+  it("answers an unknown queue, and another user's, with BAD_EVENT_QUEUE_ID and changes nothing", async () => {
+    const c = await register(t, t.cast.member);
+    await sendToChannel(t, t.cast.owner, 'general', 'mine', 'for the member');
+    const bad = (id: string) => ({ result: 'error', msg: `Bad event queue ID: ${id}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: id });
+    const unknown = await get(t.cast.member, { queue_id: 'no-such-queue', last_event_id: -1, dont_block: true });
+    expect([unknown.status, unknown.body]).toEqual([400, bad('no-such-queue')]);
+    expect((await get(t.cast.admin, { queue_id: c.queueId, last_event_id: -1, dont_block: true })).body).toEqual(bad(c.queueId));
+    expect((await t.api.delete('/events', t.cast.admin, { queue_id: c.queueId })).body).toEqual(bad(c.queueId));
+    expect(await poll(t, c)).toHaveLength(1);
+  });
+
+  it('DELETE /events discards the queue', async () => {
+    const c = await register(t, t.cast.member);
+    expect((await t.api.delete('/events', t.cast.member, { queue_id: c.queueId })).body).toEqual({ result: 'success', msg: '' });
+    const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
+    expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
+    expect((await t.api.delete('/events', t.cast.member, { queue_id: c.queueId })).body.code).toBe('BAD_EVENT_QUEUE_ID');
+  });
+
+  it('a queue left idle past the timeout expires', async () => {
+    t.ctx.queues.limits.idleTimeoutMs = 150;
+    const c = await register(t, t.cast.member);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await poll(t, c)).toEqual([]); // polling keeps it alive
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
+    expect(res.body).toEqual({ result: 'error', msg: `Bad event queue ID: ${c.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: c.queueId });
+  });
+
+  it('a long-poll returns within 100 ms of the commit', async () => {
+    const c = await register(t, t.cast.member);
+    let committedAt = 0;
+    const stop = t.ctx.bus.subscribe(() => {
+      committedAt ||= performance.now();
+    });
+    try {
+      const waiting = get(t.cast.member, { queue_id: c.queueId, last_event_id: -1 }).then((res) => ({ res, at: performance.now() }));
+      await new Promise((r) => setTimeout(r, 50)); // the poll is parked
+      const id = await sendToChannel(t, t.cast.owner, 'general', 'fast', 'wake up');
+      const { res, at } = await waiting;
+      expect(res.body.events.map((e: any) => e.message.id)).toEqual([id]);
+      const latency = at - committedAt;
+      expect(latency).toBeGreaterThanOrEqual(0);
+      expect(latency).toBeLessThan(100);
+    } finally {
+      stop();
+    }
+  });
+
+  it('sends a heartbeat when nothing happens, which is acknowledged like any event', async () => {
+    t.ctx.queues.limits.heartbeatMs = 80;
+    const c = await register(t, t.cast.member);
+    const started = performance.now();
+    const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+    expect(res.body.events).toEqual([{ id: 0, type: 'heartbeat' }]);
+    const next = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 0, dont_block: true });
+    expect(next.body.events).toEqual([]);
+  });
+});
