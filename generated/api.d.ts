@@ -380,16 +380,62 @@ export interface paths {
         post?: never;
         /**
          * Deactivate a user
-         * @description Deactivates a user or bot: the account can no longer log in or use the API, and its sessions and API access end. The account and its messages are kept and it can be reactivated.
+         * @description Deactivates a user: the account can no longer log in, and its API key stops working at once (401 "Account is deactivated"). The account, its messages and its subscriptions (marked inactive) are kept, so it can be reactivated. Users see a realm_user update event with is_active false.
          */
         delete: operations["deactivate-user"];
         options?: never;
         head?: never;
         /**
          * Update a user
-         * @description Changes another user's full name, role, custom profile field values or email address. Every parameter is optional; only those sent are changed.
+         * @description Changes another user's (or bot's) full name, role, custom profile field values or email address. Every parameter is optional; only those sent are changed, all in one transaction: when any part is refused nothing changes. Each change is announced with a realm_user update event.
          */
         patch: operations["update-user"];
+        trace?: never;
+    };
+    "/users/{user_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a user
+         * @description Reactivates a deactivated user or bot: the account can log in and use its API key again, and its subscriptions count as active again. Users see a realm_user update event with is_active true.
+         */
+        post: operations["reactivate-user"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get user groups
+         * @description Lists the organization's user groups: the system role groups (role:owners, role:administrators, ... role:everyone, role:internet, role:nobody) and the named groups, with their direct active members, direct subgroups and permission settings, ordered by ID.
+         */
+        get: operations["get-user-groups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/user_groups/{user_group_id}/members/{user_id}": {
@@ -447,7 +493,7 @@ export interface paths {
         head?: never;
         /**
          * Update realm-level defaults of user settings
-         * @description Changes the organization's default values of personal settings for users who join later; existing users keep their settings. Every parameter is optional and only those sent are changed. Parameters the endpoint does not know are reported in ignored_parameters_unsupported. The setting dense_mode was removed at feature level 364.
+         * @description Changes the organization's default values of personal settings for users who join later; existing users keep their settings. Every parameter is optional and only those sent are changed. Parameters the endpoint does not know are reported in ignored_parameters_unsupported. The setting dense_mode was removed at feature level 364. Each setting whose value changes is announced to the organization's users with one realm_user_settings_defaults update event.
          */
         patch: operations["update-realm-user-settings-defaults"];
         trace?: never;
@@ -2101,7 +2147,7 @@ export interface components {
             user: components["schemas"]["User"];
         };
         DeactivateUserRequest: {
-            /** @description When given, the deactivated user is emailed a notice; a non-empty value is included as the administrator's comment (feature level 135). */
+            /** @description In Zulip, asks for a notice email to the deactivated user with this comment (feature level 135). Parley accepts it and sends no email. */
             deactivation_notification_comment?: string;
         };
         /**
@@ -2113,17 +2159,88 @@ export interface components {
         ProfileDataUpdateItem: {
             /** @description ID of a custom profile field. */
             id: number;
-            /** @description The new value: a string matching the field type, a list of user IDs for a Users-type field, or null to clear the value. */
+            /** @description The new value, checked by the field's type: short text, external account and pronouns at most 50 characters, long text at most 500; a select field one of its option keys; a date as YYYY-MM-DD; a link an http, https or ftp URL; a Users field a list of IDs of active, non-bot users of the organization. null, "" or [] clears the value. */
             value: (string | null) | number[];
         };
         UpdateUserRequest: {
             full_name?: components["schemas"]["FullName"];
-            /** @description The new role. Only owners may grant or remove the owner role, and the last owner cannot lose it. Guests cannot become administrators directly. */
+            /** @description The new role (100 owner, 200 administrator, 300 moderator, 400 member, 600 guest); other values give "Invalid role". Only owners may grant or remove the owner role, the only owner cannot lose it, and a guest cannot be made an administrator or owner directly. The user moves to the role's system group (members also to role:fullmembers once they pass the waiting period). */
             role?: components["schemas"]["Role"];
             /** @description Custom profile field values to set or clear. */
             profile_data?: components["schemas"]["ProfileDataUpdateItem"][];
-            /** @description New email address for the user. Only owners with the can_change_user_emails permission may change it (feature level 285). */
+            /** @description New email address for the user. Only owners holding the can_change_user_emails special permission may change it (feature level 285); the address must be valid and not in use in the organization. */
             new_email?: string;
+        };
+        /**
+         * @description A user group as listed by GET /user_groups and in realm_user_groups of /register.
+         * @example {
+         *       "id": 12,
+         *       "name": "design-team",
+         *       "description": "People who draw things.",
+         *       "members": [
+         *         10,
+         *         11
+         *       ],
+         *       "direct_subgroup_ids": [],
+         *       "is_system_group": false,
+         *       "date_created": 1691057093,
+         *       "creator_id": 10,
+         *       "deactivated": false,
+         *       "can_add_members_group": {
+         *         "direct_members": [
+         *           10
+         *         ],
+         *         "direct_subgroups": []
+         *       },
+         *       "can_join_group": 1,
+         *       "can_leave_group": 7,
+         *       "can_manage_group": {
+         *         "direct_members": [
+         *           10
+         *         ],
+         *         "direct_subgroups": []
+         *       },
+         *       "can_mention_group": 7,
+         *       "can_remove_members_group": 1
+         *     }
+         */
+        UserGroup: {
+            /** @description The group's ID. */
+            id: number;
+            /** @description The group's name; system groups are named role:everyone, role:members and so on. */
+            name: string;
+            description: string;
+            /** @description IDs of the active users who are direct members (deactivated users left out from feature level 303). */
+            members: number[];
+            /** @description IDs of the groups that are direct subgroups (feature level 131). */
+            direct_subgroup_ids: number[];
+            /** @description True for the built-in role groups, which users cannot edit. */
+            is_system_group: boolean;
+            /** @description Creation time in UTC seconds; null when not recorded (feature level 292). */
+            date_created: number | null;
+            /** @description The user who created the group; null when not recorded (feature level 292). */
+            creator_id: number | null;
+            /** @description Whether the group is deactivated (feature level 290). */
+            deactivated: boolean;
+            /** @description Who may add members (feature level 305). */
+            can_add_members_group: components["schemas"]["GroupSettingValue"];
+            /** @description Who may join the group (feature level 301). */
+            can_join_group: components["schemas"]["GroupSettingValue"];
+            /** @description Who may leave the group (feature level 308). */
+            can_leave_group: components["schemas"]["GroupSettingValue"];
+            /** @description Who may manage the group (feature level 283). */
+            can_manage_group: components["schemas"]["GroupSettingValue"];
+            /** @description Who may mention the group (feature level 191). */
+            can_mention_group: components["schemas"]["GroupSettingValue"];
+            /** @description Who may remove members (feature level 324). */
+            can_remove_members_group: components["schemas"]["GroupSettingValue"];
+        };
+        GetUserGroupsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The organization's system groups and named user groups, by ID (anonymous groups, which back group-setting values, are not listed). */
+            user_groups: components["schemas"]["UserGroup"][];
         };
         /**
          * @example {
@@ -2217,10 +2334,10 @@ export interface components {
             /** @description Show the names of reacting users instead of a count when there are few reactions. */
             display_emoji_reaction_users?: boolean;
             /**
-             * @description The view the web app opens on: recent conversations, inbox or the combined feed.
+             * @description The view the web app opens on: recent conversations, inbox or the combined feed. recent_topics, the older name of recent that Zulip clients still send, is accepted and stored as recent.
              * @enum {string}
              */
-            web_home_view?: "recent" | "inbox" | "all_messages";
+            web_home_view?: "recent" | "inbox" | "all_messages" | "recent_topics";
             /** @description The Escape key returns to the home view. */
             web_escape_navigates_to_home_view?: boolean;
             /** @description Show the user list in the left sidebar in narrow windows. */
@@ -2266,7 +2383,7 @@ export interface components {
             enable_stream_push_notifications?: boolean;
             /** @description Sound notifications for channel messages. */
             enable_stream_audible_notifications?: boolean;
-            /** @description Name of the notification sound; must be one of the sounds the server offers, or "none". */
+            /** @description Name of the notification sound: one of the sounds the server offers (available_notification_sounds in /register: chime, ding, done, ping, pop, ring, zulip), or "none". Others give "Invalid notification sound '<name>'". */
             notification_sound?: string;
             /** @description Desktop notifications for direct messages and mentions. */
             enable_desktop_notifications?: boolean;
@@ -2280,7 +2397,7 @@ export interface components {
             enable_followed_topic_push_notifications?: boolean;
             /** @description Sound notifications for messages in followed topics. */
             enable_followed_topic_audible_notifications?: boolean;
-            /** @description How long the server waits to batch message notification emails, in seconds. */
+            /** @description How long the server waits to batch message notification emails, in seconds: 1 to 604800 (a week). The server checks the range itself, to answer in Zulip's words ("Invalid email batching period: 0 seconds"). */
             email_notifications_batching_period_seconds?: number;
             /** @description Email for direct messages and mentions received while offline. */
             enable_offline_email_notifications?: boolean;
@@ -2344,7 +2461,7 @@ export interface components {
             email_address_visibility?: 1 | 2 | 3 | 4 | 5;
             /** @description Move the view to the conversation a message was just sent to. */
             web_navigate_to_sent_message?: boolean;
-            /** @description Language code of the user interface language. */
+            /** @description Language code of the user interface language (en, de, fr, pt_BR, zh-hans, ...); an unknown code gives "Invalid default_language". */
             default_language?: string;
         };
         /**
@@ -2864,70 +2981,6 @@ export interface components {
             can_subscribe_group: components["schemas"]["GroupSettingValue"];
             can_resolve_topics_group: components["schemas"]["GroupSettingValue"];
             can_create_topic_group: components["schemas"]["GroupSettingValue"];
-        };
-        /**
-         * @description A user group as listed by GET /user_groups and in realm_user_groups of /register.
-         * @example {
-         *       "id": 12,
-         *       "name": "design-team",
-         *       "description": "People who draw things.",
-         *       "members": [
-         *         10,
-         *         11
-         *       ],
-         *       "direct_subgroup_ids": [],
-         *       "is_system_group": false,
-         *       "date_created": 1691057093,
-         *       "creator_id": 10,
-         *       "deactivated": false,
-         *       "can_add_members_group": {
-         *         "direct_members": [
-         *           10
-         *         ],
-         *         "direct_subgroups": []
-         *       },
-         *       "can_join_group": 1,
-         *       "can_leave_group": 7,
-         *       "can_manage_group": {
-         *         "direct_members": [
-         *           10
-         *         ],
-         *         "direct_subgroups": []
-         *       },
-         *       "can_mention_group": 7,
-         *       "can_remove_members_group": 1
-         *     }
-         */
-        UserGroup: {
-            /** @description The group's ID. */
-            id: number;
-            /** @description The group's name; system groups are named role:everyone, role:members and so on. */
-            name: string;
-            description: string;
-            /** @description IDs of the active users who are direct members (deactivated users left out from feature level 303). */
-            members: number[];
-            /** @description IDs of the groups that are direct subgroups (feature level 131). */
-            direct_subgroup_ids: number[];
-            /** @description True for the built-in role groups, which users cannot edit. */
-            is_system_group: boolean;
-            /** @description Creation time in UTC seconds; null when not recorded (feature level 292). */
-            date_created: number | null;
-            /** @description The user who created the group; null when not recorded (feature level 292). */
-            creator_id: number | null;
-            /** @description Whether the group is deactivated (feature level 290). */
-            deactivated: boolean;
-            /** @description Who may add members (feature level 305). */
-            can_add_members_group: components["schemas"]["GroupSettingValue"];
-            /** @description Who may join the group (feature level 301). */
-            can_join_group: components["schemas"]["GroupSettingValue"];
-            /** @description Who may leave the group (feature level 308). */
-            can_leave_group: components["schemas"]["GroupSettingValue"];
-            /** @description Who may manage the group (feature level 283). */
-            can_manage_group: components["schemas"]["GroupSettingValue"];
-            /** @description Who may mention the group (feature level 191). */
-            can_mention_group: components["schemas"]["GroupSettingValue"];
-            /** @description Who may remove members (feature level 324). */
-            can_remove_members_group: components["schemas"]["GroupSettingValue"];
         };
         /** @description IDs of the user's unread messages, grouped by conversation, so a client can show counts without fetching the messages. */
         UnreadMessages: {
@@ -6005,6 +6058,129 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "reactivate-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-user-groups": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether deactivated groups are listed too (feature level 294).
+                 * @example false
+                 */
+                include_deactivated_groups?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user_groups": [
+                     *         {
+                     *           "id": 2,
+                     *           "name": "role:owners",
+                     *           "description": "Owners of this organization",
+                     *           "members": [
+                     *             10
+                     *           ],
+                     *           "direct_subgroup_ids": [],
+                     *           "is_system_group": true,
+                     *           "date_created": 1691057093,
+                     *           "creator_id": null,
+                     *           "deactivated": false,
+                     *           "can_add_members_group": 1,
+                     *           "can_join_group": 1,
+                     *           "can_leave_group": 1,
+                     *           "can_manage_group": 1,
+                     *           "can_mention_group": 7,
+                     *           "can_remove_members_group": 1
+                     *         },
+                     *         {
+                     *           "id": 12,
+                     *           "name": "design-team",
+                     *           "description": "People who draw things.",
+                     *           "members": [
+                     *             10,
+                     *             11
+                     *           ],
+                     *           "direct_subgroup_ids": [
+                     *             2
+                     *           ],
+                     *           "is_system_group": false,
+                     *           "date_created": 1691057093,
+                     *           "creator_id": 10,
+                     *           "deactivated": false,
+                     *           "can_add_members_group": {
+                     *             "direct_members": [
+                     *               10
+                     *             ],
+                     *             "direct_subgroups": []
+                     *           },
+                     *           "can_join_group": 1,
+                     *           "can_leave_group": 7,
+                     *           "can_manage_group": {
+                     *             "direct_members": [
+                     *               10
+                     *             ],
+                     *             "direct_subgroups": []
+                     *           },
+                     *           "can_mention_group": 7,
+                     *           "can_remove_members_group": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetUserGroupsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
                 };
             };
             401: components["responses"]["Unauthorized"];
