@@ -1,17 +1,99 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../context';
+import { isAdminRole } from '../domain/roles';
+import { ApiError, noSuchUser } from '../errors';
+import { listProfileValuesOf } from '../queries/profile-fields';
+import { getRealmById } from '../queries/realms';
+import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
-import { getMaxMessageIdForUser, listProfileValues } from '../queries/users';
-import { toApiOwnUser } from '../serializers/users';
+import { getMaxMessageIdForUser, getUserInRealm, listRealmUsers } from '../queries/users';
+import { toApiOwnUser, toApiProfileData, toApiUser } from '../serializers/users';
+import { inGroup, Viewer } from './viewer';
+
+type Q = Knex | Knex.Transaction;
+
+export interface UserListOptions {
+  clientGravatar: boolean;
+  includeCustomProfileFields: boolean;
+}
 
 /** GET /users/me: the caller's own record. */
 export async function getOwnUser(ctx: AppContext, user: UserRow) {
   const [maxMessageId, values] = await Promise.all([
     getMaxMessageIdForUser(ctx.db, user.id),
-    user.is_bot ? Promise.resolve([]) : listProfileValues(ctx.db, user.id),
+    user.is_bot ? Promise.resolve([]) : listProfileValuesOf(ctx.db, user.realm_id, [user.id]),
   ]);
-  const profileData: Record<string, { value: string; rendered_value?: string | null }> = {};
-  for (const v of values) {
-    profileData[String(v.field_id)] = v.rendered_value == null ? { value: v.value } : { value: v.value, rendered_value: v.rendered_value };
-  }
-  return toApiOwnUser(user, maxMessageId, profileData);
+  return toApiOwnUser(user, maxMessageId, toApiProfileData(values).get(user.id) ?? {});
+}
+
+/**
+ * The users the viewer may see, or null for everyone: members of the
+ * realm's can_access_all_users_group see all; others (guests, by default
+ * nobody is limited) see themselves, bots, and whoever shares a channel
+ * or conversation with them (Zulip's get_accessible_user_ids).
+ */
+async function visibleUserIds(db: Knex, viewer: Viewer): Promise<Set<number> | null> {
+  const realm = await getRealmById(db, viewer.user.realm_id);
+  if (inGroup(viewer, realm?.can_access_all_users_group as number | null)) return null;
+  return new Set([viewer.user.id, ...(await listUserIdsSharingRecipients(db, viewer.user.id))]);
+}
+
+const mayView = (visible: Set<number> | null, u: UserRow) => visible === null || u.is_bot || visible.has(u.id);
+
+/** GET /users: every user and bot the viewer may see, deactivated ones included, by ID. */
+export async function getUsers(ctx: AppContext, viewer: Viewer, opts: UserListOptions) {
+  const realmId = viewer.user.realm_id;
+  const [users, visible, values] = await Promise.all([
+    listRealmUsers(ctx.db, realmId),
+    visibleUserIds(ctx.db, viewer),
+    opts.includeCustomProfileFields ? listProfileValuesOf(ctx.db, realmId, null) : Promise.resolve([]),
+  ]);
+  const profiles = toApiProfileData(values);
+  const members = users
+    .filter((u) => mayView(visible, u))
+    .map((u) => toApiUser(u, {
+      viewer: viewer.user,
+      clientGravatar: opts.clientGravatar,
+      profileData: opts.includeCustomProfileFields ? (profiles.get(u.id) ?? {}) : undefined,
+    }));
+  return { members };
+}
+
+/**
+ * GET /users/{id}: one user or bot of the viewer's organization, active or
+ * not. Unknown IDs and other organizations' users are "No such user"; a
+ * user the viewer may not see is "Insufficient permission", as Zulip's
+ * access_user_common answers.
+ */
+export async function getUser(ctx: AppContext, viewer: Viewer, userId: number, opts: UserListOptions) {
+  const target = await getUserInRealm(ctx.db, viewer.user.realm_id, userId);
+  if (!target) throw noSuchUser();
+  if (!mayView(await visibleUserIds(ctx.db, viewer), target)) throw new ApiError('Insufficient permission');
+  const values = opts.includeCustomProfileFields ? await listProfileValuesOf(ctx.db, target.realm_id, [target.id]) : [];
+  const user = toApiUser(target, {
+    viewer: viewer.user,
+    clientGravatar: opts.clientGravatar,
+    profileData: opts.includeCustomProfileFields ? (toApiProfileData(values).get(target.id) ?? {}) : undefined,
+  });
+  return { user };
+}
+
+/**
+ * A user of the actor's organization that an administrator acts on
+ * (Zulip's access_user_by_id with for_admin): "No such user" for unknown
+ * IDs, for other organizations' users and, unless allowed, for bots;
+ * "User is deactivated" unless allowed; "Insufficient permission" for a
+ * caller who is not an administrator.
+ */
+export async function accessUserForAdmin(
+  q: Q,
+  actor: UserRow,
+  userId: number,
+  opts: { allowDeactivated: boolean; allowBots: boolean },
+): Promise<UserRow> {
+  const target = await getUserInRealm(q, actor.realm_id, userId);
+  if (!target || (target.is_bot && !opts.allowBots)) throw noSuchUser();
+  if (!target.is_active && !opts.allowDeactivated) throw new ApiError('User is deactivated');
+  if (!isAdminRole(actor.role)) throw new ApiError('Insufficient permission');
+  return target;
 }

@@ -1,17 +1,28 @@
 import type { Knex } from 'knex';
+import { accessUserForAdmin } from '../access/users';
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
-import { isAdminRole, Role, ROLE_CODES, roleSystemGroup } from '../domain/roles';
+import { isAdminRole, Role, ROLE_CODES } from '../domain/roles';
 import { generateApiKey, hashPassword, isPasswordStrongEnough } from '../domain/secrets';
 import { parseSettings } from '../domain/user-settings';
 import { checkFullName, emailKey, isValidEmail } from '../domain/users';
-import { adminRequired, ApiError } from '../errors';
+import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { addGroupMembers, getSystemGroupIds } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
 import { getRealmById, getRealmUserDefaultsRaw } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
-import { getUserByEmailKey, getUserById, insertUser, updateUser } from '../queries/users';
+import {
+  getUserByEmailKey,
+  getUserById,
+  insertUser,
+  listActiveBotIdsOwnedBy,
+  listActiveUserIds,
+  lockActiveOwnerIds,
+  setUsersActive,
+  updateUser,
+} from '../queries/users';
 import { toApiUser } from '../serializers/users';
+import { directSystemGroups } from './user-groups';
 
 export interface NewUser {
   realmId: number;
@@ -31,7 +42,7 @@ export interface NewUser {
  * key and hashed password, personal settings copied from the realm's
  * defaults (later default changes never touch them), the personal recipient,
  * and membership in the role's system group (plus role:fullmembers for
- * members once the realm's waiting period is 0). Queues realm_user/add.
+ * members past the waiting period). Queues realm_user/add.
  */
 export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, input: NewUser): Promise<UserRow> {
   const { trx } = tx;
@@ -65,14 +76,11 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
   const recipientId = await insertOne(trx, 'recipients', { type: 1, type_id: userId });
   await updateUser(trx, userId, { recipient_id: recipientId });
   const groups = await getSystemGroupIds(trx, realm.id);
-  await addGroupMembers(trx, groups.get(roleSystemGroup(role))!, [userId]);
-  if (role === Role.MEMBER && realm.waiting_period_threshold === 0) {
-    await addGroupMembers(trx, groups.get('role:fullmembers')!, [userId]);
-  }
+  for (const name of directSystemGroups(role, now, realm, now)) await addGroupMembers(trx, groups.get(name)!, [userId]);
   const user = (await getUserById(trx, userId))!;
   if (bus) {
     const person = toApiUser(user, { viewer: null });
-    const audience: number[] = await trx('users').where({ realm_id: realm.id, is_active: true }).pluck('id');
+    const audience = await listActiveUserIds(trx, realm.id);
     tx.afterCommit(() => bus.publish({ event: { type: 'realm_user', op: 'add', person }, userIds: audience }));
   }
   return user;
@@ -102,13 +110,55 @@ export async function doRegenerateApiKey(db: Knex, userId: number): Promise<stri
   return apiKey;
 }
 
+/** Whether `user` is the organization's only active human owner (locks the owners until commit on MySQL). */
+export async function isOnlyOwnerInTx(tx: Tx, user: UserRow): Promise<boolean> {
+  if (user.role !== Role.OWNER || user.is_bot || !user.is_active) return false;
+  const owners = await lockActiveOwnerIds(tx.trx, user.realm_id, Role.OWNER);
+  return owners.length <= 1;
+}
+
+/** Queues realm_user update {user_id, is_active} for each user, to the organization's active users. */
+async function queueActiveEvents(tx: Tx, bus: AppContext['bus'], realmId: number, userIds: number[], isActive: boolean) {
+  const audience = await listActiveUserIds(tx.trx, realmId);
+  tx.afterCommit(() => {
+    for (const id of userIds) {
+      bus.publish({ event: { type: 'realm_user', op: 'update', person: { user_id: id, is_active: isActive } }, userIds: audience });
+    }
+  });
+}
+
 /**
- * Deactivates a user: the account's API key stops working at once (auth
- * checks is_active on every request).
+ * Deactivates a user and, as Zulip does, the bots they own. The API key
+ * stops working at once (authentication checks is_active on every
+ * request); subscriptions are kept but marked is_user_active=false.
+ * With an acting user, DELETE /users/{id}'s checks apply in Zulip's order;
+ * without one (tests, the command line) it is the bare action.
+ * Since feature level 222 clients learn it from realm_user update
+ * {is_active: false}; realm_user remove only means access was lost.
  */
-export async function doDeactivateUser(ctx: AppContext, userId: number): Promise<void> {
+export async function doDeactivateUser(ctx: AppContext, userId: number, actor: UserRow | null = null): Promise<void> {
   await inTransaction(ctx.db, async (tx) => {
-    await updateUser(tx.trx, userId, { is_active: false });
-    await tx.trx('subscriptions').where({ user_id: userId }).update({ is_user_active: false });
+    const target = actor
+      ? await accessUserForAdmin(tx.trx, actor, userId, { allowDeactivated: false, allowBots: false })
+      : (await getUserById(tx.trx, userId))!;
+    if (actor && target.role === Role.OWNER && actor.role !== Role.OWNER) throw ownerRequired();
+    if (actor && (await isOnlyOwnerInTx(tx, target))) throw new ApiError('Cannot deactivate the only organization owner');
+    const ids = [target.id, ...(await listActiveBotIdsOwnedBy(tx.trx, target.id))];
+    await setUsersActive(tx.trx, ids, false);
+    await queueActiveEvents(tx, ctx.bus, target.realm_id, ids, false);
+  });
+}
+
+/**
+ * POST /users/{id}/reactivate: an administrator restores a deactivated
+ * user or bot; its API key and subscriptions work again.
+ */
+export async function doReactivateUser(ctx: AppContext, actor: UserRow, userId: number): Promise<void> {
+  await inTransaction(ctx.db, async (tx) => {
+    const target = await accessUserForAdmin(tx.trx, actor, userId, { allowDeactivated: true, allowBots: true });
+    // Zulip's access check lets active users through; reactivating one would only repeat its events.
+    if (target.is_active) throw new ApiError('User is already active');
+    await setUsersActive(tx.trx, [target.id], true);
+    await queueActiveEvents(tx, ctx.bus, target.realm_id, [target.id], true);
   });
 }

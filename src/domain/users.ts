@@ -1,11 +1,14 @@
-import { ApiError } from '../errors';
+import { ApiError, ownerRequired } from '../errors';
+import { isAdminRole, isGuestRole, Role } from './roles';
 
 export const MAX_NAME_LENGTH = 100;
 export const MIN_NAME_LENGTH = 2;
 
 /**
  * Zulip's full-name rules: trimmed, 2..100 characters, no control characters
- * and none of the characters Markdown mentions and quoting rely on.
+ * and none of the characters Markdown mentions and quoting rely on. A name
+ * ending in `|<digits>` is refused too: `@**Name|15**` is how mentions
+ * disambiguate users, so such a name would read as a mention of user 15.
  */
 export function checkFullName(raw: string): string {
   const name = raw.trim();
@@ -13,6 +16,7 @@ export function checkFullName(raw: string): string {
   if (length > MAX_NAME_LENGTH) throw new ApiError('Name too long!');
   if (length < MIN_NAME_LENGTH) throw new ApiError('Name too short!');
   if (/[*`\\>"@]/.test(name) || /\p{C}/u.test(name)) throw new ApiError('Invalid characters in name!');
+  if (/\|\d+$/.test(raw)) throw new ApiError('Invalid format!');
   return name;
 }
 
@@ -25,3 +29,21 @@ export function isValidEmail(email: string): boolean {
 
 /** Case-insensitive key under which an address is unique within a realm. */
 export const emailKey = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Who may move a user from `from` to `to` (PATCH /users/{id} role), in
+ * Zulip's order of checks. The caller is an administrator already.
+ * - Only owners grant or remove the owner role.
+ * - The only (human, active) owner keeps it, or the organization would be
+ *   left without one.
+ * - A guest is not made an administrator or owner in one step (the spec's
+ *   rule: "a guest becoming administrator" is refused); they become a
+ *   member or moderator first.
+ */
+export function checkRoleChange(actorRole: number, from: number, to: number, isOnlyOwner: boolean): void {
+  if ((from === Role.OWNER || to === Role.OWNER) && actorRole !== Role.OWNER) throw ownerRequired();
+  if (from === Role.OWNER && isOnlyOwner) {
+    throw new ApiError('The owner permission cannot be removed from the only organization owner.');
+  }
+  if (isGuestRole(from) && isAdminRole(to)) throw new ApiError('Guests cannot be organization administrators');
+}

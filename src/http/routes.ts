@@ -2,6 +2,8 @@ import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
 import { messageHandlers } from '../handlers/messages';
 import { serverHandlers } from '../handlers/server';
+import { realmHandlers } from '../handlers/realm';
+import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
 import type { HandlerTable, OpId } from './handler';
 
@@ -9,6 +11,8 @@ import type { HandlerTable, OpId } from './handler';
 export const HANDLERS: HandlerTable = {
   ...serverHandlers,
   ...userHandlers,
+  ...userGroupHandlers,
+  ...realmHandlers,
   ...authHandlers,
   ...messageHandlers,
   ...eventHandlers,
@@ -31,13 +35,7 @@ export const PENDING_OPERATIONS: readonly OpId[] = [
   'update-subscription-property',
   'update-subscription-settings',
   'create-channel',
-  'get-users',
-  'get-user',
-  'update-user',
-  'deactivate-user',
-  'get-is-user-group-member',
   'create-invite-link',
-  'update-realm-user-settings-defaults',
   'upload-file',
   'get-file-temporary-url',
   'register-push-device',

@@ -52,9 +52,39 @@ export async function getMaxMessageIdForUser(q: Q, userId: number): Promise<numb
   return row?.m == null ? -1 : Number(row.m);
 }
 
-export async function listProfileValues(
-  q: Q,
-  userId: number,
-): Promise<Array<{ field_id: number; value: string; rendered_value: string | null }>> {
-  return q('custom_profile_values').where({ user_id: userId }).select('field_id', 'value', 'rendered_value');
+/**
+ * The organization's active human owners, locked on MySQL until the
+ * transaction ends, so two concurrent demotions cannot both see a second
+ * owner (SQLite serialises writers already).
+ */
+export async function lockActiveOwnerIds(trx: Knex.Transaction, realmId: number, ownerRole: number): Promise<number[]> {
+  const query = trx('users').where({ realm_id: realmId, role: ownerRole, is_active: true, is_bot: false }).select('id');
+  if (trx.client.config.client === 'mysql2') query.forUpdate();
+  return (await query).map((r: { id: number }) => Number(r.id));
+}
+
+/** Every active user and bot of the organization (the audience of organization-wide events). */
+export async function listActiveUserIds(q: Q, realmId: number): Promise<number[]> {
+  return (await q('users').where({ realm_id: realmId, is_active: true }).orderBy('id').pluck('id')).map(Number);
+}
+
+export async function listUsersByIds(q: Q, realmId: number, ids: number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await q('users').where({ realm_id: realmId }).whereIn('id', [...new Set(ids)]);
+  return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
+}
+
+export async function listActiveBotIdsOwnedBy(q: Q, ownerId: number): Promise<number[]> {
+  return (await q('users').where({ bot_owner_id: ownerId, is_bot: true, is_active: true }).pluck('id')).map(Number);
+}
+
+/** Activates or deactivates accounts; their subscriptions follow (is_user_active). */
+export async function setUsersActive(q: Q, ids: number[], active: boolean): Promise<void> {
+  if (ids.length === 0) return;
+  await q('users').whereIn('id', ids).update({ is_active: active });
+  await q('subscriptions').whereIn('user_id', ids).update({ is_user_active: active });
+}
+
+export async function setRealmUserDefaultsRaw(q: Q, realmId: number, settings: string): Promise<void> {
+  await q('realm_user_defaults').where({ realm_id: realmId }).update({ settings });
 }

@@ -19,16 +19,32 @@ export function avatarUrl(user: UserRow, clientGravatar: boolean): string | null
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
 }
 
+export type ProfileData = Record<string, { value: string; rendered_value?: string | null }>;
+
+/** profile_data maps by user: field ID (as a string) → value, with rendered_value for Markdown fields. */
+export function toApiProfileData(
+  values: ReadonlyArray<{ user_id: number; field_id: number; value: string; rendered_value: string | null }>,
+): Map<number, ProfileData> {
+  const out = new Map<number, ProfileData>();
+  for (const v of values) {
+    const data = out.get(v.user_id) ?? {};
+    data[String(v.field_id)] = v.rendered_value == null ? { value: v.value } : { value: v.value, rendered_value: v.rendered_value };
+    out.set(v.user_id, data);
+  }
+  return out;
+}
+
 export interface UserViewOptions {
   /** The user looking; null for an audience-wide event. */
   viewer: UserRow | null;
   clientGravatar?: boolean;
-  profileData?: Record<string, { value: string; rendered_value?: string | null }>;
+  profileData?: ProfileData;
 }
 
 /** Whether `viewer` may see `user`'s real (delivery) email, per the user's email_address_visibility. */
 export function canSeeDeliveryEmail(user: UserRow, viewer: UserRow | null): boolean {
-  if (viewer && viewer.id === user.id) return true;
+  // Bots' addresses are never private (feature level 163).
+  if (user.is_bot || (viewer && viewer.id === user.id)) return true;
   const visibility = parseSettings(user.settings).email_address_visibility;
   if (visibility === EmailVisibility.EVERYONE) return true;
   if (!viewer) return false;
@@ -74,11 +90,7 @@ export function toApiUser(user: UserRow, opts: UserViewOptions) {
 }
 
 /** GET /users/me: the user object as its owner sees it, plus max_message_id. */
-export function toApiOwnUser(
-  user: UserRow,
-  maxMessageId: number,
-  profileData: Record<string, { value: string; rendered_value?: string | null }>,
-) {
+export function toApiOwnUser(user: UserRow, maxMessageId: number, profileData: ProfileData) {
   const base = toApiUser(user, { viewer: user, clientGravatar: false, profileData });
   return { ...base, delivery_email: user.delivery_email, avatar_url: avatarUrl(user, false)!, max_message_id: maxMessageId };
 }

@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+import { loadRealmGroups } from '../events/register/groups';
+import { ApiError, noSuchUser } from '../errors';
+import { getGroupsByIds, isUserInGroup } from '../queries/groups';
+import type { UserRow } from '../queries/rows';
+import { getUserInRealm } from '../queries/users';
+
+/**
+ * GET /user_groups: the organization's system and named groups (anonymous
+ * groups back group-setting values and are not listed), in the same form as
+ * realm_user_groups of POST /register, which builds them.
+ */
+export async function getUserGroups(db: Knex, viewer: UserRow, includeDeactivated: boolean) {
+  const groups = await loadRealmGroups(db, viewer.realm_id);
+  return { user_groups: groups.userGroups(includeDeactivated) };
+}
+
+/**
+ * GET /user_groups/{group}/members/{user}: membership through any depth of
+ * subgroups unless directOnly. "Invalid user group" for unknown, anonymous
+ * and other organizations' groups; "No such user" for users outside the
+ * organization. Bots may ask and be asked about (feature levels 496, 458);
+ * a deactivated user is never a member (feature level 303), not an error.
+ */
+export async function getIsUserGroupMember(db: Knex, viewer: UserRow, groupId: number, userId: number, directOnly: boolean) {
+  const group = (await getGroupsByIds(db, viewer.realm_id, [groupId])).get(groupId);
+  if (!group || group.name === null) throw new ApiError('Invalid user group');
+  const target = await getUserInRealm(db, viewer.realm_id, userId);
+  if (!target) throw noSuchUser();
+  return { is_user_group_member: await isUserInGroup(db, groupId, target.id, directOnly) };
+}

@@ -1,0 +1,140 @@
+import type { AppContext } from '../context';
+import { inTransaction, Tx } from '../db/transaction';
+import { isAdminRole, Role } from '../domain/roles';
+import { checkProfileValue, isClearingValue, isRenderable, ProfileFieldDef } from '../domain/profile-fields';
+import { checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
+import { adminRequired, ApiError, noSuchUser } from '../errors';
+import { nowSeconds } from '../queries/ids';
+import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue } from '../queries/profile-fields';
+import { getRealmById } from '../queries/realms';
+import type { UserRow } from '../queries/rows';
+import { getUserByEmailKey, getUserInRealm, listActiveUserIds, listUsersByIds, updateUser } from '../queries/users';
+import { canSeeDeliveryEmail } from '../serializers/users';
+import { renderForRealm } from './render';
+import { syncSystemGroupsInTx } from './user-groups';
+import { isOnlyOwnerInTx } from './users';
+
+export interface UserChanges {
+  full_name?: string;
+  role?: number;
+  profile_data?: Array<{ id: number; value: string | number[] | null }>;
+  new_email?: string;
+}
+
+/** A realm_user update's person part and who receives it. */
+interface Pending {
+  person: Record<string, unknown>;
+  audience: number[];
+}
+
+/**
+ * PATCH /users/{id}: role, full name, profile data and email in one
+ * transaction, in Zulip's order of checks (update_user_backend). Anything
+ * refused rolls the whole request back; realm_user update events (one per
+ * changed part, in the order of the changes) go out after commit.
+ */
+export async function doUpdateUser(ctx: AppContext, actor: UserRow, userId: number, changes: UserChanges): Promise<void> {
+  if (!isAdminRole(actor.role)) throw adminRequired();
+  await inTransaction(ctx.db, async (tx) => {
+    const target = await getUserInRealm(tx.trx, actor.realm_id, userId);
+    if (!target) throw noSuchUser();
+    if (changes.new_email !== undefined && !(actor.role === Role.OWNER && actor.can_change_user_emails)) {
+      throw new ApiError('User not authorized to change user emails');
+    }
+    const audience = await listActiveUserIds(tx.trx, actor.realm_id);
+    const emit = ({ person, audience }: Pending) =>
+      tx.afterCommit(() => ctx.bus.publish({ event: { type: 'realm_user', op: 'update', person }, userIds: audience }));
+    const toAll = (part: Record<string, unknown>) => emit({ person: { user_id: target.id, ...part }, audience });
+    if (changes.role !== undefined && changes.role !== target.role) {
+      checkRoleChange(actor.role, target.role, changes.role, await isOnlyOwnerInTx(tx, target));
+      toAll({ role: changes.role });
+      await changeRoleInTx(tx, ctx, target, changes.role);
+    }
+    // Zulip skips an unchanged or blank name rather than refusing it.
+    if (changes.full_name !== undefined && changes.full_name !== target.full_name && changes.full_name.trim() !== '') {
+      const fullName = checkFullName(changes.full_name);
+      await updateUser(tx.trx, target.id, { full_name: fullName });
+      toAll({ full_name: fullName });
+    }
+    if (changes.profile_data) {
+      for (const field of await applyProfileData(tx, target, changes.profile_data)) toAll({ custom_profile_field: field });
+    }
+    if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
+      for (const p of await changeEmailInTx(tx, target, changes.new_email, audience)) emit(p);
+    }
+  });
+}
+
+async function changeRoleInTx(tx: Tx, ctx: AppContext, target: UserRow, role: number): Promise<void> {
+  await updateUser(tx.trx, target.id, { role });
+  const realm = (await getRealmById(tx.trx, target.realm_id))!;
+  await syncSystemGroupsInTx(tx, ctx.bus, { ...target, role }, realm, nowSeconds());
+}
+
+/**
+ * Sets and clears custom profile field values. Zulip removes the values
+ * given as null, "" or [] first, then checks every other value against its
+ * field's type before storing any. Returns the event parts of the values
+ * that actually changed.
+ */
+async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<UserChanges['profile_data']>) {
+  const fields = await getProfileFields(tx.trx, target.realm_id, items.map((i) => i.id));
+  const fieldOf = (id: number): ProfileFieldDef => {
+    const f = fields.get(id);
+    if (!f) throw new ApiError(`Field id ${id} not found.`);
+    return f;
+  };
+  const changed: Array<{ id: number; value: string | null; rendered_value?: string | null }> = [];
+  const toSet: Array<{ field: ProfileFieldDef; value: string }> = [];
+  for (const item of items) {
+    const field = fieldOf(item.id);
+    if (isClearingValue(item.value)) {
+      if (await deleteProfileValue(tx.trx, target.id, field.id)) changed.push({ id: field.id, value: null });
+      continue;
+    }
+    const checked = checkProfileValue(field, item.value);
+    if (checked.kind === 'users') await checkProfileUsers(tx, target.realm_id, checked.ids);
+    toSet.push({ field, value: checked.kind === 'users' ? JSON.stringify(checked.ids) : checked.value });
+  }
+  for (const { field, value } of toSet) {
+    const old = await getProfileValue(tx.trx, target.id, field.id);
+    if (old?.value === value) continue;
+    const rendered = isRenderable(field.field_type) ? (await renderForRealm(tx.trx, target.realm_id, value)).html : null;
+    await setProfileValue(tx.trx, { user_id: target.id, field_id: field.id, value, rendered_value: rendered });
+    changed.push(rendered === null ? { id: field.id, value } : { id: field.id, value, rendered_value: rendered });
+  }
+  return changed;
+}
+
+/** A Users-type field holds active, human users of the organization (Zulip's check_valid_user_ids). */
+async function checkProfileUsers(tx: Tx, realmId: number, ids: number[]): Promise<void> {
+  const users = new Map((await listUsersByIds(tx.trx, realmId, ids)).map((u) => [u.id, u]));
+  for (const id of ids) {
+    const u = users.get(id);
+    if (!u) throw new ApiError(`Invalid user ID: ${id}`);
+    if (!u.is_active) throw new ApiError(`User with ID ${id} is deactivated`);
+    if (u.is_bot) throw new ApiError(`User with ID ${id} is a bot`);
+  }
+}
+
+/**
+ * Changes the address a user logs in and is mailed with (their API email
+ * follows it: Parley has no placeholder addresses). Zulip's messages are
+ * those of its own email-change path. Users who may see the real address
+ * get delivery_email; everyone gets the new API email.
+ */
+async function changeEmailInTx(tx: Tx, target: UserRow, raw: string, audience: number[]): Promise<Pending[]> {
+  const email = raw.trim();
+  if (!isValidEmail(email)) throw new ApiError('Invalid address.');
+  const holder = await getUserByEmailKey(tx.trx, target.realm_id, emailKey(email));
+  if (holder && holder.id !== target.id) {
+    throw new ApiError(holder.is_active ? 'Already has an account.' : 'Account has been deactivated.');
+  }
+  await updateUser(tx.trx, target.id, { email, delivery_email: email, email_key: emailKey(email) });
+  const viewers = await listUsersByIds(tx.trx, target.realm_id, audience);
+  const seeing = viewers.filter((v) => canSeeDeliveryEmail(target, v)).map((v) => v.id);
+  return [
+    { person: { user_id: target.id, delivery_email: email }, audience: seeing },
+    { person: { user_id: target.id, new_email: email }, audience },
+  ];
+}

@@ -1,0 +1,43 @@
+import type { AppContext } from '../context';
+import type { Tx } from '../db/transaction';
+import { Role, roleSystemGroup, SYSTEM_GROUPS } from '../domain/roles';
+import { addGroupMembers, getSystemGroupIds, removeGroupMembers } from '../queries/groups';
+import type { RealmRow, UserRow } from '../queries/rows';
+import { listActiveUserIds } from '../queries/users';
+
+const DAY = 86400;
+
+/**
+ * The system groups a user of this role is a direct member of: the role's
+ * group, and role:fullmembers too for a member past the organization's
+ * waiting period (Zulip's full-member rule).
+ */
+export function directSystemGroups(role: number, dateJoined: number, realm: RealmRow, now: number): string[] {
+  const groups = [roleSystemGroup(role)];
+  if (role === Role.MEMBER && dateJoined + realm.waiting_period_threshold * DAY <= now) groups.push('role:fullmembers');
+  return groups;
+}
+
+/**
+ * Moves a user to the system groups of their (new) role, inside the
+ * caller's transaction, and queues Zulip's user_group remove_members /
+ * add_members events for every group that changed.
+ */
+export async function syncSystemGroupsInTx(tx: Tx, bus: AppContext['bus'], user: UserRow, realm: RealmRow, now: number): Promise<void> {
+  const ids = await getSystemGroupIds(tx.trx, realm.id);
+  const systemIds = SYSTEM_GROUPS.map((g) => ids.get(g.name)!);
+  const current: number[] = (
+    await tx.trx('group_members').where({ user_id: user.id }).whereIn('group_id', systemIds).pluck('group_id')
+  ).map(Number);
+  const wanted = directSystemGroups(user.role, user.date_joined, realm, now).map((name) => ids.get(name)!);
+  const removed = current.filter((g) => !wanted.includes(g));
+  const added = wanted.filter((g) => !current.includes(g));
+  for (const g of removed) await removeGroupMembers(tx.trx, g, [user.id]);
+  for (const g of added) await addGroupMembers(tx.trx, g, [user.id]);
+  if (removed.length + added.length === 0) return;
+  const audience = await listActiveUserIds(tx.trx, realm.id);
+  tx.afterCommit(() => {
+    for (const g of removed) bus.publish({ event: { type: 'user_group', op: 'remove_members', group_id: g, user_ids: [user.id] }, userIds: audience });
+    for (const g of added) bus.publish({ event: { type: 'user_group', op: 'add_members', group_id: g, user_ids: [user.id] }, userIds: audience });
+  });
+}
