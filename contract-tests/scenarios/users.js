@@ -1,0 +1,78 @@
+'use strict';
+/*
+ * Scenarios for users, user groups and organization defaults. Anything
+ * that changes a user acts on a user made for it, never on the demo cast.
+ */
+const { api, fresh } = require('./core');
+
+const noAuth = (req) => { req.user = null; };
+
+/** A new member, made by the owner (who may create users). */
+async function freshUserId(s) {
+  const res = await api(s, 'POST', '/users', { email: fresh('scenario'), password: 'scenario-password-1', full_name: 'Scenario Person' }, s.users.owner);
+  if (res.status !== 200) throw new Error(`create-user failed: ${JSON.stringify(res.body)}`);
+  return res.body.user_id;
+}
+
+async function groupId(s, name) {
+  const res = await api(s, 'GET', '/user_groups', {}, s.users.member);
+  const group = res.body.user_groups.find((g) => g.name === name);
+  if (!group) throw new Error(`no group ${name}`);
+  return group.id;
+}
+
+const scenarios = {
+  'get-users': {
+    200: (req, s) => { req.user = s.users.member; req.query = { client_gravatar: false, include_custom_profile_fields: true }; },
+    400: (req, s) => { req.user = s.users.member; req.query = { client_gravatar: 'maybe' }; },
+    401: (req) => { noAuth(req); req.query = {}; },
+  },
+  'get-user': {
+    200: (req, s) => { req.user = s.users.member; req.pathParams.user_id = s.users.admin.id; req.query = { include_custom_profile_fields: true }; },
+    400: (req, s) => { req.user = s.users.member; req.pathParams.user_id = 999999; req.query = {}; },
+    401: (req, s) => { noAuth(req); req.pathParams.user_id = s.users.admin.id; req.query = {}; },
+  },
+  'update-user': {
+    200: async (req, s) => { req.user = s.users.admin; req.pathParams.user_id = await freshUserId(s); req.body = { full_name: 'Renamed Person', role: 300 }; },
+    400: (req, s) => { req.user = s.users.admin; req.pathParams.user_id = s.users.member.id; req.body = { role: 100 }; },
+    401: (req, s) => { noAuth(req); req.pathParams.user_id = s.users.member.id; },
+  },
+  'deactivate-user': {
+    200: async (req, s) => { req.user = s.users.admin; req.pathParams.user_id = await freshUserId(s); req.body = {}; },
+    400: (req, s) => { req.user = s.users.admin; req.pathParams.user_id = s.users.owner.id; req.body = {}; },
+    401: (req, s) => { noAuth(req); req.pathParams.user_id = s.users.member.id; },
+  },
+  'reactivate-user': {
+    200: async (req, s) => {
+      const id = await freshUserId(s);
+      const res = await api(s, 'DELETE', `/users/${id}`, {}, s.users.admin);
+      if (res.status !== 200) throw new Error(`deactivate-user failed: ${JSON.stringify(res.body)}`);
+      req.user = s.users.admin;
+      req.pathParams.user_id = id;
+    },
+    400: (req, s) => { req.user = s.users.admin; req.pathParams.user_id = s.users.member.id; },
+    401: (req, s) => { noAuth(req); req.pathParams.user_id = s.users.member.id; },
+  },
+  'get-user-groups': {
+    200: (req, s) => { req.user = s.users.guest; req.query = { include_deactivated_groups: true }; },
+    400: (req, s) => { req.user = s.users.member; req.query = { include_deactivated_groups: 'yes' }; },
+    401: (req) => { noAuth(req); req.query = {}; },
+  },
+  'get-is-user-group-member': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.user_group_id = await groupId(s, 'role:members');
+      req.pathParams.user_id = s.users.owner.id;
+      req.query = { direct_member_only: false };
+    },
+    400: (req, s) => { req.user = s.users.member; req.pathParams.user_group_id = 999999; req.pathParams.user_id = s.users.owner.id; req.query = {}; },
+    401: (req, s) => { noAuth(req); req.pathParams.user_group_id = 1; req.pathParams.user_id = s.users.owner.id; req.query = {}; },
+  },
+  'update-realm-user-settings-defaults': {
+    200: (req, s) => { req.user = s.users.admin; },
+    400: (req, s) => { req.user = s.users.admin; req.body = { emojiset: 'apple' }; },
+    401: noAuth,
+  },
+};
+
+module.exports = { scenarios };
