@@ -2,23 +2,16 @@ import { createUserInTx } from '../src/actions/users';
 import { inTransaction } from '../src/db/transaction';
 import { parseSettings } from '../src/domain/user-settings';
 import { eachDatabase } from './support/databases';
-import { Client, pending, register, sendDirect, sendToChannel } from './support/events';
-import { createChannel, startTestServer, TestServer } from './support/server';
+import { Client, pending, register, sendDirect, sendToChannel, startEventsServer, stopEventsServer } from './support/events';
+import type { TestServer } from './support/server';
 
 /** Each kind of change reaches the queues of the users who may see it, and only those. */
 eachDatabase('events: who receives what', (dialect) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer(dialect);
-    const { owner, admin, moderator, member, guest, bot } = t.cast;
-    await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
-    await createChannel(t, 'open', [owner]);
-    await createChannel(t, 'secret', [owner, moderator], { inviteOnly: true });
+    ({ t } = await startEventsServer(dialect));
   });
-  afterAll(async () => {
-    t.ctx.queues.close();
-    await t.close();
-  });
+  afterAll(() => stopEventsServer(t));
 
   const everyone = () => Promise.all([t.cast.owner, t.cast.admin, t.cast.member, t.cast.guest].map((u) => register(t, u)));
   const drain = (clients: Client[]) => Promise.all(clients.map((c) => pending(t, c)));

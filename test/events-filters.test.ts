@@ -1,21 +1,14 @@
 import { eachDatabase } from './support/databases';
-import { pending, register, sendToChannel } from './support/events';
-import { createChannel, startTestServer, TestServer } from './support/server';
+import { pending, register, sendToChannel, startEventsServer, stopEventsServer } from './support/events';
+import type { TestServer } from './support/server';
 
 /** What a queue was registered with decides which events it takes and how they look. */
 eachDatabase('events: filters and formats per queue', (dialect) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer(dialect);
-    const { owner, admin, moderator, member, guest, bot } = t.cast;
-    await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
-    await createChannel(t, 'open', [owner]);
-    await createChannel(t, 'secret', [owner], { inviteOnly: true });
+    ({ t } = await startEventsServer(dialect));
   });
-  afterAll(async () => {
-    t.ctx.queues.close();
-    await t.close();
-  });
+  afterAll(() => stopEventsServer(t));
 
   it('event_types keeps only those types, and unknown names are ignored', async () => {
     const c = await register(t, t.cast.member, { event_types: ['reaction', 'no_such_event'] });

@@ -1,30 +1,23 @@
 import { eachDatabase } from './support/databases';
-import { register, sendDirect, sendToChannel } from './support/events';
-import { countQueries, createChannel, createMembers, startTestServer, subscribe, TestServer } from './support/server';
+import { register, sendDirect, sendToChannel, startEventsServer, stopEventsServer } from './support/events';
+import { countQueries, createChannel, createMembers, subscribe, TestServer } from './support/server';
 
 /** The initial state POST /register returns with the queue. */
 eachDatabase('POST /register: the initial state', (dialect) => {
   let t: TestServer;
   let general: { id: number; recipient_id: number };
   let open: { id: number; recipient_id: number };
-  let secret: { id: number; recipient_id: number };
   let quiet: { id: number; recipient_id: number };
   beforeAll(async () => {
-    t = await startTestServer(dialect);
-    const { owner, admin, moderator, member, guest, bot } = t.cast;
-    general = await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
-    open = await createChannel(t, 'open', [owner]);
-    secret = await createChannel(t, 'secret', [owner], { inviteOnly: true });
+    ({ t, general, open } = await startEventsServer(dialect));
+    const { owner, member } = t.cast;
     quiet = await createChannel(t, 'quiet', [owner, member]);
     await createChannel(t, 'left', [owner, member]);
     await t.ctx.db('subscriptions').where({ user_id: member.id, recipient_id: quiet.recipient_id }).update({ is_muted: true });
     const left = await t.ctx.db('channels').where({ name: 'left' }).first('recipient_id');
     await t.ctx.db('subscriptions').where({ user_id: member.id, recipient_id: left.recipient_id }).update({ active: false });
   });
-  afterAll(async () => {
-    t.ctx.queues.close();
-    await t.close();
-  });
+  afterAll(() => stopEventsServer(t));
 
   const names = (list: Array<{ name: string }>) => list.map((c) => c.name);
 

@@ -1,8 +1,8 @@
 import { parseSettings, UserSettings } from '../src/domain/user-settings';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
-import { Client, pending, register, sendDirect, sendToChannel } from './support/events';
-import { createChannel, startTestServer, subscribe, TestServer } from './support/server';
+import { Client, pending, register, sendDirect, sendToChannel, startEventsServer, stopEventsServer } from './support/events';
+import { subscribe, TestServer } from './support/server';
 
 /** POST /typing and POST /messages/{id}/typing: the right receivers, Zulip's shapes and errors. */
 eachDatabase('events: typing notifications', (dialect) => {
@@ -10,16 +10,9 @@ eachDatabase('events: typing notifications', (dialect) => {
   let general: { id: number; recipient_id: number };
   let secret: { id: number; recipient_id: number };
   beforeAll(async () => {
-    t = await startTestServer(dialect);
-    const { owner, admin, moderator, member, guest, bot } = t.cast;
-    general = await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
-    await createChannel(t, 'open', [owner]);
-    secret = await createChannel(t, 'secret', [owner, moderator], { inviteOnly: true });
+    ({ t, general, secret } = await startEventsServer(dialect));
   });
-  afterAll(async () => {
-    t.ctx.queues.close();
-    await t.close();
-  });
+  afterAll(() => stopEventsServer(t));
 
   const typingClient = (u: UserRow) => register(t, u, { event_types: ['typing', 'typing_edit_message'], client_capabilities: { stream_typing_notifications: true } });
   const clients = (...users: UserRow[]) => Promise.all(users.map(typingClient));

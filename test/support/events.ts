@@ -1,5 +1,28 @@
+import type { Dialect } from '../../src/db/connection';
 import type { UserRow } from '../../src/queries/rows';
-import type { TestServer } from './server';
+import { createChannel, startTestServer, TestServer } from './server';
+
+type ChannelRef = { id: number; recipient_id: number };
+
+/**
+ * The world the events suites share: the cast, #general (everyone active),
+ * #open (public, only the owner) and #secret (private with protected
+ * history: the owner and the moderator).
+ */
+export async function startEventsServer(dialect: Dialect): Promise<{ t: TestServer; general: ChannelRef; open: ChannelRef; secret: ChannelRef }> {
+  const t = await startTestServer(dialect);
+  const { owner, admin, moderator, member, guest, bot } = t.cast;
+  const general = await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
+  const open = await createChannel(t, 'open', [owner]);
+  const secret = await createChannel(t, 'secret', [owner, moderator], { inviteOnly: true });
+  return { t, general, open, secret };
+}
+
+/** Discards the queues (answering any open poll, clearing timers) and drops the database. */
+export async function stopEventsServer(t: TestServer): Promise<void> {
+  t.ctx.queues.close();
+  await t.close();
+}
 
 /** A registered queue and the last event id its client has seen. */
 export interface Client {
