@@ -9,6 +9,7 @@ import { badQueueId, EventCounter, EventQueue, QueuedEvent } from './queue';
  * minute); the caps are Parley's: Zulip bounds nothing but time.
  */
 export interface QueueLimits {
+  /** A waiting poll gets a heartbeat event after this long (±10%) with nothing else. */
   heartbeatMs: number;
   idleTimeoutMs: number;
   gcIntervalMs: number;
@@ -100,7 +101,8 @@ export class QueueManager {
     q.acknowledge(lastEventId);
     this.touch(q);
     if (q.events.length === 0 && !dontBlock && !signal?.aborted) {
-      const { done, cancel } = q.wait(this.limits.heartbeatMs);
+      // ±10% as Zulip (45–55 s), so the heartbeats of clients that registered together do not stay in step.
+      const { done, cancel } = q.wait(this.limits.heartbeatMs * (0.9 + Math.random() * 0.2));
       signal?.addEventListener('abort', cancel, { once: true });
       await done;
       signal?.removeEventListener('abort', cancel);
