@@ -509,7 +509,7 @@ export interface paths {
         put?: never;
         /**
          * Register an event queue
-         * @description Creates an event queue for the caller and returns, in the same response, the current state of the data the queue will keep up to date: limits, organization settings, users, subscriptions, unread messages and so on. A client applies the events it then reads with GET /events (starting after `last_event_id`) on top of this state. `event_types` chooses which events the queue receives; `fetch_event_types` (defaulting to `event_types`) chooses which parts of the state are returned. A queue that is not polled for about 10 minutes is discarded; heartbeat events arrive roughly every minute while a poll is waiting.
+         * @description Creates an event queue for the caller and returns, in the same response, the current state of the data the queue will keep up to date: limits, organization settings, users, subscriptions, unread messages and so on. A client applies the events it then reads with GET /events (starting after `last_event_id`) on top of this state. `event_types` chooses which events the queue receives; `fetch_event_types` (defaulting to `event_types`) chooses which parts of the state are returned. A queue that is not polled for about 10 minutes is discarded; a heartbeat event arrives after about 50 seconds of a poll waiting with nothing to report. Memory is bounded: a queue holding more than 10,000 unacknowledged events is discarded, and registering beyond 50 queues for one user (or 20,000 in all) discards the least recently polled one. A discarded queue answers BAD_EVENT_QUEUE_ID; its client registers again.
          */
         post: operations["register-queue"];
         delete?: never;
@@ -527,7 +527,7 @@ export interface paths {
         };
         /**
          * Get events from an event queue
-         * @description Long-polls a queue created by POST /register. Events with IDs up to and including `last_event_id` are acknowledged and dropped from the queue; the response carries the remaining ones. If none are pending the request waits until an event arrives or, after about a minute, returns a heartbeat event; with `dont_block=true` it returns at once, possibly with an empty list. Clients should use the register response's `event_queue_longpoll_timeout_seconds` as their HTTP timeout. A BAD_EVENT_QUEUE_ID error means the queue expired: register a new one and reload the state.
+         * @description Long-polls a queue created by POST /register. Events with IDs up to and including `last_event_id` are acknowledged and dropped from the queue; the response carries the remaining ones. If none are pending the request waits until an event arrives or, after about 50 seconds, returns a heartbeat event; with `dont_block=true` it returns at once, possibly with an empty list. Clients should use the register response's `event_queue_longpoll_timeout_seconds` as their HTTP timeout. A BAD_EVENT_QUEUE_ID error means the queue expired: register a new one and reload the state.
          */
         get: operations["get-events"];
         put?: never;
