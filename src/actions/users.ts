@@ -6,7 +6,7 @@ import { isAdminRole, Role, ROLE_CODES } from '../domain/roles';
 import { generateApiKey, hashPassword, isPasswordStrongEnough } from '../domain/secrets';
 import { parseSettings } from '../domain/user-settings';
 import { checkFullName, emailKey, isValidEmail } from '../domain/users';
-import { adminRequired, ApiError, ownerRequired } from '../errors';
+import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
 import { addGroupMembers, getSystemGroupIds } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
 import { getRealmById, getRealmUserDefaultsRaw } from '../queries/realms';
@@ -140,7 +140,8 @@ export async function doDeactivateUser(ctx: AppContext, userId: number, actor: U
   await inTransaction(ctx.db, async (tx) => {
     const target = actor
       ? await accessUserForAdmin(tx.trx, actor, userId, { allowDeactivated: false, allowBots: false })
-      : (await getUserById(tx.trx, userId))!;
+      : await getUserById(tx.trx, userId);
+    if (!target) throw noSuchUser();
     if (actor && target.role === Role.OWNER && actor.role !== Role.OWNER) throw ownerRequired();
     if (actor && (await isOnlyOwnerInTx(tx, target))) throw new ApiError('Cannot deactivate the only organization owner');
     const ids = [target.id, ...(await listActiveBotIdsOwnedBy(tx.trx, target.id))];
