@@ -74,7 +74,7 @@ eachDatabase('POST /register: the initial state', (dialect) => {
 
   it('shows administrators the private channels they may see; guests only their own', async () => {
     const admin = await register(t, t.cast.admin, { fetch_event_types: ['subscription'] });
-    expect(names(admin.state.never_subscribed)).toEqual(['open', 'secret', 'quiet', 'left']);
+    expect(names(admin.state.never_subscribed)).toEqual(['left', 'open', 'quiet', 'secret']);
     const guest = await register(t, t.cast.guest, { fetch_event_types: ['subscription'] });
     expect(names(guest.state.subscriptions)).toEqual(['general']);
     expect(guest.state.never_subscribed).toEqual([]);

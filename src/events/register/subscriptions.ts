@@ -2,9 +2,14 @@ import type { Knex } from 'knex';
 import { canSeeChannel, Viewer } from '../../access/viewer';
 import { isAdminRole, isGuestRole } from '../../domain/roles';
 import { parseSettings } from '../../domain/user-settings';
+import { getWeeklyTraffic } from '../../queries/channel-stats';
 import type { ChannelRow } from '../../queries/channels';
+import { nowSeconds } from '../../queries/ids';
 import { countChannelSubscribers, listChannelSubscribers, listRealmChannels, SubscriptionSettings } from '../../queries/register';
 import { GroupLookup, toApiBasicChannel, toApiSubscription } from '../../serializers/subscriptions';
+
+type Channel = Record<string, unknown>;
+const byName = (list: Channel[]) => list.sort((a, b) => (String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0));
 
 export interface SubscriptionStateOptions {
   includeSubscribers: boolean;
@@ -28,7 +33,8 @@ function withInheritedNotifications(sub: SubscriptionSettings, settingsJson: str
 /**
  * The `subscription` part: subscriptions (active), unsubscribed (left) and
  * never_subscribed (channels the user can see and join, or, for
- * administrators, private ones they can see), each in channel id order.
+ * administrators, private ones they can see), each sorted by name as Zulip's
+ * gather_subscriptions_helper does.
  * Archived channels only for clients with the archived_channels capability.
  */
 export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupLookup, subs: SubscriptionSettings[], o: SubscriptionStateOptions) {
@@ -38,6 +44,7 @@ export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupL
     countChannelSubscribers(db, realmId),
     o.includeSubscribers ? listChannelSubscribers(db, realmId) : Promise.resolve(null),
   ]);
+  const traffic = await getWeeklyTraffic(db, channels, nowSeconds());
   const subByRecipient = new Map(subs.map((s) => [s.recipient_id, s]));
   // Subscriber lists of private channels are for their subscribers and administrators; guests see only their own channels'.
   const maySeeSubscribers = (c: ChannelRow, subscribed: boolean) =>
@@ -45,12 +52,13 @@ export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupL
   const view = (c: ChannelRow, subscribed: boolean) => ({
     groups,
     subscriberCount: counts.get(c.recipient_id) ?? 0,
+    weeklyTraffic: traffic.get(c.id) ?? null,
     subscribers: subscribers ? (maySeeSubscribers(c, subscribed) ? (subscribers.get(c.recipient_id) ?? []) : []) : undefined,
   });
 
-  const subscriptions: unknown[] = [];
-  const unsubscribed: unknown[] = [];
-  const neverSubscribed: unknown[] = [];
+  const subscriptions: Channel[] = [];
+  const unsubscribed: Channel[] = [];
+  const neverSubscribed: Channel[] = [];
   for (const c of channels) {
     if (c.deactivated && !o.archivedChannels) continue;
     const sub = subByRecipient.get(c.recipient_id);
@@ -61,5 +69,5 @@ export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupL
       neverSubscribed.push(toApiBasicChannel(c, view(c, false)));
     }
   }
-  return { subscriptions, unsubscribed, never_subscribed: neverSubscribed };
+  return { subscriptions: byName(subscriptions), unsubscribed: byName(unsubscribed), never_subscribed: byName(neverSubscribed) };
 }
