@@ -478,6 +478,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invites/multiuse/{invite_key}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join an organization with an invitation link
+         * @description Creates an account with a reusable invitation link (the key is the last part of the `invite_link` that POST /invites/multiuse returned): the new user gets the link's role, its channels (and the organization's default channels when the link says so) and its user groups, and receives an API key at once. Links that expired, were revoked or are used up are refused alike. Parley's counterpart of Zulip's web sign-up form for /join/{key}/.
+         */
+        post: operations["accept-invite-link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/realm/user_settings_defaults": {
         parameters: {
             query?: never;
@@ -2295,6 +2315,14 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description The URL of the reusable invitation link. */
             invite_link: string;
+        };
+        AcceptInviteRequest: {
+            /** @description The new account's email address. */
+            email: string;
+            /** @description The new account's password (at least 6 characters). */
+            password: string;
+            /** @description The new user's full name (2 to 100 characters). */
+            full_name: string;
         };
         /** @description Any subset of the settings; each one given becomes the new default for users created later. */
         UpdateRealmUserSettingsDefaultsRequest: {
@@ -6296,6 +6324,79 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    "accept-invite-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key of the invitation link.
+                 * @example yddhtzk4jgl7rsmazc5fyyyy
+                 */
+                invite_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "newcomer@example.com",
+                 *       "password": "a-good-password",
+                 *       "full_name": "New Comer"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AcceptInviteRequest"];
+                /**
+                 * @example {
+                 *       "email": "newcomer@example.com",
+                 *       "password": "a-good-password",
+                 *       "full_name": "New Comer"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AcceptInviteRequest"];
+            };
+        };
+        responses: {
+            /** @description The account was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user_id": 25,
+                     *       "email": "newcomer@example.com",
+                     *       "api_key": "1JSZmjfwt4VYQpXn5b3BNzHxhpzQOiqc"
+                     *     }
+                     */
+                    "application/json": {
+                        result: components["schemas"]["ResultSuccess"];
+                        msg: string;
+                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+                        /** @description The new user's ID. */
+                        user_id: number;
+                        /** @description The new user's API email. */
+                        email: string;
+                        /** @description The new user's API key, for HTTP Basic authentication. */
+                        api_key: string;
+                    };
+                };
+            };
+            /** @description The link cannot be used, or the details are not acceptable. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
         };
     };
     "update-realm-user-settings-defaults": {

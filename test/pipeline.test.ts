@@ -48,7 +48,7 @@ eachDatabase('request pipeline', (dialect) => {
     });
 
     it('answers an operation still being built with 501', async () => {
-      const res = await t.api.get('/users/me/subscriptions', t.cast.member);
+      const res = await t.api.get('/saved_snippets', t.cast.member);
       expect(res.status).toBe(501);
       expect(res.body.code).toBe('NOT_IMPLEMENTED');
     });

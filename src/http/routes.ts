@@ -1,5 +1,6 @@
 import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
+import { channelHandlers } from '../handlers/channels';
 import { messageHandlers } from '../handlers/messages';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
@@ -16,6 +17,7 @@ export const HANDLERS: HandlerTable = {
   ...authHandlers,
   ...messageHandlers,
   ...eventHandlers,
+  ...channelHandlers,
 };
 
 /**
@@ -29,13 +31,6 @@ export const PENDING_OPERATIONS: readonly OpId[] = [
   'get-message-history',
   'report-message',
   'delete-topic',
-  'get-subscriptions',
-  'subscribe',
-  'unsubscribe',
-  'update-subscription-property',
-  'update-subscription-settings',
-  'create-channel',
-  'create-invite-link',
   'upload-file',
   'get-file-temporary-url',
   'register-push-device',
