@@ -19,6 +19,11 @@ async function inviteKey(s) {
 }
 
 const scenarios = {
+  'get-subscriptions': {
+    200: (req, s) => { req.user = s.users.member; req.query = { include_subscribers: 'partial' }; },
+    400: (req, s) => { req.user = s.users.member; req.query = { include_subscribers: 'sometimes' }; },
+    401: (req) => { noAuth(req); req.query = {}; },
+  },
   'create-channel': {
     200: (req, s) => { req.user = s.users.member; req.body = { name: uniqueName('contract'), subscribers: [s.users.member.id], description: 'made by the contract tests' }; },
     400: (req, s) => { req.user = s.users.guest; req.body = { name: uniqueName('guest'), subscribers: [s.users.guest.id] }; },
