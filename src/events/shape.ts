@@ -40,18 +40,18 @@ const SHAPERS: Record<string, Shaper> = {
   // Zulip's process_stream_typing_notification_event: "" reads as the display name for older clients.
   typing: ({ id, event }, { opts }) =>
     typeof event.topic === 'string'
-      ? { id, ...event, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
-      : { id, ...event },
+      ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
+      : { ...event, id },
 
   // realm_user/add is published once for everyone; whether the real email shows depends on who looks.
   realm_user: ({ id, event }, { opts, viewer, users }) => {
     const person = event.person as Record<string, unknown> | undefined;
     const row = event.op === 'add' && person ? users.get(person.user_id as number) : undefined;
-    if (!row) return { id, ...event };
+    if (!row) return { ...event, id };
     const showEmail = canSeeDeliveryEmail(row, viewer);
     return {
-      id,
       ...event,
+      id,
       person: { ...person, delivery_email: showEmail ? row.delivery_email : null, avatar_url: avatarUrl(row, opts.clientGravatar && showEmail) },
     };
   },
@@ -75,4 +75,5 @@ export async function shapeEvents(db: Knex, viewer: UserRow, opts: QueueOptions,
   return events.map((e) => (SHAPERS[e.event.type] ?? passThrough)(e, c));
 }
 
-const passThrough: Shaper = ({ id, event }) => ({ id, ...(event as ServerEvent) });
+/** The queue's event id wins over any `id` an event might carry. */
+const passThrough: Shaper = ({ id, event }) => ({ ...(event as ServerEvent), id });
