@@ -9,7 +9,7 @@ export PORT
 help:
 	@echo "make run    install, migrate, seed the demo organization if empty, start on 127.0.0.1:$(PORT)"
 	@echo "make test   install, check spec + generated/ + types, jest (SQLite, and MySQL if TEST_MYSQL_URL), dredd"
-	@echo "make bench  load benchmarks (BENCH_SCALE=10k|100k|1m)"
+	@echo "make bench  load benchmarks: BENCH_SCALE=small|10k|100k|1m BENCH_DB=sqlite|mariadb (bench/README.md)"
 
 # npm ci only when the lockfile changed since the last install.
 node_modules/.installed: package-lock.json
@@ -53,7 +53,9 @@ test: spec gen-check typecheck
 	@rm -f .tmp-jest-*.json .tmp-dredd.log
 	@$(MAKE) -s jest-sqlite && $(MAKE) -s jest-mysql && $(MAKE) -s contract; status=$$?; node scripts/summary.js; exit $$status
 
-bench: build
+# bench/run.sh compiles src/ and bench/ together (bench/tsconfig.json), generates the
+# dataset when missing, runs the scenarios and writes bench/results/<date>-<scale>-<db>.md.
+bench: spec
 	bash bench/run.sh
 
 clean:

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseScale, Scale } from './scales';
+
+/** The repository root (this file runs from dist/bench/lib/). */
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const BENCH_DIR = path.join(ROOT, 'bench');
+
+export type BenchDb = 'sqlite' | 'mariadb';
+
+/** Where a scale's dataset lives: a SQLite file under bench/.data/, or a MariaDB database parley_bench_<scale>. */
+export interface Target {
+  db: BenchDb;
+  scale: Scale;
+  /** bench/.data/<db>-<scale>/: manifest.json, credentials.json (and the SQLite file). */
+  dir: string;
+  /** DATA_DIR for the server (SQLite file, uploads). */
+  dataDir: string;
+  /** DATABASE_URL for the server, null on SQLite. */
+  databaseUrl: string | null;
+  /** The MariaDB database name (null on SQLite). */
+  databaseName: string | null;
+}
+
+/**
+ * BENCH_DB=sqlite|mariadb (default sqlite), BENCH_SCALE=small|10k|100k|1m,
+ * BENCH_MYSQL_URL=mysql://user:pass@host:port[/db] (bench/run.sh sets it from
+ * scripts/mariadb.sh; without a database name, parley_bench_<scale> is used).
+ */
+export function resolveTarget(env: NodeJS.ProcessEnv = process.env): Target {
+  const scale = parseScale(env.BENCH_SCALE);
+  const rawDb = (env.BENCH_DB ?? 'sqlite').toLowerCase();
+  const db: BenchDb = rawDb === 'mysql' || rawDb === 'mariadb' ? 'mariadb' : rawDb === 'sqlite' ? 'sqlite' : invalid(rawDb);
+  const dir = path.join(BENCH_DIR, '.data', `${db}-${scale.name}`);
+  if (db === 'sqlite') return { db, scale, dir, dataDir: dir, databaseUrl: null, databaseName: null };
+  const raw = env.BENCH_MYSQL_URL?.trim();
+  if (!raw) throw new Error('BENCH_DB=mariadb needs BENCH_MYSQL_URL (bench/run.sh sets it from scripts/mariadb.sh start)');
+  const url = new URL(raw);
+  const given = url.pathname.replace(/^\//, '');
+  const databaseName = given || `parley_bench_${scale.name}`;
+  url.pathname = `/${databaseName}`;
+  return { db, scale, dir, dataDir: dir, databaseUrl: url.toString(), databaseName };
+}
+
+function invalid(raw: string): never {
+  throw new Error(`BENCH_DB must be sqlite or mariadb, got ${raw}`);
+}
+
+export interface UserRef {
+  id: number;
+  email: string;
+}
+
+/** What the generator made, and the objects each scenario uses. Written last: its presence means the dataset is complete. */
+export interface Manifest {
+  version: number;
+  scale: string;
+  db: BenchDb;
+  databaseName: string | null;
+  generatedAt: string;
+  /** Seconds per phase, and in total. */
+  loadSeconds: Record<string, number>;
+  counts: Record<string, number>;
+  /** Messages above this id were sent by a benchmark run; the runner deletes them. */
+  maxMessageId: number;
+  realmId: number;
+  targets: {
+    reader: UserRef;
+    /** A user with ~10% of all messages unread (100k at 1m). */
+    lurker: UserRef;
+    lurkerUnread: number;
+    poster: UserRef;
+    eventSender: UserRef;
+    eventReceiver: UserRef;
+    eventChannel: { id: number; name: string };
+    channel100: { id: number; name: string; subscribers: number };
+    busyChannel: { id: number; name: string; messages: number };
+    busyTopic: { name: string; messages: number };
+    rareChannel: { id: number; name: string; messages: number };
+    /** A message id in the middle of the reader's history. */
+    midAnchor: number;
+    searchWord: string;
+    searchMatches: number;
+    readerStarred: number;
+    readerMessages: number;
+  };
+}
+
+/** Bumped when the generator's output changes, so old datasets are regenerated. */
+export const MANIFEST_VERSION = 1;
+
+export const manifestPath = (t: Target) => path.join(t.dir, 'manifest.json');
+export const credentialsPath = (t: Target) => path.join(t.dir, 'credentials.json');
+
+export function readManifest(t: Target): Manifest | null {
+  try {
+    const m = JSON.parse(fs.readFileSync(manifestPath(t), 'utf8')) as Manifest;
+    return m.version === MANIFEST_VERSION ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface Credential {
+  id: number;
+  email: string;
+  api_key: string;
+}
+
+export function readCredentials(t: Target): Map<number, Credential> {
+  const list = JSON.parse(fs.readFileSync(credentialsPath(t), 'utf8')) as Credential[];
+  return new Map(list.map((c) => [c.id, c]));
+}

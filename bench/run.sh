@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `make bench`: build bench/ (and src/), make sure the database is there, run bench/run.ts.
+#   BENCH_SCALE=small|10k|100k|1m (default small)   BENCH_DB=sqlite|mariadb (default sqlite)
+#   For MariaDB without BENCH_MYSQL_URL, scripts/mariadb.sh starts (or finds) the private server.
+#   BENCH_INNODB_BUFFER_POOL: grow that server's buffer pool first (default 2G at 1m; 0 = leave it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+npx tsc -p bench/tsconfig.json
+
+db=$(echo "${BENCH_DB:-sqlite}" | tr '[:upper:]' '[:lower:]')
+if [ "$db" = mariadb ] || [ "$db" = mysql ]; then
+  if [ -z "${BENCH_MYSQL_URL:-}" ]; then
+    BENCH_MYSQL_URL=$(bash scripts/mariadb.sh start)
+    export BENCH_MYSQL_URL
+  fi
+  scale=$(echo "${BENCH_SCALE:-small}" | tr '[:upper:]' '[:lower:]')
+  pool=${BENCH_INNODB_BUFFER_POOL:-$([ "$scale" = 1m ] && echo 2G || echo 0)}
+  sock=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock
+  if [ "$pool" != 0 ] && [ -S "$sock" ]; then
+    # The 1m dataset is several GB; with the script's default 256M pool the run would measure disk reads.
+    # Growing the pool is an online operation (MariaDB ≥ 10.2) and never shrinks it here.
+    bytes=$(numfmt --from=iec "$pool")
+    mariadb --no-defaults --socket="$sock" -uroot -e \
+      "SET GLOBAL innodb_buffer_pool_size = GREATEST(@@innodb_buffer_pool_size, $bytes)" \
+      && echo "MariaDB buffer pool: at least $pool" >&2 || echo "could not grow the buffer pool (continuing)" >&2
+  fi
+fi
+
+exec node dist/bench/run.js
