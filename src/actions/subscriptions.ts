@@ -63,7 +63,8 @@ export function canSubscribe(viewer: Viewer, realm: RealmRow, c: ChannelRow, use
   }
   if (subscribed) return true;
   if (inGroup(viewer, c.can_subscribe_group)) return true;
-  if (c.invite_only) return admin && inGroup(viewer, c.can_administer_channel_group);
+  // Joining a private channel takes an invitation or can_subscribe_group, even for administrators.
+  if (c.invite_only) return false;
   return !isGuestRole(viewer.user.role);
 }
 
