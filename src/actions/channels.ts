@@ -25,6 +25,36 @@ export interface NewChannel {
   subscriberIds: number[];
 }
 
+/** The creation settings both channel-creating endpoints take, in their wire names. */
+export interface ChannelCreationParams {
+  invite_only?: boolean;
+  is_web_public?: boolean;
+  is_default_stream?: boolean;
+  history_public_to_subscribers?: boolean;
+  message_retention_days?: string | number;
+  topics_policy?: string;
+  folder_id?: number;
+  [setting: string]: unknown;
+}
+
+/** Maps creation parameters (POST /channels/create, POST /users/me/subscriptions) to a NewChannel's settings. */
+export function channelSettingsFromParams(p: ChannelCreationParams): Omit<NewChannel, 'name' | 'subscriberIds'> {
+  const groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingValue>> = {};
+  for (const [k, v] of Object.entries(p)) {
+    if ((CHANNEL_GROUP_SETTINGS as string[]).includes(k) && v !== undefined) groupSettings[k as ChannelGroupSetting] = v as GroupSettingValue;
+  }
+  return {
+    inviteOnly: p.invite_only,
+    isWebPublic: p.is_web_public,
+    isDefault: p.is_default_stream,
+    historyPublicToSubscribers: p.history_public_to_subscribers,
+    messageRetentionDays: p.message_retention_days,
+    topicsPolicy: p.topics_policy,
+    folderId: p.folder_id,
+    groupSettings,
+  };
+}
+
 /** message_retention_days as stored: NULL inherits the organization's, -1 keeps forever. */
 export function parseRetentionDays(value: string | number | undefined): number | null {
   if (value === undefined || value === 'realm_default') return null;

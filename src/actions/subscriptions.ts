@@ -1,7 +1,6 @@
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { channelNameKey, checkChannelName, MAX_CHANNEL_DESCRIPTION_LENGTH } from '../domain/channels';
-import type { ChannelGroupSetting, GroupSettingValue } from '../domain/group-settings';
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import { ApiError } from '../errors';
 import { canSeeChannel, inGroup, isAdminViewer, Viewer } from '../access/viewer';
@@ -9,24 +8,16 @@ import { ChannelRow, getChannelByName } from '../queries/channels';
 import { getRealmById } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
-import { checkCanCreateChannel, createChannelInTx, NewChannel, subscribeInTx, unsubscribeInTx } from './channels';
+import { channelSettingsFromParams, ChannelCreationParams, checkCanCreateChannel, createChannelInTx, subscribeInTx, unsubscribeInTx } from './channels';
 import { queueChannelCreated, queueSubscribed, queueUnsubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 
-export interface SubscribeParams {
+export interface SubscribeParams extends ChannelCreationParams {
   subscriptions: Array<{ name: string; description?: string; color?: string }>;
   principals?: Array<number | string>;
   authorization_errors_fatal?: boolean;
   announce?: boolean;
-  invite_only?: boolean;
-  is_web_public?: boolean;
-  is_default_stream?: boolean;
-  history_public_to_subscribers?: boolean;
-  message_retention_days?: string | number;
-  topics_policy?: string;
-  folder_id?: number;
   send_new_subscription_messages?: boolean;
-  [setting: string]: unknown;
 }
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
@@ -99,16 +90,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
     }
     items.push({ name, description: item.description, color: item.color, channel });
   }
-  const creation: Omit<NewChannel, 'name' | 'subscriberIds'> = {
-    inviteOnly: p.invite_only,
-    isWebPublic: p.is_web_public,
-    isDefault: p.is_default_stream,
-    historyPublicToSubscribers: p.history_public_to_subscribers,
-    messageRetentionDays: p.message_retention_days,
-    topicsPolicy: p.topics_policy,
-    folderId: p.folder_id,
-    groupSettings: pickGroupSettings(p),
-  };
+  const creation = channelSettingsFromParams(p);
   const toCreate = items.filter((i) => !i.channel);
   if (toCreate.length) {
     checkCanCreateChannel(viewer, realm, { ...creation, name: toCreate[0]!.name, subscriberIds: [] }, ctx.config.webPublicStreamsEnabled);
@@ -144,12 +126,6 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
   if (!fatal && unauthorized.length) out.unauthorized = unauthorized;
   if (users.some((u) => u.id !== viewer.user.id)) out.new_subscription_messages_sent = result.sent;
   return out as { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]> };
-}
-
-function pickGroupSettings(p: SubscribeParams): Partial<Record<ChannelGroupSetting, GroupSettingValue>> {
-  const out: Record<string, GroupSettingValue> = {};
-  for (const [k, v] of Object.entries(p)) if (k.startsWith('can_') && k.endsWith('_group') && v !== undefined) out[k] = v as GroupSettingValue;
-  return out;
 }
 
 /**
