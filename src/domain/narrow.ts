@@ -33,7 +33,7 @@ export const HAS_OPERANDS = ['link', 'image', 'attachment', 'reaction'] as const
 export const badNarrow = (detail: string) => new ApiError(`Invalid narrow operator: ${detail}`, 'BAD_NARROW');
 
 /** Operators whose operand may be a user, channel or message given by id or by name/email. */
-const ID_OR_STRING = new Set<Operator>(['channel', 'id', 'sender', 'group-pm-with', 'dm-including', 'with', 'mentions']);
+const ID_OR_STRING = new Set<Operator>(['channel', 'id', 'near', 'sender', 'group-pm-with', 'dm-including', 'with', 'mentions']);
 
 export function parseNarrow(raw: unknown): NarrowTerm[] {
   if (raw === undefined || raw === null) return [];
