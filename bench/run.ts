@@ -23,7 +23,9 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createDb } from '../src/db/connection';
-import { BENCH_DIR, Credential, Manifest, readCredentials, readManifest, resolveTarget, ROOT, Target } from './lib/dataset';
+import { BENCH_DIR, Credential, Manifest, readCredentials, readManifest, removePosted, resolveTarget, ROOT, Target } from './lib/dataset';
+import { basic, qs, request } from './lib/http';
+import { scenarios } from './lib/scenarios';
 import { fmtInt } from './lib/progress';
 
 const env = process.env;
@@ -39,10 +41,15 @@ const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.tri
 const children: ChildProcess[] = [];
 
 /** Starts a process and resolves with the port it prints (`listening <port>`, or Parley's `listening on http://host:port`). */
-function startServer(name: string, args: string[], extraEnv: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+function startServer(name: string, args: string[], extraEnv: Record<string, string>, logFile?: string): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
+    if (logFile) {
+      const log = fs.createWriteStream(logFile);
+      child.stdout!.pipe(log);
+      child.stderr!.pipe(log);
+    }
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${out}\n${err}`)), 60_000);
@@ -92,180 +99,7 @@ function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
-// ---------------------------------------------------------------- HTTP helpers
-
-interface Reply {
-  status: number;
-  body: any;
-  ms: number;
-}
-
-function request(agent: http.Agent, port: number, method: string, pathAndQuery: string, auth: string | null, form?: Record<string, string>): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const body = form ? new URLSearchParams(form).toString() : undefined;
-    const t0 = process.hrtime.bigint();
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: pathAndQuery,
-        agent,
-        headers: {
-          ...(auth ? { authorization: auth } : {}),
-          ...(body ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
-        },
-        timeout: 90_000,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let parsed: any = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, ms: Number(process.hrtime.bigint() - t0) / 1e6 });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${pathAndQuery}: timed out`)));
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
-}
-
-const basic = (c: Credential) => 'Basic ' + Buffer.from(`${c.email}:${c.api_key}`).toString('base64');
-/**
- * A query string with %20 for spaces: Parley (this tree) answers "Invalid narrow" when a
- * JSON-valued query parameter carries `+` for a space, as URLSearchParams and Python's
- * requests encode it — reported, not worked around in the server.
- */
-const qs = (params: Record<string, unknown>) =>
-  '?' + Object.entries(params).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
-
-// ---------------------------------------------------------------- scenarios
-
-interface Scenario {
-  key: string;
-  title: string;
-  method: 'GET' | 'POST';
-  path: string;
-  user: Credential | null;
-  form?: Record<string, string>;
-  /** Checks a preflight reply and describes it (e.g. "100 msgs"); throws when the scenario would measure an error. */
-  check(r: Reply): string;
-  /** Requests per second target from issue 6, for the results table. */
-  target?: string;
-}
-
-const messagesCheck = (expectAtLeast: number) => (r: Reply) => {
-  if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-  const n = r.body.messages.length as number;
-  if (n < expectAtLeast) throw new Error(`only ${n} messages (expected ${expectAtLeast})`);
-  return `${n} msgs`;
-};
-
-function scenarios(m: Manifest, creds: Map<number, Credential>): Scenario[] {
-  const t = m.targets;
-  const cred = (id: number) => creds.get(id)!;
-  const reader = cred(t.reader.id);
-  const newest = { anchor: 'newest', num_before: 100, num_after: 0 };
-  const atLeast = (n: number) => Math.min(100, n);
-  return [
-    {
-      key: 'users-me',
-      title: 'GET /users/me',
-      method: 'GET',
-      path: '/api/v1/users/me',
-      user: reader,
-      check: (r) => {
-        if (r.status !== 200 || r.body.user_id !== reader.id) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-        return 'own profile';
-      },
-      target: '≥ 50% of baseline req/s',
-    },
-    {
-      key: 'newest',
-      title: 'GET /messages newest (100)',
-      method: 'GET',
-      path: '/api/v1/messages' + qs(newest),
-      user: reader,
-      check: messagesCheck(100),
-    },
-    {
-      key: 'anchor-mid',
-      title: 'GET /messages by id, mid-history (50+50)',
-      method: 'GET',
-      path: '/api/v1/messages' + qs({ anchor: String(t.midAnchor), num_before: 50, num_after: 50 }),
-      user: reader,
-      check: messagesCheck(100),
-    },
-    {
-      key: 'first-unread',
-      title: `GET /messages first_unread (50+50), ${fmtInt(t.lurkerUnread)} unread`,
-      method: 'GET',
-      path: '/api/v1/messages' + qs({ anchor: 'first_unread', num_before: 50, num_after: 50 }),
-      user: cred(t.lurker.id),
-      check: (r) => {
-        const d = messagesCheck(50)(r);
-        if (!r.body.found_anchor) throw new Error('first_unread found no anchor');
-        return `${d}, anchor ${r.body.anchor}`;
-      },
-    },
-    {
-      key: 'channel-topic',
-      title: `GET /messages channel+topic (100), topic of ${fmtInt(t.busyTopic.messages)}`,
-      method: 'GET',
-      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'channel', operand: t.busyChannel.id }, { operator: 'topic', operand: t.busyTopic.name }] }),
-      user: reader,
-      check: messagesCheck(atLeast(t.busyTopic.messages)),
-      target: '≥ 1,000 req/s, p99 ≤ 40 ms (1m)',
-    },
-    {
-      key: 'rare-channel',
-      title: `GET /messages rarely used channel (${fmtInt(t.rareChannel.messages)} msgs)`,
-      method: 'GET',
-      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'channel', operand: t.rareChannel.id }] }),
-      user: reader,
-      check: messagesCheck(atLeast(t.rareChannel.messages)),
-    },
-    {
-      key: 'starred',
-      title: `GET /messages is:starred (100 of ${fmtInt(t.readerStarred)})`,
-      method: 'GET',
-      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'is', operand: 'starred' }] }),
-      user: reader,
-      check: messagesCheck(atLeast(t.readerStarred)),
-    },
-    {
-      key: 'search',
-      title: `GET /messages search "${t.searchWord}" (100)`,
-      method: 'GET',
-      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'search', operand: t.searchWord }] }),
-      user: reader,
-      check: messagesCheck(1),
-      target: 'p99 ≤ 100 ms (1m)',
-    },
-    {
-      key: 'send',
-      title: `POST /messages to a ${t.channel100.subscribers}-subscriber channel`,
-      method: 'POST',
-      path: '/api/v1/messages',
-      user: cred(t.poster.id),
-      form: { type: 'stream', to: String(t.channel100.id), topic: 'load test', content: 'A benchmark message with **some** markdown and a link https://example.com.' },
-      check: (r) => {
-        if (r.status !== 200 || typeof r.body.id !== 'number') throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-        return 'message sent';
-      },
-      target: '≥ 500 msg/s, p99 ≤ 30 ms (1m)',
-    },
-  ];
-}
+// ---------------------------------------------------------------- load
 
 interface Row {
   key: string;
@@ -282,8 +116,13 @@ interface Row {
   raw?: unknown;
 }
 
-async function runLoad(port: number, s: { path: string; method: string; headers: Record<string, string>; body?: string }, seconds: number) {
+type LoadRequest = { path: string; method: string; headers: Record<string, string>; body?: string; users?: Credential[] };
+
+async function runLoad(port: number, s: LoadRequest, seconds: number) {
+  let next = 0;
   return autocannon({
+    // Several users: each connection authenticates as the next one.
+    setupClient: s.users?.length ? (client) => client.setHeaders({ ...s.headers, authorization: basic(s.users![next++ % s.users!.length]!) }) : undefined,
     url: `http://127.0.0.1:${port}${s.path}`,
     connections: CONNECTIONS,
     duration: seconds,
@@ -298,7 +137,7 @@ async function measure(
   key: string,
   title: string,
   port: number,
-  req: { path: string; method: string; headers: Record<string, string>; body?: string },
+  req: LoadRequest,
   pids: { server?: number; db?: number },
   note: string,
   target?: string,
@@ -429,22 +268,16 @@ async function datasetPresent(target: Target): Promise<boolean> {
   }
 }
 
-/** Deletes what benchmark runs posted (ids above the generated ones), so every run sees the same dataset. */
-async function removePosted(target: Target, m: Manifest): Promise<number> {
+/** Active subscribers of a channel. */
+async function channelMembers(target: Target, channelId: number): Promise<number[]> {
   const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   try {
-    let removed = 0;
-    for (;;) {
-      const ids: number[] = (await db('messages').where('id', '>', m.maxMessageId).orderBy('id').limit(1000).pluck('id')).map(Number);
-      if (!ids.length) break;
-      await db.transaction(async (trx) => {
-        await trx('user_messages').whereIn('message_id', ids).delete();
-        await trx('reactions').whereIn('message_id', ids).delete();
-        await trx('messages').whereIn('id', ids).delete();
-      });
-      removed += ids.length;
-    }
-    return removed;
+    const ids = await db('subscriptions as s')
+      .join('channels as c', 'c.recipient_id', 's.recipient_id')
+      .where({ 'c.id': channelId, 's.active': true })
+      .orderBy('s.user_id')
+      .pluck('s.user_id');
+    return ids.map(Number);
   } finally {
     await db.destroy();
   }
@@ -595,10 +428,10 @@ async function main(): Promise<void> {
     DATA_DIR: target.dataDir,
     DATABASE_URL: target.databaseUrl ?? '',
     VALIDATE_RESPONSES: '',
-  });
+  }, path.join(target.dir, 'server.log'));
   try {
     const agent = new http.Agent({ keepAlive: true });
-    for (const s of scenarios(manifest, creds)) {
+    for (const s of scenarios(manifest, creds, await channelMembers(target, manifest.targets.channel100.id))) {
       if (ONLY && !ONLY.has(s.key)) continue;
       const auth = s.user ? basic(s.user) : null;
       const pre = await request(agent, parley.port, s.method, s.path, auth, s.form);
@@ -621,7 +454,8 @@ async function main(): Promise<void> {
         body = new URLSearchParams(s.form).toString();
         headers['content-type'] = 'application/x-www-form-urlencoded';
       }
-      rows.push(await measure(s.key, s.title, parley.port, { path: s.path, method: s.method, headers, body }, { server: parley.child.pid, db: dbInfo.pid }, note, s.target));
+      if (s.users?.length) note += `; ${s.users.length} users`;
+      rows.push(await measure(s.key, s.title, parley.port, { path: s.path, method: s.method, headers, body, users: s.users }, { server: parley.child.pid, db: dbInfo.pid }, note, s.target));
     }
     agent.destroy();
     if (!ONLY || ONLY.has('events')) {

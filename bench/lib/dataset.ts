@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createDb } from '../../src/db/connection';
 import { parseScale, Scale } from './scales';
 
 /** The repository root (this file runs from dist/bench/lib/). */
@@ -87,7 +88,7 @@ export interface Manifest {
 }
 
 /** Bumped when the generator's output changes, so old datasets are regenerated. */
-export const MANIFEST_VERSION = 1;
+export const MANIFEST_VERSION = 2;
 
 export const manifestPath = (t: Target) => path.join(t.dir, 'manifest.json');
 export const credentialsPath = (t: Target) => path.join(t.dir, 'credentials.json');
@@ -110,4 +111,25 @@ export interface Credential {
 export function readCredentials(t: Target): Map<number, Credential> {
   const list = JSON.parse(fs.readFileSync(credentialsPath(t), 'utf8')) as Credential[];
   return new Map(list.map((c) => [c.id, c]));
+}
+
+/** Deletes what benchmark runs posted (ids above the generated ones), so every run sees the same dataset. */
+export async function removePosted(target: Target, m: Manifest): Promise<number> {
+  const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
+  try {
+    let removed = 0;
+    for (;;) {
+      const ids: number[] = (await db('messages').where('id', '>', m.maxMessageId).orderBy('id').limit(1000).pluck('id')).map(Number);
+      if (!ids.length) break;
+      await db.transaction(async (trx) => {
+        await trx('user_messages').whereIn('message_id', ids).delete();
+        await trx('reactions').whereIn('message_id', ids).delete();
+        await trx('messages').whereIn('id', ids).delete();
+      });
+      removed += ids.length;
+    }
+    return removed;
+  } finally {
+    await db.destroy();
+  }
 }

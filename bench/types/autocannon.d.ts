@@ -37,6 +37,7 @@ declare module 'autocannon' {
     body?: string;
     timeout?: number;
     title?: string;
+    setupClient?: (client: { setHeaders(headers: Record<string, string>): void; setBody(body: string): void }) => void;
   }
   function autocannon(opts: Options): Promise<Result> & { stop(): void };
   export = autocannon;

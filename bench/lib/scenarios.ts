@@ -1,0 +1,137 @@
+import type { Credential, Manifest } from './dataset';
+import type { Reply } from './http';
+import { qs } from './http';
+import { fmtInt } from './progress';
+
+/** One load scenario: a request as some user, checked once before the load. */
+export interface Scenario {
+  key: string;
+  title: string;
+  method: 'GET' | 'POST';
+  path: string;
+  user: Credential | null;
+  /** When set, each connection authenticates as the next of these users (many clients rather than one). */
+  users?: Credential[];
+  form?: Record<string, string>;
+  /** Checks a preflight reply and describes it (e.g. "100 msgs"); throws when the scenario would measure an error. */
+  check(r: Reply): string;
+  /** Requests per second target from issue 6, for the results table. */
+  target?: string;
+}
+
+const messagesCheck = (expectAtLeast: number) => (r: Reply) => {
+  if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+  const n = r.body.messages.length as number;
+  if (n < expectAtLeast) throw new Error(`only ${n} messages (expected ${expectAtLeast})`);
+  return `${n} msgs`;
+};
+
+/** `channel100Members`: subscribers of the 100-subscriber channel (the runner reads them from the database). */
+export function scenarios(m: Manifest, creds: Map<number, Credential>, channel100Members: number[] = []): Scenario[] {
+  const t = m.targets;
+  const cred = (id: number) => creds.get(id)!;
+  const reader = cred(t.reader.id);
+  const newest = { anchor: 'newest', num_before: 100, num_after: 0 };
+  const sendForm = { type: 'stream', to: String(t.channel100.id), topic: 'load test', content: 'A benchmark message with **some** markdown and a link https://example.com.' };
+  const sent = (r: Reply) => {
+    if (r.status !== 200 || typeof r.body.id !== 'number') throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    return 'message sent';
+  };
+  const atLeast = (n: number) => Math.min(100, n);
+  return [
+    {
+      key: 'users-me',
+      title: 'GET /users/me',
+      method: 'GET',
+      path: '/api/v1/users/me',
+      user: reader,
+      check: (r) => {
+        if (r.status !== 200 || r.body.user_id !== reader.id) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+        return 'own profile';
+      },
+      target: '≥ 50% of baseline req/s',
+    },
+    {
+      key: 'newest',
+      title: 'GET /messages newest (100)',
+      method: 'GET',
+      path: '/api/v1/messages' + qs(newest),
+      user: reader,
+      check: messagesCheck(100),
+    },
+    {
+      key: 'anchor-mid',
+      title: 'GET /messages by id, mid-history (50+50)',
+      method: 'GET',
+      path: '/api/v1/messages' + qs({ anchor: String(t.midAnchor), num_before: 50, num_after: 50 }),
+      user: reader,
+      check: messagesCheck(100),
+    },
+    {
+      key: 'first-unread',
+      title: `GET /messages first_unread (50+50), ${fmtInt(t.lurkerUnread)} unread`,
+      method: 'GET',
+      path: '/api/v1/messages' + qs({ anchor: 'first_unread', num_before: 50, num_after: 50 }),
+      user: cred(t.lurker.id),
+      check: (r) => {
+        const d = messagesCheck(50)(r);
+        if (!r.body.found_anchor) throw new Error('first_unread found no anchor');
+        return `${d}, anchor ${r.body.anchor}`;
+      },
+    },
+    {
+      key: 'channel-topic',
+      title: `GET /messages channel+topic (100), topic of ${fmtInt(t.busyTopic.messages)}`,
+      method: 'GET',
+      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'channel', operand: t.busyChannel.id }, { operator: 'topic', operand: t.busyTopic.name }] }),
+      user: reader,
+      check: messagesCheck(atLeast(t.busyTopic.messages)),
+      target: '≥ 1,000 req/s, p99 ≤ 40 ms (1m)',
+    },
+    {
+      key: 'rare-channel',
+      title: `GET /messages rarely used channel (${fmtInt(t.rareChannel.messages)} msgs)`,
+      method: 'GET',
+      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'channel', operand: t.rareChannel.id }] }),
+      user: reader,
+      check: messagesCheck(atLeast(t.rareChannel.messages)),
+    },
+    {
+      key: 'starred',
+      title: `GET /messages is:starred (100 of ${fmtInt(t.readerStarred)})`,
+      method: 'GET',
+      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'is', operand: 'starred' }] }),
+      user: reader,
+      check: messagesCheck(atLeast(t.readerStarred)),
+    },
+    {
+      key: 'search',
+      title: `GET /messages search "${t.searchWord}" (100)`,
+      method: 'GET',
+      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'search', operand: t.searchWord }] }),
+      user: reader,
+      check: messagesCheck(1),
+      target: 'p99 ≤ 100 ms (1m)',
+    },
+    {
+      key: 'send',
+      title: `POST /messages to a ${t.channel100.subscribers}-subscriber channel, 16 senders`,
+      method: 'POST',
+      path: '/api/v1/messages',
+      user: cred(t.poster.id),
+      users: [t.poster.id, ...channel100Members.filter((id) => id !== t.poster.id)].slice(0, 16).map(cred).filter(Boolean),
+      form: sendForm,
+      check: sent,
+      target: '≥ 500 msg/s, p99 ≤ 30 ms (1m)',
+    },
+    {
+      key: 'send-one-user',
+      title: `POST /messages to the same channel, one sender on all connections`,
+      method: 'POST',
+      path: '/api/v1/messages',
+      user: cred(t.poster.id),
+      form: sendForm,
+      check: sent,
+    },
+  ];
+}
