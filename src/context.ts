@@ -13,6 +13,8 @@ export interface AppContext {
   config: Config;
   /** Failed logins per username (Zulip: 5 per 30 minutes). */
   loginFailures: FailureLimiter;
+  /** When each user's activity was last written (src/actions/activity.ts). */
+  recordedActivity: Map<number, number>;
 }
 
 export function createContext(
@@ -21,5 +23,5 @@ export function createContext(
   bus: EventBus = new InProcessBus(),
   queueLimits: Partial<QueueLimits> = {},
 ): AppContext {
-  return { db, bus, queues: new QueueManager(bus, queueLimits), config, loginFailures: new FailureLimiter(5, 30 * 60) };
+  return { db, bus, queues: new QueueManager(bus, queueLimits), config, loginFailures: new FailureLimiter(5, 30 * 60), recordedActivity: new Map() };
 }

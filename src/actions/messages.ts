@@ -14,8 +14,8 @@ import { getRealmById } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
-import { nowSeconds } from '../queries/ids';
 import { toApiMessage } from '../serializers/messages';
+import { recordActivity } from './activity';
 import { renderForRealm } from './render';
 import { dmGroupRecipient, insertMessageRow, insertUserMessages } from './send';
 
@@ -70,6 +70,8 @@ export async function doSendMessage(ctx: AppContext, viewer: Viewer, p: SendMess
     localId: p.local_id,
   };
   const id = await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts));
+  // Sending is activity: partial subscriber lists keep users active in the last 14 days.
+  await recordActivity(ctx, viewer.user.id);
   return { id };
 }
 
@@ -185,11 +187,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     client: opts.client,
   });
   await insertUserMessages(tx, id, rows);
-  // Sending is activity: partial subscriber lists keep users active in the last 14 days.
-  await tx.trx('users')
-    .where('id', sender.id)
-    .andWhere((b) => b.whereNull('last_active_time').orWhere('last_active_time', '<', nowSeconds() - 3600))
-    .update({ last_active_time: nowSeconds() });
+
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
     await tx.trx('channels').where({ id: target.channel.id }).whereNull('first_message_id').update({ first_message_id: id });
   }

@@ -10,11 +10,24 @@ export interface Tx {
   afterCommit(fn: () => void): void;
 }
 
+/** InnoDB resolves lock cycles by killing one transaction; it is safe to run that work again. */
+const MAX_ATTEMPTS = 4;
+const isRetryable = (err: unknown) => {
+  const e = err as { code?: string; errno?: number };
+  return e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK' || e?.code === 'SQLITE_BUSY';
+};
+
 export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const pending: Array<() => void> = [];
-  const result = await db.transaction(async (trx) =>
-    work({ trx, afterCommit: (fn) => pending.push(fn) }),
-  );
-  for (const fn of pending) fn();
-  return result;
+  for (let attempt = 1; ; attempt++) {
+    const pending: Array<() => void> = [];
+    try {
+      const result = await db.transaction(async (trx) => work({ trx, afterCommit: (fn) => pending.push(fn) }));
+      for (const fn of pending) fn();
+      return result;
+    } catch (err) {
+      if (attempt >= MAX_ATTEMPTS || !isRetryable(err)) throw err;
+      // Back off a little, with jitter, so the competing transactions do not collide again.
+      await new Promise((r) => setTimeout(r, attempt * 5 + Math.random() * 10));
+    }
+  }
 }
