@@ -111,6 +111,8 @@ interface Row {
   serverCpu: number | null;
   dbCpu: number | null;
   loadCpu: number | null;
+  /** Median latency of sequential requests (no concurrency). */
+  alone?: number;
   note: string;
   target?: string;
   raw?: unknown;
@@ -359,16 +361,17 @@ function report(opts: {
   );
   lines.push(`| load | autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s of warm-up; Parley with LOG_LEVEL=warn, NODE_ENV=production |`);
   lines.push('');
-  lines.push('| scenario | req/s | p50 ms | p99 ms | × baseline req/s | errors | server CPU | DB CPU | check | issue 6 target |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  lines.push('| scenario | req/s | p50 ms | p99 ms | × baseline req/s | alone ms | errors | server CPU | DB CPU | check | issue 6 target |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
   for (const r of [baseline, ...rows]) {
     const ratio = r.rps !== null && baseline.rps ? r.rps / baseline.rps : null;
     lines.push(
-      `| ${r.title} | ${num(r.rps)} | ${num(r.p50)} | ${num(r.p99)} | ${r === baseline ? '1' : num(ratio, 3)} | ${r.errors} | ` +
+      `| ${r.title} | ${num(r.rps)} | ${num(r.p50)} | ${num(r.p99)} | ${r === baseline ? '1' : num(ratio, 3)} | ${r.alone === undefined ? '' : num(r.alone, 1)} | ${r.errors} | ` +
         `${r.serverCpu === null ? '–' : `${num(r.serverCpu)}%`} | ${r.dbCpu === null ? '–' : `${num(r.dbCpu)}%`} | ${r.note} | ${r.target ?? ''} |`,
     );
   }
   lines.push('');
+  lines.push('"alone": median of 5 requests sent one after another before the load (latency without concurrency).');
   lines.push('CPU columns: share of one core used during the measured seconds (the server process; mariadbd). The load generator used');
   lines.push(`${rows.length ? num(rows.reduce((a, r) => a + (r.loadCpu ?? 0), 0) / rows.length) : '–'}% of a core on average.`);
   lines.push('');
@@ -447,7 +450,9 @@ async function main(): Promise<void> {
         rows.push({ key: s.key, title: s.title, rps: null, p50: null, p99: null, errors: 1, serverCpu: null, dbCpu: null, loadCpu: null, note: `preflight failed: ${String(err instanceof Error ? err.message : err).slice(0, 120)}`, target: s.target });
         continue;
       }
-      note += `; single request ${pre.ms.toFixed(1)} ms`;
+      // Latency without concurrency: the median of 5 requests one after another.
+      const alone: number[] = [];
+      for (let i = 0; i < 5; i++) alone.push((await request(agent, parley.port, s.method, s.path, auth, s.form)).ms);
       const headers: Record<string, string> = auth ? { authorization: auth } : {};
       let body: string | undefined;
       if (s.form) {
@@ -455,7 +460,9 @@ async function main(): Promise<void> {
         headers['content-type'] = 'application/x-www-form-urlencoded';
       }
       if (s.users?.length) note += `; ${s.users.length} users`;
-      rows.push(await measure(s.key, s.title, parley.port, { path: s.path, method: s.method, headers, body, users: s.users }, { server: parley.child.pid, db: dbInfo.pid }, note, s.target));
+      const row = await measure(s.key, s.title, parley.port, { path: s.path, method: s.method, headers, body, users: s.users }, { server: parley.child.pid, db: dbInfo.pid }, note, s.target);
+      row.alone = percentile(alone, 50);
+      rows.push(row);
     }
     agent.destroy();
     if (!ONLY || ONLY.has('events')) {
