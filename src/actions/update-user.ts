@@ -2,7 +2,9 @@ import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { isAdminRole, Role } from '../domain/roles';
 import { checkProfileValue, isClearingValue, isRenderable, ProfileFieldDef } from '../domain/profile-fields';
-import { checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
+import { apiEmailFor, checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
+import { parseSettings } from '../domain/user-settings';
+import { apiEmailHost } from './users';
 import { adminRequired, ApiError, noSuchUser } from '../errors';
 import { nowSeconds } from '../queries/ids';
 import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue } from '../queries/profile-fields';
@@ -130,11 +132,12 @@ async function changeEmailInTx(tx: Tx, target: UserRow, raw: string, audience: n
   if (holder && holder.id !== target.id) {
     throw new ApiError(holder.is_active ? 'Already has an account.' : 'Account has been deactivated.');
   }
-  await updateUser(tx.trx, target.id, { email, delivery_email: email, email_key: emailKey(email) });
+  const apiEmail = apiEmailFor(target.id, email, parseSettings(target.settings).email_address_visibility, target.is_bot, apiEmailHost());
+  await updateUser(tx.trx, target.id, { email: apiEmail, delivery_email: email, email_key: emailKey(email) });
   const viewers = await listUsersByIds(tx.trx, target.realm_id, audience);
   const seeing = viewers.filter((v) => canSeeDeliveryEmail(target, v)).map((v) => v.id);
   return [
     { person: { user_id: target.id, delivery_email: email }, audience: seeing },
-    { person: { user_id: target.id, new_email: email }, audience },
+    { person: { user_id: target.id, new_email: apiEmail }, audience },
   ];
 }

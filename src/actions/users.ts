@@ -5,7 +5,8 @@ import { inTransaction, Tx } from '../db/transaction';
 import { isAdminRole, Role, ROLE_CODES } from '../domain/roles';
 import { generateApiKey, hashPassword, isPasswordStrongEnough } from '../domain/secrets';
 import { parseSettings } from '../domain/user-settings';
-import { checkFullName, emailKey, isValidEmail } from '../domain/users';
+import { apiEmailFor, checkFullName, emailKey, isValidEmail } from '../domain/users';
+import { loadConfig } from '../config';
 import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
 import { addGroupMembers, getSystemGroupIds } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
@@ -73,6 +74,9 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
     date_joined: now,
     settings: JSON.stringify(defaults),
   });
+  // A hidden address is replaced by a placeholder in the API email, as Zulip does.
+  const apiEmail = apiEmailFor(userId, email, defaults.email_address_visibility, input.isBot ?? false, apiEmailHost());
+  if (apiEmail !== email) await updateUser(trx, userId, { email: apiEmail });
   const recipientId = await insertOne(trx, 'recipients', { type: 1, type_id: userId });
   await updateUser(trx, userId, { recipient_id: recipientId });
   const groups = await getSystemGroupIds(trx, realm.id);
@@ -162,4 +166,9 @@ export async function doReactivateUser(ctx: AppContext, actor: UserRow, userId: 
     await setUsersActive(tx.trx, [target.id], true);
     await queueActiveEvents(tx, ctx.bus, target.realm_id, [target.id], true);
   });
+}
+
+/** The host part of placeholder API emails: the server's external host name. */
+export function apiEmailHost(): string {
+  return new URL(loadConfig().externalUrl).hostname;
 }

@@ -47,3 +47,12 @@ export function checkRoleChange(actorRole: number, from: number, to: number, isO
   }
   if (isGuestRole(from) && isAdminRole(to)) throw new ApiError('Guests cannot be organization administrators');
 }
+
+/**
+ * The API email (the `email` field every client sees) of a user whose real
+ * address is hidden (email_address_visibility other than "everyone"):
+ * Zulip's user<id>@<organization host> placeholder. Bots keep their address.
+ */
+export function apiEmailFor(userId: number, deliveryEmail: string, visibility: number, isBot: boolean, host: string): string {
+  return isBot || visibility === 1 ? deliveryEmail : `user${userId}@${host}`;
+}
