@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_message_search';
+import * as m003 from './migrations/003_exact_keys';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -9,6 +10,7 @@ import * as m002 from './migrations/002_message_search';
 const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '001_initial': m001,
   '002_message_search': m002,
+  '003_exact_keys': m003,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -10,7 +10,7 @@ const TRAFFIC_WINDOW_DAYS = 28;
  * stream_weekly_traffic: average messages per week over the last four
  * weeks (or since creation when younger), rounded; null for channels
  * created less than a week ago. One grouped query on the
- * (realm_id, date_sent) index.
+ * (recipient_id, date_sent) index.
  */
 export async function getWeeklyTraffic(q: Q, channels: Array<{ id: number; recipient_id: number; date_created: number }>, now: number): Promise<Map<number, number | null>> {
   const out = new Map<number, number | null>();
@@ -46,11 +46,10 @@ const RECENT_ACTIVITY_DAYS = 180;
 export async function getRecentlyActive(q: Q, channels: Array<{ id: number; recipient_id: number; date_created: number }>, now: number): Promise<Map<number, boolean>> {
   const out = new Map<number, boolean>();
   if (channels.length === 0) return out;
-  const newest: Array<{ recipient_id: number; id: number }> = await q('messages')
-    .whereIn('recipient_id', channels.map((c) => c.recipient_id))
-    .groupBy('recipient_id')
-    .select('recipient_id')
-    .max({ id: 'id' });
+  // One MAX per channel (a single index probe on (recipient_id, id) each), not a grouped scan of every message.
+  const newest: Array<{ recipient_id: number; id: number | null }> = await q('channels as c')
+    .whereIn('c.recipient_id', channels.map((c) => c.recipient_id))
+    .select('c.recipient_id', q('messages as m').max('m.id').whereRaw('m.recipient_id = c.recipient_id').as('id'));
   const ids = newest.map((r) => Number(r.id)).filter(Boolean);
   const sent: Array<{ recipient_id: number; date_sent: number }> = ids.length ? await q('messages').whereIn('id', ids).select('recipient_id', 'date_sent') : [];
   const lastSent = new Map(sent.map((r) => [r.recipient_id, r.date_sent]));
