@@ -103,7 +103,9 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
   const already: Record<string, string[]> = {};
   const result = await inTransaction(ctx.db, async (tx) => {
     for (const item of items) {
-      let channel = item.channel;
+      // Someone may have created it since the checks above (a retried transaction sees it).
+      let channel = item.channel ?? (await getChannelByName(tx.trx, realm.id, item.name));
+      if (channel && !item.channel && !canSubscribe(viewer, realm, channel, users)) throw new ApiError('Insufficient permission');
       if (!channel) {
         const id = await createChannelInTx(tx, viewer.user, { ...creation, name: item.name, description: item.description, subscriberIds: [] });
         channel = (await tx.trx('channels').where({ id }).first()) as ChannelRow;

@@ -10,11 +10,19 @@ export interface Tx {
   afterCommit(fn: () => void): void;
 }
 
-/** InnoDB resolves lock cycles by killing one transaction; it is safe to run that work again. */
+/**
+ * Errors after which the whole transaction may simply run again:
+ * - an InnoDB deadlock (it kills one of the transactions in a lock cycle);
+ * - a duplicate key: actions check before they insert, and two concurrent
+ *   transactions can both pass the check (InnoDB's consistent reads do not
+ *   lock). Run again, the work sees the committed row and takes its
+ *   "already exists" path (the existing DM conversation, "Reaction already
+ *   exists.", CHANNEL_ALREADY_EXISTS, ...).
+ */
 const MAX_ATTEMPTS = 4;
 const isRetryable = (err: unknown) => {
   const e = err as { code?: string; errno?: number };
-  return e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK' || e?.code === 'SQLITE_BUSY';
+  return e?.errno === 1213 || e?.errno === 1062 || e?.code === 'SQLITE_BUSY';
 };
 
 export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): Promise<T> {
