@@ -260,3 +260,20 @@ eachDatabase('GET /messages', (dialect) => {
     });
   });
 });
+
+describe('search highlighting and anchors (units)', () => {
+  it('never highlights inside character references or tags', async () => {
+    const { highlightHtml } = await import('../src/serializers/highlight');
+    expect(highlightHtml('<p>say &quot;quote&quot; &amp; amp</p>', ['quot', 'amp']))
+      .toBe('<p>say &quot;<span class="highlight">quote</span>&quot; &amp; <span class="highlight">amp</span></p>');
+    expect(highlightHtml('<a href="x">p</a>', ['href'])).toBe('<a href="x">p</a>');
+  });
+
+  it('refuses impossible dates and accepts zones', async () => {
+    const { parseAnchorDate } = await import('../src/access/fetch-messages');
+    expect(() => parseAnchorDate('2024-02-30')).toThrow('Invalid anchor_date');
+    expect(() => parseAnchorDate('2024-01-01T25:00')).toThrow('Invalid anchor_date');
+    expect(parseAnchorDate('2024-01-01')).toBe(1704067200);
+    expect(parseAnchorDate('2024-01-01T01:00:00+01:00')).toBe(1704067200);
+  });
+});

@@ -102,7 +102,8 @@ export async function resolveAnchor(db: Knex, query: NarrowQuery, p: Pick<GetMes
       return (await findFirstAtOrAfter(db, query, ts)) ?? LARGER_THAN_MAX_MESSAGE_ID;
     }
     default:
-      if (/^\d{1,16}$/.test(raw)) return Number(raw);
+      // Message ids stay far below 2^53; larger text would round (possibly to the `newest` sentinel).
+      if (/^\d{1,15}$/.test(raw)) return Number(raw);
       throw new ApiError('Invalid anchor');
   }
 }
@@ -115,7 +116,11 @@ export function parseAnchorDate(raw: string): number {
   const [, y, mo, d, h = '00', mi = '00', sec = '00', zone] = m;
   const iso = `${y}-${mo}-${d}T${h}:${mi}:${sec}${zone ? (zone === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone) : 'Z'}`;
   const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) throw new ApiError('Invalid anchor_date');
+  // Date.parse rolls impossible days over (2024-02-30 → March 1st); refuse them instead.
+  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (Number.isNaN(ms) || day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) {
+    throw new ApiError('Invalid anchor_date');
+  }
   return Math.floor(ms / 1000);
 }
 

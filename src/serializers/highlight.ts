@@ -6,8 +6,9 @@
 export function highlightHtml(html: string, words: string[]): string {
   const re = wordsRegex(words);
   if (!re) return html;
-  return html.replace(/(<[^>]*>)|([^<]+)/g, (_m, tag: string | undefined, text: string | undefined) =>
-    tag !== undefined ? tag : text!.replace(re, '<span class="highlight">$1</span>'),
+  // Tags and character references (&amp; &quot; &#39;) pass through whole; only text between them is searched.
+  return html.replace(/(<[^>]*>|&#?\w+;)|([^<&]+|&)/g, (_m, skip: string | undefined, text: string | undefined) =>
+    skip !== undefined ? skip : text!.replace(re, '<span class="highlight">$1</span>'),
   );
 }
 
