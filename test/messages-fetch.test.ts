@@ -167,6 +167,16 @@ eachDatabase('GET /messages', (dialect) => {
       expect(none.body.messages).toEqual([]);
     });
 
+    it('search finds short words and stopwords too, on both databases', async () => {
+      const sent = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'lobby', topic: 'fox', content: 'the quick brown fox is at home with me on db' });
+      for (const operand of ['the fox', 'db', 'at home', 'is', 'quick db']) {
+        const res = await fetch(t.cast.member, { narrow: [{ operator: 'channels', operand: 'public' }, { operator: 'search', operand }] });
+        expect([operand, idsOf(res)]).toEqual([operand, [sent.body.id]]);
+      }
+      await t.ctx.db('user_messages').where({ message_id: sent.body.id }).delete();
+      await t.ctx.db('messages').where({ id: sent.body.id }).delete();
+    });
+
     it('with: the conversation that holds the message', async () => {
       expect(await narrowIds(t.cast.member, [{ operator: 'with', operand: ids.g2 }])).toEqual([ids.g1, ids.g2]);
       expect(await narrowIds(t.cast.member, [{ operator: 'with', operand: ids.d1 }])).toEqual([ids.d1]);

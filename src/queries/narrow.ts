@@ -109,10 +109,17 @@ function applySearch(q: Q, qb: Knex.QueryBuilder, words: string[], negated: bool
     return;
   }
   if (dialectOf(q as Knex) === 'mysql') {
-    const expr = words.map((w) => `+${w}*`).join(' ');
-    const raw = 'MATCH(m.topic, m.content) AGAINST (? IN BOOLEAN MODE)';
-    if (negated) qb.whereRaw(`NOT ${raw}`, [expr]);
-    else qb.whereRaw(raw, [expr]);
+    // InnoDB FULLTEXT never indexes words under innodb_ft_min_token_size (3)
+    // or its stopwords, and a required (+) term it cannot index matches
+    // nothing: those words are matched with LIKE instead.
+    const indexable = words.filter((w) => [...w].length >= 3 && !INNODB_STOPWORDS.has(w));
+    const rest = words.filter((w) => !indexable.includes(w));
+    const build = (b: Knex.QueryBuilder) => {
+      if (indexable.length) b.whereRaw('MATCH(m.topic, m.content) AGAINST (? IN BOOLEAN MODE)', [indexable.map((w) => `+${w}*`).join(' ')]);
+      for (const w of rest) b.where((c) => c.where('m.content', 'like', `%${escapeLike(w)}%`).orWhere('m.topic', 'like', `%${escapeLike(w)}%`));
+    };
+    if (negated) qb.whereNot(build);
+    else qb.where(build);
     return;
   }
   const expr = words.map((w) => `"${w}"*`).join(' ');
@@ -171,3 +178,11 @@ const toNarrowRow = (r: { id: number; flags: number | null }): NarrowRow => ({
   id: Number(r.id),
   flags: r.flags === null || r.flags === undefined ? null : Number(r.flags),
 });
+
+/** InnoDB's default full-text stopwords (information_schema.INNODB_FT_DEFAULT_STOPWORD). */
+const INNODB_STOPWORDS = new Set([
+  'a', 'about', 'an', 'are', 'as', 'at', 'be', 'by', 'com', 'de', 'en', 'for', 'from', 'how', 'i', 'in', 'is', 'it',
+  'la', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'what', 'when', 'where', 'who', 'will', 'with', 'und', 'www',
+]);
+
+const escapeLike = (w: string) => w.replace(/[\\%_]/g, (c) => `\\${c}`);
