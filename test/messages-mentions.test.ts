@@ -72,3 +72,22 @@ eachDatabase('mentions, wildcards and message facts', (dialect) => {
     expect(notDm.body.messages.length).toBe(all.body.messages.length - 1);
   });
 });
+
+eachDatabase('channel links', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+    await createChannel(t, 'open-room', [t.cast.owner, t.cast.member]);
+    await createChannel(t, 'secret-merger', [t.cast.owner], { inviteOnly: true });
+  });
+  afterAll(() => t.close());
+
+  it('link only channels the sender may know exist', async () => {
+    const res = await t.api.post('/messages', t.cast.member, { type: 'direct', to: [t.cast.member.id], content: '#**open-room** and #**secret-merger**' });
+    const html = (await t.api.get(`/messages/${res.body.id}`, t.cast.member)).body.message.content;
+    expect(html).toContain('class="stream"');
+    expect(html).toContain('#open-room');
+    expect(html).not.toContain('secret-merger"');
+    expect(html.match(/data-stream-id/g)).toHaveLength(1);
+  });
+});

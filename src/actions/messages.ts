@@ -128,7 +128,7 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMes
 export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: Viewer, target: SendTarget, content: string, opts: SendOptions): Promise<number> {
   const sender = viewer.user;
   const realm = (await getRealmById(tx.trx, sender.realm_id))!;
-  const rendered = await renderForRealm(tx.trx, realm.id, content);
+  const rendered = await renderForRealm(tx.trx, realm.id, content, opts.internal ? null : viewer);
   for (const g of rendered.mentionedGroups) {
     if (!opts.internal && !inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
   }

@@ -1,16 +1,22 @@
 import type { Knex } from 'knex';
 import { extractMentionCandidates, renderMessage, RenderResult } from '../markdown/zulip';
 import { getRenderLookups } from '../queries/render-context';
+import { canSeeChannel, Viewer } from '../access/viewer';
 
 export interface RenderedMessage extends RenderResult {
   /** can_mention_group of each mentioned group, for the permission check. */
   mentionedGroups: Array<{ id: number; name: string; can_mention_group: number | null }>;
 }
 
-/** Renders content for an organization: a cheap scan, one batch of lookups, then the renderer. */
-export async function renderForRealm(q: Knex | Knex.Transaction, realmId: number, content: string): Promise<RenderedMessage> {
+/**
+ * Renders content for an organization: a cheap scan, one batch of lookups,
+ * then the renderer. Channel links resolve only for channels the sender may
+ * know exist (otherwise a link would reveal a private channel's id).
+ */
+export async function renderForRealm(q: Knex | Knex.Transaction, realmId: number, content: string, sender: Viewer | null): Promise<RenderedMessage> {
   const candidates = extractMentionCandidates(content);
   const found = await getRenderLookups(q, realmId, candidates);
+  const channels = sender ? found.channels.filter((c) => canSeeChannel(sender, c as never)) : found.channels;
   const usersByName = new Map<string, Array<{ id: number; full_name: string }>>();
   const usersById = new Map<number, { id: number; full_name: string }>();
   for (const u of found.users) {
@@ -23,7 +29,7 @@ export async function renderForRealm(q: Knex | Knex.Transaction, realmId: number
     usersByName,
     usersById,
     groupsByName: new Map(found.groups.map((g) => [g.name.toLowerCase(), { id: g.id, name: g.name }])),
-    channelsByName: new Map(found.channels.map((c) => [c.name.toLowerCase(), { id: c.id, name: c.name }])),
+    channelsByName: new Map(channels.map((c) => [c.name.toLowerCase(), { id: c.id, name: c.name }])),
   });
   return { ...result, mentionedGroups: found.groups.filter((g) => result.mentionedGroupIds.has(g.id)) };
 }

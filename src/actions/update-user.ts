@@ -101,7 +101,7 @@ async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<User
   for (const { field, value } of toSet) {
     const old = await getProfileValue(tx.trx, target.id, field.id);
     if (old?.value === value) continue;
-    const rendered = isRenderable(field.field_type) ? (await renderForRealm(tx.trx, target.realm_id, value)).html : null;
+    const rendered = isRenderable(field.field_type) ? (await renderForRealm(tx.trx, target.realm_id, value, null)).html : null;
     await setProfileValue(tx.trx, { user_id: target.id, field_id: field.id, value, rendered_value: rendered });
     changed.push(rendered === null ? { id: field.id, value } : { id: field.id, value, rendered_value: rendered });
   }

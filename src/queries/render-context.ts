@@ -33,7 +33,9 @@ export async function getRenderLookups(
   return {
     users: [...(byName as Array<{ id: number; full_name: string }>), ...(byId as Array<{ id: number; full_name: string }>)],
     groups: groups as Array<{ id: number; name: string; can_mention_group: number | null }>,
-    channels: channels as Array<{ id: number; name: string; recipient_id: number; invite_only: number | boolean }>,
+    channels: (channels as Array<Record<string, unknown>>).map((c) => ({ ...c, invite_only: Boolean(c.invite_only) })) as Array<{
+      id: number; name: string; recipient_id: number; invite_only: boolean;
+    }>,
   };
 }
 
