@@ -51,3 +51,21 @@ eachDatabase('channel and subscription events', (dialect) => {
     expect((await pending(t, member)).filter((e) => e.type !== 'heartbeat')).toEqual([]);
   });
 });
+
+eachDatabase('reaction event audience', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('reaches subscribers who joined after the message, in a channel with shared history', async () => {
+    await createChannel(t, "reacts", [t.cast.owner]);
+    const sent = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'reacts', topic: 'r', content: 'react to me' });
+    await t.api.post('/users/me/subscriptions', t.cast.member, { subscriptions: [{ name: 'reacts' }] });
+    const member = await register(t, t.cast.member, { event_types: ['reaction'] });
+    await t.api.post(`/messages/${sent.body.id}/reactions`, t.cast.owner, { emoji_name: 'tada' });
+    const events = await pending(t, member);
+    expect(events.map((e) => `${e.type}/${e.op}/${e.message_id}`)).toEqual([`reaction/add/${sent.body.id}`]);
+  });
+});

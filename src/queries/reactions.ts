@@ -33,7 +33,21 @@ export async function getRealmEmojiById(q: Q, realmId: number, id: number): Prom
   return row ? mapBools<RealmEmojiRow>(row) : undefined;
 }
 
-/** Users holding a row for the message: who sees changes to it. */
+/**
+ * Who sees changes to a message (reactions): everyone holding a row for it,
+ * plus — as Zulip's notify_reaction_update — current subscribers of a
+ * channel whose history they may read (public, or shared history), who
+ * subscribed after it was sent.
+ */
 export async function getMessageAudience(q: Q, messageId: number): Promise<number[]> {
-  return q('user_messages').where({ message_id: messageId }).pluck('user_id');
+  const [holders, subscribers] = await Promise.all([
+    q('user_messages').where({ message_id: messageId }).pluck('user_id'),
+    q('messages as m')
+      .join('channels as c', 'c.recipient_id', 'm.recipient_id')
+      .join('subscriptions as s', 's.recipient_id', 'm.recipient_id')
+      .where({ 'm.id': messageId, 's.active': true })
+      .andWhere((b) => b.where('c.invite_only', false).orWhere('c.history_public_to_subscribers', true))
+      .pluck('s.user_id'),
+  ]);
+  return [...new Set<number>([...holders, ...subscribers])];
 }
