@@ -168,3 +168,20 @@ eachDatabase('message flags and reactions', (dialect) => {
     });
   });
 });
+
+eachDatabase('long id lists', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('accepts 40,000 message ids without exceeding the database\'s variable limit', async () => {
+    const ids = Array.from({ length: 40000 }, (_, i) => i + 1);
+    const remove = await t.api.post('/messages/flags', t.cast.member, { messages: ids, op: 'remove', flag: 'starred' });
+    expect(remove.status).toBe(200);
+    const fetched = await t.api.get('/messages', t.cast.member, { message_ids: ids.slice(0, 1500) });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.messages).toEqual([]);
+  });
+});

@@ -64,7 +64,8 @@ export async function applyFlagInTx(tx: Tx, viewer: Viewer, ids: number[], op: '
   if (toCreate.length) {
     const base = flagMask('historical') + flagMask('read');
     const flags = flag === 'read' ? base : base + mask;
-    await tx.trx('user_messages').insert(toCreate.map((message_id) => ({ user_id: viewer.user.id, message_id, flags })));
+    const rows = toCreate.map((message_id) => ({ user_id: viewer.user.id, message_id, flags }));
+    for (let i = 0; i < rows.length; i += 1000) await tx.trx('user_messages').insert(rows.slice(i, i + 1000));
     changed.push(...toCreate);
   }
   return { changed: changed.sort((a, b) => a - b), ignoredChannels: [...ignored].sort((a, b) => a - b) };

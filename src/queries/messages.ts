@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { inChunks } from './ids';
 import { mapBools, UserRow } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -27,11 +28,13 @@ export interface MessageRow {
 
 export async function getMessageRows(q: Q, ids: number[]): Promise<MessageRow[]> {
   if (ids.length === 0) return [];
-  const rows = await q('messages as m')
-    .join('recipients as r', 'r.id', 'm.recipient_id')
-    .whereIn('m.id', ids)
-    .orderBy('m.id')
-    .select('m.*', 'r.type as recipient_type', 'r.type_id as recipient_type_id');
+  const rows = await inChunks(ids, (slice) =>
+    q('messages as m')
+      .join('recipients as r', 'r.id', 'm.recipient_id')
+      .whereIn('m.id', slice)
+      .orderBy('m.id')
+      .select('m.*', 'r.type as recipient_type', 'r.type_id as recipient_type_id'),
+  );
   return rows.map((r: Record<string, unknown>) => mapBools<MessageRow>(r));
 }
 
@@ -42,7 +45,7 @@ export async function getMessageRow(q: Q, id: number): Promise<MessageRow | unde
 /** The viewer's flags for these messages; messages without a row are absent. */
 export async function getFlagsForUser(q: Q, userId: number, ids: number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await q('user_messages').where({ user_id: userId }).whereIn('message_id', ids).select('message_id', 'flags');
+  const rows = await inChunks(ids, (slice) => q('user_messages').where({ user_id: userId }).whereIn('message_id', slice).select('message_id', 'flags'));
   return new Map(rows.map((r: { message_id: number; flags: number }) => [r.message_id, Number(r.flags)]));
 }
 

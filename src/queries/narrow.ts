@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
+import { inChunks } from './ids';
 
 type Q = Knex | Knex.Transaction;
 
@@ -155,8 +156,10 @@ export async function fetchNarrowRange(
 /** The narrow's rows among explicit ids. */
 export async function fetchNarrowByIds(q: Q, nq: NarrowQuery, ids: number[]): Promise<NarrowRow[]> {
   if (ids.length === 0) return [];
-  const { qb, idCol } = filtered(q, nq);
-  const rows = await qb.whereIn(idCol, ids).orderBy(idCol, 'asc').select(`${idCol} as id`, 'um.flags as flags');
+  const rows = await inChunks<{ id: number; flags: number | null }>(ids, (slice) => {
+    const { qb, idCol } = filtered(q, nq);
+    return qb.whereIn(idCol, slice).orderBy(idCol, 'asc').select(`${idCol} as id`, 'um.flags as flags');
+  });
   return rows.map(toNarrowRow);
 }
 
