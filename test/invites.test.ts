@@ -120,3 +120,18 @@ eachDatabase('invitation links', (dialect) => {
     expect(res.body.msg).toBe("Email 'MEMBER@example.com' already in use");
   });
 });
+
+eachDatabase('invitation limits', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('refuses expiry and retention periods beyond what can be stored, with 400s', async () => {
+    const invite = await t.api.post('/invites/multiuse', t.cast.admin, { invite_expires_in_minutes: 99999999999 });
+    expect([invite.status, invite.body.msg]).toEqual([400, 'invite_expires_in_minutes is too large']);
+    const channel = await t.api.post('/channels/create', t.cast.owner, { name: 'forever', subscribers: [t.cast.owner.id], message_retention_days: 99999999999 });
+    expect(channel.status).toBe(400);
+  });
+});
