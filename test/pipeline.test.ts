@@ -221,3 +221,24 @@ describe('route table', () => {
     expect([...handled, ...pending].sort()).toEqual(ops);
   });
 });
+
+describe('organizations by subdomain', () => {
+  it('authenticates an account only at its own organization\'s address', async () => {
+    const t = await startTestServer('sqlite');
+    try {
+      const { doCreateRealm } = await import('../src/actions/realms');
+      const { createUserInTx } = await import('../src/actions/users');
+      const { inTransaction } = await import('../src/db/transaction');
+      const betaId = await doCreateRealm(t.ctx.db, { stringId: 'beta', name: 'Beta' });
+      const betaUser = await inTransaction(t.ctx.db, (tx) => createUserInTx(tx, null, { realmId: betaId, email: 'b@example.com', fullName: 'Bea Beta' }));
+      const as = (host: string, u: { email: string; api_key: string }) =>
+        request(t.app).get('/api/v1/users/me').set('Host', host).auth(u.email, u.api_key);
+      expect((await as('beta.chat.example', betaUser)).status).toBe(200);
+      expect((await as('chat.example', betaUser)).status).toBe(401);
+      expect((await as('chat.example', t.cast.member)).status).toBe(200);
+      expect((await as('beta.chat.example', t.cast.member)).status).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -28,9 +28,11 @@ export async function authenticateBasic(db: Knex, header: string | undefined, ho
 }
 
 /**
- * The same address may hold accounts in several organizations; the host's
- * first label (the organization's subdomain) picks one, and the root
- * organization (empty subdomain) answers for any other host.
+ * The organization a request addresses decides which account an address
+ * means: the one whose subdomain is the host's first label; for any other
+ * host the root organization (empty subdomain), or the only organization
+ * there is. An account elsewhere does not authenticate here (Zulip: "Account
+ * is not associated with this subdomain").
  */
 export async function resolveUser(
   db: Knex,
@@ -38,7 +40,19 @@ export async function resolveUser(
   host: string | undefined,
 ): Promise<(UserRow & { realm_deactivated: boolean }) | undefined> {
   const candidates = await findUsersForLogin(db, email);
-  if (candidates.length <= 1) return candidates[0];
-  const sub = (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
-  return candidates.find((u) => u.realm_string_id === sub) ?? candidates.find((u) => u.realm_string_id === '');
+  if (candidates.length === 0) return undefined;
+  const label = (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
+  const realms = await realmStringIds(db);
+  const addressed = realms.includes(label) ? label : realms.includes('') ? '' : realms.length === 1 ? realms[0] : undefined;
+  return candidates.find((u) => u.realm_string_id === addressed);
+}
+
+/** The organizations' subdomains, cached briefly per database (organizations are rarely created). */
+const realmCache = new WeakMap<Knex, { at: number; ids: string[] }>();
+async function realmStringIds(db: Knex): Promise<string[]> {
+  const cached = realmCache.get(db);
+  if (cached && Date.now() - cached.at < 5000) return cached.ids;
+  const ids: string[] = await db('realms').pluck('string_id');
+  realmCache.set(db, { at: Date.now(), ids });
+  return ids;
 }
