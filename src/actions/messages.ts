@@ -7,6 +7,7 @@ import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
 import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
 import { loadMessageLookups } from '../access/messages';
+import { checkCanAccessUsers } from '../access/user-access';
 import { ChannelRow, getActiveSubscriberIds, getChannelById, getChannelByName } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
 import { getMessageRow } from '../queries/messages';
@@ -154,7 +155,10 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     }
   } else {
     const participants = [sender.id, ...target.recipients.map((u) => u.id)];
-    if (!opts.internal) await checkCanDirectMessage(tx, viewer, realm, target.recipients);
+    if (!opts.internal) {
+      await checkCanAccessUsers(tx.trx, viewer, target.recipients);
+      await checkCanDirectMessage(tx, viewer, realm, target.recipients);
+    }
     const dm = await dmGroupRecipient(tx, participants);
     recipientId = dm.recipientId;
     receivers = [...new Set(participants)];

@@ -4,6 +4,7 @@ import { inGroup, Viewer } from '../access/viewer';
 import { isGuestRole } from '../domain/roles';
 import { normalizeTopic } from '../domain/topics';
 import { parseSettings } from '../domain/user-settings';
+import { checkCanAccessUsers } from '../access/user-access';
 import { ApiError, invalidChannelId } from '../errors';
 import { getChannelById } from '../queries/channels';
 import { nowSeconds } from '../queries/ids';
@@ -65,6 +66,7 @@ export async function doSetTypingStatus(ctx: AppContext, viewer: Viewer, p: Typi
   const bad = ids.find((id) => users.get(id)?.realm_id !== sender.realm_id);
   if (bad !== undefined) throw new ApiError(`Invalid user ID ${bad}`);
   const recipients = ids.map((id) => users.get(id)!);
+  await checkCanAccessUsers(ctx.db, viewer, recipients);
   const notify = recipients.filter((u) => u.id !== sender.id && u.is_active && receivesTyping(u.settings)).map((u) => u.id);
   const event = { type: 'typing', op: p.op, message_type: 'direct', sender: person(sender), recipients: recipients.map(person) };
   if (notify.length) ctx.bus.publish({ event, userIds: notify });

@@ -7,10 +7,11 @@ import { parseSettings } from '../domain/user-settings';
 import { apiEmailHost } from './users';
 import { adminRequired, ApiError, noSuchUser } from '../errors';
 import { nowSeconds } from '../queries/ids';
+import { listUsersWhoMayAccess } from '../queries/user-access';
 import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue } from '../queries/profile-fields';
 import { getRealmById } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
-import { getUserByEmailKey, getUserInRealm, listActiveUserIds, listUsersByIds, updateUser } from '../queries/users';
+import { getUserByEmailKey, getUserInRealm, listUsersByIds, updateUser } from '../queries/users';
 import { canSeeDeliveryEmail } from '../serializers/users';
 import { renderForRealm } from './render';
 import { syncSystemGroupsInTx } from './user-groups';
@@ -43,7 +44,7 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, userId: numb
     if (changes.new_email !== undefined && !(actor.role === Role.OWNER && actor.can_change_user_emails)) {
       throw new ApiError('User not authorized to change user emails');
     }
-    const audience = await listActiveUserIds(tx.trx, actor.realm_id);
+    const audience = await listUsersWhoMayAccess(tx.trx, actor.realm_id, target.id, target.is_bot);
     const emit = ({ person, audience }: Pending) =>
       tx.afterCommit(() => ctx.bus.publish({ event: { type: 'realm_user', op: 'update', person }, userIds: audience }));
     const toAll = (part: Record<string, unknown>) => emit({ person: { user_id: target.id, ...part }, audience });

@@ -11,13 +11,13 @@ import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
 import { addGroupMembers, getSystemGroupIds } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
 import { getRealmById, getRealmUserDefaultsRaw } from '../queries/realms';
+import { listUsersWhoMayAccess } from '../queries/user-access';
 import type { UserRow } from '../queries/rows';
 import {
   getUserByEmailKey,
   getUserById,
   insertUser,
   listActiveBotIdsOwnedBy,
-  listActiveUserIds,
   lockActiveOwnerIds,
   setUsersActive,
   updateUser,
@@ -84,7 +84,7 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
   const user = (await getUserById(trx, userId))!;
   if (bus) {
     const person = toApiUser(user, { viewer: null });
-    const audience = await listActiveUserIds(trx, realm.id);
+    const audience = await listUsersWhoMayAccess(trx, realm.id, userId, user.is_bot);
     tx.afterCommit(() => bus.publish({ event: { type: 'realm_user', op: 'add', person }, userIds: audience }));
   }
   return user;
@@ -121,14 +121,14 @@ export async function isOnlyOwnerInTx(tx: Tx, user: UserRow): Promise<boolean> {
   return owners.length <= 1;
 }
 
-/** Queues realm_user update {user_id, is_active} for each user, to the organization's active users. */
+/** Queues realm_user update {user_id, is_active} for each user, to those who may know about that user. */
 async function queueActiveEvents(tx: Tx, bus: AppContext['bus'], realmId: number, userIds: number[], isActive: boolean) {
-  const audience = await listActiveUserIds(tx.trx, realmId);
-  tx.afterCommit(() => {
-    for (const id of userIds) {
+  for (const id of userIds) {
+    const audience = await listUsersWhoMayAccess(tx.trx, realmId, id);
+    tx.afterCommit(() => {
       bus.publish({ event: { type: 'realm_user', op: 'update', person: { user_id: id, is_active: isActive } }, userIds: audience });
-    }
-  });
+    });
+  }
 }
 
 /**
