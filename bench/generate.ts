@@ -605,6 +605,7 @@ async function main(): Promise<void> {
   times.messages = (Date.now() - t0) / 1000;
 
   t0 = Date.now();
+  let migrations: string[] = [];
   const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   try {
     for (let c = 0; c < plan.channels.length; c++) {
@@ -612,6 +613,7 @@ async function main(): Promise<void> {
       if (first !== null && first !== undefined) await db('channels').where({ id: ids.channelIds[c] }).update({ first_message_id: first });
     }
     if (target.db === 'mariadb') await db.raw('ANALYZE TABLE messages, user_messages, reactions, subscriptions, users, channels');
+    migrations = (await db('knex_migrations').orderBy('id').pluck('name')).map(String);
   } finally {
     await db.destroy();
   }
@@ -651,6 +653,7 @@ async function main(): Promise<void> {
       unread_total: stats.unread.reduce((a, b) => a + b, 0),
       starred_total: stats.starred.reduce((a, b) => a + b, 0),
     },
+    migrations,
     maxMessageId: start.message + stats.messages - 1,
     realmId: ids.realmId,
     targets: {

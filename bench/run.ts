@@ -254,7 +254,12 @@ function generate(target: Target): void {
   execFileSync(process.execPath, [path.join(__dirname, 'generate.js')], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
-/** A manifest, and a database that still holds the messages it lists. */
+/**
+ * A manifest, a database that still holds the messages it lists, generated
+ * under every migration this tree has: a dataset from an older schema is
+ * regenerated rather than migrated at server start (which would time the
+ * migration, and keep rows as older code stored them).
+ */
 async function datasetPresent(target: Target): Promise<boolean> {
   const m = readManifest(target);
   if (!m) return false;
@@ -262,12 +267,26 @@ async function datasetPresent(target: Target): Promise<boolean> {
   const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   try {
     const row = await db('messages').where('id', '<=', m.maxMessageId).count({ n: '*' }).first();
-    return Number(row?.n) === m.counts.messages;
+    if (Number(row?.n) !== m.counts.messages) return false;
+    // The schema the rows were generated under (the server migrates the database at start).
+    const applied = new Set(m.migrations ?? (await db('knex_migrations').pluck('name')).map(String));
+    const missing = buildMigrations().filter((name) => !applied.has(name));
+    if (missing.length) {
+      process.stderr.write(`the ${target.scale.name} dataset predates migration(s) ${missing.join(', ')}\n`);
+      return false;
+    }
+    return true;
   } catch {
     return false;
   } finally {
     await db.destroy();
   }
+}
+
+/** The migrations of this tree (src/db/migrations/NNN_name.ts, which src/db/migrate.ts lists). */
+function buildMigrations(): string[] {
+  const dir = path.join(ROOT, 'src', 'db', 'migrations');
+  return fs.readdirSync(dir).filter((f) => /^\d+_.*\.ts$/.test(f) && !f.endsWith('.test.ts')).map((f) => f.replace(/\.ts$/, ''));
 }
 
 /** Active subscribers of a channel. */

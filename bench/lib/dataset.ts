@@ -62,6 +62,8 @@ export interface Manifest {
   /** Seconds per phase, and in total. */
   loadSeconds: Record<string, number>;
   counts: Record<string, number>;
+  /** The migrations the schema had when the data was generated (older manifests: absent). */
+  migrations?: string[];
   /** Messages above this id were sent by a benchmark run; the runner deletes them. */
   maxMessageId: number;
   realmId: number;
