@@ -57,6 +57,18 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
     req.files = [];
   }
   Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
+  if (info.method === 'get') {
+    // The validator re-reads the raw query string and refuses RFC 3986
+    // reserved characters in it ('+' for a space, as Python and browsers
+    // encode forms; '!', '(' … in JSON text). Hand it the same parameters
+    // with every reserved character percent-encoded.
+    const i = req.originalUrl.indexOf('?');
+    const path = i < 0 ? req.originalUrl : req.originalUrl.slice(0, i);
+    const qs = Object.entries(query)
+      .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${strictEncode(k)}=${strictEncode(String(x))}`))
+      .join('&');
+    req.originalUrl = qs ? `${path}?${qs}` : path;
+  }
   res.locals.ignoredParameters = [...ignored].sort();
   // What the client actually sent (before the validator fills defaults): some
   // rules depend on presence, e.g. message_ids with anchor.
@@ -79,3 +91,6 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/** encodeURIComponent, plus the reserved characters it leaves alone (! ' ( ) *). */
+const strictEncode = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
