@@ -39,20 +39,17 @@ export async function getWeeklyTraffic(q: Q, channels: Array<{ id: number; recip
 const RECENT_ACTIVITY_DAYS = 180;
 
 /**
- * is_recently_active per channel from real message data: the newest
- * message of each channel (MAX(id) per recipient is an index-only lookup on
- * (recipient_id, id)), then those messages' send times.
+ * is_recently_active per channel from real message data: the newest send
+ * time of each channel, one index probe on (recipient_id, date_sent) per
+ * channel, in a single statement.
  */
 export async function getRecentlyActive(q: Q, channels: Array<{ id: number; recipient_id: number; date_created: number }>, now: number): Promise<Map<number, boolean>> {
   const out = new Map<number, boolean>();
   if (channels.length === 0) return out;
-  // One MAX per channel (a single index probe on (recipient_id, id) each), not a grouped scan of every message.
-  const newest: Array<{ recipient_id: number; id: number | null }> = await q('channels as c')
+  const rows: Array<{ recipient_id: number; last: number | null }> = await q('channels as c')
     .whereIn('c.recipient_id', channels.map((c) => c.recipient_id))
-    .select('c.recipient_id', q('messages as m').max('m.id').whereRaw('m.recipient_id = c.recipient_id').as('id'));
-  const ids = newest.map((r) => Number(r.id)).filter(Boolean);
-  const sent: Array<{ recipient_id: number; date_sent: number }> = ids.length ? await q('messages').whereIn('id', ids).select('recipient_id', 'date_sent') : [];
-  const lastSent = new Map(sent.map((r) => [r.recipient_id, r.date_sent]));
+    .select('c.recipient_id', q('messages as m').max('m.date_sent').whereRaw('m.recipient_id = c.recipient_id').as('last'));
+  const lastSent = new Map(rows.map((r) => [r.recipient_id, Number(r.last ?? 0)]));
   const cutoff = now - RECENT_ACTIVITY_DAYS * 24 * 3600;
   for (const c of channels) out.set(c.id, (lastSent.get(c.recipient_id) ?? 0) >= cutoff || c.date_created >= now - WEEK);
   return out;
