@@ -29,4 +29,11 @@ eachDatabase('limited guest access', (dialect) => {
     expect((await pending(t, member)).map((e) => e.op)).toEqual(['add']);
     expect(await pending(t, guest)).toEqual([]);
   });
+  it('does not resolve mentions of people a limited guest cannot know', async () => {
+    const res = await t.api.post('/messages', t.cast.guest, { type: 'channel', to: 'shared', topic: 'm', content: `@**|${t.cast.admin.id}** and @**|${t.cast.member.id}**` });
+    expect(res.status).toBe(200);
+    const html = (await t.api.get(`/messages/${res.body.id}`, t.cast.member)).body.message.content;
+    expect(html).toContain(`data-user-id="${t.cast.member.id}"`);
+    expect(html).not.toContain('Test Admin');
+  });
 });

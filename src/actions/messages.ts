@@ -129,7 +129,8 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMes
 export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: Viewer, target: SendTarget, content: string, opts: SendOptions): Promise<number> {
   const sender = viewer.user;
   const realm = (await getRealmById(tx.trx, sender.realm_id))!;
-  const rendered = await renderForRealm(tx.trx, realm.id, content, opts.internal ? null : viewer);
+  const rendered = await renderForRealm(tx.trx, realm.id, content, opts.internal ? null : viewer,
+    opts.internal || inGroup(viewer, realm.can_access_all_users_group as number));
   for (const g of rendered.mentionedGroups) {
     if (!opts.internal && !inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { extractMentionCandidates, renderMessage, RenderResult } from '../markdown/zulip';
+import { listUserIdsSharingRecipients } from '../queries/register';
 import { getRenderLookups } from '../queries/render-context';
 import { canSeeChannel, Viewer } from '../access/viewer';
 
@@ -13,10 +14,21 @@ export interface RenderedMessage extends RenderResult {
  * then the renderer. Channel links resolve only for channels the sender may
  * know exist (otherwise a link would reveal a private channel's id).
  */
-export async function renderForRealm(q: Knex | Knex.Transaction, realmId: number, content: string, sender: Viewer | null): Promise<RenderedMessage> {
+export async function renderForRealm(
+  q: Knex | Knex.Transaction,
+  realmId: number,
+  content: string,
+  sender: Viewer | null,
+  /** The sender may know every user (can_access_all_users_group); otherwise mentions resolve only to people they share something with. */
+  mayAccessAllUsers = true,
+): Promise<RenderedMessage> {
   const candidates = extractMentionCandidates(content);
   const found = await getRenderLookups(q, realmId, candidates);
   const channels = sender ? found.channels.filter((c) => canSeeChannel(sender, c as never)) : found.channels;
+  if (sender && !mayAccessAllUsers && found.users.length) {
+    const near = new Set<number>([sender.user.id, ...(await listUserIdsSharingRecipients(q, sender.user.id))]);
+    found.users = found.users.filter((u) => near.has(u.id));
+  }
   const usersByName = new Map<string, Array<{ id: number; full_name: string }>>();
   const usersById = new Map<number, { id: number; full_name: string }>();
   for (const u of found.users) {
