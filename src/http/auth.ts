@@ -39,20 +39,10 @@ export async function resolveUser(
   email: string,
   host: string | undefined,
 ): Promise<(UserRow & { realm_deactivated: boolean }) | undefined> {
-  const candidates = await findUsersForLogin(db, email);
-  if (candidates.length === 0) return undefined;
   const label = (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
-  const realms = await realmStringIds(db);
-  const addressed = realms.includes(label) ? label : realms.includes('') ? '' : realms.length === 1 ? realms[0] : undefined;
+  const candidates = await findUsersForLogin(db, email, label);
+  const first = candidates[0];
+  if (!first) return undefined;
+  const addressed = first.host_realm_exists ? label : first.root_realm_exists ? '' : first.realm_count === 1 ? first.realm_string_id : undefined;
   return candidates.find((u) => u.realm_string_id === addressed);
-}
-
-/** The organizations' subdomains, cached briefly per database (organizations are rarely created). */
-const realmCache = new WeakMap<Knex, { at: number; ids: string[] }>();
-async function realmStringIds(db: Knex): Promise<string[]> {
-  const cached = realmCache.get(db);
-  if (cached && Date.now() - cached.at < 5000) return cached.ids;
-  const ids: string[] = await db('realms').pluck('string_id');
-  realmCache.set(db, { at: Date.now(), ids });
-  return ids;
 }
