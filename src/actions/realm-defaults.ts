@@ -1,14 +1,13 @@
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { isAdminRole } from '../domain/roles';
-import { parseSettings, UserSettingName } from '../domain/user-settings';
+import { NOTIFICATION_SOUNDS, parseSettings, UserSettingName } from '../domain/user-settings';
 import { adminRequired, ApiError } from '../errors';
 import { getRealmUserDefaultsRaw } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listActiveUserIds, setRealmUserDefaultsRaw } from '../queries/users';
 
 /** The notification sounds Zulip ships (static/audio/notification_sounds); "none" turns sounds off. */
-export const NOTIFICATION_SOUNDS = ['chime', 'ding', 'done', 'ping', 'pop', 'ring', 'zulip'] as const;
 
 /** The interface languages Zulip offers (its language_name_map), by code. */
 export const LANGUAGE_CODES: ReadonlySet<string> = new Set([

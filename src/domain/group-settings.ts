@@ -32,12 +32,3 @@ export const CHANNEL_SETTING_RULES = {
 
 export type ChannelGroupSetting = keyof typeof CHANNEL_SETTING_RULES;
 export const CHANNEL_GROUP_SETTINGS = Object.keys(CHANNEL_SETTING_RULES) as ChannelGroupSetting[];
-
-/** Whether a raw decoded parameter has the shape of a group-setting value. */
-export function isGroupSettingValue(v: unknown): v is GroupSettingValue {
-  if (Number.isInteger(v)) return true;
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  const ints = (x: unknown) => Array.isArray(x) && x.every((i) => Number.isInteger(i));
-  return ints(o.direct_members) && ints(o.direct_subgroups) && Object.keys(o).length === 2;
-}

@@ -89,3 +89,6 @@ export function parseSettings(raw: string | null | undefined): UserSettings {
   const stored = raw ? (JSON.parse(raw) as Partial<UserSettings>) : {};
   return { ...USER_SETTING_DEFAULTS, ...stored };
 }
+
+/** The notification sounds users may choose (Zulip's set). */
+export const NOTIFICATION_SOUNDS = ['chime', 'ding', 'done', 'ping', 'pop', 'ring', 'zulip'] as const;

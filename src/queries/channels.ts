@@ -59,10 +59,6 @@ export async function getChannelByName(q: Q, realmId: number, name: string): Pro
   return toChannel(await q('channels').where({ realm_id: realmId, name_key: name.trim().toLowerCase() }).first());
 }
 
-export async function getChannelByRecipient(q: Q, recipientId: number): Promise<ChannelRow | undefined> {
-  return toChannel(await q('channels').where({ recipient_id: recipientId }).first());
-}
-
 export async function getActiveSubscription(q: Q, userId: number, recipientId: number): Promise<SubscriptionRow | undefined> {
   const row = await q('subscriptions').where({ user_id: userId, recipient_id: recipientId, active: true }).first();
   return row ? mapBools<SubscriptionRow>(row) : undefined;

@@ -99,19 +99,3 @@ export async function getGroupsByIds(q: Q, realmId: number, ids: number[]): Prom
   const rows = await q('user_groups').where({ realm_id: realmId }).whereIn('id', [...new Set(ids)]).select('id', 'realm_id', 'name', 'is_system_group', 'deactivated');
   return new Map(rows.map((r: GroupRow) => [r.id, { ...r, is_system_group: Boolean(r.is_system_group), deactivated: Boolean(r.deactivated) }]));
 }
-
-/** Direct members and subgroups of anonymous groups (those backing {direct_members, direct_subgroups} values). */
-export async function getAnonymousGroupContents(q: Q, ids: number[]): Promise<Map<number, { direct_members: number[]; direct_subgroups: number[] }>> {
-  const out = new Map<number, { direct_members: number[]; direct_subgroups: number[] }>();
-  if (ids.length === 0) return out;
-  const anon: number[] = await q('user_groups').whereIn('id', [...new Set(ids)]).whereNull('name').pluck('id');
-  if (anon.length === 0) return out;
-  for (const id of anon) out.set(id, { direct_members: [], direct_subgroups: [] });
-  const [members, subgroups] = await Promise.all([
-    q('group_members').whereIn('group_id', anon).orderBy('user_id').select('group_id', 'user_id'),
-    q('group_subgroups').whereIn('supergroup_id', anon).orderBy('subgroup_id').select('supergroup_id', 'subgroup_id'),
-  ]);
-  for (const m of members as Array<{ group_id: number; user_id: number }>) out.get(m.group_id)!.direct_members.push(m.user_id);
-  for (const s of subgroups as Array<{ supergroup_id: number; subgroup_id: number }>) out.get(s.supergroup_id)!.direct_subgroups.push(s.subgroup_id);
-  return out;
-}

@@ -36,11 +36,6 @@ export async function updateUser(q: Q, id: number, changes: Record<string, unkno
   await q('users').where({ id }).update(changes);
 }
 
-export async function countUsersInRealm(q: Q, realmId: number): Promise<number> {
-  const row = await q('users').where({ realm_id: realmId }).count({ n: '*' }).first();
-  return Number(row?.n ?? 0);
-}
-
 export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> {
   const rows = await q('users').where({ realm_id: realmId }).orderBy('id');
   return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));

@@ -2,8 +2,9 @@ import { CHANNEL_GROUP_SETTINGS } from '../domain/group-settings';
 import type { ChannelRow } from '../queries/channels';
 import type { SubscriptionSettings } from '../queries/register';
 
-/** A group-setting value on the wire: a named group's id, or an anonymous group's direct members and subgroups. */
-export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+import type { GroupSettingValue } from '../domain/group-settings';
+
+export type { GroupSettingValue };
 
 /** Resolves group ids for serializing settings (fetched once per request: src/events/register/groups.ts). */
 export interface GroupLookup {

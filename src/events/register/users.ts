@@ -1,13 +1,12 @@
 import type { Knex } from 'knex';
 import { isAdminRole, isGuestRole, isOwnerRole, Role } from '../../domain/roles';
-import { parseSettings, UserSettings } from '../../domain/user-settings';
+import { NOTIFICATION_SOUNDS, parseSettings, UserSettings } from '../../domain/user-settings';
 import { listRealmProfileValues, listUserIdsSharingRecipients } from '../../queries/register';
 import type { UserRow } from '../../queries/rows';
 import { listRealmUsers } from '../../queries/users';
 import { avatarUrl, toApiUser } from '../../serializers/users';
 
 /** The sounds Zulip ships (static/audio/notification_sounds) and its emoji sets. */
-const NOTIFICATION_SOUNDS = ['chime', 'ding', 'done', 'ping', 'pop', 'ring', 'zulip'];
 const EMOJISET_CHOICES = [
   { key: 'google', text: 'Google' },
   { key: 'twitter', text: 'Twitter' },
