@@ -46,6 +46,8 @@ fi
 mariadb --no-defaults --socket="$SOCK" -uroot <<SQL
 CREATE USER IF NOT EXISTS 'parley'@'127.0.0.1' IDENTIFIED BY 'parley';
 GRANT ALL PRIVILEGES ON \`parley%\`.* TO 'parley'@'127.0.0.1';
+CREATE USER IF NOT EXISTS 'parley'@'localhost' IDENTIFIED BY 'parley';
+GRANT ALL PRIVILEGES ON \`parley%\`.* TO 'parley'@'localhost';
 CREATE DATABASE IF NOT EXISTS parley CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 SQL
 echo "mysql://parley:parley@127.0.0.1:$DB_PORT"
