@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../errors';
-import { getRealmById } from '../queries/realms';
+import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
 import { inGroup, Viewer } from './viewer';
@@ -11,7 +11,7 @@ import { inGroup, Viewer } from './viewer';
  * conversation with, and bots; Zulip's message for the rest.
  */
 export async function checkCanAccessUsers(db: Knex | Knex.Transaction, viewer: Viewer, users: UserRow[]): Promise<void> {
-  const realm = await getRealmById(db, viewer.user.realm_id);
+  const realm = await getRealmOfUser(db, viewer.user);
   if (inGroup(viewer, realm?.can_access_all_users_group as number | null)) return;
   const near = new Set<number>([viewer.user.id, ...(await listUserIdsSharingRecipients(db, viewer.user.id))]);
   if (users.some((u) => !u.is_bot && !near.has(u.id))) {

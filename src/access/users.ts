@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { isAdminRole } from '../domain/roles';
 import { ApiError, noSuchUser } from '../errors';
 import { listProfileValuesOf } from '../queries/profile-fields';
-import { getRealmById } from '../queries/realms';
+import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
 import { getMaxMessageIdForUser, getUserInRealm, listRealmUsers } from '../queries/users';
@@ -33,7 +33,7 @@ export async function getOwnUser(ctx: AppContext, user: UserRow) {
  * or conversation with them (Zulip's get_accessible_user_ids).
  */
 async function visibleUserIds(db: Knex, viewer: Viewer): Promise<Set<number> | null> {
-  const realm = await getRealmById(db, viewer.user.realm_id);
+  const realm = await getRealmOfUser(db, viewer.user);
   if (inGroup(viewer, realm?.can_access_all_users_group as number | null)) return null;
   return new Set([viewer.user.id, ...(await listUserIdsSharingRecipients(db, viewer.user.id))]);
 }

@@ -3,7 +3,7 @@ import { inTransaction } from '../db/transaction';
 import { isAdminRole } from '../domain/roles';
 import { ApiError } from '../errors';
 import { inGroup, Viewer } from '../access/viewer';
-import { getRealmById } from '../queries/realms';
+import { getRealmOfUser } from '../queries/realms';
 import { channelSettingsFromParams, ChannelCreationParams, checkCanCreateChannel, createChannelInTx, NewChannel } from './channels';
 import { queueChannelCreated, queueSubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
@@ -19,7 +19,7 @@ export interface CreateChannelParams extends ChannelCreationParams {
 
 /** POST /channels/create (feature level 417): a channel with every setting, and its first subscribers. */
 export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: CreateChannelParams): Promise<number> {
-  const realm = (await getRealmById(ctx.db, viewer.user.realm_id))!;
+  const realm = await getRealmOfUser(ctx.db, viewer.user);
   const users = await resolvePrincipals(ctx, viewer, p.subscribers);
   const input: NewChannel = {
     ...channelSettingsFromParams(p),

@@ -9,7 +9,7 @@ import { getChannelById } from '../queries/channels';
 import { addGroupMembers, getGroupsByIds } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
 import { getInviteByKey, getInviteChannelIds, getInviteGroupIds } from '../queries/invites';
-import { getRealmById } from '../queries/realms';
+import { getRealmById, getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { queueSubscribed } from './channel-events';
 import { subscribeInTx } from './channels';
@@ -43,7 +43,7 @@ function checkCanInviteAs(user: UserRow, role: number): void {
  */
 export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p: MultiuseInviteParams, sent: ReadonlySet<string>): Promise<string> {
   const user = viewer.user;
-  const realm = (await getRealmById(ctx.db, user.realm_id))!;
+  const realm = await getRealmOfUser(ctx.db, user);
   if (isGuestRole(user.role) || !inGroup(viewer, realm.create_multiuse_invite_group as number)) throw new ApiError('Insufficient permission');
   const role = p.invite_as ?? Role.MEMBER;
   checkCanInviteAs(user, role);

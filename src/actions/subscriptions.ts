@@ -5,7 +5,7 @@ import { isAdminRole, isGuestRole } from '../domain/roles';
 import { ApiError } from '../errors';
 import { canSeeChannel, inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import { ChannelRow, getChannelByName } from '../queries/channels';
-import { getRealmById } from '../queries/realms';
+import { getRealmOfUser } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
 import { channelSettingsFromParams, ChannelCreationParams, checkCanCreateChannel, createChannelInTx, subscribeInTx, unsubscribeInTx } from './channels';
@@ -66,7 +66,7 @@ export function canSubscribe(viewer: Viewer, realm: RealmRow, c: ChannelRow, use
  * a failed request subscribes to none.
  */
 export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeParams) {
-  const realm = (await getRealmById(ctx.db, viewer.user.realm_id))!;
+  const realm = await getRealmOfUser(ctx.db, viewer.user);
   const users = await resolvePrincipals(ctx, viewer, p.principals);
   const fatal = p.authorization_errors_fatal ?? true;
   const items: Array<{ name: string; description?: string; color?: string; channel?: ChannelRow }> = [];

@@ -10,7 +10,7 @@ import { getChannelById } from '../queries/channels';
 import { nowSeconds } from '../queries/ids';
 import { getDmParticipants, getUsersByIds } from '../queries/messages';
 import { getMessageAudience } from '../queries/reactions';
-import { getRealmById } from '../queries/realms';
+import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listTypingAudience, TypingAudienceRow } from '../queries/typing';
 
@@ -91,7 +91,7 @@ const audienceOf = (rows: TypingAudienceRow[], senderId: number) =>
 export async function doSetEditTypingStatus(ctx: AppContext, viewer: Viewer, messageId: number, op: TypingOp): Promise<void> {
   const sender = viewer.user;
   const { row } = await accessMessage(ctx.db, viewer, messageId);
-  const realm = (await getRealmById(ctx.db, sender.realm_id))!;
+  const realm = await getRealmOfUser(ctx.db, sender);
   if (!realm.allow_message_editing) throw new ApiError('Your organization has turned off message editing');
   if (row.sender_id !== sender.id) throw new ApiError("You don't have permission to edit this message");
   const limit = realm.message_content_edit_limit_seconds;

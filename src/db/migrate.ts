@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_message_search';
 import * as m003 from './migrations/003_exact_keys';
+import * as m004 from './migrations/004_api_key_index';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '001_initial': m001,
   '002_message_search': m002,
   '003_exact_keys': m003,
+  '004_api_key_index': m004,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { constantTimeEqual } from '../domain/secrets';
 import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
-import { findUsersForLogin } from '../queries/auth';
+import { findUserByApiKey, findUsersForLogin, type LoginCandidate } from '../queries/auth';
+import { rememberRealm } from '../queries/realms';
 
 /**
  * HTTP Basic authentication with the user's email and API key, answering as
@@ -20,11 +21,29 @@ export async function authenticateBasic(db: Knex, header: string | undefined, ho
   const email = decoded.slice(0, colon);
   const apiKey = decoded.slice(colon + 1);
   if (apiKey.length !== 32) throw new UnauthorizedError('Malformed API key');
-  const user = await resolveUser(db, email, host);
-  if (!user || !constantTimeEqual(user.api_key, apiKey)) throw new UnauthorizedError('Invalid API key');
-  if (user.realm_deactivated) throw new UnauthorizedError('This organization has been deactivated');
+  const found = await findUserByApiKey(db, apiKey, hostLabel(host));
+  if (!found || !constantTimeEqual(found.user.api_key, apiKey) || !addressMatches(found.user, email)) {
+    throw new UnauthorizedError('Invalid API key');
+  }
+  const { user, realm } = found;
+  if (addressedRealm(user, hostLabel(host)) !== user.realm_string_id) throw new UnauthorizedError('Invalid API key');
+  if (realm.deactivated) throw new UnauthorizedError('This organization has been deactivated');
   if (!user.is_active) throw new UnauthorizedError('Account is deactivated');
+  rememberRealm(user, realm);
   return user;
+}
+
+/** The real address (any case) or the API email (a user<id>@host placeholder when the address is hidden). */
+function addressMatches(user: UserRow, email: string): boolean {
+  const e = email.trim();
+  return user.email_key === e.toLowerCase() || user.email === e;
+}
+
+const hostLabel = (host: string | undefined) => (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
+
+/** The string_id of the organization the host addresses (see resolveUser), or undefined for none. */
+function addressedRealm(c: Pick<LoginCandidate, 'host_realm_exists' | 'root_realm_exists' | 'realm_count' | 'realm_string_id'>, label: string) {
+  return c.host_realm_exists ? label : c.root_realm_exists ? '' : c.realm_count === 1 ? c.realm_string_id : undefined;
 }
 
 /**
@@ -39,10 +58,10 @@ export async function resolveUser(
   email: string,
   host: string | undefined,
 ): Promise<(UserRow & { realm_deactivated: boolean }) | undefined> {
-  const label = (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
+  const label = hostLabel(host);
   const candidates = await findUsersForLogin(db, email, label);
   const first = candidates[0];
   if (!first) return undefined;
-  const addressed = first.host_realm_exists ? label : first.root_realm_exists ? '' : first.realm_count === 1 ? first.realm_string_id : undefined;
+  const addressed = addressedRealm(first, label);
   return candidates.find((u) => u.realm_string_id === addressed);
 }

@@ -13,6 +13,20 @@ export async function getRealmById(q: Q, id: number): Promise<RealmRow | undefin
   return row ? mapBools<RealmRow>(row) : undefined;
 }
 
+/**
+ * The organization row read with the user at authentication, kept for the
+ * rest of that request (the user object lives as long as the request).
+ */
+const realmOfRequestUser = new WeakMap<object, RealmRow>();
+export function rememberRealm(user: object, realm: RealmRow): void {
+  realmOfRequestUser.set(user, realm);
+}
+
+/** The user's organization: the row authentication read for this request, else one query. */
+export async function getRealmOfUser(q: Q, user: { realm_id: number }): Promise<RealmRow> {
+  return realmOfRequestUser.get(user) ?? (await getRealmById(q, user.realm_id))!;
+}
+
 export async function getRealmByStringId(q: Q, stringId: string): Promise<RealmRow | undefined> {
   const row = await q('realms').where({ string_id: stringId }).first();
   return row ? mapBools<RealmRow>(row) : undefined;

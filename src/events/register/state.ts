@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { inGroup, loadViewer } from '../../access/viewer';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
-import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
+import { getRealmOfUser, getRealmUserDefaultsRaw } from '../../queries/realms';
 import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
 import type { UserRow } from '../../queries/rows';
 import { getMaxMessageIdForUser } from '../../queries/users';
@@ -38,7 +38,7 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
     zulip_merge_base: ZULIP_MERGE_BASE,
   };
   const [realm, viewer, groups] = await Promise.all([
-    getRealmById(db, user.realm_id),
+    getRealmOfUser(db, user),
     loadViewer(db, user),
     loadRealmGroups(db, user.realm_id),
   ]);
