@@ -48,6 +48,7 @@ export async function getMessages(db: Knex, viewer: Viewer, p: GetMessagesParams
     allowEmptyTopicName: p.allow_empty_topic_name ?? false,
   };
   const { query, searchWords } = await resolveNarrow(db, viewer, parseNarrow(p.narrow));
+  query.withMessages = true;
 
   if (sent.has('message_ids')) {
     const conflicting = ['anchor', 'include_anchor', 'num_after', 'num_before', 'use_first_unread_anchor'].filter((k) => sent.has(k));
@@ -189,9 +190,10 @@ async function serialize(
   view: { viewer: Viewer['user']; applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
   searchWords: string[],
 ) {
-  const rows = await getMessageRows(db, page.map((r) => r.id));
+  // Page queries of GET /messages return the rows themselves (query.withMessages).
+  const rows = page.every((r) => r.message) ? page.map((r) => r.message!) : await getMessageRows(db, page.map((r) => r.id));
   const flags = new Map(page.map((r) => [r.id, r.flags]));
-  const lookups = await loadMessageLookups(db, viewer.user.realm_id, rows);
+  const lookups = await loadMessageLookups(db, viewer.user, rows);
   return rows.map((row) => {
     const m = toApiMessage(row, flags.get(row.id) ?? null, lookups, view);
     if (searchWords.length) {

@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import { invalidMessage } from '../errors';
 import { getChannelById } from '../queries/channels';
 import {
-  getChannelsByRecipient, getDmParticipants, getEdits, getFlagsForUser, getMessageRows, getReactions, getUsersByIds, MessageRow,
+  ChannelRef, getDmParticipants, getEdits, getFlagsForUser, getMessageRows, getReactions, getUsersByIds, MessageRow,
 } from '../queries/messages';
-import { getRealmById } from '../queries/realms';
+import { getRealmOfUser } from '../queries/realms';
+import type { UserRow } from '../queries/rows';
 import type { MessageLookups } from '../serializers/messages';
 import { canReadChannelHistory, Viewer } from './viewer';
 
@@ -49,17 +50,28 @@ export async function accessMessages(db: Knex, viewer: Viewer, ids: number[]): P
   return out;
 }
 
-/** Everything the serializer needs for these messages, in a fixed number of queries. */
-export async function loadMessageLookups(db: Knex, realmId: number, rows: MessageRow[]): Promise<MessageLookups> {
+/**
+ * Everything the serializer needs for these messages, in a fixed number of
+ * queries: reactions and the senders always; DM participants only for direct
+ * messages; edit history only when a message was edited or moved (most never are).
+ * `viewer` is the requesting user (their organization row comes with authentication).
+ */
+export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_id'>, rows: MessageRow[]): Promise<MessageLookups> {
   const ids = rows.map((r) => r.id);
-  const channelRecipients = [...new Set(rows.filter((r) => r.recipient_type === 2).map((r) => r.recipient_id))];
-  const dmRecipients = [...new Set(rows.filter((r) => r.recipient_type !== 2).map((r) => r.recipient_id))];
-  const realm = await getRealmById(db, realmId);
-  const [channels, dmParticipants, reactions, edits] = await Promise.all([
-    getChannelsByRecipient(db, channelRecipients),
-    getDmParticipants(db, dmRecipients),
+  const channels = new Map<number, ChannelRef>();
+  const dmRecipients = new Set<number>();
+  const edited: number[] = [];
+  for (const r of rows) {
+    if (r.recipient_type === 2) channels.set(r.recipient_id, { id: r.channel_id!, name: r.channel_name!, recipient_id: r.recipient_id });
+    else dmRecipients.add(r.recipient_id);
+    if (r.last_edit_time !== null || r.last_moved_time !== null) edited.push(r.id);
+  }
+  const realm = await getRealmOfUser(db, viewer);
+  const showEdits = realm.message_edit_history_visibility_policy !== 'none';
+  const [dmParticipants, reactions, edits] = await Promise.all([
+    getDmParticipants(db, [...dmRecipients]),
     getReactions(db, ids),
-    realm?.message_edit_history_visibility_policy === 'none' ? Promise.resolve(null) : getEdits(db, ids),
+    showEdits && edited.length ? getEdits(db, edited) : Promise.resolve([]),
   ]);
   const userIds = new Set(rows.map((r) => r.sender_id));
   for (const list of dmParticipants.values()) for (const id of list) userIds.add(id);
@@ -69,8 +81,9 @@ export async function loadMessageLookups(db: Knex, realmId: number, rows: Messag
     channels,
     dmParticipants,
     reactions: groupBy(reactions, (r) => r.message_id),
-    edits: edits === null ? null : groupBy(edits, (e) => e.message_id),
-    realmStringId: realm?.string_id ?? '',
+    edits: showEdits ? groupBy(edits, (e) => e.message_id) : null,
+    realmStringId: realm.string_id,
+    senderAvatars: new Map(),
   };
 }
 

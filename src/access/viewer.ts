@@ -1,13 +1,12 @@
 import type { Knex } from 'knex';
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import type { ChannelRow } from '../queries/channels';
-import { getSubscribedChannelRecipientIds } from '../queries/channels';
-import { getGroupIdsOfUser } from '../queries/groups';
+import { getViewerMemberships } from '../queries/groups';
 import type { UserRow } from '../queries/rows';
 
 /**
  * The acting user with what permission checks need, loaded once per request
- * (two queries): every group they belong to, recursively, and the channels
+ * (one query): every group they belong to, recursively, and the channels
  * they are subscribed to. Checks are then set lookups.
  */
 export interface Viewer {
@@ -17,11 +16,7 @@ export interface Viewer {
 }
 
 export async function loadViewer(db: Knex, user: UserRow): Promise<Viewer> {
-  const [groups, subscribedRecipients] = await Promise.all([
-    getGroupIdsOfUser(db, user.id),
-    getSubscribedChannelRecipientIds(db, user.id, user.realm_id),
-  ]);
-  return { user, groups, subscribedRecipients };
+  return { user, ...(await getViewerMemberships(db, user.id, user.realm_id)) };
 }
 
 export const inGroup = (v: Viewer, groupId: number | null | undefined) => groupId != null && v.groups.has(groupId);

@@ -6,19 +6,17 @@ import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../doma
 import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
 import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
-import { loadMessageLookups } from '../access/messages';
 import { checkCanAccessUsers } from '../access/user-access';
 import { ChannelRow, getActiveSubscriberIds, getChannelById, getChannelByName } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
-import { getMessageRow } from '../queries/messages';
-import { getRealmById } from '../queries/realms';
+import { getRealmOfUser } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
-import { toApiMessage } from '../serializers/messages';
+import { type MessageLookups, toApiMessage } from '../serializers/messages';
 import { recordActivity } from './activity';
 import { renderForRealm } from './render';
-import { dmGroupRecipient, insertMessageRow, insertUserMessages } from './send';
+import { dmGroupRecipient, insertMessageRow, insertUserMessages, type StoredRecipient } from './send';
 
 /** Zulip's threshold above which wildcard mentions need can_mention_many_users_group. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -128,14 +126,14 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMes
  */
 export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: Viewer, target: SendTarget, content: string, opts: SendOptions): Promise<number> {
   const sender = viewer.user;
-  const realm = (await getRealmById(tx.trx, sender.realm_id))!;
+  const realm = await getRealmOfUser(tx.trx, sender);
   const rendered = await renderForRealm(tx.trx, realm.id, content, opts.internal ? null : viewer,
     opts.internal || inGroup(viewer, realm.can_access_all_users_group as number));
   for (const g of rendered.mentionedGroups) {
     if (!opts.internal && !inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
   }
 
-  let recipientId: number;
+  let recipient: StoredRecipient;
   let receivers: number[];
   let topic = '';
   let topicParticipants: number[] = [];
@@ -143,7 +141,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     const { channel } = target;
     topic = target.topic;
     if (!opts.internal) await checkCanPost(tx, viewer, realm, channel, topic);
-    recipientId = channel.recipient_id;
+    recipient = { id: channel.recipient_id, type: 2, typeId: channel.id, channel: { id: channel.id, name: channel.name } };
     receivers = await getActiveSubscriberIds(tx.trx, channel.recipient_id);
     if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group as number)) {
       throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
@@ -161,7 +159,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
       await checkCanDirectMessage(tx, viewer, realm, target.recipients);
     }
     const dm = await dmGroupRecipient(tx, participants);
-    recipientId = dm.recipientId;
+    recipient = { id: dm.recipientId, type: 3, typeId: dm.groupId, channel: null };
     receivers = [...new Set(participants)];
   }
 
@@ -182,24 +180,35 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     rows.push({ userId: sender.id, flags: base + (opts.readBySender ? flagMask('read') : 0) });
   }
 
-  const id = await insertMessageRow(tx, {
+  const stored = await insertMessageRow(tx, {
     realmId: realm.id,
     senderId: sender.id,
-    recipientId,
+    recipient,
     topic,
     content,
     rendered: rendered,
     client: opts.client,
   });
+  const id = stored.id;
   await insertUserMessages(tx, id, rows);
 
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
     await tx.trx('channels').where({ id: target.channel.id }).whereNull('first_message_id').update({ first_message_id: id });
   }
   if (bus) {
-    const row = (await getMessageRow(tx.trx, id))!;
-    const lookups = await loadMessageLookups(tx.trx as never, realm.id, [row]);
-    const message = toApiMessage(row, 0, lookups, { viewer: sender, applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
+    // Everything the event needs is in hand: the stored row, the sender and
+    // (for a DM) its participants; a new message has no reactions or edits.
+    const people = target.kind === 'direct' ? [sender, ...target.recipients] : [sender];
+    const lookups: MessageLookups = {
+      users: new Map(people.map((u) => [u.id, u])),
+      channels: recipient.channel ? new Map([[recipient.id, { ...recipient.channel, recipient_id: recipient.id }]]) : new Map(),
+      dmParticipants: recipient.channel ? new Map() : new Map([[recipient.id, [...new Set(people.map((u) => u.id))].sort((a, b) => a - b)]]),
+      reactions: new Map(),
+      edits: null,
+      realmStringId: realm.string_id,
+      senderAvatars: new Map(),
+    };
+    const message = toApiMessage(stored, 0, lookups, { viewer: sender, applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
     delete message.flags;
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
     tx.afterCommit(() =>

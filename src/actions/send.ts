@@ -1,6 +1,7 @@
 import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { insertOne, nowSeconds } from '../queries/ids';
+import type { MessageRow } from '../queries/messages';
 
 export interface RenderedContent {
   html: string;
@@ -10,15 +11,28 @@ export interface RenderedContent {
   hasAttachment: boolean;
 }
 
-/** Inserts the message row; callers have validated and rendered it. */
+/** Where a message goes, as its MessageRow records it. */
+export interface StoredRecipient {
+  id: number;
+  type: number;
+  typeId: number;
+  /** The channel's id and name; null for direct messages. */
+  channel: { id: number; name: string } | null;
+}
+
+/**
+ * Inserts the message row (callers have validated and rendered it) and
+ * returns it as getMessageRow would read it back, so the send path builds
+ * its event without another round trip.
+ */
 export async function insertMessageRow(
   tx: Tx,
-  m: { realmId: number; senderId: number; recipientId: number; topic: string; content: string; rendered: RenderedContent; client: string; type?: number },
-): Promise<number> {
-  return insertOne(tx.trx, 'messages', {
+  m: { realmId: number; senderId: number; recipient: StoredRecipient; topic: string; content: string; rendered: RenderedContent; client: string; type?: number },
+): Promise<MessageRow> {
+  const values = {
     realm_id: m.realmId,
     sender_id: m.senderId,
-    recipient_id: m.recipientId,
+    recipient_id: m.recipient.id,
     type: m.type ?? 1,
     topic: m.topic,
     topic_key: m.topic.toLowerCase(),
@@ -31,7 +45,18 @@ export async function insertMessageRow(
     has_link: m.rendered.hasLink,
     has_image: m.rendered.hasImage,
     has_attachment: m.rendered.hasAttachment,
-  });
+  };
+  const id = await insertOne(tx.trx, 'messages', values);
+  return {
+    id,
+    ...values,
+    last_edit_time: null,
+    last_moved_time: null,
+    recipient_type: m.recipient.type,
+    recipient_type_id: m.recipient.typeId,
+    channel_id: m.recipient.channel?.id ?? null,
+    channel_name: m.recipient.channel?.name ?? null,
+  };
 }
 
 /** One user_messages row per receiver, in batches (a 1,000-subscriber channel is two statements). */
@@ -46,14 +71,14 @@ export async function insertUserMessages(tx: Tx, messageId: number, rows: Array<
  * conversation — to oneself, 1:1 or a group — is one such recipient, so
  * both directions of a 1:1 conversation share a recipient_id (ADR 0006).
  */
-export async function dmGroupRecipient(tx: Tx, userIds: number[]): Promise<{ recipientId: number; created: boolean }> {
+export async function dmGroupRecipient(tx: Tx, userIds: number[]): Promise<{ recipientId: number; groupId: number; created: boolean }> {
   const sorted = [...new Set(userIds)].sort((a, b) => a - b);
   const hash = dmGroupHash(sorted);
-  const existing = await tx.trx('dm_groups').where({ huddle_hash: hash }).first('recipient_id');
-  if (existing?.recipient_id) return { recipientId: existing.recipient_id, created: false };
+  const existing = await tx.trx('dm_groups').where({ huddle_hash: hash }).first('id', 'recipient_id');
+  if (existing?.recipient_id) return { recipientId: existing.recipient_id, groupId: existing.id, created: false };
   const groupId = await insertOne(tx.trx, 'dm_groups', { huddle_hash: hash, group_size: sorted.length });
   const recipientId = await insertOne(tx.trx, 'recipients', { type: 3, type_id: groupId });
   await tx.trx('dm_groups').where({ id: groupId }).update({ recipient_id: recipientId });
   await tx.trx('subscriptions').insert(sorted.map((user_id) => ({ user_id, recipient_id: recipientId })));
-  return { recipientId, created: true };
+  return { recipientId, groupId, created: true };
 }

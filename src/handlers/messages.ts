@@ -21,7 +21,7 @@ export const messageHandlers: HandlerTable = {
   'get-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     const { row, flags } = await accessMessage(call.ctx.db, viewer, call.params.message_id);
-    const lookups = await loadMessageLookups(call.ctx.db, viewer.user.realm_id, [row]);
+    const lookups = await loadMessageLookups(call.ctx.db, viewer.user, [row]);
     const message = toApiMessage(row, flags, lookups, {
       viewer: viewer.user,
       applyMarkdown: call.params.apply_markdown ?? true,

@@ -64,15 +64,6 @@ export async function getActiveSubscription(q: Q, userId: number, recipientId: n
   return row ? mapBools<SubscriptionRow>(row) : undefined;
 }
 
-/** Recipient ids of the channels a user is actively subscribed to. */
-export async function getSubscribedChannelRecipientIds(q: Q, userId: number, realmId: number): Promise<Set<number>> {
-  const ids: number[] = await q('subscriptions as s')
-    .join('channels as c', 'c.recipient_id', 's.recipient_id')
-    .where({ 's.user_id': userId, 's.active': true, 'c.realm_id': realmId })
-    .pluck('s.recipient_id');
-  return new Set(ids);
-}
-
 /** Recipient ids of the realm's public (not invite-only) channels. */
 export async function getPublicChannelRecipientIds(q: Q, realmId: number): Promise<number[]> {
   return q('channels').where({ realm_id: realmId, invite_only: false }).pluck('recipient_id');

@@ -57,20 +57,27 @@ export async function isUserInGroup(q: Q, groupId: number, userId: number, direc
 }
 
 /**
- * Every group a user belongs to, directly or through subgroups, in one
- * recursive query. Permission checks then are set lookups. Deactivated
- * users belong to nothing.
+ * What a viewer's permission checks need, in one round trip: every group the
+ * user belongs to (recursively, through subgroups) and the recipients of
+ * the realm's channels they are subscribed to.
  */
-export async function getGroupIdsOfUser(q: Q, userId: number): Promise<Set<number>> {
+export async function getViewerMemberships(q: Q, userId: number, realmId: number): Promise<{ groups: Set<number>; subscribedRecipients: Set<number> }> {
   const result = await q.raw(
     `WITH RECURSIVE g(id) AS (
        SELECT gm.group_id FROM group_members gm JOIN users u ON u.id = gm.user_id WHERE gm.user_id = ? AND u.is_active = 1
        UNION SELECT gs.supergroup_id FROM group_subgroups gs JOIN g ON gs.subgroup_id = g.id
-     ) SELECT id FROM g`,
-    [userId],
+     )
+     SELECT 1 AS kind, id FROM g
+     UNION ALL
+     SELECT 2 AS kind, s.recipient_id AS id FROM subscriptions s JOIN channels c ON c.recipient_id = s.recipient_id
+       WHERE s.user_id = ? AND s.active = 1 AND c.realm_id = ?`,
+    [userId, userId, realmId],
   );
-  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ id: number }>;
-  return new Set(rows.map((r) => Number(r.id)));
+  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ kind: number; id: number }>;
+  const groups = new Set<number>();
+  const subscribedRecipients = new Set<number>();
+  for (const r of rows) (Number(r.kind) === 1 ? groups : subscribedRecipients).add(Number(r.id));
+  return { groups, subscribedRecipients };
 }
 
 /** Active members of a group and all its subgroups. */

@@ -24,18 +24,29 @@ export interface MessageRow {
   /** Joined from recipients. */
   recipient_type: number;
   recipient_type_id: number;
+  /** Joined from channels: the channel's id and name (null for direct messages). */
+  channel_id: number | null;
+  channel_name: string | null;
 }
+
+/**
+ * Adds what a MessageRow carries beyond `messages` to a query over `messages as m`:
+ * the recipient's type and the channel's id and name, so serializing needs no
+ * separate lookup for them.
+ */
+export function selectMessageColumns(qb: Knex.QueryBuilder): Knex.QueryBuilder {
+  return qb
+    .join('recipients as r', 'r.id', 'm.recipient_id')
+    .leftJoin('channels as c', 'c.recipient_id', 'm.recipient_id')
+    .select('m.*', 'r.type as recipient_type', 'r.type_id as recipient_type_id', 'c.id as channel_id', 'c.name as channel_name');
+}
+
+export const toMessageRow = (r: Record<string, unknown>) => mapBools<MessageRow>(r);
 
 export async function getMessageRows(q: Q, ids: number[]): Promise<MessageRow[]> {
   if (ids.length === 0) return [];
-  const rows = await inChunks(ids, (slice) =>
-    q('messages as m')
-      .join('recipients as r', 'r.id', 'm.recipient_id')
-      .whereIn('m.id', slice)
-      .orderBy('m.id')
-      .select('m.*', 'r.type as recipient_type', 'r.type_id as recipient_type_id'),
-  );
-  return rows.map((r: Record<string, unknown>) => mapBools<MessageRow>(r));
+  const rows = await inChunks<Record<string, unknown>>(ids, (slice) => selectMessageColumns(q('messages as m').whereIn('m.id', slice).orderBy('m.id')));
+  return rows.map(toMessageRow);
 }
 
 export async function getMessageRow(q: Q, id: number): Promise<MessageRow | undefined> {
@@ -86,12 +97,6 @@ export interface ChannelRef {
   id: number;
   name: string;
   recipient_id: number;
-}
-
-export async function getChannelsByRecipient(q: Q, recipientIds: number[]): Promise<Map<number, ChannelRef>> {
-  if (recipientIds.length === 0) return new Map();
-  const rows: ChannelRef[] = await q('channels').whereIn('recipient_id', recipientIds).select('id', 'name', 'recipient_id');
-  return new Map(rows.map((r) => [r.recipient_id, r]));
 }
 
 /** Participants of DM conversations (their subscription rows), by recipient. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
 import { inChunks } from './ids';
+import { MessageRow, selectMessageColumns, toMessageRow } from './messages';
 
 type Q = Knex | Knex.Transaction;
 
@@ -30,12 +31,16 @@ export interface NarrowQuery {
   /** null: personal mode. Otherwise the channel recipients history mode may read. */
   historyRecipients: number[] | null;
   filters: Filter[];
+  /** Page queries also return each message's row (GET /messages), saving a second round trip. */
+  withMessages?: boolean;
 }
 
 export interface NarrowRow {
   id: number;
   /** null: no user_messages row (history the viewer did not receive). */
   flags: number | null;
+  /** The message itself, when the query asked `withMessages`. */
+  message?: MessageRow;
 }
 
 function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string } {
@@ -145,22 +150,23 @@ export async function fetchNarrowRange(
 ): Promise<NarrowRow[]> {
   if (limit <= 0) return [];
   const { qb, idCol } = filtered(q, nq);
-  const rows = await qb
-    .where(idCol, op, anchor)
-    .orderBy(idCol, op === '<=' ? 'desc' : 'asc')
-    .limit(limit)
-    .select(`${idCol} as id`, 'um.flags as flags');
-  return rows.map(toNarrowRow);
+  qb.where(idCol, op, anchor).orderBy(idCol, op === '<=' ? 'desc' : 'asc').limit(limit);
+  return (await selectPage(qb, nq, idCol)).map(nq.withMessages ? toFullNarrowRow : toNarrowRow);
+}
+
+function selectPage(qb: Knex.QueryBuilder, nq: NarrowQuery, idCol: string): Promise<Array<Record<string, unknown>>> {
+  if (!nq.withMessages) return qb.select(`${idCol} as id`, 'um.flags as flags');
+  return selectMessageColumns(qb).select('um.flags as um_flags');
 }
 
 /** The narrow's rows among explicit ids. */
 export async function fetchNarrowByIds(q: Q, nq: NarrowQuery, ids: number[]): Promise<NarrowRow[]> {
   if (ids.length === 0) return [];
-  const rows = await inChunks<{ id: number; flags: number | null }>(ids, (slice) => {
+  const rows = await inChunks<Record<string, unknown>>(ids, (slice) => {
     const { qb, idCol } = filtered(q, nq);
-    return qb.whereIn(idCol, slice).orderBy(idCol, 'asc').select(`${idCol} as id`, 'um.flags as flags');
+    return selectPage(qb.whereIn(idCol, slice).orderBy(idCol, 'asc'), nq, idCol);
   });
-  return rows.map(toNarrowRow);
+  return rows.map(nq.withMessages ? toFullNarrowRow : toNarrowRow);
 }
 
 /** The oldest unread message of the narrow (an index range scan on (user_id, is_unread, message_id)). */
@@ -177,10 +183,18 @@ export async function findFirstAtOrAfter(q: Q, nq: NarrowQuery, timestamp: numbe
   return row ? Number(row.id) : null;
 }
 
-const toNarrowRow = (r: { id: number; flags: number | null }): NarrowRow => ({
+const toNarrowRow = (r: Record<string, unknown>): NarrowRow => ({
   id: Number(r.id),
   flags: r.flags === null || r.flags === undefined ? null : Number(r.flags),
 });
+
+/** `m.*` brings the message's own `flags`-free columns; the viewer's flags come as um_flags. */
+function toFullNarrowRow(r: Record<string, unknown>): NarrowRow {
+  const flags = r.um_flags === null || r.um_flags === undefined ? null : Number(r.um_flags);
+  delete r.um_flags;
+  const message = toMessageRow(r);
+  return { id: message.id, flags, message };
+}
 
 /** InnoDB's default full-text stopwords (information_schema.INNODB_FT_DEFAULT_STOPWORD). */
 const INNODB_STOPWORDS = new Set([

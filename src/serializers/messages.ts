@@ -13,6 +13,8 @@ export interface MessageLookups {
   /** null when the organization hides edit history. */
   edits: Map<number, EditRow[]> | null;
   realmStringId: string;
+  /** avatar_url per sender, filled while serializing (one hash and settings parse per sender, not per message). */
+  senderAvatars: Map<number, string | null>;
 }
 
 export interface MessageViewOptions {
@@ -47,7 +49,7 @@ export function toApiMessage(row: MessageRow, flags: number | null, lk: MessageL
     sender_email: sender.email,
     sender_full_name: sender.full_name,
     sender_realm_str: lk.realmStringId,
-    avatar_url: avatarUrl(sender, opts.clientGravatar && canSeeDeliveryEmail(sender, opts.viewer)),
+    avatar_url: senderAvatar(sender, lk, opts),
     client: row.sending_client,
     content: opts.applyMarkdown ? (row.rendered_content ?? '') : row.content,
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
@@ -78,6 +80,15 @@ export function toApiMessage(row: MessageRow, flags: number | null, lk: MessageL
   const edits = lk.edits?.get(row.id);
   if (edits && edits.length) out.edit_history = edits.map((e) => toApiEditEntry(e, opts.allowEmptyTopicName));
   return out;
+}
+
+function senderAvatar(sender: UserRow, lk: MessageLookups, opts: MessageViewOptions): string | null {
+  let url = lk.senderAvatars.get(sender.id);
+  if (url === undefined) {
+    url = avatarUrl(sender, opts.clientGravatar && canSeeDeliveryEmail(sender, opts.viewer));
+    lk.senderAvatars.set(sender.id, url);
+  }
+  return url;
 }
 
 function toApiEditEntry(e: EditRow, allowEmpty: boolean) {
