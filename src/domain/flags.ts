@@ -23,8 +23,21 @@ export const EDITABLE_FLAGS: readonly FlagName[] = ['read', 'starred', 'collapse
 /** Internal bookkeeping flags that never appear on the wire. */
 const NON_API_FLAGS = new Set<FlagName>(['is_private', 'active_mobile_push_notification']);
 
+/** The lists seen so far by bitfield: a page of messages has a handful of distinct values. */
+const apiFlagLists = new Map<number, readonly string[]>();
+
 /** The flag list of a message object. `wildcard_mentioned` is the deprecated union of the two wildcard flags. */
 export function flagsToApi(flags: number): string[] {
+  let list = apiFlagLists.get(flags);
+  if (!list) {
+    list = computeApiFlags(flags);
+    // Bounded: only the bits above exist, so there are at most 2^13 values.
+    if (apiFlagLists.size < 8192) apiFlagLists.set(flags, list);
+  }
+  return [...list];
+}
+
+function computeApiFlags(flags: number): string[] {
   const out: string[] = [];
   for (const [name, bit] of Object.entries(FLAG_BITS) as Array<[FlagName, number]>) {
     if (NON_API_FLAGS.has(name)) continue;
