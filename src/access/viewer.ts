@@ -15,7 +15,23 @@ export interface Viewer {
   subscribedRecipients: Set<number>;
 }
 
+/**
+ * Memberships read together with the user at authentication, for operations
+ * that load a viewer first thing (src/http/routes.ts PREFETCH_VIEWER); they live
+ * as long as the request's user object. Taken once: a second loadViewer in the
+ * same request (after a change) reads the database again.
+ */
+const prefetched = new WeakMap<object, Omit<Viewer, 'user'>>();
+export function rememberMemberships(user: UserRow, memberships: Omit<Viewer, 'user'>): void {
+  prefetched.set(user, memberships);
+}
+
 export async function loadViewer(db: Knex, user: UserRow): Promise<Viewer> {
+  const known = prefetched.get(user);
+  if (known) {
+    prefetched.delete(user);
+    return { user, ...known };
+  }
   return { user, ...(await getViewerMemberships(db, user.id, user.realm_id)) };
 }
 

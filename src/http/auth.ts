@@ -4,13 +4,14 @@ import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
 import { findUserByApiKey, findUsersForLogin, type LoginCandidate } from '../queries/auth';
 import { rememberRealm } from '../queries/realms';
+import { rememberMemberships } from '../access/viewer';
 
 /**
  * HTTP Basic authentication with the user's email and API key, answering as
  * Zulip does: every failure is a 401 with `WWW-Authenticate: Basic realm="zulip"`
  * except a non-Basic scheme, which is a 400.
  */
-export async function authenticateBasic(db: Knex, header: string | undefined, host: string | undefined): Promise<UserRow> {
+export async function authenticateBasic(db: Knex, header: string | undefined, host: string | undefined, prefetchViewer = false): Promise<UserRow> {
   if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);
@@ -21,7 +22,7 @@ export async function authenticateBasic(db: Knex, header: string | undefined, ho
   const email = decoded.slice(0, colon);
   const apiKey = decoded.slice(colon + 1);
   if (apiKey.length !== 32) throw new UnauthorizedError('Malformed API key');
-  const found = await findUserByApiKey(db, apiKey, hostLabel(host));
+  const found = await findUserByApiKey(db, apiKey, hostLabel(host), prefetchViewer);
   if (!found || !constantTimeEqual(found.user.api_key, apiKey) || !addressMatches(found.user, email)) {
     throw new UnauthorizedError('Invalid API key');
   }
@@ -30,6 +31,7 @@ export async function authenticateBasic(db: Knex, header: string | undefined, ho
   if (realm.deactivated) throw new UnauthorizedError('This organization has been deactivated');
   if (!user.is_active) throw new UnauthorizedError('Account is deactivated');
   rememberRealm(user, realm);
+  if (found.memberships) rememberMemberships(user, found.memberships);
   return user;
 }
 

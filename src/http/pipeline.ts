@@ -5,6 +5,7 @@ import { ApiError, NotImplementedError } from '../errors';
 import { authenticateBasic } from './auth';
 import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId } from './handler';
 import { normalizeParams } from './params';
+import { PREFETCH_VIEWER } from './routes';
 import { matchRoute, type OperationInfo, type SpecIndex } from './spec';
 import { requestValidator } from './validation';
 
@@ -49,7 +50,10 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = state(res);
-    if (s.info.authenticated) s.user = await authenticateBasic(ctx.db, req.headers.authorization, req.headers.host);
+    if (s.info.authenticated) {
+      const prefetchViewer = PREFETCH_VIEWER.has(s.info.operationId as OpId);
+      s.user = await authenticateBasic(ctx.db, req.headers.authorization, req.headers.host, prefetchViewer);
+    }
     next();
   });
 

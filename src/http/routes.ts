@@ -39,3 +39,20 @@ export const PENDING_OPERATIONS: readonly OpId[] = [
   'get-saved-snippets',
   'create-saved-snippet',
 ];
+
+/**
+ * Hot operations whose handlers load the viewer (groups and subscriptions)
+ * first thing: authentication reads it in its own statement, saving a round
+ * trip. Only a hint; any other handler loads it with one more query.
+ */
+export const PREFETCH_VIEWER: ReadonlySet<OpId> = new Set<OpId>([
+  'get-messages',
+  'send-message',
+  'get-message',
+  'update-message-flags',
+  'update-message-flags-for-narrow',
+  'add-reaction',
+  'remove-reaction',
+  'get-subscriptions',
+  'register-queue',
+]);

@@ -53,7 +53,12 @@ function columnsOfRealms(db: Knex): Promise<string[]> {
 export interface ApiKeyCandidate {
   user: Omit<LoginCandidate, 'realm_deactivated'>;
   realm: RealmRow;
+  /** With `withMemberships`: what loadViewer would read (null if not asked or too long to trust). */
+  memberships: { groups: Set<number>; subscribedRecipients: Set<number> } | null;
 }
+
+/** MariaDB's default group_concat_max_len; a list this long may have been cut, so it is read again. */
+const GROUP_CONCAT_LIMIT = 1024 * 1024 - 16;
 
 /**
  * The account holding this API key, with its whole organization row (so the
@@ -61,9 +66,9 @@ export interface ApiKeyCandidate {
  * one indexed statement. Zulip also finds API callers by key and then
  * compares the address.
  */
-export async function findUserByApiKey(db: Knex, apiKey: string, hostLabel: string): Promise<ApiKeyCandidate | undefined> {
+export async function findUserByApiKey(db: Knex, apiKey: string, hostLabel: string, withMemberships = false): Promise<ApiKeyCandidate | undefined> {
   const cols = await columnsOfRealms(db);
-  const row: Record<string, unknown> | undefined = await db('users as u')
+  const qb = db('users as u')
     .join('realms as r', 'r.id', 'u.realm_id')
     .where('u.api_key', apiKey)
     .select(
@@ -72,23 +77,48 @@ export async function findUserByApiKey(db: Knex, apiKey: string, hostLabel: stri
       db('realms').count('*').where('string_id', hostLabel).as('host_realm_exists'),
       db('realms').count('*').where('string_id', '').as('root_realm_exists'),
       db('realms').count('*').as('realm_count'),
-    )
-    .first();
-  if (!row) return undefined;
-  const realm: Record<string, unknown> = {};
-  for (const c of cols) {
-    realm[c] = row[`realm__${c}`];
-    delete row[`realm__${c}`];
+    );
+  if (withMemberships) {
+    // The viewer's groups (recursively) and subscribed channels, as
+    // getViewerMemberships reads them, in the same round trip.
+    qb.select(
+      db.raw(
+        `(WITH RECURSIVE g(id) AS (
+            SELECT gm.group_id FROM group_members gm WHERE gm.user_id = (SELECT id FROM users WHERE api_key = ?)
+            UNION SELECT gs.supergroup_id FROM group_subgroups gs JOIN g ON gs.subgroup_id = g.id
+          ) SELECT group_concat(id) FROM g) as viewer_groups`,
+        [apiKey],
+      ),
+      db.raw(
+        `(SELECT group_concat(s.recipient_id) FROM subscriptions s JOIN channels c ON c.recipient_id = s.recipient_id
+          WHERE s.user_id = u.id AND s.active = 1 AND c.realm_id = u.realm_id) as viewer_subscriptions`,
+      ),
+    );
   }
-  const host = { host: Number(row.host_realm_exists) > 0, root: Number(row.root_realm_exists) > 0, count: Number(row.realm_count) };
-  delete row.host_realm_exists;
-  delete row.root_realm_exists;
-  delete row.realm_count;
-  const user = mapBools<ApiKeyCandidate['user']>(row);
+  const row: Record<string, unknown> | undefined = await qb.first();
+  if (!row) return undefined;
+  // Split into two fresh objects (deleting keys would leave the user object in
+  // V8's slow dictionary mode for the rest of the request).
+  const realm: Record<string, unknown> = {};
+  const userFields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (k.startsWith('realm__')) realm[k.slice(7)] = v;
+    else if (!EXTRA_COLUMNS.has(k)) userFields[k] = v;
+  }
+  const user = mapBools<ApiKeyCandidate['user']>(userFields);
   const realmRow = mapBools<RealmRow>(realm);
   user.realm_string_id = realmRow.string_id;
-  user.host_realm_exists = host.host;
-  user.root_realm_exists = host.root;
-  user.realm_count = host.count;
-  return { user, realm: realmRow };
+  user.host_realm_exists = Number(row.host_realm_exists) > 0;
+  user.root_realm_exists = Number(row.root_realm_exists) > 0;
+  user.realm_count = Number(row.realm_count);
+  return { user, realm: realmRow, memberships: withMemberships ? parseMemberships(row) : null };
+}
+
+const EXTRA_COLUMNS = new Set(['host_realm_exists', 'root_realm_exists', 'realm_count', 'viewer_groups', 'viewer_subscriptions']);
+
+function parseMemberships(row: Record<string, unknown>): ApiKeyCandidate['memberships'] {
+  const lists = [row.viewer_groups, row.viewer_subscriptions].map((v) => (v === null || v === undefined ? '' : String(v)));
+  if (lists.some((l) => l.length >= GROUP_CONCAT_LIMIT)) return null;
+  const [groups, subscribedRecipients] = lists.map((l) => new Set(l ? l.split(',').map(Number) : []));
+  return { groups: groups!, subscribedRecipients: subscribedRecipients! };
 }
