@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { invalidMessage } from '../errors';
 import { getChannelById } from '../queries/channels';
 import {
-  ChannelRef, getDmParticipants, getEdits, getFlagsForUser, getMessageRows, getReactions, getUsersByIds, MessageRow,
+  ChannelRef, getDmParticipantUsers, getEdits, getFlagsForUser, getMessageRows, getReactions, getUsersByIds, MessageRow,
 } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
@@ -68,14 +68,18 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
   }
   const realm = await getRealmOfUser(db, viewer);
   const showEdits = realm.message_edit_history_visibility_policy !== 'none';
-  const [dmParticipants, reactions, edits] = await Promise.all([
-    getDmParticipants(db, [...dmRecipients]),
+  // All at once: the senders and the DM participants (with their rows) are separate lookups.
+  const [participantUsers, reactions, edits, users] = await Promise.all([
+    getDmParticipantUsers(db, [...dmRecipients]),
     getReactions(db, ids),
     showEdits && edited.length ? getEdits(db, edited) : Promise.resolve([]),
+    getUsersByIds(db, rows.map((r) => r.sender_id)),
   ]);
-  const userIds = new Set(rows.map((r) => r.sender_id));
-  for (const list of dmParticipants.values()) for (const id of list) userIds.add(id);
-  const users = await getUsersByIds(db, [...userIds]);
+  const dmParticipants = new Map<number, number[]>();
+  for (const [recipientId, list] of participantUsers) {
+    dmParticipants.set(recipientId, list.map((u) => u.id));
+    for (const u of list) if (!users.has(u.id)) users.set(u.id, u);
+  }
   return {
     users,
     channels,

@@ -90,5 +90,22 @@ export function parseSettings(raw: string | null | undefined): UserSettings {
   return { ...USER_SETTING_DEFAULTS, ...stored };
 }
 
+/**
+ * One setting read often (every message sender and user object checks email
+ * visibility): remembered per stored text, so each distinct settings string is
+ * parsed once. Bounded; the text is the key, so a changed setting is a new key.
+ */
+const visibilityByText = new Map<string, number>();
+export function emailVisibilityOf(raw: string | null | undefined): number {
+  if (!raw) return USER_SETTING_DEFAULTS.email_address_visibility;
+  let v = visibilityByText.get(raw);
+  if (v === undefined) {
+    v = parseSettings(raw).email_address_visibility;
+    if (visibilityByText.size >= 10_000) visibilityByText.clear();
+    visibilityByText.set(raw, v);
+  }
+  return v;
+}
+
 /** The notification sounds users may choose (Zulip's set). */
 export const NOTIFICATION_SOUNDS = ['chime', 'ding', 'done', 'ping', 'pop', 'ring', 'zulip'] as const;

@@ -115,6 +115,24 @@ export async function getDmParticipants(q: Q, recipientIds: number[]): Promise<M
   return out;
 }
 
+/** Participants of DM conversations with their user rows (sorted by id), by recipient. */
+export async function getDmParticipantUsers(q: Q, recipientIds: number[]): Promise<Map<number, UserRow[]>> {
+  const out = new Map<number, UserRow[]>();
+  if (recipientIds.length === 0) return out;
+  const rows: Array<Record<string, unknown>> = await q('subscriptions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .whereIn('s.recipient_id', recipientIds)
+    .orderBy('s.user_id')
+    .select('u.*', 's.recipient_id as dm_recipient_id');
+  for (const r of rows) {
+    const recipientId = Number(r.dm_recipient_id);
+    const list = out.get(recipientId) ?? [];
+    list.push(mapBools<UserRow>(r));
+    out.set(recipientId, list);
+  }
+  return out;
+}
+
 export async function getUsersByIds(q: Q, ids: number[]): Promise<Map<number, UserRow>> {
   if (ids.length === 0) return new Map();
   const rows = await q('users').whereIn('id', [...new Set(ids)]);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { isAdminRole, isGuestRole, isOwnerRole } from '../domain/roles';
-import { EmailVisibility, parseSettings } from '../domain/user-settings';
+import { EmailVisibility, emailVisibilityOf } from '../domain/user-settings';
 import type { UserRow } from '../queries/rows';
 
 /** Zulip formats date_joined as an ISO 8601 string with an explicit +00:00 offset. */
@@ -45,7 +45,7 @@ export interface UserViewOptions {
 export function canSeeDeliveryEmail(user: UserRow, viewer: UserRow | null): boolean {
   // Bots' addresses are never private (feature level 163).
   if (user.is_bot || (viewer && viewer.id === user.id)) return true;
-  const visibility = parseSettings(user.settings).email_address_visibility;
+  const visibility = emailVisibilityOf(user.settings);
   if (visibility === EmailVisibility.EVERYONE) return true;
   if (!viewer) return false;
   switch (visibility) {
