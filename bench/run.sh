@@ -11,7 +11,9 @@ npx tsc -p bench/tsconfig.json
 db=$(echo "${BENCH_DB:-sqlite}" | tr '[:upper:]' '[:lower:]')
 if [ "$db" = mariadb ] || [ "$db" = mysql ]; then
   if [ -z "${BENCH_MYSQL_URL:-}" ]; then
-    BENCH_MYSQL_URL=$(bash scripts/mariadb.sh start)
+    bash scripts/mariadb.sh start >/dev/null
+    # Same machine: Parley talks to it over its Unix socket, as a local production install would.
+    BENCH_MYSQL_URL="mysql://parley:parley@localhost/?socket=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock"
     export BENCH_MYSQL_URL
   fi
   scale=$(echo "${BENCH_SCALE:-small}" | tr '[:upper:]' '[:lower:]')

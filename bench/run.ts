@@ -319,7 +319,8 @@ async function databaseInfo(target: Target): Promise<{ version: string; detail: 
     } catch {
       /* not on this machine's filesystem */
     }
-    return { version: `MariaDB ${r.v}`, detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB`, pid };
+    const via = target.databaseUrl && new URL(target.databaseUrl).searchParams.get('socket') ? 'Unix socket' : 'TCP';
+    return { version: `MariaDB ${r.v}`, detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB, Parley connects over ${via}`, pid };
   } finally {
     await db.destroy();
   }
