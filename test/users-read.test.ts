@@ -120,5 +120,18 @@ eachDatabase('reading users', (dialect) => {
       const mine = await t.api.get('/users/me', t.cast.member);
       expect(mine.body.profile_data).toEqual({ [phone]: { value: '555', rendered_value: '<p>555</p>' } });
     });
+
+    it('gives max_message_id: -1 without messages, then the newest message received', async () => {
+      const u = await freshUser(t);
+      const before = await t.api.get('/users/me', u);
+      expect(before.body).toMatchObject({ max_message_id: -1, profile_data: {} });
+      await createChannel(t, 'max-id', [t.cast.owner, u]);
+      const sent = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'max-id', topic: 'hi', content: 'hello' });
+      expect(sent.status).toBe(200);
+      const after = await t.api.get('/users/me', u);
+      expect(after.body.max_message_id).toBe(sent.body.id);
+      // The member's profile value is theirs alone.
+      expect(after.body.profile_data).toEqual({});
+    });
   });
 });

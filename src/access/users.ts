@@ -6,7 +6,7 @@ import { listProfileValuesOf } from '../queries/profile-fields';
 import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
-import { getMaxMessageIdForUser, getUserInRealm, listRealmUsers } from '../queries/users';
+import { getOwnUserExtras, getUserInRealm, listRealmUsers } from '../queries/users';
 import { toApiOwnUser, toApiProfileData, toApiUser } from '../serializers/users';
 import { inGroup, Viewer } from './viewer';
 
@@ -19,11 +19,8 @@ export interface UserListOptions {
 
 /** GET /users/me: the caller's own record. */
 export async function getOwnUser(ctx: AppContext, user: UserRow) {
-  const [maxMessageId, values] = await Promise.all([
-    getMaxMessageIdForUser(ctx.db, user.id),
-    user.is_bot ? Promise.resolve([]) : listProfileValuesOf(ctx.db, user.realm_id, [user.id]),
-  ]);
-  return toApiOwnUser(user, maxMessageId, toApiProfileData(values).get(user.id) ?? {});
+  const { maxMessageId, values } = await getOwnUserExtras(ctx.db, user);
+  return toApiOwnUser(user, maxMessageId, user.is_bot ? {} : (toApiProfileData(values).get(user.id) ?? {}));
 }
 
 /**

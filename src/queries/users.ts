@@ -42,6 +42,38 @@ export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> 
 }
 
 /** The newest message the user received (GET /users/me max_message_id); -1 when none. */
+/**
+ * GET /users/me's two lookups in one statement: the user's newest message id
+ * (-1 without any) and their custom profile field values (a left join from one
+ * row, so a user without values still gets the id).
+ */
+export async function getOwnUserExtras(
+  q: Q,
+  user: { id: number; realm_id: number },
+): Promise<{ maxMessageId: number; values: Array<{ user_id: number; field_id: number; value: string; rendered_value: string | null }> }> {
+  const result = await q.raw(
+    `SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = ?) AS max_id, v.field_id, v.value, v.rendered_value
+       FROM (SELECT 1 AS one) x
+       LEFT JOIN custom_profile_values v
+         ON v.user_id = ? AND v.field_id IN (SELECT id FROM custom_profile_fields WHERE realm_id = ?)
+      ORDER BY v.field_id`,
+    [user.id, user.id, user.realm_id],
+  );
+  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{
+    max_id: unknown;
+    field_id: number | null;
+    value: string | null;
+    rendered_value: string | null;
+  }>;
+  const max = rows[0]?.max_id;
+  return {
+    maxMessageId: max === null || max === undefined ? -1 : Number(max),
+    values: rows
+      .filter((r) => r.field_id !== null)
+      .map((r) => ({ user_id: user.id, field_id: Number(r.field_id), value: r.value ?? '', rendered_value: r.rendered_value })),
+  };
+}
+
 export async function getMaxMessageIdForUser(q: Q, userId: number): Promise<number> {
   const row = await q('user_messages').where({ user_id: userId }).max({ m: 'message_id' }).first();
   return row?.m == null ? -1 : Number(row.m);
