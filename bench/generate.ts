@@ -23,7 +23,7 @@ import { createChannelInTx } from '../src/actions/channels';
 import { doCreateRealm } from '../src/actions/realms';
 import { dmGroupRecipient } from '../src/actions/send';
 import { createUserInTx } from '../src/actions/users';
-import { createDb } from '../src/db/connection';
+import { createDb, mysqlConnectionOptions } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
 import { inTransaction } from '../src/db/transaction';
 import { flagMask } from '../src/domain/flags';
@@ -286,13 +286,8 @@ async function prepareDatabase(target: Target): Promise<void> {
     for (const f of ['parley.sqlite3', 'parley.sqlite3-wal', 'parley.sqlite3-shm']) fs.rmSync(path.join(target.dir, f), { force: true });
     return;
   }
-  const u = new URL(target.databaseUrl!);
-  const conn = await createConnection({
-    host: u.hostname,
-    port: Number(u.port || 3306),
-    user: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-  });
+  const { database: _server, ...server } = mysqlConnectionOptions(target.databaseUrl!);
+  const conn = await createConnection(server);
   const name = target.databaseName!;
   if (!/^parley[A-Za-z0-9_]*$/.test(name)) throw new Error(`refusing to recreate database ${name}: bench databases are named parley_bench_*`);
   await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);

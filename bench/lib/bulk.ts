@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2';
 import type { Connection } from 'mysql2/promise';
 import { createConnection } from 'mysql2/promise';
+import { mysqlConnectionOptions } from '../../src/db/connection';
 
 export type Value = number | string | null;
 
@@ -27,15 +28,7 @@ export interface BulkSink {
  * and (user, message) pairs are unique by construction.
  */
 export async function mysqlSink(databaseUrl: string): Promise<BulkSink> {
-  const u = new URL(databaseUrl);
-  const conn: Connection = await createConnection({
-    host: u.hostname,
-    port: Number(u.port || 3306),
-    user: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-    database: u.pathname.replace(/^\//, ''),
-    multipleStatements: true,
-  });
+  const conn: Connection = await createConnection({ ...mysqlConnectionOptions(databaseUrl), multipleStatements: true });
   await conn.query('SET SESSION foreign_key_checks = 0, unique_checks = 0');
   const deferred = await deferIndexes(conn, ['user_messages']);
   const rowsPerStatement = (t: TableRows) => (t.table === 'messages' ? 500 : 5000);

@@ -36,20 +36,29 @@ export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>, sqlite
   });
 }
 
-function mysqlConfig(url: string): Knex.Config {
+/**
+ * mysql2 connection options from a DATABASE_URL: mysql://user:pass@host:port/db,
+ * or ?socket=/run/mysqld/mysqld.sock for a database on the same machine. Over
+ * loopback TCP the client process pays for both ends of the TCP stack on every
+ * statement; the Unix socket costs far less.
+ */
+export function mysqlConnectionOptions(url: string): { socketPath?: string; host?: string; port?: number; user: string; password: string; database: string } {
   const u = new URL(url);
   if (u.protocol !== 'mysql:') throw new Error(`DATABASE_URL must start with mysql://, got ${u.protocol}`);
-  // ?socket=/run/mysqld/mysqld.sock: a database on the same machine over its Unix socket. Over
-  // loopback TCP the client process pays for both ends of the TCP stack on every
-  // statement (a third of Parley's CPU on GET /users/me, measured); the socket costs far less.
-  const socketPath = u.searchParams.get('socket') ?? undefined;
+  const socketPath = u.searchParams.get('socket');
+  return {
+    ...(socketPath ? { socketPath } : { host: u.hostname, port: u.port ? Number(u.port) : 3306 }),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: u.pathname.replace(/^\//, ''),
+  };
+}
+
+function mysqlConfig(url: string): Knex.Config {
   return {
     client: 'mysql2',
     connection: {
-      ...(socketPath ? { socketPath } : { host: u.hostname, port: u.port ? Number(u.port) : 3306 }),
-      user: decodeURIComponent(u.username),
-      password: decodeURIComponent(u.password),
-      database: u.pathname.replace(/^\//, ''),
+      ...mysqlConnectionOptions(url),
       // No `charset` here: knex would then append `default character set` to
       // every CREATE TABLE and tables would lose the database's unicode_ci collation.
       supportBigNumbers: true,
