@@ -61,8 +61,16 @@ export async function insertMessageRow(
 
 /** One user_messages row per receiver, in batches (a 1,000-subscriber channel is two statements). */
 export async function insertUserMessages(tx: Tx, messageId: number, rows: Array<{ userId: number; flags: number }>): Promise<void> {
-  const values = rows.map((r) => ({ user_id: r.userId, message_id: messageId, flags: r.flags }));
-  for (let i = 0; i < values.length; i += 500) await tx.trx('user_messages').insert(values.slice(i, i + 500));
+  // A plain multi-row VALUES list: knex writes SQLite batch inserts as a
+  // 100-arm `SELECT … UNION ALL` (for SQLite older than 3.7.11), which took
+  // most of a send's time on SQLite, measured.
+  for (let i = 0; i < rows.length; i += 500) {
+    const slice = rows.slice(i, i + 500);
+    await tx.trx.raw(
+      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice.map(() => '(?, ?, ?)').join(', ')}`,
+      slice.flatMap((r) => [r.userId, messageId, r.flags]),
+    );
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_message_search';
 import * as m003 from './migrations/003_exact_keys';
 import * as m004 from './migrations/004_api_key_index';
+import * as m005 from './migrations/005_sqlite_indexes';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '002_message_search': m002,
   '003_exact_keys': m003,
   '004_api_key_index': m004,
+  '005_sqlite_indexes': m005,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -79,7 +79,9 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
     case 'flag':
       // In history mode a missing row means read, not starred, not mentioned.
       if (f.negated) qb.where((b) => b.whereNull('um.id').orWhere(`um.${f.column}`, 0));
-      else qb.where(`um.${f.column}`, 1);
+      // A literal 1, not a bound parameter: only then can SQLite use the partial
+      // index on the flag (migration 005). The column name comes from the Filter type.
+      else qb.whereRaw(`um.${f.column} = 1`);
       return;
     case 'flagmask':
       if (f.negated) qb.where((b) => b.whereNull('um.id').orWhereRaw('(um.flags & ?) = 0', [f.mask]));
