@@ -46,6 +46,20 @@ eachDatabase('viewer read with authentication', (dialect) => {
     }
   });
 
+  it('reads long lists whole (MySQL cuts group_concat at 1,024 bytes by default)', async () => {
+    const user = t.cast.moderator;
+    for (let i = 0; i < 260; i++) await createChannel(t, `many-${i}`, [user]);
+    const found = await findUserByApiKey(t.ctx.db, user.api_key, '', true);
+    const separate = await getViewerMemberships(t.ctx.db, user.id, user.realm_id);
+    expect(separate.subscribedRecipients.size).toBeGreaterThanOrEqual(260);
+    expect([...found!.memberships!.subscribedRecipients].sort()).toEqual([...separate.subscribedRecipients].sort());
+    if (dialect === 'mysql') {
+      // MariaDB's own default (1 MiB) would pass the list above; MySQL's (1,024 bytes) would not.
+      const [rows] = await t.ctx.db.raw('SELECT @@SESSION.group_concat_max_len AS n');
+      expect(Number(rows[0].n)).toBeGreaterThanOrEqual(2 ** 26); // the server clamps the setting (MariaDB: 1 GiB)
+    }
+  });
+
   it('reads no memberships unless asked', async () => {
     const found = await findUserByApiKey(t.ctx.db, t.cast.member.api_key, '');
     expect(found?.memberships).toBeNull();

@@ -30,6 +30,7 @@ eachDatabase('request pipeline', (dialect) => {
   });
   afterAll(() => t.close());
 
+  const swapCase = (k: string) => [...k].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
   const basic = (u: { email: string; api_key: string }) =>
     'Basic ' + Buffer.from(`${u.email}:${u.api_key}`).toString('base64');
 
@@ -70,6 +71,8 @@ eachDatabase('request pipeline', (dialect) => {
       ['a wrong API key', (u: any) => basic({ email: u.email, api_key: 'x'.repeat(32) }), 'Invalid API key'],
       ['an unknown email', (u: any) => basic({ email: 'nobody@example.com', api_key: u.api_key }), 'Invalid API key'],
       ['a key of the wrong length', (u: any) => basic({ email: u.email, api_key: 'short' }), 'Malformed API key'],
+      ["another user's address with this key", () => basic({ email: t.cast.admin.email, api_key: t.cast.member.api_key }), 'Invalid API key'],
+      ['the key in another case', (u: any) => basic({ email: u.email, api_key: swapCase(u.api_key) }), 'Invalid API key'],
       ['no colon', () => 'Basic ' + Buffer.from('nocolon').toString('base64'), 'Invalid authorization header for basic auth'],
     ])('refuses %s with 401', async (_what, header, msg) => {
       const res = await request(t.app).get('/api/v1/users/me').set('Authorization', header(t.cast.member));
@@ -88,6 +91,20 @@ eachDatabase('request pipeline', (dialect) => {
       const res = await request(t.app).get('/api/v1/users/me').set('Authorization', 'Bearer abc');
       expect(res.status).toBe(400);
       expect(res.body.msg).toBe('This endpoint requires HTTP basic authentication.');
+    });
+
+    it('accepts the email in any case, the API email too', async () => {
+      const apiEmail = `user${t.cast.member.id}@parley.invalid`;
+      await t.ctx.db('users').where({ id: t.cast.member.id }).update({ email: apiEmail });
+      try {
+        const res = await request(t.app)
+          .get('/api/v1/users/me')
+          .set('Authorization', basic({ email: apiEmail.toUpperCase(), api_key: t.cast.member.api_key }));
+        expect(res.status).toBe(200);
+        expect(res.body.user_id).toBe(t.cast.member.id);
+      } finally {
+        await t.ctx.db('users').where({ id: t.cast.member.id }).update({ email: t.cast.member.email });
+      }
     });
 
     it('accepts the email in any case', async () => {

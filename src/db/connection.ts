@@ -69,10 +69,14 @@ function mysqlConfig(url: string): Knex.Config {
       min: 0,
       max: Number(process.env.DB_POOL_MAX ?? 10),
       afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
-        // IN lists of up to 200 ids (a page's reactions, senders) made the optimizer
-        // probe the index once per id just to estimate rows: 35% of such a statement's
-        // time, measured. Index statistics estimate as well for these lookups.
-        conn.query('SET SESSION eq_range_index_dive_limit = 10', (err) => done(err, conn));
+        // eq_range_index_dive_limit: IN lists of up to 200 ids (a page's reactions,
+        // senders) made the optimizer probe the index once per id just to estimate
+        // rows: 35% of such a statement's time, measured; index statistics estimate
+        // as well for these lookups.
+        // group_concat_max_len: authentication reads the caller's groups and channels
+        // as group_concat lists (src/queries/auth.ts); MySQL's default of 1,024 bytes
+        // would cut them silently (the server clamps this value to its own maximum).
+        conn.query('SET SESSION eq_range_index_dive_limit = 10, group_concat_max_len = 4294967295', (err) => done(err, conn));
       },
     },
   };

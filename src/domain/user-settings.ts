@@ -101,7 +101,7 @@ export function emailVisibilityOf(raw: string | null | undefined): number {
   let v = visibilityByText.get(raw);
   if (v === undefined) {
     v = parseSettings(raw).email_address_visibility;
-    if (visibilityByText.size >= 10_000) visibilityByText.clear();
+    if (visibilityByText.size >= 2_000) visibilityByText.clear();
     visibilityByText.set(raw, v);
   }
   return v;

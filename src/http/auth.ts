@@ -35,10 +35,10 @@ export async function authenticateBasic(db: Knex, header: string | undefined, ho
   return user;
 }
 
-/** The real address (any case) or the API email (a user<id>@host placeholder when the address is hidden). */
+/** The real address or the API email (a user<id>@host placeholder when the address is hidden), in any case. */
 function addressMatches(user: UserRow, email: string): boolean {
-  const e = email.trim();
-  return user.email_key === e.toLowerCase() || user.email === e;
+  const e = email.trim().toLowerCase();
+  return user.email_key === e || user.email.toLowerCase() === e;
 }
 
 const hostLabel = (host: string | undefined) => (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();

@@ -54,5 +54,6 @@ export const PREFETCH_VIEWER: ReadonlySet<OpId> = new Set<OpId>([
   'add-reaction',
   'remove-reaction',
   'get-subscriptions',
-  'register-queue',
+  // Not register-queue: it reads its state after creating the queue, so that a
+  // change committed meanwhile is in the state or in the queue, never lost.
 ]);

@@ -113,12 +113,10 @@ function lookupQuery(db: Knex, cols: string[], withMemberships: boolean): Knex.Q
 export interface ApiKeyCandidate {
   user: Omit<LoginCandidate, 'realm_deactivated'>;
   realm: RealmRow;
-  /** With `withMemberships`: what loadViewer would read (null if not asked or too long to trust). */
+  /** With `withMemberships`: what loadViewer would read (null if not asked). */
   memberships: { groups: Set<number>; subscribedRecipients: Set<number> } | null;
 }
 
-/** MariaDB's default group_concat_max_len; a list this long may have been cut, so it is read again. */
-const GROUP_CONCAT_LIMIT = 1024 * 1024 - 16;
 
 /**
  * The account holding this API key, with its whole organization row (so the
@@ -130,7 +128,8 @@ export async function findUserByApiKey(db: Knex, apiKey: string, hostLabel: stri
   const statement = await compiledLookup(db, withMemberships);
   const result = await db.raw(statement.sql, statement.slots.map((slot) => (slot === KEY ? apiKey : hostLabel)));
   const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<Record<string, unknown>>;
-  const row = rows[0];
+  // The stored key exactly (on MySQL the column compares case-insensitively before migration 004's collation).
+  const row = rows.find((r) => r.api_key === apiKey);
   if (!row) return undefined;
   // Split into two fresh objects (deleting keys would leave the user object in
   // V8's slow dictionary mode for the rest of the request).
@@ -152,8 +151,8 @@ export async function findUserByApiKey(db: Knex, apiKey: string, hostLabel: stri
 const EXTRA_COLUMNS = new Set(['host_realm_exists', 'root_realm_exists', 'realm_count', 'viewer_groups', 'viewer_subscriptions']);
 
 function parseMemberships(row: Record<string, unknown>): ApiKeyCandidate['memberships'] {
+  // Whole lists: MySQL sessions raise group_concat_max_len (src/db/connection.ts); SQLite has no limit.
   const lists = [row.viewer_groups, row.viewer_subscriptions].map((v) => (v === null || v === undefined ? '' : String(v)));
-  if (lists.some((l) => l.length >= GROUP_CONCAT_LIMIT)) return null;
   const [groups, subscribedRecipients] = lists.map((l) => new Set(l ? l.split(',').map(Number) : []));
   return { groups: groups!, subscribedRecipients: subscribedRecipients! };
 }

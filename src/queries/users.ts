@@ -41,7 +41,6 @@ export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> 
   return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
 }
 
-/** The newest message the user received (GET /users/me max_message_id); -1 when none. */
 /**
  * GET /users/me's two lookups in one statement: the user's newest message id
  * (-1 without any) and their custom profile field values (a left join from one
@@ -74,6 +73,7 @@ export async function getOwnUserExtras(
   };
 }
 
+/** The newest message the user received (register's max_message_id); -1 when none. */
 export async function getMaxMessageIdForUser(q: Q, userId: number): Promise<number> {
   const row = await q('user_messages').where({ user_id: userId }).max({ m: 'message_id' }).first();
   return row?.m == null ? -1 : Number(row.m);

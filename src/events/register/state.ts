@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { inGroup, loadViewer } from '../../access/viewer';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
-import { getRealmOfUser, getRealmUserDefaultsRaw } from '../../queries/realms';
+import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
 import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
 import type { UserRow } from '../../queries/rows';
 import { getMaxMessageIdForUser } from '../../queries/users';
@@ -38,7 +38,9 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
     zulip_merge_base: ZULIP_MERGE_BASE,
   };
   const [realm, viewer, groups] = await Promise.all([
-    getRealmOfUser(db, user),
+    // Read now, after the queue exists (not the row authentication read): a change
+    // committed in between is then either in this state or in the queue.
+    getRealmById(db, user.realm_id).then((r) => r!),
     loadViewer(db, user),
     loadRealmGroups(db, user.realm_id),
   ]);
