@@ -118,7 +118,7 @@ eachDatabase('query counts', (dialect) => {
       expect(large.result.status).toBe(200);
       expect(await t.ctx.db('user_messages').where({ message_id: large.result.body.id }).count({ n: '*' }).first()).toMatchObject({ n: 60 });
       expect(large.queries).toBe(small.queries);
-      expect(small.queries).toBeLessThanOrEqual(7);
+      expect(small.queries).toBeLessThanOrEqual(6);
     });
 
     itWhen('send-message', 'the same number of queries with a user mention, for 5 and for 60 subscribers', async () => {

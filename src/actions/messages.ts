@@ -7,7 +7,7 @@ import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
 import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
 import { checkCanAccessUsers } from '../access/user-access';
-import { ChannelRow, getActiveSubscriberIds, getChannelById, getChannelByName } from '../queries/channels';
+import { ChannelRow, getActiveSubscriberIds, getChannelForSending } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
 import { getRealmOfUser } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
@@ -22,7 +22,8 @@ import { dmGroupRecipient, insertMessageRow, insertUserMessages, type StoredReci
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 export type SendTarget =
-  | { kind: 'channel'; channel: ChannelRow; topic: string }
+  /** subscriberIds: the channel's active subscribers when already read with it (else read in the send). */
+  | { kind: 'channel'; channel: ChannelRow; topic: string; subscriberIds?: number[] }
   | { kind: 'direct'; recipients: UserRow[] };
 
 export interface SendOptions {
@@ -83,15 +84,16 @@ async function resolveTarget(ctx: AppContext, viewer: Viewer, p: SendMessagePara
       if (to.length !== 1) throw new ApiError('Cannot send to multiple channels');
       to = to[0]!;
     }
-    const channel = typeof to === 'number' ? await getChannelById(ctx.db, realmId, to) : await getChannelByName(ctx.db, realmId, to);
-    if (!channel || !canSeeChannel(viewer, channel)) {
+    const found = await getChannelForSending(ctx.db, realmId, to);
+    const channel = found?.channel;
+    if (!found || !channel || !canSeeChannel(viewer, channel)) {
       throw typeof to === 'number'
         ? new ApiError(`Channel with ID '${to}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: to })
         : new ApiError(`Channel '${to}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: to });
     }
     const rawTopic = p.topic ?? p.subject;
     if (rawTopic === undefined) throw new ApiError('Missing topic');
-    return { kind: 'channel', channel, topic: normalizeTopic(rawTopic) };
+    return { kind: 'channel', channel, topic: normalizeTopic(rawTopic), subscriberIds: found.subscriberIds };
   }
   // direct / private
   const recipients = await resolveDmRecipients(ctx, realmId, p.to);
@@ -142,7 +144,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     topic = target.topic;
     if (!opts.internal) await checkCanPost(tx, viewer, realm, channel, topic);
     recipient = { id: channel.recipient_id, type: 2, typeId: channel.id, channel: { id: channel.id, name: channel.name } };
-    receivers = await getActiveSubscriberIds(tx.trx, channel.recipient_id);
+    receivers = target.subscriberIds ?? (await getActiveSubscriberIds(tx.trx, channel.recipient_id));
     if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group as number)) {
       throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
     }
