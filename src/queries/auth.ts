@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { mapBools, RealmRow, UserRow } from './rows';
+import { viewerGroupsCte, viewerSubscriptionsFrom } from './groups';
+import { mapBools, RealmRow, rawRows, UserRow } from './rows';
 
 export type LoginCandidate = UserRow & {
   realm_deactivated: boolean;
@@ -94,17 +95,8 @@ function lookupQuery(db: Knex, cols: string[], withMemberships: boolean): Knex.Q
     // The viewer's groups (recursively) and subscribed channels, as
     // getViewerMemberships reads them, in the same round trip.
     qb.select(
-      db.raw(
-        `(WITH RECURSIVE g(id) AS (
-            SELECT gm.group_id FROM group_members gm WHERE gm.user_id = (SELECT id FROM users WHERE api_key = ?)
-            UNION SELECT gs.supergroup_id FROM group_subgroups gs JOIN g ON gs.subgroup_id = g.id
-          ) SELECT group_concat(id) FROM g) as viewer_groups`,
-        [KEY],
-      ),
-      db.raw(
-        `(SELECT group_concat(s.recipient_id) FROM subscriptions s JOIN channels c ON c.recipient_id = s.recipient_id
-          WHERE s.user_id = u.id AND s.active = 1 AND c.realm_id = u.realm_id) as viewer_subscriptions`,
-      ),
+      db.raw(`(${viewerGroupsCte('(SELECT id FROM users WHERE api_key = ?)')} SELECT group_concat(id) FROM g) as viewer_groups`, [KEY]),
+      db.raw(`(SELECT group_concat(s.recipient_id) ${viewerSubscriptionsFrom('u.id', 'u.realm_id')}) as viewer_subscriptions`),
     );
   }
   return qb;
@@ -127,7 +119,7 @@ export interface ApiKeyCandidate {
 export async function findUserByApiKey(db: Knex, apiKey: string, hostLabel: string, withMemberships = false): Promise<ApiKeyCandidate | undefined> {
   const statement = await compiledLookup(db, withMemberships);
   const result = await db.raw(statement.sql, statement.slots.map((slot) => (slot === KEY ? apiKey : hostLabel)));
-  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<Record<string, unknown>>;
+  const rows = rawRows<Record<string, unknown>>(result);
   // The stored key exactly (on MySQL the column compares case-insensitively before migration 004's collation).
   const row = rows.find((r) => r.api_key === apiKey);
   if (!row) return undefined;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { insertOne } from './ids';
+import { rawRows } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
@@ -52,31 +53,35 @@ export async function isUserInGroup(q: Q, groupId: number, userId: number, direc
      WHERE gm.user_id = ? AND u.is_active = 1 LIMIT 1`,
     [groupId, userId],
   );
-  const rows = Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result;
-  return (rows as unknown[]).length > 0;
+  return rawRows<unknown>(result).length > 0;
 }
 
 /**
- * What a viewer's permission checks need, in one round trip: every group the
- * user belongs to (recursively, through subgroups) and the recipients of
- * the realm's channels they are subscribed to.
+ * The SQL of a viewer's memberships, for a user given as an SQL expression
+ * (a placeholder, or a subquery when authentication reads them by API key):
+ * every group they belong to while active, recursively through subgroups, as
+ * the CTE `g(id)`; and the FROM/WHERE of the realm's channels they are
+ * subscribed to (recipient ids in `s.recipient_id`).
  */
+export const viewerGroupsCte = (user: string) => `WITH RECURSIVE g(id) AS (
+    SELECT gm.group_id FROM group_members gm JOIN users u ON u.id = gm.user_id WHERE gm.user_id = ${user} AND u.is_active = 1
+    UNION SELECT gs.supergroup_id FROM group_subgroups gs JOIN g ON gs.subgroup_id = g.id
+  )`;
+export const viewerSubscriptionsFrom = (user: string, realm: string) =>
+  `FROM subscriptions s JOIN channels c ON c.recipient_id = s.recipient_id WHERE s.user_id = ${user} AND s.active = 1 AND c.realm_id = ${realm}`;
+
+/** What a viewer's permission checks need, in one round trip (loadViewer). */
 export async function getViewerMemberships(q: Q, userId: number, realmId: number): Promise<{ groups: Set<number>; subscribedRecipients: Set<number> }> {
   const result = await q.raw(
-    `WITH RECURSIVE g(id) AS (
-       SELECT gm.group_id FROM group_members gm JOIN users u ON u.id = gm.user_id WHERE gm.user_id = ? AND u.is_active = 1
-       UNION SELECT gs.supergroup_id FROM group_subgroups gs JOIN g ON gs.subgroup_id = g.id
-     )
+    `${viewerGroupsCte('?')}
      SELECT 1 AS kind, id FROM g
      UNION ALL
-     SELECT 2 AS kind, s.recipient_id AS id FROM subscriptions s JOIN channels c ON c.recipient_id = s.recipient_id
-       WHERE s.user_id = ? AND s.active = 1 AND c.realm_id = ?`,
+     SELECT 2 AS kind, s.recipient_id AS id ${viewerSubscriptionsFrom('?', '?')}`,
     [userId, userId, realmId],
   );
-  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ kind: number; id: number }>;
   const groups = new Set<number>();
   const subscribedRecipients = new Set<number>();
-  for (const r of rows) (Number(r.kind) === 1 ? groups : subscribedRecipients).add(Number(r.id));
+  for (const r of rawRows<{ kind: number; id: number }>(result)) (Number(r.kind) === 1 ? groups : subscribedRecipients).add(Number(r.id));
   return { groups, subscribedRecipients };
 }
 
@@ -89,7 +94,7 @@ export async function getRecursiveMemberIds(q: Q, groupId: number): Promise<numb
        JOIN users u ON u.id = gm.user_id WHERE u.is_active = 1`,
     [groupId],
   );
-  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ id: number }>;
+  const rows = rawRows<{ id: number }>(result);
   return rows.map((r) => Number(r.id));
 }
 

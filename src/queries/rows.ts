@@ -68,6 +68,11 @@ const BOOL_COLUMNS = new Set([
 ]);
 
 /** Both drivers return booleans as 0/1; the row mappers turn them into booleans (NULL stays NULL). */
+/** The rows of `knex.raw`: mysql2 answers [rows, fields], better-sqlite3 the rows alone. */
+export function rawRows<T>(result: unknown): T[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
+}
+
 export function mapBools<T>(row: Record<string, unknown>): T {
   for (const key of Object.keys(row)) {
     const v = row[key];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { insertOne } from './ids';
-import { mapBools, UserRow } from './rows';
+import { mapBools, rawRows, UserRow } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
@@ -58,12 +58,7 @@ export async function getOwnUserExtras(
       ORDER BY v.field_id`,
     [user.id, user.id, user.realm_id],
   );
-  const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{
-    max_id: unknown;
-    field_id: number | null;
-    value: string | null;
-    rendered_value: string | null;
-  }>;
+  const rows = rawRows<{ max_id: unknown; field_id: number | null; value: string | null; rendered_value: string | null }>(result);
   const max = rows[0]?.max_id;
   return {
     maxMessageId: max === null || max === undefined ? -1 : Number(max),
