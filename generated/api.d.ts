@@ -716,8 +716,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description A string for most operators; an integer or a string (name, email or ID) for channel, stream, id, sender, group-pm-with, dm-including and with; a list of user IDs or a comma-separated email string for dm / pm-with. Must not be null; `search` needs a non-empty string. */
-        NarrowOperand: number | string | number[];
+        /**
+         * @description An object ID (message, user, channel, group, ...). IDs are non-negative and below 2^31: a value outside that range is refused with "x is too small" / "x is too large" before any lookup.
+         * @example 1
+         */
+        Id: number;
+        /** @description A string for most operators; an integer or a string (name, email or ID) for channel, stream, id, sender, group-pm-with, dm-including and with; a list of user IDs or a comma-separated email string for dm / pm-with. Must not be null; `search` needs a non-empty string. A list holds at most 1,000 user IDs (the limit on a direct message's recipients). */
+        NarrowOperand: components["schemas"]["Id"] | string | components["schemas"]["Id"][];
         /**
          * @example {
          *       "operator": "is",
@@ -744,7 +749,7 @@ export interface components {
         NarrowTermLegacy: string[];
         NarrowTerm: components["schemas"]["NarrowTermObject"] | components["schemas"]["NarrowTermLegacy"];
         /**
-         * @description A search filter: a list of terms that must all match. Each term is an object `{operator, operand, negated?}` or the legacy two-element array `[operator, operand]`. Operators include channel (alias stream), channels (alias streams; operand `public` or `web-public`), topic, sender, dm (aliases pm-with, pm_with), dm-including, group-pm-with, is, has, in, id, near, with, mentions and search. An empty list matches everything in the combined feed. A narrow without a channel term searches only the caller's personal history.
+         * @description A search filter: a list of terms that must all match. Each term is an object `{operator, operand, negated?}` or the legacy two-element array `[operator, operand]`. Operators include channel (alias stream), channels (alias streams; operand `public` or `web-public`), topic, sender, dm (aliases pm-with, pm_with), dm-including, group-pm-with, is, has, in, id, near, with, mentions and search. An empty list matches everything in the combined feed. A narrow without a channel term searches only the caller's personal history. At most 100 terms (a Parley limit: Zulip sets none, and no client needs more).
          * @example [
          *       {
          *         "operator": "channel",
@@ -1035,7 +1040,7 @@ export interface components {
              */
             type: "direct" | "private" | "stream" | "channel";
             /** @description For a channel message: the channel's name or ID. For a direct message: a JSON list of user IDs or a JSON list of emails (not a mix), or a plain comma-separated string of emails. Required in practice; a missing `to` for a channel message is an error. */
-            to?: number | string | (number | string)[];
+            to?: components["schemas"]["Id"] | string | (components["schemas"]["Id"] | string)[];
             /** @description Topic of a channel message; ignored for direct messages. Limited to max_topic_length (60) characters; a longer topic is truncated (to 57 characters plus `...`), not rejected. From feature level 334 the empty string is allowed where the channel's topics_policy permits it, and the realm's empty-topic display name (and `(no topic)`) mean the empty topic. Required for channel messages when the organization requires topics. */
             topic?: string;
             /**
@@ -1276,8 +1281,8 @@ export interface components {
          *     }
          */
         UpdateMessageFlagsRequest: {
-            /** @description IDs of the messages to change. */
-            messages: number[];
+            /** @description IDs of the messages to change, at most 10,000 per request (a Parley limit; clients mark larger sets with POST /messages/flags/narrow). */
+            messages: components["schemas"]["Id"][];
             /** @description `add` or `remove`. Not an enum in the schema so that the server can answer an unknown value with Zulip's own message ("Invalid message flag operation: '...'"). */
             op: string;
             /** @description The flag to change; only `read`, `starred` and `collapsed` are editable (see MessageFlag). Not an enum in the schema so that the server can answer with Zulip's messages ("Invalid flag: '...'", "Flag not editable: '...'"). */
@@ -1452,8 +1457,8 @@ export interface components {
              * @enum {string}
              */
             op: "start" | "stop";
-            /** @description For `direct`: the user IDs of the conversation's recipients (required and non-empty). */
-            to?: number[];
+            /** @description For `direct`: the user IDs of the conversation's recipients (required and non-empty; at most 1,000, the limit on a direct message's recipients). */
+            to?: components["schemas"]["Id"][];
             /** @description For `channel`/`stream`: the channel's ID (required). New in feature level 215. */
             stream_id?: number;
             /** @description For `channel`/`stream`: the topic (required). From feature level 372 `(no topic)` means the empty topic. */
@@ -1501,14 +1506,14 @@ export interface components {
          *     }
          */
         AnonymousGroup: {
-            direct_members: number[];
-            direct_subgroups: number[];
+            direct_members: components["schemas"]["Id"][];
+            direct_subgroups: components["schemas"]["Id"][];
         };
         /**
-         * @description Who holds a permission: the ID of a user group, or an anonymous group given by its direct members and direct subgroups.
+         * @description Who holds a permission: the ID of a user group, or an anonymous group given by its direct members and direct subgroups (at most 10,000 of each).
          * @example 11
          */
-        GroupSettingValue: number | components["schemas"]["AnonymousGroup"];
+        GroupSettingValue: components["schemas"]["Id"] | components["schemas"]["AnonymousGroup"];
         /**
          * @description A channel the caller is subscribed to, with the caller's personal settings for it.
          * @example {
@@ -1684,20 +1689,20 @@ export interface components {
             color?: string;
         };
         /**
-         * @description The users to act on, as a list of user IDs (preferred; feature level 9) or a list of API email addresses. Mixing both kinds in one list is not accepted.
+         * @description The users to act on, as a list of user IDs (preferred; feature level 9) or a list of API email addresses. Mixing both kinds in one list is not accepted. At most 10,000 users per request (a Parley limit).
          * @example [
          *       10,
          *       11
          *     ]
          */
-        Principals: number[] | string[];
+        Principals: components["schemas"]["Id"][] | string[];
         /**
          * @description Retention period for a new channel: `realm_default` (inherit the organization setting), `unlimited` (keep forever), or a positive number of days; other values are refused by the server (Bad value for 'message_retention_days'). Before feature level 91 the keep-forever value was `forever`.
          * @example realm_default
          */
         MessageRetentionDaysValue: ("realm_default" | "unlimited") | number;
         SubscribeRequest: {
-            /** @description The channels to subscribe to. Channels that do not exist are created. */
+            /** @description The channels to subscribe to, at most 1,000 per request (a Parley limit). Channels that do not exist are created. */
             subscriptions: components["schemas"]["SubscriptionRequestItem"][];
             /** @description The users to subscribe, as user IDs or API emails. Defaults to the caller. Subscribing others needs permission on each channel (can_add_subscribers_group or the organization setting). */
             principals?: components["schemas"]["Principals"];
@@ -1735,7 +1740,7 @@ export interface components {
              */
             topics_policy: components["schemas"]["TopicsPolicy"];
             /** @description Channel folder to put new channels in (feature level 389). */
-            folder_id?: number;
+            folder_id?: components["schemas"]["Id"];
             /** @description Initial value for new channels; default role:nobody. */
             can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
             /** @description Initial value for new channels; default role:administrators. */
@@ -1803,7 +1808,7 @@ export interface components {
             new_subscription_messages_sent?: boolean;
         };
         UnsubscribeRequest: {
-            /** @description Names of the channels to unsubscribe from. */
+            /** @description Names of the channels to unsubscribe from, at most 1,000 per request (a Parley limit). */
             subscriptions: string[];
             /** @description The users to unsubscribe. Defaults to the caller. Removing others needs can_remove_subscribers_group on the channel or administrator rights. */
             principals?: components["schemas"]["Principals"];
@@ -1850,19 +1855,19 @@ export interface components {
          */
         SubscriptionPropertyChange: {
             /** @description A channel the caller is subscribed to. */
-            stream_id: number;
+            stream_id: components["schemas"]["Id"];
             property: components["schemas"]["SubscriptionProperty"];
             value: components["schemas"]["SubscriptionPropertyValue"];
         };
         UpdateSubscriptionSettingsRequest: {
-            /** @description The changes to apply, one object per channel and property. */
+            /** @description The changes to apply, one object per channel and property; at most 1,000. */
             subscription_data: components["schemas"]["SubscriptionPropertyChange"][];
         };
         CreateChannelRequest: {
             name: components["schemas"]["ChannelName"];
             description?: components["schemas"]["ChannelDescription"];
-            /** @description IDs of the users to subscribe to the new channel. Subscribing others needs permission. */
-            subscribers: number[];
+            /** @description IDs of the users to subscribe to the new channel, at most 10,000 (a Parley limit). Subscribing others needs permission. */
+            subscribers: components["schemas"]["Id"][];
             /**
              * @description Have the notification bot announce the new channel.
              * @default false
@@ -1884,7 +1889,7 @@ export interface components {
              */
             is_default_stream: boolean;
             /** @description Channel folder to put the channel in (feature level 389). */
-            folder_id?: number;
+            folder_id?: components["schemas"]["Id"];
             /**
              * @description Topic rules for the channel.
              * @default inherit
@@ -2178,15 +2183,15 @@ export interface components {
          */
         ProfileDataUpdateItem: {
             /** @description ID of a custom profile field. */
-            id: number;
+            id: components["schemas"]["Id"];
             /** @description The new value, checked by the field's type: short text, external account and pronouns at most 50 characters, long text at most 500; a select field one of its option keys; a date as YYYY-MM-DD; a link an http, https or ftp URL; a Users field a list of IDs of active, non-bot users of the organization. null, "" or [] clears the value. */
-            value: (string | null) | number[];
+            value: (string | null) | components["schemas"]["Id"][];
         };
         UpdateUserRequest: {
             full_name?: components["schemas"]["FullName"];
             /** @description The new role (100 owner, 200 administrator, 300 moderator, 400 member, 600 guest); other values give "Invalid role". Only owners may grant or remove the owner role, the only owner cannot lose it, and a guest cannot be made an administrator or owner directly. The user moves to the role's system group (members also to role:fullmembers once they pass the waiting period). */
             role?: components["schemas"]["Role"];
-            /** @description Custom profile field values to set or clear. */
+            /** @description Custom profile field values to set or clear, at most 1,000. */
             profile_data?: components["schemas"]["ProfileDataUpdateItem"][];
             /** @description New email address for the user. Only owners holding the can_change_user_emails special permission may change it (feature level 285); the address must be valid and not in use in the organization. */
             new_email?: string;
@@ -2288,12 +2293,12 @@ export interface components {
              * @description Channels to subscribe new users to besides the default channels. Each must be a default channel or one the caller may add subscribers to; must be empty if the caller may not subscribe others.
              * @default []
              */
-            stream_ids: number[];
+            stream_ids: components["schemas"]["Id"][];
             /**
-             * @description User groups to add new users to; the caller must be allowed to add members to each (feature level 322).
+             * @description User groups to add new users to, at most 1,000; the caller must be allowed to add members to each (feature level 322).
              * @default []
              */
-            group_ids: number[];
+            group_ids: components["schemas"]["Id"][];
             /**
              * @description Also subscribe new users to the organization's default channels; allowed even when the caller may not subscribe others (feature level 261).
              * @default false
@@ -2539,7 +2544,7 @@ export interface components {
             slim_presence: boolean;
             /** @description Limit presence data to users active within this many days (feature level 288). Omitted means the server's default. */
             presence_history_limit_days?: number;
-            /** @description Event types the queue should receive. Omitted means every type. Unknown types are ignored. */
+            /** @description Event types the queue should receive. Omitted means every type. Unknown types are ignored. At most 200 entries. */
             event_types?: string[];
             /**
              * @description Whether the queue also receives message events for every public channel, not only subscribed ones. Guests may not ask for this.
@@ -2550,7 +2555,7 @@ export interface components {
             client_capabilities?: {
                 [key: string]: boolean;
             };
-            /** @description Which parts of the initial state to send, by event type (e.g. `realm`, `realm_user`, `subscription`, `message`, `update_message_flags`, `user_settings`). Omitted means the same as `event_types`. */
+            /** @description Which parts of the initial state to send, by event type (e.g. `realm`, `realm_user`, `subscription`, `message`, `update_message_flags`, `user_settings`). Omitted means the same as `event_types`. At most 200 entries. */
             fetch_event_types?: string[];
             /** @description Restrict message events to those matching this narrow; each term is `[operator, operand]` or `{operator, operand, negated?}`. Default `[]` (no restriction). */
             narrow?: components["schemas"]["Narrow"];
@@ -4472,6 +4477,31 @@ export interface components {
                 "application/json": components["schemas"]["CodedError"];
             };
         };
+        /** @description The request body is larger than the server reads: more than 5 MiB of form data after decompression, more than 1,000 form fields, or a file above the upload limit. Any operation may answer this. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "Request body is too large",
+                 *       "code": "BAD_REQUEST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
+        /** @description The body's Content-Encoding (gzip, deflate and br are read; a multipart body must not be compressed) or its charset is not supported. Any operation may answer this. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
         /** @description Success. */
         SimpleSuccess: {
             headers: {
@@ -4481,23 +4511,32 @@ export interface components {
                 "application/json": components["schemas"]["SimpleSuccess"];
             };
         };
+        /** @description The request body could not be read: compressed content that does not decompress, a multipart body without a boundary or with a malformed part, or a path parameter whose percent-escapes are not UTF-8. Any operation may answer this. */
+        MalformedRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
     };
     parameters: {
         /**
          * @description The ID of the message.
          * @example 1
          */
-        MessageId: number;
+        MessageId: components["schemas"]["Id"];
         /**
          * @description The ID of the channel.
          * @example 1
          */
-        StreamId: number;
+        StreamId: components["schemas"]["Id"];
         /**
          * @description The ID of the user.
          * @example 1
          */
-        UserId: number;
+        UserId: components["schemas"]["Id"];
     };
     requestBodies: never;
     headers: never;
@@ -4550,7 +4589,7 @@ export interface operations {
                  * @example true
                  */
                 apply_markdown?: boolean;
-                /** @description Fetch exactly these messages (the accessible ones, further filtered by narrow) instead of a range. Cannot be combined with anchor, include_anchor, use_first_unread_anchor, num_before or num_after. New in feature level 300. */
+                /** @description Fetch exactly these messages (the accessible ones, further filtered by narrow) instead of a range. Cannot be combined with anchor, include_anchor, use_first_unread_anchor, num_before or num_after. At most 5000 IDs (the most messages one request returns); negative IDs are refused. New in feature level 300. */
                 message_ids?: string;
                 /**
                  * @description Whether the client understands the empty topic. When false the empty topic appears as the realm's empty-topic display name in `subject` and edit_history. New in feature level 334.
@@ -4626,6 +4665,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "send-message": {
@@ -4684,6 +4725,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-message": {
@@ -4762,6 +4805,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "delete-message": {
@@ -4790,6 +4835,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "update-message": {
@@ -4848,6 +4895,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-message-history": {
@@ -4915,6 +4964,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "update-message-flags": {
@@ -4977,6 +5028,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "update-message-flags-for-narrow": {
@@ -5056,6 +5109,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "add-reaction": {
@@ -5103,6 +5158,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "remove-reaction": {
@@ -5150,6 +5207,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "report-message": {
@@ -5195,6 +5254,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "set-typing-status-for-message-edit": {
@@ -5238,6 +5299,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "set-typing-status": {
@@ -5283,6 +5346,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "delete-topic": {
@@ -5334,6 +5399,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-subscriptions": {
@@ -5429,6 +5496,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     subscribe: {
@@ -5498,6 +5567,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     unsubscribe: {
@@ -5557,6 +5628,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "update-subscription-property": {
@@ -5602,6 +5675,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "update-subscription-settings": {
@@ -5675,6 +5750,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "create-channel": {
@@ -5744,6 +5821,8 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelAlreadyExistsError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-own-user": {
@@ -5792,7 +5871,10 @@ export interface operations {
                     "application/json": components["schemas"]["OwnUser"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-users": {
@@ -5879,6 +5961,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "create-user": {
@@ -5935,6 +6019,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-user": {
@@ -6011,6 +6097,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "deactivate-user": {
@@ -6046,6 +6134,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "update-user": {
@@ -6089,6 +6179,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "reactivate-user": {
@@ -6117,6 +6209,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-user-groups": {
@@ -6212,6 +6306,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-is-user-group-member": {
@@ -6229,7 +6325,7 @@ export interface operations {
                  * @description The ID of the user group.
                  * @example 1
                  */
-                user_group_id: number;
+                user_group_id: components["schemas"]["Id"];
                 /**
                  * @description The ID of the user.
                  * @example 1
@@ -6266,6 +6362,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "create-invite-link": {
@@ -6324,6 +6422,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "accept-invite-link": {
@@ -6397,6 +6497,8 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "update-realm-user-settings-defaults": {
@@ -6452,6 +6554,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "register-queue": {
@@ -6535,6 +6639,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-events": {
@@ -6581,6 +6687,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "delete-queue": {
@@ -6618,6 +6726,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-server-settings": {
@@ -6638,6 +6748,9 @@ export interface operations {
                     "application/json": components["schemas"]["ServerSettingsResponse"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "fetch-api-key": {
@@ -6693,6 +6806,8 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationFailedError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many attempts for this username; retry after `retry-after` seconds. */
             429: {
                 headers: {
@@ -6754,6 +6869,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-file-temporary-url": {
@@ -6765,7 +6882,7 @@ export interface operations {
                  * @description The organization ID, the first segment of the file's path_id.
                  * @example 1
                  */
-                realm_id_str: number;
+                realm_id_str: components["schemas"]["Id"];
                 /**
                  * @description The random segment of the file's path_id.
                  * @example k3Jd9sQ2mX7vLp0aR5tYw8Zb
@@ -6790,6 +6907,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileTemporaryUrlResponse"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The file exists but the caller may not read it. */
             403: {
@@ -6827,6 +6945,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "register-push-device": {
@@ -6876,6 +6996,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "add-apns-token": {
@@ -6915,6 +7037,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "remove-apns-token": {
@@ -6952,6 +7076,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "get-saved-snippets": {
@@ -6972,7 +7098,10 @@ export interface operations {
                     "application/json": components["schemas"]["GetSavedSnippetsResponse"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "create-saved-snippet": {
@@ -7020,6 +7149,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
 }

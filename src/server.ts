@@ -6,6 +6,7 @@ import { AppContext, createContext } from './context';
 import { createDb } from './db/connection';
 import { migrateLatest } from './db/migrate';
 import { loadSpec } from './http/spec';
+import { createHttpServer } from './http/transport';
 
 /** Opens the database, migrates it, loads the contract and builds the context. */
 export async function startContext(config: Config): Promise<AppContext> {
@@ -18,8 +19,9 @@ export async function startContext(config: Config): Promise<AppContext> {
 export async function listen(ctx: AppContext, log: Logger): Promise<Server> {
   const spec = await loadSpec();
   const app = buildApp({ ctx, spec, log });
+  const server = createHttpServer(app);
   return new Promise((resolve, reject) => {
-    const server = app.listen(ctx.config.port, ctx.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
-    server.keepAliveTimeout = 65_000;
+    server.once('error', reject);
+    server.listen(ctx.config.port, ctx.config.host, () => resolve(server));
   });
 }

@@ -99,7 +99,8 @@ eachDatabase('events: typing notifications', (dialect) => {
 
     it.each([
       ['no stream_id', { topic: 'x' }, "Missing 'stream_id' argument"],
-      ['no topic', { stream_id: -1 }, 'Missing topic'],
+      ['no topic', { stream_id: 999999 }, 'Missing topic'],
+      ['a negative stream_id', { stream_id: -1, topic: 'x' }, 'stream_id is too small'],
       ['an unknown channel', { stream_id: 999999, topic: 'x' }, 'Invalid channel ID'],
     ])('refuses %s', async (_what, body, msg) => {
       const res = await t.api.post('/typing', t.cast.member, { type: 'channel', op: 'start', ...body });

@@ -197,6 +197,32 @@ eachDatabase('request pipeline', (dialect) => {
       expect(JSON.stringify(res.body)).not.toContain('secret');
     });
 
+    it('logs a 500 once, with the operation and the request id the client got, and never the API key', async () => {
+      const lines: Array<Record<string, any>> = [];
+      const sink = { write: (line: string) => void lines.push(JSON.parse(line)) };
+      const log = pino({ level: 'info' }, sink);
+      const failing: HandlerTable = {
+        ...HANDLERS,
+        'get-users': async () => {
+          throw new Error(`select * from users where api_key = 'x' -- ${'long '.repeat(2000)}`);
+        },
+      };
+      const app = buildApp({ ctx: t.ctx, spec: t.spec, handlers: failing, log });
+      const res = await request(app).get('/api/v1/users').set('Authorization', basic(t.cast.member));
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+      const requestId = res.headers['x-request-id'];
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const errors = lines.filter((l) => l.level >= 50);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ requestId, operationId: 'get-users', method: 'GET', path: '/api/v1/users', msg: 'request failed' });
+      expect(errors[0]!.err.message).toContain('select * from users');
+      expect(errors[0]!.err.message.length).toBeLessThanOrEqual(2001);
+      // The access line names the same request and operation, at info level.
+      expect(lines.find((l) => l.level < 50)).toMatchObject({ level: 30, req: { id: requestId }, operationId: 'get-users' });
+      expect(JSON.stringify(lines)).not.toContain(t.cast.member.api_key);
+    });
+
     it('maps a typed error with extra fields and headers', async () => {
       const app = buildApp({
         ctx: t.ctx,

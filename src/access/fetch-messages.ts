@@ -103,8 +103,14 @@ export async function resolveAnchor(db: Knex, query: NarrowQuery, p: Pick<GetMes
       return (await findFirstAtOrAfter(db, query, ts)) ?? LARGER_THAN_MAX_MESSAGE_ID;
     }
     default:
-      // Message ids stay far below 2^53; larger text would round (possibly to the `newest` sentinel).
-      if (/^\d{1,15}$/.test(raw)) return Number(raw);
+      // Zulip clamps an integer anchor to [0, LARGER_THAN_MAX_MESSAGE_ID]; text
+      // of any length is compared as digits, never through a float that
+      // could round or overflow to Infinity.
+      if (/^-\d+$/.test(raw)) return 0;
+      if (/^\d+$/.test(raw)) {
+        const digits = raw.replace(/^0+(?=\d)/, '');
+        return digits.length > 16 ? LARGER_THAN_MAX_MESSAGE_ID : Math.min(Number(digits), LARGER_THAN_MAX_MESSAGE_ID);
+      }
       throw new ApiError('Invalid anchor');
   }
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { flagMask } from '../domain/flags';
+import { bounded } from '../domain/bounded';
 import { badNarrow, NarrowTerm } from '../domain/narrow';
 import { dmGroupHash } from '../domain/dm';
 import { isGuestRole } from '../domain/roles';
@@ -44,7 +45,7 @@ export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTe
         break;
       }
       case 'channels': {
-        if (t.operand !== 'public' && t.operand !== 'web-public') throw badNarrow(`unknown channels operand ${t.operand}`);
+        if (t.operand !== 'public' && t.operand !== 'web-public') throw badNarrow(`unknown channels operand ${bounded(String(t.operand), 100)}`);
         // Guests see only the public channels they are subscribed to.
         const candidates = t.operand === 'public'
           ? await getPublicChannelRecipientIds(db, realmId)
@@ -96,11 +97,10 @@ export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTe
         if ((t.operand === 'dm' || t.operand === 'private') && !negated) hasDm = true;
         break;
       case 'has': {
-        const column = { link: 'has_link', image: 'has_image', attachment: 'has_attachment' }[String(t.operand)] as
-          'has_link' | 'has_image' | 'has_attachment' | undefined;
+        const column = HAS_COLUMNS.get(String(t.operand));
         if (column) filters.push({ kind: 'has', column, negated });
         else if (t.operand === 'reaction') filters.push({ kind: 'reaction', negated });
-        else throw badNarrow(`unknown 'has' operand ${t.operand}`);
+        else throw badNarrow(`unknown 'has' operand ${bounded(String(t.operand), 100)}`);
         break;
       }
       case 'in': {
@@ -108,7 +108,7 @@ export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTe
           const muted = await getMutedChannelRecipientIds(db, viewer.user.id);
           filters.push({ kind: 'recipient', ids: muted, negated: !negated });
         } else if (t.operand !== 'all') {
-          throw badNarrow(`unknown 'in' operand ${t.operand}`);
+          throw badNarrow(`unknown 'in' operand ${bounded(String(t.operand), 100)}`);
         }
         break;
       }
@@ -136,6 +136,12 @@ export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTe
         historyAllowed = false;
         break;
       }
+      default: {
+        // parseNarrow admits only known operators; a term that reached here
+        // unhandled must fail, never be skipped (that would widen the narrow).
+        const unhandled: never = t.operator;
+        throw badNarrow(`unknown operator ${String(unhandled)}`);
+      }
     }
   }
   if (hasChannel && hasDm) throw badNarrow('No message can be both a channel message and direct message');
@@ -149,6 +155,13 @@ export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTe
     searchWords,
   };
 }
+
+// A Map: operands come from clients (`has:constructor` must be unknown).
+const HAS_COLUMNS: ReadonlyMap<string, 'has_link' | 'has_image' | 'has_attachment'> = new Map([
+  ['link', 'has_link'],
+  ['image', 'has_image'],
+  ['attachment', 'has_attachment'],
+] as const);
 
 async function isFilter(db: Knex, viewer: Viewer, operand: string, negated: boolean): Promise<Filter> {
   switch (operand) {
@@ -173,7 +186,7 @@ async function isFilter(db: Knex, viewer: Viewer, operand: string, negated: bool
       // Parley has no followed topics yet: nothing is followed.
       return negated ? { kind: 'recipient', ids: [], negated: true } : { kind: 'nothing' };
     default:
-      throw badNarrow(`unknown 'is' operand ${operand}`);
+      throw badNarrow(`unknown 'is' operand ${bounded(operand, 100)}`);
   }
 }
 
@@ -229,6 +242,8 @@ async function findUser(db: Knex, realmId: number, operand: string | number | nu
 /** A dm operand: user ids, or emails separated by commas. */
 async function resolveUserList(db: Knex, realmId: number, operand: string | number | number[]): Promise<number[]> {
   const items = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : operand.split(',').map((s) => s.trim()).filter(Boolean);
+  // The contract bounds a list operand; an email string gets the same bound.
+  if (items.length > MAX_DM_OPERAND_USERS) throw badNarrow(`too many users (limit: ${MAX_DM_OPERAND_USERS})`);
   const ids: number[] = [];
   for (const item of items) {
     const user = await findUser(db, realmId, item);
@@ -237,6 +252,9 @@ async function resolveUserList(db: Knex, realmId: number, operand: string | numb
   }
   return ids;
 }
+
+/** A direct message conversation has at most this many other participants. */
+const MAX_DM_OPERAND_USERS = 1000;
 
 async function dmRecipient(db: Knex, userIds: number[]): Promise<number | undefined> {
   const row = await db('dm_groups').where({ huddle_hash: dmGroupHash(userIds) }).first('recipient_id');

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { EDITABLE_FLAGS, FLAG_BITS, flagMask, FlagName } from '../domain/flags';
+import { bounded } from '../domain/bounded';
 import { ApiError, invalidMessage } from '../errors';
 import { accessMessages } from '../access/messages';
 import type { Viewer } from '../access/viewer';
@@ -9,9 +10,10 @@ import { resolveNarrow } from '../access/narrow';
 import { parseNarrow } from '../domain/narrow';
 
 export function checkFlagOperation(op: string, flag: string): FlagName {
-  if (op !== 'add' && op !== 'remove') throw new ApiError(`Invalid message flag operation: '${op}'`);
-  if (!(flag in FLAG_BITS) || flag === 'is_private' || flag === 'active_mobile_push_notification') {
-    throw new ApiError(`Invalid flag: '${flag}'`);
+  if (op !== 'add' && op !== 'remove') throw new ApiError(`Invalid message flag operation: '${bounded(op)}'`);
+  // Own properties only: `constructor` or `toString` is an invalid flag, not Object's.
+  if (!Object.hasOwn(FLAG_BITS, flag) || flag === 'is_private' || flag === 'active_mobile_push_notification') {
+    throw new ApiError(`Invalid flag: '${bounded(flag)}'`);
   }
   if (!EDITABLE_FLAGS.includes(flag as FlagName)) throw new ApiError(`Flag not editable: '${flag}'`);
   return flag as FlagName;

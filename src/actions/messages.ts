@@ -3,6 +3,7 @@ import { inTransaction, Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { flagMask, flagsToApi } from '../domain/flags';
 import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../domain/topics';
+import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
 import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
@@ -12,7 +13,7 @@ import { getRecursiveMemberIds } from '../queries/groups';
 import { getRealmOfUser } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
-import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { type MessageLookups, toApiMessage } from '../serializers/messages';
 import { recordActivity } from './activity';
 import { renderForRealm } from './render';
@@ -100,6 +101,9 @@ async function resolveTarget(ctx: AppContext, viewer: Viewer, p: SendMessagePara
   return { kind: 'direct', recipients };
 }
 
+/** Recipients of one direct message (a Parley limit, documented in the contract). */
+const MAX_DM_RECIPIENTS = 1000;
+
 async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMessageParams['to']): Promise<UserRow[]> {
   if (to === undefined) throw new ApiError("Missing 'to' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'to' });
   const items: Array<string | number> = Array.isArray(to)
@@ -108,12 +112,16 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMes
       ? [to]
       : to.split(',').map((s) => s.trim()).filter(Boolean);
   if (items.length === 0) throw new ApiError('Message must have recipients');
+  // The contract bounds a JSON list; a comma-separated string gets the same bound.
+  if (items.length > MAX_DM_RECIPIENTS) throw new ApiError(`Too many recipients (limit: ${MAX_DM_RECIPIENTS})`);
   const kinds = new Set(items.map((i) => typeof i));
   if (kinds.size > 1) throw new ApiError('Recipient lists may contain emails or user IDs, but not both.');
+  const byId = new Map((await listUsersByIds(ctx.db, realmId, items.filter((i): i is number => typeof i === 'number'))).map((u) => [u.id, u]));
+  const byEmail = await listUsersByApiEmails(ctx.db, realmId, items.filter((i): i is string => typeof i === 'string'));
   const users: UserRow[] = [];
   for (const item of items) {
-    const user = typeof item === 'number' ? await getUserInRealm(ctx.db, realmId, item) : await getUserByApiEmail(ctx.db, realmId, item);
-    if (!user) throw new ApiError(typeof item === 'number' ? `Invalid user ID ${item}` : `Invalid email '${item}'`);
+    const user = typeof item === 'number' ? byId.get(item) : byEmail.get(item);
+    if (!user) throw new ApiError(typeof item === 'number' ? `Invalid user ID ${item}` : `Invalid email '${bounded(item)}'`);
     if (!user.is_active) throw new ApiError(`'${user.email}' is no longer using Zulip.`);
     users.push(user);
   }

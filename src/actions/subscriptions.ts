@@ -2,12 +2,13 @@ import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { channelNameKey, checkChannelName, MAX_CHANNEL_DESCRIPTION_LENGTH } from '../domain/channels';
 import { isAdminRole, isGuestRole } from '../domain/roles';
+import { boundedList } from '../domain/bounded';
 import { ApiError } from '../errors';
 import { canSeeChannel, inGroup, isAdminViewer, Viewer } from '../access/viewer';
-import { ChannelRow, getChannelByName } from '../queries/channels';
+import { ChannelRow, getChannelByName, getChannelsByNames } from '../queries/channels';
 import { getRealmOfUser } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
-import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { channelSettingsFromParams, ChannelCreationParams, checkCanCreateChannel, createChannelInTx, subscribeInTx, unsubscribeInTx } from './channels';
 import { queueChannelCreated, queueSubscribed, queueUnsubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
@@ -25,13 +26,18 @@ const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 /** Principals: user ids or API emails of active users of the realm ("No such user" otherwise, 400 since feature level 208). */
 export async function resolvePrincipals(ctx: AppContext, viewer: Viewer, principals: Array<number | string> | undefined): Promise<UserRow[]> {
   if (principals === undefined) return [viewer.user];
-  const users: UserRow[] = [];
+  const realmId = viewer.user.realm_id;
+  const ids = principals.filter((p): p is number => typeof p === 'number');
+  const emails = principals.filter((p): p is string => typeof p === 'string');
+  const byId = new Map((await listUsersByIds(ctx.db, realmId, ids)).map((u) => [u.id, u]));
+  const byEmail = await listUsersByApiEmails(ctx.db, realmId, emails);
+  const users = new Map<number, UserRow>();
   for (const p of principals) {
-    const user = typeof p === 'number' ? await getUserInRealm(ctx.db, viewer.user.realm_id, p) : await getUserByApiEmail(ctx.db, viewer.user.realm_id, p);
+    const user = typeof p === 'number' ? byId.get(p) : byEmail.get(p);
     if (!user || !user.is_active) throw new ApiError('No such user');
-    if (!users.some((u) => u.id === user.id)) users.push(user);
+    users.set(user.id, user);
   }
-  return users;
+  return [...users.values()];
 }
 
 /**
@@ -72,6 +78,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
   const items: Array<{ name: string; description?: string; color?: string; channel?: ChannelRow }> = [];
   const unauthorized: string[] = [];
   const seen = new Set<string>();
+  const existing = await getChannelsByNames(ctx.db, realm.id, p.subscriptions.map((i) => i.name));
   for (const item of p.subscriptions) {
     const name = checkChannelName(item.name);
     if (seen.has(channelNameKey(name))) continue;
@@ -80,7 +87,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
       throw new ApiError(`Channel description too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters).`);
     }
     if (item.color !== undefined && !HEX_COLOR.test(item.color)) throw new ApiError(`${item.color} is not a valid hex color code`);
-    const channel = await getChannelByName(ctx.db, realm.id, name);
+    const channel = existing.get(channelNameKey(name));
     if (channel && !canSubscribe(viewer, realm, channel, users)) {
       if (fatal) {
         throw new ApiError(channel.invite_only && !canSeeChannel(viewer, channel) ? `Unable to access channel (${name}).` : 'Insufficient permission');
@@ -138,12 +145,13 @@ export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, names: stri
   const users = await resolvePrincipals(ctx, viewer, principals);
   const channels: ChannelRow[] = [];
   const missing: string[] = [];
+  const byName = await getChannelsByNames(ctx.db, viewer.user.realm_id, names);
   for (const name of names) {
-    const c = await getChannelByName(ctx.db, viewer.user.realm_id, name);
+    const c = byName.get(name.trim().toLowerCase());
     if (!c || !canSeeChannel(viewer, c)) missing.push(name);
-    else channels.push(c);
+    else if (!channels.includes(c)) channels.push(c);
   }
-  if (missing.length) throw new ApiError(`Channel(s) (${missing.join(', ')}) do not exist`);
+  if (missing.length) throw new ApiError(`Channel(s) (${boundedList(missing)}) do not exist`);
   const others = users.some((u) => u.id !== viewer.user.id);
   for (const c of channels) {
     if (others && !isAdminRole(viewer.user.role) && !inGroup(viewer, c.can_remove_subscribers_group) && !inGroup(viewer, c.can_administer_channel_group)) {

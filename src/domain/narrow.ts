@@ -1,4 +1,5 @@
 import { ApiError } from '../errors';
+import { bounded } from './bounded';
 
 /**
  * Narrow terms as Zulip defines them (zerver/lib/narrow.py): parsed from the
@@ -13,16 +14,19 @@ export interface NarrowTerm {
   negated: boolean;
 }
 
-const ALIASES: Record<string, Operator> = {
-  channel: 'channel', stream: 'channel',
-  channels: 'channels', streams: 'channels',
-  topic: 'topic', subject: 'topic',
-  sender: 'sender',
-  dm: 'dm', 'pm-with': 'dm', pm_with: 'dm',
-  'dm-including': 'dm-including', 'dm-with': 'dm-including',
-  'group-pm-with': 'group-pm-with',
-  is: 'is', has: 'has', in: 'in', id: 'id', near: 'near', with: 'with', search: 'search', mentions: 'mentions',
-};
+// A Map, not an object literal: operator names come from clients, and
+// `constructor` or `__proto__` must be unknown operators, not Object's own.
+const ALIASES: ReadonlyMap<string, Operator> = new Map<string, Operator>([
+  ['channel', 'channel'], ['stream', 'channel'],
+  ['channels', 'channels'], ['streams', 'channels'],
+  ['topic', 'topic'], ['subject', 'topic'],
+  ['sender', 'sender'],
+  ['dm', 'dm'], ['pm-with', 'dm'], ['pm_with', 'dm'],
+  ['dm-including', 'dm-including'], ['dm-with', 'dm-including'],
+  ['group-pm-with', 'group-pm-with'],
+  ['is', 'is'], ['has', 'has'], ['in', 'in'], ['id', 'id'], ['near', 'near'], ['with', 'with'], ['search', 'search'],
+  ['mentions', 'mentions'],
+]);
 export type Operator =
   | 'channel' | 'channels' | 'topic' | 'sender' | 'dm' | 'dm-including' | 'group-pm-with'
   | 'is' | 'has' | 'in' | 'id' | 'near' | 'with' | 'search' | 'mentions';
@@ -55,8 +59,8 @@ function parseTerm(raw: unknown): NarrowTerm {
   }
   if (typeof operator !== 'string') throw new ApiError('Invalid narrow');
   if (typeof negated !== 'boolean') throw new ApiError('Invalid narrow');
-  const canonical = ALIASES[operator];
-  if (!canonical) throw badNarrow(`unknown operator ${operator}`);
+  const canonical = ALIASES.get(operator);
+  if (!canonical) throw badNarrow(`unknown operator ${bounded(operator, 100)}`);
   if (operand === null || operand === undefined) throw new ApiError('Invalid narrow');
   return { operator: canonical, operand: checkOperand(canonical, operand), negated };
 }

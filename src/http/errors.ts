@@ -1,29 +1,51 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
 import { zulipMessageForValidation } from './validation';
 
 /**
  * The one place errors become responses: typed ApiErrors with their code,
- * status and extra fields; validator errors in Zulip's wording; body-parser
- * errors as 400s; anything else a 500 that reveals nothing (details logged).
+ * status and extra fields; validator errors in Zulip's wording; anything
+ * else a 500 that reveals nothing. A 500 is logged once, with the operation
+ * and the request id the client also got in `X-Request-Id`, so an operator
+ * can find it; neither the SQL nor the stack ever reaches the client.
  */
 export function errorMiddleware(log: Logger) {
   // Express recognises error middleware by its four parameters.
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const { status, body, headers } = toErrorResponse(err);
-    if (status >= 500) log.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    if (status >= 500) {
+      log.error(
+        {
+          err: boundedError(err),
+          requestId: res.getHeader('X-Request-Id'),
+          operationId: res.locals.operationId ?? null,
+          method: req.method,
+          path: bounded(req.originalUrl.split('?')[0] ?? '', 300),
+        },
+        'request failed',
+      );
+    }
     if (res.headersSent) return;
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json(body);
   };
 }
 
+/** The error for the log, with its message cut (a driver error repeats the whole SQL, bound values included). */
+function boundedError(err: unknown): unknown {
+  if (!(err instanceof Error)) return { message: bounded(String(err), 2000) };
+  const e = err as Error & { code?: unknown; errno?: unknown };
+  return { type: e.name, message: bounded(e.message, 2000), code: e.code, errno: e.errno, stack: bounded(e.stack ?? '', 4000) };
+}
+
 export function toErrorResponse(err: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   if (err instanceof ApiError) {
     return {
       status: err.status,
-      body: { result: 'error', msg: err.message, code: err.code, ...err.data },
+      // Messages may quote client input (a channel name, an email): never at length.
+      body: { result: 'error', msg: bounded(err.message, 1000), code: err.code, ...boundedData(err.data) },
       headers: err.headers,
     };
   }
@@ -35,11 +57,11 @@ export function toErrorResponse(err: unknown): { status: number; body: Record<st
     const { msg, code, data } = zulipMessageForValidation(e.errors);
     return { status: 400, body: { result: 'error', msg, code, ...data }, headers: {} };
   }
-  if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') {
-    return { status: 413, body: { result: 'error', msg: 'Request is too large', code: 'BAD_REQUEST' }, headers: {} };
-  }
-  if (e?.type === 'entity.parse.failed' || e?.type === 'encoding.unsupported' || (typeof e?.code === 'string' && e.code.startsWith('LIMIT_'))) {
-    return { status: 400, body: { result: 'error', msg: 'Malformed request body', code: 'BAD_REQUEST' }, headers: {} };
-  }
   return { status: 500, body: { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }, headers: {} };
+}
+
+function boundedData(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) out[k] = typeof v === 'string' ? bounded(v, 1000) : v;
+  return out;
 }

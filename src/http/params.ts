@@ -1,9 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors';
+import { uploadedFiles } from './body';
 import type { OperationInfo } from './spec';
 
 /**
- * Parameter normalisation, driven by the operation (DESIGN §2.3):
+ * Parameter normalisation, driven by the operation:
  * - PATCH/DELETE/POST parameters may arrive in the query string (Zulip reads
  *   both); those the body declares move into the body, the body winning.
  * - Fields whose schema is not a plain string arrive as JSON text and are
@@ -13,7 +14,8 @@ import type { OperationInfo } from './spec';
  */
 export function normalizeParams(req: Request, res: Response, info: OperationInfo): void {
   const ignored = new Set<string>();
-  const query = { ...(req.query as Record<string, unknown>) };
+  // Prototype-free copies: a parameter named __proto__ or constructor is a plain key here.
+  const query: Record<string, unknown> = Object.assign(Object.create(null), req.query);
   if (info.method === 'get') {
     for (const key of Object.keys(query)) {
       if (!info.queryParams.has(key)) {
@@ -22,7 +24,7 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
       }
     }
   } else {
-    const body: Record<string, unknown> = isPlainObject(req.body) ? { ...req.body } : {};
+    const body: Record<string, unknown> = Object.assign(Object.create(null), isPlainObject(req.body) ? req.body : {});
     for (const [key, value] of Object.entries(query)) {
       if (info.queryParams.has(key)) continue;
       if (info.bodyFields.has(key) && !(key in body)) body[key] = value;
@@ -52,9 +54,10 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
       req.headers['content-type'] = 'application/x-www-form-urlencoded';
     }
   }
-  if (!info.acceptsFiles && Array.isArray(req.files) && req.files.length > 0) {
-    for (const f of req.files) ignored.add(f.fieldname);
-    req.files = [];
+  const files = uploadedFiles(res);
+  if (!info.acceptsFiles && files.length > 0) {
+    for (const f of files) ignored.add(f.fieldname);
+    res.locals.uploadedFiles = [];
   }
   Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
   if (info.method === 'get') {

@@ -1,8 +1,8 @@
-import express, { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import multer from 'multer';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
 import { authenticateBasic } from './auth';
+import { bodyParsers } from './body';
 import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId } from './handler';
 import { normalizeParams } from './params';
 import { PREFETCH_VIEWER } from './routes';
@@ -17,21 +17,20 @@ interface PipelineState {
 
 const state = (res: Response) => res.locals.pipeline as PipelineState;
 
+/** Form bodies may hold this much (after decompression); Zulip's nginx allows far more for uploads only. */
+const FORM_BYTES = 5 * 1024 * 1024;
+/** Form fields per request: no operation declares a tenth of this. */
+const FORM_FIELDS = 1000;
+
 /**
- * The /api/v1 request pipeline (DESIGN §2), one pass in this order:
- * body parsing → route match (404/405 before auth, as Zulip) → parameter
- * normalisation → authentication → validation → handler → success envelope.
- * Errors from any step reach the one error middleware in app.ts.
+ * The /api/v1 request pipeline, one pass in this order: route match (404/405
+ * before the body is read and before authentication, as Zulip) → body
+ * parsing → parameter normalisation → authentication → validation → handler
+ * → success envelope. Errors from any step reach the one error middleware in
+ * app.ts.
  */
 export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTable): Router {
   const router = Router();
-  const upload = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: ctx.config.maxFileUploadSizeMib * 1024 * 1024, files: 10, fields: 1000 },
-  });
-
-  router.use(express.urlencoded({ extended: false, limit: '5mb', parameterLimit: 1000 }));
-  router.use((req, res, next) => (req.is('multipart/form-data') ? upload.any()(req, res, next) : next()));
 
   router.use((req: Request, res: Response, next: NextFunction) => {
     const match = matchRoute(spec, req.path, req.method);
@@ -43,8 +42,23 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
         Allow: match.allowed.join(', '),
       });
     }
+    if (match.kind === 'bad-path-parameter') throw new ApiError(`Invalid ${match.name}`);
     res.locals.pipeline = { info: match.info, pathParams: match.pathParams, user: null } satisfies PipelineState;
-    normalizeParams(req, res, match.info);
+    res.locals.operationId = match.info.operationId;
+    next();
+  });
+
+  for (const mw of bodyParsers({
+    formBytes: FORM_BYTES,
+    formFields: FORM_FIELDS,
+    fileBytes: ctx.config.maxFileUploadSizeMib * 1024 * 1024,
+    files: 10,
+  })) {
+    router.use(mw);
+  }
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    normalizeParams(req, res, state(res).info);
     next();
   });
 
@@ -63,7 +77,8 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     const s = state(res);
     const handler = handlers[s.info.operationId as OpId] as Handler<OpId> | undefined;
     if (!handler) throw new NotImplementedError(s.info.operationId);
-    const params = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
+    const params: Record<string, unknown> = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
+    for (const [name, value] of Object.entries(params)) checkNumbersInRange(value, name);
     const data = await handler({ ctx, user: s.user, params: params as never, sent: res.locals.sentParams as Set<string>, req, res });
     if (data === RESPONDED) return;
     const ignored = res.locals.ignoredParameters as string[];
@@ -75,6 +90,24 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     });
   });
   return router;
+}
+
+/**
+ * Every integer the contract admits has a range the validator checks, but the
+ * validator's coercion turns text of hundreds of digits (a path or query
+ * parameter) into Infinity, which passes a range check. No value that is not
+ * a finite, safe number goes further than this.
+ */
+function checkNumbersInRange(value: unknown, name: string): void {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
+      throw new ApiError(`${name} is too ${value < 0 ? 'small' : 'large'}`);
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => checkNumbersInRange(v, `${name}[${i}]`));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) checkNumbersInRange(v, `${name}["${k}"]`);
+  }
 }
 
 /** Path parameters arrive as text; integer ones become numbers (the validator has checked them). */

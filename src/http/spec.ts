@@ -131,6 +131,7 @@ function schemaTypes(schema: SchemaObject): Set<string> {
 
 export type RouteMatch =
   | { kind: 'operation'; info: OperationInfo; pathParams: Record<string, string> }
+  | { kind: 'bad-path-parameter'; name: string }
   | { kind: 'method-not-allowed'; allowed: string[] }
   | { kind: 'not-found' };
 
@@ -145,11 +146,25 @@ export function matchRoute(index: SpecIndex, apiPath: string, method: string): R
     if (template !== null && info.pathTemplate !== template) continue;
     template = info.pathTemplate;
     if (info.method === m || (m === 'head' && info.method === 'get')) {
-      const pathParams: Record<string, string> = {};
-      info.pathParamNames.forEach((name, i) => (pathParams[name] = decodeURIComponent(found[i + 1]!)));
+      const pathParams: Record<string, string> = Object.create(null);
+      for (const [i, name] of info.pathParamNames.entries()) {
+        const value = decodePathSegment(found[i + 1]!);
+        // A malformed escape (%FF, a lone %, a cut UTF-8 sequence) names no object.
+        if (value === null) return { kind: 'bad-path-parameter', name };
+        pathParams[name] = value;
+      }
       return { kind: 'operation', info, pathParams };
     }
     allowed.push(info.method.toUpperCase());
   }
   return allowed.length ? { kind: 'method-not-allowed', allowed: allowed.sort() } : { kind: 'not-found' };
+}
+
+/** decodeURIComponent, or null when the segment's percent-escapes are not valid UTF-8. */
+function decodePathSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }

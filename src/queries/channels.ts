@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { inChunks } from './ids';
 import { mapBools } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -57,6 +58,13 @@ export async function getChannelById(q: Q, realmId: number, id: number): Promise
 /** By name, case-insensitively (names are unique that way). */
 export async function getChannelByName(q: Q, realmId: number, name: string): Promise<ChannelRow | undefined> {
   return toChannel(await q('channels').where({ realm_id: realmId, name_key: name.trim().toLowerCase() }).first());
+}
+
+/** Several channels by name in one statement per thousand names: name key → channel. */
+export async function getChannelsByNames(q: Q, realmId: number, names: readonly string[]): Promise<Map<string, ChannelRow>> {
+  const keys = [...new Set(names.map((n) => n.trim().toLowerCase()))];
+  const rows = await inChunks(keys, (slice) => q('channels').where({ realm_id: realmId }).whereIn('name_key', slice), 1000);
+  return new Map(rows.map((r: Record<string, unknown>) => [r.name_key as string, toChannel(r)!]));
 }
 
 /**

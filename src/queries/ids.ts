@@ -12,8 +12,8 @@ export async function insertOne(q: Knex | Knex.Transaction, table: string, row: 
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** Runs a query per slice of a long id list: SQLite allows at most 32,766 bound variables per statement. */
-export async function inChunks<T>(ids: readonly number[], run: (slice: number[]) => Promise<T[]>, size = 5000): Promise<T[]> {
+/** Runs a query per slice of a long list: SQLite allows at most 32,766 bound variables per statement. */
+export async function inChunks<T, K = number>(ids: readonly K[], run: (slice: K[]) => Promise<T[]>, size = 5000): Promise<T[]> {
   if (ids.length <= size) return run([...ids]);
   const out: T[] = [];
   for (let i = 0; i < ids.length; i += size) out.push(...(await run(ids.slice(i, i + size))));

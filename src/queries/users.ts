@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertOne } from './ids';
+import { inChunks, insertOne } from './ids';
 import { mapBools, rawRows, UserRow } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -92,8 +92,29 @@ export async function listActiveUserIds(q: Q, realmId: number): Promise<number[]
 
 export async function listUsersByIds(q: Q, realmId: number, ids: number[]): Promise<UserRow[]> {
   if (ids.length === 0) return [];
-  const rows = await q('users').where({ realm_id: realmId }).whereIn('id', [...new Set(ids)]);
+  const rows = await inChunks([...new Set(ids)], (slice) => q('users').where({ realm_id: realmId }).whereIn('id', slice));
   return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
+}
+
+/**
+ * Users by API email, several at once (getUserByApiEmail's rule: the real
+ * address in any case, or the user<id>@host placeholder of a hidden one).
+ * The map is keyed by the address as given.
+ */
+export async function listUsersByApiEmails(q: Q, realmId: number, emails: readonly string[]): Promise<Map<string, UserRow>> {
+  const unique = [...new Set(emails)];
+  const keys = [...new Set(unique.map((e) => e.toLowerCase()))];
+  const byKey = await inChunks(keys, (slice) => q('users').where({ realm_id: realmId }).whereIn('email_key', slice), 1000);
+  const byEmail = await inChunks(unique, (slice) => q('users').where({ realm_id: realmId }).whereIn('email', slice), 1000);
+  const keyed = new Map(byKey.map((r: Record<string, unknown>) => [r.email_key as string, mapBools<UserRow>(r)]));
+  const exact = new Map(byEmail.map((r: Record<string, unknown>) => [r.email as string, mapBools<UserRow>(r)]));
+  const out = new Map<string, UserRow>();
+  for (const email of unique) {
+    const k = keyed.get(email.toLowerCase());
+    const user = k && k.email.toLowerCase() === email.toLowerCase() ? k : exact.get(email);
+    if (user) out.set(email, user);
+  }
+  return out;
 }
 
 export async function listActiveBotIdsOwnedBy(q: Q, ownerId: number): Promise<number[]> {

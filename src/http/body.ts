@@ -1,0 +1,202 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import busboy from 'busboy';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { bounded } from '../domain/bounded';
+import { ApiError } from '../errors';
+
+/**
+ * Request bodies, as Zulip clients send them: urlencoded (optionally
+ * compressed) or multipart/form-data. Every limit is enforced while the body
+ * streams in, and every way a body can be broken — garbage or truncated
+ * compression, an unknown charset or encoding, too many fields, a malformed
+ * multipart part — becomes a Zulip-shaped 4xx here, never a 500.
+ */
+export interface BodyLimits {
+  /** Bytes of form data, after decompression (urlencoded) or of non-file parts (multipart). */
+  formBytes: number;
+  /** Form fields per request. */
+  formFields: number;
+  /** Bytes of one uploaded file. */
+  fileBytes: number;
+  /** Files per request. */
+  files: number;
+}
+
+/** An uploaded file held in memory (operations that take files read it from `req.files`). */
+export interface UploadedFile {
+  fieldname: string;
+  originalname: string;
+  mimetype: string;
+  size: number;
+  buffer: Buffer;
+}
+
+/** The files of a multipart request (empty for any other body). */
+export function uploadedFiles(res: Response): UploadedFile[] {
+  return (res.locals.uploadedFiles as UploadedFile[] | undefined) ?? [];
+}
+
+const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
+const malformed = (what = 'Malformed request body') => new ApiError(what, 'BAD_REQUEST', 400);
+
+export function bodyParsers(limits: BodyLimits): RequestHandler[] {
+  return [formBody(limits), multipartBody(limits)];
+}
+
+/**
+ * express.urlencoded (body-parser) decompresses gzip, deflate and br bodies and
+ * applies `limit` to the decompressed bytes, so a small compressed body cannot
+ * expand without bound. Its errors carry an HTTP status (413, 415) or none
+ * (zlib's "incorrect header check" on garbage); all are client errors.
+ */
+function formBody(limits: BodyLimits): RequestHandler {
+  const parse = express.urlencoded({ extended: false, limit: limits.formBytes, parameterLimit: limits.formFields });
+  return (req, res, next) => {
+    void parse(req, res, (err?: unknown) => next(err === undefined ? undefined : bodyParserError(err)));
+  };
+}
+
+function bodyParserError(err: unknown): ApiError {
+  const e = err as { status?: number; type?: string; charset?: string };
+  if (e?.status === 413) return tooLarge();
+  if (e?.type === 'charset.unsupported') {
+    return new ApiError(`Unsupported charset: ${bounded(String(e.charset ?? ''))}`, 'BAD_REQUEST', 415);
+  }
+  if (e?.status === 415) return new ApiError('Unsupported Content-Encoding', 'BAD_REQUEST', 415);
+  return malformed();
+}
+
+/**
+ * multipart/form-data through busboy (the parser multer wraps), so that the
+ * whole body is bounded: a counter between the socket and the parser stops a
+ * body larger than the form budget plus one file, whatever its parts say.
+ * Fields land in a prototype-free object, so a field named `__proto__` is just
+ * a field. Compressed multipart bodies are refused: no Zulip client sends them.
+ */
+function multipartBody(limits: BodyLimits): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!req.is('multipart/form-data')) {
+      next();
+      return;
+    }
+    const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity') {
+      discard(req, res);
+      next(new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415));
+      return;
+    }
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: {
+          fieldNameSize: 200,
+          fieldSize: limits.formBytes,
+          fields: limits.formFields,
+          fileSize: limits.fileBytes,
+          files: limits.files,
+          parts: limits.formFields + limits.files,
+          headerPairs: 20,
+        },
+      });
+    } catch {
+      // "Multipart: Boundary not found", "Unsupported content type", ...
+      discard(req, res);
+      next(malformed('Malformed multipart body'));
+      return;
+    }
+
+    const fields: Record<string, string | string[]> = Object.create(null);
+    const files: UploadedFile[] = [];
+    let formBytes = 0;
+    let settled = false;
+    const counter = new ByteCounter(limits.formBytes + limits.fileBytes);
+    const fail = (err: ApiError) => {
+      if (settled) return;
+      settled = true;
+      req.unpipe(counter);
+      counter.unpipe(parser);
+      parser.removeAllListeners();
+      parser.on('error', () => undefined);
+      discard(req, res);
+      next(err);
+    };
+
+    // These handlers run on the parser's stream events, outside Express: a
+    // throw here would end the process, so each one is guarded.
+    const guarded =
+      <A extends unknown[]>(fn: (...args: A) => void) =>
+      (...args: A) => {
+        try {
+          fn(...args);
+        } catch {
+          fail(malformed('Malformed multipart body'));
+        }
+      };
+    parser.on('field', guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+      if (typeof name !== 'string') return fail(malformed('Malformed multipart body: a part has no name'));
+      if (info.nameTruncated) return fail(malformed('Parameter name too long'));
+      if (info.valueTruncated) return fail(tooLarge());
+      formBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+      if (formBytes > limits.formBytes) return fail(tooLarge());
+      const prior = fields[name];
+      fields[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+    }));
+    parser.on('file', guarded((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
+      stream.on('error', () => fail(malformed('Malformed multipart body')));
+      if (typeof name !== 'string') {
+        stream.resume();
+        return fail(malformed('Malformed multipart body: a part has no name'));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        chunks.push(chunk);
+      });
+      stream.on('limit', () => fail(new ApiError(`Uploaded file is larger than the allowed limit of ${limits.fileBytes / 1048576} MiB`)));
+      stream.on('end', () => {
+        if (settled) return;
+        files.push({ fieldname: name, originalname: info.filename ?? '', mimetype: info.mimeType, size, buffer: Buffer.concat(chunks) });
+      });
+    }));
+    parser.on('fieldsLimit', () => fail(tooLarge()));
+    parser.on('partsLimit', () => fail(tooLarge()));
+    parser.on('filesLimit', () => fail(tooLarge()));
+    // busboy's own errors ("Unexpected end of form", "Malformed part header") are the client's.
+    parser.on('error', () => fail(malformed('Malformed multipart body')));
+    counter.on('error', () => fail(tooLarge()));
+    req.on('error', () => fail(malformed()));
+    parser.on('close', () => {
+      if (settled) return;
+      settled = true;
+      req.body = fields;
+      res.locals.uploadedFiles = files;
+      next();
+    });
+    req.pipe(counter).pipe(parser);
+  };
+}
+
+/** Passes bytes through until more than `max` have gone by, then fails. */
+class ByteCounter extends Transform {
+  private seen = 0;
+  constructor(private readonly max: number) {
+    super();
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.max) done(new Error('body too large'));
+    else done(null, chunk);
+  }
+}
+
+/**
+ * After a refused body the rest of it is not worth reading: the error response
+ * closes the connection, and whatever the client still sends is dropped.
+ */
+function discard(req: Request, res: Response): void {
+  if (!res.headersSent) res.setHeader('Connection', 'close');
+  req.resume();
+}
