@@ -28,14 +28,18 @@ const isRetryable = (err: unknown) => {
 export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const pending: Array<() => void> = [];
+    let result: T;
     try {
-      const result = await db.transaction(async (trx) => work({ trx, afterCommit: (fn) => pending.push(fn) }));
-      for (const fn of pending) fn();
-      return result;
+      result = await db.transaction(async (trx) => work({ trx, afterCommit: (fn) => pending.push(fn) }));
     } catch (err) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(err)) throw err;
       // Back off a little, with jitter, so the competing transactions do not collide again.
       await new Promise((r) => setTimeout(r, attempt * 5 + Math.random() * 10));
+      continue;
     }
+    // Committed: the hooks run outside the retry, since whatever they throw,
+    // running the work again would store it a second time (a sent message twice).
+    for (const fn of pending) fn();
+    return result;
   }
 }

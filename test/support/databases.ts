@@ -30,6 +30,20 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
     await migrateLatest(db);
     return { db, drop: () => db.destroy() };
   }
+  const mysql = await freshMysqlDatabase();
+  const db = createDb({ databaseUrl: mysql.url, dataDir: '' });
+  await migrateLatest(db);
+  return {
+    db,
+    drop: async () => {
+      await db.destroy();
+      await mysql.drop();
+    },
+  };
+}
+
+/** A new, empty MySQL database on TEST_MYSQL_URL: its DATABASE_URL, and how to drop it. */
+export async function freshMysqlDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = new URL(MYSQL_URL!);
   const name = `parley_test_${crypto.randomBytes(5).toString('hex')}`;
   const admin = knexFactory({
@@ -40,12 +54,9 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   const url = new URL(base.toString());
   url.pathname = `/${name}`;
-  const db = createDb({ databaseUrl: url.toString(), dataDir: '' });
-  await migrateLatest(db);
   return {
-    db,
+    url: url.toString(),
     drop: async () => {
-      await db.destroy();
       await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
       await admin.destroy();
     },
