@@ -17,6 +17,8 @@ async function main(): Promise<void> {
   const server = await listen(ctx, log);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  // PORT=0 picks a free port: the address clients use is known only now.
+  if (config.port === 0 && !process.env.EXTERNAL_URL) config.externalUrl = `http://${config.host}:${port}`;
   const site = config.externalUrl;
   const owner = demo.owner;
   const zuliprc = owner ? writeZuliprc(config.dataDir, 'zuliprc', owner.email, owner.api_key, site) : null;
