@@ -74,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'create-user': {
         const realm = await realmOf(ctx, values.realm!);
-        const role = ROLES[values.role!];
+        const role = Object.hasOwn(ROLES, values.role ?? '') ? ROLES[values.role!] : undefined;
         if (role === undefined) throw new ApiError(`Unknown role '${values.role}'`);
         const user = await inTransaction(ctx.db, (tx) =>
           createUserInTx(tx, ctx.bus, {
