@@ -137,6 +137,13 @@ eachDatabase('hostile input', (dialect) => {
       });
     });
 
+    it('bounds the fields of a multipart body as a whole (413)', async () => {
+      await unchanged(async () => {
+        const body = Array.from({ length: 6 }, (_, i) => part(`f${i}`, 'a'.repeat(1024 * 1024))).join('') + '--XX--\r\n';
+        expect(error(await multipart(body))).toEqual(zulipError(413, 'Request body is too large'));
+      });
+    });
+
     it('refuses a compressed multipart body with 415', async () => {
       const res = await call({
         method: 'POST',
