@@ -91,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'api-key': {
         const user = await userOf(ctx, values.realm!, need(values.email, '--email'));
-        const key = values.regenerate ? await doRegenerateApiKey(ctx.db, user.id) : user.api_key;
+        const key = values.regenerate ? await doRegenerateApiKey(ctx.db, user) : user.api_key;
         process.stdout.write(key + '\n');
         return 0;
       }
