@@ -161,7 +161,10 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
   // The row keeps the settings and permission groups the channel starts with (no action changes them afterwards yet).
   await insertAuditLog(trx, {
     realmId: creator.realm_id, actorId: creator.id, channelId, eventType: AuditEventType.CHANNEL_CREATED,
-    extra: { name, invite_only: inviteOnly, is_web_public: input.isWebPublic ?? false, history_public_to_subscribers: historyPublic, ...settings },
+    extra: {
+      name, invite_only: inviteOnly, is_web_public: input.isWebPublic ?? false, history_public_to_subscribers: historyPublic,
+      permission_groups: settings,
+    },
   });
   await subscribeInTx(tx, recipientId, input.subscriberIds, undefined, { realmId: creator.realm_id, actorId: creator.id, channelId });
   return channelId;
