@@ -4,7 +4,9 @@ import { AuditEventType as T } from '../src/domain/audit';
 import { FieldType } from '../src/domain/profile-fields';
 import { Role } from '../src/domain/roles';
 import { eachDatabase } from './support/databases';
-import { ApiResponse, createChannel, startTestServer, TestServer } from './support/server';
+import { createChannelInTx } from '../src/actions/channels';
+import { inTransaction } from '../src/db/transaction';
+import { ApiResponse, createChannel, createMembers, startTestServer, TestServer } from './support/server';
 import { createProfileField, freshUser, systemGroupId } from './users-fixtures';
 
 /** An audit row as the tests compare it (extra_data decoded; `audited` checks the time). */
@@ -285,6 +287,14 @@ eachDatabase('audit log', (dialect) => {
       ]));
       await expectNoRows(() => t.api.post('/invites/multiuse', t.cast.member, {}), 'Insufficient permission');
     });
+  });
+
+  it('writes more than 500 rows at once (a channel created with many subscribers)', async () => {
+    const members = (await createMembers(t, 'crowd', 600)).map((u) => u.id);
+    const { rows } = await audited(() =>
+      inTransaction(t.ctx.db, (tx) => createChannelInTx(tx, t.cast.owner, { name: 'crowded', subscriberIds: members })),
+    );
+    expect(rows.filter((r) => r.event_type === T.SUBSCRIPTION_CREATED)).toHaveLength(600);
   });
 
   describe('command line', () => {
