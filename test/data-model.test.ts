@@ -84,7 +84,7 @@ eachDatabase('data model', (dialect) => {
       ? (await t.ctx.db.raw("SHOW TABLES LIKE 'users'"))[0]
       : await t.ctx.db.raw("SELECT name FROM sqlite_master WHERE type='table' AND name='users'");
     expect(tables).toHaveLength(0);
-    expect(await migrateLatest(t.ctx.db)).toEqual(['001_initial', '002_message_search', '003_exact_keys', '004_api_key_index', '005_sqlite_indexes']);
+    expect(await migrateLatest(t.ctx.db)).toEqual(['001_initial', '002_message_search', '003_exact_keys', '004_api_key_index', '005_sqlite_indexes', '006_audit_log']);
   });
 });
 

@@ -1,10 +1,12 @@
 import type { Tx } from '../db/transaction';
+import { AuditEntry, AuditEventType } from '../domain/audit';
 import { channelNameKey, checkChannelName, MAX_CHANNEL_DESCRIPTION_LENGTH, SUBSCRIPTION_COLORS } from '../domain/channels';
 import { CHANNEL_GROUP_SETTINGS, CHANNEL_SETTING_RULES, ChannelGroupSetting, GroupSettingValue } from '../domain/group-settings';
 import { isAdminRole, isGuestRole, isOwnerRole } from '../domain/roles';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { renderMarkdown } from '../markdown/render';
 import { inGroup, Viewer } from '../access/viewer';
+import { insertAuditLog } from '../queries/audit';
 import { addGroupMembers, getSystemGroupIds, insertGroup } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
 import type { RealmRow, UserRow } from '../queries/rows';
@@ -156,8 +158,32 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
   });
   const recipientId = await insertOne(trx, 'recipients', { type: 2, type_id: channelId });
   await trx('channels').where({ id: channelId }).update({ recipient_id: recipientId });
-  await subscribeInTx(tx, recipientId, input.subscriberIds);
+  // The row keeps the settings and permission groups the channel starts with (no action changes them afterwards yet).
+  await insertAuditLog(trx, {
+    realmId: creator.realm_id, actorId: creator.id, channelId, eventType: AuditEventType.CHANNEL_CREATED,
+    extra: {
+      name, invite_only: inviteOnly, is_web_public: input.isWebPublic ?? false, history_public_to_subscribers: historyPublic,
+      permission_groups: settings,
+    },
+  });
+  await subscribeInTx(tx, recipientId, input.subscriberIds, undefined, { realmId: creator.realm_id, actorId: creator.id, channelId });
   return channelId;
+}
+
+/**
+ * Who changes subscriptions, for the audit log. It records the
+ * subscriptions someone (or, with a null actor, the system) changes for
+ * other people; changing one's own is not an administrative change.
+ */
+export interface SubscriptionAudit {
+  realmId: number;
+  actorId: number | null;
+  channelId: number;
+}
+
+function subscriptionAuditRows(by: SubscriptionAudit | null, userIds: number[], eventType: AuditEntry['eventType']): AuditEntry[] {
+  if (!by) return [];
+  return userIds.filter((id) => id !== by.actorId).map((userId) => ({ ...by, userId, eventType }));
 }
 
 /**
@@ -165,14 +191,18 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
  * subscriber_count; new ones get the next palette color the user does not
  * use yet. Returns the users who were not subscribed before.
  */
-export async function subscribeInTx(tx: Tx, recipientId: number, userIds: number[], colors: Map<number, string> = new Map()): Promise<number[]> {
+export async function subscribeInTx(
+  tx: Tx, recipientId: number, userIds: number[], colors: Map<number, string> = new Map(), by: SubscriptionAudit | null = null,
+): Promise<number[]> {
   const added: number[] = [];
+  const reactivated: number[] = [];
   for (const userId of new Set(userIds)) {
     const existing = await tx.trx('subscriptions').where({ user_id: userId, recipient_id: recipientId }).first('id', 'active');
     if (existing) {
       if (!existing.active) {
         await tx.trx('subscriptions').where({ id: existing.id }).update({ active: true });
         added.push(userId);
+        reactivated.push(userId);
       }
       continue;
     }
@@ -182,15 +212,21 @@ export async function subscribeInTx(tx: Tx, recipientId: number, userIds: number
     added.push(userId);
   }
   if (added.length) await refreshSubscriberCount(tx, recipientId);
+  const created = added.filter((id) => !reactivated.includes(id));
+  await insertAuditLog(tx.trx, [
+    ...subscriptionAuditRows(by, created, AuditEventType.SUBSCRIPTION_CREATED),
+    ...subscriptionAuditRows(by, reactivated, AuditEventType.SUBSCRIPTION_ACTIVATED),
+  ]);
   return added;
 }
 
 /** Marks subscriptions inactive (settings are kept for a later re-subscribe). Returns who was subscribed. */
-export async function unsubscribeInTx(tx: Tx, recipientId: number, userIds: number[]): Promise<number[]> {
+export async function unsubscribeInTx(tx: Tx, recipientId: number, userIds: number[], by: SubscriptionAudit | null = null): Promise<number[]> {
   const active: number[] = await tx.trx('subscriptions').where({ recipient_id: recipientId, active: true }).whereIn('user_id', userIds).pluck('user_id');
   if (active.length) {
     await tx.trx('subscriptions').where({ recipient_id: recipientId }).whereIn('user_id', active).update({ active: false });
     await refreshSubscriberCount(tx, recipientId);
+    await insertAuditLog(tx.trx, subscriptionAuditRows(by, active.map(Number), AuditEventType.SUBSCRIPTION_DEACTIVATED));
   }
   return active;
 }

@@ -1,11 +1,13 @@
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
+import { AuditEventType } from '../domain/audit';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from '../domain/roles';
 import { isPasswordStrongEnough, randomInviteKey } from '../domain/secrets';
 import { checkFullName, isValidEmail } from '../domain/users';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
+import { insertAuditLog } from '../queries/audit';
 import { addGroupMembers, getGroupsByIds } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
 import { getInviteByKey, getInviteChannelIds, getInviteGroupIds } from '../queries/invites';
@@ -77,18 +79,23 @@ export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p:
   const key = randomInviteKey();
   await inTransaction(ctx.db, async ({ trx }) => {
     const now = nowSeconds();
+    const expiresAt = minutes === null ? null : now + minutes * 60;
     const inviteId = await insertOne(trx, 'multiuse_invites', {
       realm_id: user.realm_id,
       referred_by_id: user.id,
       link_key: key,
       invited_as: role,
       date_created: now,
-      expires_at: minutes === null ? null : now + minutes * 60,
+      expires_at: expiresAt,
       include_realm_default_subscriptions: p.include_realm_default_subscriptions ?? false,
       welcome_message_custom_text: isAdminRole(user.role) ? (p.welcome_message_custom_text ?? null) : null,
     });
     if (channelIds.length) await trx('multiuse_invite_channels').insert(channelIds.map((channel_id) => ({ invite_id: inviteId, channel_id })));
     if (groupIds.length) await trx('multiuse_invite_groups').insert(groupIds.map((group_id) => ({ invite_id: inviteId, group_id })));
+    await insertAuditLog(trx, {
+      realmId: user.realm_id, actorId: user.id, eventType: AuditEventType.MULTIUSE_INVITE_CREATED,
+      extra: { multiuse_invite_id: inviteId, invited_as: role, channel_ids: channelIds, group_ids: groupIds, expires_at: expiresAt },
+    });
   });
   return `${ctx.config.externalUrl}/join/${key}/`;
 }
@@ -119,7 +126,8 @@ export async function doAcceptMultiuseInvite(
     }
     const realm = await getRealmById(tx.trx, invite.realm_id);
     if (!realm || realm.deactivated) throw expired();
-    const user = await createUserInTx(tx, ctx.bus, { realmId: realm.id, email, fullName, role: invite.invited_as, password: p.password });
+    // Nobody acts for the person signing up (as in Zulip's audit log); the user-created row names the link.
+    const user = await createUserInTx(tx, ctx.bus, { realmId: realm.id, email, fullName, role: invite.invited_as, password: p.password, inviteId: invite.id });
     const channelIds = await getInviteChannelIds(tx.trx, invite.id);
     const defaults: number[] = invite.include_realm_default_subscriptions
       ? await tx.trx('channels').where({ realm_id: realm.id, is_default: true, deactivated: false }).pluck('id')
@@ -127,10 +135,15 @@ export async function doAcceptMultiuseInvite(
     for (const id of [...new Set([...channelIds, ...defaults])]) {
       const channel = await getChannelById(tx.trx, realm.id, id);
       if (channel && !channel.deactivated) {
-        await queueSubscribed(tx, ctx.bus, realm.id, channel.id, await subscribeInTx(tx, channel.recipient_id, [user.id]));
+        const by = { realmId: realm.id, actorId: null, channelId: channel.id };
+        await queueSubscribed(tx, ctx.bus, realm.id, channel.id, await subscribeInTx(tx, channel.recipient_id, [user.id], undefined, by));
       }
     }
-    for (const groupId of await getInviteGroupIds(tx.trx, invite.id)) await addGroupMembers(tx.trx, groupId, [user.id]);
+    const groupIds = await getInviteGroupIds(tx.trx, invite.id);
+    for (const groupId of groupIds) await addGroupMembers(tx.trx, groupId, [user.id]);
+    await insertAuditLog(tx.trx, groupIds.map((groupId) => ({
+      realmId: realm.id, actorId: null, userId: user.id, groupId, eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED,
+    })));
     await tx.trx('multiuse_invites').where({ id: invite.id }).increment('use_count', 1);
     return user;
   });

@@ -1,8 +1,10 @@
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
+import { AuditEventType, valueChange } from '../domain/audit';
 import { isAdminRole } from '../domain/roles';
 import { NOTIFICATION_SOUNDS, parseSettings, UserSettingName } from '../domain/user-settings';
 import { adminRequired, ApiError } from '../errors';
+import { insertAuditLog } from '../queries/audit';
 import { getRealmUserDefaultsRaw } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listActiveUserIds, setRealmUserDefaultsRaw } from '../queries/users';
@@ -54,6 +56,12 @@ export async function doUpdateRealmUserDefaults(ctx: AppContext, actor: UserRow,
     const settings: Record<string, unknown> = parseSettings(await getRealmUserDefaultsRaw(tx.trx, actor.realm_id));
     const changed = (Object.keys(wanted) as UserSettingName[]).filter((k) => settings[k] !== wanted[k]);
     if (changed.length === 0) return;
+    await insertAuditLog(tx.trx, changed.map((k) => ({
+      realmId: actor.realm_id,
+      actorId: actor.id,
+      eventType: AuditEventType.REALM_DEFAULT_USER_SETTINGS_CHANGED,
+      extra: valueChange(settings[k], wanted[k], k),
+    })));
     for (const k of changed) settings[k] = wanted[k];
     await setRealmUserDefaultsRaw(tx.trx, actor.realm_id, JSON.stringify(settings));
     const audience = await listActiveUserIds(tx.trx, actor.realm_id);

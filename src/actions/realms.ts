@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import { REALM_GROUP_SETTINGS } from '../db/migrations/001_initial';
 import { inTransaction } from '../db/transaction';
+import { AuditEventType } from '../domain/audit';
 import { SYSTEM_GROUP_PARENT, SYSTEM_GROUPS, SystemGroupName } from '../domain/roles';
 import { USER_SETTING_DEFAULTS } from '../domain/user-settings';
 import { ApiError } from '../errors';
+import { insertAuditLog } from '../queries/audit';
 import { addSubgroup, insertGroup } from '../queries/groups';
 import { nowSeconds } from '../queries/ids';
 import { getRealmByStringId, insertRealm, insertRealmUserDefaults, updateRealm } from '../queries/realms';
@@ -96,6 +98,8 @@ export async function doCreateRealm(db: Knex, input: NewRealm): Promise<number> 
     for (const [setting, group] of Object.entries(REALM_GROUP_DEFAULTS)) settings[setting] = ids.get(group)!;
     await updateRealm(trx, realmId, settings);
     await insertRealmUserDefaults(trx, realmId, JSON.stringify(USER_SETTING_DEFAULTS));
+    // Made from the command line (or a test), so nobody is the acting user.
+    await insertAuditLog(trx, { realmId, actorId: null, eventType: AuditEventType.REALM_CREATED, extra: { string_id: input.stringId, name } });
     return realmId;
   });
 }

@@ -120,7 +120,8 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
         if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, item.name);
       }
       const colors = new Map(item.color ? users.map((u) => [u.id, item.color!]) : []);
-      const added = await subscribeInTx(tx, channel.recipient_id, users.map((u) => u.id), colors);
+      const by = { realmId: realm.id, actorId: viewer.user.id, channelId: channel.id };
+      const added = await subscribeInTx(tx, channel.recipient_id, users.map((u) => u.id), colors, by);
       await queueSubscribed(tx, ctx.bus, realm.id, channel.id, added);
       for (const u of users) {
         const bucket = added.includes(u.id) ? subscribed : already;
@@ -162,7 +163,7 @@ export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, names: stri
   const notRemoved: string[] = [];
   await inTransaction(ctx.db, async (tx: Tx) => {
     for (const c of channels) {
-      const was = await unsubscribeInTx(tx, c.recipient_id, users.map((u) => u.id));
+      const was = await unsubscribeInTx(tx, c.recipient_id, users.map((u) => u.id), { realmId: c.realm_id, actorId: viewer.user.id, channelId: c.id });
       await queueUnsubscribed(tx, ctx.bus, c, was);
       for (const u of users) (was.includes(u.id) ? removed : notRemoved).push(c.name);
     }

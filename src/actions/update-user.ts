@@ -1,11 +1,13 @@
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
+import { AuditEntry, AuditEventType, valueChange } from '../domain/audit';
 import { isAdminRole, Role } from '../domain/roles';
 import { checkProfileValue, isClearingValue, isRenderable, ProfileFieldDef } from '../domain/profile-fields';
 import { apiEmailFor, checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
 import { parseSettings } from '../domain/user-settings';
 import { apiEmailHost } from './users';
 import { adminRequired, ApiError, noSuchUser } from '../errors';
+import { insertAuditLog } from '../queries/audit';
 import { nowSeconds } from '../queries/ids';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue } from '../queries/profile-fields';
@@ -48,37 +50,45 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, userId: numb
     const emit = ({ person, audience }: Pending) =>
       tx.afterCommit(() => ctx.bus.publish({ event: { type: 'realm_user', op: 'update', person }, userIds: audience }));
     const toAll = (part: Record<string, unknown>) => emit({ person: { user_id: target.id, ...part }, audience });
+    const audit = (eventType: AuditEntry['eventType'], extra: Record<string, unknown>) =>
+      insertAuditLog(tx.trx, { realmId: actor.realm_id, actorId: actor.id, userId: target.id, eventType, extra });
     if (changes.role !== undefined && changes.role !== target.role) {
       checkRoleChange(actor.role, target.role, changes.role, await isOnlyOwnerInTx(tx, target));
       toAll({ role: changes.role });
-      await changeRoleInTx(tx, ctx, target, changes.role);
+      await audit(AuditEventType.USER_ROLE_CHANGED, valueChange(target.role, changes.role));
+      await changeRoleInTx(tx, ctx, actor, target, changes.role);
     }
     // Zulip skips an unchanged or blank name rather than refusing it.
     if (changes.full_name !== undefined && changes.full_name !== target.full_name && changes.full_name.trim() !== '') {
       const fullName = checkFullName(changes.full_name);
       await updateUser(tx.trx, target.id, { full_name: fullName });
       toAll({ full_name: fullName });
+      await audit(AuditEventType.USER_FULL_NAME_CHANGED, valueChange(target.full_name, fullName));
     }
     if (changes.profile_data) {
-      for (const field of await applyProfileData(tx, target, changes.profile_data)) toAll({ custom_profile_field: field });
+      for (const { field, old } of await applyProfileData(tx, target, changes.profile_data)) {
+        toAll({ custom_profile_field: field });
+        await audit(AuditEventType.USER_CUSTOM_PROFILE_DATA_CHANGED, { field_id: field.id, ...valueChange(old, field.value) });
+      }
     }
     if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
       for (const p of await changeEmailInTx(tx, target, changes.new_email, audience)) emit(p);
+      await audit(AuditEventType.USER_EMAIL_CHANGED, valueChange(target.delivery_email, changes.new_email.trim()));
     }
   });
 }
 
-async function changeRoleInTx(tx: Tx, ctx: AppContext, target: UserRow, role: number): Promise<void> {
+async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: UserRow, role: number): Promise<void> {
   await updateUser(tx.trx, target.id, { role });
   const realm = (await getRealmById(tx.trx, target.realm_id))!;
-  await syncSystemGroupsInTx(tx, ctx.bus, { ...target, role }, realm, nowSeconds());
+  await syncSystemGroupsInTx(tx, ctx.bus, { ...target, role }, realm, nowSeconds(), actor.id);
 }
 
 /**
  * Sets and clears custom profile field values. Zulip removes the values
  * given as null, "" or [] first, then checks every other value against its
  * field's type before storing any. Returns the event parts of the values
- * that actually changed.
+ * that actually changed, each with the value it replaced (for the audit log).
  */
 async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<UserChanges['profile_data']>) {
   const fields = await getProfileFields(tx.trx, target.realm_id, items.map((i) => i.id));
@@ -87,12 +97,14 @@ async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<User
     if (!f) throw new ApiError(`Field id ${id} not found.`);
     return f;
   };
-  const changed: Array<{ id: number; value: string | null; rendered_value?: string | null }> = [];
+  type Field = { id: number; value: string | null; rendered_value?: string | null };
+  const changed: Array<{ field: Field; old: string | null }> = [];
   const toSet: Array<{ field: ProfileFieldDef; value: string }> = [];
   for (const item of items) {
     const field = fieldOf(item.id);
     if (isClearingValue(item.value)) {
-      if (await deleteProfileValue(tx.trx, target.id, field.id)) changed.push({ id: field.id, value: null });
+      const old = await getProfileValue(tx.trx, target.id, field.id);
+      if (old && (await deleteProfileValue(tx.trx, target.id, field.id))) changed.push({ field: { id: field.id, value: null }, old: old.value });
       continue;
     }
     const checked = checkProfileValue(field, item.value);
@@ -104,7 +116,7 @@ async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<User
     if (old?.value === value) continue;
     const rendered = isRenderable(field.field_type) ? (await renderForRealm(tx.trx, target.realm_id, value, null)).html : null;
     await setProfileValue(tx.trx, { user_id: target.id, field_id: field.id, value, rendered_value: rendered });
-    changed.push(rendered === null ? { id: field.id, value } : { id: field.id, value, rendered_value: rendered });
+    changed.push({ field: rendered === null ? { id: field.id, value } : { id: field.id, value, rendered_value: rendered }, old: old?.value ?? null });
   }
   return changed;
 }

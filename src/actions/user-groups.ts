@@ -1,6 +1,8 @@
 import type { AppContext } from '../context';
 import type { Tx } from '../db/transaction';
+import { AuditEventType } from '../domain/audit';
 import { Role, roleSystemGroup, SYSTEM_GROUPS } from '../domain/roles';
+import { insertAuditLog } from '../queries/audit';
 import { addGroupMembers, getSystemGroupIds, removeGroupMembers } from '../queries/groups';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listActiveUserIds } from '../queries/users';
@@ -21,9 +23,12 @@ export function directSystemGroups(role: number, dateJoined: number, realm: Real
 /**
  * Moves a user to the system groups of their (new) role, inside the
  * caller's transaction, and queues Zulip's user_group remove_members /
- * add_members events for every group that changed.
+ * add_members events for every group that changed. `actorId` made the
+ * change, for the audit log.
  */
-export async function syncSystemGroupsInTx(tx: Tx, bus: AppContext['bus'], user: UserRow, realm: RealmRow, now: number): Promise<void> {
+export async function syncSystemGroupsInTx(
+  tx: Tx, bus: AppContext['bus'], user: UserRow, realm: RealmRow, now: number, actorId: number | null,
+): Promise<void> {
   const ids = await getSystemGroupIds(tx.trx, realm.id);
   const systemIds = SYSTEM_GROUPS.map((g) => ids.get(g.name)!);
   const current: number[] = (
@@ -35,6 +40,11 @@ export async function syncSystemGroupsInTx(tx: Tx, bus: AppContext['bus'], user:
   for (const g of removed) await removeGroupMembers(tx.trx, g, [user.id]);
   for (const g of added) await addGroupMembers(tx.trx, g, [user.id]);
   if (removed.length + added.length === 0) return;
+  const audit = { realmId: realm.id, actorId, userId: user.id };
+  await insertAuditLog(tx.trx, [
+    ...removed.map((groupId) => ({ ...audit, eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED, groupId })),
+    ...added.map((groupId) => ({ ...audit, eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, groupId })),
+  ]);
   const audience = await listActiveUserIds(tx.trx, realm.id);
   tx.afterCommit(() => {
     for (const g of removed) bus.publish({ event: { type: 'user_group', op: 'remove_members', group_id: g, user_ids: [user.id] }, userIds: audience });

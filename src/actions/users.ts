@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import { accessUserForAdmin } from '../access/users';
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
+import { AuditEventType } from '../domain/audit';
 import { isAdminRole, Role, ROLE_CODES } from '../domain/roles';
 import { generateApiKey, hashPassword, isPasswordStrongEnough } from '../domain/secrets';
 import { parseSettings } from '../domain/user-settings';
 import { apiEmailFor, checkFullName, emailKey, isValidEmail } from '../domain/users';
 import { loadConfig } from '../config';
 import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
+import { insertAuditLog } from '../queries/audit';
 import { addGroupMembers, getSystemGroupIds } from '../queries/groups';
 import { insertOne, nowSeconds } from '../queries/ids';
 import { getRealmById, getRealmUserDefaultsRaw } from '../queries/realms';
@@ -36,6 +38,10 @@ export interface NewUser {
   botOwnerId?: number | null;
   canCreateUsers?: boolean;
   timezone?: string;
+  /** Who creates the account, for the audit log: null for the command line, the system, or a sign-up. */
+  actorId?: number | null;
+  /** The invitation link the person signed up with, for the audit log. */
+  inviteId?: number;
 }
 
 /**
@@ -80,7 +86,13 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
   const recipientId = await insertOne(trx, 'recipients', { type: 1, type_id: userId });
   await updateUser(trx, userId, { recipient_id: recipientId });
   const groups = await getSystemGroupIds(trx, realm.id);
-  for (const name of directSystemGroups(role, now, realm, now)) await addGroupMembers(trx, groups.get(name)!, [userId]);
+  const memberOf = directSystemGroups(role, now, realm, now).map((name) => groups.get(name)!);
+  for (const group of memberOf) await addGroupMembers(trx, group, [userId]);
+  const audit = { realmId: realm.id, actorId: input.actorId ?? null, userId };
+  await insertAuditLog(trx, [
+    { ...audit, eventType: AuditEventType.USER_CREATED, extra: { role, ...(input.inviteId ? { multiuse_invite_id: input.inviteId } : {}) } },
+    ...memberOf.map((groupId) => ({ ...audit, eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, groupId })),
+  ]);
   const user = (await getUserById(trx, userId))!;
   if (bus) {
     const person = toApiUser(user, { viewer: null });
@@ -103,14 +115,17 @@ export async function doCreateUser(
   if (!isValidEmail(email)) throw new ApiError('Bad name or username');
   if (!isPasswordStrongEnough(input.password)) throw new ApiError('The password is too weak.');
   return inTransaction(ctx.db, (tx) =>
-    createUserInTx(tx, ctx.bus, { realmId: actor.realm_id, email, fullName, password: input.password }),
+    createUserInTx(tx, ctx.bus, { realmId: actor.realm_id, email, fullName, password: input.password, actorId: actor.id }),
   );
 }
 
-/** Replaces a user's API key; the old one stops working at once. */
-export async function doRegenerateApiKey(db: Knex, userId: number): Promise<string> {
+/** Replaces a user's API key; the old one stops working at once. The audit row never holds a key. */
+export async function doRegenerateApiKey(db: Knex, user: Pick<UserRow, 'id' | 'realm_id'>, actorId: number | null = null): Promise<string> {
   const apiKey = generateApiKey();
-  await updateUser(db, userId, { api_key: apiKey });
+  await inTransaction(db, async ({ trx }) => {
+    await updateUser(trx, user.id, { api_key: apiKey });
+    await insertAuditLog(trx, { realmId: user.realm_id, actorId, eventType: AuditEventType.USER_API_KEY_CHANGED, userId: user.id });
+  });
   return apiKey;
 }
 
@@ -150,6 +165,8 @@ export async function doDeactivateUser(ctx: AppContext, userId: number, actor: U
     if (actor && (await isOnlyOwnerInTx(tx, target))) throw new ApiError('Cannot deactivate the only organization owner');
     const ids = [target.id, ...(await listActiveBotIdsOwnedBy(tx.trx, target.id))];
     await setUsersActive(tx.trx, ids, false);
+    const audit = { realmId: target.realm_id, actorId: actor?.id ?? null, eventType: AuditEventType.USER_DEACTIVATED };
+    await insertAuditLog(tx.trx, ids.map((userId) => ({ ...audit, userId })));
     await queueActiveEvents(tx, ctx.bus, target.realm_id, ids, false);
   });
 }
@@ -164,6 +181,7 @@ export async function doReactivateUser(ctx: AppContext, actor: UserRow, userId: 
     // Zulip's access check lets active users through; reactivating one would only repeat its events.
     if (target.is_active) throw new ApiError('User is already active');
     await setUsersActive(tx.trx, [target.id], true);
+    await insertAuditLog(tx.trx, { realmId: target.realm_id, actorId: actor.id, eventType: AuditEventType.USER_REACTIVATED, userId: target.id });
     await queueActiveEvents(tx, ctx.bus, target.realm_id, [target.id], true);
   });
 }

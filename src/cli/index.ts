@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { doCreateRealm } from '../actions/realms';
+import { auditLogCommand } from './audit-log';
 import { createUserInTx, doRegenerateApiKey } from '../actions/users';
 import { loadConfig } from '../config';
 import type { AppContext } from '../context';
@@ -26,6 +27,9 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
                                            print (or replace and print) a user's API key
   zuliprc --email EMAIL [--realm ID] [--output FILE] [--site URL]
                                            print a zuliprc for a user, or write it to FILE
+  audit-log [--realm ID] [--user EMAIL] [--limit N] [--json]
+                                           print the audit log, newest first (50 rows unless
+                                           --limit, at most 1000); --user: rows by or about them
 
 Configuration comes from the environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
 
@@ -47,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' }, realm: { type: 'string', default: '' }, role: { type: 'string', default: 'member' },
       password: { type: 'string' }, 'can-create-users': { type: 'boolean', default: false },
       regenerate: { type: 'boolean', default: false }, output: { type: 'string' }, site: { type: 'string' },
+      user: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -91,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'api-key': {
         const user = await userOf(ctx, values.realm!, need(values.email, '--email'));
-        const key = values.regenerate ? await doRegenerateApiKey(ctx.db, user.id) : user.api_key;
+        const key = values.regenerate ? await doRegenerateApiKey(ctx.db, user) : user.api_key;
         process.stdout.write(key + '\n');
         return 0;
       }
@@ -105,6 +110,9 @@ async function main(argv: string[]): Promise<number> {
         }
         return 0;
       }
+      case 'audit-log':
+        process.stdout.write(await auditLogCommand(ctx.db, { realm: values.realm!, user: values.user, limit: values.limit, json: values.json }));
+        return 0;
       default:
         process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
         return 2;

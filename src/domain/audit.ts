@@ -1,0 +1,64 @@
+/**
+ * Audit log event types. The numbers are Zulip's (its AuditLogEventType), so
+ * a row reads the same to anyone who knows Zulip's audit log; only the types
+ * Parley writes today are listed. Zulip has no type for two changes Parley
+ * records; those use numbers from 30000 up, far from every range Zulip uses,
+ * so a later Zulip type cannot collide with them.
+ */
+export const AuditEventType = {
+  USER_CREATED: 101,
+  USER_DEACTIVATED: 103,
+  USER_REACTIVATED: 104,
+  USER_ROLE_CHANGED: 105,
+  USER_FULL_NAME_CHANGED: 124,
+  USER_EMAIL_CHANGED: 125,
+  USER_API_KEY_CHANGED: 127,
+
+  REALM_CREATED: 215,
+  REALM_DEFAULT_USER_SETTINGS_CHANGED: 216,
+
+  SUBSCRIPTION_CREATED: 301,
+  SUBSCRIPTION_ACTIVATED: 302,
+  SUBSCRIPTION_DEACTIVATED: 303,
+
+  CHANNEL_CREATED: 601,
+
+  USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED: 703,
+  USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED: 704,
+
+  // Parley only.
+  USER_CUSTOM_PROFILE_DATA_CHANGED: 30001,
+  MULTIUSE_INVITE_CREATED: 30002,
+} as const;
+export type AuditEventTypeCode = (typeof AuditEventType)[keyof typeof AuditEventType];
+
+const NAMES = new Map<number, string>(Object.entries(AuditEventType).map(([name, code]) => [code, name]));
+
+/** The constant's name for a stored code ("UNKNOWN_<n>" for a code this version does not know). */
+export function auditEventTypeName(code: number): string {
+  return NAMES.get(code) ?? `UNKNOWN_${code}`;
+}
+
+/** One audit row, as actions describe it (the query layer adds the time and encodes extra as JSON). */
+export interface AuditEntry {
+  realmId: number;
+  /** Who made the change; null for the command line, the system, or a sign-up through an invitation link. */
+  actorId: number | null;
+  eventType: AuditEventTypeCode;
+  userId?: number | null;
+  channelId?: number | null;
+  groupId?: number | null;
+  extra?: Record<string, unknown> | null;
+}
+
+/**
+ * extra_data of a change: old_value, new_value and, where the row is one of
+ * several settings, property. Zulip's conventions (it stores the two values
+ * under the keys "1" and "2", its OLD_VALUE and NEW_VALUE; Parley spells them
+ * out so the JSON reads without a key table).
+ */
+export function valueChange(oldValue: unknown, newValue: unknown, property?: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { old_value: oldValue ?? null, new_value: newValue ?? null };
+  if (property !== undefined) out.property = property;
+  return out;
+}
