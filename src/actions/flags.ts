@@ -3,6 +3,7 @@ import { inTransaction, Tx } from '../db/transaction';
 import { EDITABLE_FLAGS, FLAG_BITS, flagMask, FlagName } from '../domain/flags';
 import { bounded } from '../domain/bounded';
 import { ApiError, invalidMessage } from '../errors';
+import { insertRows } from '../queries/ids';
 import { accessMessages } from '../access/messages';
 import type { Viewer } from '../access/viewer';
 import { fetchAround, resolveAnchor } from '../access/fetch-messages';
@@ -67,7 +68,7 @@ export async function applyFlagInTx(tx: Tx, viewer: Viewer, ids: number[], op: '
     const base = flagMask('historical') + flagMask('read');
     const flags = flag === 'read' ? base : base + mask;
     const rows = toCreate.map((message_id) => ({ user_id: viewer.user.id, message_id, flags }));
-    for (let i = 0; i < rows.length; i += 1000) await tx.trx('user_messages').insert(rows.slice(i, i + 1000));
+    await insertRows(tx.trx, 'user_messages', rows);
     changed.push(...toCreate);
   }
   return { changed: changed.sort((a, b) => a - b), ignoredChannels: [...ignored].sort((a, b) => a - b) };

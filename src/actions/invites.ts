@@ -9,7 +9,7 @@ import { inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import { insertAuditLog } from '../queries/audit';
 import { addGroupMembers, getGroupsByIds } from '../queries/groups';
-import { insertOne, nowSeconds } from '../queries/ids';
+import { insertOne, insertRows, nowSeconds } from '../queries/ids';
 import { getInviteByKey, getInviteChannelIds, getInviteGroupIds } from '../queries/invites';
 import { getRealmById, getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
@@ -90,8 +90,8 @@ export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p:
       include_realm_default_subscriptions: p.include_realm_default_subscriptions ?? false,
       welcome_message_custom_text: isAdminRole(user.role) ? (p.welcome_message_custom_text ?? null) : null,
     });
-    if (channelIds.length) await trx('multiuse_invite_channels').insert(channelIds.map((channel_id) => ({ invite_id: inviteId, channel_id })));
-    if (groupIds.length) await trx('multiuse_invite_groups').insert(groupIds.map((group_id) => ({ invite_id: inviteId, group_id })));
+    await insertRows(trx, 'multiuse_invite_channels', channelIds.map((channel_id) => ({ invite_id: inviteId, channel_id })));
+    await insertRows(trx, 'multiuse_invite_groups', groupIds.map((group_id) => ({ invite_id: inviteId, group_id })));
     await insertAuditLog(trx, {
       realmId: user.realm_id, actorId: user.id, eventType: AuditEventType.MULTIUSE_INVITE_CREATED,
       extra: { multiuse_invite_id: inviteId, invited_as: role, channel_ids: channelIds, group_ids: groupIds, expires_at: expiresAt },

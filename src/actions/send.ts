@@ -1,6 +1,6 @@
 import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
-import { insertOne, nowSeconds } from '../queries/ids';
+import { insertOne, insertRows, nowSeconds } from '../queries/ids';
 import type { MessageRow } from '../queries/messages';
 
 export interface RenderedContent {
@@ -87,6 +87,6 @@ export async function dmGroupRecipient(tx: Tx, userIds: number[]): Promise<{ rec
   const groupId = await insertOne(tx.trx, 'dm_groups', { huddle_hash: hash, group_size: sorted.length });
   const recipientId = await insertOne(tx.trx, 'recipients', { type: 3, type_id: groupId });
   await tx.trx('dm_groups').where({ id: groupId }).update({ recipient_id: recipientId });
-  await tx.trx('subscriptions').insert(sorted.map((user_id) => ({ user_id, recipient_id: recipientId })));
+  await insertRows(tx.trx, 'subscriptions', sorted.map((user_id) => ({ user_id, recipient_id: recipientId })));
   return { recipientId, groupId, created: true };
 }

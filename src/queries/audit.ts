@@ -1,29 +1,20 @@
 import type { Knex } from 'knex';
 import type { AuditEntry } from '../domain/audit';
-import { nowSeconds } from './ids';
+import { insertRows, nowSeconds } from './ids';
 
 type Q = Knex | Knex.Transaction;
 
 /**
- * Rows per INSERT: on SQLite knex writes a multi-row insert as one compound
- * SELECT, and SQLite refuses more than 500 terms in one (a channel created with
- * 600 subscribers failed as one statement).
- */
-const ROWS_PER_STATEMENT = 500;
-
-/**
- * Writes audit rows, all stamped with the current time (one statement per
- * 500 rows). Actions call it with their transaction, so a change and
- * its audit rows commit or roll back together.
+ * Writes audit rows, all stamped with the current time (in slices of
+ * MAX_ROWS_PER_INSERT). Actions call it with their transaction, so a change
+ * and its audit rows commit or roll back together.
  */
 export async function insertAuditLog(q: Q, entries: AuditEntry | AuditEntry[]): Promise<void> {
   const list = Array.isArray(entries) ? entries : [entries];
   const now = nowSeconds();
-  for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) await insertRows(q, list.slice(i, i + ROWS_PER_STATEMENT), now);
-}
-
-async function insertRows(q: Q, list: AuditEntry[], now: number): Promise<void> {
-  await q('audit_log').insert(
+  await insertRows(
+    q,
+    'audit_log',
     list.map((e) => ({
       realm_id: e.realmId,
       acting_user_id: e.actorId,

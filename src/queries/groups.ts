@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertOne } from './ids';
+import { insertOne, insertRows } from './ids';
 import { rawRows } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -10,10 +10,7 @@ export async function insertGroup(q: Q, row: Record<string, unknown>): Promise<n
 
 export async function addGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {
   if (userIds.length === 0) return;
-  await q('group_members')
-    .insert(userIds.map((user_id) => ({ group_id: groupId, user_id })))
-    .onConflict(['group_id', 'user_id'])
-    .ignore();
+  await insertRows(q, 'group_members', userIds.map((user_id) => ({ group_id: groupId, user_id })), ['group_id', 'user_id']);
 }
 
 export async function removeGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {

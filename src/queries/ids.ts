@@ -10,6 +10,25 @@ export async function insertOne(q: Knex | Knex.Transaction, table: string, row: 
   return typeof first === 'object' && first !== null ? Number((first as { id: number }).id) : Number(first);
 }
 
+/**
+ * knex writes a multi-row INSERT for SQLite as one compound SELECT, and SQLite
+ * allows at most 500 terms in one: longer lists are inserted in slices.
+ */
+export const MAX_ROWS_PER_INSERT = 500;
+
+/** Inserts rows in statements of at most MAX_ROWS_PER_INSERT; with `ignoreConflictOn`, rows clashing on that key are skipped. */
+export async function insertRows(
+  q: Knex | Knex.Transaction,
+  table: string,
+  rows: ReadonlyArray<Record<string, unknown>>,
+  ignoreConflictOn?: string[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += MAX_ROWS_PER_INSERT) {
+    const insert = q(table).insert(rows.slice(i, i + MAX_ROWS_PER_INSERT));
+    await (ignoreConflictOn ? insert.onConflict(ignoreConflictOn).ignore() : insert);
+  }
+}
+
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Runs a query per slice of a long list: SQLite allows at most 32,766 bound variables per statement. */
