@@ -2561,20 +2561,35 @@ export interface components {
             /** @description Human-readable label. */
             name: string;
         };
-        /** @description How one group-based permission setting may be configured. */
+        /**
+         * @description How one group-based permission setting may be configured.
+         * @example {
+         *       "require_system_group": true,
+         *       "allow_internet_group": false,
+         *       "allow_nobody_group": false,
+         *       "allow_everyone_group": true,
+         *       "default_group_name": "role:everyone",
+         *       "default_for_system_groups": null,
+         *       "allowed_system_groups": [
+         *         "role:everyone",
+         *         "role:members"
+         *       ]
+         *     }
+         */
         GroupPermissionSetting: {
             /** @description Whether the value must be a single system group. */
             require_system_group: boolean;
             allow_internet_group: boolean;
             allow_nobody_group: boolean;
             allow_everyone_group: boolean;
-            /** @description Name of the default group, e.g. role:administrators. */
+            /** @description Name of the default group, e.g. role:administrators, or `channel_creator` / `group_creator` when the default is an anonymous group holding the user who created the channel or group. */
             default_group_name: string;
-            /** @description Default used when the setting belongs to a system group. */
+            /** @description User-group settings only: the value the setting has on system groups (role:nobody); null for realm and channel settings. */
             default_for_system_groups: string | null;
             /** @description System groups the setting may be set to; empty means no restriction beyond the flags above. */
             allowed_system_groups: string[];
         };
+        /** @description The rules of every group-based permission setting, by the object that has it: `realm` (the realm_* settings), `stream` (channels) and `group` (user groups), each keyed by setting name. */
         ServerSupportedPermissionSettings: {
             realm: {
                 [key: string]: components["schemas"]["GroupPermissionSetting"];
