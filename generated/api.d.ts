@@ -3339,34 +3339,78 @@ export interface components {
             /** @description Present only in the queue named as `queue_id` when the message was sent: the `local_id` the sending client supplied, so it can match its locally echoed copy. */
             local_message_id?: string;
         };
-        /** @description What a client needs to put a message back into its unread bookkeeping when the read flag is removed. */
-        UpdateMessageFlagsMessageDetails: {
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "stream_id": 1,
+         *       "topic": "greetings",
+         *       "unmuted_stream_msg": true
+         *     }
+         */
+        UpdateMessageFlagsChannelMessageDetails: {
             /** @enum {string} */
-            type: "private" | "stream";
-            /** @description Present (and true) only if the user was mentioned in the message. */
-            mentioned?: boolean;
-            /** @description Direct messages only: the other participants of the conversation, without the current user. */
-            user_ids?: number[];
-            /** @description Channel messages only. */
-            stream_id?: number;
-            /** @description Channel messages only. */
-            topic?: string;
-            /** @description Channel messages only. Whether the channel was unmuted when the message was sent. */
-            unmuted_stream_msg?: boolean;
+            type: "stream";
+            stream_id: number;
+            /** @description The topic. The empty topic is sent as `realm_empty_topic_display_name` unless the client declared the `empty_topic_name` capability. */
+            topic: string;
+            /** @description Whether the message counts toward unread totals (false when the channel is muted). */
+            unmuted_stream_msg: boolean;
+            /**
+             * @description Present, and true, only when the message mentions the user: directly, through a group, or with a wildcard in a channel that is not muted.
+             * @enum {boolean}
+             */
+            mentioned?: true;
         };
+        /**
+         * @example {
+         *       "type": "private",
+         *       "user_ids": [
+         *         12
+         *       ],
+         *       "mentioned": true
+         *     }
+         */
+        UpdateMessageFlagsDirectMessageDetails: {
+            /** @enum {string} */
+            type: "private";
+            /** @description The other participants of the conversation, ascending, without the current user: empty for a message to oneself. */
+            user_ids: number[];
+            /**
+             * @description Present, and true, only when the message mentions the user.
+             * @enum {boolean}
+             */
+            mentioned?: true;
+        };
+        /** @description What a client needs to put a message back into its unread_msgs when the read flag is removed, without fetching the message: where it was sent and whether it mentions the user. */
+        UpdateMessageFlagsMessageDetails: components["schemas"]["UpdateMessageFlagsChannelMessageDetails"] | components["schemas"]["UpdateMessageFlagsDirectMessageDetails"];
         /**
          * @description One of the user's personal message flags was added to or removed from a set of messages.
          * @example {
          *       "id": 4,
          *       "type": "update_message_flags",
-         *       "op": "add",
-         *       "operation": "add",
+         *       "op": "remove",
+         *       "operation": "remove",
          *       "flag": "read",
          *       "messages": [
          *         41,
          *         42
          *       ],
-         *       "all": false
+         *       "all": false,
+         *       "message_details": {
+         *         "41": {
+         *           "type": "stream",
+         *           "stream_id": 1,
+         *           "topic": "greetings",
+         *           "unmuted_stream_msg": true
+         *         },
+         *         "42": {
+         *           "type": "private",
+         *           "user_ids": [
+         *             12
+         *           ],
+         *           "mentioned": true
+         *         }
+         *       }
          *     }
          */
         UpdateMessageFlagsEvent: {
@@ -3386,7 +3430,7 @@ export interface components {
             messages: number[];
             /** @description Whether the change applied to all of the user's messages (mark-all-as-read style); `messages` may then be empty. */
             all: boolean;
-            /** @description Only when `op` is `remove` and `flag` is `read`: a map from message ID (as a string) to the details of that message. */
+            /** @description Present exactly when `op` is `remove` and `flag` is `read` (marking messages unread): a map from each ID in `messages` (as a string) to the details of that message. */
             message_details?: {
                 [key: string]: components["schemas"]["UpdateMessageFlagsMessageDetails"];
             };
