@@ -3011,8 +3011,10 @@ export interface components {
             is_archived: boolean;
             /** @description Number of active subscribers. */
             subscriber_count: number;
-            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). */
+            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). With include_subscribers=`partial`, only for channels of fewer than 250 subscribers. */
             subscribers?: number[];
+            /** @description Instead of `subscribers`, in the never_subscribed list of POST /register with include_subscribers=`partial`, for channels of 250 subscribers or more: the subscribers who are bots or were active in the last 14 days (feature level 412). */
+            partial_subscribers?: number[];
             can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
             can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
             can_administer_channel_group: components["schemas"]["GroupSettingValue"];
