@@ -3520,7 +3520,7 @@ export interface components {
             person: components["schemas"]["RealmUserUpdatePerson"];
         };
         /**
-         * @description The current user lost access to a user.
+         * @description The current user may no longer know about a user: for someone outside can_access_all_users_group, a deactivated user they knew only through a shared channel. The user is not deleted (deactivation is realm_user update with is_active false); the client should show them as an unknown user from now on.
          * @example {
          *       "id": 7,
          *       "type": "realm_user",
@@ -3539,7 +3539,31 @@ export interface components {
             op: "remove";
             person: {
                 user_id: number;
+                /** @description Always "Unknown user", the name to show for them. */
                 full_name: string;
+            };
+        };
+        /**
+         * @description A bot the current user owns or administers changed. Parley sends it when a bot is deactivated (with its owner) or reactivated, to the bot's owner and the organization's administrators.
+         * @example {
+         *       "id": 8,
+         *       "type": "realm_bot",
+         *       "op": "update",
+         *       "bot": {
+         *         "user_id": 15,
+         *         "is_active": false
+         *       }
+         *     }
+         */
+        RealmBotUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "update";
+            bot: {
+                user_id: number;
+                is_active: boolean;
             };
         };
         /**
@@ -3685,7 +3709,7 @@ export interface components {
             value: boolean | number | string;
         };
         /**
-         * @description Other users joined (peer_add) or left (peer_remove) channels the user can see subscribers of.
+         * @description Other users joined (peer_add) or left (peer_remove) channels the user can see subscribers of. Subscriber lists hold active users only, so a user's deactivation is peer_remove for each of their channels, and their reactivation peer_add.
          * @example {
          *       "id": 12,
          *       "type": "subscription",
@@ -3926,7 +3950,7 @@ export interface components {
             data: components["schemas"]["UserGroupUpdateData"];
         };
         /**
-         * @description Users were added to (add_members) or removed from (remove_members) a group's direct members.
+         * @description Users were added to (add_members) or removed from (remove_members) a group's direct members. Member lists hold active users only: a reactivated user's groups get add_members, and a deactivated user's groups get remove_members for users who may not know about them (the others learn it from realm_user update).
          * @example {
          *       "id": 19,
          *       "type": "user_group",
@@ -4194,7 +4218,7 @@ export interface components {
             saved_snippet_id: number;
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
         /**
          * @example {
          *       "result": "success",

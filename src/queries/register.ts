@@ -167,11 +167,19 @@ export async function listRealmEmoji(q: Q, realmId: number): Promise<RealmEmojiL
   return rows.map((r: Record<string, unknown>) => mapBools<RealmEmojiListRow>(r));
 }
 
-/** Users who share a channel or a conversation with the user (who a user with limited access may see). */
+/**
+ * Users who share a channel or a conversation with the user (who a user
+ * with limited access may see, and who may see them). As in Zulip, a
+ * channel counts only while both are active users (a deactivated account's
+ * subscriptions have is_user_active false), a conversation always: the
+ * people one has talked with stay known after they leave.
+ */
 export async function listUserIdsSharingRecipients(q: Q, userId: number): Promise<number[]> {
   return q('subscriptions as other')
     .join('subscriptions as mine', 'mine.recipient_id', 'other.recipient_id')
+    .join('recipients as r', 'r.id', 'other.recipient_id')
     .where({ 'mine.user_id': userId, 'mine.active': true, 'other.active': true })
+    .andWhere((b) => b.whereNot('r.type', 2).orWhere({ 'mine.is_user_active': true, 'other.is_user_active': true }))
     .distinct('other.user_id')
     .pluck('other.user_id');
 }
