@@ -2566,20 +2566,35 @@ export interface components {
             /** @description Human-readable label. */
             name: string;
         };
-        /** @description How one group-based permission setting may be configured. */
+        /**
+         * @description How one group-based permission setting may be configured.
+         * @example {
+         *       "require_system_group": true,
+         *       "allow_internet_group": false,
+         *       "allow_nobody_group": false,
+         *       "allow_everyone_group": true,
+         *       "default_group_name": "role:everyone",
+         *       "default_for_system_groups": null,
+         *       "allowed_system_groups": [
+         *         "role:everyone",
+         *         "role:members"
+         *       ]
+         *     }
+         */
         GroupPermissionSetting: {
             /** @description Whether the value must be a single system group. */
             require_system_group: boolean;
             allow_internet_group: boolean;
             allow_nobody_group: boolean;
             allow_everyone_group: boolean;
-            /** @description Name of the default group, e.g. role:administrators. */
+            /** @description Name of the default group, e.g. role:administrators, or `channel_creator` / `group_creator` when the default is an anonymous group holding the user who created the channel or group. */
             default_group_name: string;
-            /** @description Default used when the setting belongs to a system group. */
+            /** @description User-group settings only: the value the setting has on system groups (role:nobody); null for realm and channel settings. */
             default_for_system_groups: string | null;
             /** @description System groups the setting may be set to; empty means no restriction beyond the flags above. */
             allowed_system_groups: string[];
         };
+        /** @description The rules of every group-based permission setting, by the object that has it: `realm` (the realm_* settings), `stream` (channels) and `group` (user groups), each keyed by setting name. */
         ServerSupportedPermissionSettings: {
             realm: {
                 [key: string]: components["schemas"]["GroupPermissionSetting"];
@@ -3001,8 +3016,10 @@ export interface components {
             is_archived: boolean;
             /** @description Number of active subscribers. */
             subscriber_count: number;
-            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). */
+            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). With include_subscribers=`partial`, only for channels of fewer than 250 subscribers. */
             subscribers?: number[];
+            /** @description Instead of `subscribers`, in the never_subscribed list of POST /register with include_subscribers=`partial`, for channels of 250 subscribers or more: the subscribers who are bots or were active in the last 14 days (feature level 412). */
+            partial_subscribers?: number[];
             can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
             can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
             can_administer_channel_group: components["schemas"]["GroupSettingValue"];
@@ -3329,34 +3346,78 @@ export interface components {
             /** @description Present only in the queue named as `queue_id` when the message was sent: the `local_id` the sending client supplied, so it can match its locally echoed copy. */
             local_message_id?: string;
         };
-        /** @description What a client needs to put a message back into its unread bookkeeping when the read flag is removed. */
-        UpdateMessageFlagsMessageDetails: {
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "stream_id": 1,
+         *       "topic": "greetings",
+         *       "unmuted_stream_msg": true
+         *     }
+         */
+        UpdateMessageFlagsChannelMessageDetails: {
             /** @enum {string} */
-            type: "private" | "stream";
-            /** @description Present (and true) only if the user was mentioned in the message. */
-            mentioned?: boolean;
-            /** @description Direct messages only: the other participants of the conversation, without the current user. */
-            user_ids?: number[];
-            /** @description Channel messages only. */
-            stream_id?: number;
-            /** @description Channel messages only. */
-            topic?: string;
-            /** @description Channel messages only. Whether the channel was unmuted when the message was sent. */
-            unmuted_stream_msg?: boolean;
+            type: "stream";
+            stream_id: number;
+            /** @description The topic. The empty topic is sent as `realm_empty_topic_display_name` unless the client declared the `empty_topic_name` capability. */
+            topic: string;
+            /** @description Whether the message counts toward unread totals (false when the channel is muted). */
+            unmuted_stream_msg: boolean;
+            /**
+             * @description Present, and true, only when the message mentions the user: directly, through a group, or with a wildcard in a channel that is not muted.
+             * @enum {boolean}
+             */
+            mentioned?: true;
         };
+        /**
+         * @example {
+         *       "type": "private",
+         *       "user_ids": [
+         *         12
+         *       ],
+         *       "mentioned": true
+         *     }
+         */
+        UpdateMessageFlagsDirectMessageDetails: {
+            /** @enum {string} */
+            type: "private";
+            /** @description The other participants of the conversation, ascending, without the current user: empty for a message to oneself. */
+            user_ids: number[];
+            /**
+             * @description Present, and true, only when the message mentions the user.
+             * @enum {boolean}
+             */
+            mentioned?: true;
+        };
+        /** @description What a client needs to put a message back into its unread_msgs when the read flag is removed, without fetching the message: where it was sent and whether it mentions the user. */
+        UpdateMessageFlagsMessageDetails: components["schemas"]["UpdateMessageFlagsChannelMessageDetails"] | components["schemas"]["UpdateMessageFlagsDirectMessageDetails"];
         /**
          * @description One of the user's personal message flags was added to or removed from a set of messages.
          * @example {
          *       "id": 4,
          *       "type": "update_message_flags",
-         *       "op": "add",
-         *       "operation": "add",
+         *       "op": "remove",
+         *       "operation": "remove",
          *       "flag": "read",
          *       "messages": [
          *         41,
          *         42
          *       ],
-         *       "all": false
+         *       "all": false,
+         *       "message_details": {
+         *         "41": {
+         *           "type": "stream",
+         *           "stream_id": 1,
+         *           "topic": "greetings",
+         *           "unmuted_stream_msg": true
+         *         },
+         *         "42": {
+         *           "type": "private",
+         *           "user_ids": [
+         *             12
+         *           ],
+         *           "mentioned": true
+         *         }
+         *       }
          *     }
          */
         UpdateMessageFlagsEvent: {
@@ -3376,7 +3437,7 @@ export interface components {
             messages: number[];
             /** @description Whether the change applied to all of the user's messages (mark-all-as-read style); `messages` may then be empty. */
             all: boolean;
-            /** @description Only when `op` is `remove` and `flag` is `read`: a map from message ID (as a string) to the details of that message. */
+            /** @description Present exactly when `op` is `remove` and `flag` is `read` (marking messages unread): a map from each ID in `messages` (as a string) to the details of that message. */
             message_details?: {
                 [key: string]: components["schemas"]["UpdateMessageFlagsMessageDetails"];
             };
@@ -3464,7 +3525,7 @@ export interface components {
             person: components["schemas"]["RealmUserUpdatePerson"];
         };
         /**
-         * @description The current user lost access to a user.
+         * @description The current user may no longer know about a user: for someone outside can_access_all_users_group, a deactivated user they knew only through a shared channel. The user is not deleted (deactivation is realm_user update with is_active false); the client should show them as an unknown user from now on.
          * @example {
          *       "id": 7,
          *       "type": "realm_user",
@@ -3483,7 +3544,31 @@ export interface components {
             op: "remove";
             person: {
                 user_id: number;
+                /** @description Always "Unknown user", the name to show for them. */
                 full_name: string;
+            };
+        };
+        /**
+         * @description A bot the current user owns or administers changed. Parley sends it when a bot is deactivated (with its owner) or reactivated, to the bot's owner and the organization's administrators.
+         * @example {
+         *       "id": 8,
+         *       "type": "realm_bot",
+         *       "op": "update",
+         *       "bot": {
+         *         "user_id": 15,
+         *         "is_active": false
+         *       }
+         *     }
+         */
+        RealmBotUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "update";
+            bot: {
+                user_id: number;
+                is_active: boolean;
             };
         };
         /**
@@ -3629,7 +3714,7 @@ export interface components {
             value: boolean | number | string;
         };
         /**
-         * @description Other users joined (peer_add) or left (peer_remove) channels the user can see subscribers of.
+         * @description Other users joined (peer_add) or left (peer_remove) channels the user can see subscribers of. Subscriber lists hold active users only, so a user's deactivation is peer_remove for each of their channels, and their reactivation peer_add.
          * @example {
          *       "id": 12,
          *       "type": "subscription",
@@ -3870,7 +3955,7 @@ export interface components {
             data: components["schemas"]["UserGroupUpdateData"];
         };
         /**
-         * @description Users were added to (add_members) or removed from (remove_members) a group's direct members.
+         * @description Users were added to (add_members) or removed from (remove_members) a group's direct members. Member lists hold active users only: a reactivated user's groups get add_members, and a deactivated user's groups get remove_members for users who may not know about them (the others learn it from realm_user update).
          * @example {
          *       "id": 19,
          *       "type": "user_group",
@@ -4138,7 +4223,7 @@ export interface components {
             saved_snippet_id: number;
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
         /**
          * @example {
          *       "result": "success",

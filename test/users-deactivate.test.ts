@@ -32,10 +32,12 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       expect(me.headers['www-authenticate']).toBe('Basic realm="zulip"');
       expect(Boolean((await row(u.id)).is_active)).toBe(false);
       expect(Boolean(await subsActive(u.id))).toBe(false);
-      expect(deliveries).toHaveLength(1);
-      expect(deliveries[0]!.event).toEqual({ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: false } });
-      expect(deliveries[0]!.userIds).toContain(t.cast.member.id);
-      expect(deliveries[0]!.userIds).not.toContain(u.id);
+      expect(deliveries.map((d) => d.event)).toEqual([
+        { type: 'subscription', op: 'peer_remove', stream_ids: [channel.id], user_ids: [u.id] },
+        { type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: false } },
+      ]);
+      expect(deliveries[1]!.userIds).toContain(t.cast.member.id);
+      expect(deliveries[1]!.userIds).not.toContain(u.id);
     });
 
     it('deactivates the bots the user owns with them, as Zulip does', async () => {
@@ -43,7 +45,13 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       const bot = await freshUser(t, { isBot: true, botOwnerId: u.id });
       const { deliveries } = await captureEvents(t, () => t.api.delete(`/users/${u.id}`, t.cast.owner));
       expect(Boolean((await row(bot.id)).is_active)).toBe(false);
-      expect(deliveries.map((d) => d.event.person)).toEqual([{ user_id: u.id, is_active: false }, { user_id: bot.id, is_active: false }]);
+      // The bots first, as Zulip deactivates them before their owner.
+      expect(deliveries.filter((d) => d.event.type === 'realm_user').map((d) => d.event.person))
+        .toEqual([{ user_id: bot.id, is_active: false }, { user_id: u.id, is_active: false }]);
+      const realmBot = deliveries.filter((d) => d.event.type === 'realm_bot');
+      expect(realmBot.map((d) => d.event)).toEqual([{ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, is_active: false } }]);
+      expect(realmBot[0]!.userIds).toEqual(expect.arrayContaining([u.id, t.cast.owner.id, t.cast.admin.id]));
+      expect(realmBot[0]!.userIds).not.toContain(t.cast.member.id);
       expect((await t.api.get('/users/me', bot)).status).toBe(401);
     });
 
@@ -91,8 +99,15 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       expect(res.body).toEqual({ result: 'success', msg: '' });
       expect((await t.api.get('/users/me', u)).status).toBe(200);
       expect(Boolean(await subsActive(u.id))).toBe(true);
-      expect(deliveries.map((d) => d.event)).toEqual([{ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } }]);
+      const groups = (await t.ctx.db('group_members').where({ user_id: u.id }).orderBy('group_id').pluck('group_id')).map(Number);
+      expect(deliveries.map((d) => d.event)).toEqual([
+        { type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } },
+        { type: 'subscription', op: 'peer_add', stream_ids: [channel.id], user_ids: [u.id] },
+        ...groups.map((g) => ({ type: 'user_group', op: 'add_members', group_id: g, user_ids: [u.id] })),
+      ]);
+      expect(groups.length).toBeGreaterThan(0);
       expect(deliveries[0]!.userIds).toContain(u.id);
+      expect(deliveries[1]!.userIds).not.toContain(u.id);
     });
 
     it('restores a bot, and a deactivated user\'s group memberships count again', async () => {

@@ -3,6 +3,7 @@ import type { EventBus } from '../events/bus';
 import { loadRealmGroups } from '../events/register/groups';
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import { ChannelRow, getChannelById } from '../queries/channels';
+import { listActiveUserRoles, listSubscriberIdsByRecipient } from '../queries/audiences';
 import { countChannelSubscribers, listChannelSubscriptions } from '../queries/register';
 import { toApiBasicChannel, toApiSubscription } from '../serializers/subscriptions';
 
@@ -11,12 +12,13 @@ import { toApiBasicChannel, toApiSubscription } from '../serializers/subscriptio
  * every active user but guests who are not subscribed; for a private one its
  * subscribers and the organization's administrators.
  */
+const hearsAbout = (c: ChannelRow, u: { id: number; role: number }, subscribers: ReadonlySet<number>) =>
+  subscribers.has(u.id) || (c.invite_only ? isAdminRole(u.role) : !isGuestRole(u.role));
+
 async function channelAudience(tx: Tx, c: ChannelRow): Promise<number[]> {
-  const users: Array<{ id: number; role: number }> = await tx.trx('users').where({ realm_id: c.realm_id, is_active: true }).select('id', 'role');
-  const subscribers = new Set<number>(await tx.trx('subscriptions').where({ recipient_id: c.recipient_id, active: true }).pluck('user_id'));
-  return users
-    .filter((u) => subscribers.has(u.id) || (c.invite_only ? isAdminRole(u.role) : !isGuestRole(u.role)))
-    .map((u) => u.id);
+  const [users, subscribers] = await Promise.all([listActiveUserRoles(tx.trx, c.realm_id), listSubscriberIdsByRecipient(tx.trx, [c.recipient_id])]);
+  const subs = subscribers.get(c.recipient_id) ?? new Set<number>();
+  return users.filter((u) => hearsAbout(c, u, subs)).map((u) => u.id);
 }
 
 async function channelViews(tx: Tx, channelId: number, realmId: number) {
@@ -64,4 +66,39 @@ export async function queueUnsubscribed(tx: Tx, bus: EventBus, channel: ChannelR
   tx.afterCommit(() =>
     bus.publish({ event: { type: 'subscription', op: 'peer_remove', stream_ids: [channel.id], user_ids: removed }, userIds: others }),
   );
+}
+
+/**
+ * peer_add or peer_remove for one user joining or leaving several channels
+ * at once without a subscription change of their own: reactivation and
+ * deactivation (subscriber lists hold active users only). The channel's
+ * audience hears of it; channels with the same audience share one event.
+ * Two statements whatever the number of channels.
+ */
+export async function queuePeerChange(
+  tx: Tx,
+  bus: EventBus,
+  op: 'peer_add' | 'peer_remove',
+  realmId: number,
+  userId: number,
+  channels: ChannelRow[],
+): Promise<void> {
+  if (channels.length === 0) return;
+  const [users, subscribers] = await Promise.all([
+    listActiveUserRoles(tx.trx, realmId),
+    listSubscriberIdsByRecipient(tx.trx, channels.map((c) => c.recipient_id)),
+  ]);
+  const byAudience = new Map<string, { audience: number[]; streamIds: number[] }>();
+  for (const c of channels) {
+    const subs = subscribers.get(c.recipient_id) ?? new Set<number>();
+    const audience = users.filter((u) => u.id !== userId && hearsAbout(c, u, subs)).map((u) => u.id);
+    if (audience.length === 0) continue;
+    const key = audience.join(',');
+    const entry = byAudience.get(key);
+    if (entry) entry.streamIds.push(c.id);
+    else byAudience.set(key, { audience, streamIds: [c.id] });
+  }
+  for (const { audience, streamIds } of byAudience.values()) {
+    tx.afterCommit(() => bus.publish({ event: { type: 'subscription', op, stream_ids: streamIds, user_ids: [userId] }, userIds: audience }));
+  }
 }

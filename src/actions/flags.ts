@@ -9,6 +9,8 @@ import type { Viewer } from '../access/viewer';
 import { fetchAround, resolveAnchor } from '../access/fetch-messages';
 import { resolveNarrow } from '../access/narrow';
 import { parseNarrow } from '../domain/narrow';
+import type { ServerEvent } from '../events/bus';
+import { unreadMessageDetails } from '../events/register/unread';
 
 export function checkFlagOperation(op: string, flag: string): FlagName {
   if (op !== 'add' && op !== 'remove') throw new ApiError(`Invalid message flag operation: '${bounded(op)}'`);
@@ -79,20 +81,24 @@ export async function doUpdateMessageFlags(ctx: AppContext, viewer: Viewer, ids:
   const flag = checkFlagOperation(op, flagName);
   const result = await inTransaction(ctx.db, async (tx) => {
     const change = await applyFlagInTx(tx, viewer, ids, op as 'add' | 'remove', flag);
-    queueFlagEvent(ctx, tx, viewer, op as 'add' | 'remove', flag, change.changed);
+    await queueFlagEvent(ctx, tx, viewer, op as 'add' | 'remove', flag, change.changed);
     return change;
   });
   return result;
 }
 
-export function queueFlagEvent(ctx: AppContext, tx: Tx, viewer: Viewer, op: 'add' | 'remove', flag: FlagName, ids: number[]): void {
+/**
+ * update_message_flags for the changed messages, to the user's own queues.
+ * Marking messages unread also carries message_details, read inside the
+ * transaction (so it describes the committed change): the client has no
+ * other way to put a message it may never have fetched back into its
+ * unread counts.
+ */
+export async function queueFlagEvent(ctx: AppContext, tx: Tx, viewer: Viewer, op: 'add' | 'remove', flag: FlagName, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  tx.afterCommit(() =>
-    ctx.bus.publish({
-      event: { type: 'update_message_flags', op, operation: op, flag, messages: ids, all: false },
-      userIds: [viewer.user.id],
-    }),
-  );
+  const event: ServerEvent = { type: 'update_message_flags', op, operation: op, flag, messages: ids, all: false };
+  if (op === 'remove' && flag === 'read') event.message_details = await unreadMessageDetails(tx.trx, viewer.user.id, ids);
+  tx.afterCommit(() => ctx.bus.publish({ event, userIds: [viewer.user.id] }));
 }
 
 export interface FlagsForNarrowParams {
@@ -121,7 +127,7 @@ export async function doUpdateFlagsForNarrow(ctx: AppContext, viewer: Viewer, p:
   const ids = page.rows.map((r) => r.id);
   const change = await inTransaction(ctx.db, async (tx) => {
     const c = await applyFlagInTx(tx, viewer, ids, p.op as 'add' | 'remove', flag);
-    queueFlagEvent(ctx, tx, viewer, p.op as 'add' | 'remove', flag, c.changed);
+    await queueFlagEvent(ctx, tx, viewer, p.op as 'add' | 'remove', flag, c.changed);
     return c;
   });
   return {

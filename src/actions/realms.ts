@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import { REALM_GROUP_SETTINGS } from '../db/migrations/001_initial';
+import { GROUP_GROUP_SETTINGS, REALM_GROUP_SETTINGS } from '../db/migrations/001_initial';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
+import { REALM_SETTING_RULES, USER_GROUP_SETTING_RULES } from '../domain/group-settings';
 import { SYSTEM_GROUP_PARENT, SYSTEM_GROUPS, SystemGroupName } from '../domain/roles';
 import { USER_SETTING_DEFAULTS } from '../domain/user-settings';
 import { ApiError } from '../errors';
@@ -10,33 +11,11 @@ import { addSubgroup, insertGroup } from '../queries/groups';
 import { nowSeconds } from '../queries/ids';
 import { getRealmByStringId, insertRealm, insertRealmUserDefaults, updateRealm } from '../queries/realms';
 
-/** Zulip's defaults for the realm-level permission groups. */
-const REALM_GROUP_DEFAULTS: Record<(typeof REALM_GROUP_SETTINGS)[number], SystemGroupName> = {
-  can_access_all_users_group: 'role:everyone',
-  can_add_custom_emoji_group: 'role:members',
-  can_add_subscribers_group: 'role:members',
-  can_create_bots_group: 'role:members',
-  can_create_groups: 'role:members',
-  can_create_public_channel_group: 'role:members',
-  can_create_private_channel_group: 'role:members',
-  can_create_web_public_channel_group: 'role:owners',
-  can_create_write_only_bots_group: 'role:members',
-  can_delete_any_message_group: 'role:administrators',
-  can_delete_own_message_group: 'role:everyone',
-  can_invite_users_group: 'role:members',
-  can_manage_all_groups: 'role:owners',
-  can_manage_billing_group: 'role:administrators',
-  can_mention_many_users_group: 'role:administrators',
-  can_move_messages_between_channels_group: 'role:members',
-  can_move_messages_between_topics_group: 'role:everyone',
-  can_resolve_topics_group: 'role:everyone',
-  can_set_delete_message_policy_group: 'role:moderators',
-  can_set_topics_policy_group: 'role:members',
-  can_summarize_topics_group: 'role:everyone',
-  create_multiuse_invite_group: 'role:administrators',
-  direct_message_initiator_group: 'role:everyone',
-  direct_message_permission_group: 'role:everyone',
-};
+/** Each realm-level permission setting's default group (the rules in src/domain/group-settings.ts). */
+const REALM_GROUP_DEFAULTS = Object.fromEntries(REALM_GROUP_SETTINGS.map((s) => [s, REALM_SETTING_RULES[s].default])) as Record<
+  (typeof REALM_GROUP_SETTINGS)[number],
+  SystemGroupName
+>;
 
 export interface NewRealm {
   stringId: string;
@@ -84,16 +63,11 @@ export async function doCreateRealm(db: Knex, input: NewRealm): Promise<number> 
     for (const [child, parent] of Object.entries(SYSTEM_GROUP_PARENT) as Array<[SystemGroupName, SystemGroupName]>) {
       await addSubgroup(trx, ids.get(parent)!, ids.get(child)!);
     }
-    // System groups are managed by the system: nobody may change them.
-    const nobody = ids.get('role:nobody')!;
-    await trx('user_groups').where({ realm_id: realmId }).update({
-      can_add_members_group: nobody,
-      can_join_group: nobody,
-      can_leave_group: nobody,
-      can_manage_group: nobody,
-      can_mention_group: ids.get('role:everyone')!,
-      can_remove_members_group: nobody,
-    });
+    // System groups are managed by the system: nobody may change, join or
+    // mention them (Zulip's default_for_system_groups, role:nobody throughout).
+    const systemGroupSettings: Record<string, number> = {};
+    for (const s of GROUP_GROUP_SETTINGS) systemGroupSettings[s] = ids.get(USER_GROUP_SETTING_RULES[s].defaultForSystemGroups)!;
+    await trx('user_groups').where({ realm_id: realmId }).update(systemGroupSettings);
     const settings: Record<string, number> = {};
     for (const [setting, group] of Object.entries(REALM_GROUP_DEFAULTS)) settings[setting] = ids.get(group)!;
     await updateRealm(trx, realmId, settings);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { extractMentionCandidates, renderMessage, RenderResult } from '../markdown/zulip';
-import { listUserIdsSharingRecipients } from '../queries/register';
 import { getRenderLookups } from '../queries/render-context';
+import { findInaccessibleUsers } from '../access/user-access';
 import { canSeeChannel, Viewer } from '../access/viewer';
 
 export interface RenderedMessage extends RenderResult {
@@ -12,22 +12,29 @@ export interface RenderedMessage extends RenderResult {
 /**
  * Renders content for an organization: a cheap scan, one batch of lookups,
  * then the renderer. Channel links resolve only for channels the sender may
- * know exist (otherwise a link would reveal a private channel's id).
+ * know exist (otherwise a link would reveal a private channel's id), and
+ * user mentions only for people the sender may know about: as in Zulip
+ * (MentionBackend drops get_inaccessible_user_ids before rendering), a
+ * mention of anyone else — by id, name|id or name, silent or not — stays
+ * plain text and flags nobody, so its HTML cannot reveal a name, and a
+ * name shared with such a person resolves to the one the sender may know.
+ * Group mentions resolve by group name; as in Zulip they flag the group's
+ * members among the message's receivers.
  */
 export async function renderForRealm(
   q: Knex | Knex.Transaction,
   realmId: number,
   content: string,
   sender: Viewer | null,
-  /** The sender may know every user (can_access_all_users_group); otherwise mentions resolve only to people they share something with. */
+  /** The sender is in can_access_all_users_group (internal messages: true). */
   mayAccessAllUsers = true,
 ): Promise<RenderedMessage> {
   const candidates = extractMentionCandidates(content);
   const found = await getRenderLookups(q, realmId, candidates);
   const channels = sender ? found.channels.filter((c) => canSeeChannel(sender, c as never)) : found.channels;
-  if (sender && !mayAccessAllUsers && found.users.length) {
-    const near = new Set<number>([sender.user.id, ...(await listUserIdsSharingRecipients(q, sender.user.id))]);
-    found.users = found.users.filter((u) => near.has(u.id));
+  if (sender) {
+    const hidden = await findInaccessibleUsers(q, sender, found.users, mayAccessAllUsers);
+    found.users = found.users.filter((u) => !hidden.has(u.id));
   }
   const usersByName = new Map<string, Array<{ id: number; full_name: string }>>();
   const usersById = new Map<number, { id: number; full_name: string }>();

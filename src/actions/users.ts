@@ -25,6 +25,7 @@ import {
   updateUser,
 } from '../queries/users';
 import { toApiUser } from '../serializers/users';
+import { queueDeactivationEvents, queueReactivationEvents } from './user-activation-events';
 import { directSystemGroups } from './user-groups';
 
 export interface NewUser {
@@ -136,24 +137,14 @@ export async function isOnlyOwnerInTx(tx: Tx, user: UserRow): Promise<boolean> {
   return owners.length <= 1;
 }
 
-/** Queues realm_user update {user_id, is_active} for each user, to those who may know about that user. */
-async function queueActiveEvents(tx: Tx, bus: AppContext['bus'], realmId: number, userIds: number[], isActive: boolean) {
-  for (const id of userIds) {
-    const audience = await listUsersWhoMayAccess(tx.trx, realmId, id);
-    tx.afterCommit(() => {
-      bus.publish({ event: { type: 'realm_user', op: 'update', person: { user_id: id, is_active: isActive } }, userIds: audience });
-    });
-  }
-}
-
 /**
  * Deactivates a user and, as Zulip does, the bots they own. The API key
  * stops working at once (authentication checks is_active on every
  * request); subscriptions are kept but marked is_user_active=false.
  * With an acting user, DELETE /users/{id}'s checks apply in Zulip's order;
  * without one (tests, the command line) it is the bare action.
- * Since feature level 222 clients learn it from realm_user update
- * {is_active: false}; realm_user remove only means access was lost.
+ * Bots go first, as in Zulip; src/actions/user-activation-events.ts
+ * says which events each account's deactivation makes.
  */
 export async function doDeactivateUser(ctx: AppContext, userId: number, actor: UserRow | null = null): Promise<void> {
   await inTransaction(ctx.db, async (tx) => {
@@ -163,11 +154,12 @@ export async function doDeactivateUser(ctx: AppContext, userId: number, actor: U
     if (!target) throw noSuchUser();
     if (actor && target.role === Role.OWNER && actor.role !== Role.OWNER) throw ownerRequired();
     if (actor && (await isOnlyOwnerInTx(tx, target))) throw new ApiError('Cannot deactivate the only organization owner');
-    const ids = [target.id, ...(await listActiveBotIdsOwnedBy(tx.trx, target.id))];
-    await setUsersActive(tx.trx, ids, false);
+    const bots = await listActiveBotIdsOwnedBy(tx.trx, target.id);
+    await setUsersActive(tx.trx, [...bots, target.id], false);
     const audit = { realmId: target.realm_id, actorId: actor?.id ?? null, eventType: AuditEventType.USER_DEACTIVATED };
-    await insertAuditLog(tx.trx, ids.map((userId) => ({ ...audit, userId })));
-    await queueActiveEvents(tx, ctx.bus, target.realm_id, ids, false);
+    await insertAuditLog(tx.trx, [target.id, ...bots].map((userId) => ({ ...audit, userId })));
+    for (const id of bots) await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
+    await queueDeactivationEvents(tx, ctx.bus, target);
   });
 }
 
@@ -182,7 +174,7 @@ export async function doReactivateUser(ctx: AppContext, actor: UserRow, userId: 
     if (target.is_active) throw new ApiError('User is already active');
     await setUsersActive(tx.trx, [target.id], true);
     await insertAuditLog(tx.trx, { realmId: target.realm_id, actorId: actor.id, eventType: AuditEventType.USER_REACTIVATED, userId: target.id });
-    await queueActiveEvents(tx, ctx.bus, target.realm_id, [target.id], true);
+    await queueReactivationEvents(tx, ctx.bus, target);
   });
 }
 

@@ -43,6 +43,17 @@ const SHAPERS: Record<string, Shaper> = {
       ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
       : { ...event, id },
 
+  // Zulip's process_mark_message_unread_event: message_details name the empty topic for older clients too.
+  update_message_flags: ({ id, event }, { opts }) => {
+    const details = event.message_details as Record<string, { type: string; topic?: string }> | undefined;
+    if (!details || opts.capabilities.emptyTopicName) return { ...event, id };
+    const shaped: Record<string, unknown> = {};
+    for (const [messageId, d] of Object.entries(details)) {
+      shaped[messageId] = d.type === 'stream' && d.topic === '' ? { ...d, topic: topicForClient('', false) } : d;
+    }
+    return { ...event, id, message_details: shaped };
+  },
+
   // realm_user/add is published once for everyone; whether the real email shows depends on who looks.
   realm_user: ({ id, event }, { opts, viewer, users }) => {
     const person = event.person as Record<string, unknown> | undefined;

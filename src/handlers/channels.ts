@@ -1,3 +1,4 @@
+import { subscriberListMode } from '../access/subscriber-lists';
 import { getSubscriptions } from '../access/subscriptions';
 import { loadViewer } from '../access/viewer';
 import { doCreateChannel } from '../actions/create-channel';
@@ -9,8 +10,7 @@ import { caller, HandlerTable } from '../http/handler';
 export const channelHandlers: HandlerTable = {
   'get-subscriptions': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    const include = String(call.params.include_subscribers ?? 'false') as 'true' | 'false' | 'partial';
-    return { subscriptions: await getSubscriptions(call.ctx.db, viewer, include) } as never;
+    return { subscriptions: await getSubscriptions(call.ctx.db, viewer, subscriberListMode(call.params.include_subscribers)) } as never;
   },
 
   'create-channel': async (call) => {

@@ -1,3 +1,4 @@
+import { subscriberListMode } from '../access/subscriber-lists';
 import { loadViewer } from '../access/viewer';
 import { doSetEditTypingStatus, doSetTypingStatus } from '../actions/typing';
 import { ApiError } from '../errors';
@@ -20,7 +21,7 @@ export const eventHandlers: HandlerTable = {
     try {
       const state = await buildInitialState(ctx, user, {
         fetchEventTypes: fetch ? new Set(fetch) : null,
-        includeSubscribers: p.include_subscribers === true || p.include_subscribers === 'partial',
+        includeSubscribers: subscriberListMode(p.include_subscribers),
         queue: opts,
       });
       return { queue_id: queue.id, last_event_id: -1, ...state } as never;

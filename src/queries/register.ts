@@ -117,6 +117,29 @@ export async function listUnreadRows(q: Q, userId: number, limit: number): Promi
   return rows.map((r: UnreadRow) => ({ ...r, flags: Number(r.flags) }));
 }
 
+/** The user's user_messages rows of these messages, in the shape of listUnreadRows (read or not), ascending. */
+export async function listUserMessageRowsByIds(q: Q, userId: number, messageIds: number[]): Promise<UnreadRow[]> {
+  if (messageIds.length === 0) return [];
+  const rows: UnreadRow[] = [];
+  for (let i = 0; i < messageIds.length; i += 1000) {
+    rows.push(...(await q('user_messages as um')
+      .join('messages as m', 'm.id', 'um.message_id')
+      .join('recipients as r', 'r.id', 'm.recipient_id')
+      .where('um.user_id', userId)
+      .whereIn('um.message_id', messageIds.slice(i, i + 1000))
+      .orderBy('um.message_id')
+      .select('um.message_id', 'um.flags', 'm.sender_id', 'm.recipient_id', 'r.type as recipient_type', 'r.type_id as recipient_type_id', 'm.topic')));
+  }
+  return rows.map((r) => ({ ...r, flags: Number(r.flags) }));
+}
+
+/** Of these channel recipients, the ones the user has muted. */
+export async function listMutedRecipientIds(q: Q, userId: number, recipientIds: number[]): Promise<Set<number>> {
+  if (recipientIds.length === 0) return new Set();
+  const ids: number[] = await q('subscriptions').where({ user_id: userId, is_muted: true }).whereIn('recipient_id', recipientIds).pluck('recipient_id');
+  return new Set(ids.map(Number));
+}
+
 export async function listRealmProfileValues(
   q: Q,
   realmId: number,
@@ -144,11 +167,19 @@ export async function listRealmEmoji(q: Q, realmId: number): Promise<RealmEmojiL
   return rows.map((r: Record<string, unknown>) => mapBools<RealmEmojiListRow>(r));
 }
 
-/** Users who share a channel or a conversation with the user (who a user with limited access may see). */
+/**
+ * Users who share a channel or a conversation with the user (who a user
+ * with limited access may see, and who may see them). As in Zulip, a
+ * channel counts only while both are active users (a deactivated account's
+ * subscriptions have is_user_active false), a conversation always: the
+ * people one has talked with stay known after they leave.
+ */
 export async function listUserIdsSharingRecipients(q: Q, userId: number): Promise<number[]> {
   return q('subscriptions as other')
     .join('subscriptions as mine', 'mine.recipient_id', 'other.recipient_id')
+    .join('recipients as r', 'r.id', 'other.recipient_id')
     .where({ 'mine.user_id': userId, 'mine.active': true, 'other.active': true })
+    .andWhere((b) => b.whereNot('r.type', 2).orWhere({ 'mine.is_user_active': true, 'other.is_user_active': true }))
     .distinct('other.user_id')
     .pluck('other.user_id');
 }

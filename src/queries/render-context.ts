@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 
 type Q = Knex | Knex.Transaction;
 
+type MentionCandidateRow = { id: number; full_name: string; is_bot: boolean | number };
+
 /**
  * What the renderer needs to resolve mentions and links in one message, in
  * at most four queries: users by the names and ids the content mentions,
@@ -15,10 +17,10 @@ export async function getRenderLookups(
   const lowerNames = [...new Set(c.userNames.map((n) => n.toLowerCase()))];
   const [byName, byId, groups, channels] = await Promise.all([
     lowerNames.length
-      ? q('users').where({ realm_id: realmId, is_active: true }).whereIn(q.raw('LOWER(full_name)') as never, lowerNames).select('id', 'full_name')
+      ? q('users').where({ realm_id: realmId, is_active: true }).whereIn(q.raw('LOWER(full_name)') as never, lowerNames).select('id', 'full_name', 'is_bot')
       : Promise.resolve([]),
     c.userIds.length
-      ? q('users').where({ realm_id: realmId, is_active: true }).whereIn('id', c.userIds).select('id', 'full_name')
+      ? q('users').where({ realm_id: realmId, is_active: true }).whereIn('id', c.userIds).select('id', 'full_name', 'is_bot')
       : Promise.resolve([]),
     c.groupNames.length
       ? q('user_groups').where({ realm_id: realmId, deactivated: false }).whereNotNull('name')
@@ -31,7 +33,7 @@ export async function getRenderLookups(
       : Promise.resolve([]),
   ]);
   return {
-    users: [...(byName as Array<{ id: number; full_name: string }>), ...(byId as Array<{ id: number; full_name: string }>)],
+    users: [...(byName as MentionCandidateRow[]), ...(byId as MentionCandidateRow[])].map((u) => ({ ...u, is_bot: Boolean(u.is_bot) })),
     groups: groups as Array<{ id: number; name: string; can_mention_group: number | null }>,
     channels: (channels as Array<Record<string, unknown>>).map((c) => ({ ...c, invite_only: Boolean(c.invite_only) })) as Array<{
       id: number; name: string; recipient_id: number; invite_only: boolean;

@@ -18,6 +18,8 @@ export interface ChannelViewOptions {
   subscriberCount: number;
   /** Present when the client asked for subscribers (include_subscribers). */
   subscribers?: number[];
+  /** Instead of `subscribers`, for a large channel with include_subscribers=partial (src/access/subscriber-lists.ts). */
+  partialSubscribers?: number[];
   /** Average messages per week (src/queries/channel-stats.ts); null when the channel is too young. */
   weeklyTraffic?: number | null;
 }
@@ -60,6 +62,7 @@ export function toApiBasicChannel(c: ChannelRow, o: ChannelViewOptions) {
   };
   for (const s of CHANNEL_GROUP_SETTINGS) out[s] = o.groups.value(c[s] as number);
   if (o.subscribers) out.subscribers = o.subscribers;
+  if (o.partialSubscribers) out.partial_subscribers = o.partialSubscribers;
   return out;
 }
 

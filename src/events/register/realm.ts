@@ -2,6 +2,7 @@ import { REALM_GROUP_SETTINGS } from '../../db/migrations/001_initial';
 import { MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH } from '../../domain/channels';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../../domain/topics';
 import type { RealmRow } from '../../queries/rows';
+import { SERVER_SUPPORTED_PERMISSION_SETTINGS } from '../../serializers/permission-settings';
 import type { GroupLookup } from '../../serializers/subscriptions';
 
 /** Zulip's Realm.REPORT_MESSAGE_REASONS, in its order (server_report_message_types, feature level 435). */
@@ -47,6 +48,7 @@ export function realmState(realm: RealmRow, groups: GroupLookup, cfg: RealmState
     max_file_upload_size_mib: cfg.maxFileUploadSizeMib,
     realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
     server_report_message_types: REPORT_MESSAGE_TYPES,
+    server_supported_permission_settings: SERVER_SUPPORTED_PERMISSION_SETTINGS,
     ...SERVER_TIMINGS,
     // Zulip's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS (90) is its heartbeat (at most 55 s) plus a margin.
     event_queue_longpoll_timeout_seconds: Math.ceil(cfg.heartbeatMs / 1000) + 40,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import type { SubscriberListMode } from '../../access/subscriber-lists';
 import { inGroup, loadViewer } from '../../access/viewer';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
 import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
@@ -16,7 +17,7 @@ import { realmUserSettingsDefaultsState, realmUserState, userSettingsState } fro
 export interface StateRequest {
   /** fetch_event_types, else event_types, else null (everything). */
   fetchEventTypes: ReadonlySet<string> | null;
-  includeSubscribers: boolean;
+  includeSubscribers: SubscriberListMode;
   queue: QueueOptions;
 }
 

@@ -1,18 +1,19 @@
 import type { Knex } from 'knex';
+import { loadSubscriberLists, SubscriberListMode } from '../../access/subscriber-lists';
 import { canSeeChannel, Viewer } from '../../access/viewer';
 import { isAdminRole, isGuestRole } from '../../domain/roles';
 import { parseSettings } from '../../domain/user-settings';
 import { getWeeklyTraffic } from '../../queries/channel-stats';
 import type { ChannelRow } from '../../queries/channels';
 import { nowSeconds } from '../../queries/ids';
-import { countChannelSubscribers, listChannelSubscribers, listRealmChannels, SubscriptionSettings } from '../../queries/register';
+import { countChannelSubscribers, listRealmChannels, SubscriptionSettings } from '../../queries/register';
 import { GroupLookup, toApiBasicChannel, toApiSubscription } from '../../serializers/subscriptions';
 
 type Channel = Record<string, unknown>;
 const byName = (list: Channel[]) => list.sort((a, b) => (String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0));
 
 export interface SubscriptionStateOptions {
-  includeSubscribers: boolean;
+  includeSubscribers: SubscriberListMode;
   archivedChannels: boolean;
   notificationSettingsNull: boolean;
 }
@@ -36,25 +37,26 @@ function withInheritedNotifications(sub: SubscriptionSettings, settingsJson: str
  * administrators, private ones they can see), each sorted by name as Zulip's
  * gather_subscriptions_helper does.
  * Archived channels only for clients with the archived_channels capability.
+ * Subscriber lists as GET /users/me/subscriptions sends them
+ * (src/access/subscriber-lists.ts), empty where the viewer may not list them.
  */
 export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupLookup, subs: SubscriptionSettings[], o: SubscriptionStateOptions) {
   const realmId = viewer.user.realm_id;
+  const now = nowSeconds();
   const [channels, counts, subscribers] = await Promise.all([
     listRealmChannels(db, realmId),
     countChannelSubscribers(db, realmId),
-    o.includeSubscribers ? listChannelSubscribers(db, realmId) : Promise.resolve(null),
+    loadSubscriberLists(db, realmId, o.includeSubscribers, now),
   ]);
-  const traffic = await getWeeklyTraffic(db, channels, nowSeconds());
+  const traffic = await getWeeklyTraffic(db, channels, now);
   const subByRecipient = new Map(subs.map((s) => [s.recipient_id, s]));
   // Subscriber lists of private channels are for their subscribers and administrators; guests see only their own channels'.
   const maySeeSubscribers = (c: ChannelRow, subscribed: boolean) =>
     subscribed || (!c.invite_only && !isGuestRole(viewer.user.role)) || (c.invite_only && isAdminRole(viewer.user.role));
-  const view = (c: ChannelRow, subscribed: boolean) => ({
-    groups,
-    subscriberCount: counts.get(c.recipient_id) ?? 0,
-    weeklyTraffic: traffic.get(c.id) ?? null,
-    subscribers: subscribers ? (maySeeSubscribers(c, subscribed) ? (subscribers.get(c.recipient_id) ?? []) : []) : undefined,
-  });
+  const view = (c: ChannelRow, subscribed: boolean) => {
+    const count = counts.get(c.recipient_id) ?? 0;
+    return { groups, subscriberCount: count, weeklyTraffic: traffic.get(c.id) ?? null, ...subscribers.forChannel(c.recipient_id, count, maySeeSubscribers(c, subscribed)) };
+  };
 
   const subscriptions: Channel[] = [];
   const unsubscribed: Channel[] = [];

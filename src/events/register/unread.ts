@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { flagMask } from '../../domain/flags';
 import { getDmParticipants } from '../../queries/messages';
-import { listUnreadRows, UnreadRow } from '../../queries/register';
+import { listMutedRecipientIds, listUnreadRows, listUserMessageRowsByIds, UnreadRow } from '../../queries/register';
 import { topicForClient } from '../../serializers/messages';
 
 /** Zulip's MAX_UNREAD_MESSAGES: older unread messages are left out and old_unreads_missing says so. */
@@ -9,6 +9,9 @@ export const MAX_UNREAD_MESSAGES = 50_000;
 
 const MENTIONED = flagMask('mentioned');
 const WILDCARD = flagMask('stream_wildcard_mentioned') + flagMask('topic_wildcard_mentioned');
+
+/** Whether an unread message counts in `mentions`: a personal or group mention, or a wildcard outside a muted channel. */
+const countsAsMention = (flags: number, muted: boolean) => (flags & MENTIONED) !== 0 || ((flags & WILDCARD) !== 0 && !muted);
 
 interface Bucket<K> {
   key: K;
@@ -53,7 +56,7 @@ export async function unreadState(db: Knex, c: UnreadContext) {
   for (const r of rows) {
     const muted = r.recipient_type === 2 && c.mutedRecipients.has(r.recipient_id);
     if (!muted) count++;
-    if (r.flags & MENTIONED || (r.flags & WILDCARD && !muted)) mentions.push(r.message_id);
+    if (countsAsMention(r.flags, muted)) mentions.push(r.message_id);
     if (r.recipient_type === 2) {
       addStream(streams, r, c.allowEmptyTopicName);
       continue;
@@ -80,4 +83,36 @@ function addStream(streams: Map<string, Bucket<string> & { streamId: number; top
   const b = streams.get(key);
   if (b) b.ids.push(r.message_id);
   else streams.set(key, { key: topic.toLowerCase(), ids: [r.message_id], streamId: r.recipient_type_id, topic });
+}
+
+/** One message of update_message_flags' message_details. */
+export type UnreadMessageDetails =
+  | { type: 'stream'; stream_id: number; topic: string; unmuted_stream_msg: boolean; mentioned?: true }
+  | { type: 'private'; user_ids: number[]; mentioned?: true };
+
+/**
+ * message_details of an update_message_flags event removing `read`
+ * (Zulip's format_unread_message_details): per message ID, what a client
+ * needs to put the message back into its unread_msgs without fetching it —
+ * the channel and topic (and whether the channel is muted), or the other
+ * participants of the conversation (none for a note to oneself), and
+ * `mentioned` only when true, by the same rule as unread_msgs.mentions.
+ * Topics are stored values; the queue shapes "" for clients without
+ * empty_topic_name (src/events/shape.ts). Three statements.
+ */
+export async function unreadMessageDetails(db: Knex, userId: number, messageIds: number[]): Promise<Record<string, UnreadMessageDetails>> {
+  const rows = await listUserMessageRowsByIds(db, userId, messageIds);
+  const channels = [...new Set(rows.filter((r) => r.recipient_type === 2).map((r) => r.recipient_id))];
+  const conversations = [...new Set(rows.filter((r) => r.recipient_type !== 2).map((r) => r.recipient_id))];
+  const [muted, participants] = await Promise.all([listMutedRecipientIds(db, userId, channels), getDmParticipants(db, conversations)]);
+  const out: Record<string, UnreadMessageDetails> = {};
+  for (const r of rows) {
+    const isMuted = r.recipient_type === 2 && muted.has(r.recipient_id);
+    const details: UnreadMessageDetails = r.recipient_type === 2
+      ? { type: 'stream', stream_id: r.recipient_type_id, topic: r.topic, unmuted_stream_msg: !isMuted }
+      : { type: 'private', user_ids: (participants.get(r.recipient_id) ?? []).filter((id) => id !== userId).sort((a, b) => a - b) };
+    if (countsAsMention(r.flags, isMuted)) details.mentioned = true;
+    out[String(r.message_id)] = details;
+  }
+  return out;
 }
