@@ -78,14 +78,42 @@ eachDatabase('data model', (dialect) => {
     expect(cols).toEqual(['user_id', 'is_unread', 'message_id']);
   });
 
+  it('stores and reads back times after 2038 (64-bit timestamps)', async () => {
+    const year2100 = 4_102_444_800;
+    const sent = await t.api.post('/messages', t.cast.owner, { type: 'direct', to: [t.cast.member.id], content: 'from the future' });
+    expect(sent.status).toBe(200);
+    await t.ctx.db('messages').where({ id: sent.body.id }).update({ date_sent: year2100 });
+    await t.ctx.db('users').where({ id: t.cast.member.id }).update({ last_active_time: year2100 });
+    const fetched = await t.api.get('/messages', t.cast.member, { message_ids: [sent.body.id] });
+    expect(fetched.body.messages[0].timestamp).toBe(year2100);
+    const row = await t.ctx.db('users').where({ id: t.cast.member.id }).first('last_active_time');
+    expect(Number(row.last_active_time)).toBe(year2100);
+    if (dialect === 'mysql') {
+      const narrow = await t.ctx.db.raw(
+        `SELECT table_name AS t, column_name AS c FROM information_schema.columns
+          WHERE table_schema = DATABASE() AND data_type = 'int'
+            AND (column_name LIKE 'date\\_%' OR column_name LIKE '%time%' OR column_name LIKE '%\\_at' OR column_name = 'timestamp')`,
+      );
+      expect(narrow[0]).toEqual([]);
+    }
+    // Back within 32 bits: rolling the migration back (next test) refuses wider values, rightly.
+    await t.ctx.db('messages').where({ id: sent.body.id }).update({ date_sent: 2_000_000_000 });
+    await t.ctx.db('users').where({ id: t.cast.member.id }).update({ last_active_time: null });
+  });
+
   it('rolls back and re-applies every migration', async () => {
     await rollbackAll(t.ctx.db);
     const tables = dialect === 'mysql'
       ? (await t.ctx.db.raw("SHOW TABLES LIKE 'users'"))[0]
       : await t.ctx.db.raw("SELECT name FROM sqlite_master WHERE type='table' AND name='users'");
     expect(tables).toHaveLength(0);
-    expect(await migrateLatest(t.ctx.db)).toEqual(['001_initial', '002_message_search', '003_exact_keys', '004_api_key_index', '005_sqlite_indexes', '006_audit_log']);
+    expect(await migrateLatest(t.ctx.db)).toEqual([
+      '001_initial', '002_message_search', '003_exact_keys', '004_api_key_index', '005_sqlite_indexes', '006_audit_log',
+      '007_wide_timestamps',
+    ]);
   });
+
+
 });
 
 describe('secrets', () => {

@@ -5,6 +5,7 @@ import * as m003 from './migrations/003_exact_keys';
 import * as m004 from './migrations/004_api_key_index';
 import * as m005 from './migrations/005_sqlite_indexes';
 import * as m006 from './migrations/006_audit_log';
+import * as m007 from './migrations/007_wide_timestamps';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '004_api_key_index': m004,
   '005_sqlite_indexes': m005,
   '006_audit_log': m006,
+  '007_wide_timestamps': m007,
 };
 
 const source: Knex.MigrationSource<string> = {
