@@ -5,11 +5,13 @@ import { loadConfig } from '../config';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { Role } from '../domain/roles';
+import { BackupError } from '../db/backup/errors';
 import { ApiError } from '../errors';
 import { getRealmByStringId } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { getUserByEmailKey } from '../queries/users';
 import { startContext } from '../server';
+import { BACKUP_USAGE, backupCommand } from './backup';
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
 
@@ -26,6 +28,7 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
                                            print (or replace and print) a user's API key
   zuliprc --email EMAIL [--realm ID] [--output FILE] [--site URL]
                                            print a zuliprc for a user, or write it to FILE
+${BACKUP_USAGE}
 
 Configuration comes from the environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
 
@@ -40,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return command ? 0 : 2;
   }
+  // Before startContext: a backup must not migrate the database it copies, nor a restore its target.
+  if (command === 'backup' || command === 'restore') return backupCommand(command, rest);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -132,10 +137,21 @@ async function userOf(ctx: AppContext, realmStringId: string, email: string): Pr
   return user;
 }
 
+/**
+ * Errors an operator can act on print as one line: ours, and those carrying a
+ * system or driver code (ENOENT, ECONNREFUSED, SQLITE_BUSY, ER_ACCESS_DENIED_ERROR,
+ * a bad argument). Anything else is a bug: its stack is printed.
+ */
+function describe(err: unknown): string {
+  if (err instanceof ApiError || err instanceof BackupError) return err.message;
+  if (err instanceof Error) return typeof (err as { code?: unknown }).code === 'string' ? err.message : err.stack ?? err.message;
+  return String(err);
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`${err instanceof ApiError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
+    process.stderr.write(`${describe(err)}\n`);
     process.exit(1);
   },
 );
