@@ -30,6 +30,20 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
     await migrateLatest(db);
     return { db, drop: () => db.destroy() };
   }
+  const { url, drop } = await createMysqlDatabase();
+  const db = createDb({ databaseUrl: url, dataDir: '' });
+  await migrateLatest(db);
+  return {
+    db,
+    drop: async () => {
+      await db.destroy();
+      await drop();
+    },
+  };
+}
+
+/** A new, empty MySQL database on TEST_MYSQL_URL's server: its URL, and a function that drops it. */
+export async function createMysqlDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const base = new URL(MYSQL_URL!);
   const name = `parley_test_${crypto.randomBytes(5).toString('hex')}`;
   const admin = knexFactory({
@@ -40,12 +54,10 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   const url = new URL(base.toString());
   url.pathname = `/${name}`;
-  const db = createDb({ databaseUrl: url.toString(), dataDir: '' });
-  await migrateLatest(db);
   return {
-    db,
+    name,
+    url: url.toString(),
     drop: async () => {
-      await db.destroy();
       await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
       await admin.destroy();
     },
