@@ -12,7 +12,7 @@ import type { Dialect } from '../src/db/connection';
 import { MIGRATION_NAMES, migrateLatest, migrateUpTo } from '../src/db/migrate';
 import { rawRows } from '../src/queries/rows';
 import type { UserRow } from '../src/queries/rows';
-import { lastLine, requireFreshBuild, runCli } from './support/cli';
+import { CliResult, lastLine, requireFreshBuild, runCli } from './support/cli';
 import { eachDatabase } from './support/databases';
 import { snapshotDigest } from './support/db-snapshot';
 import { Instance, newInstance } from './support/instances';
@@ -91,21 +91,23 @@ eachDatabase('backup and restore', (dialect) => {
     const writers = startWriters(call, t, liveMembers);
     await until(() => writers.sent() >= 40);
     const before = await countRows(src, 'messages');
-    const backup = await runCli(['backup', '--output', archive('during.tar.gz')], source.env);
+    // Messages acknowledged before the CLI announces the copy were committed before its snapshot began.
+    let acknowledged: number[] | null = null;
+    const backup = await runCli(['backup', '--output', archive('during.tar.gz')], source.env, (stderr) => {
+      if (!acknowledged && /^(Copying|Dumping) the/m.test(stderr)) acknowledged = writers.acknowledged();
+    });
     const after = await countRows(src, 'messages');
     await writers.stop();
 
     expect(writers.errors).toEqual([]);
-    expect(backup.stderr).not.toMatch(NO_STACK);
-    expect(backup.code).toBe(0);
+    expectSuccess(backup);
     expect(backup.stdout).toMatch(/^Wrote .*during\.tar\.gz/);
     // The writers kept committing while the backup process ran.
     expect(after).toBeGreaterThan(before);
 
     const target = await instance();
     const restore = await runCli(['restore', '--input', archive('during.tar.gz')], target.env);
-    expect(restore.stderr).not.toMatch(NO_STACK);
-    expect(restore.code).toBe(0);
+    expectSuccess(restore);
     const restored = target.open();
 
     const count = await countRows(restored, 'messages');
@@ -116,8 +118,14 @@ eachDatabase('backup and restore', (dialect) => {
     // Each writer works sequentially, so the moment holds a prefix of each one's messages.
     const live = await liveMessages(restored);
     expect(live.length).toBeGreaterThan(0);
-    for (const [w, ks] of groupBy(live, (m) => m.writer)) {
+    const byWriter = groupBy(live, (m) => m.writer);
+    for (const [w, ks] of byWriter) {
       expect({ w, ks: ks.map((m) => m.k).sort((a, b) => a - b) }).toEqual({ w, ks: range(ks.length) });
+    }
+    // ... and that prefix holds everything acknowledged before the copy began.
+    expect(acknowledged).not.toBeNull();
+    for (const [w, n] of acknowledged!.entries()) {
+      expect({ w, restored: byWriter.get(w)?.length ?? 0 }).toEqual({ w, restored: Math.max(n, byWriter.get(w)?.length ?? 0) });
     }
 
     // Every message has all its recipients' rows: channel members, the two DM participants, the history's members.
@@ -158,8 +166,7 @@ eachDatabase('backup and restore', (dialect) => {
     fs.writeFileSync(path.join(source.dataDir, 'uploads', '2', 'ab', 'diagram.png'), upload);
 
     const backup = await runCli(['backup', '--output', archive('quiet.tar.gz')], source.env);
-    expect(backup.stderr).not.toMatch(NO_STACK);
-    expect(backup.code).toBe(0);
+    expectSuccess(backup);
     // The uploads are still there: the backup's scratch directory only linked to them.
     expect(fs.readFileSync(path.join(source.dataDir, 'uploads', '2', 'ab', 'diagram.png'))).toEqual(upload);
     expect(fs.statSync(archive('quiet.tar.gz')).mode & 0o777).toBe(0o600);
@@ -167,8 +174,7 @@ eachDatabase('backup and restore', (dialect) => {
 
     const target = await instance();
     const restore = await runCli(['restore', '--input', archive('quiet.tar.gz')], target.env);
-    expect(restore.stderr).not.toMatch(NO_STACK);
-    expect(restore.code).toBe(0);
+    expectSuccess(restore);
 
     const sourceDigest = await snapshotDigest(t.ctx.db);
     expect(await snapshotDigest(target.open())).toEqual(sourceDigest);
@@ -322,6 +328,7 @@ function startWriters(call: Call, t: TestServer, members: UserRow[]) {
     if (res.status !== 200) errors.push(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.status === 200;
   };
+  const acked = [0, 0, 0, 0];
   const loop = async (w: number) => {
     const user = members[w]!;
     for (let k = 0; !stopping; k++) {
@@ -332,6 +339,7 @@ function startWriters(call: Call, t: TestServer, members: UserRow[]) {
           : await call(user, 'POST', '/messages', { type: 'channel', to: 'live', topic: `topic ${k % 3}`, content });
       if (!check(`w${w}n${k}`, res)) return;
       sent++;
+      acked[w] = k + 1;
       if (w === REACTING_WRITER && !check(`react w${w}n${k}`, await call(user, 'POST', `/messages/${res.body.id}/reactions`, { emoji_name: 'octopus' }))) return;
     }
   };
@@ -339,6 +347,8 @@ function startWriters(call: Call, t: TestServer, members: UserRow[]) {
   return {
     errors,
     sent: () => sent,
+    /** Messages each writer has had acknowledged (200) so far. */
+    acknowledged: () => [...acked],
     stop: async () => {
       stopping = true;
       await Promise.all(running);
@@ -373,6 +383,12 @@ async function expectSearchIndexComplete(dialect: Dialect, db: Knex, live: LiveM
       : rawRows<{ id: number }>(await db.raw('SELECT id FROM messages WHERE MATCH(topic, content) AGAINST (? IN BOOLEAN MODE)', [`+${word}`])).map((r) => Number(r.id));
   expect((await search('bkmark')).sort((a, b) => a - b)).toEqual(live.map((m) => m.id).sort((a, b) => a - b));
   for (const m of live) expect({ token: `w${m.writer}n${m.k}`, ids: await search(`w${m.writer}n${m.k}`) }).toEqual({ token: `w${m.writer}n${m.k}`, ids: [m.id] });
+}
+
+/** Exit code 0; on failure the CLI's stderr shows in the test's message. */
+function expectSuccess(result: CliResult): void {
+  if (result.code !== 0) throw new Error(`the CLI exited with ${result.code}:\n${result.stderr}`);
+  expect(result.stderr).not.toMatch(NO_STACK);
 }
 
 async function expectNoOrphans(db: Knex): Promise<void> {

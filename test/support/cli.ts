@@ -28,8 +28,15 @@ export interface CliResult {
   ms: number;
 }
 
-/** Runs `node dist/src/cli/index.js ARGS` with DATA_DIR / DATABASE_URL from `env`, as an operator would. */
-export function runCli(args: string[], env: { DATA_DIR: string; DATABASE_URL?: string | null }): Promise<CliResult> {
+/**
+ * Runs `node dist/src/cli/index.js ARGS` with DATA_DIR / DATABASE_URL from `env`, as an operator would.
+ * `onStderr` sees stderr as it arrives (the progress lines).
+ */
+export function runCli(
+  args: string[],
+  env: { DATA_DIR: string; DATABASE_URL?: string | null },
+  onStderr: (soFar: string) => void = () => {},
+): Promise<CliResult> {
   const started = Date.now();
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: env.DATA_DIR };
   if (env.DATABASE_URL) childEnv.DATABASE_URL = env.DATABASE_URL;
@@ -38,7 +45,10 @@ export function runCli(args: string[], env: { DATA_DIR: string; DATABASE_URL?: s
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b) => (stdout += b));
-    child.stderr.on('data', (b) => (stderr += b));
+    child.stderr.on('data', (b) => {
+      stderr += b;
+      onStderr(stderr);
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
   });
