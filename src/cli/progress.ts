@@ -32,12 +32,12 @@ export function stderrProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       if (now - last < interval) return;
       last = now;
       const amount = unit === 'bytes' ? mib(done) + (total ? ` of ${mib(total)}` : '') : `${done}${total ? ` of ${total}` : ''} ${unit}`;
-      const pct = total ? ` ${Math.floor((100 * done) / total)}%` : '';
+      const line = total ? `${label}: ${Math.floor((100 * done) / total)}% (${amount})` : `${label}: ${amount}`;
       if (tty) {
-        stream.write(`\r\x1b[K${label}:${pct} (${amount})`);
+        stream.write(`\r\x1b[K${line}`);
         open = true;
       } else {
-        stream.write(`  ${label}:${pct} (${amount})\n`);
+        stream.write(`  ${line}\n`);
       }
     },
     warn(message) {
