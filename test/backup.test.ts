@@ -332,7 +332,8 @@ function startWriters(call: Call, t: TestServer, members: UserRow[]) {
   const loop = async (w: number) => {
     const user = members[w]!;
     for (let k = 0; !stopping; k++) {
-      const content = `bkmark w${w}n${k} ${FILLER}`;
+      // Quotes, backslashes, parentheses, semicolons and line breaks: the dump must carry them exactly.
+      const content = `bkmark w${w}n${k} it's (a) "quoted"; back\\slash);\nsecond line 😀 ${FILLER}`;
       const res =
         w === 2
           ? await call(user, 'POST', '/messages', { type: 'direct', to: [t.cast.guest.id], content })
