@@ -11,7 +11,7 @@ import type { Progress } from './progress';
 
 export interface DumpResult {
   tables: Record<string, number>;
-  migration: string | null;
+  migration: string;
   bytes: number;
   sha256: string;
 }
@@ -53,8 +53,8 @@ export async function dumpMariadb(databaseUrl: string, dest: string, progress: P
   const summary = scanner.finish();
   // mariadb-dump writes this line last; without it the dump is cut short.
   if (!summary.completed) throw new BackupError('mariadb-dump stopped before the end of the dump.');
-  if (!('knex_migrations' in summary.tables)) throw new BackupError(`Database ${database} is not a Parley database (it has no migrations table).`);
-  const migration = summary.migrations.length ? [...summary.migrations].sort().at(-1)! : null;
+  const migration = [...summary.migrations].sort().at(-1);
+  if (!migration) throw new BackupError(`Database ${database} is not a Parley database (it has no applied migrations).`);
   return { tables: summary.tables, migration, bytes, sha256: hash.digest('hex') };
 }
 

@@ -47,7 +47,7 @@ export async function snapshotSqlite(source: string, dest: string, progress: Pro
     copy.pragma('journal_mode = DELETE');
     checkIntegrity(copy, 'The copied database');
     const contents = contentsOf(copy);
-    if (!contents.migration) throw new BackupError(`${source} is not a Parley database (it has no migrations table).`);
+    if (!contents.migration) throw new BackupError(`${source} is not a Parley database (it has no applied migrations).`);
     return contents;
   } finally {
     copy.close();
@@ -79,15 +79,22 @@ export function finishSqliteFile(file: string): void {
 /** The first table (not Parley's migration bookkeeping) with a row, or null when the database is empty or absent. */
 export function sqliteTableWithData(file: string): string | null {
   if (!fs.existsSync(file)) return null;
-  const db = new Database(file, { fileMustExist: true, readonly: true, timeout: 5000 });
+  let db: Database.Database | null = null;
   try {
+    db = new Database(file, { fileMustExist: true, readonly: true, timeout: 5000 });
     for (const table of userTables(db, ['table'])) {
       if (table.startsWith('knex_migrations')) continue;
       if (db.prepare(`SELECT 1 FROM ${quoteName(table)} LIMIT 1`).get()) return table;
     }
     return null;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new BackupError(`${file} is not a readable SQLite database (${(err as Error).message}); move it away to restore here.`);
+    }
+    throw err;
   } finally {
-    db.close();
+    db?.close();
   }
 }
 
