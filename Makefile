@@ -30,18 +30,24 @@ gen-check: install
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 
-build: spec
+# tsc runs only when a TypeScript source or the build configuration changed since the
+# last build (make test builds for jest, which runs the CLI from dist/, and for dredd).
+BUILD_INPUTS := $(shell find src generated -name '*.ts') tsconfig.json tsconfig.build.json
+dist/.built: $(BUILD_INPUTS) node_modules/.installed
 	npx tsc -p tsconfig.build.json
+	@touch $@
+
+build: spec dist/.built
 
 run: build
 	node dist/src/main.js
 
 jest: jest-sqlite jest-mysql
 
-jest-sqlite: install
+jest-sqlite: build
 	TEST_MYSQL_URL= npx jest --ci --json --outputFile=.tmp-jest-sqlite.json $(JEST_ARGS)
 
-jest-mysql: install
+jest-mysql: build
 	@if [ -n "$$TEST_MYSQL_URL" ]; then \
 	  ONLY_MYSQL=1 npx jest --ci --json --outputFile=.tmp-jest-mysql.json $(JEST_ARGS); \
 	else echo "TEST_MYSQL_URL is not set: skipping the MySQL run (scripts/mariadb.sh start prints one)"; fi

@@ -6,11 +6,13 @@ import { loadConfig } from '../config';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { Role } from '../domain/roles';
+import { BackupError } from '../db/backup/errors';
 import { ApiError } from '../errors';
 import { getRealmByStringId } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { getUserByEmailKey } from '../queries/users';
 import { startContext } from '../server';
+import { BACKUP_USAGE, backupCommand } from './backup';
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
 
@@ -30,6 +32,7 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
   audit-log [--realm ID] [--user EMAIL] [--limit N] [--json]
                                            print the audit log, newest first (50 rows unless
                                            --limit, at most 1000); --user: rows by or about them
+${BACKUP_USAGE}
 
 Configuration comes from the environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
 
@@ -44,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return command ? 0 : 2;
   }
+  // Before startContext: a backup must not migrate the database it copies, nor a restore its target.
+  if (command === 'backup' || command === 'restore') return backupCommand(command, rest);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -140,10 +145,21 @@ async function userOf(ctx: AppContext, realmStringId: string, email: string): Pr
   return user;
 }
 
+/**
+ * Errors an operator can act on print as one line: ours, and those carrying a
+ * system or driver code (ENOENT, ECONNREFUSED, SQLITE_BUSY, ER_ACCESS_DENIED_ERROR,
+ * a bad argument). Anything else is a bug: its stack is printed.
+ */
+function describe(err: unknown): string {
+  if (err instanceof ApiError || err instanceof BackupError) return err.message;
+  if (err instanceof Error) return typeof (err as { code?: unknown }).code === 'string' ? err.message : err.stack ?? err.message;
+  return String(err);
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`${err instanceof ApiError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
+    process.stderr.write(`${describe(err)}\n`);
     process.exit(1);
   },
 );

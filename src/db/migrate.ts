@@ -21,8 +21,11 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '007_wide_timestamps': m007,
 };
 
+/** Every migration this code knows, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
+
 const source: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(MIGRATIONS).sort(),
+  getMigrations: async () => [...MIGRATION_NAMES],
   getMigrationName: (name) => name,
   getMigration: async (name) => MIGRATIONS[name]!,
 };
@@ -30,6 +33,20 @@ const source: Knex.MigrationSource<string> = {
 export async function migrateLatest(db: Knex): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
   return applied;
+}
+
+/**
+ * Applies migrations up to and including `last` (tests build databases at an
+ * older schema this way, to check that a restore brings them up to date).
+ */
+export async function migrateUpTo(db: Knex, last: string): Promise<void> {
+  if (!MIGRATION_NAMES.includes(last)) throw new Error(`Unknown migration ${last}`);
+  for (;;) {
+    const [done] = (await db.migrate.list({ migrationSource: source })) as [Array<string | { name: string }>, unknown];
+    const names = done.map((m) => (typeof m === 'string' ? m : m.name));
+    if (names.includes(last)) return;
+    await db.migrate.up({ migrationSource: source });
+  }
 }
 
 export async function rollbackAll(db: Knex): Promise<void> {

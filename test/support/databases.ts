@@ -42,8 +42,8 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
   };
 }
 
-/** A new, empty MySQL database on TEST_MYSQL_URL: its DATABASE_URL, and how to drop it. */
-export async function freshMysqlDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new, empty MySQL database on TEST_MYSQL_URL's server: its name, its DATABASE_URL, and how to drop it. */
+export async function freshMysqlDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const base = new URL(MYSQL_URL!);
   const name = `parley_test_${crypto.randomBytes(5).toString('hex')}`;
   const admin = knexFactory({
@@ -55,6 +55,7 @@ export async function freshMysqlDatabase(): Promise<{ url: string; drop(): Promi
   const url = new URL(base.toString());
   url.pathname = `/${name}`;
   return {
+    name,
     url: url.toString(),
     drop: async () => {
       await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);

@@ -35,9 +35,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A fresh database, a realm with the named cast of users, and the app over it. */
-export async function startTestServer(dialect: Dialect): Promise<TestServer> {
-  const testDb: TestDb = await freshDatabase(dialect);
+/** A fresh database (or the given, migrated one), a realm with the named cast of users, and the app over it. */
+export async function startTestServer(dialect: Dialect, given?: TestDb): Promise<TestServer> {
+  const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
   const ctx: AppContext = createContext(testDb.db, { ...loadConfig({}), dataDir: '/nonexistent' });
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
