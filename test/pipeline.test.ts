@@ -2,7 +2,7 @@ import request from 'supertest';
 import pino from 'pino';
 import { buildApp } from '../src/app';
 import { ApiError } from '../src/errors';
-import type { HandlerTable } from '../src/http/handler';
+import { JSON_QUERY_PARAMS, type HandlerTable } from '../src/http/handler';
 import { HANDLERS, PENDING_OPERATIONS } from '../src/http/routes';
 import { eachDatabase } from './support/databases';
 import { encodeFields, startTestServer, TestServer, testSpec } from './support/server';
@@ -251,6 +251,20 @@ describe('response validation (VALIDATE_RESPONSES, used by dredd)', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('handler types', () => {
+  it('know every query parameter the contract sends as JSON (src/http/handler.ts JSON_QUERY_PARAMS)', async () => {
+    const spec = await testSpec();
+    const fromContract: Record<string, string[]> = {};
+    for (const info of spec.operations) {
+      const params = (info.op.parameters ?? []) as Array<{ in: string; name: string; content?: unknown }>;
+      const json = params.filter((p) => p.in === 'query' && p.content).map((p) => p.name);
+      if (json.length) fromContract[info.operationId] = json.sort();
+    }
+    const declared = Object.fromEntries(Object.entries(JSON_QUERY_PARAMS).map(([op, names]) => [op, [...names].sort()]));
+    expect(declared).toEqual(fromContract);
   });
 });
 
