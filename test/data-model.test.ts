@@ -78,6 +78,18 @@ eachDatabase('data model', (dialect) => {
     expect(cols).toEqual(['user_id', 'is_unread', 'message_id']);
   });
 
+  it('has a column for every permission setting the domain lists', async () => {
+    const { REALM_GROUP_SETTINGS, CHANNEL_GROUP_SETTINGS, GROUP_GROUP_SETTINGS } = await import('../src/domain/group-settings');
+    for (const [table, settings] of [
+      ['realms', REALM_GROUP_SETTINGS],
+      ['channels', CHANNEL_GROUP_SETTINGS],
+      ['user_groups', GROUP_GROUP_SETTINGS],
+    ] as const) {
+      const columns = Object.keys(await t.ctx.db(table).columnInfo());
+      expect([table, settings.filter((s) => !columns.includes(s))]).toEqual([table, []]);
+    }
+  });
+
   it('stores and reads back times after 2038 (64-bit timestamps)', async () => {
     const year2100 = 4_102_444_800;
     const sent = await t.api.post('/messages', t.cast.owner, { type: 'direct', to: [t.cast.member.id], content: 'from the future' });

@@ -8,6 +8,7 @@ import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import type { MessageLookups } from '../serializers/messages';
 import { canReadChannelHistory, Viewer } from './viewer';
+import { RecipientType } from '../domain/recipients';
 
 export interface AccessibleMessage {
   row: MessageRow;
@@ -38,7 +39,7 @@ export async function accessMessages(db: Knex, viewer: Viewer, ids: number[]): P
       out.push({ row, flags: f });
       continue;
     }
-    if (row.recipient_type !== 2) continue;
+    if (row.recipient_type !== RecipientType.CHANNEL) continue;
     let readable = channelCache.get(row.recipient_type_id);
     if (readable === undefined) {
       const channel = await getChannelById(db, viewer.user.realm_id, row.recipient_type_id);
@@ -62,7 +63,7 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
   const dmRecipients = new Set<number>();
   const edited: number[] = [];
   for (const r of rows) {
-    if (r.recipient_type === 2) channels.set(r.recipient_id, { id: r.channel_id!, name: r.channel_name!, recipient_id: r.recipient_id });
+    if (r.recipient_type === RecipientType.CHANNEL) channels.set(r.recipient_id, { id: r.channel_id!, name: r.channel_name!, recipient_id: r.recipient_id });
     else dmRecipients.add(r.recipient_id);
     if (r.last_edit_time !== null || r.last_moved_time !== null) edited.push(r.id);
   }

@@ -13,6 +13,7 @@ import { getMessageRow } from '../queries/messages';
 import type { Filter, NarrowQuery } from '../queries/narrow';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
 import { canReadChannelHistory, Viewer } from './viewer';
+import { RecipientType } from '../domain/recipients';
 
 /**
  * Turns parsed narrow terms into a NarrowQuery: names resolved to ids, and
@@ -84,7 +85,7 @@ export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTe
         let q = db('subscriptions as s')
           .join('recipients as r', 'r.id', 's.recipient_id')
           .join('dm_groups as g', 'g.id', 'r.type_id')
-          .where({ 's.user_id': user.id, 'r.type': 3 });
+          .where({ 's.user_id': user.id, 'r.type': RecipientType.DM_GROUP });
         if (t.operator === 'group-pm-with') q = q.where('g.group_size', '>', 2);
         const ids: number[] = await q.pluck('s.recipient_id');
         filters.push({ kind: 'recipient', ids, negated });
@@ -207,7 +208,7 @@ async function applyWith(db: Knex, viewer: Viewer, terms: NarrowTerm[]): Promise
     throw new ApiError("Invalid 'with' operator", 'BAD_NARROW');
   }
   const rest = terms.filter((t) => t !== withTerm && !(conversationTerms.has(t.operator) && !t.negated));
-  if (message.recipient_type === 2) {
+  if (message.recipient_type === RecipientType.CHANNEL) {
     return [
       { operator: 'channel', operand: message.recipient_type_id, negated: false },
       { operator: 'topic', operand: message.topic, negated: false },
@@ -221,7 +222,7 @@ async function applyWith(db: Knex, viewer: Viewer, terms: NarrowTerm[]): Promise
 async function viewerCanSee(db: Knex, viewer: Viewer, m: { id: number; recipient_type: number; recipient_type_id: number }) {
   const row = await db('user_messages').where({ user_id: viewer.user.id, message_id: m.id }).first('id');
   if (row) return true;
-  if (m.recipient_type !== 2) return false;
+  if (m.recipient_type !== RecipientType.CHANNEL) return false;
   const channel = await getChannelById(db, viewer.user.realm_id, m.recipient_type_id);
   return channel !== undefined && canReadChannelHistory(viewer, channel);
 }

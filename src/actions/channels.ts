@@ -11,6 +11,7 @@ import { addGroupMembers, getSystemGroupIds, insertGroup } from '../queries/grou
 import { insertOne, nowSeconds } from '../queries/ids';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { storeGroupSettingInTx } from './group-settings';
+import { RecipientType } from '../domain/recipients';
 
 export interface NewChannel {
   name: string;
@@ -92,7 +93,7 @@ export function checkCanCreateChannel(viewer: Viewer, realm: RealmRow, c: NewCha
     throw ownerRequired();
   }
   parseRetentionDays(c.messageRetentionDays);
-  if (c.topicsPolicy !== undefined && c.topicsPolicy !== 'inherit' && !inGroup(viewer, realm.can_set_topics_policy_group as number)) {
+  if (c.topicsPolicy !== undefined && c.topicsPolicy !== 'inherit' && !inGroup(viewer, realm.can_set_topics_policy_group)) {
     throw new ApiError('Insufficient permission');
   }
   if (c.description !== undefined && [...c.description].length > MAX_CHANNEL_DESCRIPTION_LENGTH) {
@@ -156,7 +157,7 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
     date_created: now,
     ...settings,
   });
-  const recipientId = await insertOne(trx, 'recipients', { type: 2, type_id: channelId });
+  const recipientId = await insertOne(trx, 'recipients', { type: RecipientType.CHANNEL, type_id: channelId });
   await trx('channels').where({ id: channelId }).update({ recipient_id: recipientId });
   // The row keeps the settings and permission groups the channel starts with (no action changes them afterwards yet).
   await insertAuditLog(trx, {

@@ -28,7 +28,7 @@ export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: Create
     subscriberIds: users.map((u) => u.id),
   };
   checkCanCreateChannel(viewer, realm, input, ctx.config.webPublicStreamsEnabled);
-  if (users.some((u) => u.id !== viewer.user.id) && !isAdminRole(viewer.user.role) && !inGroup(viewer, realm.can_add_subscribers_group as number)) {
+  if (users.some((u) => u.id !== viewer.user.id) && !isAdminRole(viewer.user.role) && !inGroup(viewer, realm.can_add_subscribers_group)) {
     throw new ApiError('Insufficient permission');
   }
   return inTransaction(ctx.db, async (tx) => {

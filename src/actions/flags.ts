@@ -11,6 +11,7 @@ import { resolveNarrow } from '../access/narrow';
 import { parseNarrow } from '../domain/narrow';
 import type { ServerEvent } from '../events/bus';
 import { unreadMessageDetails } from '../events/register/unread';
+import { RecipientType } from '../domain/recipients';
 
 export function checkFlagOperation(op: string, flag: string): FlagName {
   if (op !== 'add' && op !== 'remove') throw new ApiError(`Invalid message flag operation: '${bounded(op)}'`);
@@ -45,7 +46,7 @@ export async function applyFlagInTx(tx: Tx, viewer: Viewer, ids: number[], op: '
   const toUpdate: number[] = [];
   const toCreate: number[] = [];
   for (const { row, flags } of accessible) {
-    if (op === 'remove' && flag === 'read' && row.recipient_type === 2 && !viewer.subscribedRecipients.has(row.recipient_id)) {
+    if (op === 'remove' && flag === 'read' && row.recipient_type === RecipientType.CHANNEL && !viewer.subscribedRecipients.has(row.recipient_id)) {
       ignored.add(row.recipient_type_id);
       continue;
     }

@@ -46,7 +46,7 @@ function checkCanInviteAs(user: UserRow, role: number): void {
 export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p: MultiuseInviteParams, sent: ReadonlySet<string>): Promise<string> {
   const user = viewer.user;
   const realm = await getRealmOfUser(ctx.db, user);
-  if (isGuestRole(user.role) || !inGroup(viewer, realm.create_multiuse_invite_group as number)) throw new ApiError('Insufficient permission');
+  if (isGuestRole(user.role) || !inGroup(viewer, realm.create_multiuse_invite_group)) throw new ApiError('Insufficient permission');
   const role = p.invite_as ?? Role.MEMBER;
   checkCanInviteAs(user, role);
   if (p.welcome_message_custom_text != null) {
@@ -61,7 +61,7 @@ export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p:
     if (!channel || channel.deactivated || (channel.invite_only && !viewer.subscribedRecipients.has(channel.recipient_id) && !isAdminRole(user.role))) {
       throw new ApiError(`Invalid channel ID ${id}. No invites were sent.`);
     }
-    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_add_subscribers_group as number) ||
+    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_add_subscribers_group) ||
       inGroup(viewer, channel.can_add_subscribers_group) || inGroup(viewer, channel.can_administer_channel_group);
     if (!channel.is_default && !canAdd) throw new ApiError('You do not have permission to subscribe other users to channels.');
   }
@@ -71,7 +71,7 @@ export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p:
     const g = groups.get(id);
     if (!g || g.name === null || g.is_system_group || g.deactivated) throw new ApiError('Invalid user group');
     const row = await ctx.db('user_groups').where({ id }).first('can_add_members_group', 'can_manage_group');
-    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_manage_all_groups as number) ||
+    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_manage_all_groups) ||
       inGroup(viewer, row.can_add_members_group) || inGroup(viewer, row.can_manage_group);
     if (!canAdd) throw new ApiError('Insufficient permission');
   }

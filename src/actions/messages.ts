@@ -18,6 +18,8 @@ import { type MessageLookups, toApiMessage } from '../serializers/messages';
 import { recordActivity } from './activity';
 import { renderForRealm } from './render';
 import { dmGroupRecipient, insertMessageRow, insertUserMessages, type StoredRecipient } from './send';
+import { RecipientType } from '../domain/recipients';
+import { isGuestRole } from '../domain/roles';
 
 /** Zulip's threshold above which wildcard mentions need can_mention_many_users_group. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -138,7 +140,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
   const sender = viewer.user;
   const realm = await getRealmOfUser(tx.trx, sender);
   const rendered = await renderForRealm(tx.trx, realm.id, content, opts.internal ? null : viewer,
-    opts.internal || inGroup(viewer, realm.can_access_all_users_group as number));
+    opts.internal || inGroup(viewer, realm.can_access_all_users_group));
   for (const g of rendered.mentionedGroups) {
     if (!opts.internal && !inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
   }
@@ -151,14 +153,14 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     const { channel } = target;
     topic = target.topic;
     if (!opts.internal) await checkCanPost(tx, viewer, realm, channel, topic);
-    recipient = { id: channel.recipient_id, type: 2, typeId: channel.id, channel: { id: channel.id, name: channel.name } };
+    recipient = { id: channel.recipient_id, type: RecipientType.CHANNEL, typeId: channel.id, channel: { id: channel.id, name: channel.name } };
     receivers = target.subscriberIds ?? (await getActiveSubscriberIds(tx.trx, channel.recipient_id));
-    if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group as number)) {
+    if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
       throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
     }
     if (rendered.topicWildcard) {
       topicParticipants = await getTopicParticipantIds(tx.trx, channel.recipient_id, topic.toLowerCase());
-      if (topicParticipants.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group as number)) {
+      if (topicParticipants.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
         throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
       }
     }
@@ -169,7 +171,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
       await checkCanDirectMessage(tx, viewer, realm, target.recipients);
     }
     const dm = await dmGroupRecipient(tx, participants);
-    recipient = { id: dm.recipientId, type: 3, typeId: dm.groupId, channel: null };
+    recipient = { id: dm.recipientId, type: RecipientType.DM_GROUP, typeId: dm.groupId, channel: null };
     receivers = [...new Set(participants)];
   }
 
@@ -237,7 +239,7 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
 /** Channel posting rules: archived channels, content access, can_send_message_group, topics policy, new-topic permission. */
 async function checkCanPost(tx: Tx, viewer: Viewer, realm: RealmRow, channel: ChannelRow, topic: string): Promise<void> {
   const subscribed = viewer.subscribedRecipients.has(channel.recipient_id);
-  if (channel.deactivated || ((channel.invite_only || viewer.user.role === 600) && !subscribed)) {
+  if (channel.deactivated || ((channel.invite_only || isGuestRole(viewer.user.role)) && !subscribed)) {
     throw new ApiError(`Not authorized to send to channel '${channel.name}'`);
   }
   if (!inGroup(viewer, channel.can_send_message_group)) {
@@ -259,10 +261,10 @@ async function checkCanPost(tx: Tx, viewer: Viewer, realm: RealmRow, channel: Ch
 async function checkCanDirectMessage(tx: Tx, viewer: Viewer, realm: RealmRow, recipients: UserRow[]): Promise<void> {
   const others = recipients.filter((u) => u.id !== viewer.user.id && !u.is_bot);
   if (others.length === 0) return; // notes to oneself and messages to bots are always allowed
-  if (!inGroup(viewer, realm.direct_message_permission_group as number)) {
+  if (!inGroup(viewer, realm.direct_message_permission_group)) {
     throw new ApiError('You do not have permission to send direct messages to this recipient.');
   }
-  if (!inGroup(viewer, realm.direct_message_initiator_group as number)) {
+  if (!inGroup(viewer, realm.direct_message_initiator_group)) {
     const existing = await tx.trx('dm_groups').where({ huddle_hash: dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]) }).first('id');
     if (!existing) throw new ApiError('You do not have permission to initiate direct message conversations.');
   }

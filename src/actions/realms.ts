@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
-import { GROUP_GROUP_SETTINGS, REALM_GROUP_SETTINGS } from '../db/migrations/001_initial';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
-import { REALM_SETTING_RULES, USER_GROUP_SETTING_RULES } from '../domain/group-settings';
+import { GROUP_GROUP_SETTINGS, REALM_GROUP_SETTINGS, REALM_SETTING_RULES, USER_GROUP_SETTING_RULES } from '../domain/group-settings';
 import { SYSTEM_GROUP_PARENT, SYSTEM_GROUPS, SystemGroupName } from '../domain/roles';
 import { USER_SETTING_DEFAULTS } from '../domain/user-settings';
 import { ApiError } from '../errors';

@@ -2,6 +2,7 @@ import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { insertOne, insertRows, nowSeconds } from '../queries/ids';
 import type { MessageRow } from '../queries/messages';
+import { RecipientType } from '../domain/recipients';
 
 export interface RenderedContent {
   html: string;
@@ -85,7 +86,7 @@ export async function dmGroupRecipient(tx: Tx, userIds: number[]): Promise<{ rec
   const existing = await tx.trx('dm_groups').where({ huddle_hash: hash }).first('id', 'recipient_id');
   if (existing?.recipient_id) return { recipientId: existing.recipient_id, groupId: existing.id, created: false };
   const groupId = await insertOne(tx.trx, 'dm_groups', { huddle_hash: hash, group_size: sorted.length });
-  const recipientId = await insertOne(tx.trx, 'recipients', { type: 3, type_id: groupId });
+  const recipientId = await insertOne(tx.trx, 'recipients', { type: RecipientType.DM_GROUP, type_id: groupId });
   await tx.trx('dm_groups').where({ id: groupId }).update({ recipient_id: recipientId });
   await insertRows(tx.trx, 'subscriptions', sorted.map((user_id) => ({ user_id, recipient_id: recipientId })));
   return { recipientId, groupId, created: true };

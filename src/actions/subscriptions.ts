@@ -55,7 +55,7 @@ export function canSubscribe(viewer: Viewer, realm: RealmRow, c: ChannelRow, use
   if (others) {
     if (c.invite_only && !subscribed && !admin && !inGroup(viewer, c.can_administer_channel_group)) return false;
     if (isGuestRole(viewer.user.role)) return false;
-    return admin || inGroup(viewer, realm.can_add_subscribers_group as number) ||
+    return admin || inGroup(viewer, realm.can_add_subscribers_group) ||
       inGroup(viewer, c.can_add_subscribers_group) || inGroup(viewer, c.can_administer_channel_group);
   }
   if (subscribed) return true;
@@ -101,7 +101,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
   const toCreate = items.filter((i) => !i.channel);
   if (toCreate.length) {
     checkCanCreateChannel(viewer, realm, { ...creation, name: toCreate[0]!.name, subscriberIds: [] }, ctx.config.webPublicStreamsEnabled);
-    if (users.some((u) => u.id !== viewer.user.id) && !isAdminRole(viewer.user.role) && !inGroup(viewer, realm.can_add_subscribers_group as number)) {
+    if (users.some((u) => u.id !== viewer.user.id) && !isAdminRole(viewer.user.role) && !inGroup(viewer, realm.can_add_subscribers_group)) {
       throw new ApiError('Insufficient permission');
     }
   }

@@ -13,6 +13,7 @@ import { getMessageAudience } from '../queries/reactions';
 import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listTypingAudience, TypingAudienceRow } from '../queries/typing';
+import { RecipientType } from '../domain/recipients';
 
 /**
  * Typing notifications change nothing stored: they go straight to the bus
@@ -99,7 +100,7 @@ export async function doSetEditTypingStatus(ctx: AppContext, viewer: Viewer, mes
   const settings = parseSettings(sender.settings);
   const base = { type: 'typing_edit_message', op, sender_id: sender.id, message_id: messageId };
 
-  if (row.recipient_type === 2) {
+  if (row.recipient_type === RecipientType.CHANNEL) {
     if (!settings.send_stream_typing_notifications) throw channelDisabled();
     const channel = (await getChannelById(ctx.db, sender.realm_id, row.recipient_type_id))!;
     let audience = await channelTypingAudience(ctx, sender.id, row.recipient_id);

@@ -27,6 +27,7 @@ import {
 import { toApiUser } from '../serializers/users';
 import { queueDeactivationEvents, queueReactivationEvents } from './user-activation-events';
 import { directSystemGroups } from './user-groups';
+import { RecipientType } from '../domain/recipients';
 
 export interface NewUser {
   realmId: number;
@@ -84,7 +85,7 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
   // A hidden address is replaced by a placeholder in the API email, as Zulip does.
   const apiEmail = apiEmailFor(userId, email, defaults.email_address_visibility, input.isBot ?? false, apiEmailHost());
   if (apiEmail !== email) await updateUser(trx, userId, { email: apiEmail });
-  const recipientId = await insertOne(trx, 'recipients', { type: 1, type_id: userId });
+  const recipientId = await insertOne(trx, 'recipients', { type: RecipientType.PERSONAL, type_id: userId });
   await updateUser(trx, userId, { recipient_id: recipientId });
   const groups = await getSystemGroupIds(trx, realm.id);
   const memberOf = directSystemGroups(role, now, realm, now).map((name) => groups.get(name)!);

@@ -94,3 +94,10 @@ export const USER_GROUP_SETTING_RULES = {
   can_mention_group: { allowNobody: true, allowEveryone: true, allowInternet: false, default: 'role:everyone', defaultForSystemGroups: 'role:nobody' },
   can_remove_members_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:nobody', defaultForSystemGroups: 'role:nobody' },
 } as const satisfies Record<string, GroupSettingRule>;
+
+export type RealmGroupSetting = keyof typeof REALM_SETTING_RULES;
+/** The realm's permission-group columns (realms.<setting> holds a group id). */
+export const REALM_GROUP_SETTINGS = Object.keys(REALM_SETTING_RULES) as RealmGroupSetting[];
+export type UserGroupSetting = keyof typeof USER_GROUP_SETTING_RULES;
+/** A user group's permission-group columns. */
+export const GROUP_GROUP_SETTINGS = Object.keys(USER_GROUP_SETTING_RULES) as UserGroupSetting[];

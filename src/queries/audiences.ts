@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ChannelRow } from './channels';
 import { mapBools } from './rows';
+import { RecipientType } from '../domain/recipients';
 
 /**
  * Reads behind the audiences of events about a user's account
@@ -24,7 +25,7 @@ export async function listChannelPeerIds(q: Q, userId: number): Promise<number[]
   const ids: number[] = await q('subscriptions as other')
     .join('subscriptions as mine', 'mine.recipient_id', 'other.recipient_id')
     .join('recipients as r', 'r.id', 'other.recipient_id')
-    .where({ 'mine.user_id': userId, 'mine.active': true, 'r.type': 2, 'other.active': true, 'other.is_user_active': true })
+    .where({ 'mine.user_id': userId, 'mine.active': true, 'r.type': RecipientType.CHANNEL, 'other.active': true, 'other.is_user_active': true })
     .whereNot('other.user_id', userId)
     .distinct('other.user_id')
     .pluck('other.user_id');

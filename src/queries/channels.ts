@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { inChunks } from './ids';
 import { mapBools } from './rows';
+import { RecipientType } from '../domain/recipients';
 
 type Q = Knex | Knex.Transaction;
 
@@ -111,7 +112,7 @@ export async function getPublicChannelRecipientIds(q: Q, realmId: number): Promi
 export async function getMutedChannelRecipientIds(q: Q, userId: number): Promise<number[]> {
   return q('subscriptions as s')
     .join('recipients as r', 'r.id', 's.recipient_id')
-    .where({ 's.user_id': userId, 's.active': true, 's.is_muted': true, 'r.type': 2 })
+    .where({ 's.user_id': userId, 's.active': true, 's.is_muted': true, 'r.type': RecipientType.CHANNEL })
     .pluck('s.recipient_id');
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ChannelRow, SubscriptionRow } from './channels';
 import { mapBools } from './rows';
+import { RecipientType } from '../domain/recipients';
 
 /**
  * The reads behind POST /register's initial state: one statement per
@@ -61,7 +62,7 @@ export async function listRealmChannels(q: Q, realmId: number): Promise<ChannelR
 export async function listChannelSubscriptions(q: Q, userId: number): Promise<SubscriptionSettings[]> {
   const rows = await q('subscriptions as s')
     .join('recipients as r', 'r.id', 's.recipient_id')
-    .where({ 's.user_id': userId, 'r.type': 2 })
+    .where({ 's.user_id': userId, 'r.type': RecipientType.CHANNEL })
     .select('s.*');
   return rows.map((r: Record<string, unknown>) => mapBools<SubscriptionSettings>(r));
 }
@@ -179,7 +180,7 @@ export async function listUserIdsSharingRecipients(q: Q, userId: number): Promis
     .join('subscriptions as mine', 'mine.recipient_id', 'other.recipient_id')
     .join('recipients as r', 'r.id', 'other.recipient_id')
     .where({ 'mine.user_id': userId, 'mine.active': true, 'other.active': true })
-    .andWhere((b) => b.whereNot('r.type', 2).orWhere({ 'mine.is_user_active': true, 'other.is_user_active': true }))
+    .andWhere((b) => b.whereNot('r.type', RecipientType.CHANNEL).orWhere({ 'mine.is_user_active': true, 'other.is_user_active': true }))
     .distinct('other.user_id')
     .pluck('other.user_id');
 }

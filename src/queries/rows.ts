@@ -1,5 +1,10 @@
+import type { RealmGroupSetting } from '../domain/group-settings';
+
+/** The realm's permission settings: each column holds a user group id (NULL only before the realm's system groups exist). */
+export type RealmGroupColumns = { [K in RealmGroupSetting]: number };
+
 /** Row shapes of the tables, as the queries return them (booleans already converted). */
-export interface RealmRow {
+export interface RealmRow extends RealmGroupColumns {
   id: number;
   string_id: string;
   name: string;
@@ -25,7 +30,6 @@ export interface RealmRow {
   default_language: string;
   message_retention_days: number | null;
   max_invites: number | null;
-  [groupSetting: string]: unknown;
 }
 
 export interface UserRow {

@@ -3,6 +3,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import type { ChannelRef, EditRow, MessageRow, ReactionRow } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
 import { avatarUrl, canSeeDeliveryEmail } from './users';
+import { RecipientType } from '../domain/recipients';
 
 /** Everything serializing a page of messages needs, fetched once per request (never per message). */
 export interface MessageLookups {
@@ -42,7 +43,7 @@ export const topicForClient = (topic: string, allowEmpty: boolean) =>
  */
 export function toApiMessage(row: MessageRow, flags: number | null, lk: MessageLookups, opts: MessageViewOptions) {
   const sender = lk.users.get(row.sender_id)!;
-  const isChannel = row.recipient_type === 2;
+  const isChannel = row.recipient_type === RecipientType.CHANNEL;
   const out: Record<string, unknown> = {
     id: row.id,
     sender_id: sender.id,

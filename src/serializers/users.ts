@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { isAdminRole, isGuestRole, isOwnerRole } from '../domain/roles';
+import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../domain/roles';
 import { EmailVisibility, emailVisibilityOf } from '../domain/user-settings';
 import type { UserRow } from '../queries/rows';
 
@@ -52,7 +52,7 @@ export function canSeeDeliveryEmail(user: UserRow, viewer: UserRow | null): bool
     case EmailVisibility.MEMBERS:
       return !isGuestRole(viewer.role);
     case EmailVisibility.MODERATORS:
-      return viewer.role <= 300;
+      return isModeratorOrAbove(viewer.role);
     case EmailVisibility.ADMINS:
       return isAdminRole(viewer.role);
     default:

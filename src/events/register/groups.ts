@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { GROUP_GROUP_SETTINGS } from '../../db/migrations/001_initial';
+import { GROUP_GROUP_SETTINGS } from '../../domain/group-settings';
 import { GroupRow, listGroupMemberships, listRealmGroups, listSubgroupLinks } from '../../queries/register';
 import type { GroupLookup, GroupSettingValue } from '../../serializers/subscriptions';
 

@@ -1,4 +1,4 @@
-import { REALM_GROUP_SETTINGS } from '../../db/migrations/001_initial';
+import { REALM_GROUP_SETTINGS } from '../../domain/group-settings';
 import { MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH } from '../../domain/channels';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../../domain/topics';
 import type { RealmRow } from '../../queries/rows';
@@ -71,6 +71,6 @@ export function realmState(realm: RealmRow, groups: GroupLookup, cfg: RealmState
     // Zulip sends -1, not null, for "no channel".
     realm_moderation_request_channel_id: realm.moderation_request_channel_id ?? -1,
   };
-  for (const s of REALM_GROUP_SETTINGS) state[`realm_${s}`] = groups.value(realm[s] as number | null);
+  for (const s of REALM_GROUP_SETTINGS) state[`realm_${s}`] = groups.value(realm[s]);
   return state;
 }

@@ -3,6 +3,7 @@ import { flagMask } from '../../domain/flags';
 import { getDmParticipants } from '../../queries/messages';
 import { listMutedRecipientIds, listUnreadRows, listUserMessageRowsByIds, UnreadRow } from '../../queries/register';
 import { topicForClient } from '../../serializers/messages';
+import { RecipientType } from '../../domain/recipients';
 
 /** Zulip's MAX_UNREAD_MESSAGES: older unread messages are left out and old_unreads_missing says so. */
 export const MAX_UNREAD_MESSAGES = 50_000;
@@ -45,7 +46,7 @@ export interface UnreadContext {
 export async function unreadState(db: Knex, c: UnreadContext) {
   const newestFirst = await listUnreadRows(db, c.userId, MAX_UNREAD_MESSAGES);
   const rows = newestFirst.filter((r) => !c.inactiveRecipients.has(r.recipient_id)).reverse();
-  const dmRecipients = [...new Set(rows.filter((r) => r.recipient_type !== 2).map((r) => r.recipient_id))];
+  const dmRecipients = [...new Set(rows.filter((r) => r.recipient_type !== RecipientType.CHANNEL).map((r) => r.recipient_id))];
   const participants = await getDmParticipants(db, dmRecipients);
 
   const pms = new Map<number, Bucket<number>>();
@@ -54,10 +55,10 @@ export async function unreadState(db: Knex, c: UnreadContext) {
   const mentions: number[] = [];
   let count = 0;
   for (const r of rows) {
-    const muted = r.recipient_type === 2 && c.mutedRecipients.has(r.recipient_id);
+    const muted = r.recipient_type === RecipientType.CHANNEL && c.mutedRecipients.has(r.recipient_id);
     if (!muted) count++;
     if (countsAsMention(r.flags, muted)) mentions.push(r.message_id);
-    if (r.recipient_type === 2) {
+    if (r.recipient_type === RecipientType.CHANNEL) {
       addStream(streams, r, c.allowEmptyTopicName);
       continue;
     }
@@ -102,13 +103,13 @@ export type UnreadMessageDetails =
  */
 export async function unreadMessageDetails(db: Knex, userId: number, messageIds: number[]): Promise<Record<string, UnreadMessageDetails>> {
   const rows = await listUserMessageRowsByIds(db, userId, messageIds);
-  const channels = [...new Set(rows.filter((r) => r.recipient_type === 2).map((r) => r.recipient_id))];
-  const conversations = [...new Set(rows.filter((r) => r.recipient_type !== 2).map((r) => r.recipient_id))];
+  const channels = [...new Set(rows.filter((r) => r.recipient_type === RecipientType.CHANNEL).map((r) => r.recipient_id))];
+  const conversations = [...new Set(rows.filter((r) => r.recipient_type !== RecipientType.CHANNEL).map((r) => r.recipient_id))];
   const [muted, participants] = await Promise.all([listMutedRecipientIds(db, userId, channels), getDmParticipants(db, conversations)]);
   const out: Record<string, UnreadMessageDetails> = {};
   for (const r of rows) {
-    const isMuted = r.recipient_type === 2 && muted.has(r.recipient_id);
-    const details: UnreadMessageDetails = r.recipient_type === 2
+    const isMuted = r.recipient_type === RecipientType.CHANNEL && muted.has(r.recipient_id);
+    const details: UnreadMessageDetails = r.recipient_type === RecipientType.CHANNEL
       ? { type: 'stream', stream_id: r.recipient_type_id, topic: r.topic, unmuted_stream_msg: !isMuted }
       : { type: 'private', user_ids: (participants.get(r.recipient_id) ?? []).filter((id) => id !== userId).sort((a, b) => a - b) };
     if (countsAsMention(r.flags, isMuted)) details.mentioned = true;
