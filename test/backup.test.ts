@@ -12,14 +12,14 @@ import type { Dialect } from '../src/db/connection';
 import { MIGRATION_NAMES, migrateLatest, migrateUpTo } from '../src/db/migrate';
 import { rawRows } from '../src/queries/rows';
 import type { UserRow } from '../src/queries/rows';
-import { CliResult, lastLine, requireFreshBuild, runCli } from './support/cli';
+import { CliResult, lastLine, runCli } from './support/cli';
 import { eachDatabase } from './support/databases';
 import { snapshotDigest } from './support/db-snapshot';
 import { Instance, newInstance } from './support/instances';
 import { createChannel, createMembers, encodeFields, startTestServer, TestServer } from './support/server';
 
 /**
- * `backup` and `restore` as an operator runs them (node dist/src/cli/index.js),
+ * `backup` and `restore` as an operator runs them (the CLI in its own process),
  * against a server that keeps writing over real HTTP. The restored database
  * must be one moment of the source: every message with all its recipients'
  * rows and its search-index entry, each writer's work a prefix of what it did,
@@ -49,7 +49,6 @@ eachDatabase('backup and restore', (dialect) => {
   };
 
   beforeAll(async () => {
-    requireFreshBuild();
     source = await newInstance(dialect);
     const db = source.open();
     await migrateLatest(db);

@@ -1,25 +1,9 @@
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
-export const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'index.js');
-
-/**
- * Fails unless dist/ holds a build at least as new as every source file, so
- * tests that run the CLI as an operator would never run stale code
- * (`make test` builds first).
- */
-export function requireFreshBuild(): void {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (make test does).`);
-  const built = fs.statSync(CLI).mtimeMs;
-  const newest = (dir: string): number =>
-    fs.readdirSync(dir, { withFileTypes: true }).reduce((max, d) => {
-      const p = path.join(dir, d.name);
-      return Math.max(max, d.isDirectory() ? newest(p) : d.name.endsWith('.ts') ? fs.statSync(p).mtimeMs : 0);
-    }, 0);
-  if (newest(path.join(ROOT, 'src')) > built) throw new Error('dist/ is older than src/: run `npm run build` first (make test does).');
-}
+/** The CLI from source, compiled on load (test/support/register-ts.js): never a stale build. */
+const CLI_ARGS = ['-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'cli', 'index.ts')];
 
 export interface CliResult {
   code: number | null;
@@ -29,7 +13,7 @@ export interface CliResult {
 }
 
 /**
- * Runs `node dist/src/cli/index.js ARGS` with DATA_DIR / DATABASE_URL from `env`, as an operator would.
+ * Runs the admin CLI with ARGS and DATA_DIR / DATABASE_URL from `env`, in its own process, as an operator would.
  * `onStderr` sees stderr as it arrives (the progress lines).
  */
 export function runCli(
@@ -41,7 +25,7 @@ export function runCli(
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: env.DATA_DIR };
   if (env.DATABASE_URL) childEnv.DATABASE_URL = env.DATABASE_URL;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b) => (stdout += b));
