@@ -31,7 +31,7 @@ typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 
 # tsc runs only when a TypeScript source or the build configuration changed since the
-# last build (make test builds for jest, which runs the CLI from dist/, and for dredd).
+# last build (make test builds once, for dredd).
 BUILD_INPUTS := $(shell find src generated -name '*.ts') tsconfig.json tsconfig.build.json
 dist/.built: $(BUILD_INPUTS) node_modules/.installed
 	npx tsc -p tsconfig.build.json
