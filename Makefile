@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 9991
 export PORT
 
-.PHONY: help install build run test spec gen gen-check typecheck jest jest-sqlite jest-mysql contract bench clean
+.PHONY: help install build run test spec gen gen-check typecheck lint layers jest jest-sqlite jest-mysql contract bench clean
 
 help:
 	@echo "make run    install, migrate, seed the demo organization if empty, start on 127.0.0.1:$(PORT)"
@@ -29,6 +29,12 @@ gen-check: install
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
+
+# The layers of docs/ARCHITECTURE.md (.dependency-cruiser.cjs).
+layers: install
+	npx depcruise src --config .dependency-cruiser.cjs --output-type err
+
+lint: layers
 
 # tsc runs only when a TypeScript source or the build configuration changed since the
 # last build (make test builds once, for dredd).
@@ -55,7 +61,7 @@ jest-mysql: build
 contract: build
 	bash contract-tests/run.sh
 
-test: spec gen-check typecheck
+test: spec gen-check typecheck lint
 	@rm -f .tmp-jest-*.json .tmp-dredd.log
 	@$(MAKE) -s jest-sqlite && $(MAKE) -s jest-mysql && $(MAKE) -s contract; status=$$?; node scripts/summary.js; exit $$status
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { loadRealmGroups } from '../events/register/groups';
+import { loadRealmGroups } from './realm-groups';
 import { getRecentlyActive, getWeeklyTraffic } from '../queries/channel-stats';
 import { nowSeconds } from '../queries/ids';
 import { countChannelSubscribers, listChannelSubscriptions, listRealmChannels } from '../queries/register';

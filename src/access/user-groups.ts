@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { loadRealmGroups } from '../events/register/groups';
+import { loadRealmGroups } from './realm-groups';
 import { ApiError, noSuchUser } from '../errors';
 import { getGroupsByIds, isUserInGroup } from '../queries/groups';
 import type { UserRow } from '../queries/rows';

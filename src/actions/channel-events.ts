@@ -1,6 +1,6 @@
 import type { Tx } from '../db/transaction';
 import type { EventBus } from '../events/bus';
-import { loadRealmGroups } from '../events/register/groups';
+import { loadRealmGroups } from '../access/realm-groups';
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import { ChannelRow, getChannelById } from '../queries/channels';
 import { listActiveUserRoles, listSubscriberIdsByRecipient } from '../queries/audiences';

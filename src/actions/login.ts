@@ -2,7 +2,7 @@ import type { AppContext } from '../context';
 import { verifyPassword } from '../domain/secrets';
 import { isValidEmail } from '../domain/users';
 import { ApiError } from '../errors';
-import { resolveUser } from '../http/auth';
+import { getUserAtAddressedRealm } from '../access/addressed-realm';
 import type { UserRow } from '../queries/rows';
 
 // Unlike authenticated endpoints, these 401s carry a specific code and no Basic challenge.
@@ -22,7 +22,7 @@ export async function doFetchApiKey(ctx: AppContext, username: string, password:
       'Retry-After': String(Math.ceil(retryAfter)),
     });
   }
-  const user = await resolveUser(ctx.db, username, host);
+  const user = await getUserAtAddressedRealm(ctx.db, username, host);
   if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
   if (user && !(await realmAllowsPasswords(ctx, user.realm_id))) {
     throw unauthorized('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED');

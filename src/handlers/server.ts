@@ -1,7 +1,7 @@
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../domain/version';
 import { ApiError } from '../errors';
 import type { HandlerTable } from '../http/handler';
-import { getRealmForHost } from '../queries/realm-for-host';
+import { getRealmForHost } from '../access/addressed-realm';
 import { renderMarkdown } from '../markdown/render';
 
 export const serverHandlers: HandlerTable = {

@@ -2,8 +2,9 @@ import type { Knex } from 'knex';
 import { constantTimeEqual } from '../domain/secrets';
 import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
-import { findUserByApiKey, findUsersForLogin, type LoginCandidate } from '../queries/auth';
+import { findUserByApiKey } from '../queries/auth';
 import { rememberRealm } from '../queries/realms';
+import { addressedRealm, hostLabel } from '../access/addressed-realm';
 import { rememberMemberships } from '../access/viewer';
 
 /**
@@ -39,31 +40,4 @@ export async function authenticateBasic(db: Knex, header: string | undefined, ho
 function addressMatches(user: UserRow, email: string): boolean {
   const e = email.trim().toLowerCase();
   return user.email_key === e || user.email.toLowerCase() === e;
-}
-
-const hostLabel = (host: string | undefined) => (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
-
-/** The string_id of the organization the host addresses (see resolveUser), or undefined for none. */
-function addressedRealm(c: Pick<LoginCandidate, 'host_realm_exists' | 'root_realm_exists' | 'realm_count' | 'realm_string_id'>, label: string) {
-  return c.host_realm_exists ? label : c.root_realm_exists ? '' : c.realm_count === 1 ? c.realm_string_id : undefined;
-}
-
-/**
- * The organization a request addresses decides which account an address
- * means: the one whose subdomain is the host's first label; for any other
- * host the root organization (empty subdomain), or the only organization
- * there is. An account elsewhere does not authenticate here (Zulip: "Account
- * is not associated with this subdomain").
- */
-export async function resolveUser(
-  db: Knex,
-  email: string,
-  host: string | undefined,
-): Promise<(UserRow & { realm_deactivated: boolean }) | undefined> {
-  const label = hostLabel(host);
-  const candidates = await findUsersForLogin(db, email, label);
-  const first = candidates[0];
-  if (!first) return undefined;
-  const addressed = addressedRealm(first, label);
-  return candidates.find((u) => u.realm_string_id === addressed);
 }

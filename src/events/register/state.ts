@@ -8,7 +8,7 @@ import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, Subscripti
 import type { UserRow } from '../../queries/rows';
 import { getMaxMessageIdForUser } from '../../queries/users';
 import type { QueueOptions } from '../options';
-import { loadRealmGroups } from './groups';
+import { loadRealmGroups } from '../../access/realm-groups';
 import { realmState } from './realm';
 import { subscriptionState } from './subscriptions';
 import { unreadState } from './unread';

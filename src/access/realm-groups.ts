@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { GROUP_GROUP_SETTINGS } from '../../domain/group-settings';
-import { GroupRow, listGroupMemberships, listRealmGroups, listSubgroupLinks } from '../../queries/register';
-import type { GroupLookup, GroupSettingValue } from '../../serializers/subscriptions';
+import { GROUP_GROUP_SETTINGS } from '../domain/group-settings';
+import { GroupRow, listGroupMemberships, listRealmGroups, listSubgroupLinks } from '../queries/register';
+import type { GroupLookup, GroupSettingValue } from '../serializers/subscriptions';
 
 export interface RealmGroups {
   lookup: GroupLookup;
