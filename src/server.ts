@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
 import type { Config } from './config';
@@ -21,5 +22,28 @@ export async function listen(ctx: AppContext, log: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(ctx.config.port, ctx.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = 65_000;
+    answerClientErrors(server);
+  });
+}
+
+/**
+ * Requests node's HTTP parser refuses before Express sees them (a request
+ * line and headers over 16 KB, malformed framing) get a Zulip error body too,
+ * instead of node's bare status line.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const [status, reason, msg] = tooLarge
+      ? [431, 'Request Header Fields Too Large', 'Request is too large']
+      : [400, 'Bad Request', 'Malformed request'];
+    const body = JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' });
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }
