@@ -1,0 +1,222 @@
+import { Writable } from 'node:stream';
+import fc from 'fast-check';
+import pino from 'pino';
+import { buildApp } from '../src/app';
+import { PENDING_OPERATIONS } from '../src/http/routes';
+import { eachDatabase } from './support/databases';
+import { snapshotDigest, type TableDigest } from './support/db-snapshot';
+import { FuzzRequest, requestArbitrary } from './support/fuzz/generate';
+import { operationModels } from './support/fuzz/model';
+import { listen, send, type WireResponse } from './support/fuzz/wire';
+import { buildWorld, type World } from './support/fuzz/world';
+import { startTestServer, type TestServer } from './support/server';
+
+/**
+ * Property-based fuzzing of every operation of openapi/ (docs/ARCHITECTURE.md, Tests):
+ * each generated request is certainly invalid (see test/support/fuzz/generate.ts),
+ * so the only right answer is a Zulip error body with a 4xx status, within
+ * TIME_LIMIT_MS, leaving the database as it was and the server answering.
+ *
+ * FUZZ_SEED=n replays a run (the seed of a failure is printed with it);
+ * FUZZ_RUNS=n sends about n requests per database instead of DEFAULT_REQUESTS.
+ */
+const SEED = Number(process.env.FUZZ_SEED ?? 17_892_025);
+const DEFAULT_REQUESTS = 5000;
+const REQUESTS = Number(process.env.FUZZ_RUNS ?? DEFAULT_REQUESTS);
+/** Requests per property run: the database is compared after each batch; shrinking finds the guilty request. */
+const BATCH = 30;
+/** fast-check's average length for such arrays (measured), to turn FUZZ_RUNS into runs. */
+const AVERAGE_BATCH = 13.5;
+const TIME_LIMIT_MS = 2000;
+
+/**
+ * TEMPORARY: request classes known to get a 5xx (or to be let through) today,
+ * being fixed on main in the request pipeline and the contract. Requests of
+ * these classes are generated but not sent. Delete this list (and its use in
+ * `exemption` below) once those fixes are merged.
+ */
+const KNOWN_PIPELINE_CLASSES: Array<{ name: string; matches: (r: FuzzRequest) => boolean }> = [
+  { name: 'body decoding', matches: (r) => r.tags.some((t) => /^(Content-Encoding (gzip|deflate|br),|charset |more than 1000 form parameters)/.test(t)) },
+  {
+    name: 'malformed multipart',
+    matches: (r) =>
+      r.tags.some((t) => /^multipart (without a boundary|truncated|boundary|part header over|with a part without a name|with a header line without a colon)/.test(t)) ||
+      (/^multipart\//.test(r.wire.headers['Content-Type'] ?? '') && /name="[^"]*[\x00-\x1f\x7f]/.test(r.wire.body?.toString('latin1') ?? '')),
+  },
+  { name: 'malformed percent-escape in the path', matches: (r) => r.tags.some((t) => /^path \w+ malformed escape/.test(t)) },
+  { name: 'prototype keys in narrows', matches: (r) => r.tags.some((t) => /^narrow with a prototype name/.test(t)) },
+  { name: 'unbounded lists', matches: (r) => r.tags.some((t) => /\(a list of \d+\)| after \d+ other terms/.test(t)) },
+  { name: 'huge numbers (no maximum in the contract)', matches: (r) => r.tags.some((t) => /^(web_font_size_px|web_line_height_percent) huge:/.test(t)) },
+  { name: 'values coerced inside JSON query parameters', matches: (r) => r.tags.some((t) => /\(coercible\)/.test(t)) },
+];
+
+/**
+ * Operations the contract describes that are not built yet: they answer 501
+ * NOT_IMPLEMENTED to a request that passes validation. Remove an operation from
+ * this list when it is built (the test below fails while it is listed but built).
+ */
+const NOT_BUILT_YET = [
+  'update-message', 'delete-message', 'get-message-history', 'report-message', 'delete-topic', 'upload-file',
+  'get-file-temporary-url', 'register-push-device', 'add-apns-token', 'remove-apns-token', 'get-saved-snippets', 'create-saved-snippet',
+];
+
+const exemption = (r: FuzzRequest) => KNOWN_PIPELINE_CLASSES.find((c) => c.matches(r))?.name;
+
+test('the 501 exemptions name only operations still pending', () => {
+  expect(NOT_BUILT_YET.filter((id) => !(PENDING_OPERATIONS as readonly string[]).includes(id))).toEqual([]);
+});
+
+eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
+  let t: TestServer;
+  let world: World;
+  let server: Awaited<ReturnType<typeof listen>>;
+  /** What the server logged at error level since the last request (the cause of a 500). */
+  let serverLog: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+    world = await buildWorld(t);
+    const sink = new Writable({ write: (chunk, _enc, done) => (serverLog.push(String(chunk)), done()) });
+    server = await listen(buildApp({ ctx: t.ctx, spec: t.spec, log: pino({ level: 'error' }, sink) }));
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await t?.close();
+  });
+
+  it(`answers each certainly-invalid request with a Zulip 4xx in under ${TIME_LIMIT_MS} ms, changing nothing`, async () => {
+    const models = operationModels(t.spec);
+    const stats = { sent: 0, skipped: new Map<string, number>(), statuses: new Map<number, number>(), ms: 0 };
+    let baseline = await snapshotDigest(t.ctx.db);
+
+    const batches = fc.array(requestArbitrary(models, world), { minLength: 1, maxLength: BATCH, size: 'max' });
+    const property = fc.asyncProperty(batches, async (batch) => {
+      let failure: Error | null = null;
+      try {
+        for (const req of batch) {
+          const skip = exemption(req);
+          if (skip) {
+            stats.skipped.set(skip, (stats.skipped.get(skip) ?? 0) + 1);
+            continue;
+          }
+          serverLog = [];
+          let res: WireResponse;
+          try {
+            res = await send(server.port, req.wire, TIME_LIMIT_MS);
+          } catch (err) {
+            throw new Error(`${req}\n→ no answer: ${(err as Error).message}${causes()}`);
+          }
+          stats.sent++;
+          stats.ms += res.ms;
+          stats.statuses.set(res.status, (stats.statuses.get(res.status) ?? 0) + 1);
+          const problem = checkAnswer(req, res);
+          if (problem) throw new Error(`${req}\n→ ${problem}\n${res.status} ${res.text.slice(0, 600)}${causes()}`);
+        }
+        await checkAlive(server.port);
+      } catch (err) {
+        failure = err as Error;
+      } finally {
+        // Always the state after this run, failed or not: the next run (a shrinking step too) compares with it.
+        const after = await snapshotDigest(t.ctx.db);
+        const changed = changedTables(baseline, after);
+        baseline = after;
+        if (!failure && changed.length) failure = new Error(`the database changed (${changed.join(', ')}) after these requests:\n${batch.join('')}`);
+      }
+      if (failure) throw failure;
+    });
+
+    const started = performance.now();
+    await fc.assert(property, { seed: SEED, numRuns: Math.max(1, Math.round(REQUESTS / AVERAGE_BATCH)) });
+    const seconds = (performance.now() - started) / 1000;
+    const statuses = [...stats.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+    const skipped = [...stats.skipped].map(([k, n]) => `${k}×${n}`).join(', ');
+    process.stdout.write(
+      `fuzz [${dialect}] seed ${SEED}: ${stats.sent} requests in ${seconds.toFixed(1)} s (${(stats.sent / seconds).toFixed(0)}/s overall, ` +
+        `${(stats.ms / Math.max(1, stats.sent)).toFixed(1)} ms each); ${statuses}${skipped ? `; not sent (known classes): ${skipped}` : ''}\n`,
+    );
+  }, 600_000);
+
+  /**
+   * FUZZ_SURVEY=1: instead of stopping at the first failure, send FUZZ_RUNS
+   * requests, comparing the database after each, and print one shortest
+   * example per failure class (a development aid for triage).
+   */
+  if (process.env.FUZZ_SURVEY) it('survey of failure classes', async () => {
+    const models = operationModels(t.spec);
+    const requests = fc.sample(requestArbitrary(models, world), { seed: SEED, numRuns: REQUESTS });
+    const classes = new Map<string, { count: number; example: string }>();
+    let baseline = await snapshotDigest(t.ctx.db);
+    for (const req of requests) {
+      if (exemption(req)) continue;
+      serverLog = [];
+      let problem: string | null;
+      let shown: string;
+      try {
+        const res = await send(server.port, req.wire, TIME_LIMIT_MS);
+        problem = checkAnswer(req, res);
+        shown = `${res.status} ${res.text.slice(0, 300)}`;
+      } catch (err) {
+        problem = `no answer: ${(err as Error).message}`;
+        shown = '';
+      }
+      const after = await snapshotDigest(t.ctx.db);
+      const changed = changedTables(baseline, after);
+      baseline = after;
+      if (changed.length) problem = `${problem ?? ''} database changed: ${changed.join(', ')}`;
+      if (!problem) continue;
+      const cause = causes().split('\n')[2] ?? '';
+      const kind = req.tags[0]!.replace(/:.*$/, '').replace(/ \(.*$/, '');
+      const key = cause ? `${problem.replace(/\d+ ms/, 'n ms')} | ${cause.trim()}` : `${problem.replace(/\d+ ms/, 'n ms')} | ${req.operationId} | ${kind}`;
+      const text = `${req}→ ${shown}${causes()}`;
+      const known = classes.get(key);
+      if (!known) classes.set(key, { count: 1, example: text });
+      else {
+        known.count++;
+        if (text.length < known.example.length) known.example = text;
+      }
+    }
+    const report = [...classes].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `## ${v.count}× ${k}\n${v.example}`);
+    process.stdout.write(`fuzz survey [${dialect}]: ${classes.size} classes\n${report.join('\n')}\n`);
+  }, 1_800_000);
+
+  function causes(): string {
+    const lines = serverLog.map((l) => {
+      try {
+        const e = JSON.parse(l) as { err?: { message?: string; stack?: string }; msg?: string };
+        return (e.err?.stack?.split('\n').slice(0, 4) ?? [e.msg ?? l]).map((x) => (x.length > 300 ? `${x.slice(0, 300)}…` : x)).join('\n');
+      } catch {
+        return l;
+      }
+    });
+    return lines.length ? `\nserver log:\n${lines.join('\n')}` : '';
+  }
+
+  function checkAnswer(req: FuzzRequest, res: WireResponse): string | null {
+    if (res.ms > TIME_LIMIT_MS) return `answered in ${res.ms.toFixed(0)} ms (limit ${TIME_LIMIT_MS})`;
+    let body: Record<string, unknown> | null = null;
+    try {
+      body = JSON.parse(res.text) as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    const notBuilt = res.status === 501 && body?.code === 'NOT_IMPLEMENTED' && NOT_BUILT_YET.includes(req.operationId);
+    if ((res.status < 400 || res.status > 499) && !notBuilt) return `status ${res.status}, expected 4xx`;
+    if (!body) return 'the body is not JSON';
+    if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) return `Content-Type ${res.headers['content-type']}`;
+    if (body.result !== 'error' || typeof body.msg !== 'string' || typeof body.code !== 'string') return 'not a Zulip error body {result: "error", msg, code}';
+    return null;
+  }
+});
+
+/** The server still answers a plain request (its event loop and database pool are fine). */
+async function checkAlive(port: number): Promise<void> {
+  const res = await send(port, { method: 'GET', target: '/api/v1/server_settings', headers: {}, body: null }, TIME_LIMIT_MS).catch((err: Error) => {
+    throw new Error(`the server no longer answers GET /api/v1/server_settings: ${err.message}`);
+  });
+  if (res.status !== 200) throw new Error(`GET /api/v1/server_settings answered ${res.status} ${res.text.slice(0, 300)}`);
+}
+
+function changedTables(before: Record<string, TableDigest>, after: Record<string, TableDigest>): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((n) => before[n]?.sha256 !== after[n]?.sha256).map((n) => `${n}: ${before[n]?.rows ?? 0} → ${after[n]?.rows ?? 0} rows`);
+}
