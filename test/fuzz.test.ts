@@ -18,7 +18,8 @@ import { startTestServer, type TestServer } from './support/server';
  * TIME_LIMIT_MS, leaving the database as it was and the server answering.
  *
  * FUZZ_SEED=n replays a run (the seed of a failure is printed with it);
- * FUZZ_RUNS=n sends about n requests per database instead of DEFAULT_REQUESTS.
+ * FUZZ_RUNS=n sends about n requests per database instead of DEFAULT_REQUESTS;
+ * FUZZ_SURVEY=1 sends them all without stopping and prints each failure class.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 17_892_025);
 const DEFAULT_REQUESTS = 5000;
@@ -33,20 +34,36 @@ const TIME_LIMIT_MS = 2000;
  * TEMPORARY: request classes known to get a 5xx (or to be let through) today,
  * being fixed on main in the request pipeline and the contract. Requests of
  * these classes are generated but not sent. Delete this list (and its use in
- * `exemption` below) once those fixes are merged.
+ * `exemption` below) once those fixes are merged; FUZZ_NO_EXEMPTIONS=1 sends
+ * them anyway, to check the fixes first.
+ *
+ * Careful with `unbounded lists` on MariaDB: a narrow of 2000 `search` terms
+ * (one MATCH … AGAINST each) kills MariaDB 10.11's mariadbd outright. It only
+ * reaches SQL today through an ignored prototype-named operator; once
+ * narrows are bounded (well under 1000 terms) the validator refuses it first.
  */
 const KNOWN_PIPELINE_CLASSES: Array<{ name: string; matches: (r: FuzzRequest) => boolean }> = [
+  // Garbage or truncated gzip/deflate/br bodies, unsupported charsets, more than 1000 urlencoded parameters: 500.
   { name: 'body decoding', matches: (r) => r.tags.some((t) => /^(Content-Encoding (gzip|deflate|br),|charset |more than 1000 form parameters)/.test(t)) },
+  // No boundary, truncated, a part without a name, malformed part headers (no colon, control characters, over 80 kB): 500.
   {
     name: 'malformed multipart',
     matches: (r) =>
       r.tags.some((t) => /^multipart (without a boundary|truncated|boundary|part header over|with a part without a name|with a header line without a colon)/.test(t)) ||
       (/^multipart\//.test(r.wire.headers['Content-Type'] ?? '') && /name="[^"]*[\x00-\x1f\x7f]/.test(r.wire.body?.toString('latin1') ?? '')),
   },
+  // decodeURIComponent of a path parameter throws URIError: 500.
   { name: 'malformed percent-escape in the path', matches: (r) => r.tags.some((t) => /^path \w+ malformed escape/.test(t)) },
-  { name: 'prototype keys in narrows', matches: (r) => r.tags.some((t) => /^narrow with a prototype name/.test(t)) },
+  // has:constructor (any Object.prototype name) reaches SQL as a column: 500; an operator so named is ignored: 200.
+  {
+    name: 'prototype keys in narrows',
+    matches: (r) => r.tags.some((t) => /^narrow with a prototype name \((unknown operator|unknown has operand)\)/.test(t)),
+  },
+  // 40000 ids: SQLite "too many SQL variables"; 3000 narrow terms: "Expression tree is too large", and see above.
   { name: 'unbounded lists', matches: (r) => r.tags.some((t) => /\(a list of \d+\)| after \d+ other terms/.test(t)) },
+  // Found by the fuzzer: web_font_size_px=9007199254740993 is stored (rounded); the contract has no maximum.
   { name: 'huge numbers (no maximum in the contract)', matches: (r) => r.tags.some((t) => /^(web_font_size_px|web_line_height_percent) huge:/.test(t)) },
+  // Found by the fuzzer: the validator coerces inside JSON query parameters (message_ids=[null] is [0], [true] is [1]).
   { name: 'values coerced inside JSON query parameters', matches: (r) => r.tags.some((t) => /\(coercible\)/.test(t)) },
 ];
 
@@ -60,7 +77,7 @@ const NOT_BUILT_YET = [
   'get-file-temporary-url', 'register-push-device', 'add-apns-token', 'remove-apns-token', 'get-saved-snippets', 'create-saved-snippet',
 ];
 
-const exemption = (r: FuzzRequest) => KNOWN_PIPELINE_CLASSES.find((c) => c.matches(r))?.name;
+const exemption = (r: FuzzRequest) => (process.env.FUZZ_NO_EXEMPTIONS ? undefined : KNOWN_PIPELINE_CLASSES.find((c) => c.matches(r))?.name);
 
 test('the 501 exemptions name only operations still pending', () => {
   expect(NOT_BUILT_YET.filter((id) => !(PENDING_OPERATIONS as readonly string[]).includes(id))).toEqual([]);
@@ -90,7 +107,10 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
     let baseline = await snapshotDigest(t.ctx.db);
 
     const batches = fc.array(requestArbitrary(models, world), { minLength: 1, maxLength: BATCH, size: 'max' });
+    /** Set when the database stops answering: later runs (shrinking steps) pass, so the batch that did it stays the counterexample. */
+    let databaseGone = false;
     const property = fc.asyncProperty(batches, async (batch) => {
+      if (databaseGone) return;
       let failure: Error | null = null;
       try {
         for (const req of batch) {
@@ -115,13 +135,19 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
         await checkAlive(server.port);
       } catch (err) {
         failure = err as Error;
-      } finally {
-        // Always the state after this run, failed or not: the next run (a shrinking step too) compares with it.
-        const after = await snapshotDigest(t.ctx.db);
-        const changed = changedTables(baseline, after);
-        baseline = after;
-        if (!failure && changed.length) failure = new Error(`the database changed (${changed.join(', ')}) after these requests:\n${batch.join('')}`);
       }
+      // Always the state after this run, failed or not: the next run (a shrinking step too) compares with it.
+      let after: Record<string, TableDigest>;
+      try {
+        after = await snapshotDigest(t.ctx.db);
+      } catch (err) {
+        databaseGone = true;
+        throw new Error(`the database stopped answering (${(err as Error).message}) after these requests:\n${batch.join('')}` +
+          (failure ? `\nfirst failure:\n${failure.message}` : ''));
+      }
+      const changed = changedTables(baseline, after);
+      baseline = after;
+      if (!failure && changed.length) failure = new Error(`the database changed (${changed.join(', ')}) after these requests:\n${batch.join('')}`);
       if (failure) throw failure;
     });
 
@@ -159,12 +185,19 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
         problem = `no answer: ${(err as Error).message}`;
         shown = '';
       }
-      const after = await snapshotDigest(t.ctx.db);
+      let after: Record<string, TableDigest>;
+      try {
+        after = await snapshotDigest(t.ctx.db);
+      } catch (err) {
+        classes.set(`the database stopped answering: ${(err as Error).message}`, { count: 1, example: `${req}→ ${shown}${causes()}` });
+        break;
+      }
       const changed = changedTables(baseline, after);
       baseline = after;
       if (changed.length) problem = `${problem ?? ''} database changed: ${changed.join(', ')}`;
       if (!problem) continue;
-      const cause = causes().split('\n')[2] ?? '';
+      const line = causes().split('\n')[2] ?? '';
+      const cause = line.includes(' … ') ? `${line.split(':')[0]}: … ${line.slice(-120)}` : line;
       const kind = req.tags[0]!.replace(/:.*$/, '').replace(/ \(.*$/, '');
       const key = cause ? `${problem.replace(/\d+ ms/, 'n ms')} | ${cause.trim()}` : `${problem.replace(/\d+ ms/, 'n ms')} | ${req.operationId} | ${kind}`;
       const text = `${req}→ ${shown}${causes()}`;
@@ -183,7 +216,8 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
     const lines = serverLog.map((l) => {
       try {
         const e = JSON.parse(l) as { err?: { message?: string; stack?: string }; msg?: string };
-        return (e.err?.stack?.split('\n').slice(0, 4) ?? [e.msg ?? l]).map((x) => (x.length > 300 ? `${x.slice(0, 300)}…` : x)).join('\n');
+        // SQL errors quote the whole statement: keep its start and the database's message at its end.
+        return (e.err?.stack?.split('\n').slice(0, 4) ?? [e.msg ?? l]).map((x) => (x.length > 400 ? `${x.slice(0, 200)} … ${x.slice(-200)}` : x)).join('\n');
       } catch {
         return l;
       }

@@ -158,7 +158,8 @@ function certainMutations(model: OpModel, w: World): fc.Arbitrary<Mutation> {
   const groups: Array<{ arbitrary: fc.Arbitrary<Mutation>; weight: number }> = [];
   // One list per field, so that each field is as likely as another however many ways it can break.
   const schemaLevel: Array<fc.Arbitrary<Mutation>> = [];
-  const serverLevel: Array<fc.Arbitrary<Mutation>> = [];
+  const serverLevel: Array<{ arbitrary: fc.Arbitrary<Mutation>; weight: number }> = [];
+  const add = (arbitrary: fc.Arbitrary<Mutation>, weight = 1) => serverLevel.push({ arbitrary, weight });
   for (const f of model.params) {
     const ways: Array<fc.Arbitrary<Mutation>> = [];
     if (f.required) ways.push(fc.constant(setParam(`missing ${f.name}`, f.name, undefined)));
@@ -174,16 +175,14 @@ function certainMutations(model: OpModel, w: World): fc.Arbitrary<Mutation> {
     }
     if (ways.length) schemaLevel.push(fc.oneof(...ways));
     const refused = REFUSED_TEXT[model.id]?.[f.name];
-    if (refused) serverLevel.push(refused.map((v) => setParam(`${f.name} refused by the server: ${short(v)}`, f.name, v)));
-    if (f.name === 'narrow') {
-      const terms = model.id === 'register-queue' ? badEventTerms() : badMessageTerms(w);
-      serverLevel.push(badNarrow(model, w, terms), badNarrow(model, w, terms));
-    }
+    if (refused) add(refused.map((v) => setParam(`${f.name} refused by the server: ${short(v)}`, f.name, v)));
+    // A narrow is the richest input the server interprets itself.
+    if (f.name === 'narrow') add(badNarrow(model, w, model.id === 'register-queue' ? badEventTerms() : badMessageTerms(w)), 12);
   }
-  for (const r of REFERENCES[model.id] ?? []) serverLevel.push(referenceMutation(model, w, r));
-  for (const combination of REFUSED_COMBINATIONS[model.id] ?? []) serverLevel.push(combination(w).map((values) => setAll(model, values)));
+  for (const r of REFERENCES[model.id] ?? []) add(referenceMutation(model, w, r));
+  for (const combination of REFUSED_COMBINATIONS[model.id] ?? []) add(combination(w).map((values) => setAll(model, values)));
   if (ADMINISTRATORS_ONLY.includes(model.id)) {
-    serverLevel.push(fc.constantFrom<Caller>('moderator', 'member', 'guest', 'bot').map((caller) => ({
+    add(fc.constantFrom<Caller>('moderator', 'member', 'guest', 'bot').map((caller) => ({
       tag: `as the ${caller}, not an administrator`,
       apply(d: Draft) {
         d.caller = caller;
@@ -268,25 +267,32 @@ const unparsableJson = fc.oneof(
 function referenceMutation(model: OpModel, w: World, r: Reference): fc.Arbitrary<Mutation> {
   const isPath = model.path.some((p) => p.name === r.field);
   const label = (v: unknown, huge: boolean) => `${r.field} names nothing${huge ? ' (huge)' : ''}: ${short(v)}`;
-  if (r.kind === 'text' || r.kind === 'text-list') {
-    return oddString.filter((s) => s !== w.queueId && s !== w.inviteKey && !w.channelNames.includes(s.trim().toLowerCase()) && s.trim() !== '').map((s) => {
-      const value = r.kind === 'text-list' ? [s] : s;
-      return isPath ? setPath(label(s, false), r.field, s) : setParam(label(value, false), r.field, value, r.with);
+  // Lists: existing items with the missing one somewhere among them (nothing may be half done).
+  const field = model.params.find((f) => f.name === r.field);
+  const existing = field ? baseValue(model, field, w).map((v) => (Array.isArray(v) ? v : [])) : fc.constant([]);
+  const among = <T>(missing: fc.Arbitrary<T>) =>
+    fc.tuple(existing, missing, fc.nat()).map(([list, m, at]) => {
+      const out: unknown[] = [...list];
+      out.splice(at % (out.length + 1), 0, m);
+      return { list: out, missing: m };
     });
+  if (r.kind === 'text' || r.kind === 'text-list') {
+    const text = oddString.filter((s) => s !== w.queueId && s !== w.inviteKey && !w.channelNames.includes(s.trim().toLowerCase()) && s.trim() !== '');
+    if (r.kind === 'text-list') return among(text).map(({ list, missing }) => setParam(label(missing, false), r.field, list, r.with));
+    return text.map((s) => (isPath ? setPath(label(s, false), r.field, s) : setParam(label(s, false), r.field, s, r.with)));
   }
   if (r.kind === 'dm') {
     return oddString.filter((s) => s.split(',').some((x) => x.trim() !== '')).map((s) => setParam(label(s, false), r.field, s, r.with));
   }
-  const single = missingIds(w).map(({ value, huge }) => {
-    if (isPath) return setPath(label(value, huge), r.field, value instanceof Raw ? value : new Raw(String(value)));
-    const v = r.kind === 'integer-list' ? [value] : value;
-    return setParam(label(v, huge), r.field, v, r.with);
-  });
-  if (r.kind !== 'integer-list') return single;
-  // A long list (past SQLite's 32766 bound parameters), none of which exists.
-  const long = fc.constantFrom(1_000, 40_000).map((n) =>
-    setParam(`${r.field} names nothing (a list of ${n})`, r.field, Array.from({ length: n }, (_v, i) => w.missingId + i), r.with));
-  return fc.oneof({ arbitrary: single, weight: 4 }, { arbitrary: long, weight: 1 });
+  if (r.kind === 'integer-list') {
+    const single = among(missingIds(w)).map(({ list, missing }) => setParam(label(missing.value, missing.huge), r.field, list.map((x) => (x === missing ? missing.value : x)), r.with));
+    // A long list (past SQLite's 32766 bound parameters), none of which exists.
+    const long = fc.constantFrom(1_000, 40_000).map((n) =>
+      setParam(`${r.field} names nothing (a list of ${n})`, r.field, Array.from({ length: n }, (_v, i) => w.missingId + i), r.with));
+    return fc.oneof({ arbitrary: single, weight: 4 }, { arbitrary: long, weight: 1 });
+  }
+  return missingIds(w).map(({ value, huge }) =>
+    isPath ? setPath(label(value, huge), r.field, value instanceof Raw ? value : new Raw(String(value))) : setParam(label(value, huge), r.field, value, r.with));
 }
 
 function setPath(tag: string, name: string, value: string | Raw): Mutation {

@@ -217,9 +217,13 @@ const isProto = (s: unknown) => (PROTOTYPE_KEYS as readonly unknown[]).includes(
 /** Terms GET /messages and POST /messages/flags/narrow refuse. */
 export const badMessageTerms = (w: World): fc.Arbitrary<BadTerm> =>
   fc.oneof(
-    notOneOf(KNOWN_OPERATORS).map((op) => ({ why: 'unknown operator', term: { operator: op, operand: 'x' }, prototype: isProto(op) })),
-    fc.tuple(fc.constantFrom('is', 'has', 'in', 'channels'), nameLike).filter(([op, x]) => !VALID_OPERANDS[op]!.includes(x))
-      .map(([operator, operand]) => ({ why: `unknown ${operator} operand`, term: { operator, operand }, prototype: isProto(operand) })),
+    // Operators and the operands of is/has/in/channels are looked up by name: the likeliest to go wrong.
+    { arbitrary: notOneOf(KNOWN_OPERATORS).map((op) => ({ why: 'unknown operator', term: { operator: op, operand: 'x' }, prototype: isProto(op) })), weight: 3 },
+    {
+      arbitrary: fc.tuple(fc.constantFrom('has', 'has', 'has', 'is', 'in', 'channels'), nameLike).filter(([op, x]) => !VALID_OPERANDS[op]!.includes(x))
+        .map(([operator, operand]) => ({ why: `unknown ${operator} operand`, term: { operator, operand }, prototype: isProto(operand) })),
+      weight: 6,
+    },
     fc.tuple(fc.constantFrom('channel', 'sender', 'dm', 'dm-including', 'mentions'), missingIds(w))
       .map(([operator, id]) => ({ why: `${operator} naming nothing`, term: { operator, operand: id.value }, prototype: false })),
     fc.tuple(fc.constantFrom('channel', 'sender', 'dm'), oddString.filter((s) => namesNothing(w, s)))
@@ -248,6 +252,7 @@ const VALID_OPERANDS: Record<string, string[]> = {
 /** Terms POST /register refuses (an event queue filters only by channel, topic, sender and is). */
 export const badEventTerms = (): fc.Arbitrary<BadTerm> =>
   fc.oneof(
+    // Prototype names included: here they are refused before any lookup by name (tagged as such all the same).
     notOneOf(['channel', 'stream', 'topic', 'sender', 'is']).map((op) => ({ why: 'operator not for events', term: { operator: op, operand: 'x' }, prototype: isProto(op) })),
     fc.constant({ why: 'is:followed', term: ['is', 'followed'], prototype: false }),
     fc.constantFrom('channel', 'topic').map((operator) => ({ why: 'null operand', term: objectOf([['operator', operator], ['operand', null]]), prototype: false })),
@@ -289,6 +294,10 @@ export const REFUSED_COMBINATIONS: Record<string, Array<(w: World) => fc.Arbitra
   'update-subscription-property': [
     () => fc.constantFrom(true, 'red', '#12345', '#gggggg').map((value) => ({ property: 'color', value })),
     () => fc.constantFrom('yes', '#aa00ff').map((value) => ({ property: 'pin_to_top', value })),
+  ],
+  'update-subscription-settings': [
+    (w) => fc.constant({ subscription_data: [{ stream_id: w.channelIds[0], property: 'pin_to_top', value: true }, { stream_id: w.missingId, property: 'pin_to_top', value: true }] }),
+    (w) => fc.constant({ subscription_data: [{ stream_id: w.channelIds[0], property: 'is_muted', value: true }, { stream_id: w.channelIds[0], property: 'color', value: 'red' }] }),
   ],
   'remove-reaction': [() => fc.constantFrom('octopus', 'tada').map((emoji_name) => ({ emoji_name, emoji_code: undefined, reaction_type: 'unicode_emoji' }))],
   'update-user': [(w) => fc.constant({ profile_data: [{ id: w.missingId, value: 'x' }] })],
