@@ -7,7 +7,7 @@ import {
   REFUSED_TEXT, type BadTerm, type Reference,
 } from './knowledge';
 import type { Field, OpModel } from './model';
-import { oddString, PROTOTYPE_KEYS } from './strings';
+import { nameLike, oddString, PROTOTYPE_KEYS } from './strings';
 import { invalidValue, validValue } from './values';
 import type { WireRequest } from './wire';
 import { CALLERS, type Caller, type World } from './world';
@@ -190,8 +190,9 @@ function certainMutations(model: OpModel, w: World): fc.Arbitrary<Mutation> {
       },
     })));
   }
-  if (schemaLevel.length) groups.push({ arbitrary: fc.oneof(...schemaLevel), weight: 5 });
-  if (serverLevel.length) groups.push({ arbitrary: fc.oneof(...serverLevel), weight: 4 });
+  // The validator refuses the schema-level ones; the server-level ones reach the handlers.
+  if (schemaLevel.length) groups.push({ arbitrary: fc.oneof(...schemaLevel), weight: 4 });
+  if (serverLevel.length) groups.push({ arbitrary: fc.oneof(...serverLevel), weight: 6 });
   const path = model.path.map((p) => pathMutation(model, p, w));
   if (path.length) groups.push({ arbitrary: fc.oneof(...path), weight: 2 });
   if (model.authenticated) groups.push({ arbitrary: authMutation, weight: 1 });
@@ -277,12 +278,12 @@ function referenceMutation(model: OpModel, w: World, r: Reference): fc.Arbitrary
       return { list: out, missing: m };
     });
   if (r.kind === 'text' || r.kind === 'text-list') {
-    const text = oddString.filter((s) => s !== w.queueId && s !== w.inviteKey && !w.channelNames.includes(s.trim().toLowerCase()) && s.trim() !== '');
+    const text = nameLike.filter((s) => s !== w.queueId && s !== w.inviteKey && !w.channelNames.includes(s.trim().toLowerCase()) && s.trim() !== '');
     if (r.kind === 'text-list') return among(text).map(({ list, missing }) => setParam(label(missing, false), r.field, list, r.with));
     return text.map((s) => (isPath ? setPath(label(s, false), r.field, s) : setParam(label(s, false), r.field, s, r.with)));
   }
   if (r.kind === 'dm') {
-    return oddString.filter((s) => s.split(',').some((x) => x.trim() !== '')).map((s) => setParam(label(s, false), r.field, s, r.with));
+    return nameLike.filter((s) => s.split(',').some((x) => x.trim() !== '')).map((s) => setParam(label(s, false), r.field, s, r.with));
   }
   if (r.kind === 'integer-list') {
     const single = among(missingIds(w)).map(({ list, missing }) => setParam(label(missing.value, missing.huge), r.field, list.map((x) => (x === missing ? missing.value : x)), r.with));
@@ -325,7 +326,7 @@ function pathMutation(model: OpModel, p: Field, w: World): fc.Arbitrary<Mutation
       options.push(fc.constantFrom(String(w.missingId), '0', '-1', '00', '-0').map((s) => setPath(`path ${p.name} names nothing: ${s}`, p.name, new Raw(s))));
     }
   } else if (isReference) {
-    options.push(oddString.filter((s) => s !== w.inviteKey && s !== '').map((s) => setPath(`path ${p.name} names nothing: ${short(s)}`, p.name, s)));
+    options.push(nameLike.filter((s) => s !== w.inviteKey && s !== '').map((s) => setPath(`path ${p.name} names nothing: ${short(s)}`, p.name, s)));
   }
   return fc.oneof(...options);
 }

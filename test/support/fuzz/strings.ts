@@ -11,8 +11,9 @@ export const ODD_UNICODE = [
 ] as const;
 
 export const INJECTION = [
-  "' OR 1=1 --", "'; DROP TABLE users; --", '" OR ""="', '<script>alert(1)</script>', '${7*7}', '{{7*7}}', '#{7*7}',
-  '%s%s%n', '../../../etc/passwd', '\\', '`id`', '$(id)', 'NULL', 'undefined', 'NaN', '%00', '%', '*', '_', 'LIKE %',
+  "' OR 1=1 --", "'; DROP TABLE users; --", "O'Brien", "' UNION SELECT 1 --", "\\'", "'||'", '" OR ""="', '`id`',
+  '<script>alert(1)</script>', '${7*7}', '{{7*7}}', '#{7*7}', '%s%s%n', '../../../etc/passwd', '\\', '$(id)',
+  'NULL', 'undefined', 'NaN', '%00', '%', '*', '_', 'LIKE %', '+x* -y "z"', '@@version',
 ] as const;
 
 export const PROTOTYPE_KEYS = [
@@ -24,7 +25,9 @@ const word = fc.constantFrom('general', 'greetings', 'hello', 'design', 'Test', 
 /** A short string mixing plain words with the above. */
 export const oddString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: word, weight: 2 },
-  { arbitrary: fc.constantFrom(...ODD_UNICODE, ...INJECTION, ...PROTOTYPE_KEYS), weight: 3 },
+  { arbitrary: fc.constantFrom(...ODD_UNICODE), weight: 2 },
+  { arbitrary: fc.constantFrom(...INJECTION), weight: 2 },
+  { arbitrary: fc.constantFrom(...PROTOTYPE_KEYS), weight: 1 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 12 }), weight: 1 },
   {
     arbitrary: fc
@@ -32,6 +35,17 @@ export const oddString: fc.Arbitrary<string> = fc.oneof(
       .map((parts) => parts.join('')),
     weight: 2,
   },
+);
+
+/**
+ * Text for lookups by name (channels, users, queues, flags, operators): mostly
+ * injection-looking strings and Object.prototype's member names, the inputs
+ * such lookups get wrong.
+ */
+export const nameLike: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.constantFrom(...INJECTION), weight: 4 },
+  { arbitrary: fc.constantFrom(...PROTOTYPE_KEYS), weight: 3 },
+  { arbitrary: oddString, weight: 3 },
 );
 
 /** Length in code points, as JSON Schema's maxLength counts (and ajv). */
