@@ -10,7 +10,8 @@ import { parseNarrow } from '../domain/narrow';
 
 export function checkFlagOperation(op: string, flag: string): FlagName {
   if (op !== 'add' && op !== 'remove') throw new ApiError(`Invalid message flag operation: '${op}'`);
-  if (!(flag in FLAG_BITS) || flag === 'is_private' || flag === 'active_mobile_push_notification') {
+  // An own key: `in` would also find Object.prototype's members (constructor, toString…).
+  if (!Object.hasOwn(FLAG_BITS, flag) || flag === 'is_private' || flag === 'active_mobile_push_notification') {
     throw new ApiError(`Invalid flag: '${flag}'`);
   }
   if (!EDITABLE_FLAGS.includes(flag as FlagName)) throw new ApiError(`Flag not editable: '${flag}'`);
