@@ -37,10 +37,13 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const [status, reason, msg] = tooLarge
-      ? [431, 'Request Header Fields Too Large', 'Request is too large']
-      : [400, 'Bad Request', 'Malformed request'];
+    // The statuses node itself would send, with a body.
+    const [status, reason, msg] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'Request is too large']
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', 'Request timeout']
+          : [400, 'Bad Request', 'Malformed request'];
     const body = JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' });
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -18,7 +18,7 @@ import { startTestServer, type TestServer } from './support/server';
  * TIME_LIMIT_MS, leaving the database as it was and the server answering.
  *
  * FUZZ_SEED=n replays a run (the seed of a failure is printed with it);
- * FUZZ_RUNS=n sends about n requests per database instead of DEFAULT_REQUESTS;
+ * FUZZ_RUNS=n generates n requests per database instead of DEFAULT_REQUESTS;
  * FUZZ_SURVEY=1 sends them all without stopping and prints each failure class.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 17_892_025);
