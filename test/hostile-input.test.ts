@@ -314,6 +314,12 @@ eachDatabase('hostile input', (dialect) => {
       expect(reply).toContain('{"result":"error","msg":"Malformed HTTP request","code":"BAD_REQUEST"}');
     });
 
+    it('answers a header line without a colon with a JSON 400', async () => {
+      const reply = await raw.socket('GET /api/v1/users/me HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
+      expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+      expect(reply).toContain('{"result":"error","msg":"Malformed HTTP request","code":"BAD_REQUEST"}');
+    });
+
     it('still answers normally after all of the above', async () => {
       const res = await call({ method: 'GET', path: '/api/v1/users/me' });
       expect(res.status).toBe(200);

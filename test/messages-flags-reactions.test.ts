@@ -68,6 +68,7 @@ eachDatabase('message flags and reactions', (dialect) => {
       ['a flag that is not editable', { flag: 'mentioned' }, "Flag not editable: 'mentioned'"],
       ['an internal flag', { flag: 'is_private' }, "Invalid flag: 'is_private'"],
       ['an unknown flag', { flag: 'sparkly' }, "Invalid flag: 'sparkly'"],
+      ['the name of an Object.prototype member', { flag: 'constructor' }, "Invalid flag: 'constructor'"],
       ['an unknown operation', { op: 'toggle' }, "Invalid message flag operation: 'toggle'"],
       ['a message one cannot read', { messagesOf: 'dm' }, 'Invalid message(s)'],
       ['a list that is not a list', { messages: 'abc' }, 'messages is not valid JSON'],

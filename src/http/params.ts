@@ -23,6 +23,12 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
         delete query[key];
       }
     }
+    // The validator decodes JSON query parameters and coerces what it finds
+    // inside them ([null] → [0], [true] → [1]); the text as sent is kept so
+    // the pipeline can refuse a value that only passed by coercion.
+    const rawJson: Record<string, string> = {};
+    for (const name of info.jsonQueryParams) if (typeof query[name] === 'string') rawJson[name] = query[name];
+    res.locals.rawJsonQuery = rawJson;
   } else {
     const body: Record<string, unknown> = Object.assign(Object.create(null), isPlainObject(req.body) ? req.body : {});
     for (const [key, value] of Object.entries(query)) {

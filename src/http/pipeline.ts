@@ -7,7 +7,7 @@ import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId } from
 import { normalizeParams } from './params';
 import { PREFETCH_VIEWER } from './routes';
 import { matchRoute, type OperationInfo, type SpecIndex } from './spec';
-import { requestValidator } from './validation';
+import { checkJsonQueryAsSent, requestValidator } from './validation';
 
 interface PipelineState {
   info: OperationInfo;
@@ -79,6 +79,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     if (!handler) throw new NotImplementedError(s.info.operationId);
     const params: Record<string, unknown> = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
     for (const [name, value] of Object.entries(params)) checkNumbersInRange(value, name);
+    checkJsonQueryAsSent(s.info, res.locals.rawJsonQuery as Record<string, string> | undefined);
     const data = await handler({ ctx, user: s.user, params: params as never, sent: res.locals.sentParams as Set<string>, req, res });
     if (data === RESPONDED) return;
     const ignored = res.locals.ignoredParameters as string[];

@@ -25,6 +25,8 @@ export interface OperationInfo {
   authenticated: boolean;
   /** Declared query parameter names. */
   queryParams: Set<string>;
+  /** Query parameters sent as JSON text (`content: application/json`). */
+  jsonQueryParams: Set<string>;
   /** Declared body fields and how each is decoded (empty when there is no body). */
   bodyFields: Map<string, FieldDecoding>;
   acceptsFiles: boolean;
@@ -99,6 +101,7 @@ export function indexSpec(document: Document): SpecIndex {
         op,
         authenticated: security.length > 0,
         queryParams: new Set(params.filter((p) => p.in === 'query').map((p) => p.name)),
+        jsonQueryParams: new Set(params.filter((p) => p.in === 'query' && p.content?.['application/json']).map((p) => p.name)),
         bodyFields,
         acceptsFiles,
       });

@@ -1,6 +1,8 @@
+import Ajv, { type ValidateFunction } from 'ajv';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { ApiError } from '../errors';
 import type { RequestHandler } from 'express';
-import type { Document } from './spec';
+import type { Document, OperationInfo, SchemaObject } from './spec';
 
 /**
  * express-openapi-validator, configured for a pipeline that has already
@@ -137,3 +139,41 @@ function formatVar(segments: string[]): string {
 }
 
 const decodeSegment = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/**
+ * JSON query parameters, validated as sent. The validator decodes them with
+ * type coercion on (it must, for plain query parameters), and coerces inside
+ * them too: message_ids=[null] would pass as [0], [true] as [1], where Zulip
+ * answers "message_ids[0] is not an integer". A second, strict validation of
+ * the text the client sent closes that gap.
+ */
+const strict = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, validateFormats: false });
+const strictValidators = new Map<string, ValidateFunction>();
+
+export function checkJsonQueryAsSent(info: OperationInfo, raw: Record<string, string> | undefined): void {
+  for (const [name, text] of Object.entries(raw ?? {})) {
+    const key = `${info.operationId} ${name}`;
+    let validate = strictValidators.get(key);
+    if (!validate) {
+      const param = (info.op.parameters ?? []).find((p) => 'name' in p && p.name === name && p.in === 'query') as
+        | { content?: Record<string, { schema?: SchemaObject }> }
+        | undefined;
+      validate = strict.compile(param?.content?.['application/json']?.schema ?? {});
+      strictValidators.set(key, validate);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      continue; // the validator has already refused text that is not JSON
+    }
+    if (validate(value)) continue;
+    const errors = (validate.errors ?? []).map((e) => ({
+      path: `/query/${name}${e.instancePath}`,
+      message: e.message ?? '',
+      errorCode: `${e.keyword}.openapi.validation`,
+    }));
+    const { msg, code, data } = zulipMessageForValidation(errors);
+    throw new ApiError(msg, code, 400, data);
+  }
+}
