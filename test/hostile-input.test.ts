@@ -245,6 +245,15 @@ eachDatabase('hostile input', (dialect) => {
       expect(error(res)).toEqual(zulipError(400, msg));
     });
 
+    it.each([
+      ['[null]', 'message_ids[0] is not an integer'],
+      ['[true,1]', 'message_ids[0] is not an integer'],
+      ['["1"]', 'message_ids[0] is not an integer'],
+    ])('refuses message_ids=%s instead of coercing it', async (list, msg) => {
+      const res = await call({ method: 'GET', path: `/api/v1/messages?message_ids=${encodeURIComponent(list)}` });
+      expect(error(res)).toEqual(zulipError(400, msg));
+    });
+
     it('clamps an anchor of hundreds of digits to the newest message, as Zulip does', async () => {
       const res = await call({ method: 'GET', path: `/api/v1/messages?anchor=${digits}&num_before=1&num_after=0` });
       expect(res.status).toBe(200);
