@@ -116,11 +116,15 @@ function makePlan(scale: Scale): Plan {
   const users: PlanUser[] = [];
   for (let i = 0; i < U; i++) {
     const role =
-      i === 0 ? Role.OWNER
-      : i >= firstFree && i < firstFree + admins ? Role.ADMINISTRATOR
-      : i >= firstFree + admins && i < firstFree + admins + moderators ? Role.MODERATOR
-      : i >= U - guests ? Role.GUEST
-      : Role.MEMBER;
+      i === 0
+        ? Role.OWNER
+        : i >= firstFree && i < firstFree + admins
+          ? Role.ADMINISTRATOR
+          : i >= firstFree + admins && i < firstFree + admins + moderators
+            ? Role.MODERATOR
+            : i >= U - guests
+              ? Role.GUEST
+              : Role.MEMBER;
     const lurker = lurkers.includes(i);
     const fullName = names[i % names.length]! + (i >= names.length ? ` ${Math.floor(i / names.length) + 1}` : '');
     users.push({
@@ -162,18 +166,52 @@ function makePlan(scale: Scale): Plan {
     usedNames.add(name);
     drafts.push({ ...d, name, idx: drafts.length });
   };
-  add({ name: 'general', kind: 'public', tag: 'general', share: scale.generalShare, members: users.map((u) => u.idx), fixed: new Set([0]) });
-  add({ name: 'engineering', kind: 'public', tag: 'channel100', share: scale.channel100Share, members: pickMembers(100, [0, reader, poster]), fixed: new Set([reader, poster]) });
+  add({
+    name: 'general',
+    kind: 'public',
+    tag: 'general',
+    share: scale.generalShare,
+    members: users.map((u) => u.idx),
+    fixed: new Set([0]),
+  });
+  add({
+    name: 'engineering',
+    kind: 'public',
+    tag: 'channel100',
+    share: scale.channel100Share,
+    members: pickMembers(100, [0, reader, poster]),
+    fixed: new Set([reader, poster]),
+  });
   const bigNames = ['all-hands', 'customer-support', 'product'];
-  scale.big.forEach(([subs, share], i) => add({ name: bigNames[i] ?? `big-${i}`, kind: 'public', tag: 'big', share, members: pickMembers(subs, [reader]), fixed: new Set([reader]) }));
-  add({ name: 'bench-events', kind: 'public', tag: 'events', share: 0, members: [eventSender, eventReceiver], fixed: new Set([eventSender, eventReceiver]) });
+  scale.big.forEach(([subs, share], i) =>
+    add({
+      name: bigNames[i] ?? `big-${i}`,
+      kind: 'public',
+      tag: 'big',
+      share,
+      members: pickMembers(subs, [reader]),
+      fixed: new Set([reader]),
+    }),
+  );
+  add({
+    name: 'bench-events',
+    kind: 'public',
+    tag: 'events',
+    share: 0,
+    members: [eventSender, eventReceiver],
+    fixed: new Set([eventSender, eventReceiver]),
+  });
 
   const teamCount = scale.channels - drafts.length;
   const words = TEAM_WORDS;
   const [minSize, maxSize] = scale.teamSize;
-  const sizes = Array.from({ length: teamCount }, () => Math.round(Math.exp(Math.log(minSize) + rng.next() * (Math.log(maxSize) - Math.log(minSize)))));
+  const sizes = Array.from({ length: teamCount }, () =>
+    Math.round(Math.exp(Math.log(minSize) + rng.next() * (Math.log(maxSize) - Math.log(minSize)))),
+  );
   // Busy channels tend to be small teams: rank traffic by size, with noise.
-  const order = sizes.map((s, i) => ({ i, key: Math.log(s) + (rng.next() + rng.next() + rng.next() - 1.5) * 3 })).sort((a, b) => a.key - b.key);
+  const order = sizes
+    .map((s, i) => ({ i, key: Math.log(s) + (rng.next() + rng.next() + rng.next() - 1.5) * 3 }))
+    .sort((a, b) => a.key - b.key);
   // Many channels are rarely used: a third of them dormant, with 2% of the traffic their rank would give.
   const teamWeights = zipfWeights(teamCount, scale.teamTrafficZipf, 3).map((w, rank) => (rank > 2 && rng.chance(0.33) ? w * 0.02 : w));
   const teamTotal = teamWeights.reduce((a, b) => a + b, 0);
@@ -211,7 +249,8 @@ function makePlan(scale: Scale): Plan {
   // Join fractions: the later of the user's arrival and, for 30% of subscriptions, a join mid-history.
   const topicWords = vocabulary(300);
   const channels: PlanChannel[] = drafts.map((d) => {
-    const creator = d.members.find((m) => users[m]!.role !== Role.GUEST && !users[m]!.lurker && (d.fixed.has(m) || users[m]!.orgJoin === 0)) ?? 0;
+    const creator =
+      d.members.find((m) => users[m]!.role !== Role.GUEST && !users[m]!.lurker && (d.fixed.has(m) || users[m]!.orgJoin === 0)) ?? 0;
     const joined = d.members.map((m) => {
       const pinned = m === creator || d.fixed.has(m) || d.tag === 'events';
       const join = pinned ? 0 : Math.max(users[m]!.orgJoin, d.tag === 'general' || !rng.chance(0.3) ? 0 : rng.next());
@@ -231,7 +270,17 @@ function makePlan(scale: Scale): Plan {
       seen.add(t.toLowerCase());
       topics.push(t.slice(0, 60));
     }
-    return { idx: d.idx, name: d.name, kind: d.kind, tag: d.tag, share: d.share, members: joined.map((j) => j.m), joins: joined.map((j) => j.join), creator, topics };
+    return {
+      idx: d.idx,
+      name: d.name,
+      kind: d.kind,
+      tag: d.tag,
+      share: d.share,
+      members: joined.map((j) => j.m),
+      joins: joined.map((j) => j.join),
+      creator,
+      topics,
+    };
   });
 
   // DM conversations: 1:1 mostly, 10% of three; the reader is in a few.
@@ -265,7 +314,10 @@ function printPlan(plan: Plan): void {
   const big = channels.filter((c) => c.members.length >= 100).map((c) => `${c.name}(${c.members.length})`);
   const kinds = (k: ChannelKind) => channels.filter((c) => c.kind === k).length;
   const quiet = channels.filter((c) => c.share * scale.messages < 100).length;
-  const top = [...channels].sort((a, b) => b.share - a.share).slice(0, 5).map((c) => `${c.name} ${(c.share * 100).toFixed(1)}% (${c.members.length} subs)`);
+  const top = [...channels]
+    .sort((a, b) => b.share - a.share)
+    .slice(0, 5)
+    .map((c) => `${c.name} ${(c.share * 100).toFixed(1)}% (${c.members.length} subs)`);
   process.stderr.write(
     `plan ${scale.name}: ${fmtInt(scale.users)} users, ${channels.length} channels ` +
       `(${kinds('public')} public, ${kinds('private-shared')} private with shared history, ${kinds('private-protected')} protected), ` +
@@ -289,7 +341,8 @@ async function prepareDatabase(target: Target): Promise<void> {
   const { database: _server, ...server } = mysqlConnectionOptions(target.databaseUrl!);
   const conn = await createConnection(server);
   const name = target.databaseName!;
-  if (!/^parley[A-Za-z0-9_]*$/.test(name)) throw new Error(`refusing to recreate database ${name}: bench databases are named parley_bench_*`);
+  if (!/^parley[A-Za-z0-9_]*$/.test(name))
+    throw new Error(`refusing to recreate database ${name}: bench databases are named parley_bench_*`);
   await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
   await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await conn.end();
@@ -312,13 +365,19 @@ async function createOrganization(target: Target, plan: Plan, times: Record<stri
     times.migrate = (Date.now() - t0) / 1000;
 
     t0 = Date.now();
-    const realmId = await doCreateRealm(db, { stringId: '', name: `Parley bench ${plan.scale.name}`, description: 'Benchmark organization.' });
+    const realmId = await doCreateRealm(db, {
+      stringId: '',
+      name: `Parley bench ${plan.scale.name}`,
+      description: 'Benchmark organization.',
+    });
     const userRows: UserRow[] = [];
     const progress = new Progress('users        ', plan.users.length);
     for (let i = 0; i < plan.users.length; i += 100) {
       await inTransaction(db, async (tx) => {
         for (const u of plan.users.slice(i, i + 100)) {
-          userRows.push(await createUserInTx(tx, null, { realmId, email: u.email, fullName: u.fullName, role: u.role, canCreateUsers: u.idx === 0 }));
+          userRows.push(
+            await createUserInTx(tx, null, { realmId, email: u.email, fullName: u.fullName, role: u.role, canCreateUsers: u.idx === 0 }),
+          );
         }
       });
       progress.update(userRows.length);
@@ -350,7 +409,14 @@ async function createOrganization(target: Target, plan: Plan, times: Record<stri
     for (let i = 0; i < plan.dms.length; i += 100) {
       await inTransaction(db, async (tx) => {
         for (const d of plan.dms.slice(i, i + 100)) {
-          dmRecipients.push((await dmGroupRecipient(tx, d.members.map((m) => userRows[m]!.id))).recipientId);
+          dmRecipients.push(
+            (
+              await dmGroupRecipient(
+                tx,
+                d.members.map((m) => userRows[m]!.id),
+              )
+            ).recipientId,
+          );
         }
       });
       dmProgress.update(dmRecipients.length);
@@ -358,7 +424,14 @@ async function createOrganization(target: Target, plan: Plan, times: Record<stri
     times.dm_groups = dmProgress.finish();
 
     const creds = await db('users').where({ realm_id: realmId }).orderBy('id').select('id', 'email', 'api_key');
-    fs.writeFileSync(credentialsPath(target), JSON.stringify(creds.map((c) => ({ id: Number(c.id), email: c.email, api_key: c.api_key })), null, 1));
+    fs.writeFileSync(
+      credentialsPath(target),
+      JSON.stringify(
+        creds.map((c) => ({ id: Number(c.id), email: c.email, api_key: c.api_key })),
+        null,
+        1,
+      ),
+    );
     return { users: userRows.map((u) => u.id), userRows, channelIds, channelRecipients, dmRecipients, realmId };
   } finally {
     await db.destroy();
@@ -393,7 +466,13 @@ interface Stats {
   readerMessageIds: number[];
 }
 
-async function loadMessages(target: Target, plan: Plan, ids: Ids, sink: BulkSink, start: { message: number; userMessage: number; reaction: number }): Promise<Stats> {
+async function loadMessages(
+  target: Target,
+  plan: Plan,
+  ids: Ids,
+  sink: BulkSink,
+  start: { message: number; userMessage: number; reaction: number },
+): Promise<Stats> {
   const { scale, users, channels } = plan;
   const rng = new Rng(scale.seed + 1);
   const vocab = vocabulary(3000);
@@ -459,7 +538,10 @@ async function loadMessages(target: Target, plan: Plan, ids: Ids, sink: BulkSink
       };
     }
     if (wildcard) {
-      return { content: `@**all** ${text}`, html: `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span> ${escapeHtml(text)}</p>` };
+      return {
+        content: `@**all** ${text}`,
+        html: `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span> ${escapeHtml(text)}</p>`,
+      };
     }
     return { content: text, html: `<p>${escapeHtml(text)}</p>` };
   };
@@ -524,8 +606,22 @@ async function loadMessages(target: Target, plan: Plan, ids: Ids, sink: BulkSink
       }
       const body = content(mention, wildcard);
       messages.push([
-        id, ids.realmId, ids.users[sender]!, recipientId, 1, topic, topic.toLowerCase(), body.content, body.html, 1,
-        t0 + Math.floor((i * span) / M), rng.chance(0.8) ? 'website' : 'ZulipMobile', 0, 0, 0, 0,
+        id,
+        ids.realmId,
+        ids.users[sender]!,
+        recipientId,
+        1,
+        topic,
+        topic.toLowerCase(),
+        body.content,
+        body.html,
+        1,
+        t0 + Math.floor((i * span) / M),
+        rng.chance(0.8) ? 'website' : 'ZulipMobile',
+        0,
+        0,
+        0,
+        0,
       ]);
       for (const u of receivers) {
         userMessages.push([umId++, ids.users[u]!, id, userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base)]);
@@ -549,8 +645,24 @@ async function loadMessages(target: Target, plan: Plan, ids: Ids, sink: BulkSink
     return [
       {
         table: 'messages',
-        columns: ['id', 'realm_id', 'sender_id', 'recipient_id', 'type', 'topic', 'topic_key', 'content', 'rendered_content', 'rendered_content_version',
-          'date_sent', 'sending_client', 'is_me_message', 'has_attachment', 'has_image', 'has_link'],
+        columns: [
+          'id',
+          'realm_id',
+          'sender_id',
+          'recipient_id',
+          'type',
+          'topic',
+          'topic_key',
+          'content',
+          'rendered_content',
+          'rendered_content_version',
+          'date_sent',
+          'sending_client',
+          'is_me_message',
+          'has_attachment',
+          'has_image',
+          'has_link',
+        ],
         rows: messages,
       },
       { table: 'user_messages', columns: ['id', 'user_id', 'message_id', 'flags'], rows: userMessages },
@@ -580,7 +692,9 @@ async function main(): Promise<void> {
   if (process.env.BENCH_PLAN_ONLY) return;
   const started = Date.now();
   const times: Record<string, number> = {};
-  process.stderr.write(`generating ${target.scale.name} on ${target.db}${target.databaseName ? ` (${target.databaseName})` : ` (${target.dataDir})`}\n`);
+  process.stderr.write(
+    `generating ${target.scale.name} on ${target.db}${target.databaseName ? ` (${target.databaseName})` : ` (${target.dataDir})`}\n`,
+  );
   await prepareDatabase(target);
   const ids = await createOrganization(target, plan, times);
 

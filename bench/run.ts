@@ -41,7 +41,12 @@ const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.tri
 const children: ChildProcess[] = [];
 
 /** Starts a process and resolves with the port it prints (`listening <port>`, or Parley's `listening on http://host:port`). */
-function startServer(name: string, args: string[], extraEnv: Record<string, string>, logFile?: string): Promise<{ child: ChildProcess; port: number }> {
+function startServer(
+  name: string,
+  args: string[],
+  extraEnv: Record<string, string>,
+  logFile?: string,
+): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
@@ -145,7 +150,9 @@ async function runLoad(port: number, s: LoadRequest, seconds: number) {
   let next = 0;
   return autocannon({
     // Several users: each connection authenticates as the next one.
-    setupClient: s.users?.length ? (client) => client.setHeaders({ ...s.headers, authorization: basic(s.users![next++ % s.users!.length]!) }) : undefined,
+    setupClient: s.users?.length
+      ? (client) => client.setHeaders({ ...s.headers, authorization: basic(s.users![next++ % s.users!.length]!) })
+      : undefined,
     url: `http://127.0.0.1:${port}${s.path}`,
     connections: CONNECTIONS,
     duration: seconds,
@@ -222,7 +229,13 @@ async function eventLatency(port: number, m: Manifest, creds: Map<number, Creden
       const content = `latency-probe-${i}-${Date.now()}`;
       const poll = (async () => {
         for (let tries = 0; tries < 20; tries++) {
-          const r = await request(agentB, port, 'GET', '/api/v1/events' + qs({ queue_id: queueId, last_event_id: lastEventId }), basic(receiver));
+          const r = await request(
+            agentB,
+            port,
+            'GET',
+            '/api/v1/events' + qs({ queue_id: queueId, last_event_id: lastEventId }),
+            basic(receiver),
+          );
           if (r.status === 501) throw new Error('GET /events answers 501');
           if (r.status !== 200) throw new Error(`GET /events: HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
           const events = r.body.events as Array<{ id: number; type: string; message?: { content: string } }>;
@@ -307,7 +320,10 @@ async function datasetPresent(target: Target): Promise<boolean> {
 /** The migrations of this tree (src/db/migrations/NNN_name.ts, which src/db/migrate.ts lists). */
 function buildMigrations(): string[] {
   const dir = path.join(ROOT, 'src', 'db', 'migrations');
-  return fs.readdirSync(dir).filter((f) => /^\d+_.*\.ts$/.test(f) && !f.endsWith('.test.ts')).map((f) => f.replace(/\.ts$/, ''));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d+_.*\.ts$/.test(f) && !f.endsWith('.test.ts'))
+    .map((f) => f.replace(/\.ts$/, ''));
 }
 
 /** Active subscribers of a channel. */
@@ -364,7 +380,8 @@ function gitDescribe(): string {
   }
 }
 
-const num = (x: number | null, digits = 0) => (x === null || Number.isNaN(x) ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const num = (x: number | null, digits = 0) =>
+  x === null || Number.isNaN(x) ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function report(opts: {
   target: Target;
@@ -401,11 +418,18 @@ function report(opts: {
   );
   lines.push(
     `| generated | ${m.generatedAt.slice(0, 16).replace('T', ' ')} in ${m.loadSeconds.total!.toFixed(1)} s ` +
-      `(${Object.entries(m.loadSeconds).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}) |`,
+      `(${Object.entries(m.loadSeconds)
+        .filter(([k]) => k !== 'total')
+        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+        .join(', ')}) |`,
   );
-  lines.push(`| load | autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s of warm-up; Parley with LOG_LEVEL=warn, NODE_ENV=production |`);
+  lines.push(
+    `| load | autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s of warm-up; Parley with LOG_LEVEL=warn, NODE_ENV=production |`,
+  );
   lines.push('');
-  lines.push('| scenario | req/s | p50 ms | p99 ms | × baseline req/s | alone ms | errors | server CPU | DB CPU | check | issue 6 target |');
+  lines.push(
+    '| scenario | req/s | p50 ms | p99 ms | × baseline req/s | alone ms | errors | server CPU | DB CPU | check | issue 6 target |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
   for (const r of [baseline, ...rows]) {
     const ratio = r.rps !== null && baseline.rps ? r.rps / baseline.rps : null;
@@ -461,25 +485,52 @@ async function main(): Promise<void> {
   let events: EventResult | null = null;
   process.stderr.write(`benchmark ${target.scale.name} on ${target.db}: ${DURATION} s per scenario, ${CONNECTIONS} connections\n`);
   {
-    const express = await startServer('express baseline', [path.join(__dirname, 'baseline.js'), 'express'], { PORT: '0', NODE_ENV: 'production' });
-    baseline = await measure('baseline-express', 'baseline: Express 5 hello-world', express.port, { path: '/', method: 'GET', headers: {} }, { server: express.child.pid }, 'same machine');
+    const express = await startServer('express baseline', [path.join(__dirname, 'baseline.js'), 'express'], {
+      PORT: '0',
+      NODE_ENV: 'production',
+    });
+    baseline = await measure(
+      'baseline-express',
+      'baseline: Express 5 hello-world',
+      express.port,
+      { path: '/', method: 'GET', headers: {} },
+      { server: express.child.pid },
+      'same machine',
+    );
     await stopServer(express.child);
-    const bare = await startServer('node:http baseline', [path.join(__dirname, 'baseline.js'), 'node-http'], { PORT: '0', NODE_ENV: 'production' });
-    rows.push(await measure('baseline-node-http', 'baseline: bare node:http hello-world', bare.port, { path: '/', method: 'GET', headers: {} }, { server: bare.child.pid }, 'for scale'));
+    const bare = await startServer('node:http baseline', [path.join(__dirname, 'baseline.js'), 'node-http'], {
+      PORT: '0',
+      NODE_ENV: 'production',
+    });
+    rows.push(
+      await measure(
+        'baseline-node-http',
+        'baseline: bare node:http hello-world',
+        bare.port,
+        { path: '/', method: 'GET', headers: {} },
+        { server: bare.child.pid },
+        'for scale',
+      ),
+    );
     await stopServer(bare.child);
   }
 
   const profDir = path.join(BENCH_DIR, '.data', 'prof');
   const nodeArgs = env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-  const parley = await startServer('Parley', [...nodeArgs, path.join(ROOT, 'dist', 'src', 'main.js')], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    DATA_DIR: target.dataDir,
-    DATABASE_URL: target.databaseUrl ?? '',
-    VALIDATE_RESPONSES: '',
-  }, path.join(target.dir, 'server.log'));
+  const parley = await startServer(
+    'Parley',
+    [...nodeArgs, path.join(ROOT, 'dist', 'src', 'main.js')],
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      DATA_DIR: target.dataDir,
+      DATABASE_URL: target.databaseUrl ?? '',
+      VALIDATE_RESPONSES: '',
+    },
+    path.join(target.dir, 'server.log'),
+  );
   try {
     const agent = new http.Agent({ keepAlive: true });
     for (const s of scenarios(manifest, creds, await channelMembers(target, manifest.targets.channel100.id))) {
@@ -487,7 +538,19 @@ async function main(): Promise<void> {
       const auth = s.user ? basic(s.user) : null;
       const pre = await request(agent, parley.port, s.method, s.path, auth, s.form);
       if (pre.status === 501) {
-        rows.push({ key: s.key, title: s.title, rps: null, p50: null, p99: null, errors: 0, serverCpu: null, dbCpu: null, loadCpu: null, note: 'skipped: 501 not implemented', target: s.target });
+        rows.push({
+          key: s.key,
+          title: s.title,
+          rps: null,
+          p50: null,
+          p99: null,
+          errors: 0,
+          serverCpu: null,
+          dbCpu: null,
+          loadCpu: null,
+          note: 'skipped: 501 not implemented',
+          target: s.target,
+        });
         continue;
       }
       let note: string;
@@ -495,7 +558,19 @@ async function main(): Promise<void> {
         note = s.check(pre);
       } catch (err) {
         process.stderr.write(`  ${s.title}: preflight failed: ${err instanceof Error ? err.message : String(err)}\n`);
-        rows.push({ key: s.key, title: s.title, rps: null, p50: null, p99: null, errors: 1, serverCpu: null, dbCpu: null, loadCpu: null, note: `preflight failed: ${String(err instanceof Error ? err.message : err).slice(0, 120)}`, target: s.target });
+        rows.push({
+          key: s.key,
+          title: s.title,
+          rps: null,
+          p50: null,
+          p99: null,
+          errors: 1,
+          serverCpu: null,
+          dbCpu: null,
+          loadCpu: null,
+          note: `preflight failed: ${String(err instanceof Error ? err.message : err).slice(0, 120)}`,
+          target: s.target,
+        });
         continue;
       }
       // Latency without concurrency: the median of 5 requests one after another.
@@ -508,7 +583,15 @@ async function main(): Promise<void> {
         headers['content-type'] = 'application/x-www-form-urlencoded';
       }
       if (s.users?.length) note += `; ${s.users.length} users`;
-      const row = await measure(s.key, s.title, parley.port, { path: s.path, method: s.method, headers, body, users: s.users }, { server: parley.child.pid, db: dbInfo.pid }, note, s.target);
+      const row = await measure(
+        s.key,
+        s.title,
+        parley.port,
+        { path: s.path, method: s.method, headers, body, users: s.users },
+        { server: parley.child.pid, db: dbInfo.pid },
+        note,
+        s.target,
+      );
       row.alone = percentile(alone, 50);
       rows.push(row);
     }
@@ -516,7 +599,10 @@ async function main(): Promise<void> {
     if (!ONLY || ONLY.has('events')) {
       events = await eventLatency(parley.port, manifest, creds);
       if (events.skipped) process.stderr.write(`  event delivery: skipped (${events.skipped})\n`);
-      else process.stderr.write(`  event delivery: p50 ${percentile(events.deliveryMs, 50).toFixed(1)} ms, p99 ${percentile(events.deliveryMs, 99).toFixed(1)} ms over ${events.rounds}\n`);
+      else
+        process.stderr.write(
+          `  event delivery: p50 ${percentile(events.deliveryMs, 50).toFixed(1)} ms, p99 ${percentile(events.deliveryMs, 99).toFixed(1)} ms over ${events.rounds}\n`,
+        );
     }
   } finally {
     await stopServer(parley.child);

@@ -24,11 +24,19 @@ interface Traced {
 async function main(): Promise<void> {
   const target = resolveTarget();
   const manifest = readManifest(target);
-  if (!manifest) throw new Error(`no dataset for ${target.scale.name} on ${target.db}: run make bench (or node dist/bench/generate.js) first`);
+  if (!manifest)
+    throw new Error(`no dataset for ${target.scale.name} on ${target.db}: run make bench (or node dist/bench/generate.js) first`);
   const creds = readCredentials(target);
   const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
   const plans = Number(process.env.BENCH_TRACE_PLANS ?? 3);
-  const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: target.dataDir, DATABASE_URL: target.databaseUrl ?? '', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: target.dataDir,
+    DATABASE_URL: target.databaseUrl ?? '',
+    LOG_LEVEL: 'silent',
+  });
   const ctx = await startContext(config);
   const server = await listen(ctx, pino({ level: 'silent' }));
   const port = (server.address() as { port: number }).port;
@@ -52,7 +60,9 @@ async function main(): Promise<void> {
       const traced = log;
       log = null;
       const sqlMs = traced.reduce((a, q) => a + q.ms, 0);
-      process.stdout.write(`\n## ${s.title}\nHTTP ${r.status} in ${r.ms.toFixed(1)} ms; ${traced.length} statements, ${sqlMs.toFixed(1)} ms in the database driver\n`);
+      process.stdout.write(
+        `\n## ${s.title}\nHTTP ${r.status} in ${r.ms.toFixed(1)} ms; ${traced.length} statements, ${sqlMs.toFixed(1)} ms in the database driver\n`,
+      );
       for (const q of traced) process.stdout.write(`  ${q.ms.toFixed(2).padStart(8)} ms  ${q.sql.replace(/\s+/g, ' ').slice(0, 220)}\n`);
       for (const q of [...traced].sort((a, b) => b.ms - a.ms).slice(0, plans)) {
         if (!/^\s*select/i.test(q.sql)) continue;

@@ -23,5 +23,12 @@ export function createContext(
   bus: EventBus = new InProcessBus(),
   queueLimits: Partial<QueueLimits> = {},
 ): AppContext {
-  return { db, bus, queues: new QueueManager(bus, queueLimits), config, loginFailures: new FailureLimiter(5, 30 * 60), recordedActivity: new Map() };
+  return {
+    db,
+    bus,
+    queues: new QueueManager(bus, queueLimits),
+    config,
+    loginFailures: new FailureLimiter(5, 30 * 60),
+    recordedActivity: new Map(),
+  };
 }

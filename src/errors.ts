@@ -42,8 +42,7 @@ export class UnauthorizedError extends ApiError {
 }
 
 /** Role-gate failures are 400 UNAUTHORIZED_PRINCIPAL in Zulip, not 403. */
-export const adminRequired = () =>
-  new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+export const adminRequired = () => new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
 export const ownerRequired = () => new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
 
 export class NotImplementedError extends ApiError {

@@ -72,9 +72,7 @@ async function deferIndexes(conn: Connection, tables: string[]): Promise<{ resto
   const saved: Array<{ table: string; before: string; keys: string[] }> = [];
   for (const table of tables) {
     const before = await showCreate(conn, table);
-    const virtual = new Set(
-      [...before.matchAll(/^\s*`(\w+)`[^\n]*\bGENERATED ALWAYS AS\b[^\n]*\bVIRTUAL\b/gm)].map((m) => m[1]!),
-    );
+    const virtual = new Set([...before.matchAll(/^\s*`(\w+)`[^\n]*\bGENERATED ALWAYS AS\b[^\n]*\bVIRTUAL\b/gm)].map((m) => m[1]!));
     const keys = before
       .split('\n')
       .map((l) => l.trim().replace(/,$/, ''))
@@ -92,14 +90,20 @@ async function deferIndexes(conn: Connection, tables: string[]): Promise<{ resto
         await conn.query(`ALTER TABLE \`${table}\` ${keys.map((k) => `ADD ${k}`).join(', ')}`);
         process.stderr.write(`${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
         const after = await showCreate(conn, table);
-        if (sortedLines(after) !== sortedLines(before)) throw new Error(`${table}: the definition after re-adding indexes differs:\n${before}\n---\n${after}`);
+        if (sortedLines(after) !== sortedLines(before))
+          throw new Error(`${table}: the definition after re-adding indexes differs:\n${before}\n---\n${after}`);
       }
     },
   };
 }
 
 /** A definition's lines, trailing commas dropped and sorted: index order may differ after re-adding. */
-const sortedLines = (text: string) => text.split('\n').map((l) => l.trim().replace(/,$/, '')).sort().join('\n');
+const sortedLines = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim().replace(/,$/, ''))
+    .sort()
+    .join('\n');
 
 async function showCreate(conn: Connection, table: string): Promise<string> {
   const [rows] = await conn.query(`SHOW CREATE TABLE \`${table}\``);
@@ -121,7 +125,9 @@ export function sqliteSink(filename: string): BulkSink {
     const key = `${t.table}(${t.columns.join(',')})`;
     let s = statements.get(key);
     if (!s) {
-      s = db.prepare(`INSERT INTO "${t.table}" (${t.columns.map((c) => `"${c}"`).join(',')}) VALUES (${t.columns.map(() => '?').join(',')})`);
+      s = db.prepare(
+        `INSERT INTO "${t.table}" (${t.columns.map((c) => `"${c}"`).join(',')}) VALUES (${t.columns.map(() => '?').join(',')})`,
+      );
       statements.set(key, s);
     }
     return s;

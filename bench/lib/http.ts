@@ -7,7 +7,14 @@ export interface Reply {
   ms: number;
 }
 
-export function request(agent: http.Agent, port: number, method: string, pathAndQuery: string, auth: string | null, form?: Record<string, string>): Promise<Reply> {
+export function request(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  pathAndQuery: string,
+  auth: string | null,
+  form?: Record<string, string>,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const body = form ? new URLSearchParams(form).toString() : undefined;
     const t0 = process.hrtime.bigint();
@@ -53,4 +60,7 @@ export const basic = (c: Credential) => 'Basic ' + Buffer.from(`${c.email}:${c.a
  * requests encode it — reported, not worked around in the server.
  */
 export const qs = (params: Record<string, unknown>) =>
-  '?' + Object.entries(params).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+  '?' +
+  Object.entries(params)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`)
+    .join('&');

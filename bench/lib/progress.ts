@@ -20,7 +20,8 @@ export class Progress {
     const frac = this.total ? Math.min(1, done / this.total) : 1;
     const width = 30;
     const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
-    const line = `${this.label} [${bar}] ${(frac * 100).toFixed(1).padStart(5)}% ${fmtInt(done)}/${fmtInt(this.total)} ` +
+    const line =
+      `${this.label} [${bar}] ${(frac * 100).toFixed(1).padStart(5)}% ${fmtInt(done)}/${fmtInt(this.total)} ` +
       `${fmtInt(rate)}/s ETA ${fmtDuration(eta)}${extra ? '  ' + extra : ''}`;
     process.stderr.write(this.tty ? `\r${line}\x1b[K` : `${line}\n`);
   }

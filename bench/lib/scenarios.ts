@@ -32,7 +32,12 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
   const cred = (id: number) => creds.get(id)!;
   const reader = cred(t.reader.id);
   const newest = { anchor: 'newest', num_before: 100, num_after: 0 };
-  const sendForm = { type: 'stream', to: String(t.channel100.id), topic: 'load test', content: 'A benchmark message with **some** markdown and a link https://example.com.' };
+  const sendForm = {
+    type: 'stream',
+    to: String(t.channel100.id),
+    topic: 'load test',
+    content: 'A benchmark message with **some** markdown and a link https://example.com.',
+  };
   const sent = (r: Reply) => {
     if (r.status !== 200 || typeof r.body.id !== 'number') throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
     return 'message sent';
@@ -83,7 +88,15 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
       key: 'channel-topic',
       title: `GET /messages channel+topic (100), topic of ${fmtInt(t.busyTopic.messages)}`,
       method: 'GET',
-      path: '/api/v1/messages' + qs({ ...newest, narrow: [{ operator: 'channel', operand: t.busyChannel.id }, { operator: 'topic', operand: t.busyTopic.name }] }),
+      path:
+        '/api/v1/messages' +
+        qs({
+          ...newest,
+          narrow: [
+            { operator: 'channel', operand: t.busyChannel.id },
+            { operator: 'topic', operand: t.busyTopic.name },
+          ],
+        }),
       user: reader,
       check: messagesCheck(atLeast(t.busyTopic.messages)),
       target: '≥ 1,000 req/s, p99 ≤ 40 ms (1m)',

@@ -26,7 +26,28 @@ export const SEARCH_WORD = 'deployment';
 /** Its rank in the vocabulary: with Zipf(1.05) and ~15 words a message, about 1% of messages contain it. */
 export const SEARCH_WORD_RANK = 150;
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'to', 'vas', 'qui', 'nor', 'del', 'sa', 'po', 'tik', 'gal', 'um', 'ber', 'zen', 'ri', 'fo', 'lan', 'dus'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'to',
+  'vas',
+  'qui',
+  'nor',
+  'del',
+  'sa',
+  'po',
+  'tik',
+  'gal',
+  'um',
+  'ber',
+  'zen',
+  'ri',
+  'fo',
+  'lan',
+  'dus',
+];
 
 /** The vocabulary, most frequent first: common words, then made-up ones for the long tail. */
 export function vocabulary(size: number): string[] {

@@ -83,7 +83,12 @@ export async function getMessages(db: Knex, viewer: Viewer, p: GetMessagesParams
   };
 }
 
-export async function resolveAnchor(db: Knex, query: NarrowQuery, p: Pick<GetMessagesParams, 'anchor' | 'anchor_date' | 'use_first_unread_anchor'>, sent: ReadonlySet<string>): Promise<number> {
+export async function resolveAnchor(
+  db: Knex,
+  query: NarrowQuery,
+  p: Pick<GetMessagesParams, 'anchor' | 'anchor_date' | 'use_first_unread_anchor'>,
+  sent: ReadonlySet<string>,
+): Promise<number> {
   const raw = p.use_first_unread_anchor ? 'first_unread' : sent.has('anchor') ? p.anchor : undefined;
   if (raw === undefined) throw new MissingArgumentError('anchor');
   if (typeof raw === 'number') {
@@ -125,7 +130,14 @@ export function parseAnchorDate(raw: string): number {
   const ms = Date.parse(iso);
   // Date.parse rolls impossible days over (2024-02-30 → March 1st); refuse them instead.
   const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (Number.isNaN(ms) || day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) {
+  if (
+    Number.isNaN(ms) ||
+    day.getUTCMonth() !== Number(mo) - 1 ||
+    day.getUTCDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(sec) > 59
+  ) {
     throw new ApiError('Invalid anchor_date');
   }
   return Math.floor(ms / 1000);
@@ -145,7 +157,14 @@ interface Page {
  * row, and found_oldest / found_newest come from a short page, without
  * counting.
  */
-export async function fetchAround(db: Knex, q: NarrowQuery, anchor: number, numBefore: number, numAfter: number, includeAnchor: boolean): Promise<Page> {
+export async function fetchAround(
+  db: Knex,
+  q: NarrowQuery,
+  anchor: number,
+  numBefore: number,
+  numAfter: number,
+  includeAnchor: boolean,
+): Promise<Page> {
   const anchoredLeft = anchor === 0;
   const anchoredRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
   const needBefore = !anchoredLeft && numBefore > 0;
@@ -197,7 +216,12 @@ async function serialize(
   searchWords: string[],
 ) {
   // Page queries of GET /messages return the rows themselves (query.withMessages).
-  const rows = page.every((r) => r.message) ? page.map((r) => r.message!) : await getMessageRows(db, page.map((r) => r.id));
+  const rows = page.every((r) => r.message)
+    ? page.map((r) => r.message!)
+    : await getMessageRows(
+        db,
+        page.map((r) => r.id),
+      );
   const flags = new Map(page.map((r) => [r.id, r.flags]));
   const lookups = await loadMessageLookups(db, viewer.user, rows);
   return rows.map((row) => {

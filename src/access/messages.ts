@@ -2,7 +2,14 @@ import type { Knex } from 'knex';
 import { invalidMessage } from '../errors';
 import { getChannelById } from '../queries/channels';
 import {
-  ChannelRef, getDmParticipantUsers, getEdits, getFlagsForUser, getMessageRows, getReactions, getUsersByIds, MessageRow,
+  ChannelRef,
+  getDmParticipantUsers,
+  getEdits,
+  getFlagsForUser,
+  getMessageRows,
+  getReactions,
+  getUsersByIds,
+  MessageRow,
 } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
@@ -30,7 +37,11 @@ export async function accessMessage(db: Knex, viewer: Viewer, id: number): Promi
 /** The accessible subset of `ids`, in id order (three queries whatever the count). */
 export async function accessMessages(db: Knex, viewer: Viewer, ids: number[]): Promise<AccessibleMessage[]> {
   const rows = (await getMessageRows(db, ids)).filter((r) => r.realm_id === viewer.user.realm_id);
-  const flags = await getFlagsForUser(db, viewer.user.id, rows.map((r) => r.id));
+  const flags = await getFlagsForUser(
+    db,
+    viewer.user.id,
+    rows.map((r) => r.id),
+  );
   const out: AccessibleMessage[] = [];
   const channelCache = new Map<number, boolean>();
   for (const row of rows) {
@@ -63,7 +74,8 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
   const dmRecipients = new Set<number>();
   const edited: number[] = [];
   for (const r of rows) {
-    if (r.recipient_type === RecipientType.CHANNEL) channels.set(r.recipient_id, { id: r.channel_id!, name: r.channel_name!, recipient_id: r.recipient_id });
+    if (r.recipient_type === RecipientType.CHANNEL)
+      channels.set(r.recipient_id, { id: r.channel_id!, name: r.channel_name!, recipient_id: r.recipient_id });
     else dmRecipients.add(r.recipient_id);
     if (r.last_edit_time !== null || r.last_moved_time !== null) edited.push(r.id);
   }
@@ -74,11 +86,17 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
     getDmParticipantUsers(db, [...dmRecipients]),
     getReactions(db, ids),
     showEdits && edited.length ? getEdits(db, edited) : Promise.resolve([]),
-    getUsersByIds(db, rows.map((r) => r.sender_id)),
+    getUsersByIds(
+      db,
+      rows.map((r) => r.sender_id),
+    ),
   ]);
   const dmParticipants = new Map<number, number[]>();
   for (const [recipientId, list] of participantUsers) {
-    dmParticipants.set(recipientId, list.map((u) => u.id));
+    dmParticipants.set(
+      recipientId,
+      list.map((u) => u.id),
+    );
     for (const u of list) if (!users.has(u.id)) users.set(u.id, u);
   }
   return {

@@ -7,7 +7,11 @@ import { isGuestRole } from '../domain/roles';
 import { normalizeTopic } from '../domain/topics';
 import { ApiError } from '../errors';
 import {
-  ChannelRow, getChannelById, getChannelByName, getMutedChannelRecipientIds, getPublicChannelRecipientIds,
+  ChannelRow,
+  getChannelById,
+  getChannelByName,
+  getMutedChannelRecipientIds,
+  getPublicChannelRecipientIds,
 } from '../queries/channels';
 import { getMessageRow } from '../queries/messages';
 import type { Filter, NarrowQuery } from '../queries/narrow';
@@ -22,7 +26,11 @@ import { RecipientType } from '../domain/recipients';
  * channels:public, reads channel history; any `is:` term but is:resolved
  * keeps the search to the viewer's own messages.
  */
-export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTerm[]): Promise<{ query: NarrowQuery; searchWords: string[] }> {
+export async function resolveNarrow(
+  db: Knex,
+  viewer: Viewer,
+  rawTerms: NarrowTerm[],
+): Promise<{ query: NarrowQuery; searchWords: string[] }> {
   const terms = await applyWith(db, viewer, rawTerms);
   const filters: Filter[] = [];
   let historyRecipients: number[] | null = null;
@@ -46,11 +54,13 @@ export async function resolveNarrow(db: Knex, viewer: Viewer, rawTerms: NarrowTe
         break;
       }
       case 'channels': {
-        if (t.operand !== 'public' && t.operand !== 'web-public') throw badNarrow(`unknown channels operand ${bounded(String(t.operand), 100)}`);
+        if (t.operand !== 'public' && t.operand !== 'web-public')
+          throw badNarrow(`unknown channels operand ${bounded(String(t.operand), 100)}`);
         // Guests see only the public channels they are subscribed to.
-        const candidates = t.operand === 'public'
-          ? await getPublicChannelRecipientIds(db, realmId)
-          : await db('channels').where({ realm_id: realmId, is_web_public: true }).pluck('recipient_id');
+        const candidates =
+          t.operand === 'public'
+            ? await getPublicChannelRecipientIds(db, realmId)
+            : await db('channels').where({ realm_id: realmId, is_web_public: true }).pluck('recipient_id');
         const ids = isGuestRole(viewer.user.role) ? candidates.filter((r) => viewer.subscribedRecipients.has(r)) : candidates;
         filters.push({ kind: 'recipient', ids, negated });
         if (!negated) {
@@ -230,7 +240,9 @@ async function viewerCanSee(db: Knex, viewer: Viewer, m: { id: number; recipient
 async function findChannel(db: Knex, realmId: number, operand: string | number | number[]): Promise<ChannelRow | undefined> {
   if (typeof operand === 'number') return getChannelById(db, realmId, operand);
   if (typeof operand !== 'string') return undefined;
-  return (await getChannelByName(db, realmId, operand)) ?? (/^\d+$/.test(operand) ? getChannelById(db, realmId, Number(operand)) : undefined);
+  return (
+    (await getChannelByName(db, realmId, operand)) ?? (/^\d+$/.test(operand) ? getChannelById(db, realmId, Number(operand)) : undefined)
+  );
 }
 
 async function findUser(db: Knex, realmId: number, operand: string | number | number[]) {
@@ -242,7 +254,14 @@ async function findUser(db: Knex, realmId: number, operand: string | number | nu
 
 /** A dm operand: user ids, or emails separated by commas. */
 async function resolveUserList(db: Knex, realmId: number, operand: string | number | number[]): Promise<number[]> {
-  const items = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : operand.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = Array.isArray(operand)
+    ? operand
+    : typeof operand === 'number'
+      ? [operand]
+      : operand
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
   // The contract bounds a list operand; an email string gets the same bound.
   if (items.length > MAX_DM_OPERAND_USERS) throw badNarrow(`too many users (limit: ${MAX_DM_OPERAND_USERS})`);
   const ids: number[] = [];
@@ -258,7 +277,9 @@ async function resolveUserList(db: Knex, realmId: number, operand: string | numb
 const MAX_DM_OPERAND_USERS = 1000;
 
 async function dmRecipient(db: Knex, userIds: number[]): Promise<number | undefined> {
-  const row = await db('dm_groups').where({ huddle_hash: dmGroupHash(userIds) }).first('recipient_id');
+  const row = await db('dm_groups')
+    .where({ huddle_hash: dmGroupHash(userIds) })
+    .first('recipient_id');
   return row?.recipient_id ?? undefined;
 }
 
@@ -276,4 +297,3 @@ export function searchTokens(text: string): string[] {
     .filter((w) => w.length > 0)
     .slice(0, 20);
 }
-

@@ -67,7 +67,6 @@ export async function loadRealmGroups(db: Knex, realmId: number): Promise<RealmG
 
   return {
     lookup,
-    userGroups: (includeDeactivated) =>
-      groups.filter((g) => g.name !== null && (includeDeactivated || !g.deactivated)).map(toApiGroup),
+    userGroups: (includeDeactivated) => groups.filter((g) => g.name !== null && (includeDeactivated || !g.deactivated)).map(toApiGroup),
   };
 }

@@ -48,11 +48,13 @@ export async function getUsers(ctx: AppContext, viewer: Viewer, opts: UserListOp
   const profiles = toApiProfileData(values);
   const members = users
     .filter((u) => mayView(visible, u))
-    .map((u) => toApiUser(u, {
-      viewer: viewer.user,
-      clientGravatar: opts.clientGravatar,
-      profileData: opts.includeCustomProfileFields ? (profiles.get(u.id) ?? {}) : undefined,
-    }));
+    .map((u) =>
+      toApiUser(u, {
+        viewer: viewer.user,
+        clientGravatar: opts.clientGravatar,
+        profileData: opts.includeCustomProfileFields ? (profiles.get(u.id) ?? {}) : undefined,
+      }),
+    );
   return { members };
 }
 

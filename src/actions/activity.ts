@@ -17,7 +17,8 @@ export async function recordActivity(ctx: AppContext, userId: number): Promise<v
   if ((lastRecorded.get(userId) ?? 0) > now - RECORD_EVERY_SECONDS) return;
   lastRecorded.set(userId, now);
   if (lastRecorded.size > 100_000) lastRecorded.clear();
-  await ctx.db('users')
+  await ctx
+    .db('users')
     .where('id', userId)
     .andWhere((b) => b.whereNull('last_active_time').orWhere('last_active_time', '<', now - RECORD_EVERY_SECONDS))
     .update({ last_active_time: now })

@@ -16,7 +16,10 @@ const hearsAbout = (c: ChannelRow, u: { id: number; role: number }, subscribers:
   subscribers.has(u.id) || (c.invite_only ? isAdminRole(u.role) : !isGuestRole(u.role));
 
 async function channelAudience(tx: Tx, c: ChannelRow): Promise<number[]> {
-  const [users, subscribers] = await Promise.all([listActiveUserRoles(tx.trx, c.realm_id), listSubscriberIdsByRecipient(tx.trx, [c.recipient_id])]);
+  const [users, subscribers] = await Promise.all([
+    listActiveUserRoles(tx.trx, c.realm_id),
+    listSubscriberIdsByRecipient(tx.trx, [c.recipient_id]),
+  ]);
   const subs = subscribers.get(c.recipient_id) ?? new Set<number>();
   return users.filter((u) => hearsAbout(c, u, subs)).map((u) => u.id);
 }
@@ -59,7 +62,10 @@ export async function queueUnsubscribed(tx: Tx, bus: EventBus, channel: ChannelR
   if (removed.length === 0) return;
   for (const userId of removed) {
     tx.afterCommit(() =>
-      bus.publish({ event: { type: 'subscription', op: 'remove', subscriptions: [{ name: channel.name, stream_id: channel.id }] }, userIds: [userId] }),
+      bus.publish({
+        event: { type: 'subscription', op: 'remove', subscriptions: [{ name: channel.name, stream_id: channel.id }] },
+        userIds: [userId],
+      }),
     );
   }
   const others = (await channelAudience(tx, channel)).filter((id) => !removed.includes(id));
@@ -86,7 +92,10 @@ export async function queuePeerChange(
   if (channels.length === 0) return;
   const [users, subscribers] = await Promise.all([
     listActiveUserRoles(tx.trx, realmId),
-    listSubscriberIdsByRecipient(tx.trx, channels.map((c) => c.recipient_id)),
+    listSubscriberIdsByRecipient(
+      tx.trx,
+      channels.map((c) => c.recipient_id),
+    ),
   ]);
   const byAudience = new Map<string, { audience: number[]; streamIds: number[] }>();
   for (const c of channels) {
@@ -99,6 +108,8 @@ export async function queuePeerChange(
     else byAudience.set(key, { audience, streamIds: [c.id] });
   }
   for (const { audience, streamIds } of byAudience.values()) {
-    tx.afterCommit(() => bus.publish({ event: { type: 'subscription', op, stream_ids: streamIds, user_ids: [userId] }, userIds: audience }));
+    tx.afterCommit(() =>
+      bus.publish({ event: { type: 'subscription', op, stream_ids: streamIds, user_ids: [userId] }, userIds: audience }),
+    );
   }
 }

@@ -44,7 +44,8 @@ export interface ChannelCreationParams {
 export function channelSettingsFromParams(p: ChannelCreationParams): Omit<NewChannel, 'name' | 'subscriberIds'> {
   const groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingValue>> = {};
   for (const [k, v] of Object.entries(p)) {
-    if ((CHANNEL_GROUP_SETTINGS as string[]).includes(k) && v !== undefined) groupSettings[k as ChannelGroupSetting] = v as GroupSettingValue;
+    if ((CHANNEL_GROUP_SETTINGS as string[]).includes(k) && v !== undefined)
+      groupSettings[k as ChannelGroupSetting] = v as GroupSettingValue;
   }
   return {
     inviteOnly: p.invite_only,
@@ -110,7 +111,9 @@ export function checkCanCreateChannel(viewer: Viewer, realm: RealmRow, c: NewCha
 export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChannel): Promise<number> {
   const { trx } = tx;
   const name = checkChannelName(input.name);
-  const existing = await trx('channels').where({ realm_id: creator.realm_id, name_key: channelNameKey(name) }).first('id');
+  const existing = await trx('channels')
+    .where({ realm_id: creator.realm_id, name_key: channelNameKey(name) })
+    .first('id');
   if (existing) throw new ApiError(`Channel '${name}' already exists`, 'CHANNEL_ALREADY_EXISTS', 409);
   if (input.folderId !== undefined) {
     const folder = await trx('channel_folders').where({ id: input.folderId, realm_id: creator.realm_id, is_archived: false }).first('id');
@@ -161,9 +164,15 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
   await trx('channels').where({ id: channelId }).update({ recipient_id: recipientId });
   // The row keeps the settings and permission groups the channel starts with (no action changes them afterwards yet).
   await insertAuditLog(trx, {
-    realmId: creator.realm_id, actorId: creator.id, channelId, eventType: AuditEventType.CHANNEL_CREATED,
+    realmId: creator.realm_id,
+    actorId: creator.id,
+    channelId,
+    eventType: AuditEventType.CHANNEL_CREATED,
     extra: {
-      name, invite_only: inviteOnly, is_web_public: input.isWebPublic ?? false, history_public_to_subscribers: historyPublic,
+      name,
+      invite_only: inviteOnly,
+      is_web_public: input.isWebPublic ?? false,
+      history_public_to_subscribers: historyPublic,
       permission_groups: settings,
     },
   });
@@ -193,7 +202,11 @@ function subscriptionAuditRows(by: SubscriptionAudit | null, userIds: number[], 
  * use yet. Returns the users who were not subscribed before.
  */
 export async function subscribeInTx(
-  tx: Tx, recipientId: number, userIds: number[], colors: Map<number, string> = new Map(), by: SubscriptionAudit | null = null,
+  tx: Tx,
+  recipientId: number,
+  userIds: number[],
+  colors: Map<number, string> = new Map(),
+  by: SubscriptionAudit | null = null,
 ): Promise<number[]> {
   const added: number[] = [];
   const reactivated: number[] = [];
@@ -208,7 +221,8 @@ export async function subscribeInTx(
       continue;
     }
     const used = new Set<string>(await tx.trx('subscriptions').where({ user_id: userId }).pluck('color'));
-    const color = colors.get(userId) ?? SUBSCRIPTION_COLORS.find((c) => !used.has(c)) ?? SUBSCRIPTION_COLORS[used.size % SUBSCRIPTION_COLORS.length]!;
+    const color =
+      colors.get(userId) ?? SUBSCRIPTION_COLORS.find((c) => !used.has(c)) ?? SUBSCRIPTION_COLORS[used.size % SUBSCRIPTION_COLORS.length]!;
     await tx.trx('subscriptions').insert({ user_id: userId, recipient_id: recipientId, color });
     added.push(userId);
   }
@@ -222,8 +236,17 @@ export async function subscribeInTx(
 }
 
 /** Marks subscriptions inactive (settings are kept for a later re-subscribe). Returns who was subscribed. */
-export async function unsubscribeInTx(tx: Tx, recipientId: number, userIds: number[], by: SubscriptionAudit | null = null): Promise<number[]> {
-  const active: number[] = await tx.trx('subscriptions').where({ recipient_id: recipientId, active: true }).whereIn('user_id', userIds).pluck('user_id');
+export async function unsubscribeInTx(
+  tx: Tx,
+  recipientId: number,
+  userIds: number[],
+  by: SubscriptionAudit | null = null,
+): Promise<number[]> {
+  const active: number[] = await tx
+    .trx('subscriptions')
+    .where({ recipient_id: recipientId, active: true })
+    .whereIn('user_id', userIds)
+    .pluck('user_id');
   if (active.length) {
     await tx.trx('subscriptions').where({ recipient_id: recipientId }).whereIn('user_id', active).update({ active: false });
     await refreshSubscriberCount(tx, recipientId);
@@ -233,10 +256,14 @@ export async function unsubscribeInTx(tx: Tx, recipientId: number, userIds: numb
 }
 
 async function refreshSubscriberCount(tx: Tx, recipientId: number): Promise<void> {
-  const row = await tx.trx('subscriptions as s')
+  const row = await tx
+    .trx('subscriptions as s')
     .join('users as u', 'u.id', 's.user_id')
     .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
     .count({ n: '*' })
     .first();
-  await tx.trx('channels').where({ recipient_id: recipientId }).update({ subscriber_count: Number(row?.n ?? 0) });
+  await tx
+    .trx('channels')
+    .where({ recipient_id: recipientId })
+    .update({ subscriber_count: Number(row?.n ?? 0) });
 }

@@ -46,7 +46,12 @@ export async function applyFlagInTx(tx: Tx, viewer: Viewer, ids: number[], op: '
   const toUpdate: number[] = [];
   const toCreate: number[] = [];
   for (const { row, flags } of accessible) {
-    if (op === 'remove' && flag === 'read' && row.recipient_type === RecipientType.CHANNEL && !viewer.subscribedRecipients.has(row.recipient_id)) {
+    if (
+      op === 'remove' &&
+      flag === 'read' &&
+      row.recipient_type === RecipientType.CHANNEL &&
+      !viewer.subscribedRecipients.has(row.recipient_id)
+    ) {
       ignored.add(row.recipient_type_id);
       continue;
     }
@@ -60,7 +65,8 @@ export async function applyFlagInTx(tx: Tx, viewer: Viewer, ids: number[], op: '
   if (toUpdate.length) {
     const expr = op === 'add' ? 'flags | ?' : 'flags & ~?';
     for (let i = 0; i < toUpdate.length; i += 1000) {
-      await tx.trx('user_messages')
+      await tx
+        .trx('user_messages')
         .where('user_id', viewer.user.id)
         .whereIn('message_id', toUpdate.slice(i, i + 1000))
         .update({ flags: tx.trx.raw(expr, [mask]) });
@@ -95,7 +101,14 @@ export async function doUpdateMessageFlags(ctx: AppContext, viewer: Viewer, ids:
  * other way to put a message it may never have fetched back into its
  * unread counts.
  */
-export async function queueFlagEvent(ctx: AppContext, tx: Tx, viewer: Viewer, op: 'add' | 'remove', flag: FlagName, ids: number[]): Promise<void> {
+export async function queueFlagEvent(
+  ctx: AppContext,
+  tx: Tx,
+  viewer: Viewer,
+  op: 'add' | 'remove',
+  flag: FlagName,
+  ids: number[],
+): Promise<void> {
   if (ids.length === 0) return;
   const event: ServerEvent = { type: 'update_message_flags', op, operation: op, flag, messages: ids, all: false };
   if (op === 'remove' && flag === 'read') event.message_details = await unreadMessageDetails(tx.trx, viewer.user.id, ids);

@@ -43,7 +43,12 @@ function checkCanInviteAs(user: UserRow, role: number): void {
  * users get. Channels must be default channels or ones the caller may add
  * subscribers to; groups ones the caller may add members to.
  */
-export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p: MultiuseInviteParams, sent: ReadonlySet<string>): Promise<string> {
+export async function doCreateMultiuseInvite(
+  ctx: AppContext,
+  viewer: Viewer,
+  p: MultiuseInviteParams,
+  sent: ReadonlySet<string>,
+): Promise<string> {
   const user = viewer.user;
   const realm = await getRealmOfUser(ctx.db, user);
   if (isGuestRole(user.role) || !inGroup(viewer, realm.create_multiuse_invite_group)) throw new ApiError('Insufficient permission');
@@ -58,11 +63,18 @@ export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p:
   const channelIds = [...new Set(p.stream_ids ?? [])];
   for (const id of channelIds) {
     const channel = await getChannelById(ctx.db, user.realm_id, id);
-    if (!channel || channel.deactivated || (channel.invite_only && !viewer.subscribedRecipients.has(channel.recipient_id) && !isAdminRole(user.role))) {
+    if (
+      !channel ||
+      channel.deactivated ||
+      (channel.invite_only && !viewer.subscribedRecipients.has(channel.recipient_id) && !isAdminRole(user.role))
+    ) {
       throw new ApiError(`Invalid channel ID ${id}. No invites were sent.`);
     }
-    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_add_subscribers_group) ||
-      inGroup(viewer, channel.can_add_subscribers_group) || inGroup(viewer, channel.can_administer_channel_group);
+    const canAdd =
+      isAdminViewer(viewer) ||
+      inGroup(viewer, realm.can_add_subscribers_group) ||
+      inGroup(viewer, channel.can_add_subscribers_group) ||
+      inGroup(viewer, channel.can_administer_channel_group);
     if (!channel.is_default && !canAdd) throw new ApiError('You do not have permission to subscribe other users to channels.');
   }
   const groupIds = [...new Set(p.group_ids ?? [])];
@@ -71,11 +83,14 @@ export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p:
     const g = groups.get(id);
     if (!g || g.name === null || g.is_system_group || g.deactivated) throw new ApiError('Invalid user group');
     const row = await ctx.db('user_groups').where({ id }).first('can_add_members_group', 'can_manage_group');
-    const canAdd = isAdminViewer(viewer) || inGroup(viewer, realm.can_manage_all_groups) ||
-      inGroup(viewer, row.can_add_members_group) || inGroup(viewer, row.can_manage_group);
+    const canAdd =
+      isAdminViewer(viewer) ||
+      inGroup(viewer, realm.can_manage_all_groups) ||
+      inGroup(viewer, row.can_add_members_group) ||
+      inGroup(viewer, row.can_manage_group);
     if (!canAdd) throw new ApiError('Insufficient permission');
   }
-  const minutes = sent.has('invite_expires_in_minutes') ? p.invite_expires_in_minutes ?? null : DEFAULT_INVITE_VALIDITY_MINUTES;
+  const minutes = sent.has('invite_expires_in_minutes') ? (p.invite_expires_in_minutes ?? null) : DEFAULT_INVITE_VALIDITY_MINUTES;
   const key = randomInviteKey();
   await inTransaction(ctx.db, async ({ trx }) => {
     const now = nowSeconds();
@@ -90,10 +105,20 @@ export async function doCreateMultiuseInvite(ctx: AppContext, viewer: Viewer, p:
       include_realm_default_subscriptions: p.include_realm_default_subscriptions ?? false,
       welcome_message_custom_text: isAdminRole(user.role) ? (p.welcome_message_custom_text ?? null) : null,
     });
-    await insertRows(trx, 'multiuse_invite_channels', channelIds.map((channel_id) => ({ invite_id: inviteId, channel_id })));
-    await insertRows(trx, 'multiuse_invite_groups', groupIds.map((group_id) => ({ invite_id: inviteId, group_id })));
+    await insertRows(
+      trx,
+      'multiuse_invite_channels',
+      channelIds.map((channel_id) => ({ invite_id: inviteId, channel_id })),
+    );
+    await insertRows(
+      trx,
+      'multiuse_invite_groups',
+      groupIds.map((group_id) => ({ invite_id: inviteId, group_id })),
+    );
     await insertAuditLog(trx, {
-      realmId: user.realm_id, actorId: user.id, eventType: AuditEventType.MULTIUSE_INVITE_CREATED,
+      realmId: user.realm_id,
+      actorId: user.id,
+      eventType: AuditEventType.MULTIUSE_INVITE_CREATED,
       extra: { multiuse_invite_id: inviteId, invited_as: role, channel_ids: channelIds, group_ids: groupIds, expires_at: expiresAt },
     });
   });
@@ -120,14 +145,25 @@ export async function doAcceptMultiuseInvite(
   return inTransaction(ctx.db, async (tx) => {
     const invite = await getInviteByKey(tx.trx, key);
     const now = nowSeconds();
-    if (!invite || invite.revoked || (invite.expires_at !== null && invite.expires_at <= now) ||
-        (invite.max_uses !== null && invite.use_count >= invite.max_uses)) {
+    if (
+      !invite ||
+      invite.revoked ||
+      (invite.expires_at !== null && invite.expires_at <= now) ||
+      (invite.max_uses !== null && invite.use_count >= invite.max_uses)
+    ) {
       throw expired();
     }
     const realm = await getRealmById(tx.trx, invite.realm_id);
     if (!realm || realm.deactivated) throw expired();
     // Nobody acts for the person signing up (as in Zulip's audit log); the user-created row names the link.
-    const user = await createUserInTx(tx, ctx.bus, { realmId: realm.id, email, fullName, role: invite.invited_as, password: p.password, inviteId: invite.id });
+    const user = await createUserInTx(tx, ctx.bus, {
+      realmId: realm.id,
+      email,
+      fullName,
+      role: invite.invited_as,
+      password: p.password,
+      inviteId: invite.id,
+    });
     const channelIds = await getInviteChannelIds(tx.trx, invite.id);
     const defaults: number[] = invite.include_realm_default_subscriptions
       ? await tx.trx('channels').where({ realm_id: realm.id, is_default: true, deactivated: false }).pluck('id')
@@ -141,9 +177,16 @@ export async function doAcceptMultiuseInvite(
     }
     const groupIds = await getInviteGroupIds(tx.trx, invite.id);
     for (const groupId of groupIds) await addGroupMembers(tx.trx, groupId, [user.id]);
-    await insertAuditLog(tx.trx, groupIds.map((groupId) => ({
-      realmId: realm.id, actorId: null, userId: user.id, groupId, eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED,
-    })));
+    await insertAuditLog(
+      tx.trx,
+      groupIds.map((groupId) => ({
+        realmId: realm.id,
+        actorId: null,
+        userId: user.id,
+        groupId,
+        eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED,
+      })),
+    );
     await tx.trx('multiuse_invites').where({ id: invite.id }).increment('use_count', 1);
     return user;
   });

@@ -18,9 +18,15 @@ export async function doFetchApiKey(ctx: AppContext, username: string, password:
   if (!isValidEmail(key)) throw new ApiError('Enter a valid email address.');
   const retryAfter = ctx.loginFailures.retryAfter(key);
   if (retryAfter > 0) {
-    throw new ApiError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
-      'Retry-After': String(Math.ceil(retryAfter)),
-    });
+    throw new ApiError(
+      'API usage exceeded rate limit',
+      'RATE_LIMIT_HIT',
+      429,
+      { 'retry-after': retryAfter },
+      {
+        'Retry-After': String(Math.ceil(retryAfter)),
+      },
+    );
   }
   const user = await getUserAtAddressedRealm(ctx.db, username, host);
   if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');

@@ -26,8 +26,7 @@ export const WILDCARD_MENTION_THRESHOLD = 15;
 
 export type SendTarget =
   /** subscriberIds: the channel's active subscribers when already read with it (else read in the send). */
-  | { kind: 'channel'; channel: ChannelRow; topic: string; subscriberIds?: number[] }
-  | { kind: 'direct'; recipients: UserRow[] };
+  { kind: 'channel'; channel: ChannelRow; topic: string; subscriberIds?: number[] } | { kind: 'direct'; recipients: UserRow[] };
 
 export interface SendOptions {
   client: string;
@@ -62,7 +61,10 @@ export interface SendMessageParams {
 /** POST /messages. */
 export async function doSendMessage(ctx: AppContext, viewer: Viewer, p: SendMessageParams, client: string): Promise<{ id: number }> {
   if (p.topic !== undefined && p.subject !== undefined) {
-    throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, { var_name1: 'topic', var_name2: 'subject' });
+    throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, {
+      var_name1: 'topic',
+      var_name2: 'subject',
+    });
   }
   const content = normalizeContent(p.content);
   const target = await resolveTarget(ctx, viewer, p);
@@ -112,14 +114,29 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMes
     ? to
     : typeof to === 'number'
       ? [to]
-      : to.split(',').map((s) => s.trim()).filter(Boolean);
+      : to
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
   if (items.length === 0) throw new ApiError('Message must have recipients');
   // The contract bounds a JSON list; a comma-separated string gets the same bound.
   if (items.length > MAX_DM_RECIPIENTS) throw new ApiError(`Too many recipients (limit: ${MAX_DM_RECIPIENTS})`);
   const kinds = new Set(items.map((i) => typeof i));
   if (kinds.size > 1) throw new ApiError('Recipient lists may contain emails or user IDs, but not both.');
-  const byId = new Map((await listUsersByIds(ctx.db, realmId, items.filter((i): i is number => typeof i === 'number'))).map((u) => [u.id, u]));
-  const byEmail = await listUsersByApiEmails(ctx.db, realmId, items.filter((i): i is string => typeof i === 'string'));
+  const byId = new Map(
+    (
+      await listUsersByIds(
+        ctx.db,
+        realmId,
+        items.filter((i): i is number => typeof i === 'number'),
+      )
+    ).map((u) => [u.id, u]),
+  );
+  const byEmail = await listUsersByApiEmails(
+    ctx.db,
+    realmId,
+    items.filter((i): i is string => typeof i === 'string'),
+  );
   const users: UserRow[] = [];
   for (const item of items) {
     const user = typeof item === 'number' ? byId.get(item) : byEmail.get(item);
@@ -136,13 +153,26 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMes
  * mention flags, is_private for DMs), and queues the message event for
  * after commit. Used by POST /messages and by the demo organization.
  */
-export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: Viewer, target: SendTarget, content: string, opts: SendOptions): Promise<number> {
+export async function sendMessageInTx(
+  tx: Tx,
+  bus: EventBus | null,
+  viewer: Viewer,
+  target: SendTarget,
+  content: string,
+  opts: SendOptions,
+): Promise<number> {
   const sender = viewer.user;
   const realm = await getRealmOfUser(tx.trx, sender);
-  const rendered = await renderForRealm(tx.trx, realm.id, content, opts.internal ? null : viewer,
-    opts.internal || inGroup(viewer, realm.can_access_all_users_group));
+  const rendered = await renderForRealm(
+    tx.trx,
+    realm.id,
+    content,
+    opts.internal ? null : viewer,
+    opts.internal || inGroup(viewer, realm.can_access_all_users_group),
+  );
   for (const g of rendered.mentionedGroups) {
-    if (!opts.internal && !inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
+    if (!opts.internal && !inGroup(viewer, g.can_mention_group))
+      throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
   }
 
   let recipient: StoredRecipient;
@@ -153,15 +183,26 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     const { channel } = target;
     topic = target.topic;
     if (!opts.internal) await checkCanPost(tx, viewer, realm, channel, topic);
-    recipient = { id: channel.recipient_id, type: RecipientType.CHANNEL, typeId: channel.id, channel: { id: channel.id, name: channel.name } };
+    recipient = {
+      id: channel.recipient_id,
+      type: RecipientType.CHANNEL,
+      typeId: channel.id,
+      channel: { id: channel.id, name: channel.name },
+    };
     receivers = target.subscriberIds ?? (await getActiveSubscriberIds(tx.trx, channel.recipient_id));
     if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
-      throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
+      throw new ApiError(
+        'You do not have permission to use channel wildcard mentions in this channel.',
+        'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+      );
     }
     if (rendered.topicWildcard) {
       topicParticipants = await getTopicParticipantIds(tx.trx, channel.recipient_id, topic.toLowerCase());
       if (topicParticipants.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
-        throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+        throw new ApiError(
+          'You do not have permission to use topic wildcard mentions in this topic.',
+          'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+        );
       }
     }
   } else {
@@ -214,18 +255,31 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
     const lookups: MessageLookups = {
       users: new Map(people.map((u) => [u.id, u])),
       channels: recipient.channel ? new Map([[recipient.id, { ...recipient.channel, recipient_id: recipient.id }]]) : new Map(),
-      dmParticipants: recipient.channel ? new Map() : new Map([[recipient.id, [...new Set(people.map((u) => u.id))].sort((a, b) => a - b)]]),
+      dmParticipants: recipient.channel
+        ? new Map()
+        : new Map([[recipient.id, [...new Set(people.map((u) => u.id))].sort((a, b) => a - b)]]),
       reactions: new Map(),
       edits: null,
       realmStringId: realm.string_id,
       senderAvatars: new Map(),
     };
-    const message = toApiMessage(stored, 0, lookups, { viewer: sender, applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
+    const message = toApiMessage(stored, 0, lookups, {
+      viewer: sender,
+      applyMarkdown: true,
+      clientGravatar: false,
+      allowEmptyTopicName: true,
+    });
     delete message.flags;
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
     tx.afterCommit(() =>
       bus.publish({
-        event: { type: 'message', message, raw_content: content, sender_queue_id: opts.queueId ?? null, local_message_id: opts.localId ?? null },
+        event: {
+          type: 'message',
+          message,
+          raw_content: content,
+          sender_queue_id: opts.queueId ?? null,
+          local_message_id: opts.localId ?? null,
+        },
         userIds: rows.map((r) => r.userId),
         perUser: (userId) => ({ flags: flagsToApi(flagsByUser.get(userId) ?? 0) }),
         ...(target.kind === 'channel' && !target.channel.invite_only ? { publicChannelRealmId: realm.id } : {}),
@@ -234,7 +288,6 @@ export async function sendMessageInTx(tx: Tx, bus: EventBus | null, viewer: View
   }
   return id;
 }
-
 
 /** Channel posting rules: archived channels, content access, can_send_message_group, topics policy, new-topic permission. */
 async function checkCanPost(tx: Tx, viewer: Viewer, realm: RealmRow, channel: ChannelRow, topic: string): Promise<void> {
@@ -247,7 +300,11 @@ async function checkCanPost(tx: Tx, viewer: Viewer, realm: RealmRow, channel: Ch
   }
   const policy = effectiveTopicsPolicy(channel.topics_policy, realm.topics_policy);
   if (topic === '' && policy === 'disable_empty_topic') {
-    throw new ApiError(channel.topics_policy === 'inherit' ? 'Topics are required in this organization' : 'Sending messages to the general chat is not allowed in this channel.');
+    throw new ApiError(
+      channel.topics_policy === 'inherit'
+        ? 'Topics are required in this organization'
+        : 'Sending messages to the general chat is not allowed in this channel.',
+    );
   }
   if (topic !== '' && policy === 'empty_topic_only') {
     throw new ApiError('Only the general chat topic is allowed in this channel.');
@@ -265,8 +322,10 @@ async function checkCanDirectMessage(tx: Tx, viewer: Viewer, realm: RealmRow, re
     throw new ApiError('You do not have permission to send direct messages to this recipient.');
   }
   if (!inGroup(viewer, realm.direct_message_initiator_group)) {
-    const existing = await tx.trx('dm_groups').where({ huddle_hash: dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]) }).first('id');
+    const existing = await tx
+      .trx('dm_groups')
+      .where({ huddle_hash: dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]) })
+      .first('id');
     if (!existing) throw new ApiError('You do not have permission to initiate direct message conversations.');
   }
 }
-

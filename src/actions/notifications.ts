@@ -24,7 +24,14 @@ export async function announceNewChannelInTx(tx: Tx, bus: EventBus, realm: Realm
   if (!target || target.deactivated) return;
   const bot = await notificationBot(tx, realm.id);
   const content = `@_**${creator.full_name}|${creator.id}** created a new channel #**${name}**.`;
-  await sendMessageInTx(tx, bus, await loadViewer(tx.trx, bot), { kind: 'channel', channel: target, topic: 'new channels' }, content, INTERNAL);
+  await sendMessageInTx(
+    tx,
+    bus,
+    await loadViewer(tx.trx, bot),
+    { kind: 'channel', channel: target, topic: 'new channels' },
+    content,
+    INTERNAL,
+  );
 }
 
 /** Tells users someone else subscribed them (send_new_subscription_messages); returns whether any message went out. */
@@ -36,9 +43,10 @@ export async function notifySubscribedInTx(tx: Tx, bus: EventBus, actor: UserRow
     if (!user || user.is_bot) continue;
     const bot = await notificationBot(tx, actor.realm_id);
     const who = `@_**${actor.full_name}|${actor.id}**`;
-    const content = names.length === 1
-      ? `${who} subscribed you to the channel #**${names[0]}**.`
-      : `${who} subscribed you to the following channels:\n\n${names.map((n) => `* #**${n}**`).join('\n')}`;
+    const content =
+      names.length === 1
+        ? `${who} subscribed you to the channel #**${names[0]}**.`
+        : `${who} subscribed you to the following channels:\n\n${names.map((n) => `* #**${n}**`).join('\n')}`;
     await sendMessageInTx(tx, bus, await loadViewer(tx.trx, bot), { kind: 'direct', recipients: [user] }, content, INTERNAL);
     sent = true;
   }

@@ -5,7 +5,14 @@ import { ApiError } from '../errors';
 import { emojiCodeForName, isEmojiCode } from '../markdown/emoji';
 import { accessMessage } from '../access/messages';
 import type { Viewer } from '../access/viewer';
-import { findReaction, getActiveRealmEmojiByName, getRealmEmojiById, getMessageAudience, insertReaction, deleteReaction } from '../queries/reactions';
+import {
+  findReaction,
+  getActiveRealmEmojiByName,
+  getRealmEmojiById,
+  getMessageAudience,
+  insertReaction,
+  deleteReaction,
+} from '../queries/reactions';
 
 /** The service's own emoji namespace (`:zulip:`); the spec names it service_extra_emoji, older clients zulip_extra_emoji. */
 const SERVICE_TYPES = new Set(['service_extra_emoji', 'zulip_extra_emoji']);
@@ -31,7 +38,8 @@ async function checkEmojiForAdd(ctx: AppContext, realmId: number, p: ReactionPar
   if (code === undefined) {
     const realmEmoji = await getActiveRealmEmojiByName(ctx.db, realmId, name);
     if (realmEmoji && (type === undefined || type === 'realm_emoji')) return { name, code: String(realmEmoji.id), type: 'realm_emoji' };
-    if (SERVICE_EMOJI.has(name) && (type === undefined || SERVICE_TYPES.has(type))) return { name, code: name, type: 'service_extra_emoji' };
+    if (SERVICE_EMOJI.has(name) && (type === undefined || SERVICE_TYPES.has(type)))
+      return { name, code: name, type: 'service_extra_emoji' };
     const unicode = emojiCodeForName(name);
     if (!unicode || (type !== undefined && type !== 'unicode_emoji')) throw new ApiError(`Emoji '${name}' does not exist`);
     return { name, code: unicode, type: 'unicode_emoji' };
@@ -65,13 +73,29 @@ export async function doAddReaction(ctx: AppContext, viewer: Viewer, messageId: 
       throw new ApiError('Reaction already exists.', 'REACTION_ALREADY_EXISTS');
     }
     if (flags === null) {
-      await tx.trx('user_messages').insert({ user_id: viewer.user.id, message_id: messageId, flags: flagMask('historical') + flagMask('read') });
+      await tx
+        .trx('user_messages')
+        .insert({ user_id: viewer.user.id, message_id: messageId, flags: flagMask('historical') + flagMask('read') });
     }
-    await insertReaction(tx.trx, { message_id: messageId, user_id: viewer.user.id, emoji_name: emoji.name, emoji_code: emoji.code, reaction_type: emoji.type });
+    await insertReaction(tx.trx, {
+      message_id: messageId,
+      user_id: viewer.user.id,
+      emoji_name: emoji.name,
+      emoji_code: emoji.code,
+      reaction_type: emoji.type,
+    });
     const audience = await getMessageAudience(tx.trx, messageId);
     tx.afterCommit(() =>
       ctx.bus.publish({
-        event: { type: 'reaction', op: 'add', message_id: messageId, user_id: viewer.user.id, emoji_name: emoji.name, emoji_code: emoji.code, reaction_type: emoji.type },
+        event: {
+          type: 'reaction',
+          op: 'add',
+          message_id: messageId,
+          user_id: viewer.user.id,
+          emoji_name: emoji.name,
+          emoji_code: emoji.code,
+          reaction_type: emoji.type,
+        },
         userIds: audience,
       }),
     );
@@ -105,12 +129,16 @@ export async function doRemoveReaction(ctx: AppContext, viewer: Viewer, messageI
     tx.afterCommit(() =>
       ctx.bus.publish({
         event: {
-          type: 'reaction', op: 'remove', message_id: messageId, user_id: viewer.user.id,
-          emoji_name: existing.emoji_name, emoji_code: existing.emoji_code, reaction_type: existing.reaction_type,
+          type: 'reaction',
+          op: 'remove',
+          message_id: messageId,
+          user_id: viewer.user.id,
+          emoji_name: existing.emoji_name,
+          emoji_code: existing.emoji_code,
+          reaction_type: existing.reaction_type,
         },
         userIds: audience,
       }),
     );
   });
 }
-

@@ -13,9 +13,57 @@ import { listActiveUserIds, setRealmUserDefaultsRaw } from '../queries/users';
 
 /** The interface languages Zulip offers (its language_name_map), by code. */
 export const LANGUAGE_CODES: ReadonlySet<string> = new Set([
-  'ar', 'be', 'bg', 'bn', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en_GB', 'eo', 'es', 'fa', 'fi', 'fr', 'gl',
-  'gu', 'hi', 'hu', 'id', 'it', 'ja', 'ko', 'lt', 'lv', 'ml', 'mn', 'nl', 'no', 'pl', 'pt', 'pt_BR', 'pt_PT',
-  'ro', 'ru', 'si', 'sk', 'sr', 'sv', 'ta', 'te', 'tl', 'tr', 'uk', 'uz', 'vi', 'zh-hans', 'zh-hant', 'zh_TW',
+  'ar',
+  'be',
+  'bg',
+  'bn',
+  'ca',
+  'cs',
+  'cy',
+  'da',
+  'de',
+  'el',
+  'en',
+  'en_GB',
+  'eo',
+  'es',
+  'fa',
+  'fi',
+  'fr',
+  'gl',
+  'gu',
+  'hi',
+  'hu',
+  'id',
+  'it',
+  'ja',
+  'ko',
+  'lt',
+  'lv',
+  'ml',
+  'mn',
+  'nl',
+  'no',
+  'pl',
+  'pt',
+  'pt_BR',
+  'pt_PT',
+  'ro',
+  'ru',
+  'si',
+  'sk',
+  'sr',
+  'sv',
+  'ta',
+  'te',
+  'tl',
+  'tr',
+  'uk',
+  'uz',
+  'vi',
+  'zh-hans',
+  'zh-hant',
+  'zh_TW',
 ]);
 
 const MAX_BATCHING_PERIOD_SECONDS = 7 * 24 * 3600;
@@ -56,12 +104,15 @@ export async function doUpdateRealmUserDefaults(ctx: AppContext, actor: UserRow,
     const settings: Record<string, unknown> = parseSettings(await getRealmUserDefaultsRaw(tx.trx, actor.realm_id));
     const changed = (Object.keys(wanted) as UserSettingName[]).filter((k) => settings[k] !== wanted[k]);
     if (changed.length === 0) return;
-    await insertAuditLog(tx.trx, changed.map((k) => ({
-      realmId: actor.realm_id,
-      actorId: actor.id,
-      eventType: AuditEventType.REALM_DEFAULT_USER_SETTINGS_CHANGED,
-      extra: valueChange(settings[k], wanted[k], k),
-    })));
+    await insertAuditLog(
+      tx.trx,
+      changed.map((k) => ({
+        realmId: actor.realm_id,
+        actorId: actor.id,
+        eventType: AuditEventType.REALM_DEFAULT_USER_SETTINGS_CHANGED,
+        extra: valueChange(settings[k], wanted[k], k),
+      })),
+    );
     for (const k of changed) settings[k] = wanted[k];
     await setRealmUserDefaultsRaw(tx.trx, actor.realm_id, JSON.stringify(settings));
     const audience = await listActiveUserIds(tx.trx, actor.realm_id);

@@ -51,13 +51,16 @@ export async function doCreateRealm(db: Knex, input: NewRealm): Promise<number> 
     });
     const ids = new Map<SystemGroupName, number>();
     for (const g of SYSTEM_GROUPS) {
-      ids.set(g.name, await insertGroup(trx, {
-        realm_id: realmId,
-        name: g.name,
-        description: g.description,
-        is_system_group: true,
-        date_created: now,
-      }));
+      ids.set(
+        g.name,
+        await insertGroup(trx, {
+          realm_id: realmId,
+          name: g.name,
+          description: g.description,
+          is_system_group: true,
+          date_created: now,
+        }),
+      );
     }
     for (const [child, parent] of Object.entries(SYSTEM_GROUP_PARENT) as Array<[SystemGroupName, SystemGroupName]>) {
       await addSubgroup(trx, ids.get(parent)!, ids.get(child)!);
@@ -72,7 +75,12 @@ export async function doCreateRealm(db: Knex, input: NewRealm): Promise<number> 
     await updateRealm(trx, realmId, settings);
     await insertRealmUserDefaults(trx, realmId, JSON.stringify(USER_SETTING_DEFAULTS));
     // Made from the command line (or a test), so nobody is the acting user.
-    await insertAuditLog(trx, { realmId, actorId: null, eventType: AuditEventType.REALM_CREATED, extra: { string_id: input.stringId, name } });
+    await insertAuditLog(trx, {
+      realmId,
+      actorId: null,
+      eventType: AuditEventType.REALM_CREATED,
+      extra: { string_id: input.stringId, name },
+    });
     return realmId;
   });
 }

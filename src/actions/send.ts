@@ -28,7 +28,16 @@ export interface StoredRecipient {
  */
 export async function insertMessageRow(
   tx: Tx,
-  m: { realmId: number; senderId: number; recipient: StoredRecipient; topic: string; content: string; rendered: RenderedContent; client: string; type?: number },
+  m: {
+    realmId: number;
+    senderId: number;
+    recipient: StoredRecipient;
+    topic: string;
+    content: string;
+    rendered: RenderedContent;
+    client: string;
+    type?: number;
+  },
 ): Promise<MessageRow> {
   const values = {
     realm_id: m.realmId,
@@ -88,6 +97,10 @@ export async function dmGroupRecipient(tx: Tx, userIds: number[]): Promise<{ rec
   const groupId = await insertOne(tx.trx, 'dm_groups', { huddle_hash: hash, group_size: sorted.length });
   const recipientId = await insertOne(tx.trx, 'recipients', { type: RecipientType.DM_GROUP, type_id: groupId });
   await tx.trx('dm_groups').where({ id: groupId }).update({ recipient_id: recipientId });
-  await insertRows(tx.trx, 'subscriptions', sorted.map((user_id) => ({ user_id, recipient_id: recipientId })));
+  await insertRows(
+    tx.trx,
+    'subscriptions',
+    sorted.map((user_id) => ({ user_id, recipient_id: recipientId })),
+  );
   return { recipientId, groupId, created: true };
 }

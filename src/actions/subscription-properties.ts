@@ -11,8 +11,14 @@ export interface PropertyChange {
 }
 
 const BOOLEAN_PROPERTIES = new Set([
-  'is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'audible_notifications',
-  'push_notifications', 'email_notifications', 'wildcard_mentions_notify',
+  'is_muted',
+  'in_home_view',
+  'pin_to_top',
+  'desktop_notifications',
+  'audible_notifications',
+  'push_notifications',
+  'email_notifications',
+  'wildcard_mentions_notify',
 ]);
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
@@ -32,24 +38,51 @@ export async function doUpdateSubscriptionProperties(ctx: AppContext, viewer: Vi
     }
     if (c.property === 'color') {
       if (typeof c.value !== 'string' || !HEX_COLOR.test(c.value)) throw new ApiError('color is not a valid hex color code');
-      updates.push({ recipientId: channel.recipient_id, column: 'color', value: c.value.toLowerCase(), events: [['color', c.value.toLowerCase()]], streamId: channel.id });
+      updates.push({
+        recipientId: channel.recipient_id,
+        column: 'color',
+        value: c.value.toLowerCase(),
+        events: [['color', c.value.toLowerCase()]],
+        streamId: channel.id,
+      });
       continue;
     }
     if (!BOOLEAN_PROPERTIES.has(c.property)) throw new ApiError(`Unknown subscription property: ${c.property}`);
     if (typeof c.value !== 'boolean') throw new ApiError(`${c.property} is not a boolean`);
     if (c.property === 'is_muted' || c.property === 'in_home_view') {
       const muted = c.property === 'is_muted' ? c.value : !c.value;
-      updates.push({ recipientId: channel.recipient_id, column: 'is_muted', value: muted, events: [['in_home_view', !muted], ['is_muted', muted]], streamId: channel.id });
+      updates.push({
+        recipientId: channel.recipient_id,
+        column: 'is_muted',
+        value: muted,
+        events: [
+          ['in_home_view', !muted],
+          ['is_muted', muted],
+        ],
+        streamId: channel.id,
+      });
     } else {
-      updates.push({ recipientId: channel.recipient_id, column: c.property, value: c.value, events: [[c.property, c.value]], streamId: channel.id });
+      updates.push({
+        recipientId: channel.recipient_id,
+        column: c.property,
+        value: c.value,
+        events: [[c.property, c.value]],
+        streamId: channel.id,
+      });
     }
   }
   await inTransaction(ctx.db, async (tx) => {
     for (const u of updates) {
-      await tx.trx('subscriptions').where({ user_id: viewer.user.id, recipient_id: u.recipientId }).update({ [u.column]: u.value });
+      await tx
+        .trx('subscriptions')
+        .where({ user_id: viewer.user.id, recipient_id: u.recipientId })
+        .update({ [u.column]: u.value });
       for (const [property, value] of u.events) {
         tx.afterCommit(() =>
-          ctx.bus.publish({ event: { type: 'subscription', op: 'update', stream_id: u.streamId, property, value }, userIds: [viewer.user.id] }),
+          ctx.bus.publish({
+            event: { type: 'subscription', op: 'update', stream_id: u.streamId, property, value },
+            userIds: [viewer.user.id],
+          }),
         );
       }
     }

@@ -9,7 +9,14 @@ import { ChannelRow, getChannelByName, getChannelsByNames } from '../queries/cha
 import { getRealmOfUser } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
-import { channelSettingsFromParams, ChannelCreationParams, checkCanCreateChannel, createChannelInTx, subscribeInTx, unsubscribeInTx } from './channels';
+import {
+  channelSettingsFromParams,
+  ChannelCreationParams,
+  checkCanCreateChannel,
+  createChannelInTx,
+  subscribeInTx,
+  unsubscribeInTx,
+} from './channels';
 import { queueChannelCreated, queueSubscribed, queueUnsubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 
@@ -24,7 +31,11 @@ export interface SubscribeParams extends ChannelCreationParams {
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 /** Principals: user ids or API emails of active users of the realm ("No such user" otherwise, 400 since feature level 208). */
-export async function resolvePrincipals(ctx: AppContext, viewer: Viewer, principals: Array<number | string> | undefined): Promise<UserRow[]> {
+export async function resolvePrincipals(
+  ctx: AppContext,
+  viewer: Viewer,
+  principals: Array<number | string> | undefined,
+): Promise<UserRow[]> {
   if (principals === undefined) return [viewer.user];
   const realmId = viewer.user.realm_id;
   const ids = principals.filter((p): p is number => typeof p === 'number');
@@ -55,8 +66,12 @@ export function canSubscribe(viewer: Viewer, realm: RealmRow, c: ChannelRow, use
   if (others) {
     if (c.invite_only && !subscribed && !admin && !inGroup(viewer, c.can_administer_channel_group)) return false;
     if (isGuestRole(viewer.user.role)) return false;
-    return admin || inGroup(viewer, realm.can_add_subscribers_group) ||
-      inGroup(viewer, c.can_add_subscribers_group) || inGroup(viewer, c.can_administer_channel_group);
+    return (
+      admin ||
+      inGroup(viewer, realm.can_add_subscribers_group) ||
+      inGroup(viewer, c.can_add_subscribers_group) ||
+      inGroup(viewer, c.can_administer_channel_group)
+    );
   }
   if (subscribed) return true;
   if (inGroup(viewer, c.can_subscribe_group)) return true;
@@ -78,7 +93,11 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
   const items: Array<{ name: string; description?: string; color?: string; channel?: ChannelRow }> = [];
   const unauthorized: string[] = [];
   const seen = new Set<string>();
-  const existing = await getChannelsByNames(ctx.db, realm.id, p.subscriptions.map((i) => i.name));
+  const existing = await getChannelsByNames(
+    ctx.db,
+    realm.id,
+    p.subscriptions.map((i) => i.name),
+  );
   for (const item of p.subscriptions) {
     const name = checkChannelName(item.name);
     if (seen.has(channelNameKey(name))) continue;
@@ -90,7 +109,9 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
     const channel = existing.get(channelNameKey(name));
     if (channel && !canSubscribe(viewer, realm, channel, users)) {
       if (fatal) {
-        throw new ApiError(channel.invite_only && !canSeeChannel(viewer, channel) ? `Unable to access channel (${name}).` : 'Insufficient permission');
+        throw new ApiError(
+          channel.invite_only && !canSeeChannel(viewer, channel) ? `Unable to access channel (${name}).` : 'Insufficient permission',
+        );
       }
       unauthorized.push(channel.name);
       continue;
@@ -114,14 +135,25 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
       let channel = item.channel ?? (await getChannelByName(tx.trx, realm.id, item.name));
       if (channel && !item.channel && !canSubscribe(viewer, realm, channel, users)) throw new ApiError('Insufficient permission');
       if (!channel) {
-        const id = await createChannelInTx(tx, viewer.user, { ...creation, name: item.name, description: item.description, subscriberIds: [] });
+        const id = await createChannelInTx(tx, viewer.user, {
+          ...creation,
+          name: item.name,
+          description: item.description,
+          subscriberIds: [],
+        });
         channel = (await tx.trx('channels').where({ id }).first()) as ChannelRow;
         await queueChannelCreated(tx, ctx.bus, realm.id, id);
         if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, item.name);
       }
       const colors = new Map(item.color ? users.map((u) => [u.id, item.color!]) : []);
       const by = { realmId: realm.id, actorId: viewer.user.id, channelId: channel.id };
-      const added = await subscribeInTx(tx, channel.recipient_id, users.map((u) => u.id), colors, by);
+      const added = await subscribeInTx(
+        tx,
+        channel.recipient_id,
+        users.map((u) => u.id),
+        colors,
+        by,
+      );
       await queueSubscribed(tx, ctx.bus, realm.id, channel.id, added);
       for (const u of users) {
         const bucket = added.includes(u.id) ? subscribed : already;
@@ -155,7 +187,12 @@ export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, names: stri
   if (missing.length) throw new ApiError(`Channel(s) (${boundedList(missing)}) do not exist`);
   const others = users.some((u) => u.id !== viewer.user.id);
   for (const c of channels) {
-    if (others && !isAdminRole(viewer.user.role) && !inGroup(viewer, c.can_remove_subscribers_group) && !inGroup(viewer, c.can_administer_channel_group)) {
+    if (
+      others &&
+      !isAdminRole(viewer.user.role) &&
+      !inGroup(viewer, c.can_remove_subscribers_group) &&
+      !inGroup(viewer, c.can_administer_channel_group)
+    ) {
       throw new ApiError('Insufficient permission');
     }
   }
@@ -163,7 +200,12 @@ export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, names: stri
   const notRemoved: string[] = [];
   await inTransaction(ctx.db, async (tx: Tx) => {
     for (const c of channels) {
-      const was = await unsubscribeInTx(tx, c.recipient_id, users.map((u) => u.id), { realmId: c.realm_id, actorId: viewer.user.id, channelId: c.id });
+      const was = await unsubscribeInTx(
+        tx,
+        c.recipient_id,
+        users.map((u) => u.id),
+        { realmId: c.realm_id, actorId: viewer.user.id, channelId: c.id },
+      );
       await queueUnsubscribed(tx, ctx.bus, c, was);
       for (const u of users) (was.includes(u.id) ? removed : notRemoved).push(c.name);
     }

@@ -54,7 +54,14 @@ export async function doSetTypingStatus(ctx: AppContext, viewer: Viewer, p: Typi
     if (channel.deactivated) throw new ApiError(`Not authorized to send to channel '${channel.name}'`);
     if (!inGroup(viewer, channel.can_send_message_group)) throw new ApiError('You do not have permission to post in this channel.');
     const audience = await channelTypingAudience(ctx, sender.id, channel.recipient_id);
-    const event = { type: 'typing', op: p.op, message_type: 'stream', sender: person(sender), stream_id: channel.id, topic: normalizeTopic(p.topic) };
+    const event = {
+      type: 'typing',
+      op: p.op,
+      message_type: 'stream',
+      sender: person(sender),
+      stream_id: channel.id,
+      topic: normalizeTopic(p.topic),
+    };
     if (audience.length) ctx.bus.publish({ event, userIds: audience });
     return;
   }

@@ -91,7 +91,11 @@ async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: U
  * that actually changed, each with the value it replaced (for the audit log).
  */
 async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<UserChanges['profile_data']>) {
-  const fields = await getProfileFields(tx.trx, target.realm_id, items.map((i) => i.id));
+  const fields = await getProfileFields(
+    tx.trx,
+    target.realm_id,
+    items.map((i) => i.id),
+  );
   const fieldOf = (id: number): ProfileFieldDef => {
     const f = fields.get(id);
     if (!f) throw new ApiError(`Field id ${id} not found.`);
@@ -104,7 +108,8 @@ async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<User
     const field = fieldOf(item.id);
     if (isClearingValue(item.value)) {
       const old = await getProfileValue(tx.trx, target.id, field.id);
-      if (old && (await deleteProfileValue(tx.trx, target.id, field.id))) changed.push({ field: { id: field.id, value: null }, old: old.value });
+      if (old && (await deleteProfileValue(tx.trx, target.id, field.id)))
+        changed.push({ field: { id: field.id, value: null }, old: old.value });
       continue;
     }
     const checked = checkProfileValue(field, item.value);
@@ -116,7 +121,10 @@ async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<User
     if (old?.value === value) continue;
     const rendered = isRenderable(field.field_type) ? (await renderForRealm(tx.trx, target.realm_id, value, null)).html : null;
     await setProfileValue(tx.trx, { user_id: target.id, field_id: field.id, value, rendered_value: rendered });
-    changed.push({ field: rendered === null ? { id: field.id, value } : { id: field.id, value, rendered_value: rendered }, old: old?.value ?? null });
+    changed.push({
+      field: rendered === null ? { id: field.id, value } : { id: field.id, value, rendered_value: rendered },
+      old: old?.value ?? null,
+    });
   }
   return changed;
 }

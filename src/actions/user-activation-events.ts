@@ -57,9 +57,13 @@ export async function queueDeactivationEvents(tx: Tx, bus: EventBus, user: Accou
       bus.publish({ event: { type: 'user_group', op: 'remove_members', group_id: g, user_ids: [user.id] }, userIds: withoutAccess });
     }
     if (losingAccess.length > 0) {
-      bus.publish({ event: { type: 'realm_user', op: 'remove', person: { user_id: user.id, full_name: INACCESSIBLE_USER_NAME } }, userIds: losingAccess });
+      bus.publish({
+        event: { type: 'realm_user', op: 'remove', person: { user_id: user.id, full_name: INACCESSIBLE_USER_NAME } },
+        userIds: losingAccess,
+      });
     }
-    if (user.is_bot) bus.publish({ event: { type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, userIds: owners });
+    if (user.is_bot)
+      bus.publish({ event: { type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, userIds: owners });
   });
 }
 
@@ -79,7 +83,8 @@ export async function queueReactivationEvents(tx: Tx, bus: EventBus, user: Accou
   ]);
   tx.afterCommit(() => {
     bus.publish({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: true } }, userIds: audience });
-    if (user.is_bot) bus.publish({ event: { type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: true } }, userIds: owners });
+    if (user.is_bot)
+      bus.publish({ event: { type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: true } }, userIds: owners });
   });
   await queuePeerChange(tx, bus, 'peer_add', realmId, user.id, await listSubscribedChannels(tx.trx, user.id));
   const groups = await listDirectNamedGroupIds(tx.trx, user.id);

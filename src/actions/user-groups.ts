@@ -27,7 +27,12 @@ export function directSystemGroups(role: number, dateJoined: number, realm: Real
  * change, for the audit log.
  */
 export async function syncSystemGroupsInTx(
-  tx: Tx, bus: AppContext['bus'], user: UserRow, realm: RealmRow, now: number, actorId: number | null,
+  tx: Tx,
+  bus: AppContext['bus'],
+  user: UserRow,
+  realm: RealmRow,
+  now: number,
+  actorId: number | null,
 ): Promise<void> {
   const ids = await getSystemGroupIds(tx.trx, realm.id);
   const systemIds = SYSTEM_GROUPS.map((g) => ids.get(g.name)!);
@@ -47,7 +52,9 @@ export async function syncSystemGroupsInTx(
   ]);
   const audience = await listActiveUserIds(tx.trx, realm.id);
   tx.afterCommit(() => {
-    for (const g of removed) bus.publish({ event: { type: 'user_group', op: 'remove_members', group_id: g, user_ids: [user.id] }, userIds: audience });
-    for (const g of added) bus.publish({ event: { type: 'user_group', op: 'add_members', group_id: g, user_ids: [user.id] }, userIds: audience });
+    for (const g of removed)
+      bus.publish({ event: { type: 'user_group', op: 'remove_members', group_id: g, user_ids: [user.id] }, userIds: audience });
+    for (const g of added)
+      bus.publish({ event: { type: 'user_group', op: 'add_members', group_id: g, user_ids: [user.id] }, userIds: audience });
   });
 }

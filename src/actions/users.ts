@@ -92,7 +92,11 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
   for (const group of memberOf) await addGroupMembers(trx, group, [userId]);
   const audit = { realmId: realm.id, actorId: input.actorId ?? null, userId };
   await insertAuditLog(trx, [
-    { ...audit, eventType: AuditEventType.USER_CREATED, extra: { role, ...(input.inviteId ? { multiuse_invite_id: input.inviteId } : {}) } },
+    {
+      ...audit,
+      eventType: AuditEventType.USER_CREATED,
+      extra: { role, ...(input.inviteId ? { multiuse_invite_id: input.inviteId } : {}) },
+    },
     ...memberOf.map((groupId) => ({ ...audit, eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, groupId })),
   ]);
   const user = (await getUserById(trx, userId))!;
@@ -158,8 +162,12 @@ export async function doDeactivateUser(ctx: AppContext, userId: number, actor: U
     const bots = await listActiveBotIdsOwnedBy(tx.trx, target.id);
     await setUsersActive(tx.trx, [...bots, target.id], false);
     const audit = { realmId: target.realm_id, actorId: actor?.id ?? null, eventType: AuditEventType.USER_DEACTIVATED };
-    await insertAuditLog(tx.trx, [target.id, ...bots].map((userId) => ({ ...audit, userId })));
-    for (const id of bots) await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
+    await insertAuditLog(
+      tx.trx,
+      [target.id, ...bots].map((userId) => ({ ...audit, userId })),
+    );
+    for (const id of bots)
+      await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
     await queueDeactivationEvents(tx, ctx.bus, target);
   });
 }
@@ -174,7 +182,12 @@ export async function doReactivateUser(ctx: AppContext, actor: UserRow, userId: 
     // Zulip's access check lets active users through; reactivating one would only repeat its events.
     if (target.is_active) throw new ApiError('User is already active');
     await setUsersActive(tx.trx, [target.id], true);
-    await insertAuditLog(tx.trx, { realmId: target.realm_id, actorId: actor.id, eventType: AuditEventType.USER_REACTIVATED, userId: target.id });
+    await insertAuditLog(tx.trx, {
+      realmId: target.realm_id,
+      actorId: actor.id,
+      eventType: AuditEventType.USER_REACTIVATED,
+      userId: target.id,
+    });
     await queueReactivationEvents(tx, ctx.bus, target);
   });
 }

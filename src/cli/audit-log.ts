@@ -42,7 +42,12 @@ export async function auditLogCommand(db: Knex, opts: AuditLogOptions): Promise<
   if (rows.length === 0) return 'No audit log entries.\n';
   const table = [['TIME', 'ACTING USER', 'EVENT', 'TARGET', 'CHANGE'], ...rows.map(toColumns)];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((cols) => cols[i]!.length)));
-  const lines = table.map((cols) => cols.map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ').trimEnd());
+  const lines = table.map((cols) =>
+    cols
+      .map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c))
+      .join('  ')
+      .trimEnd(),
+  );
   if (rows.length === limit) lines.push(`(the newest ${limit}; --limit N shows up to ${MAX_LIMIT})`);
   return lines.join('\n') + '\n';
 }
@@ -79,7 +84,11 @@ function toColumns(r: AuditLogRow): string[] {
 }
 
 const ROLE_NAMES = new Map<unknown, string>([
-  [Role.OWNER, 'owner'], [Role.ADMINISTRATOR, 'administrator'], [Role.MODERATOR, 'moderator'], [Role.MEMBER, 'member'], [Role.GUEST, 'guest'],
+  [Role.OWNER, 'owner'],
+  [Role.ADMINISTRATOR, 'administrator'],
+  [Role.MODERATOR, 'moderator'],
+  [Role.MEMBER, 'member'],
+  [Role.GUEST, 'guest'],
 ]);
 
 const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1) + '…' : text);

@@ -30,7 +30,12 @@ export async function backupCommand(command: 'backup' | 'restore', args: string[
   try {
     if (command === 'backup') {
       if (!values.output) throw new BackupError('--output FILE is required');
-      const { file, bytes, manifest } = await createBackup(config, { output: values.output, force: values.force, progress, signal: abort.signal });
+      const { file, bytes, manifest } = await createBackup(config, {
+        output: values.output,
+        force: values.force,
+        progress,
+        signal: abort.signal,
+      });
       progress.end();
       const uploads = manifest.uploads ? `, ${manifest.uploads.files} uploaded files` : '';
       process.stdout.write(
@@ -39,7 +44,12 @@ export async function backupCommand(command: 'backup' | 'restore', args: string[
       );
     } else {
       if (!values.input) throw new BackupError('--input FILE is required');
-      const { manifest, target, applied } = await restoreBackup(config, { input: values.input, force: values.force, progress, signal: abort.signal });
+      const { manifest, target, applied } = await restoreBackup(config, {
+        input: values.input,
+        force: values.force,
+        progress,
+        signal: abort.signal,
+      });
       progress.end();
       const migrations = applied.length ? `; applied migrations ${applied.join(', ')}` : '';
       process.stdout.write(`Restored the backup of ${manifest.created_at} into ${target}${migrations}.\n`);

@@ -32,7 +32,8 @@ type Who = (typeof PEOPLE)[number]['key'];
 export async function ensureDemoOrganization(ctx: AppContext): Promise<{ created: boolean; owner: UserRow | undefined }> {
   const realms = await listRealms(ctx.db);
   if (realms.length > 0) {
-    const row = await ctx.db('users')
+    const row = await ctx
+      .db('users')
       .where({ realm_id: realms[0]!.id, role: Role.OWNER, is_active: true, is_bot: false })
       .orderBy('id')
       .first('id');
@@ -63,7 +64,12 @@ async function seedDemo(ctx: AppContext): Promise<UserRow> {
     }
     const staff = [u.owner, u.admin, u.moderator];
     const everyone = [...staff, u.member, u.member2];
-    const channel = async (name: string, description: string, members: UserRow[], opts: { inviteOnly?: boolean; shared?: boolean; isDefault?: boolean } = {}) => {
+    const channel = async (
+      name: string,
+      description: string,
+      members: UserRow[],
+      opts: { inviteOnly?: boolean; shared?: boolean; isDefault?: boolean } = {},
+    ) => {
       const id = await createChannelInTx(tx, u.owner, {
         name,
         description,

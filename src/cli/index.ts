@@ -37,8 +37,12 @@ ${BACKUP_USAGE}
 Configuration comes from the environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
 
 const ROLES: Record<string, number> = {
-  owner: Role.OWNER, admin: Role.ADMINISTRATOR, administrator: Role.ADMINISTRATOR,
-  moderator: Role.MODERATOR, member: Role.MEMBER, guest: Role.GUEST,
+  owner: Role.OWNER,
+  admin: Role.ADMINISTRATOR,
+  administrator: Role.ADMINISTRATOR,
+  moderator: Role.MODERATOR,
+  member: Role.MEMBER,
+  guest: Role.GUEST,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -52,11 +56,20 @@ async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: {
-      'string-id': { type: 'string' }, name: { type: 'string' }, description: { type: 'string' },
-      email: { type: 'string' }, realm: { type: 'string', default: '' }, role: { type: 'string', default: 'member' },
-      password: { type: 'string' }, 'can-create-users': { type: 'boolean', default: false },
-      regenerate: { type: 'boolean', default: false }, output: { type: 'string' }, site: { type: 'string' },
-      user: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false },
+      'string-id': { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      email: { type: 'string' },
+      realm: { type: 'string', default: '' },
+      role: { type: 'string', default: 'member' },
+      password: { type: 'string' },
+      'can-create-users': { type: 'boolean', default: false },
+      regenerate: { type: 'boolean', default: false },
+      output: { type: 'string' },
+      site: { type: 'string' },
+      user: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -69,13 +82,17 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'seed-demo': {
         const { created, owner } = await ensureDemoOrganization(ctx);
-        process.stdout.write(created ? `Created the demo organization (password for every demo user: ${DEMO_PASSWORD}).\n` : 'The database already has an organization.\n');
+        process.stdout.write(
+          created
+            ? `Created the demo organization (password for every demo user: ${DEMO_PASSWORD}).\n`
+            : 'The database already has an organization.\n',
+        );
         if (owner) process.stdout.write(`Owner: ${owner.email} ${owner.api_key}\n`);
         return 0;
       }
       case 'create-realm': {
         const id = await doCreateRealm(ctx.db, {
-          stringId: need(values["string-id"], "--string-id"),
+          stringId: need(values['string-id'], '--string-id'),
           name: need(values.name, '--name'),
           description: values.description,
         });
@@ -116,7 +133,9 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'audit-log':
-        process.stdout.write(await auditLogCommand(ctx.db, { realm: values.realm!, user: values.user, limit: values.limit, json: values.json }));
+        process.stdout.write(
+          await auditLogCommand(ctx.db, { realm: values.realm!, user: values.user, limit: values.limit, json: values.json }),
+        );
         return 0;
       default:
         process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
@@ -152,7 +171,7 @@ async function userOf(ctx: AppContext, realmStringId: string, email: string): Pr
  */
 function describe(err: unknown): string {
   if (err instanceof ApiError || err instanceof BackupError) return err.message;
-  if (err instanceof Error) return typeof (err as { code?: unknown }).code === 'string' ? err.message : err.stack ?? err.message;
+  if (err instanceof Error) return typeof (err as { code?: unknown }).code === 'string' ? err.message : (err.stack ?? err.message);
   return String(err);
 }
 

@@ -42,7 +42,14 @@ export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>, sqlite
  * loopback TCP the client process pays for both ends of the TCP stack on every
  * statement; the Unix socket costs far less.
  */
-export function mysqlConnectionOptions(url: string): { socketPath?: string; host?: string; port?: number; user: string; password: string; database: string } {
+export function mysqlConnectionOptions(url: string): {
+  socketPath?: string;
+  host?: string;
+  port?: number;
+  user: string;
+  password: string;
+  database: string;
+} {
   const u = new URL(url);
   if (u.protocol !== 'mysql:') throw new Error(`DATABASE_URL must start with mysql://, got ${u.protocol}`);
   const socketPath = u.searchParams.get('socket');

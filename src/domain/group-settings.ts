@@ -49,9 +49,13 @@ export const CHANNEL_GROUP_SETTINGS = Object.keys(CHANNEL_SETTING_RULES) as Chan
 /** Realm-level settings, Zulip's Realm.REALM_PERMISSION_GROUP_SETTINGS (the realm's defaults come from here). */
 export const REALM_SETTING_RULES = {
   can_access_all_users_group: {
-    allowNobody: false, allowEveryone: true, allowInternet: false, default: 'role:everyone',
+    allowNobody: false,
+    allowEveryone: true,
+    allowInternet: false,
+    default: 'role:everyone',
     // Zulip's web app assumes members can always see everyone, so only these two values are possible.
-    requireSystemGroup: true, allowedSystemGroups: ['role:everyone', 'role:members'],
+    requireSystemGroup: true,
+    allowedSystemGroups: ['role:everyone', 'role:members'],
   },
   can_add_custom_emoji_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:members' },
   can_add_subscribers_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:members' },
@@ -60,8 +64,12 @@ export const REALM_SETTING_RULES = {
   can_create_public_channel_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:members' },
   can_create_private_channel_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:members' },
   can_create_web_public_channel_group: {
-    allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:owners',
-    requireSystemGroup: true, allowedSystemGroups: ['role:moderators', 'role:administrators', 'role:owners', 'role:nobody'],
+    allowNobody: true,
+    allowEveryone: false,
+    allowInternet: false,
+    default: 'role:owners',
+    requireSystemGroup: true,
+    allowedSystemGroups: ['role:moderators', 'role:administrators', 'role:owners', 'role:nobody'],
   },
   can_create_write_only_bots_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:members' },
   can_delete_any_message_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:administrators' },
@@ -87,12 +95,48 @@ export const REALM_SETTING_RULES = {
  * role:members by hand).
  */
 export const USER_GROUP_SETTING_RULES = {
-  can_add_members_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'creator', defaultForSystemGroups: 'role:nobody' },
-  can_join_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:nobody', defaultForSystemGroups: 'role:nobody' },
-  can_leave_group: { allowNobody: true, allowEveryone: true, allowInternet: false, default: 'role:everyone', defaultForSystemGroups: 'role:nobody' },
-  can_manage_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'creator', defaultForSystemGroups: 'role:nobody' },
-  can_mention_group: { allowNobody: true, allowEveryone: true, allowInternet: false, default: 'role:everyone', defaultForSystemGroups: 'role:nobody' },
-  can_remove_members_group: { allowNobody: true, allowEveryone: false, allowInternet: false, default: 'role:nobody', defaultForSystemGroups: 'role:nobody' },
+  can_add_members_group: {
+    allowNobody: true,
+    allowEveryone: false,
+    allowInternet: false,
+    default: 'creator',
+    defaultForSystemGroups: 'role:nobody',
+  },
+  can_join_group: {
+    allowNobody: true,
+    allowEveryone: false,
+    allowInternet: false,
+    default: 'role:nobody',
+    defaultForSystemGroups: 'role:nobody',
+  },
+  can_leave_group: {
+    allowNobody: true,
+    allowEveryone: true,
+    allowInternet: false,
+    default: 'role:everyone',
+    defaultForSystemGroups: 'role:nobody',
+  },
+  can_manage_group: {
+    allowNobody: true,
+    allowEveryone: false,
+    allowInternet: false,
+    default: 'creator',
+    defaultForSystemGroups: 'role:nobody',
+  },
+  can_mention_group: {
+    allowNobody: true,
+    allowEveryone: true,
+    allowInternet: false,
+    default: 'role:everyone',
+    defaultForSystemGroups: 'role:nobody',
+  },
+  can_remove_members_group: {
+    allowNobody: true,
+    allowEveryone: false,
+    allowInternet: false,
+    default: 'role:nobody',
+    defaultForSystemGroups: 'role:nobody',
+  },
 } as const satisfies Record<string, GroupSettingRule>;
 
 export type RealmGroupSetting = keyof typeof REALM_SETTING_RULES;

@@ -17,19 +17,44 @@ export interface NarrowTerm {
 // A Map, not an object literal: operator names come from clients, and
 // `constructor` or `__proto__` must be unknown operators, not Object's own.
 const ALIASES: ReadonlyMap<string, Operator> = new Map<string, Operator>([
-  ['channel', 'channel'], ['stream', 'channel'],
-  ['channels', 'channels'], ['streams', 'channels'],
-  ['topic', 'topic'], ['subject', 'topic'],
+  ['channel', 'channel'],
+  ['stream', 'channel'],
+  ['channels', 'channels'],
+  ['streams', 'channels'],
+  ['topic', 'topic'],
+  ['subject', 'topic'],
   ['sender', 'sender'],
-  ['dm', 'dm'], ['pm-with', 'dm'], ['pm_with', 'dm'],
-  ['dm-including', 'dm-including'], ['dm-with', 'dm-including'],
+  ['dm', 'dm'],
+  ['pm-with', 'dm'],
+  ['pm_with', 'dm'],
+  ['dm-including', 'dm-including'],
+  ['dm-with', 'dm-including'],
   ['group-pm-with', 'group-pm-with'],
-  ['is', 'is'], ['has', 'has'], ['in', 'in'], ['id', 'id'], ['near', 'near'], ['with', 'with'], ['search', 'search'],
+  ['is', 'is'],
+  ['has', 'has'],
+  ['in', 'in'],
+  ['id', 'id'],
+  ['near', 'near'],
+  ['with', 'with'],
+  ['search', 'search'],
   ['mentions', 'mentions'],
 ]);
 export type Operator =
-  | 'channel' | 'channels' | 'topic' | 'sender' | 'dm' | 'dm-including' | 'group-pm-with'
-  | 'is' | 'has' | 'in' | 'id' | 'near' | 'with' | 'search' | 'mentions';
+  | 'channel'
+  | 'channels'
+  | 'topic'
+  | 'sender'
+  | 'dm'
+  | 'dm-including'
+  | 'group-pm-with'
+  | 'is'
+  | 'has'
+  | 'in'
+  | 'id'
+  | 'near'
+  | 'with'
+  | 'search'
+  | 'mentions';
 
 export const IS_OPERANDS = ['dm', 'private', 'starred', 'unread', 'mentioned', 'alerted', 'resolved', 'followed', 'muted'] as const;
 export const HAS_OPERANDS = ['link', 'image', 'attachment', 'reaction'] as const;

@@ -34,8 +34,7 @@ export const isRenderable = (fieldType: number) => fieldType === FieldType.SHORT
  * Zulip treats null, "" and [] alike in profile_data: the value is removed
  * (update_user_backend's `value is None or not value`).
  */
-export const isClearingValue = (value: unknown) =>
-  value === null || value === '' || (Array.isArray(value) && value.length === 0);
+export const isClearingValue = (value: unknown) => value === null || value === '' || (Array.isArray(value) && value.length === 0);
 
 /**
  * Checks a non-empty value against its field's type, with Zulip's messages

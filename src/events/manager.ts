@@ -49,7 +49,11 @@ export class QueueManager {
   private gcTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
 
-  constructor(bus: EventBus, limits: Partial<QueueLimits> = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    bus: EventBus,
+    limits: Partial<QueueLimits> = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.unsubscribe = bus.subscribe((d) => this.dispatch(d));
   }
@@ -204,7 +208,8 @@ function accepts(opts: QueueOptions, event: ServerEvent, extra: Record<string, u
 
 function leastRecent(qs: Set<EventQueue>): EventQueue {
   let best: EventQueue | null = null;
-  for (const q of qs) if (!best || (best.waiting && !q.waiting) || (best.waiting === q.waiting && q.lastActivity < best.lastActivity)) best = q;
+  for (const q of qs)
+    if (!best || (best.waiting && !q.waiting) || (best.waiting === q.waiting && q.lastActivity < best.lastActivity)) best = q;
   return best!;
 }
 

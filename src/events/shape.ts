@@ -63,7 +63,11 @@ const SHAPERS: Record<string, Shaper> = {
     return {
       ...event,
       id,
-      person: { ...person, delivery_email: showEmail ? row.delivery_email : null, avatar_url: avatarUrl(row, opts.clientGravatar && showEmail) },
+      person: {
+        ...person,
+        delivery_email: showEmail ? row.delivery_email : null,
+        avatar_url: avatarUrl(row, opts.clientGravatar && showEmail),
+      },
     };
   },
 };
@@ -79,7 +83,12 @@ function usersToLoad(events: QueuedEvent[], opts: QueueOptions): number[] {
 }
 
 /** The events of one poll as this queue's client receives them (one query at most). */
-export async function shapeEvents(db: Knex, viewer: UserRow, opts: QueueOptions, events: QueuedEvent[]): Promise<Array<Record<string, unknown>>> {
+export async function shapeEvents(
+  db: Knex,
+  viewer: UserRow,
+  opts: QueueOptions,
+  events: QueuedEvent[],
+): Promise<Array<Record<string, unknown>>> {
   const ids = usersToLoad(events, opts);
   const users = ids.length ? await getUsersByIds(db, ids) : new Map<number, UserRow>();
   const c: ShapeContext = { opts, viewer, users };

@@ -11,9 +11,18 @@ export const serverHandlers: HandlerTable = {
     const url = ctx.config.externalUrl;
     return {
       authentication_methods: {
-        password: realm.password_auth_enabled, dev: false, email: realm.password_auth_enabled, ldap: false,
-        remoteuser: false, github: false, azuread: false, gitlab: false, apple: false, google: false,
-        saml: false, 'openid connect': false,
+        password: realm.password_auth_enabled,
+        dev: false,
+        email: realm.password_auth_enabled,
+        ldap: false,
+        remoteuser: false,
+        github: false,
+        azuread: false,
+        gitlab: false,
+        apple: false,
+        google: false,
+        saml: false,
+        'openid connect': false,
       },
       external_authentication_methods: [],
       zulip_feature_level: ZULIP_FEATURE_LEVEL,

@@ -12,7 +12,12 @@ import { rememberMemberships } from '../access/viewer';
  * Zulip does: every failure is a 401 with `WWW-Authenticate: Basic realm="zulip"`
  * except a non-Basic scheme, which is a 400.
  */
-export async function authenticateBasic(db: Knex, header: string | undefined, host: string | undefined, prefetchViewer = false): Promise<UserRow> {
+export async function authenticateBasic(
+  db: Knex,
+  header: string | undefined,
+  host: string | undefined,
+  prefetchViewer = false,
+): Promise<UserRow> {
   if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);

@@ -79,7 +79,9 @@ function multipartBody(limits: BodyLimits): RequestHandler {
       next();
       return;
     }
-    const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    const encoding = String(req.headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
     if (encoding !== 'identity') {
       discard(req, res);
       next(new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415));
@@ -134,33 +136,39 @@ function multipartBody(limits: BodyLimits): RequestHandler {
           fail(malformed('Malformed multipart body'));
         }
       };
-    parser.on('field', guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
-      if (typeof name !== 'string') return fail(malformed('Malformed multipart body: a part has no name'));
-      if (info.nameTruncated) return fail(malformed('Parameter name too long'));
-      if (info.valueTruncated) return fail(tooLarge());
-      formBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-      if (formBytes > limits.formBytes) return fail(tooLarge());
-      const prior = fields[name];
-      fields[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
-    }));
-    parser.on('file', guarded((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
-      stream.on('error', () => fail(malformed('Malformed multipart body')));
-      if (typeof name !== 'string') {
-        stream.resume();
-        return fail(malformed('Malformed multipart body: a part has no name'));
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        chunks.push(chunk);
-      });
-      stream.on('limit', () => fail(new ApiError(`Uploaded file is larger than the allowed limit of ${limits.fileBytes / 1048576} MiB`)));
-      stream.on('end', () => {
-        if (settled) return;
-        files.push({ fieldname: name, originalname: info.filename ?? '', mimetype: info.mimeType, size, buffer: Buffer.concat(chunks) });
-      });
-    }));
+    parser.on(
+      'field',
+      guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+        if (typeof name !== 'string') return fail(malformed('Malformed multipart body: a part has no name'));
+        if (info.nameTruncated) return fail(malformed('Parameter name too long'));
+        if (info.valueTruncated) return fail(tooLarge());
+        formBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+        if (formBytes > limits.formBytes) return fail(tooLarge());
+        const prior = fields[name];
+        fields[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+      }),
+    );
+    parser.on(
+      'file',
+      guarded((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
+        stream.on('error', () => fail(malformed('Malformed multipart body')));
+        if (typeof name !== 'string') {
+          stream.resume();
+          return fail(malformed('Malformed multipart body: a part has no name'));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          chunks.push(chunk);
+        });
+        stream.on('limit', () => fail(new ApiError(`Uploaded file is larger than the allowed limit of ${limits.fileBytes / 1048576} MiB`)));
+        stream.on('end', () => {
+          if (settled) return;
+          files.push({ fieldname: name, originalname: info.filename ?? '', mimetype: info.mimeType, size, buffer: Buffer.concat(chunks) });
+        });
+      }),
+    );
     parser.on('fieldsLimit', () => fail(tooLarge()));
     parser.on('partsLimit', () => fail(tooLarge()));
     parser.on('filesLimit', () => fail(tooLarge()));

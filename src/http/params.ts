@@ -96,8 +96,7 @@ function decodeField(name: string, value: unknown, decoding: 'raw' | 'json' | 'j
   }
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 

@@ -38,9 +38,15 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       throw new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404);
     }
     if (match.kind === 'method-not-allowed') {
-      throw new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: match.allowed }, {
-        Allow: match.allowed.join(', '),
-      });
+      throw new ApiError(
+        'Method Not Allowed',
+        'METHOD_NOT_ALLOWED',
+        405,
+        { allowed_methods: match.allowed },
+        {
+          Allow: match.allowed.join(', '),
+        },
+      );
     }
     if (match.kind === 'bad-path-parameter') throw new ApiError(`Invalid ${match.name}`);
     res.locals.pipeline = { info: match.info, pathParams: match.pathParams, user: null } satisfies PipelineState;

@@ -79,7 +79,9 @@ export function zulipMessageForValidation(errors: EovErrorItem[]): { msg: string
   // A value matching no branch of a union fails each branch first; the union
   // itself is what to report ("Invalid to", not "to is not an integer").
   const first = e;
-  const union = errors.find((x) => /^(anyOf|oneOf)\./.test(x.errorCode ?? '') && (first.path === x.path || first.path.startsWith(x.path + '/')));
+  const union = errors.find(
+    (x) => /^(anyOf|oneOf)\./.test(x.errorCode ?? '') && (first.path === x.path || first.path.startsWith(x.path + '/')),
+  );
   if (union) e = union;
   const kind = (e.errorCode ?? '').replace(/\.openapi\.validation$/, '');
   const segments = e.path.split('/').filter(Boolean);
@@ -99,7 +101,12 @@ export function zulipMessageForValidation(errors: EovErrorItem[]): { msg: string
     case 'type': {
       const expected = /must be (\w+)/.exec(e.message)?.[1] ?? '';
       const noun: Record<string, string> = {
-        integer: 'an integer', boolean: 'a boolean', string: 'a string', array: 'a list', object: 'a dict', number: 'a float',
+        integer: 'an integer',
+        boolean: 'a boolean',
+        string: 'a string',
+        array: 'a list',
+        object: 'a dict',
+        number: 'a float',
       };
       return { msg: noun[expected] ? `${v} is not ${noun[expected]}` : `Invalid ${v}`, code: 'BAD_REQUEST', data: {} };
     }
@@ -156,8 +163,7 @@ export function checkJsonQueryAsSent(info: OperationInfo, raw: Record<string, st
     let validate = strictValidators.get(key);
     if (!validate) {
       const param = (info.op.parameters ?? []).find((p) => 'name' in p && p.name === name && p.in === 'query') as
-        | { content?: Record<string, { schema?: SchemaObject }> }
-        | undefined;
+        { content?: Record<string, { schema?: SchemaObject }> } | undefined;
       validate = strict.compile(param?.content?.['application/json']?.schema ?? {});
       strictValidators.set(key, validate);
     }

@@ -8,8 +8,7 @@ import MarkdownIt from 'markdown-it';
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
 
 // Links open outside the app and do not leak the referrer, as Zulip renders them.
-const defaultLinkOpen =
-  md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   tokens[idx]!.attrSet('target', '_blank');
   tokens[idx]!.attrSet('rel', 'noopener noreferrer');

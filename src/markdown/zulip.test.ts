@@ -22,7 +22,12 @@ function context(fixture: Fixture = {}): RenderContext {
     usersByName,
     usersById: new Map(users.map((user) => [user.id, user])),
     groupsByName: byLowerName(fixture.groups ?? [{ id: 30, name: 'Support Team' }]),
-    channelsByName: byLowerName(fixture.channels ?? [{ id: 7, name: 'general' }, { id: 8, name: 'Dev Help' }]),
+    channelsByName: byLowerName(
+      fixture.channels ?? [
+        { id: 7, name: 'general' },
+        { id: 8, name: 'Dev Help' },
+      ],
+    ),
     realmEmoji: new Map((fixture.realmEmoji ?? []).map((emoji) => [emoji.name, emoji])),
   };
 }
@@ -76,7 +81,7 @@ describe('basic Markdown, as Zulip renders it', () => {
     );
   });
 
-  it('renders ```spoiler fences with Zulip\'s spoiler markup', () => {
+  it("renders ```spoiler fences with Zulip's spoiler markup", () => {
     expect(html('```spoiler header\ncontent\n```\noutside spoiler')).toBe(
       '<div class="spoiler-block"><div class="spoiler-header">\n<p>header</p>\n</div>' +
         '<div class="spoiler-content" aria-hidden="true">\n<p>content</p>\n</div></div>\n<p>outside spoiler</p>',
@@ -163,7 +168,12 @@ describe('user mentions', () => {
   });
 
   it('does not guess between two users with the same name, but an id disambiguates', () => {
-    const twins = { users: [{ id: 1, full_name: 'Sam' }, { id: 2, full_name: 'Sam' }] };
+    const twins = {
+      users: [
+        { id: 1, full_name: 'Sam' },
+        { id: 2, full_name: 'Sam' },
+      ],
+    };
     const ambiguous = render('@**Sam**', twins);
     expect(ambiguous.html).not.toContain('user-mention');
     expect(ambiguous.mentionedUserIds.size).toBe(0);
@@ -208,9 +218,7 @@ describe('user mentions', () => {
 describe('wildcard mentions', () => {
   it.each(['all', 'everyone', 'channel', 'stream'])('@**%s** is a channel wildcard', (word) => {
     const result = render(`@**${word}**`);
-    expect(result.html).toBe(
-      `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@${word}</span></p>`,
-    );
+    expect(result.html).toBe(`<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@${word}</span></p>`);
     expect(result.streamWildcard).toBe(true);
     expect(result.topicWildcard).toBe(false);
     expect(result.mentionedUserIds.size).toBe(0);
@@ -282,12 +290,10 @@ describe('channel and topic links', () => {
   });
 
   it('matches channel names case-insensitively and shows the real name', () => {
-    expect(html('#**dev help**')).toBe(
-      '<p><a class="stream" data-stream-id="8" href="/#narrow/channel/8-Dev-Help">#Dev Help</a></p>',
-    );
+    expect(html('#**dev help**')).toBe('<p><a class="stream" data-stream-id="8" href="/#narrow/channel/8-Dev-Help">#Dev Help</a></p>');
   });
 
-  it('links #**channel>topic** with Zulip\'s hash encoding', () => {
+  it("links #**channel>topic** with Zulip's hash encoding", () => {
     expect(html('#**Dev Help>release v1.2 (beta)**')).toBe(
       '<p><a class="stream-topic" data-stream-id="8" href="/#narrow/channel/8-Dev-Help/topic/release.20v1.2E2.20.28beta.29">' +
         '#Dev Help &gt; release v1.2 (beta)</a></p>',
@@ -308,7 +314,7 @@ describe('channel and topic links', () => {
 });
 
 describe('emoji', () => {
-  it('renders :name: as Zulip\'s emoji span, with the name as typed', () => {
+  it("renders :name: as Zulip's emoji span, with the name as typed", () => {
     expect(html(':smile: :+1:')).toBe(
       '<p><span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span> ' +
         '<span aria-label="+1" class="emoji emoji-1f44d" role="img" title="+1">:+1:</span></p>',

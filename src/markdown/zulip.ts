@@ -127,9 +127,31 @@ const SPOILER_LANG = 'spoiler';
 
 /** Schemes Zulip lets through in links (sanitize_url); anything else stays text. */
 const ALLOWED_SCHEMES = new Set([
-  'http', 'https', 'ftp', 'file', 'bitcoin', 'geo', 'im', 'irc', 'ircs', 'magnet', 'mailto',
-  'matrix', 'mms', 'news', 'nntp', 'openpgp4fpr', 'sip', 'sms', 'smsto', 'ssh', 'tel', 'urn',
-  'webcal', 'wtai', 'xmpp',
+  'http',
+  'https',
+  'ftp',
+  'file',
+  'bitcoin',
+  'geo',
+  'im',
+  'irc',
+  'ircs',
+  'magnet',
+  'mailto',
+  'matrix',
+  'mms',
+  'news',
+  'nntp',
+  'openpgp4fpr',
+  'sip',
+  'sms',
+  'smsto',
+  'ssh',
+  'tel',
+  'urn',
+  'webcal',
+  'wtai',
+  'xmpp',
 ]);
 const URL_SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 const QUERY_OR_FRAGMENT = /[?#]/;
@@ -150,18 +172,70 @@ const NON_LINK_TLDS = new Set(['java', 'md', 'mov', 'py', 'zip']);
  * itself when Pygments does not know it. This is a best-effort subset.
  */
 const CODE_LANGUAGE_NAMES: Record<string, string> = {
-  python: 'Python', py: 'Python', python3: 'Python', py3: 'Python', python2: 'Python 2.x', py2: 'Python 2.x',
-  javascript: 'JavaScript', js: 'JavaScript', typescript: 'TypeScript', ts: 'TypeScript',
-  json: 'JSON', html: 'HTML', xml: 'XML', css: 'CSS', scss: 'SCSS',
-  bash: 'Bash', sh: 'Bash', shell: 'Bash', zsh: 'Bash', ksh: 'Bash', console: 'Bash Session',
-  sql: 'SQL', java: 'Java', c: 'C', cpp: 'C++', 'c++': 'C++', csharp: 'C#', 'c#': 'C#',
-  go: 'Go', golang: 'Go', rust: 'Rust', rs: 'Rust', ruby: 'Ruby', rb: 'Ruby', php: 'PHP',
-  yaml: 'YAML', yml: 'YAML', markdown: 'Markdown', md: 'Markdown', tex: 'TeX', latex: 'TeX',
-  diff: 'Diff', patch: 'Diff', text: 'Text only', kotlin: 'Kotlin', swift: 'Swift',
-  haskell: 'Haskell', hs: 'Haskell', scala: 'Scala', perl: 'Perl', lua: 'Lua',
-  docker: 'Docker', dockerfile: 'Docker', ini: 'INI', toml: 'TOML', powershell: 'PowerShell',
-  dart: 'Dart', elixir: 'Elixir', erlang: 'Erlang', clojure: 'Clojure', ocaml: 'OCaml',
-  graphql: 'GraphQL', make: 'Makefile', makefile: 'Makefile',
+  python: 'Python',
+  py: 'Python',
+  python3: 'Python',
+  py3: 'Python',
+  python2: 'Python 2.x',
+  py2: 'Python 2.x',
+  javascript: 'JavaScript',
+  js: 'JavaScript',
+  typescript: 'TypeScript',
+  ts: 'TypeScript',
+  json: 'JSON',
+  html: 'HTML',
+  xml: 'XML',
+  css: 'CSS',
+  scss: 'SCSS',
+  bash: 'Bash',
+  sh: 'Bash',
+  shell: 'Bash',
+  zsh: 'Bash',
+  ksh: 'Bash',
+  console: 'Bash Session',
+  sql: 'SQL',
+  java: 'Java',
+  c: 'C',
+  cpp: 'C++',
+  'c++': 'C++',
+  csharp: 'C#',
+  'c#': 'C#',
+  go: 'Go',
+  golang: 'Go',
+  rust: 'Rust',
+  rs: 'Rust',
+  ruby: 'Ruby',
+  rb: 'Ruby',
+  php: 'PHP',
+  yaml: 'YAML',
+  yml: 'YAML',
+  markdown: 'Markdown',
+  md: 'Markdown',
+  tex: 'TeX',
+  latex: 'TeX',
+  diff: 'Diff',
+  patch: 'Diff',
+  text: 'Text only',
+  kotlin: 'Kotlin',
+  swift: 'Swift',
+  haskell: 'Haskell',
+  hs: 'Haskell',
+  scala: 'Scala',
+  perl: 'Perl',
+  lua: 'Lua',
+  docker: 'Docker',
+  dockerfile: 'Docker',
+  ini: 'INI',
+  toml: 'TOML',
+  powershell: 'PowerShell',
+  dart: 'Dart',
+  elixir: 'Elixir',
+  erlang: 'Erlang',
+  clojure: 'Clojure',
+  ocaml: 'OCaml',
+  graphql: 'GraphQL',
+  make: 'Makefile',
+  makefile: 'Makefile',
 };
 
 // ---------------------------------------------------------------------------
@@ -420,8 +494,7 @@ function lineText(state: StateBlock, line: number): string {
   return state.src.slice(state.bMarks[line]! + state.tShift[line]!, state.eMarks[line]);
 }
 
-const isContainerLang = (lang: string | undefined): boolean =>
-  lang !== undefined && (QUOTE_LANGS.has(lang) || lang === SPOILER_LANG);
+const isContainerLang = (lang: string | undefined): boolean => lang !== undefined && (QUOTE_LANGS.has(lang) || lang === SPOILER_LANG);
 
 /**
  * Finds where a container fence ends. Like Zulip's fenced_code preprocessor,
@@ -785,7 +858,12 @@ function canonicalLanguage(lang: string): string {
  */
 function renderCodeBlock(content: string, lang: string | undefined): string {
   if (content === '') return '';
-  const code = trimNewlines(content.split('\n').map((line) => line.trimEnd()).join('\n'));
+  const code = trimNewlines(
+    content
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n'),
+  );
   const langAttr = lang ? ` data-code-language="${escapeHtml(canonicalLanguage(lang))}"` : '';
   return `<div class="codehilite"${langAttr}><pre><span></span><code>${escapeCode(code)}\n</code></pre></div>\n`;
 }

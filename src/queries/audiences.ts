@@ -25,7 +25,13 @@ export async function listChannelPeerIds(q: Q, userId: number): Promise<number[]
   const ids: number[] = await q('subscriptions as other')
     .join('subscriptions as mine', 'mine.recipient_id', 'other.recipient_id')
     .join('recipients as r', 'r.id', 'other.recipient_id')
-    .where({ 'mine.user_id': userId, 'mine.active': true, 'r.type': RecipientType.CHANNEL, 'other.active': true, 'other.is_user_active': true })
+    .where({
+      'mine.user_id': userId,
+      'mine.active': true,
+      'r.type': RecipientType.CHANNEL,
+      'other.active': true,
+      'other.is_user_active': true,
+    })
     .whereNot('other.user_id', userId)
     .distinct('other.user_id')
     .pluck('other.user_id');
@@ -45,7 +51,10 @@ export async function listDirectNamedGroupIds(q: Q, userId: number): Promise<num
 
 /** Active human users with at least the given role (lower codes are more privileged). */
 export async function listActiveHumanIdsWithRole(q: Q, realmId: number, maxRole: number): Promise<number[]> {
-  const ids: number[] = await q('users').where({ realm_id: realmId, is_active: true, is_bot: false }).where('role', '<=', maxRole).pluck('id');
+  const ids: number[] = await q('users')
+    .where({ realm_id: realmId, is_active: true, is_bot: false })
+    .where('role', '<=', maxRole)
+    .pluck('id');
   return ids.map(Number);
 }
 

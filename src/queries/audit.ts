@@ -56,14 +56,24 @@ export async function listAuditLog(q: Q, realmId: number, opts: { userId?: numbe
     .leftJoin('channels as c', 'c.id', 'a.modified_channel_id')
     .leftJoin('user_groups as g', 'g.id', 'a.modified_group_id')
     .where('a.realm_id', realmId)
-    .orderBy([{ column: 'a.event_time', order: 'desc' }, { column: 'a.id', order: 'desc' }])
+    .orderBy([
+      { column: 'a.event_time', order: 'desc' },
+      { column: 'a.id', order: 'desc' },
+    ])
     .limit(opts.limit)
     .select(
-      'a.id', 'a.event_type', 'a.event_time', 'a.extra_data',
-      'a.acting_user_id', 'au.delivery_email as acting_email',
-      'a.modified_user_id', 'mu.delivery_email as modified_email',
-      'a.modified_channel_id', 'c.name as channel_name',
-      'a.modified_group_id', 'g.name as group_name',
+      'a.id',
+      'a.event_type',
+      'a.event_time',
+      'a.extra_data',
+      'a.acting_user_id',
+      'au.delivery_email as acting_email',
+      'a.modified_user_id',
+      'mu.delivery_email as modified_email',
+      'a.modified_channel_id',
+      'c.name as channel_name',
+      'a.modified_group_id',
+      'g.name as group_name',
     );
   if (opts.userId !== undefined) {
     const id = opts.userId;

@@ -44,7 +44,9 @@ const realmColumns = new WeakMap<Knex, Promise<string[]>>();
 function columnsOfRealms(db: Knex): Promise<string[]> {
   let cols = realmColumns.get(db);
   if (!cols) {
-    cols = db('realms').columnInfo().then((info) => Object.keys(info));
+    cols = db('realms')
+      .columnInfo()
+      .then((info) => Object.keys(info));
     cols.catch(() => realmColumns.delete(db));
     realmColumns.set(db, cols);
   }
@@ -109,16 +111,23 @@ export interface ApiKeyCandidate {
   memberships: { groups: Set<number>; subscribedRecipients: Set<number> } | null;
 }
 
-
 /**
  * The account holding this API key, with its whole organization row (so the
  * request does not fetch it again) and what the host's subdomain addresses —
  * one indexed statement. Zulip also finds API callers by key and then
  * compares the address.
  */
-export async function findUserByApiKey(db: Knex, apiKey: string, hostLabel: string, withMemberships = false): Promise<ApiKeyCandidate | undefined> {
+export async function findUserByApiKey(
+  db: Knex,
+  apiKey: string,
+  hostLabel: string,
+  withMemberships = false,
+): Promise<ApiKeyCandidate | undefined> {
   const statement = await compiledLookup(db, withMemberships);
-  const result = await db.raw(statement.sql, statement.slots.map((slot) => (slot === KEY ? apiKey : hostLabel)));
+  const result = await db.raw(
+    statement.sql,
+    statement.slots.map((slot) => (slot === KEY ? apiKey : hostLabel)),
+  );
   const rows = rawRows<Record<string, unknown>>(result);
   // The stored key exactly (on MySQL the column compares case-insensitively before migration 004's collation).
   const row = rows.find((r) => r.api_key === apiKey);

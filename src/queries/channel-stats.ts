@@ -12,12 +12,19 @@ const TRAFFIC_WINDOW_DAYS = 28;
  * created less than a week ago. One grouped query on the
  * (recipient_id, date_sent) index.
  */
-export async function getWeeklyTraffic(q: Q, channels: Array<{ id: number; recipient_id: number; date_created: number }>, now: number): Promise<Map<number, number | null>> {
+export async function getWeeklyTraffic(
+  q: Q,
+  channels: Array<{ id: number; recipient_id: number; date_created: number }>,
+  now: number,
+): Promise<Map<number, number | null>> {
   const out = new Map<number, number | null>();
   if (channels.length === 0) return out;
   const since = now - TRAFFIC_WINDOW_DAYS * 24 * 3600;
   const rows: Array<{ recipient_id: number; n: number }> = await q('messages')
-    .whereIn('recipient_id', channels.map((c) => c.recipient_id))
+    .whereIn(
+      'recipient_id',
+      channels.map((c) => c.recipient_id),
+    )
     .where('date_sent', '>=', since)
     .groupBy('recipient_id')
     .select('recipient_id')
@@ -43,11 +50,18 @@ const RECENT_ACTIVITY_DAYS = 180;
  * time of each channel, one index probe on (recipient_id, date_sent) per
  * channel, in a single statement.
  */
-export async function getRecentlyActive(q: Q, channels: Array<{ id: number; recipient_id: number; date_created: number }>, now: number): Promise<Map<number, boolean>> {
+export async function getRecentlyActive(
+  q: Q,
+  channels: Array<{ id: number; recipient_id: number; date_created: number }>,
+  now: number,
+): Promise<Map<number, boolean>> {
   const out = new Map<number, boolean>();
   if (channels.length === 0) return out;
   const rows: Array<{ recipient_id: number; last: number | null }> = await q('channels as c')
-    .whereIn('c.recipient_id', channels.map((c) => c.recipient_id))
+    .whereIn(
+      'c.recipient_id',
+      channels.map((c) => c.recipient_id),
+    )
     .select('c.recipient_id', q('messages as m').max('m.date_sent').whereRaw('m.recipient_id = c.recipient_id').as('last'));
   const lastSent = new Map(rows.map((r) => [r.recipient_id, Number(r.last ?? 0)]));
   const cutoff = now - RECENT_ACTIVITY_DAYS * 24 * 3600;

@@ -10,7 +10,12 @@ export async function insertGroup(q: Q, row: Record<string, unknown>): Promise<n
 
 export async function addGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {
   if (userIds.length === 0) return;
-  await insertRows(q, 'group_members', userIds.map((user_id) => ({ group_id: groupId, user_id })), ['group_id', 'user_id']);
+  await insertRows(
+    q,
+    'group_members',
+    userIds.map((user_id) => ({ group_id: groupId, user_id })),
+    ['group_id', 'user_id'],
+  );
 }
 
 export async function removeGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {
@@ -68,7 +73,11 @@ export const viewerSubscriptionsFrom = (user: string, realm: string) =>
   `FROM subscriptions s JOIN channels c ON c.recipient_id = s.recipient_id WHERE s.user_id = ${user} AND s.active = 1 AND c.realm_id = ${realm}`;
 
 /** What a viewer's permission checks need, in one round trip (loadViewer). */
-export async function getViewerMemberships(q: Q, userId: number, realmId: number): Promise<{ groups: Set<number>; subscribedRecipients: Set<number> }> {
+export async function getViewerMemberships(
+  q: Q,
+  userId: number,
+  realmId: number,
+): Promise<{ groups: Set<number>; subscribedRecipients: Set<number> }> {
   const result = await q.raw(
     `${viewerGroupsCte('?')}
      SELECT 1 AS kind, id FROM g
@@ -105,6 +114,11 @@ export interface GroupRow {
 
 export async function getGroupsByIds(q: Q, realmId: number, ids: number[]): Promise<Map<number, GroupRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await q('user_groups').where({ realm_id: realmId }).whereIn('id', [...new Set(ids)]).select('id', 'realm_id', 'name', 'is_system_group', 'deactivated');
-  return new Map(rows.map((r: GroupRow) => [r.id, { ...r, is_system_group: Boolean(r.is_system_group), deactivated: Boolean(r.deactivated) }]));
+  const rows = await q('user_groups')
+    .where({ realm_id: realmId })
+    .whereIn('id', [...new Set(ids)])
+    .select('id', 'realm_id', 'name', 'is_system_group', 'deactivated');
+  return new Map(
+    rows.map((r: GroupRow) => [r.id, { ...r, is_system_group: Boolean(r.is_system_group), deactivated: Boolean(r.deactivated) }]),
+  );
 }

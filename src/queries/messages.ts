@@ -45,7 +45,9 @@ export const toMessageRow = (r: Record<string, unknown>) => mapBools<MessageRow>
 
 export async function getMessageRows(q: Q, ids: number[]): Promise<MessageRow[]> {
   if (ids.length === 0) return [];
-  const rows = await inChunks<Record<string, unknown>>(ids, (slice) => selectMessageColumns(q('messages as m').whereIn('m.id', slice).orderBy('m.id')));
+  const rows = await inChunks<Record<string, unknown>>(ids, (slice) =>
+    selectMessageColumns(q('messages as m').whereIn('m.id', slice).orderBy('m.id')),
+  );
   return rows.map(toMessageRow);
 }
 
@@ -56,7 +58,9 @@ export async function getMessageRow(q: Q, id: number): Promise<MessageRow | unde
 /** The viewer's flags for these messages; messages without a row are absent. */
 export async function getFlagsForUser(q: Q, userId: number, ids: number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await inChunks(ids, (slice) => q('user_messages').where({ user_id: userId }).whereIn('message_id', slice).select('message_id', 'flags'));
+  const rows = await inChunks(ids, (slice) =>
+    q('user_messages').where({ user_id: userId }).whereIn('message_id', slice).select('message_id', 'flags'),
+  );
   return new Map(rows.map((r: { message_id: number; flags: number }) => [r.message_id, Number(r.flags)]));
 }
 
@@ -72,7 +76,10 @@ export interface ReactionRow {
 /** Reactions of these messages, oldest first. */
 export async function getReactions(q: Q, ids: number[]): Promise<ReactionRow[]> {
   if (ids.length === 0) return [];
-  return q('reactions').whereIn('message_id', ids).orderBy('id').select('id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type');
+  return q('reactions')
+    .whereIn('message_id', ids)
+    .orderBy('id')
+    .select('id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type');
 }
 
 export interface EditRow {
@@ -136,8 +143,10 @@ export async function getDmParticipantUsers(q: Q, recipientIds: number[]): Promi
 export async function getUsersByIds(q: Q, ids: number[]): Promise<Map<number, UserRow>> {
   if (ids.length === 0) return new Map();
   const rows = await q('users').whereIn('id', [...new Set(ids)]);
-  return new Map(rows.map((r: Record<string, unknown>) => {
-    const u = mapBools<UserRow>(r);
-    return [u.id, u];
-  }));
+  return new Map(
+    rows.map((r: Record<string, unknown>) => {
+      const u = mapBools<UserRow>(r);
+      return [u.id, u];
+    }),
+  );
 }

@@ -45,9 +45,7 @@ export interface NarrowRow {
 
 function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string } {
   if (nq.historyRecipients === null) {
-    const qb = q('user_messages as um')
-      .join('messages as m', 'm.id', 'um.message_id')
-      .where('um.user_id', nq.viewerId);
+    const qb = q('user_messages as um').join('messages as m', 'm.id', 'um.message_id').where('um.user_id', nq.viewerId);
     return { qb, idCol: 'um.message_id' };
   }
   const qb = q('messages as m')
@@ -124,7 +122,8 @@ function applySearch(q: Q, qb: Knex.QueryBuilder, words: string[], negated: bool
     const rest = words.filter((w) => !indexable.includes(w));
     const build = (b: Knex.QueryBuilder) => {
       if (indexable.length) b.whereRaw('MATCH(m.topic, m.content) AGAINST (? IN BOOLEAN MODE)', [indexable.map((w) => `+${w}*`).join(' ')]);
-      for (const w of rest) b.where((c) => c.where('m.content', 'like', `%${escapeLike(w)}%`).orWhere('m.topic', 'like', `%${escapeLike(w)}%`));
+      for (const w of rest)
+        b.where((c) => c.where('m.content', 'like', `%${escapeLike(w)}%`).orWhere('m.topic', 'like', `%${escapeLike(w)}%`));
     };
     if (negated) qb.whereNot(build);
     else qb.where(build);
@@ -143,16 +142,12 @@ function filtered(q: Q, nq: NarrowQuery) {
 }
 
 /** Keyset page: ids `op` anchor in `order`, at most `limit` (callers ask for one more to learn found_*). */
-export async function fetchNarrowRange(
-  q: Q,
-  nq: NarrowQuery,
-  op: '<=' | '>=',
-  anchor: number,
-  limit: number,
-): Promise<NarrowRow[]> {
+export async function fetchNarrowRange(q: Q, nq: NarrowQuery, op: '<=' | '>=', anchor: number, limit: number): Promise<NarrowRow[]> {
   if (limit <= 0) return [];
   const { qb, idCol } = filtered(q, nq);
-  qb.where(idCol, op, anchor).orderBy(idCol, op === '<=' ? 'desc' : 'asc').limit(limit);
+  qb.where(idCol, op, anchor)
+    .orderBy(idCol, op === '<=' ? 'desc' : 'asc')
+    .limit(limit);
   return (await selectPage(qb, nq, idCol)).map(nq.withMessages ? toFullNarrowRow : toNarrowRow);
 }
 
@@ -202,8 +197,41 @@ function toFullNarrowRow(r: Record<string, unknown>): NarrowRow {
 
 /** InnoDB's default full-text stopwords (information_schema.INNODB_FT_DEFAULT_STOPWORD). */
 const INNODB_STOPWORDS = new Set([
-  'a', 'about', 'an', 'are', 'as', 'at', 'be', 'by', 'com', 'de', 'en', 'for', 'from', 'how', 'i', 'in', 'is', 'it',
-  'la', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'what', 'when', 'where', 'who', 'will', 'with', 'und', 'www',
+  'a',
+  'about',
+  'an',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'com',
+  'de',
+  'en',
+  'for',
+  'from',
+  'how',
+  'i',
+  'in',
+  'is',
+  'it',
+  'la',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'this',
+  'to',
+  'was',
+  'what',
+  'when',
+  'where',
+  'who',
+  'will',
+  'with',
+  'und',
+  'www',
 ]);
 
 const escapeLike = (w: string) => w.replace(/[\\%_]/g, (c) => `\\${c}`);

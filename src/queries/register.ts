@@ -114,7 +114,15 @@ export async function listUnreadRows(q: Q, userId: number, limit: number): Promi
     .where({ 'um.user_id': userId, 'um.is_unread': 1 })
     .orderBy('um.message_id', 'desc')
     .limit(limit)
-    .select('um.message_id', 'um.flags', 'm.sender_id', 'm.recipient_id', 'r.type as recipient_type', 'r.type_id as recipient_type_id', 'm.topic');
+    .select(
+      'um.message_id',
+      'um.flags',
+      'm.sender_id',
+      'm.recipient_id',
+      'r.type as recipient_type',
+      'r.type_id as recipient_type_id',
+      'm.topic',
+    );
   return rows.map((r: UnreadRow) => ({ ...r, flags: Number(r.flags) }));
 }
 
@@ -123,13 +131,23 @@ export async function listUserMessageRowsByIds(q: Q, userId: number, messageIds:
   if (messageIds.length === 0) return [];
   const rows: UnreadRow[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
-    rows.push(...(await q('user_messages as um')
-      .join('messages as m', 'm.id', 'um.message_id')
-      .join('recipients as r', 'r.id', 'm.recipient_id')
-      .where('um.user_id', userId)
-      .whereIn('um.message_id', messageIds.slice(i, i + 1000))
-      .orderBy('um.message_id')
-      .select('um.message_id', 'um.flags', 'm.sender_id', 'm.recipient_id', 'r.type as recipient_type', 'r.type_id as recipient_type_id', 'm.topic')));
+    rows.push(
+      ...(await q('user_messages as um')
+        .join('messages as m', 'm.id', 'um.message_id')
+        .join('recipients as r', 'r.id', 'm.recipient_id')
+        .where('um.user_id', userId)
+        .whereIn('um.message_id', messageIds.slice(i, i + 1000))
+        .orderBy('um.message_id')
+        .select(
+          'um.message_id',
+          'um.flags',
+          'm.sender_id',
+          'm.recipient_id',
+          'r.type as recipient_type',
+          'r.type_id as recipient_type_id',
+          'm.topic',
+        )),
+    );
   }
   return rows.map((r) => ({ ...r, flags: Number(r.flags) }));
 }
@@ -137,7 +155,10 @@ export async function listUserMessageRowsByIds(q: Q, userId: number, messageIds:
 /** Of these channel recipients, the ones the user has muted. */
 export async function listMutedRecipientIds(q: Q, userId: number, recipientIds: number[]): Promise<Set<number>> {
   if (recipientIds.length === 0) return new Set();
-  const ids: number[] = await q('subscriptions').where({ user_id: userId, is_muted: true }).whereIn('recipient_id', recipientIds).pluck('recipient_id');
+  const ids: number[] = await q('subscriptions')
+    .where({ user_id: userId, is_muted: true })
+    .whereIn('recipient_id', recipientIds)
+    .pluck('recipient_id');
   return new Set(ids.map(Number));
 }
 
@@ -151,7 +172,10 @@ export async function listRealmProfileValues(
     .select('v.user_id', 'v.field_id', 'v.value', 'v.rendered_value');
 }
 
-export async function listSavedSnippets(q: Q, userId: number): Promise<Array<{ id: number; title: string; content: string; date_created: number }>> {
+export async function listSavedSnippets(
+  q: Q,
+  userId: number,
+): Promise<Array<{ id: number; title: string; content: string; date_created: number }>> {
   return q('saved_snippets').where({ user_id: userId }).orderBy('id').select('id', 'title', 'content', 'date_created');
 }
 
@@ -164,7 +188,10 @@ export interface RealmEmojiListRow {
 }
 
 export async function listRealmEmoji(q: Q, realmId: number): Promise<RealmEmojiListRow[]> {
-  const rows = await q('realm_emoji').where({ realm_id: realmId }).orderBy('id').select('id', 'name', 'file_name', 'author_id', 'deactivated');
+  const rows = await q('realm_emoji')
+    .where({ realm_id: realmId })
+    .orderBy('id')
+    .select('id', 'name', 'file_name', 'author_id', 'deactivated');
   return rows.map((r: Record<string, unknown>) => mapBools<RealmEmojiListRow>(r));
 }
 

@@ -33,8 +33,7 @@ export const toApiReaction = (r: Pick<ReactionRow, 'emoji_name' | 'emoji_code' |
 });
 
 /** The topic as the client wants it: the empty topic shows as the display name unless the client handles "". */
-export const topicForClient = (topic: string, allowEmpty: boolean) =>
-  topic === '' && !allowEmpty ? EMPTY_TOPIC_DISPLAY_NAME : topic;
+export const topicForClient = (topic: string, allowEmpty: boolean) => (topic === '' && !allowEmpty ? EMPTY_TOPIC_DISPLAY_NAME : topic);
 
 /**
  * One message object. `flags` is the viewer's bitfield, or null when the

@@ -69,7 +69,13 @@ export async function createBackup(config: Pick<Config, 'dataDir' | 'databaseUrl
     fs.writeFileSync(path.join(staging, MANIFEST_ENTRY), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
     progress.step('Writing the archive');
     const partial = path.join(staging, 'archive.partial');
-    await writeArchive(staging, [MANIFEST_ENTRY, path.dirname(dbEntry), dbEntry, ...(uploads?.entries ?? [])], partial, progress, opts.signal);
+    await writeArchive(
+      staging,
+      [MANIFEST_ENTRY, path.dirname(dbEntry), dbEntry, ...(uploads?.entries ?? [])],
+      partial,
+      progress,
+      opts.signal,
+    );
     const bytes = fs.statSync(partial).size;
     renameDurably(partial, output);
     return { file: output, bytes, manifest };

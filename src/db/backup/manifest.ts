@@ -55,10 +55,13 @@ export function parseManifest(text: string, source: string): Manifest {
     (m.dialect === 'sqlite' || m.dialect === 'mysql') &&
     typeof m.migration === 'string' &&
     typeof m.created_at === 'string' &&
-    typeof m.tables === 'object' && m.tables !== null &&
+    typeof m.tables === 'object' &&
+    m.tables !== null &&
     Object.values(m.tables).every((n) => Number.isInteger(n) && n >= 0) &&
-    typeof m.database?.path === 'string' && m.database.path === DATABASE_ENTRY[m.dialect] &&
-    Number.isInteger(m.database.bytes) && /^[0-9a-f]{64}$/.test(m.database.sha256 ?? '') &&
+    typeof m.database?.path === 'string' &&
+    m.database.path === DATABASE_ENTRY[m.dialect] &&
+    Number.isInteger(m.database.bytes) &&
+    /^[0-9a-f]{64}$/.test(m.database.sha256 ?? '') &&
     (m.uploads === null || (Number.isInteger(m.uploads?.files) && Number.isInteger(m.uploads?.bytes)));
   if (!ok) throw new BackupError(`${source} is not a Parley backup (its manifest.json is incomplete).`);
   return m as Manifest;

@@ -61,7 +61,11 @@ export async function runClient(
   io.signal?.addEventListener('abort', onAbort);
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'ENOENT' ? new BackupError(`${program} not found: install the MariaDB client programs (Debian: mariadb-client).`) : err),
+      reject(
+        err.code === 'ENOENT'
+          ? new BackupError(`${program} not found: install the MariaDB client programs (Debian: mariadb-client).`)
+          : err,
+      ),
     );
     child.on('close', (code) => resolve(code));
   });
@@ -82,7 +86,11 @@ export async function runClient(
     if (io.signal?.aborted) throw new BackupAborted('Interrupted.');
     // A non-zero exit explains itself on stderr (a broken pipe on our side only follows from it).
     if (code !== 0) {
-      const first = Buffer.concat(stderr).toString('utf8').split('\n').find((l) => l.trim()) ?? `exit code ${code}`;
+      const first =
+        Buffer.concat(stderr)
+          .toString('utf8')
+          .split('\n')
+          .find((l) => l.trim()) ?? `exit code ${code}`;
       throw new BackupError(`${program} failed: ${first.trim()}`);
     }
     if (streamError) throw streamError;

@@ -43,8 +43,16 @@ export async function dumpMariadb(databaseUrl: string, dest: string, progress: P
   try {
     await runClient(
       'mariadb-dump',
-      [client.defaultsArg, '--single-transaction', '--routines', '--triggers', '--hex-blob', '--no-tablespaces',
-        '--default-character-set=utf8mb4', database],
+      [
+        client.defaultsArg,
+        '--single-transaction',
+        '--routines',
+        '--triggers',
+        '--hex-blob',
+        '--no-tablespaces',
+        '--default-character-set=utf8mb4',
+        database,
+      ],
       { drain: (stdout) => pipeline(stdout, tap, fs.createWriteStream(dest, { mode: 0o600 })), signal },
     );
   } finally {
@@ -59,7 +67,13 @@ export async function dumpMariadb(databaseUrl: string, dest: string, progress: P
 }
 
 /** Loads a dump into `database` (on the server DATABASE_URL names) with the mariadb client. */
-export async function loadMariadbDump(databaseUrl: string, database: string, dump: string, progress: Progress, signal?: AbortSignal): Promise<void> {
+export async function loadMariadbDump(
+  databaseUrl: string,
+  database: string,
+  dump: string,
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<void> {
   const total = fs.statSync(dump).size;
   let bytes = 0;
   const tap = new Transform({

@@ -196,7 +196,9 @@ class MariadbTarget implements Target {
   async checkNotInUse() {
     const sessions = await this.server.otherSessions(this.name);
     if (sessions > 0) {
-      throw new BackupError(`${this.label} is in use by ${sessions} other session(s) (is Parley running on it?): stop the server before restoring.`);
+      throw new BackupError(
+        `${this.label} is in use by ${sessions} other session(s) (is Parley running on it?): stop the server before restoring.`,
+      );
     }
   }
 

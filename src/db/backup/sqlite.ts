@@ -128,11 +128,13 @@ function contentsOf(db: Database.Database): DatabaseContents {
   const tables: Record<string, number> = {};
   // FTS5 keeps its index in shadow tables: counted, as data the archive carries.
   for (const table of userTables(db, ['table', 'shadow'])) {
-    tables[table] = (db.prepare(`SELECT count(*) FROM ${quoteName(table)}`).pluck().get() as number);
+    tables[table] = db
+      .prepare(`SELECT count(*) FROM ${quoteName(table)}`)
+      .pluck()
+      .get() as number;
   }
-  const migration = 'knex_migrations' in tables
-    ? ((db.prepare('SELECT max(name) FROM knex_migrations').pluck().get() as string | null) ?? null)
-    : null;
+  const migration =
+    'knex_migrations' in tables ? ((db.prepare('SELECT max(name) FROM knex_migrations').pluck().get() as string | null) ?? null) : null;
   return { tables, migration };
 }
 

@@ -10,15 +10,28 @@ import type { Knex } from 'knex';
 const TIME_COLUMNS: Record<string, Array<[column: string, nullable: boolean]>> = {
   realms: [['date_created', false]],
   user_groups: [['date_created', true]],
-  users: [['date_joined', false], ['last_active_time', true]],
+  users: [
+    ['date_joined', false],
+    ['last_active_time', true],
+  ],
   channel_folders: [['date_created', false]],
   channels: [['date_created', false]],
-  messages: [['date_sent', false], ['last_edit_time', true], ['last_moved_time', true]],
+  messages: [
+    ['date_sent', false],
+    ['last_edit_time', true],
+    ['last_moved_time', true],
+  ],
   message_edits: [['timestamp', false]],
   attachments: [['create_time', false]],
-  archived_messages: [['date_sent', false], ['archived_at', false]],
+  archived_messages: [
+    ['date_sent', false],
+    ['archived_at', false],
+  ],
   saved_snippets: [['date_created', false]],
-  multiuse_invites: [['date_created', false], ['expires_at', true]],
+  multiuse_invites: [
+    ['date_created', false],
+    ['expires_at', true],
+  ],
   push_devices: [['date_created', false]],
   push_tokens: [['date_created', false]],
   audit_log: [['event_time', false]],

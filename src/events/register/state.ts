@@ -49,7 +49,11 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   const add = (p: Promise<Record<string, unknown>> | Record<string, unknown>) => parts.push(Promise.resolve(p));
 
   if (want('realm')) {
-    const cfg = { realmUrl: ctx.config.externalUrl, maxFileUploadSizeMib: ctx.config.maxFileUploadSizeMib, heartbeatMs: ctx.queues.limits.heartbeatMs };
+    const cfg = {
+      realmUrl: ctx.config.externalUrl,
+      maxFileUploadSizeMib: ctx.config.maxFileUploadSizeMib,
+      heartbeatMs: ctx.queues.limits.heartbeatMs,
+    };
     add(realmState(realm!, groups.lookup, cfg));
   }
   if (want('realm_user')) {
@@ -65,7 +69,11 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   if (want('subscription') || wantUnread) {
     const subs = listChannelSubscriptions(db, user.id);
     if (want('subscription')) {
-      const o = { includeSubscribers: r.includeSubscribers, archivedChannels: caps.archivedChannels, notificationSettingsNull: caps.notificationSettingsNull };
+      const o = {
+        includeSubscribers: r.includeSubscribers,
+        archivedChannels: caps.archivedChannels,
+        notificationSettingsNull: caps.notificationSettingsNull,
+      };
       add(subs.then((rows) => subscriptionState(db, viewer, groups.lookup, rows, o)));
     }
     if (wantUnread) add(subs.then((rows) => unreadFor(db, user.id, rows, caps.emptyTopicName)));

@@ -40,7 +40,13 @@ function withInheritedNotifications(sub: SubscriptionSettings, settingsJson: str
  * Subscriber lists as GET /users/me/subscriptions sends them
  * (src/access/subscriber-lists.ts), empty where the viewer may not list them.
  */
-export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupLookup, subs: SubscriptionSettings[], o: SubscriptionStateOptions) {
+export async function subscriptionState(
+  db: Knex,
+  viewer: Viewer,
+  groups: GroupLookup,
+  subs: SubscriptionSettings[],
+  o: SubscriptionStateOptions,
+) {
   const realmId = viewer.user.realm_id;
   const now = nowSeconds();
   const [channels, counts, subscribers] = await Promise.all([
@@ -55,7 +61,12 @@ export async function subscriptionState(db: Knex, viewer: Viewer, groups: GroupL
     subscribed || (!c.invite_only && !isGuestRole(viewer.user.role)) || (c.invite_only && isAdminRole(viewer.user.role));
   const view = (c: ChannelRow, subscribed: boolean) => {
     const count = counts.get(c.recipient_id) ?? 0;
-    return { groups, subscriberCount: count, weeklyTraffic: traffic.get(c.id) ?? null, ...subscribers.forChannel(c.recipient_id, count, maySeeSubscribers(c, subscribed)) };
+    return {
+      groups,
+      subscriberCount: count,
+      weeklyTraffic: traffic.get(c.id) ?? null,
+      ...subscribers.forChannel(c.recipient_id, count, maySeeSubscribers(c, subscribed)),
+    };
   };
 
   const subscriptions: Channel[] = [];

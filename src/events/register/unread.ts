@@ -109,9 +109,10 @@ export async function unreadMessageDetails(db: Knex, userId: number, messageIds:
   const out: Record<string, UnreadMessageDetails> = {};
   for (const r of rows) {
     const isMuted = r.recipient_type === RecipientType.CHANNEL && muted.has(r.recipient_id);
-    const details: UnreadMessageDetails = r.recipient_type === RecipientType.CHANNEL
-      ? { type: 'stream', stream_id: r.recipient_type_id, topic: r.topic, unmuted_stream_msg: !isMuted }
-      : { type: 'private', user_ids: (participants.get(r.recipient_id) ?? []).filter((id) => id !== userId).sort((a, b) => a - b) };
+    const details: UnreadMessageDetails =
+      r.recipient_type === RecipientType.CHANNEL
+        ? { type: 'stream', stream_id: r.recipient_type_id, topic: r.topic, unmuted_stream_msg: !isMuted }
+        : { type: 'private', user_ids: (participants.get(r.recipient_id) ?? []).filter((id) => id !== userId).sort((a, b) => a - b) };
     if (countsAsMention(r.flags, isMuted)) details.mentioned = true;
     out[String(r.message_id)] = details;
   }

@@ -13,7 +13,12 @@ const EMOJISET_CHOICES = [
   { key: 'text', text: 'Plain text' },
 ];
 /** Personal settings that have no organization default. */
-const PERSONAL_ONLY: ReadonlyArray<keyof UserSettings> = ['timezone', 'allow_private_data_export', 'enable_login_emails', 'enable_marketing_emails'];
+const PERSONAL_ONLY: ReadonlyArray<keyof UserSettings> = [
+  'timezone',
+  'allow_private_data_export',
+  'enable_login_emails',
+  'enable_marketing_emails',
+];
 
 type ProfileData = Record<string, { value: string; rendered_value?: string | null }>;
 
