@@ -1,4 +1,10 @@
 import request from 'supertest';
+import { loadViewer } from '../src/access/viewer';
+import { sendMessageInTx } from '../src/actions/messages';
+import { inTransaction, Tx } from '../src/db/transaction';
+import type { Delivery } from '../src/events/bus';
+import { getChannelForSending } from '../src/queries/channels';
+import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { createChannel, createMembers, startTestServer, subscribe, TestServer } from './support/server';
 
@@ -218,28 +224,90 @@ eachDatabase('POST /messages', (dialect) => {
   });
 
   describe('events', () => {
-    it('publishes the message with each receiver its own flags, after commit', async () => {
-      const seen: any[] = [];
+    /** The deliveries the bus saw while `work` ran. */
+    const capture = async <T>(work: () => Promise<T>): Promise<{ result: T; seen: Delivery[] }> => {
+      const seen: Delivery[] = [];
       const off = t.ctx.bus.subscribe((d) => seen.push(d));
       try {
-        const res = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: 'hello @**Test Guest**' });
-        const d = seen.find((x) => x.event.type === 'message');
-        expect(d.event.message.id).toBe(res.body.id);
-        expect(d.userIds).toEqual(expect.arrayContaining([t.cast.guest.id, t.cast.member.id]));
-        expect(d.perUser(t.cast.guest.id).flags).toContain('mentioned');
-        expect(d.perUser(t.cast.member.id).flags).not.toContain('mentioned');
-        seen.length = 0;
-        await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: '' });
-        expect(seen).toHaveLength(0);
+        return { result: await work(), seen };
       } finally {
         off();
       }
+    };
+    /** The send POST /messages makes, inside a transaction the test controls. */
+    const sendIn = async (tx: Tx, content: string) => {
+      const { channel } = (await getChannelForSending(tx.trx, t.realmId, 'general'))!;
+      const viewer = await loadViewer(tx.trx, t.cast.owner);
+      return sendMessageInTx(tx, t.ctx.bus, viewer, { kind: 'channel', channel, topic: 'tx' }, content, { client: 'test', readBySender: false });
+    };
+
+    it('publishes the message with each receiver its own flags', async () => {
+      const { result: res, seen } = await capture(() =>
+        t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: 'hello @**Test Guest**' }),
+      );
+      expect(seen.map((d) => d.event.type)).toEqual(['message']);
+      const d = seen[0]!;
+      expect((d.event.message as { id: number }).id).toBe(res.body.id);
+      expect(d.userIds).toEqual(expect.arrayContaining([t.cast.guest.id, t.cast.member.id]));
+      expect(d.perUser!(t.cast.guest.id).flags).toContain('mentioned');
+      expect(d.perUser!(t.cast.member.id).flags).not.toContain('mentioned');
+      const refused = await capture(() => t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: '' }));
+      expect(refused.seen).toHaveLength(0);
+    });
+
+    it('publishes nothing for a send whose transaction rolls back after queuing its event', async () => {
+      const before = await countMessages();
+      const later = new Error('a later step of the same transaction failed');
+      let queuedId = 0;
+      const { result, seen } = await capture(() =>
+        inTransaction(t.ctx.db, async (tx) => {
+          queuedId = await sendIn(tx, 'never committed');
+          throw later;
+        }).catch((e: unknown) => e),
+      );
+      expect(result).toBe(later);
+      expect(queuedId).toBeGreaterThan(0); // the send ran to its end: its event was queued
+      expect(seen).toEqual([]);
+      expect(await countMessages()).toBe(before);
+      expect(await t.ctx.db('user_messages').where({ message_id: queuedId }).count({ n: '*' })).toEqual([{ n: 0 }]);
+    });
+
+    it('publishes once, for the stored message, when the transaction is retried', async () => {
+      const before = await countMessages();
+      const ids: number[] = [];
+      const { result: id, seen } = await capture(() =>
+        inTransaction(t.ctx.db, async (tx) => {
+          ids.push(await sendIn(tx, 'sent on the second attempt'));
+          if (ids.length === 1) throw Object.assign(new Error('Deadlock found when trying to get lock'), { errno: 1213 });
+          return ids.at(-1)!;
+        }),
+      );
+      expect(ids).toHaveLength(2);
+      expect(await countMessages()).toBe(before + 1);
+      expect(await t.ctx.db('messages').where({ content: 'sent on the second attempt' }).pluck('id')).toEqual([id]);
+      expect(seen.map((d) => [d.event.type, (d.event.message as { id: number }).id])).toEqual([['message', id]]);
     });
   });
 
-  it('subscribing later does not give a private channel with protected history', async () => {
+  it('subscribing later to a private channel with protected history gives what comes after, not what came before', async () => {
+    const sendAs = async (user: UserRow, content: string) => {
+      const res = await t.api.post('/messages', user, { type: 'channel', to: 'secret', topic: 'history', content });
+      expect([res.status, res.body.result]).toEqual([200, 'success']);
+      return res.body.id as number;
+    };
+    const readable = async (user: UserRow) => {
+      const res = await t.api.get('/messages', user, { anchor: 'oldest', num_before: 0, num_after: 100, narrow: [{ operator: 'channel', operand: 'secret' }] });
+      expect(res.status).toBe(200);
+      return (res.body.messages as Array<{ id: number }>).map((m) => m.id);
+    };
+    const before = await sendAs(t.cast.owner, 'said before the member joined');
     await subscribe(t, secret, [t.cast.member]);
-    const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'secret', topic: 't', content: 'now I can post' });
-    expect(res.status).toBe(200);
+    const own = await sendAs(t.cast.member, 'now I can post');
+    const after = await sendAs(t.cast.owner, 'said after the member joined');
+    expect(await readable(t.cast.member)).toEqual([own, after]);
+    expect(await readable(t.cast.owner)).toEqual(expect.arrayContaining([before, own, after]));
+    const earlier = await t.api.get(`/messages/${before}`, t.cast.member);
+    expect([earlier.status, earlier.body]).toEqual([400, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' }]);
+    expect((await t.api.get(`/messages/${after}`, t.cast.member)).body.message.content).toBe('<p>said after the member joined</p>');
   });
 });
