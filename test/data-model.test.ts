@@ -1,5 +1,9 @@
+import { doCreateRealm } from '../src/actions/realms';
+import { createUserInTx } from '../src/actions/users';
 import { rollbackAll } from '../src/db/migrate';
 import { migrateLatest } from '../src/db/migrate';
+import { inTransaction } from '../src/db/transaction';
+import { emailKey } from '../src/domain/users';
 import { flagMask, flagsToApi } from '../src/domain/flags';
 import { constantTimeEqual, generateApiKey, hashPassword, verifyPassword } from '../src/domain/secrets';
 import { addGroupMembers, addSubgroup, getSystemGroupIds, insertGroup, isUserInGroup } from '../src/queries/groups';
@@ -46,15 +50,22 @@ eachDatabase('data model', (dialect) => {
     expect(await isUserInGroup(db, inner, t.cast.deactivated.id, true)).toBe(false);
   });
 
-  it('keeps emails unique per organization regardless of case', async () => {
+  it('keeps emails unique per organization regardless of case, in the database itself', async () => {
+    // The row the user-creation path would write for this address, past its "already in use" check
+    // (which two concurrent sign-ups can both pass): the unique key on the folded address refuses it.
+    const email = 'MEMBER@Example.COM';
     const { id: _id, ...member } = t.cast.member;
-    let error: unknown = null;
-    try {
-      await t.ctx.db('users').insert({ ...member, email: 'MEMBER@example.com', api_key: generateApiKey() });
-    } catch (e) {
-      error = e;
-    }
-    expect(String(error)).toMatch(/UNIQUE|Duplicate/i);
+    const row = { ...member, email, delivery_email: email, email_key: emailKey(email), api_key: generateApiKey() };
+    const error = await t.ctx.db('users').insert(row).then(() => null, (e: unknown) => e);
+    expect(String(error)).toMatch(
+      dialect === 'mysql'
+        ? /Duplicate entry '\d+-member@example\.com' for key 'users_realm_id_email_key_unique'/
+        : /UNIQUE constraint failed: users\.realm_id, users\.email_key/,
+    );
+    // Another organization may hold the same address.
+    const elsewhere = await doCreateRealm(t.ctx.db, { stringId: 'elsewhere', name: 'Elsewhere' });
+    const other = await inTransaction(t.ctx.db, (tx) => createUserInTx(tx, null, { realmId: elsewhere, email, fullName: 'Same Address' }));
+    expect(other.email_key).toBe('member@example.com');
   });
 
   it('keeps channel names apart that differ only by accents or emoji, on both databases', async () => {
