@@ -78,9 +78,11 @@ eachDatabase('events: the queue protocol', (dialect) => {
   it('DELETE /events discards the queue', async () => {
     const c = await register(t, t.cast.member);
     expect((await t.api.delete('/events', t.cast.member, { queue_id: c.queueId })).body).toEqual({ result: 'success', msg: '' });
+    const gone = { result: 'error', msg: `Bad event queue ID: ${c.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: c.queueId };
     const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
-    expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
-    expect((await t.api.delete('/events', t.cast.member, { queue_id: c.queueId })).body.code).toBe('BAD_EVENT_QUEUE_ID');
+    expect([res.status, res.body]).toEqual([400, gone]);
+    const again = await t.api.delete('/events', t.cast.member, { queue_id: c.queueId });
+    expect([again.status, again.body]).toEqual([400, gone]);
   });
 
   it('a queue left idle past the timeout expires', async () => {

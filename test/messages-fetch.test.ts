@@ -64,7 +64,7 @@ eachDatabase('GET /messages', (dialect) => {
       expect(idsOf(res)).toEqual([ids.g3]);
       expect(res.body.found_anchor).toBe(false);
       const bad = await fetch(t.cast.member, { anchor: String(ids.g2), num_before: 1, num_after: 1, include_anchor: false });
-      expect(bad.body.msg).toBe('The anchor can only be excluded at an end of the range');
+      expect([bad.status, bad.body]).toEqual([400, { result: 'error', msg: 'The anchor can only be excluded at an end of the range', code: 'BAD_REQUEST' }]);
     });
 
     it('first_unread, and newest when nothing is unread', async () => {
@@ -87,18 +87,17 @@ eachDatabase('GET /messages', (dialect) => {
       const future = await fetch(t.cast.member, { anchor: 'date', anchor_date: '2999-01-01', num_before: 1, num_after: 0 });
       expect(future.body.anchor).toBe(10000000000000000);
       const bad = await fetch(t.cast.member, { anchor: 'date', anchor_date: 'yesterday', num_before: 1, num_after: 0 });
-      expect(bad.status).toBe(400);
+      expect([bad.status, bad.body]).toEqual([400, { result: 'error', msg: 'Invalid anchor_date', code: 'BAD_REQUEST' }]);
     });
 
     it.each([
       ['a word that is no anchor', { anchor: 'middle' }, 'Invalid anchor'],
       ['5001 messages', { num_before: 5000, num_after: 1 }, 'Too many messages requested (maximum 5000).'],
       ['a negative count', { num_before: -1 }, 'num_before is too small'],
-      ['no num_before', { num_before: undefined }, "Missing 'num_before' argument"],
-    ])('refuses %s', async (_what, q, msg) => {
+      ['no num_before', { num_before: undefined }, "Missing 'num_before' argument", { code: 'REQUEST_VARIABLE_MISSING', var_name: 'num_before' }],
+    ])('refuses %s', async (_what, q, msg, code: Record<string, string> = { code: 'BAD_REQUEST' }) => {
       const res = await fetch(t.cast.member, q);
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe(msg);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, ...code }]);
     });
 
     it('message_ids: the accessible subset, and no mixing with anchors', async () => {
@@ -189,12 +188,10 @@ eachDatabase('GET /messages', (dialect) => {
       ['a channel and a dm', [{ operator: 'channel', operand: 'general' }, { operator: 'is', operand: 'dm' }], 'BAD_NARROW',
         'Invalid narrow operator: No message can be both a channel message and direct message'],
       ['an operand of the wrong type', [{ operator: 'topic', operand: 5 }], 'BAD_REQUEST', 'Invalid narrow'],
-      ['a term without an operand', [{ operator: 'topic' }], 'BAD_REQUEST', undefined],
+      ['a term without an operand', [{ operator: 'topic' }], 'BAD_REQUEST', 'Invalid narrow[0]'],
     ])('refuses %s', async (_what, narrow, code, msg) => {
       const res = await fetch(t.cast.member, { narrow });
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe(code);
-      if (msg) expect(res.body.msg).toBe(msg);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code }]);
     });
   });
 
@@ -227,7 +224,7 @@ eachDatabase('GET /messages', (dialect) => {
       const forbidden = await t.api.get(`/messages/${ids.d1}`, t.cast.guest);
       const missing = await t.api.get('/messages/99999999', t.cast.guest);
       expect(forbidden.body).toEqual(missing.body);
-      expect(forbidden.body.msg).toBe('Invalid message(s)');
+      expect([forbidden.status, forbidden.body]).toEqual([400, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' }]);
     });
 
     it('keeps what a user received after they unsubscribe', async () => {
