@@ -5,8 +5,12 @@
  *
  * - Each transaction maps to an operation (path + method) of openapi/.
  * - Operations still pending (src/http/routes.ts) are skipped, and reported.
- * - Every other transaction needs a scenario in ./scenarios.js for its status;
+ * - Every other transaction needs a scenario in ./scenarios/ for its status;
  *   a missing scenario fails the run, so no operation can go unexercised.
+ * - A scenario for an error status names the Zulip error it provokes (code,
+ *   message, any extra fields: scenarios/core.js `refusal`); after the
+ *   request the response body must carry exactly those values, so an error
+ *   scenario cannot pass on some other documented error.
  * - Form bodies come from the media type's example (JSON-encoding non-string
  *   fields as Zulip clients do), sent urlencoded or multipart as the
  *   transaction's media type says; scenarios then adjust them.
@@ -98,6 +102,11 @@ hooks.beforeEach((t, done) => {
     t.fail = `no scenario for ${op.operationId} ${status}: add one under contract-tests/scenarios/`;
     return done();
   }
+  if (Number(status) >= 400 && scenario !== transport && !scenario.expected) {
+    t.fail = `the scenario for ${op.operationId} ${status} names no error: make it with refusal() (contract-tests/scenarios/core.js)`;
+    return done();
+  }
+  t.expectedError = scenario.expected;
   const media = op.requestBody && op.requestBody.content;
   const type = (t.request.headers['Content-Type'] || '').split(';')[0];
   const example = (media && media[type] && media[type].example) || {};
@@ -118,7 +127,7 @@ hooks.beforeEach((t, done) => {
       if (media) setBody(t, req.body);
       setQuery(t, req.query);
       authAs(t, req.user);
-      if (scenario === transport) transport.apply(t);
+      if (scenario === transport) t.expectedError = transport.apply(t);
       done();
     })
     .catch((err) => {
@@ -140,20 +149,25 @@ function transportScenario(op, status) {
   const scenario = () => undefined;
   scenario.apply = (t) => {
     const multipart = /^multipart\//.test(t.request.headers['Content-Type'] || '');
+    const error = (msg) => ({ result: 'error', msg, code: 'BAD_REQUEST' });
     if (status === '413') {
       const fields = {};
       for (let i = 0; i <= 1000; i++) fields[`f${i}`] = '1';
       setBody(t, fields);
-    } else if (status === '415') {
-      if (multipart) t.request.headers['Content-Encoding'] = 'zstd';
-      else {
-        t.request.headers['Content-Type'] = 'application/x-www-form-urlencoded; charset=ebcdic';
-        t.request.body = 'a=1';
-      }
-    } else {
-      t.request.headers['Content-Type'] = 'multipart/form-data';
-      t.request.body = 'not multipart';
+      return error('Request body is too large');
     }
+    if (status === '415') {
+      if (multipart) {
+        t.request.headers['Content-Encoding'] = 'zstd';
+        return error('Content-Encoding is not supported for multipart bodies');
+      }
+      t.request.headers['Content-Type'] = 'application/x-www-form-urlencoded; charset=ebcdic';
+      t.request.body = 'a=1';
+      return error('Unsupported charset: ebcdic');
+    }
+    t.request.headers['Content-Type'] = 'multipart/form-data';
+    t.request.body = 'not multipart';
+    return error('Malformed multipart body');
   };
   return scenario;
 }
@@ -166,6 +180,23 @@ hooks.beforeEachValidation((t, done) => {
   const response = op.responses[t.expected.statusCode];
   const schema = response && response.content && response.content['application/json'] && response.content['application/json'].schema;
   if (schema) t.expected.bodySchema = toJsonSchema(schema);
+  done();
+});
+
+/** An error scenario's response carries the error it names: each expected field, value for value. */
+hooks.afterEach((t, done) => {
+  if (t.skip || t.fail || !t.expectedError || !t.real) return done();
+  let body;
+  try {
+    body = JSON.parse(t.real.body);
+  } catch {
+    body = null;
+  }
+  const wrong = Object.entries(t.expectedError).filter(([k, v]) => !body || JSON.stringify(body[k]) !== JSON.stringify(v));
+  if (wrong.length) {
+    const { operationId } = operationOf(t).op;
+    t.fail = `${operationId} ${t.expected.statusCode}: expected ${JSON.stringify(t.expectedError)}, got ${t.real.body}`;
+  }
   done();
 });
 

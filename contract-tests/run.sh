@@ -1,22 +1,46 @@
 #!/usr/bin/env bash
-# Runs dredd against a freshly started Parley (SQLite in a temporary data
-# directory, demo organization seeded, responses validated by the server
-# too). Output goes to .tmp-dredd.log for the test summary.
+# Runs dredd against a freshly started Parley (demo organization seeded,
+# responses validated by the server too):
+#   contract-tests/run.sh [sqlite]   SQLite in a temporary data directory
+#   contract-tests/run.sh mysql      a new MariaDB database on TEST_MYSQL_URL's server, dropped afterwards
+# Output goes to .tmp-dredd-<database>.log for the test summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+DB=${1:-sqlite}
 PORT=${DREDD_PORT:-$((20000 + RANDOM % 20000))}
 DATA=$(mktemp -d)
+DATABASE_URL=
+DB_NAME=
+server=
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  if [ -n "$DB_NAME" ]; then node contract-tests/mysql-database.js drop "$DB_NAME" || true; fi
+  rm -rf "$DATA"
+}
+trap cleanup EXIT
+case "$DB" in
+  sqlite) ;;
+  mysql)
+    if [ -z "${TEST_MYSQL_URL:-}" ]; then echo "contract-tests/run.sh mysql needs TEST_MYSQL_URL (scripts/mariadb.sh start prints one)" >&2; exit 2; fi
+    DB_NAME="parley_dredd_$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')"
+    DATABASE_URL=$(node contract-tests/mysql-database.js create "$DB_NAME")
+    ;;
+  *) echo "usage: contract-tests/run.sh [sqlite|mysql]" >&2; exit 2 ;;
+esac
+LOG=.tmp-dredd-$DB.log
 export DREDD_SERVER="http://127.0.0.1:$PORT"
-PORT=$PORT DATA_DIR=$DATA VALIDATE_RESPONSES=1 LOG_LEVEL=warn DATABASE_URL= node dist/src/main.js >"$DATA/server.log" 2>&1 &
+PORT=$PORT DATA_DIR=$DATA VALIDATE_RESPONSES=1 LOG_LEVEL=warn DATABASE_URL=$DATABASE_URL node dist/src/main.js >"$DATA/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true; rm -rf "$DATA"' EXIT
-for _ in $(seq 1 100); do
+# Migrating and seeding a new MariaDB database takes a few seconds.
+for _ in $(seq 1 600); do
   curl -sf "$DREDD_SERVER/api/v1/server_settings" >/dev/null 2>&1 && break
+  if ! kill -0 "$server" 2>/dev/null; then echo "Parley did not start ($DB):"; cat "$DATA/server.log"; exit 1; fi
   sleep 0.1
 done
+grep -m1 "listening" "$DATA/server.log" || true
 set +e
 npx dredd dist/openapi.dereferenced.json "$DREDD_SERVER" \
-  --hookfiles=contract-tests/hooks.js --loglevel error --reporter dot 2>&1 | grep -v 'padLevels' | tee .tmp-dredd.log
+  --hookfiles=contract-tests/hooks.js --loglevel error --reporter dot 2>&1 | grep -v 'padLevels' | tee "$LOG"
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -ne 0 ]; then

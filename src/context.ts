@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from './config';
 import { FailureLimiter } from './domain/failure-limiter';
 import { EventBus, InProcessBus } from './events/bus';
+import { Clock, systemClock } from './events/clock';
 import { QueueLimits, QueueManager } from './events/manager';
 
 /** What actions, access checks and handlers need from the running server. */
@@ -22,13 +23,8 @@ export function createContext(
   config: Config,
   bus: EventBus = new InProcessBus(),
   queueLimits: Partial<QueueLimits> = {},
+  /** What the event queues tell time by (tests pass a manual clock). */
+  queueClock: Clock = systemClock,
 ): AppContext {
-  return {
-    db,
-    bus,
-    queues: new QueueManager(bus, queueLimits),
-    config,
-    loginFailures: new FailureLimiter(5, 30 * 60),
-    recordedActivity: new Map(),
-  };
+  return { db, bus, queues: new QueueManager(bus, queueLimits, queueClock), config, loginFailures: new FailureLimiter(5, 30 * 60), recordedActivity: new Map() };
 }

@@ -68,7 +68,8 @@ eachDatabase('audit log', (dialect) => {
   /** A refused request writes no audit row (and what it changed before the refusal rolls back with it). */
   async function expectNoRows(request: () => Promise<ApiResponse>, msg: string): Promise<void> {
     const { result: res, rows } = await audited(request);
-    expect([res.status, res.body.msg]).toEqual([400, msg]);
+    const code = /^Must be an organization (administrator|owner)$/.test(msg) ? 'UNAUTHORIZED_PRINCIPAL' : 'BAD_REQUEST';
+    expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code }]);
     expect(rows).toEqual([]);
   }
 

@@ -47,7 +47,7 @@ eachDatabase('channel and subscription events', (dialect) => {
   it('sends nothing for a failed subscribe', async () => {
     const member = await register(t, t.cast.member);
     const res = await t.api.post('/users/me/subscriptions', t.cast.member, { subscriptions: [{ name: 'fine-room' }, { name: '' }] });
-    expect(res.status).toBe(400);
+    expect([res.status, res.body]).toEqual([400, { result: 'error', msg: "Channel name can't be empty.", code: 'BAD_REQUEST' }]);
     expect((await pending(t, member)).filter((e) => e.type !== 'heartbeat')).toEqual([]);
   });
 });

@@ -72,8 +72,7 @@ eachDatabase('channels and subscriptions', (dialect) => {
       if (fields.can_subscribe_group === 'EVERYONE') fields.can_subscribe_group = groups['role:everyone'];
       if (fields.can_create_topic_group === 'MEMBERS') fields.can_create_topic_group = groups['role:members'];
       const res = await t.api.post('/channels/create', t.cast[who], fields);
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe(msg);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: msg.startsWith('Must be an organization') ? 'UNAUTHORIZED_PRINCIPAL' : 'BAD_REQUEST' }]);
       expect(await channelCount()).toBe(before);
     });
 
@@ -124,8 +123,7 @@ eachDatabase('channels and subscriptions', (dialect) => {
     it('keeps private channels to those with access, fatally or listing them', async () => {
       const before = await subscriptionRows();
       const fatal = await t.api.post('/users/me/subscriptions', t.cast.member, { subscriptions: [{ name: 'general' }, { name: 'private-club' }] });
-      expect(fatal.status).toBe(400);
-      expect(fatal.body.msg).toBe('Unable to access channel (private-club).');
+      expect([fatal.status, fatal.body]).toEqual([400, { result: 'error', msg: 'Unable to access channel (private-club).', code: 'BAD_REQUEST' }]);
       expect(await subscriptionRows()).toEqual(before);
       const lenient = await t.api.post('/users/me/subscriptions', t.cast.member, {
         subscriptions: [{ name: 'private-club' }, { name: 'design' }], authorization_errors_fatal: false,
@@ -136,14 +134,14 @@ eachDatabase('channels and subscriptions', (dialect) => {
 
     it('does not let guests join public channels by themselves', async () => {
       const res = await t.api.post('/users/me/subscriptions', t.cast.guest, { subscriptions: [{ name: 'design' }] });
-      expect(res.status).toBe(400);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' }]);
     });
 
     it('subscribes to none when any channel fails', async () => {
       const before = await subscriptionRows();
       const channels = await channelCount();
       const res = await t.api.post('/users/me/subscriptions', t.cast.admin, { subscriptions: [{ name: 'ok-one' }, { name: 'x'.repeat(61) }] });
-      expect(res.status).toBe(400);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'Channel name too long (limit: 60 characters).', code: 'BAD_REQUEST' }]);
       expect(await subscriptionRows()).toEqual(before);
       expect(await channelCount()).toBe(channels);
     });
@@ -152,12 +150,11 @@ eachDatabase('channels and subscriptions', (dialect) => {
       ['an unknown principal', { subscriptions: [{ name: 'general' }], principals: ['ghost@example.com'] }, 'No such user'],
       ['a deactivated principal', { subscriptions: [{ name: 'general' }], principals: ['deactivated@example.com'] }, 'No such user'],
       ['a color that is not hex', { subscriptions: [{ name: 'colorful', color: 'blue' }] }, 'blue is not a valid hex color code'],
-      ['no subscriptions argument', {}, "Missing 'subscriptions' argument"],
-    ])('refuses %s', async (_what, fields, msg) => {
+      ['no subscriptions argument', {}, "Missing 'subscriptions' argument", { code: 'REQUEST_VARIABLE_MISSING', var_name: 'subscriptions' }],
+    ])('refuses %s', async (_what, fields, msg, code: Record<string, string> = { code: 'BAD_REQUEST' }) => {
       const before = await subscriptionRows();
       const res = await t.api.post('/users/me/subscriptions', t.cast.admin, fields);
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe(msg);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, ...code }]);
       expect(await subscriptionRows()).toEqual(before);
     });
   });
@@ -165,7 +162,8 @@ eachDatabase('channels and subscriptions', (dialect) => {
   describe('DELETE /users/me/subscriptions', () => {
     it('unsubscribes the caller and reports what was not subscribed', async () => {
       const res = await t.api.delete('/users/me/subscriptions', t.cast.moderator, { subscriptions: ['brand-new', 'private-club'] });
-      expect(res.status).toBe(400); // private-club is invisible to the moderator
+      // private-club is invisible to the moderator
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'Channel(s) (private-club) do not exist', code: 'BAD_REQUEST' }]);
       const ok = await t.api.delete('/users/me/subscriptions', t.cast.moderator, { subscriptions: ['brand-new', 'design'] });
       expect(ok.body).toMatchObject({ removed: ['brand-new', 'design'], not_removed: [] });
       const again = await t.api.delete('/users/me/subscriptions', t.cast.moderator, { subscriptions: ['brand-new'] });
@@ -177,7 +175,7 @@ eachDatabase('channels and subscriptions', (dialect) => {
 
     it('lets only those in can_remove_subscribers_group remove others', async () => {
       const refused = await t.api.delete('/users/me/subscriptions', t.cast.member, { subscriptions: ['general'], principals: [t.cast.guest.id] });
-      expect(refused.body.msg).toBe('Insufficient permission');
+      expect([refused.status, refused.body]).toEqual([400, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' }]);
       const ok = await t.api.delete('/users/me/subscriptions', t.cast.admin, { subscriptions: ['general'], principals: [t.cast.guest.id] });
       expect(ok.body.removed).toEqual(['general']);
     });
@@ -215,24 +213,24 @@ eachDatabase('channels and subscriptions', (dialect) => {
     ])('refuses %s', async (_what, fields, msg) => {
       const before = await subscriptionRows();
       const res = await t.api.patch(`/users/me/subscriptions/${designId}`, t.cast.member, fields);
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe(msg);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
       expect(await subscriptionRows()).toEqual(before);
     });
 
     it('refuses channels one is not subscribed to, and applies a bulk change entirely or not at all', async () => {
       const club = (await t.ctx.db('channels').where({ name: 'private-club' }).first('id')).id;
-      expect((await t.api.patch(`/users/me/subscriptions/${club}`, t.cast.member, { property: 'pin_to_top', value: true })).body.msg).toBe('Invalid channel ID');
+      const invisible = await t.api.patch(`/users/me/subscriptions/${club}`, t.cast.member, { property: 'pin_to_top', value: true });
+      expect([invisible.status, invisible.body]).toEqual([400, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' }]);
       const vault = (await t.ctx.db('channels').where({ name: 'announced' }).first('id')).id;
       const before = await subscriptionRows();
       const res = await t.api.post('/users/me/subscriptions/properties', t.cast.member, {
         subscription_data: [{ stream_id: vault, property: 'pin_to_top', value: true }],
       });
-      expect(res.body.msg).toBe(`Not subscribed to channel ID ${vault}`);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: `Not subscribed to channel ID ${vault}`, code: 'BAD_REQUEST' }]);
       const bulk = await t.api.post('/users/me/subscriptions/properties', t.cast.member, {
         subscription_data: [{ stream_id: designId, property: 'pin_to_top', value: false }, { stream_id: designId, property: 'nope', value: true }],
       });
-      expect(bulk.status).toBe(400);
+      expect([bulk.status, bulk.body]).toEqual([400, { result: 'error', msg: 'Unknown subscription property: nope', code: 'BAD_REQUEST' }]);
       expect(await subscriptionRows()).toEqual(before);
     });
   });

@@ -40,7 +40,7 @@ eachDatabase('events: filters and formats per queue', (dialect) => {
       [[['is', 'followed']], 'Operand followed not supported.'],
     ] as const) {
       const res = await t.api.post('/register', t.cast.member, { narrow });
-      expect([res.status, res.body.msg]).toEqual([400, msg]);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
     }
   });
 
@@ -50,8 +50,7 @@ eachDatabase('events: filters and formats per queue', (dialect) => {
     await sendToChannel(t, t.cast.owner, 'secret', 'all', 'private');
     expect((await pending(t, c)).map((e) => e.message.id)).toEqual([open]);
     const res = await t.api.post('/register', t.cast.guest, { all_public_streams: true });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User not authorized for this query' });
+    expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'User not authorized for this query', code: 'BAD_REQUEST' }]);
   });
 
   it('apply_markdown chooses HTML or the Markdown source', async () => {

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { UserRow } from '../src/queries/rows';
+import { ManualClock, until } from './support/clock';
 import { eachDatabase } from './support/databases';
 import { createChannel, startTestServer, TestServer } from './support/server';
 
@@ -13,8 +14,10 @@ eachDatabase('events over real HTTP', (dialect) => {
   let t: TestServer;
   let server: Server;
   let base: string;
+  /** The queues' time (idle expiry, heartbeats): moved by the test, never waited for. */
+  const clock = new ManualClock();
   beforeAll(async () => {
-    t = await startTestServer(dialect);
+    t = await startTestServer(dialect, undefined, { clock });
     const { owner, member } = t.cast;
     await createChannel(t, 'general', [owner, member]);
     server = await new Promise<Server>((resolve) => {
@@ -47,7 +50,7 @@ eachDatabase('events over real HTTP', (dialect) => {
     expect(reg.status).toBe(200);
     const { queue_id, last_event_id } = reg.body;
     const polling = getEvents(member, { queue_id, last_event_id: String(last_event_id) });
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => t.ctx.queues.access(member.id, queue_id).waiting, 'the poll waits');
     const sent = await post(owner, '/messages', { type: 'stream', to: 'general', topic: 'greetings', content: 'hello **there**' });
     expect(sent.status).toBe(200);
     const got = await polling;
@@ -63,13 +66,15 @@ eachDatabase('events over real HTTP', (dialect) => {
     const { member } = t.cast;
     const reg = await post(member, '/register', {});
     const hangUp = new AbortController();
-    const polling = getEvents(member, { queue_id: reg.body.queue_id, last_event_id: '-1' }, hangUp.signal).catch((e: Error) => e.name);
-    await new Promise((r) => setTimeout(r, 50));
-    const queue = t.ctx.queues.access(member.id, reg.body.queue_id);
-    expect(queue.waiting).toBe(true);
+    const queueId: string = reg.body.queue_id;
+    const polling = getEvents(member, { queue_id: queueId, last_event_id: '-1' }, hangUp.signal).catch((e: Error) => e.name);
+    const queue = t.ctx.queues.access(member.id, queueId);
+    await until(() => queue.waiting, 'the poll waits');
     hangUp.abort();
     expect(await polling).toBe('AbortError');
-    for (let i = 0; i < 50 && queue.waiting; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(queue.waiting).toBe(false);
+    await until(() => !queue.waiting, 'the server ends the wait');
+    clock.advance(t.ctx.queues.limits.idleTimeoutMs);
+    const gone = await getEvents(member, { queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
+    expect(gone).toEqual({ result: 'error', msg: `Bad event queue ID: ${queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: queueId });
   });
 });

@@ -1,10 +1,11 @@
 import { InProcessBus } from '../src/events/bus';
 import { QueueLimits, QueueManager } from '../src/events/manager';
 import { parseCapabilities, QueueOptions } from '../src/events/options';
+import { ManualClock } from './support/clock';
 
 /** The queue manager alone: ids, acknowledgement, waiting, caps and expiry, on a fake clock. */
 describe('QueueManager', () => {
-  let clock = 0;
+  let clock: ManualClock;
   let bus: InProcessBus;
   let m: QueueManager;
   const opts = (userId: number, extra: Partial<QueueOptions> = {}): QueueOptions => ({
@@ -12,9 +13,9 @@ describe('QueueManager', () => {
     allPublicStreams: false, publicChannels: false, capabilities: parseCapabilities({}), ...extra,
   });
   const start = (limits: Partial<QueueLimits> = {}) => {
-    clock = 1_000;
+    clock = new ManualClock(1_000);
     bus = new InProcessBus();
-    m = new QueueManager(bus, limits, () => clock);
+    m = new QueueManager(bus, limits, clock);
   };
   const ping = (userIds: number[], n = 1) => {
     for (let i = 0; i < n; i++) bus.publish({ event: { type: 'ping', n: i }, userIds });
@@ -48,9 +49,9 @@ describe('QueueManager', () => {
     const q = m.register(opts(1));
     await expect(m.poll(2, q.id, -1, true)).rejects.toMatchObject({ code: 'BAD_EVENT_QUEUE_ID', data: { queue_id: q.id } });
     await expect(m.poll(1, 'nope', -1, true)).rejects.toMatchObject({ code: 'BAD_EVENT_QUEUE_ID' });
-    clock += 999;
+    clock.advance(999);
     expect(await ids(1, q.id)).toEqual([]);
-    clock += 1_000;
+    clock.advance(1_000);
     await expect(m.poll(1, q.id, -1, true)).rejects.toMatchObject({ code: 'BAD_EVENT_QUEUE_ID' });
     expect(m.stats.queues).toBe(0);
   });
@@ -60,7 +61,7 @@ describe('QueueManager', () => {
     const idle = m.register(opts(1));
     const busy = m.register(opts(2));
     const waiting = m.poll(2, busy.id, -1, false);
-    clock += 5_000;
+    clock.advance(5_000);
     expect(m.collectGarbage()).toBe(1);
     expect(m.stats.queues).toBe(1);
     ping([2]);
@@ -69,13 +70,18 @@ describe('QueueManager', () => {
   });
 
   it('wakes a waiting poll on publish, and queues a heartbeat when nothing comes', async () => {
-    start({ heartbeatMs: 30 });
+    start({ heartbeatMs: 30_000 });
     const q = m.register(opts(1));
     const woken = m.poll(1, q.id, -1, false);
     ping([1]);
     expect((await woken).events.map((e) => e.event.type)).toEqual(['ping']);
-    const quiet = await m.poll(1, q.id, 0, false);
-    expect(quiet.events.map((e) => [e.id, e.event.type])).toEqual([[1, 'heartbeat']]);
+    expect(clock.pending).toBe(0); // the woken poll's heartbeat is cancelled
+    const quiet = m.poll(1, q.id, 0, false);
+    // The heartbeat comes 90–110% of heartbeatMs after the poll (27–33 s here), never sooner, never later.
+    clock.advance(27_000 - 1);
+    expect(q.waiting).toBe(true);
+    clock.advance(6_000 + 1);
+    expect((await quiet).events.map((e) => [e.id, e.event.type])).toEqual([[1, 'heartbeat']]);
   });
 
   it('stops waiting when the client goes away, so the queue can expire', async () => {
@@ -87,7 +93,7 @@ describe('QueueManager', () => {
     gone.abort();
     expect((await waiting).events).toEqual([]);
     expect(q.waiting).toBe(false);
-    clock += 1_000;
+    clock.advance(1_000);
     expect(m.collectGarbage()).toBe(1);
   });
 
@@ -108,7 +114,7 @@ describe('QueueManager', () => {
     start({ maxQueuesPerUser: 2 });
     const a = m.register(opts(1));
     const b = m.register(opts(1));
-    clock += 10;
+    clock.advance(10);
     await ids(1, a.id); // a is now the more recent
     const c = m.register(opts(1));
     await expect(m.poll(1, b.id, -1, true)).rejects.toMatchObject({ code: 'BAD_EVENT_QUEUE_ID' });
@@ -172,8 +178,10 @@ describe('QueueManager', () => {
     start({ heartbeatMs: 60_000 });
     const q = m.register(opts(1));
     const waiting = m.poll(1, q.id, -1, false);
+    expect(clock.pending).toBe(1); // the heartbeat
     m.close();
     expect((await waiting).events).toEqual([]);
     expect(m.stats).toEqual({ queues: 0, events: 0 });
+    expect(clock.pending).toBe(0);
   });
 });

@@ -1,20 +1,22 @@
 import { performance } from 'node:perf_hooks';
 import { eachDatabase } from './support/databases';
 import { poll, register, sendToChannel, startEventsServer, stopEventsServer } from './support/events';
+import { ManualClock, until } from './support/clock';
 import type { TestServer } from './support/server';
 
 /** The queue protocol over HTTP: ids, acknowledgement, blocking, heartbeats, expiry, bad queues. */
 eachDatabase('events: the queue protocol', (dialect) => {
   let t: TestServer;
+  /** The queues' time: expiry and heartbeats happen when the test moves it, at Zulip's real intervals. */
+  const clock = new ManualClock();
   beforeAll(async () => {
-    ({ t } = await startEventsServer(dialect));
+    ({ t } = await startEventsServer(dialect, { clock }));
   });
   afterAll(() => stopEventsServer(t));
-  afterEach(() => {
-    Object.assign(t.ctx.queues.limits, { heartbeatMs: 50_000, idleTimeoutMs: 600_000 });
-  });
 
   const get = (user = t.cast.member, query: Record<string, unknown>) => t.api.get('/events', user, query);
+  /** Resolves once the member's poll on `queueId` is parked, waiting for an event. */
+  const parked = (queueId: string) => until(() => t.ctx.queues.access(t.cast.member.id, queueId).waiting, 'the poll waits');
 
   it('registers a queue with an unguessable id, starting at -1', async () => {
     const c = await register(t, t.cast.member);
@@ -78,19 +80,24 @@ eachDatabase('events: the queue protocol', (dialect) => {
   it('DELETE /events discards the queue', async () => {
     const c = await register(t, t.cast.member);
     expect((await t.api.delete('/events', t.cast.member, { queue_id: c.queueId })).body).toEqual({ result: 'success', msg: '' });
+    const gone = { result: 'error', msg: `Bad event queue ID: ${c.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: c.queueId };
     const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
-    expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
-    expect((await t.api.delete('/events', t.cast.member, { queue_id: c.queueId })).body.code).toBe('BAD_EVENT_QUEUE_ID');
+    expect([res.status, res.body]).toEqual([400, gone]);
+    const again = await t.api.delete('/events', t.cast.member, { queue_id: c.queueId });
+    expect([again.status, again.body]).toEqual([400, gone]);
   });
 
-  it('a queue left idle past the timeout expires', async () => {
-    t.ctx.queues.limits.idleTimeoutMs = 150;
+  it('a queue left idle for ten minutes expires; polling keeps it alive', async () => {
+    const idle = t.ctx.queues.limits.idleTimeoutMs;
+    expect(idle).toBe(10 * 60_000);
     const c = await register(t, t.cast.member);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await poll(t, c)).toEqual([]); // polling keeps it alive
-    await new Promise((r) => setTimeout(r, 200));
+    clock.advance(idle - 1);
+    expect(await poll(t, c)).toEqual([]);
+    clock.advance(idle - 1);
+    expect(await poll(t, c)).toEqual([]);
+    clock.advance(idle);
     const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
-    expect(res.body).toEqual({ result: 'error', msg: `Bad event queue ID: ${c.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: c.queueId });
+    expect([res.status, res.body]).toEqual([400, { result: 'error', msg: `Bad event queue ID: ${c.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: c.queueId }]);
   });
 
   it('a long-poll returns within 100 ms of the commit', async () => {
@@ -102,7 +109,7 @@ eachDatabase('events: the queue protocol', (dialect) => {
     });
     try {
       const waiting = get(t.cast.member, { queue_id: c.queueId, last_event_id: -1 }).then((res) => ({ res, at: performance.now() }));
-      await new Promise((r) => setTimeout(r, 50)); // the poll is parked
+      await parked(c.queueId);
       const id = await sendToChannel(t, t.cast.owner, 'general', 'fast', 'wake up');
       const { res, at } = await waiting;
       expect(res.body.events.map((e: any) => e.message.id)).toEqual([id]);
@@ -114,12 +121,16 @@ eachDatabase('events: the queue protocol', (dialect) => {
     }
   });
 
-  it('sends a heartbeat when nothing happens, which is acknowledged like any event', async () => {
-    t.ctx.queues.limits.heartbeatMs = 80;
+  it('sends a heartbeat after 45 to 55 s of nothing, which is acknowledged like any event', async () => {
+    expect(t.ctx.queues.limits.heartbeatMs).toBe(50_000);
     const c = await register(t, t.cast.member);
-    const started = performance.now();
-    const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1 });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+    const waiting = get(t.cast.member, { queue_id: c.queueId, last_event_id: -1 });
+    await parked(c.queueId);
+    clock.advance(45_000 - 1);
+    expect(t.ctx.queues.access(t.cast.member.id, c.queueId).waiting).toBe(true);
+    clock.advance(10_000 + 1);
+    expect(t.ctx.queues.access(t.cast.member.id, c.queueId).waiting).toBe(false);
+    const res = await waiting;
     expect(res.body.events).toEqual([{ id: 0, type: 'heartbeat' }]);
     const next = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 0, dont_block: true });
     expect(next.body.events).toEqual([]);

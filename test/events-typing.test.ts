@@ -110,16 +110,16 @@ eachDatabase('events: typing notifications', (dialect) => {
     it('refuses channels the typist cannot read or post in', async () => {
       const [mod] = await clients(t.cast.moderator);
       const privateChannel = await t.api.post('/typing', t.cast.admin, { type: 'channel', op: 'start', stream_id: secret.id, topic: 'x' });
-      expect(privateChannel.body.msg).toBe('Invalid channel ID');
+      expect([privateChannel.status, privateChannel.body]).toEqual([400, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' }]);
       const open = (await t.ctx.db('channels').where({ name: 'open' }).first('id')).id;
       const guest = await t.api.post('/typing', t.cast.guest, { type: 'channel', op: 'start', stream_id: open, topic: 'x' });
-      expect(guest.body.msg).toBe('Invalid channel ID');
+      expect([guest.status, guest.body]).toEqual([400, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' }]);
       const nobody = (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:nobody' }).first('id')).id;
       const before = await t.ctx.db('channels').where({ id: general.id }).first('can_send_message_group');
       await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: nobody });
       try {
         const res = await t.api.post('/typing', t.cast.member, { type: 'channel', op: 'start', stream_id: general.id, topic: 'x' });
-        expect(res.body.msg).toBe('You do not have permission to post in this channel.');
+        expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'You do not have permission to post in this channel.', code: 'BAD_REQUEST' }]);
       } finally {
         await t.ctx.db('channels').where({ id: general.id }).update(before);
       }
@@ -130,7 +130,7 @@ eachDatabase('events: typing notifications', (dialect) => {
       await setSetting(t.cast.member, { send_stream_typing_notifications: false });
       try {
         const res = await t.api.post('/typing', t.cast.member, { type: 'channel', op: 'start', stream_id: general.id, topic: 'x' });
-        expect(res.body.msg).toBe('User has disabled typing notifications for channel messages');
+        expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'User has disabled typing notifications for channel messages', code: 'BAD_REQUEST' }]);
       } finally {
         await setSetting(t.cast.member, { send_stream_typing_notifications: true });
       }
@@ -180,7 +180,7 @@ eachDatabase('events: typing notifications', (dialect) => {
       const id = await sendToChannel(t, t.cast.member, 'general', 'x', 'old news');
       await t.ctx.db('messages').where({ id }).update({ date_sent: Math.floor(Date.now() / 1000) - 3600 });
       const res = await t.api.post(`/messages/${id}/typing`, t.cast.member, { op: 'start' });
-      expect(res.body.msg).toBe('The time limit for editing this message has passed');
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'The time limit for editing this message has passed', code: 'BAD_REQUEST' }]);
     });
   });
 });

@@ -20,11 +20,14 @@ eachDatabase('limited guest access', (dialect) => {
   afterAll(() => t.close());
 
   it('lets a guest DM and type to people they share a channel with, and nobody else', async () => {
-    expect((await t.api.post('/messages', t.cast.guest, { type: 'direct', to: [t.cast.member.id], content: 'hi' })).status).toBe(200);
+    const sent = await t.api.post('/messages', t.cast.guest, { type: 'direct', to: [t.cast.member.id], content: 'hi' });
+    expect(sent.status).toBe(200);
+    expect((await t.api.get(`/messages/${sent.body.id}`, t.cast.member)).body.message).toMatchObject({ sender_id: t.cast.guest.id, content: '<p>hi</p>' });
+    const noAccess = { result: 'error', msg: 'You do not have permission to access some of the recipients.', code: 'BAD_REQUEST' };
     const refused = await t.api.post('/messages', t.cast.guest, { type: 'direct', to: [t.cast.admin.id], content: 'hi' });
-    expect(refused.body).toEqual({ result: 'error', msg: 'You do not have permission to access some of the recipients.', code: 'BAD_REQUEST' });
+    expect([refused.status, refused.body]).toEqual([400, noAccess]);
     const typing = await t.api.post('/typing', t.cast.guest, { op: 'start', to: [t.cast.moderator.id] });
-    expect(typing.body.msg).toBe('You do not have permission to access some of the recipients.');
+    expect([typing.status, typing.body]).toEqual([400, noAccess]);
   });
 
   it('tells a guest about a new user only when they share something', async () => {

@@ -76,8 +76,7 @@ eachDatabase('message flags and reactions', (dialect) => {
       const before = await t.ctx.db('user_messages').where({ user_id: t.cast.member.id }).select('message_id', 'flags').orderBy('message_id');
       const messages = override.messagesOf === 'dm' ? [dm] : override.messages ?? [inGeneral];
       const res = await t.api.post('/messages/flags', t.cast.member, { messages, op: override.op ?? 'add', flag: override.flag ?? 'starred' });
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe(msg);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
       const after = await t.ctx.db('user_messages').where({ user_id: t.cast.member.id }).select('message_id', 'flags').orderBy('message_id');
       expect(after).toEqual(before);
     });
@@ -100,8 +99,7 @@ eachDatabase('message flags and reactions', (dialect) => {
 
     it('refuses an unknown flag operation', async () => {
       const res = await t.api.post('/messages/flags/narrow', t.cast.member, { anchor: 'newest', num_before: 1, num_after: 0, narrow: [], op: 'x', flag: 'read' });
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe("Invalid message flag operation: 'x'");
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: "Invalid message flag operation: 'x'", code: 'BAD_REQUEST' }]);
     });
   });
 

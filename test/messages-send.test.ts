@@ -1,4 +1,10 @@
 import request from 'supertest';
+import { loadViewer } from '../src/access/viewer';
+import { sendMessageInTx } from '../src/actions/messages';
+import { inTransaction, Tx } from '../src/db/transaction';
+import type { Delivery } from '../src/events/bus';
+import { getChannelForSending } from '../src/queries/channels';
+import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { createChannel, createMembers, startTestServer, subscribe, TestServer } from './support/server';
 
@@ -75,12 +81,11 @@ eachDatabase('POST /messages', (dialect) => {
       ['a missing topic', { topic: undefined }, { code: 'BAD_REQUEST', msg: 'Missing topic' }],
       ['an unknown type', { type: 'carrier-pigeon' }, { code: 'BAD_REQUEST', msg: 'Invalid type' }],
       ['a JSON object where a channel belongs', { to: { a: 1 } }, { code: 'BAD_REQUEST', msg: 'Invalid to' }],
-      ['a private channel one cannot see', { to: 'secret' }, { code: 'STREAM_DOES_NOT_EXIST' }],
+      ['a private channel one cannot see', { to: 'secret' }, { code: 'STREAM_DOES_NOT_EXIST', msg: "Channel 'secret' does not exist", stream: 'secret' }],
     ])('refuses %s and writes nothing', async (_what, override, expected) => {
       const before = await countMessages();
       const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 't', content: 'ok', ...override });
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ result: 'error', ...expected });
+      expect([res.status, res.body]).toEqual([400, { result: 'error', ...expected }]);
       expect(await countMessages()).toBe(before);
     });
 
@@ -101,31 +106,32 @@ eachDatabase('POST /messages', (dialect) => {
     });
 
     it('keeps guests to channels they are subscribed to, and refuses archived channels', async () => {
+      const before = await countMessages();
       const res = await t.api.post('/messages', t.cast.guest, { type: 'channel', to: 'open', topic: 't', content: 'x' });
-      expect(res.status).toBe(400);
+      // A public channel a guest is not subscribed to is one they cannot see.
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: "Channel 'open' does not exist", code: 'STREAM_DOES_NOT_EXIST', stream: 'open' }]);
       await t.ctx.db('channels').where({ name: 'open' }).update({ deactivated: true });
       const archived = await t.api.post('/messages', t.cast.admin, { type: 'channel', to: 'open', topic: 't', content: 'x' });
-      expect(archived.status).toBe(400);
-      expect(archived.body.msg).toBe("Not authorized to send to channel 'open'");
+      expect([archived.status, archived.body]).toEqual([400, { result: 'error', msg: "Not authorized to send to channel 'open'", code: 'BAD_REQUEST' }]);
+      expect(await countMessages()).toBe(before);
       await t.ctx.db('channels').where({ name: 'open' }).update({ deactivated: false });
     });
 
     it('lets an administrator see but not post to a private channel they are not in', async () => {
       const res = await t.api.post('/messages', t.cast.admin, { type: 'channel', to: 'secret', topic: 't', content: 'x' });
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe("Not authorized to send to channel 'secret'");
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: "Not authorized to send to channel 'secret'", code: 'BAD_REQUEST' }]);
     });
 
     it('applies can_send_message_group and can_create_topic_group', async () => {
       const admins = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:administrators' }).first('id');
       await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: admins.id });
       const refused = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 't', content: 'x' });
-      expect(refused.body.msg).toBe('You do not have permission to post in this channel.');
+      expect([refused.status, refused.body]).toEqual([400, { result: 'error', msg: 'You do not have permission to post in this channel.', code: 'BAD_REQUEST' }]);
       expect((await t.api.post('/messages', t.cast.admin, { type: 'channel', to: 'general', topic: 't', content: 'x' })).status).toBe(200);
       const everyone = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id');
       await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: everyone.id, can_create_topic_group: admins.id });
       const newTopic = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'brand new', content: 'x' });
-      expect(newTopic.body.msg).toBe('You do not have permission to create new topics in this channel.');
+      expect([newTopic.status, newTopic.body]).toEqual([400, { result: 'error', msg: 'You do not have permission to create new topics in this channel.', code: 'BAD_REQUEST' }]);
       const oldTopic = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'T', content: 'x' });
       expect(oldTopic.status).toBe(200); // topics match case-insensitively
       await t.ctx.db('channels').where({ id: general.id }).update({ can_create_topic_group: everyone.id });
@@ -134,10 +140,10 @@ eachDatabase('POST /messages', (dialect) => {
     it('applies the channel topics policy', async () => {
       await t.ctx.db('channels').where({ id: general.id }).update({ topics_policy: 'disable_empty_topic' });
       const empty = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: '', content: 'x' });
-      expect(empty.body.msg).toBe('Sending messages to the general chat is not allowed in this channel.');
+      expect([empty.status, empty.body]).toEqual([400, { result: 'error', msg: 'Sending messages to the general chat is not allowed in this channel.', code: 'BAD_REQUEST' }]);
       await t.ctx.db('channels').where({ id: general.id }).update({ topics_policy: 'empty_topic_only' });
       const named = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'named', content: 'x' });
-      expect(named.body.msg).toBe('Only the general chat topic is allowed in this channel.');
+      expect([named.status, named.body]).toEqual([400, { result: 'error', msg: 'Only the general chat topic is allowed in this channel.', code: 'BAD_REQUEST' }]);
       await t.ctx.db('channels').where({ id: general.id }).update({ topics_policy: 'inherit' });
     });
   });
@@ -211,35 +217,96 @@ eachDatabase('POST /messages', (dialect) => {
     ])('refuses %s', async (_what, to, msg) => {
       const before = await countMessages();
       const res = await t.api.post('/messages', t.cast.member, { type: 'direct', to, content: 'x' });
-      expect(res.status).toBe(400);
-      expect(res.body.msg).toBe(msg);
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
       expect(await countMessages()).toBe(before);
     });
   });
 
   describe('events', () => {
-    it('publishes the message with each receiver its own flags, after commit', async () => {
-      const seen: any[] = [];
+    /** The deliveries the bus saw while `work` ran. */
+    const capture = async <T>(work: () => Promise<T>): Promise<{ result: T; seen: Delivery[] }> => {
+      const seen: Delivery[] = [];
       const off = t.ctx.bus.subscribe((d) => seen.push(d));
       try {
-        const res = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: 'hello @**Test Guest**' });
-        const d = seen.find((x) => x.event.type === 'message');
-        expect(d.event.message.id).toBe(res.body.id);
-        expect(d.userIds).toEqual(expect.arrayContaining([t.cast.guest.id, t.cast.member.id]));
-        expect(d.perUser(t.cast.guest.id).flags).toContain('mentioned');
-        expect(d.perUser(t.cast.member.id).flags).not.toContain('mentioned');
-        seen.length = 0;
-        await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: '' });
-        expect(seen).toHaveLength(0);
+        return { result: await work(), seen };
       } finally {
         off();
       }
+    };
+    /** The send POST /messages makes, inside a transaction the test controls. */
+    const sendIn = async (tx: Tx, content: string) => {
+      const { channel } = (await getChannelForSending(tx.trx, t.realmId, 'general'))!;
+      const viewer = await loadViewer(tx.trx, t.cast.owner);
+      return sendMessageInTx(tx, t.ctx.bus, viewer, { kind: 'channel', channel, topic: 'tx' }, content, { client: 'test', readBySender: false });
+    };
+
+    it('publishes the message with each receiver its own flags', async () => {
+      const { result: res, seen } = await capture(() =>
+        t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: 'hello @**Test Guest**' }),
+      );
+      expect(seen.map((d) => d.event.type)).toEqual(['message']);
+      const d = seen[0]!;
+      expect((d.event.message as { id: number }).id).toBe(res.body.id);
+      expect(d.userIds).toEqual(expect.arrayContaining([t.cast.guest.id, t.cast.member.id]));
+      expect(d.perUser!(t.cast.guest.id).flags).toContain('mentioned');
+      expect(d.perUser!(t.cast.member.id).flags).not.toContain('mentioned');
+      const refused = await capture(() => t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: '' }));
+      expect(refused.seen).toHaveLength(0);
+    });
+
+    it('publishes nothing for a send whose transaction rolls back after queuing its event', async () => {
+      const before = await countMessages();
+      const later = new Error('a later step of the same transaction failed');
+      let queuedId = 0;
+      const { result, seen } = await capture(() =>
+        inTransaction(t.ctx.db, async (tx) => {
+          queuedId = await sendIn(tx, 'never committed');
+          throw later;
+        }).catch((e: unknown) => e),
+      );
+      expect(result).toBe(later);
+      expect(queuedId).toBeGreaterThan(0); // the send ran to its end: its event was queued
+      expect(seen).toEqual([]);
+      expect(await countMessages()).toBe(before);
+      expect(await t.ctx.db('user_messages').where({ message_id: queuedId }).count({ n: '*' })).toEqual([{ n: 0 }]);
+    });
+
+    it('publishes once, for the stored message, when the transaction is retried', async () => {
+      const before = await countMessages();
+      const ids: number[] = [];
+      const { result: id, seen } = await capture(() =>
+        inTransaction(t.ctx.db, async (tx) => {
+          ids.push(await sendIn(tx, 'sent on the second attempt'));
+          if (ids.length === 1) throw Object.assign(new Error('Deadlock found when trying to get lock'), { errno: 1213 });
+          return ids.at(-1)!;
+        }),
+      );
+      expect(ids).toHaveLength(2);
+      expect(await countMessages()).toBe(before + 1);
+      expect(await t.ctx.db('messages').where({ content: 'sent on the second attempt' }).pluck('id')).toEqual([id]);
+      expect(seen.map((d) => [d.event.type, (d.event.message as { id: number }).id])).toEqual([['message', id]]);
     });
   });
 
-  it('subscribing later does not give a private channel with protected history', async () => {
+  it('subscribing later to a private channel with protected history gives what comes after, not what came before', async () => {
+    const sendAs = async (user: UserRow, content: string) => {
+      const res = await t.api.post('/messages', user, { type: 'channel', to: 'secret', topic: 'history', content });
+      expect([res.status, res.body.result]).toEqual([200, 'success']);
+      return res.body.id as number;
+    };
+    const readable = async (user: UserRow) => {
+      const res = await t.api.get('/messages', user, { anchor: 'oldest', num_before: 0, num_after: 100, narrow: [{ operator: 'channel', operand: 'secret' }] });
+      expect(res.status).toBe(200);
+      return (res.body.messages as Array<{ id: number }>).map((m) => m.id);
+    };
+    const before = await sendAs(t.cast.owner, 'said before the member joined');
     await subscribe(t, secret, [t.cast.member]);
-    const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'secret', topic: 't', content: 'now I can post' });
-    expect(res.status).toBe(200);
+    const own = await sendAs(t.cast.member, 'now I can post');
+    const after = await sendAs(t.cast.owner, 'said after the member joined');
+    expect(await readable(t.cast.member)).toEqual([own, after]);
+    expect(await readable(t.cast.owner)).toEqual(expect.arrayContaining([before, own, after]));
+    const earlier = await t.api.get(`/messages/${before}`, t.cast.member);
+    expect([earlier.status, earlier.body]).toEqual([400, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' }]);
+    expect((await t.api.get(`/messages/${after}`, t.cast.member)).body.message.content).toBe('<p>said after the member joined</p>');
   });
 });

@@ -52,7 +52,8 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       expect(realmBot.map((d) => d.event)).toEqual([{ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, is_active: false } }]);
       expect(realmBot[0]!.userIds).toEqual(expect.arrayContaining([u.id, t.cast.owner.id, t.cast.admin.id]));
       expect(realmBot[0]!.userIds).not.toContain(t.cast.member.id);
-      expect((await t.api.get('/users/me', bot)).status).toBe(401);
+      const asBot = await t.api.get('/users/me', bot);
+      expect([asBot.status, asBot.body]).toEqual([401, { result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' }]);
     });
 
     it('lets an owner deactivate another owner', async () => {

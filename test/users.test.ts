@@ -121,8 +121,7 @@ eachDatabase('users', (dialect) => {
       await t.ctx.db('users').where({ id: t.cast.admin.id }).update({ can_create_users: false });
       try {
         const res = await t.api.post('/users', t.cast.admin, { email: 'x1@example.com', password: 'a-long-password', full_name: 'X One' });
-        expect(res.status).toBe(400);
-        expect(res.body.msg).toBe('User not authorized to create users');
+        expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'User not authorized to create users', code: 'BAD_REQUEST' }]);
       } finally {
         await t.ctx.db('users').where({ id: t.cast.admin.id }).update({ can_create_users: true });
       }
@@ -130,7 +129,7 @@ eachDatabase('users', (dialect) => {
 
     it('refuses a deactivated caller with 401', async () => {
       const res = await t.api.post('/users', t.cast.deactivated, { email: 'x2@example.com', password: 'a-long-password', full_name: 'X Two' });
-      expect(res.status).toBe(401);
+      expect([res.status, res.body]).toEqual([401, { result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' }]);
     });
 
     it.each([
@@ -200,7 +199,7 @@ eachDatabase('users', (dialect) => {
     it('rate-limits repeated failures for one username', async () => {
       for (let i = 0; i < 5; i++) {
         const r = await t.api.post('/fetch_api_key', null, { username: 'bot@example.com', password: `wrong-${i}` });
-        expect(r.status).toBe(401);
+        expect([r.status, r.body]).toEqual([401, { result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' }]);
       }
       const res = await request(t.app).post('/api/v1/fetch_api_key').type('form').send({ username: 'bot@example.com', password: CAST_PASSWORD });
       expect(res.status).toBe(429);

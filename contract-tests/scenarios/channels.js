@@ -1,10 +1,9 @@
 'use strict';
 /* Scenarios for channels, subscriptions and invitation links. */
-const { api, fresh } = require('./core');
+const { api, fresh, refusal, unauthenticated } = require('./core');
 
 let counter = 0;
 const uniqueName = (prefix) => `${prefix}-${Date.now().toString(36)}-${counter++}`;
-const noAuth = (req) => { req.user = null; };
 
 async function channelId(s, name) {
   const res = await api(s, 'GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: name }] }, s.users.owner);
@@ -21,19 +20,25 @@ async function inviteKey(s) {
 const scenarios = {
   'get-subscriptions': {
     200: (req, s) => { req.user = s.users.member; req.query = { include_subscribers: 'partial' }; },
-    400: (req, s) => { req.user = s.users.member; req.query = { include_subscribers: 'sometimes' }; },
-    401: (req) => { noAuth(req); req.query = {}; },
+    400: refusal('BAD_REQUEST', 'Invalid include_subscribers', (req, s) => { req.user = s.users.member; req.query = { include_subscribers: 'sometimes' }; }),
+    401: unauthenticated((req) => { req.query = {}; }),
   },
   'create-channel': {
     200: (req, s) => { req.user = s.users.member; req.body = { name: uniqueName('contract'), subscribers: [s.users.member.id], description: 'made by the contract tests' }; },
-    400: (req, s) => { req.user = s.users.guest; req.body = { name: uniqueName('guest'), subscribers: [s.users.guest.id] }; },
-    401: noAuth,
-    409: (req, s) => { req.user = s.users.member; req.body = { name: 'general', subscribers: [s.users.member.id] }; },
+    400: refusal('BAD_REQUEST', 'Not allowed for guest users', (req, s) => {
+      req.user = s.users.guest;
+      req.body = { name: uniqueName('guest'), subscribers: [s.users.guest.id] };
+    }),
+    401: unauthenticated(),
+    409: refusal('CHANNEL_ALREADY_EXISTS', "Channel 'general' already exists", (req, s) => {
+      req.user = s.users.member;
+      req.body = { name: 'general', subscribers: [s.users.member.id] };
+    }),
   },
   subscribe: {
     200: (req, s) => { req.user = s.users.member; req.body = { subscriptions: [{ name: 'general' }, { name: uniqueName('joined') }] }; },
-    400: (req, s) => { req.user = s.users.member; req.body = { subscriptions: [{ name: 'hr' }] }; },
-    401: noAuth,
+    400: refusal('BAD_REQUEST', 'Unable to access channel (hr).', (req, s) => { req.user = s.users.member; req.body = { subscriptions: [{ name: 'hr' }] }; }),
+    401: unauthenticated(),
   },
   unsubscribe: {
     200: async (req, s) => {
@@ -42,29 +47,33 @@ const scenarios = {
       req.user = s.users.member;
       req.body = { subscriptions: [name] };
     },
-    400: (req, s) => { req.user = s.users.member; req.body = { subscriptions: ['no-such-channel'] }; },
-    401: noAuth,
+    400: refusal('BAD_REQUEST', 'Channel(s) (no-such-channel) do not exist', (req, s) => { req.user = s.users.member; req.body = { subscriptions: ['no-such-channel'] }; }),
+    401: unauthenticated(),
   },
   'update-subscription-property': {
     200: async (req, s) => { req.user = s.users.member; req.pathParams.stream_id = await channelId(s, 'general'); req.body = { property: 'pin_to_top', value: true }; },
-    400: async (req, s) => { req.user = s.users.member; req.pathParams.stream_id = await channelId(s, 'general'); req.body = { property: 'sparkle', value: true }; },
-    401: (req) => { noAuth(req); req.pathParams.stream_id = 1; },
+    400: refusal('BAD_REQUEST', 'Unknown subscription property: sparkle', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.body = { property: 'sparkle', value: true };
+    }),
+    401: unauthenticated((req) => { req.pathParams.stream_id = 1; }),
   },
   'update-subscription-settings': {
     200: async (req, s) => {
       req.user = s.users.member;
       req.body = { subscription_data: [{ stream_id: await channelId(s, 'general'), property: 'color', value: '#76ce90' }] };
     },
-    400: async (req, s) => {
+    400: refusal('BAD_REQUEST', 'color is not a valid hex color code', async (req, s) => {
       req.user = s.users.member;
       req.body = { subscription_data: [{ stream_id: await channelId(s, 'general'), property: 'color', value: 'green' }] };
-    },
-    401: noAuth,
+    }),
+    401: unauthenticated(),
   },
   'create-invite-link': {
     200: (req, s) => { req.user = s.users.admin; req.body = { invite_as: 400, include_realm_default_subscriptions: true }; },
-    400: (req, s) => { req.user = s.users.member; req.body = {}; },
-    401: noAuth,
+    400: refusal('BAD_REQUEST', 'Insufficient permission', (req, s) => { req.user = s.users.member; req.body = {}; }),
+    401: unauthenticated(),
   },
   'accept-invite-link': {
     200: async (req, s) => {
@@ -72,11 +81,11 @@ const scenarios = {
       req.pathParams.invite_key = await inviteKey(s);
       req.body = { email: fresh('joined'), password: 'a-good-password', full_name: 'Con Tract' };
     },
-    400: (req) => {
+    400: refusal('INVALID_INVITATION', 'The invitation link has expired or is not valid.', (req) => {
       req.user = null;
       req.pathParams.invite_key = 'nosuchkeyatall';
       req.body = { email: fresh('nobody'), password: 'a-good-password', full_name: 'No Body' };
-    },
+    }),
   },
 };
 

@@ -2,7 +2,9 @@
 /*
  * One scenario per (operationId, status): how to provoke that response from
  * the demo organization. A scenario edits `req` ({body, query, pathParams,
- * user}); `state.users` holds the demo cast with their API keys.
+ * user}); `state.users` holds the demo cast with their API keys. A scenario
+ * for an error status is made with `refusal`, which names the Zulip error it
+ * provokes: hooks.js checks the response's code and message against it.
  */
 const path = require('node:path');
 const { DEMO_PASSWORD } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'demo.js'));
@@ -37,6 +39,24 @@ async function setup(state) {
   }
 }
 
+/**
+ * An error scenario: `provoke` edits the request as any scenario does; the
+ * response must then be a Zulip error with this code and message, and the
+ * `extra` fields with these values (hooks.js compares them after the request).
+ */
+function refusal(code, msg, provoke, extra = {}) {
+  const scenario = (req, state) => provoke(req, state);
+  scenario.expected = { result: 'error', msg, code, ...extra };
+  return scenario;
+}
+
+/** The 401 of a request without credentials; `provoke` may set what the operation needs besides. */
+const unauthenticated = (provoke = () => undefined) =>
+  refusal('UNAUTHORIZED', 'Not logged in: API authentication or user session required', (req, state) => {
+    req.user = null;
+    return provoke(req, state);
+  });
+
 let unique = 0;
 const fresh = (prefix) => `${prefix}-${Date.now().toString(36)}-${unique++}@example.com`;
 
@@ -46,24 +66,27 @@ const scenarios = {
   },
   'get-own-user': {
     200: (req, s) => { req.user = s.users.member; },
-    401: (req) => { req.user = null; },
+    401: unauthenticated(),
   },
   'create-user': {
     200: (req) => { req.body.email = fresh('created'); },
-    400: (req, s) => { req.body.email = s.users.member.email; },
-    401: (req) => { req.user = null; },
+    400: refusal('BAD_REQUEST', `Email '${CAST.member}' already in use`, (req, s) => { req.body.email = s.users.member.email; }),
+    401: unauthenticated(),
   },
   'fetch-api-key': {
     200: (req, s) => { req.user = null; req.body = { username: s.users.member.email, password: DEMO_PASSWORD }; },
-    400: (req) => { req.user = null; req.body = { username: 'not-an-email', password: 'whatever' }; },
-    401: (req, s) => { req.user = null; req.body = { username: s.users.guest.email, password: 'wrong-password' }; },
-    429: async (req, s) => {
+    400: refusal('BAD_REQUEST', 'Enter a valid email address.', (req) => { req.user = null; req.body = { username: 'not-an-email', password: 'whatever' }; }),
+    401: refusal('AUTHENTICATION_FAILED', 'Your username or password is incorrect', (req, s) => {
+      req.user = null;
+      req.body = { username: s.users.guest.email, password: 'wrong-password' };
+    }),
+    429: refusal('RATE_LIMIT_HIT', 'API usage exceeded rate limit', async (req, s) => {
       req.user = null;
       const username = fresh('rate-limited');
       for (let i = 0; i < 5; i++) await api(s, 'POST', '/fetch_api_key', { username, password: `wrong-${i}` });
       req.body = { username, password: 'wrong-again' };
-    },
+    }),
   },
 };
 
-module.exports = { scenarios, setup, api, CAST, fresh };
+module.exports = { scenarios, setup, api, CAST, fresh, refusal, unauthenticated };

@@ -1,8 +1,8 @@
 'use strict';
 /* Scenarios for real-time events: register, get and delete queues; typing notifications. */
-const { api } = require('./core');
+const { api, refusal, unauthenticated } = require('./core');
 
-const noAuth = (req) => { req.user = null; };
+const badQueue = (provoke) => refusal('BAD_EVENT_QUEUE_ID', 'Bad event queue ID: no-such-queue', provoke, { queue_id: 'no-such-queue' });
 
 /** A fresh queue of `user` that takes every event type. */
 async function freshQueue(s, user) {
@@ -22,8 +22,8 @@ const scenarios = {
   'register-queue': {
     // The example asks for the realm, users, subscriptions and unread state: a full, real payload.
     200: (req, s) => { req.user = s.users.member; },
-    400: (req, s) => { req.user = s.users.guest; req.body = { all_public_streams: true }; },
-    401: noAuth,
+    400: refusal('BAD_REQUEST', 'User not authorized for this query', (req, s) => { req.user = s.users.guest; req.body = { all_public_streams: true }; }),
+    401: unauthenticated(),
   },
   'get-events': {
     // The queue already holds an event (a message to the member), so the answer is not empty.
@@ -33,23 +33,27 @@ const scenarios = {
       req.user = s.users.member;
       req.query = { queue_id: queueId, last_event_id: -1, dont_block: true };
     },
-    400: (req, s) => { req.user = s.users.member; req.query = { queue_id: 'no-such-queue', last_event_id: -1, dont_block: true }; },
-    401: (req) => { noAuth(req); req.query = { queue_id: 'no-such-queue', last_event_id: -1, dont_block: true }; },
+    400: badQueue((req, s) => { req.user = s.users.member; req.query = { queue_id: 'no-such-queue', last_event_id: -1, dont_block: true }; }),
+    401: unauthenticated((req) => { req.query = { queue_id: 'no-such-queue', last_event_id: -1, dont_block: true }; }),
   },
   'delete-queue': {
     200: async (req, s) => { req.user = s.users.member; req.body = { queue_id: await freshQueue(s, s.users.member) }; },
-    400: (req, s) => { req.user = s.users.member; req.body = { queue_id: 'no-such-queue' }; },
-    401: noAuth,
+    400: badQueue((req, s) => { req.user = s.users.member; req.body = { queue_id: 'no-such-queue' }; }),
+    401: unauthenticated(),
   },
   'set-typing-status': {
     200: (req, s) => { req.user = s.users.member; req.body = { type: 'direct', op: 'start', to: [s.users.member2.id] }; },
-    400: (req, s) => { req.user = s.users.member; req.body = { type: 'direct', op: 'start', to: [] }; },
-    401: noAuth,
+    400: refusal('BAD_REQUEST', "Empty 'to' list", (req, s) => { req.user = s.users.member; req.body = { type: 'direct', op: 'start', to: [] }; }),
+    401: unauthenticated(),
   },
   'set-typing-status-for-message-edit': {
     200: async (req, s) => { req.user = s.users.member; req.pathParams.message_id = await ownMessage(s, s.users.member); req.body = { op: 'start' }; },
-    400: async (req, s) => { req.user = s.users.member; req.pathParams.message_id = await ownMessage(s, s.users.owner); req.body = { op: 'start' }; },
-    401: (req) => { noAuth(req); req.pathParams.message_id = 1; },
+    400: refusal('BAD_REQUEST', "You don't have permission to edit this message", async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = await ownMessage(s, s.users.owner);
+      req.body = { op: 'start' };
+    }),
+    401: unauthenticated((req) => { req.pathParams.message_id = 1; }),
   },
 };
 

@@ -1,6 +1,6 @@
 'use strict';
 /* Scenarios for the messages family: send, fetch, flags, reactions. */
-const { api } = require('./core');
+const { api, refusal, unauthenticated } = require('./core');
 
 /** A fresh message in #general from the owner, visible to the member. */
 async function freshMessage(s, content = 'contract test message') {
@@ -9,7 +9,6 @@ async function freshMessage(s, content = 'contract test message') {
   return res.body.id;
 }
 
-const noAuth = (req) => { req.user = null; };
 
 const scenarios = {
   'get-messages': {
@@ -17,34 +16,40 @@ const scenarios = {
       req.user = s.users.member;
       req.query = { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }] };
     },
-    400: (req, s) => { req.user = s.users.member; req.query = { anchor: 'sideways', num_before: 1, num_after: 0 }; },
-    401: (req) => { noAuth(req); req.query = { anchor: 'newest', num_before: 1, num_after: 0 }; },
+    400: refusal('BAD_REQUEST', 'Invalid anchor', (req, s) => { req.user = s.users.member; req.query = { anchor: 'sideways', num_before: 1, num_after: 0 }; }),
+    401: unauthenticated((req) => { req.query = { anchor: 'newest', num_before: 1, num_after: 0 }; }),
   },
   'send-message': {
     200: (req, s) => { req.user = s.users.member; req.body = { type: 'channel', to: 'general', topic: 'contract', content: 'hello :wave:' }; },
-    400: (req, s) => { req.user = s.users.member; req.body = { type: 'channel', to: 'no-such-channel', topic: 'x', content: 'x' }; },
-    401: noAuth,
+    400: refusal('STREAM_DOES_NOT_EXIST', "Channel 'no-such-channel' does not exist", (req, s) => {
+      req.user = s.users.member;
+      req.body = { type: 'channel', to: 'no-such-channel', topic: 'x', content: 'x' };
+    }, { stream: 'no-such-channel' }),
+    401: unauthenticated(),
   },
   'get-message': {
     200: async (req, s) => { req.user = s.users.member; req.pathParams.message_id = await freshMessage(s); req.query = {}; },
-    400: (req, s) => { req.user = s.users.member; req.pathParams.message_id = 999999999; req.query = {}; },
-    401: (req) => { noAuth(req); req.pathParams.message_id = 1; req.query = {}; },
+    400: refusal('BAD_REQUEST', 'Invalid message(s)', (req, s) => { req.user = s.users.member; req.pathParams.message_id = 999999999; req.query = {}; }),
+    401: unauthenticated((req) => { req.pathParams.message_id = 1; req.query = {}; }),
   },
   'update-message-flags': {
     200: async (req, s) => { req.user = s.users.member; req.body = { messages: [await freshMessage(s)], op: 'add', flag: 'starred' }; },
-    400: async (req, s) => { req.user = s.users.member; req.body = { messages: [await freshMessage(s)], op: 'add', flag: 'mentioned' }; },
-    401: noAuth,
+    400: refusal('BAD_REQUEST', "Flag not editable: 'mentioned'", async (req, s) => {
+      req.user = s.users.member;
+      req.body = { messages: [await freshMessage(s)], op: 'add', flag: 'mentioned' };
+    }),
+    401: unauthenticated(),
   },
   'update-message-flags-for-narrow': {
     200: (req, s) => {
       req.user = s.users.member;
       req.body = { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }], op: 'add', flag: 'read' };
     },
-    400: (req, s) => {
+    400: refusal('BAD_REQUEST', "Invalid message flag operation: 'toggle'", (req, s) => {
       req.user = s.users.member;
       req.body = { anchor: 'newest', num_before: 1, num_after: 0, narrow: [], op: 'toggle', flag: 'read' };
-    },
-    401: noAuth,
+    }),
+    401: unauthenticated(),
   },
   'add-reaction': {
     200: async (req, s) => {
@@ -52,12 +57,12 @@ const scenarios = {
       req.pathParams.message_id = await freshMessage(s);
       req.body = { emoji_name: 'octopus' };
     },
-    400: async (req, s) => {
+    400: refusal('BAD_REQUEST', "Emoji 'no_such_emoji_name' does not exist", async (req, s) => {
       req.user = s.users.member;
       req.pathParams.message_id = await freshMessage(s);
       req.body = { emoji_name: 'no_such_emoji_name' };
-    },
-    401: (req) => { noAuth(req); req.pathParams.message_id = 1; },
+    }),
+    401: unauthenticated((req) => { req.pathParams.message_id = 1; }),
   },
   'remove-reaction': {
     200: async (req, s) => {
@@ -67,12 +72,12 @@ const scenarios = {
       req.pathParams.message_id = id;
       req.body = { emoji_name: 'tada' };
     },
-    400: async (req, s) => {
+    400: refusal('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.", async (req, s) => {
       req.user = s.users.member;
       req.pathParams.message_id = await freshMessage(s);
       req.body = { emoji_name: 'tada' };
-    },
-    401: (req) => { noAuth(req); req.pathParams.message_id = 1; },
+    }),
+    401: unauthenticated((req) => { req.pathParams.message_id = 1; }),
   },
 };
 

@@ -1,4 +1,5 @@
 import type { Delivery, EventBus, ServerEvent } from './bus';
+import { Clock, systemClock } from './clock';
 import { matchesNarrow } from './narrow';
 import type { QueueOptions } from './options';
 import { badQueueId, EventCounter, EventQueue, QueuedEvent } from './queue';
@@ -49,11 +50,7 @@ export class QueueManager {
   private gcTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
 
-  constructor(
-    bus: EventBus,
-    limits: Partial<QueueLimits> = {},
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(bus: EventBus, limits: Partial<QueueLimits> = {}, private readonly clock: Clock = systemClock) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.unsubscribe = bus.subscribe((d) => this.dispatch(d));
   }
@@ -66,7 +63,7 @@ export class QueueManager {
     const mine = this.byUser.get(opts.userId);
     if (mine && mine.size >= this.limits.maxQueuesPerUser) this.drop(leastRecent(mine));
     if (this.queues.size >= this.limits.maxQueues) this.drop(this.queues.values().next().value!);
-    const q = new EventQueue(opts, this.now(), this.counter);
+    const q = new EventQueue(opts, this.clock, this.counter);
     this.queues.set(q.id, q);
     addTo(this.byUser, opts.userId, q);
     if (opts.publicChannels) addTo(this.publicByRealm, opts.realmId, q);
@@ -78,7 +75,7 @@ export class QueueManager {
   access(userId: number, queueId: string): EventQueue {
     const q = this.queues.get(queueId);
     if (!q || q.opts.userId !== userId) throw badQueueId(queueId);
-    if (this.expired(q, this.now())) {
+    if (this.expired(q, this.clock.now())) {
       this.drop(q);
       throw badQueueId(queueId);
     }
@@ -125,7 +122,7 @@ export class QueueManager {
 
   /** Removes queues idle past the timeout; returns how many. */
   collectGarbage(): number {
-    const now = this.now();
+    const now = this.clock.now();
     let n = 0;
     for (const q of [...this.queues.values()]) {
       if (this.expired(q, now)) {
@@ -163,7 +160,7 @@ export class QueueManager {
 
   private touch(q: EventQueue): void {
     if (!this.queues.delete(q.id)) return; // discarded while its poll waited
-    q.lastActivity = this.now();
+    q.lastActivity = this.clock.now();
     this.queues.set(q.id, q);
   }
 

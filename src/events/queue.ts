@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { ApiError } from '../errors';
 import type { ServerEvent } from './bus';
+import type { Clock } from './clock';
 import type { QueueOptions } from './options';
 
 /**
@@ -24,7 +25,7 @@ export interface EventCounter {
 
 interface Waiter {
   wake: () => void;
-  timer: NodeJS.Timeout;
+  cancelHeartbeat: () => void;
 }
 
 export const badQueueId = (queueId: string) =>
@@ -47,10 +48,10 @@ export class EventQueue {
 
   constructor(
     readonly opts: QueueOptions,
-    now: number,
+    private readonly clock: Clock,
     private readonly counter: EventCounter,
   ) {
-    this.lastActivity = now;
+    this.lastActivity = clock.now();
   }
 
   get waiting(): boolean {
@@ -91,9 +92,8 @@ export class EventQueue {
     this.wake();
     let mine: Waiter | null = null;
     const done = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.push(HEARTBEAT), heartbeatMs);
-      timer.unref();
-      mine = { wake: resolve, timer };
+      const cancelHeartbeat = this.clock.schedule(() => this.push(HEARTBEAT), heartbeatMs);
+      mine = { wake: resolve, cancelHeartbeat };
       this.waiter = mine;
     });
     return { done, cancel: () => (this.waiter === mine ? this.wake() : undefined) };
@@ -104,7 +104,7 @@ export class EventQueue {
     const w = this.waiter;
     if (!w) return;
     this.waiter = null;
-    clearTimeout(w.timer);
+    w.cancelHeartbeat();
     w.wake();
   }
 

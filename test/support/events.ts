@@ -1,4 +1,5 @@
 import type { Dialect } from '../../src/db/connection';
+import type { Clock } from '../../src/events/clock';
 import type { UserRow } from '../../src/queries/rows';
 import { createChannel, startTestServer, TestServer } from './server';
 
@@ -9,8 +10,11 @@ type ChannelRef = { id: number; recipient_id: number };
  * #open (public, only the owner) and #secret (private with protected
  * history: the owner and the moderator).
  */
-export async function startEventsServer(dialect: Dialect): Promise<{ t: TestServer; general: ChannelRef; open: ChannelRef; secret: ChannelRef }> {
-  const t = await startTestServer(dialect);
+export async function startEventsServer(
+  dialect: Dialect,
+  opts: { clock?: Clock } = {},
+): Promise<{ t: TestServer; general: ChannelRef; open: ChannelRef; secret: ChannelRef }> {
+  const t = await startTestServer(dialect, undefined, opts);
   const { owner, admin, moderator, member, guest, bot } = t.cast;
   const general = await createChannel(t, 'general', [owner, admin, moderator, member, guest, bot]);
   const open = await createChannel(t, 'open', [owner]);

@@ -6,6 +6,7 @@ import { createUserInTx, doDeactivateUser } from '../../src/actions/users';
 import { AppContext, createContext } from '../../src/context';
 import type { Dialect } from '../../src/db/connection';
 import { inTransaction } from '../../src/db/transaction';
+import type { Clock } from '../../src/events/clock';
 import { Role } from '../../src/domain/roles';
 import path from 'node:path';
 import { loadSpecFile, SpecIndex } from '../../src/http/spec';
@@ -35,11 +36,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A fresh database (or the given, migrated one), a realm with the named cast of users, and the app over it. */
-export async function startTestServer(dialect: Dialect, given?: TestDb): Promise<TestServer> {
+/**
+ * A fresh database (or the given, migrated one), a realm with the named cast of users, and the app over it.
+ * `clock`: what the event queues tell time by (test/support/clock.ts ManualClock), the system's by default.
+ */
+export async function startTestServer(dialect: Dialect, given?: TestDb, opts: { clock?: Clock } = {}): Promise<TestServer> {
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
-  const ctx: AppContext = createContext(testDb.db, { ...loadConfig({}), dataDir: '/nonexistent' });
+  const ctx: AppContext = createContext(testDb.db, { ...loadConfig({}), dataDir: '/nonexistent' }, undefined, undefined, opts.clock);
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
   const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
     ['owner', Role.OWNER, { canCreateUsers: true }],
