@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { buildApp } from '../src/app';
-import { JSON_QUERY_PARAMS, type HandlerTable } from '../src/http/handler';
+import { JSON_QUERY_PARAMS } from '../src/contract';
+import type { HandlerTable } from '../src/http/handler';
 import { HANDLERS, PENDING_OPERATIONS } from '../src/http/routes';
 import { startTestServer, testSpec } from './support/server';
 
@@ -27,7 +28,7 @@ describe('response validation (VALIDATE_RESPONSES, used by dredd)', () => {
 });
 
 describe('handler types', () => {
-  it('know every query parameter the contract sends as JSON (src/http/handler.ts JSON_QUERY_PARAMS)', async () => {
+  it('know every query parameter the contract sends as JSON (src/contract.ts JSON_QUERY_PARAMS)', async () => {
     const spec = await testSpec();
     const fromContract: Record<string, string[]> = {};
     for (const info of spec.operations) {

@@ -1,0 +1,40 @@
+import type { components, operations } from '../generated/api';
+
+/**
+ * The contract's types, for every layer: an operation's decoded request
+ * parameters and success body, and the wire objects (components/schemas),
+ * all generated from openapi/ (generated/api.d.ts). Actions, access
+ * functions and serializers take and return these; nothing restates them.
+ */
+
+/** The operationIds of openapi/, as generated into generated/api.d.ts. */
+export type OpId = keyof operations;
+
+type FormBody<O> = O extends { requestBody?: { content: { 'application/x-www-form-urlencoded': infer B } } } ? B : unknown;
+// openapi-typescript writes `query?: never` for an operation without query parameters.
+type OrUnknown<T> = [T] extends [never] ? unknown : T;
+type RawQueryOf<O> = O extends { parameters: { query?: infer Q } } ? OrUnknown<NonNullable<Q>> : unknown;
+
+/**
+ * Query parameters the contract sends as JSON (`content: application/json`):
+ * openapi-typescript types them as text, but the validator has decoded them
+ * by the time a handler runs. The one place that says so (src/http runs the
+ * validator); a test keeps JSON_QUERY_PARAMS equal to the contract's list.
+ */
+export interface JsonQueryParams {
+  'get-messages': { narrow?: components['schemas']['Narrow']; message_ids?: Array<components['schemas']['Id']> };
+}
+export const JSON_QUERY_PARAMS: { readonly [K in keyof JsonQueryParams]: ReadonlyArray<keyof JsonQueryParams[K]> } = {
+  'get-messages': ['narrow', 'message_ids'],
+};
+type QueryOf<O, K> = K extends keyof JsonQueryParams ? Omit<RawQueryOf<O>, keyof JsonQueryParams[K]> & JsonQueryParams[K] : RawQueryOf<O>;
+type PathOf<O> = O extends { parameters: { path?: infer P } } ? OrUnknown<NonNullable<P>> : unknown;
+type SuccessBody<O> = O extends { responses: { 200: { content: { 'application/json': infer R } } } } ? R : never;
+
+/** Decoded, validated parameters of an operation: path, query and body merged. */
+export type Params<K extends OpId> = FormBody<operations[K]> & QueryOf<operations[K], K> & PathOf<operations[K]>;
+/** What a handler returns: the success body without the envelope the pipeline adds. */
+export type Data<K extends OpId> = Omit<SuccessBody<operations[K]>, 'result' | 'msg' | 'ignored_parameters_unsupported'>;
+
+/** A wire object of the contract by its schema name: `Schema<'Message'>`. */
+export type Schema<N extends keyof components['schemas']> = components['schemas'][N];
