@@ -16,7 +16,9 @@ async function main() {
   const ops = countOperations(bundled);
   const unbounded = unboundedRequestValues(await SwaggerParser.dereference(structuredClone(bundled)));
   if (unbounded.length) {
-    throw new Error(`request values without bounds (integers need minimum and maximum or an enum; arrays need maxItems):\n  ${unbounded.join('\n  ')}`);
+    throw new Error(
+      `request values without bounds (integers need minimum and maximum or an enum; arrays need maxItems):\n  ${unbounded.join('\n  ')}`,
+    );
   }
   if (validateOnly) {
     console.log(`openapi: valid (${ops} operations)`);
@@ -45,7 +47,8 @@ function unboundedRequestValues(doc) {
     for (const [k, v] of Object.entries(schema.properties ?? {})) walk(v, `${where}.${k}`, seen);
     if (schema.items) walk(schema.items, `${where}[]`, seen);
     for (const b of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) walk(b, where, seen);
-    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') walk(schema.additionalProperties, `${where}{}`, seen);
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+      walk(schema.additionalProperties, `${where}{}`, seen);
   };
   for (const item of Object.values(doc.paths ?? {})) {
     for (const m of ['get', 'post', 'put', 'patch', 'delete']) {
@@ -64,8 +67,7 @@ function unboundedRequestValues(doc) {
 
 function countOperations(doc) {
   let n = 0;
-  for (const item of Object.values(doc.paths ?? {}))
-    for (const m of ['get', 'post', 'put', 'patch', 'delete']) if (item[m]) n++;
+  for (const item of Object.values(doc.paths ?? {})) for (const m of ['get', 'post', 'put', 'patch', 'delete']) if (item[m]) n++;
   return n;
 }
 

@@ -22,7 +22,9 @@ function jest(label, file) {
   passed += r.numPassedTests;
   failed += r.numFailedTests + broken;
   const end = Math.max(r.startTime, ...r.testResults.map((t) => t.endTime || 0));
-  parts.push(`${label}: ${r.numPassedTests}/${r.numTotalTests}${broken ? `, ${broken} suites failed to run` : ''} (${seconds(end - r.startTime)})`);
+  parts.push(
+    `${label}: ${r.numPassedTests}/${r.numTotalTests}${broken ? `, ${broken} suites failed to run` : ''} (${seconds(end - r.startTime)})`,
+  );
   return true;
 }
 
@@ -65,7 +67,9 @@ if (!mysql) {
   console.log('!!  `TEST_MYSQL_URL=<that URL> make test` (as CI does, .ci/run).');
   console.log(bar);
 }
-console.log(`${passed} passed, ${failed} failed${missing ? `, ${missing} parts not run` : ''}${mysql ? '' : ' (SQLite only: MariaDB NOT tested)'}`);
+console.log(
+  `${passed} passed, ${failed} failed${missing ? `, ${missing} parts not run` : ''}${mysql ? '' : ' (SQLite only: MariaDB NOT tested)'}`,
+);
 if (!mysql && process.env.REQUIRE_MYSQL === '1') {
   console.log('REQUIRE_MYSQL=1: a run without MariaDB is a failure.');
   process.exit(1);

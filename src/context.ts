@@ -26,5 +26,12 @@ export function createContext(
   /** What the event queues tell time by (tests pass a manual clock). */
   queueClock: Clock = systemClock,
 ): AppContext {
-  return { db, bus, queues: new QueueManager(bus, queueLimits, queueClock), config, loginFailures: new FailureLimiter(5, 30 * 60), recordedActivity: new Map() };
+  return {
+    db,
+    bus,
+    queues: new QueueManager(bus, queueLimits, queueClock),
+    config,
+    loginFailures: new FailureLimiter(5, 30 * 60),
+    recordedActivity: new Map(),
+  };
 }

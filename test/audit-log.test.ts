@@ -22,12 +22,14 @@ interface Row {
 
 /** The rows of one request in a fixed order: which of a request's rows is written first does not matter. */
 const sorted = (rows: Row[]) =>
-  [...rows].sort((a, b) =>
-    a.event_type - b.event_type ||
-    (a.modified_user_id ?? 0) - (b.modified_user_id ?? 0) ||
-    (a.modified_channel_id ?? 0) - (b.modified_channel_id ?? 0) ||
-    (a.modified_group_id ?? 0) - (b.modified_group_id ?? 0) ||
-    JSON.stringify(a.extra).localeCompare(JSON.stringify(b.extra)));
+  [...rows].sort(
+    (a, b) =>
+      a.event_type - b.event_type ||
+      (a.modified_user_id ?? 0) - (b.modified_user_id ?? 0) ||
+      (a.modified_channel_id ?? 0) - (b.modified_channel_id ?? 0) ||
+      (a.modified_group_id ?? 0) - (b.modified_group_id ?? 0) ||
+      JSON.stringify(a.extra).localeCompare(JSON.stringify(b.extra)),
+  );
 
 eachDatabase('audit log', (dialect) => {
   let t: TestServer;
@@ -51,8 +53,12 @@ eachDatabase('audit log', (dialect) => {
       expect(Number(r.event_time)).toBeLessThanOrEqual(end);
     }
     const rows = raw.map((r) => ({
-      realm_id: r.realm_id, event_type: r.event_type, acting_user_id: r.acting_user_id, modified_user_id: r.modified_user_id,
-      modified_channel_id: r.modified_channel_id, modified_group_id: r.modified_group_id,
+      realm_id: r.realm_id,
+      event_type: r.event_type,
+      acting_user_id: r.acting_user_id,
+      modified_user_id: r.modified_user_id,
+      modified_channel_id: r.modified_channel_id,
+      modified_group_id: r.modified_group_id,
       extra: r.extra_data === null ? null : JSON.parse(r.extra_data),
     }));
     return { result, rows: sorted(rows) };
@@ -60,7 +66,13 @@ eachDatabase('audit log', (dialect) => {
 
   /** An expected row: in the test realm, with no actor, target or extra unless given. */
   const row = (r: Partial<Row> & Pick<Row, 'event_type'>): Row => ({
-    realm_id: t.realmId, acting_user_id: null, modified_user_id: null, modified_channel_id: null, modified_group_id: null, extra: null, ...r,
+    realm_id: t.realmId,
+    acting_user_id: null,
+    modified_user_id: null,
+    modified_channel_id: null,
+    modified_group_id: null,
+    extra: null,
+    ...r,
   });
 
   const expectOk = (res: ApiResponse) => expect([res.status, res.body.msg]).toEqual([200, '']);
@@ -83,11 +95,13 @@ eachDatabase('audit log', (dialect) => {
       );
       expectOk(res);
       const by = { acting_user_id: admin.id, modified_user_id: res.body.user_id };
-      expect(rows).toEqual(sorted([
-        row({ ...by, event_type: T.USER_CREATED, extra: { role: Role.MEMBER } }),
-        row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:members') }),
-        row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:fullmembers') }),
-      ]));
+      expect(rows).toEqual(
+        sorted([
+          row({ ...by, event_type: T.USER_CREATED, extra: { role: Role.MEMBER } }),
+          row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:members') }),
+          row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:fullmembers') }),
+        ]),
+      );
     });
 
     it('records a role change (old and new role) and the system groups it moves the user between', async () => {
@@ -95,12 +109,14 @@ eachDatabase('audit log', (dialect) => {
       const { result: res, rows } = await audited(() => t.api.patch(`/users/${u.id}`, t.cast.admin, { role: Role.MODERATOR }));
       expectOk(res);
       const by = { acting_user_id: t.cast.admin.id, modified_user_id: u.id };
-      expect(rows).toEqual(sorted([
-        row({ ...by, event_type: T.USER_ROLE_CHANGED, extra: { old_value: Role.MEMBER, new_value: Role.MODERATOR } }),
-        row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED, modified_group_id: await group('role:members') }),
-        row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED, modified_group_id: await group('role:fullmembers') }),
-        row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:moderators') }),
-      ]));
+      expect(rows).toEqual(
+        sorted([
+          row({ ...by, event_type: T.USER_ROLE_CHANGED, extra: { old_value: Role.MEMBER, new_value: Role.MODERATOR } }),
+          row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED, modified_group_id: await group('role:members') }),
+          row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED, modified_group_id: await group('role:fullmembers') }),
+          row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:moderators') }),
+        ]),
+      );
     });
 
     it('records a full name change', async () => {
@@ -108,7 +124,12 @@ eachDatabase('audit log', (dialect) => {
       const { result: res, rows } = await audited(() => t.api.patch(`/users/${u.id}`, t.cast.admin, { full_name: 'New Name' }));
       expectOk(res);
       expect(rows).toEqual([
-        row({ event_type: T.USER_FULL_NAME_CHANGED, acting_user_id: t.cast.admin.id, modified_user_id: u.id, extra: { old_value: 'Old Name', new_value: 'New Name' } }),
+        row({
+          event_type: T.USER_FULL_NAME_CHANGED,
+          acting_user_id: t.cast.admin.id,
+          modified_user_id: u.id,
+          extra: { old_value: 'Old Name', new_value: 'New Name' },
+        }),
       ]);
     });
 
@@ -119,7 +140,12 @@ eachDatabase('audit log', (dialect) => {
         const { result: res, rows } = await audited(() => t.api.patch(`/users/${u.id}`, t.cast.owner, { new_email: 'moved@example.com' }));
         expectOk(res);
         expect(rows).toEqual([
-          row({ event_type: T.USER_EMAIL_CHANGED, acting_user_id: t.cast.owner.id, modified_user_id: u.id, extra: { old_value: u.delivery_email, new_value: 'moved@example.com' } }),
+          row({
+            event_type: T.USER_EMAIL_CHANGED,
+            acting_user_id: t.cast.owner.id,
+            modified_user_id: u.id,
+            extra: { old_value: u.delivery_email, new_value: 'moved@example.com' },
+          }),
         ]);
       } finally {
         await t.ctx.db('users').where({ id: t.cast.owner.id }).update({ can_change_user_emails: false });
@@ -131,15 +157,29 @@ eachDatabase('audit log', (dialect) => {
       const team = await createProfileField(t, 'Team', FieldType.SHORT_TEXT);
       const u = await freshUser(t);
       const by = { acting_user_id: t.cast.admin.id, modified_user_id: u.id, event_type: T.USER_CUSTOM_PROFILE_DATA_CHANGED };
-      const set = await audited(() => t.api.patch(`/users/${u.id}`, t.cast.admin, { profile_data: [{ id: phone, value: '555-0100' }, { id: team, value: 'Blue' }] }));
+      const set = await audited(() =>
+        t.api.patch(`/users/${u.id}`, t.cast.admin, {
+          profile_data: [
+            { id: phone, value: '555-0100' },
+            { id: team, value: 'Blue' },
+          ],
+        }),
+      );
       expectOk(set.result);
-      expect(set.rows).toEqual(sorted([
-        row({ ...by, extra: { field_id: phone, old_value: null, new_value: '555-0100' } }),
-        row({ ...by, extra: { field_id: team, old_value: null, new_value: 'Blue' } }),
-      ]));
+      expect(set.rows).toEqual(
+        sorted([
+          row({ ...by, extra: { field_id: phone, old_value: null, new_value: '555-0100' } }),
+          row({ ...by, extra: { field_id: team, old_value: null, new_value: 'Blue' } }),
+        ]),
+      );
       // An unchanged value writes nothing; a changed and a cleared one a row each.
       const change = await audited(() =>
-        t.api.patch(`/users/${u.id}`, t.cast.admin, { profile_data: [{ id: phone, value: '555-0100' }, { id: team, value: 'Red' }] }),
+        t.api.patch(`/users/${u.id}`, t.cast.admin, {
+          profile_data: [
+            { id: phone, value: '555-0100' },
+            { id: team, value: 'Red' },
+          ],
+        }),
       );
       expect(change.rows).toEqual([row({ ...by, extra: { field_id: team, old_value: 'Blue', new_value: 'Red' } })]);
       const clear = await audited(() => t.api.patch(`/users/${u.id}`, t.cast.admin, { profile_data: [{ id: phone, value: null }] }));
@@ -151,10 +191,12 @@ eachDatabase('audit log', (dialect) => {
       const bot = await freshUser(t, { isBot: true, botOwnerId: u.id });
       const { result: res, rows } = await audited(() => t.api.delete(`/users/${u.id}`, t.cast.admin));
       expectOk(res);
-      expect(rows).toEqual(sorted([
-        row({ event_type: T.USER_DEACTIVATED, acting_user_id: t.cast.admin.id, modified_user_id: u.id }),
-        row({ event_type: T.USER_DEACTIVATED, acting_user_id: t.cast.admin.id, modified_user_id: bot.id }),
-      ]));
+      expect(rows).toEqual(
+        sorted([
+          row({ event_type: T.USER_DEACTIVATED, acting_user_id: t.cast.admin.id, modified_user_id: u.id }),
+          row({ event_type: T.USER_DEACTIVATED, acting_user_id: t.cast.admin.id, modified_user_id: bot.id }),
+        ]),
+      );
     });
 
     it('records a reactivation', async () => {
@@ -173,7 +215,10 @@ eachDatabase('audit log', (dialect) => {
 
     it('writes nothing for a refused change', async () => {
       const u = await freshUser(t);
-      await expectNoRows(() => t.api.patch(`/users/${u.id}`, t.cast.member, { role: Role.ADMINISTRATOR }), 'Must be an organization administrator');
+      await expectNoRows(
+        () => t.api.patch(`/users/${u.id}`, t.cast.member, { role: Role.ADMINISTRATOR }),
+        'Must be an organization administrator',
+      );
       await expectNoRows(() => t.api.patch(`/users/${u.id}`, t.cast.admin, { full_name: 'x' }), 'Name too short!');
       await expectNoRows(() => t.api.delete(`/users/${u.id}`, t.cast.member), 'Insufficient permission');
       await expectNoRows(() => t.api.post(`/users/${u.id}/reactivate`, t.cast.admin), 'User is already active');
@@ -199,19 +244,27 @@ eachDatabase('audit log', (dialect) => {
       expect(JSON.parse(rows[0].extra_data)).toEqual({ string_id: '', name: 'Test Organization' });
     });
 
-    it('records each changed default of new users\' settings, with old and new value', async () => {
+    it("records each changed default of new users' settings, with old and new value", async () => {
       const { result: res, rows } = await audited(() =>
         t.api.patch('/realm/user_settings_defaults', t.cast.admin, { enter_sends: true, emojiset: 'text', twenty_four_hour_time: false }),
       );
       expectOk(res);
       const by = { acting_user_id: t.cast.admin.id, event_type: T.REALM_DEFAULT_USER_SETTINGS_CHANGED };
       // twenty_four_hour_time was already false: not a change.
-      expect(rows).toEqual(sorted([
-        row({ ...by, extra: { property: 'enter_sends', old_value: false, new_value: true } }),
-        row({ ...by, extra: { property: 'emojiset', old_value: 'google', new_value: 'text' } }),
-      ]));
-      await expectNoRows(() => t.api.patch('/realm/user_settings_defaults', t.cast.member, { enter_sends: false }), 'Must be an organization administrator');
-      await expectNoRows(() => t.api.patch('/realm/user_settings_defaults', t.cast.admin, { enter_sends: false, default_language: 'xx' }), 'Invalid default_language');
+      expect(rows).toEqual(
+        sorted([
+          row({ ...by, extra: { property: 'enter_sends', old_value: false, new_value: true } }),
+          row({ ...by, extra: { property: 'emojiset', old_value: 'google', new_value: 'text' } }),
+        ]),
+      );
+      await expectNoRows(
+        () => t.api.patch('/realm/user_settings_defaults', t.cast.member, { enter_sends: false }),
+        'Must be an organization administrator',
+      );
+      await expectNoRows(
+        () => t.api.patch('/realm/user_settings_defaults', t.cast.admin, { enter_sends: false, default_language: 'xx' }),
+        'Invalid default_language',
+      );
     });
   });
 
@@ -220,34 +273,68 @@ eachDatabase('audit log', (dialect) => {
       const creator = t.cast.moderator;
       const { result: res, rows } = await audited(() =>
         // No notification: the first one would create the notification bot (and its own audit rows).
-        t.api.post('/channels/create', creator, { name: 'audited', subscribers: [creator.id, t.cast.member.id], invite_only: true, send_new_subscription_messages: false }),
+        t.api.post('/channels/create', creator, {
+          name: 'audited',
+          subscribers: [creator.id, t.cast.member.id],
+          invite_only: true,
+          send_new_subscription_messages: false,
+        }),
       );
       expectOk(res);
       const channel = await t.ctx.db('channels').where({ id: res.body.id }).first();
       const permissionGroups = Object.fromEntries(Object.entries(channel).filter(([k]) => /^can_.*_group$/.test(k)));
       expect(Object.keys(permissionGroups).length).toBeGreaterThan(5);
-      expect(rows).toEqual(sorted([
-        row({
-          event_type: T.CHANNEL_CREATED, acting_user_id: creator.id, modified_channel_id: channel.id,
-          extra: { name: 'audited', invite_only: true, is_web_public: false, history_public_to_subscribers: false, permission_groups: permissionGroups },
-        }),
-        // Subscribing oneself is not an administrative change.
-        row({ event_type: T.SUBSCRIPTION_CREATED, acting_user_id: creator.id, modified_user_id: t.cast.member.id, modified_channel_id: channel.id }),
-      ]));
+      expect(rows).toEqual(
+        sorted([
+          row({
+            event_type: T.CHANNEL_CREATED,
+            acting_user_id: creator.id,
+            modified_channel_id: channel.id,
+            extra: {
+              name: 'audited',
+              invite_only: true,
+              is_web_public: false,
+              history_public_to_subscribers: false,
+              permission_groups: permissionGroups,
+            },
+          }),
+          // Subscribing oneself is not an administrative change.
+          row({
+            event_type: T.SUBSCRIPTION_CREATED,
+            acting_user_id: creator.id,
+            modified_user_id: t.cast.member.id,
+            modified_channel_id: channel.id,
+          }),
+        ]),
+      );
     });
 
-    it('records subscriptions an administrator adds, removes and restores for others, not one\'s own', async () => {
+    it("records subscriptions an administrator adds, removes and restores for others, not one's own", async () => {
       const channel = await createChannel(t, 'staff-room', [t.cast.owner]);
       const admin = t.cast.admin;
       const member = t.cast.member;
       const by = { acting_user_id: admin.id, modified_user_id: member.id, modified_channel_id: channel.id };
-      const add = await audited(() => t.api.post('/users/me/subscriptions', admin, { subscriptions: [{ name: 'staff-room' }], principals: [member.id], send_new_subscription_messages: false }));
+      const add = await audited(() =>
+        t.api.post('/users/me/subscriptions', admin, {
+          subscriptions: [{ name: 'staff-room' }],
+          principals: [member.id],
+          send_new_subscription_messages: false,
+        }),
+      );
       expectOk(add.result);
       expect(add.rows).toEqual([row({ ...by, event_type: T.SUBSCRIPTION_CREATED })]);
-      const remove = await audited(() => t.api.delete('/users/me/subscriptions', admin, { subscriptions: ['staff-room'], principals: [member.id] }));
+      const remove = await audited(() =>
+        t.api.delete('/users/me/subscriptions', admin, { subscriptions: ['staff-room'], principals: [member.id] }),
+      );
       expectOk(remove.result);
       expect(remove.rows).toEqual([row({ ...by, event_type: T.SUBSCRIPTION_DEACTIVATED })]);
-      const again = await audited(() => t.api.post('/users/me/subscriptions', admin, { subscriptions: [{ name: 'staff-room' }], principals: [member.id], send_new_subscription_messages: false }));
+      const again = await audited(() =>
+        t.api.post('/users/me/subscriptions', admin, {
+          subscriptions: [{ name: 'staff-room' }],
+          principals: [member.id],
+          send_new_subscription_messages: false,
+        }),
+      );
       expect(again.rows).toEqual([row({ ...by, event_type: T.SUBSCRIPTION_ACTIVATED })]);
       const own = await audited(async () => {
         expectOk(await t.api.post('/users/me/subscriptions', admin, { subscriptions: [{ name: 'staff-room' }] }));
@@ -265,27 +352,42 @@ eachDatabase('audit log', (dialect) => {
   describe('invitations', () => {
     it('records a link created, and the account, channels and groups of someone joining with it', async () => {
       const channel = await createChannel(t, 'newcomers', [t.cast.owner]);
-      const { result: res, rows } = await audited(() => t.api.post('/invites/multiuse', t.cast.admin, { invite_as: Role.MODERATOR, stream_ids: [channel.id] }));
+      const { result: res, rows } = await audited(() =>
+        t.api.post('/invites/multiuse', t.cast.admin, { invite_as: Role.MODERATOR, stream_ids: [channel.id] }),
+      );
       expect(res.status).toBe(200);
       const invite = await t.ctx.db('multiuse_invites').orderBy('id', 'desc').first();
       expect(rows).toEqual([
         row({
-          event_type: T.MULTIUSE_INVITE_CREATED, acting_user_id: t.cast.admin.id,
-          extra: { multiuse_invite_id: invite.id, invited_as: Role.MODERATOR, channel_ids: [channel.id], group_ids: [], expires_at: invite.expires_at },
+          event_type: T.MULTIUSE_INVITE_CREATED,
+          acting_user_id: t.cast.admin.id,
+          extra: {
+            multiuse_invite_id: invite.id,
+            invited_as: Role.MODERATOR,
+            channel_ids: [channel.id],
+            group_ids: [],
+            expires_at: invite.expires_at,
+          },
         }),
       ]);
       const key = /\/join\/([a-z0-9]+)\/$/.exec(res.body.invite_link)![1];
       const join = await audited(() =>
-        t.api.post(`/invites/multiuse/${key}/accept`, null, { email: 'joined@example.com', password: 'a-good-password', full_name: 'Jo Ined' }),
+        t.api.post(`/invites/multiuse/${key}/accept`, null, {
+          email: 'joined@example.com',
+          password: 'a-good-password',
+          full_name: 'Jo Ined',
+        }),
       );
       expect(join.result.status).toBe(200);
       // Nobody acts for a person signing up; the creation row names the link.
       const by = { acting_user_id: null, modified_user_id: join.result.body.user_id };
-      expect(join.rows).toEqual(sorted([
-        row({ ...by, event_type: T.USER_CREATED, extra: { role: Role.MODERATOR, multiuse_invite_id: invite.id } }),
-        row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:moderators') }),
-        row({ ...by, event_type: T.SUBSCRIPTION_CREATED, modified_channel_id: channel.id }),
-      ]));
+      expect(join.rows).toEqual(
+        sorted([
+          row({ ...by, event_type: T.USER_CREATED, extra: { role: Role.MODERATOR, multiuse_invite_id: invite.id } }),
+          row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:moderators') }),
+          row({ ...by, event_type: T.SUBSCRIPTION_CREATED, modified_channel_id: channel.id }),
+        ]),
+      );
       await expectNoRows(() => t.api.post('/invites/multiuse', t.cast.member, {}), 'Insufficient permission');
     });
   });
@@ -308,26 +410,44 @@ eachDatabase('audit log', (dialect) => {
       expect(lines[0]).toMatch(/^TIME\s+ACTING USER\s+EVENT\s+TARGET\s+CHANGE$/);
       // The role change's group rows come after its role row, so they are the newest two.
       expect(lines).toHaveLength(4);
-      expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+admin@example\.com\s+USER_GROUP_DIRECT_USER_MEMBERSHIP_(ADDED|REMOVED)\s+user fresh/);
+      expect(lines[1]).toMatch(
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+admin@example\.com\s+USER_GROUP_DIRECT_USER_MEMBERSHIP_(ADDED|REMOVED)\s+user fresh/,
+      );
       expect(lines[3]).toBe('(the newest 2; --limit N shows up to 1000)');
 
       const mine = await auditLogCommand(t.ctx.db, { realm: '', user: u.delivery_email.toUpperCase() });
       const rows = mine.trimEnd().split('\n').slice(1);
-      expect(rows.map((l) => l.split(/\s{2,}/)[2])).toEqual([
-        'USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED', 'USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED', 'USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED',
-        'USER_ROLE_CHANGED', 'USER_FULL_NAME_CHANGED',
-        'USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED', 'USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED', 'USER_CREATED',
-      ].map((name) => expect.stringContaining(name)));
+      expect(rows.map((l) => l.split(/\s{2,}/)[2])).toEqual(
+        [
+          'USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED',
+          'USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED',
+          'USER_GROUP_DIRECT_USER_MEMBERSHIP_REMOVED',
+          'USER_ROLE_CHANGED',
+          'USER_FULL_NAME_CHANGED',
+          'USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED',
+          'USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED',
+          'USER_CREATED',
+        ].map((name) => expect.stringContaining(name)),
+      );
       expect(rows[3]).toMatch(/admin@example\.com\s+USER_ROLE_CHANGED\s+user fresh\S+\s+member → guest$/);
       expect(rows[4]).toMatch(/USER_FULL_NAME_CHANGED\s+user fresh\S+\s+"Cli Person" → "Cli Renamed"$/);
       expect(rows[7]).toMatch(/^\S+\s+-\s+USER_CREATED\s+user fresh\S+\s+role=member$/);
 
-      const json = (await auditLogCommand(t.ctx.db, { realm: '', user: u.delivery_email, limit: '5', json: true })).trimEnd().split('\n').map((l) => JSON.parse(l));
+      const json = (await auditLogCommand(t.ctx.db, { realm: '', user: u.delivery_email, limit: '5', json: true }))
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(json).toHaveLength(5);
       expect(json[3]).toEqual({
-        id: expect.any(Number), time: expect.stringMatching(/Z$/), event_type: T.USER_ROLE_CHANGED, event_type_name: 'USER_ROLE_CHANGED',
-        acting_user: { id: t.cast.admin.id, email: 'admin@example.com' }, modified_user: { id: u.id, email: u.delivery_email },
-        modified_channel: null, modified_group: null, extra_data: { old_value: Role.MEMBER, new_value: Role.GUEST },
+        id: expect.any(Number),
+        time: expect.stringMatching(/Z$/),
+        event_type: T.USER_ROLE_CHANGED,
+        event_type_name: 'USER_ROLE_CHANGED',
+        acting_user: { id: t.cast.admin.id, email: 'admin@example.com' },
+        modified_user: { id: u.id, email: u.delivery_email },
+        modified_channel: null,
+        modified_group: null,
+        extra_data: { old_value: Role.MEMBER, new_value: Role.GUEST },
       });
       expect(json.map((r) => r.id)).toEqual([...json.map((r) => r.id)].sort((a, b) => b - a));
     });
@@ -344,7 +464,9 @@ eachDatabase('audit log', (dialect) => {
 
     it('refuses an unknown organization or user and a limit out of range', async () => {
       await expect(auditLogCommand(t.ctx.db, { realm: 'nowhere' })).rejects.toThrow("No organization with string id 'nowhere'");
-      await expect(auditLogCommand(t.ctx.db, { realm: '', user: 'ghost@example.com' })).rejects.toThrow('No user ghost@example.com in that organization');
+      await expect(auditLogCommand(t.ctx.db, { realm: '', user: 'ghost@example.com' })).rejects.toThrow(
+        'No user ghost@example.com in that organization',
+      );
       for (const limit of ['0', '1001', 'ten', '2.5']) {
         await expect(auditLogCommand(t.ctx.db, { realm: '', limit })).rejects.toThrow('--limit must be a whole number from 1 to 1000');
       }

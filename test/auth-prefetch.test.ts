@@ -18,9 +18,16 @@ eachDatabase('viewer read with authentication', (dialect) => {
     const everyone = await systemGroupId(t, 'role:everyone');
     await inTransaction(t.ctx.db, async ({ trx }) => {
       const base = {
-        realm_id: t.realmId, is_system_group: false, creator_id: owner.id, date_created: 1700000000,
-        can_add_members_group: everyone, can_join_group: everyone, can_leave_group: everyone,
-        can_manage_group: everyone, can_mention_group: everyone, can_remove_members_group: everyone,
+        realm_id: t.realmId,
+        is_system_group: false,
+        creator_id: owner.id,
+        date_created: 1700000000,
+        can_add_members_group: everyone,
+        can_join_group: everyone,
+        can_leave_group: everyone,
+        can_manage_group: everyone,
+        can_mention_group: everyone,
+        can_remove_members_group: everyone,
       };
       const outer = await insertGroup(trx, { ...base, name: 'outer', description: '' });
       const inner = await insertGroup(trx, { ...base, name: 'inner', description: '' });
@@ -32,19 +39,22 @@ eachDatabase('viewer read with authentication', (dialect) => {
   });
   afterAll(() => t.close());
 
-  it.each(['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const)('the same memberships as the separate query (%s)', async (who) => {
-    const user = t.cast[who];
-    const found = await findUserByApiKey(t.ctx.db, user.api_key, '', true);
-    const separate = await getViewerMemberships(t.ctx.db, user.id, user.realm_id);
-    expect(found?.memberships).not.toBeNull();
-    expect([...found!.memberships!.groups].sort()).toEqual([...separate.groups].sort());
-    expect([...found!.memberships!.subscribedRecipients].sort()).toEqual([...separate.subscribedRecipients].sort());
-    if (who === 'member') {
-      // Nested group membership and both channels really are in there.
-      expect(separate.groups.size).toBeGreaterThanOrEqual(4);
-      expect(separate.subscribedRecipients.size).toBeGreaterThanOrEqual(2);
-    }
-  });
+  it.each(['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const)(
+    'the same memberships as the separate query (%s)',
+    async (who) => {
+      const user = t.cast[who];
+      const found = await findUserByApiKey(t.ctx.db, user.api_key, '', true);
+      const separate = await getViewerMemberships(t.ctx.db, user.id, user.realm_id);
+      expect(found?.memberships).not.toBeNull();
+      expect([...found!.memberships!.groups].sort()).toEqual([...separate.groups].sort());
+      expect([...found!.memberships!.subscribedRecipients].sort()).toEqual([...separate.subscribedRecipients].sort());
+      if (who === 'member') {
+        // Nested group membership and both channels really are in there.
+        expect(separate.groups.size).toBeGreaterThanOrEqual(4);
+        expect(separate.subscribedRecipients.size).toBeGreaterThanOrEqual(2);
+      }
+    },
+  );
 
   it('reads long lists whole (MySQL cuts group_concat at 1,024 bytes by default)', async () => {
     const user = t.cast.moderator;

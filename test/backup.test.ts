@@ -129,13 +129,17 @@ eachDatabase('backup and restore', (dialect) => {
 
     // Every message has all its recipients' rows: channel members, the two DM participants, the history's members.
     const perMessage = new Map(
-      rawRows<{ message_id: number; n: number }>(await restored.raw('SELECT message_id, count(*) AS n FROM user_messages GROUP BY message_id')).map((r) => [
-        Number(r.message_id),
-        Number(r.n),
-      ]),
+      rawRows<{ message_id: number; n: number }>(
+        await restored.raw('SELECT message_id, count(*) AS n FROM user_messages GROUP BY message_id'),
+      ).map((r) => [Number(r.message_id), Number(r.n)]),
     );
     for (const m of live) expect({ id: m.id, rows: perMessage.get(m.id) }).toEqual({ id: m.id, rows: m.direct ? 2 : liveMembers.length });
-    const history = await restored('messages').whereNotIn('id', live.map((m) => m.id)).pluck('id');
+    const history = await restored('messages')
+      .whereNotIn(
+        'id',
+        live.map((m) => m.id),
+      )
+      .pluck('id');
     expect(history).toHaveLength(HISTORY_MESSAGES);
     for (const id of history) expect(perMessage.get(Number(id))).toBe(historyRecipients);
     expect(perMessage.size).toBe(count); // and no rows for messages the snapshot does not hold
@@ -180,11 +184,19 @@ eachDatabase('backup and restore', (dialect) => {
     expect(fs.readFileSync(path.join(target.dataDir, 'uploads', '2', 'ab', 'diagram.png'))).toEqual(upload);
 
     const manifest = await readManifest(archive('quiet.tar.gz'));
-    expect(manifest).toMatchObject({ format: 'parley-backup', format_version: 1, dialect, migration: MIGRATION_NAMES.at(-1), uploads: { files: 1, bytes: upload.length } });
+    expect(manifest).toMatchObject({
+      format: 'parley-backup',
+      format_version: 1,
+      dialect,
+      migration: MIGRATION_NAMES.at(-1),
+      uploads: { files: 1, bytes: upload.length },
+    });
     for (const [table, { rows }] of Object.entries(sourceDigest)) {
       if (table in manifest.tables) expect({ table, rows: manifest.tables[table] }).toEqual({ table, rows });
     }
-    expect(Object.keys(manifest.tables)).toEqual(expect.arrayContaining(['messages', 'user_messages', 'reactions', 'users', 'knex_migrations']));
+    expect(Object.keys(manifest.tables)).toEqual(
+      expect.arrayContaining(['messages', 'user_messages', 'reactions', 'users', 'knex_migrations']),
+    );
   }, 120_000);
 
   it('refuses to overwrite an archive or a database that holds data, in one line each', async () => {
@@ -257,7 +269,9 @@ eachDatabase('backup and restore', (dialect) => {
     expect(fs.readdirSync(target.dataDir).filter((f) => f.startsWith('.restore-'))).toEqual([]);
     if (dialect === 'mysql') {
       const name = new URL(target.databaseUrl!).pathname.slice(1);
-      const left = rawRows<{ n: string }>(await reopened.raw('SELECT schema_name AS n FROM information_schema.schemata WHERE schema_name LIKE ?', [`${name}\\_restore%`]));
+      const left = rawRows<{ n: string }>(
+        await reopened.raw('SELECT schema_name AS n FROM information_schema.schemata WHERE schema_name LIKE ?', [`${name}\\_restore%`]),
+      );
       expect(left).toEqual([]);
     }
   }, 120_000);
@@ -281,15 +295,20 @@ eachDatabase('backup and restore', (dialect) => {
     const fresh = await instance();
     const refused = await runCli(['restore', '--input', archive('future.tar.gz')], fresh.env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toMatch(/holds a database at migration 999_from_the_future \(Parley .+\), which this Parley does not know/);
+    expect(refused.stderr.trim()).toMatch(
+      /holds a database at migration 999_from_the_future \(Parley .+\), which this Parley does not know/,
+    );
   }, 120_000);
 
   it('a failed backup leaves no file behind', async () => {
     const broken = await instance();
-    const env = dialect === 'sqlite' ? broken.env : { ...broken.env, DATABASE_URL: broken.databaseUrl!.replace(/:[^:@/]*@/, ':wrong-password@') };
+    const env =
+      dialect === 'sqlite' ? broken.env : { ...broken.env, DATABASE_URL: broken.databaseUrl!.replace(/:[^:@/]*@/, ':wrong-password@') };
     const failed = await runCli(['backup', '--output', archive('failed.tar.gz')], env);
     expect(failed.code).toBe(1);
-    expect(lastLine(failed.stderr)).toMatch(dialect === 'sqlite' ? /^No SQLite database at .*parley\.sqlite3 \(check DATA_DIR\)\.$/ : /^mariadb-dump failed: .*Access denied/);
+    expect(lastLine(failed.stderr)).toMatch(
+      dialect === 'sqlite' ? /^No SQLite database at .*parley\.sqlite3 \(check DATA_DIR\)\.$/ : /^mariadb-dump failed: .*Access denied/,
+    );
     expect(failed.stderr).not.toMatch(NO_STACK);
     expect(fs.readdirSync(work).filter((f) => f.includes('failed'))).toEqual([]);
   }, 60_000);
@@ -303,10 +322,14 @@ eachDatabase('backup and restore', (dialect) => {
       const target = await instance();
       const intoMaria = await runCli(['restore', '--input', archive('lite.tar.gz')], target.env);
       expect(intoMaria.code).toBe(1);
-      expect(intoMaria.stderr.trim()).toMatch(/is a SQLite backup, but this server uses MariaDB \(DATABASE_URL is set\); restoring from one kind of database into the other is not supported\.$/);
+      expect(intoMaria.stderr.trim()).toMatch(
+        /is a SQLite backup, but this server uses MariaDB \(DATABASE_URL is set\); restoring from one kind of database into the other is not supported\.$/,
+      );
       const intoLite = await runCli(['restore', '--input', archive('quiet.tar.gz')], { DATA_DIR: target.dataDir });
       expect(intoLite.code).toBe(1);
-      expect(intoLite.stderr.trim()).toMatch(/is a MariaDB backup, but this server uses SQLite \(DATABASE_URL is not set\); restoring from one kind of database into the other is not supported\.$/);
+      expect(intoLite.stderr.trim()).toMatch(
+        /is a MariaDB backup, but this server uses SQLite \(DATABASE_URL is not set\); restoring from one kind of database into the other is not supported\.$/,
+      );
     }, 60_000);
   }
 });
@@ -317,7 +340,12 @@ eachDatabase('backup and restore', (dialect) => {
 const REACTING_WRITER = 3;
 const TOKEN = /\bw(\d+)n(\d+)\b/;
 
-type Call = (user: UserRow, method: string, p: string, fields: Record<string, unknown>) => Promise<{ status: number; body: Record<string, any> }>;
+type Call = (
+  user: UserRow,
+  method: string,
+  p: string,
+  fields: Record<string, unknown>,
+) => Promise<{ status: number; body: Record<string, any> }>;
 
 function startWriters(call: Call, t: TestServer, members: UserRow[]) {
   let stopping = false;
@@ -340,7 +368,11 @@ function startWriters(call: Call, t: TestServer, members: UserRow[]) {
       if (!check(`w${w}n${k}`, res)) return;
       sent++;
       acked[w] = k + 1;
-      if (w === REACTING_WRITER && !check(`react w${w}n${k}`, await call(user, 'POST', `/messages/${res.body.id}/reactions`, { emoji_name: 'octopus' }))) return;
+      if (
+        w === REACTING_WRITER &&
+        !check(`react w${w}n${k}`, await call(user, 'POST', `/messages/${res.body.id}/reactions`, { emoji_name: 'octopus' }))
+      )
+        return;
     }
   };
   const running = [0, 1, 2, REACTING_WRITER].map(loop);
@@ -379,10 +411,18 @@ async function expectSearchIndexComplete(dialect: Dialect, db: Knex, live: LiveM
   if (dialect === 'sqlite') await db.raw(`INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')`);
   const search = async (word: string): Promise<number[]> =>
     dialect === 'sqlite'
-      ? rawRows<{ id: number }>(await db.raw('SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ?', [`"${word}"`])).map((r) => Number(r.id))
-      : rawRows<{ id: number }>(await db.raw('SELECT id FROM messages WHERE MATCH(topic, content) AGAINST (? IN BOOLEAN MODE)', [`+${word}`])).map((r) => Number(r.id));
+      ? rawRows<{ id: number }>(await db.raw('SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ?', [`"${word}"`])).map((r) =>
+          Number(r.id),
+        )
+      : rawRows<{ id: number }>(
+          await db.raw('SELECT id FROM messages WHERE MATCH(topic, content) AGAINST (? IN BOOLEAN MODE)', [`+${word}`]),
+        ).map((r) => Number(r.id));
   expect((await search('bkmark')).sort((a, b) => a - b)).toEqual(live.map((m) => m.id).sort((a, b) => a - b));
-  for (const m of live) expect({ token: `w${m.writer}n${m.k}`, ids: await search(`w${m.writer}n${m.k}`) }).toEqual({ token: `w${m.writer}n${m.k}`, ids: [m.id] });
+  for (const m of live)
+    expect({ token: `w${m.writer}n${m.k}`, ids: await search(`w${m.writer}n${m.k}`) }).toEqual({
+      token: `w${m.writer}n${m.k}`,
+      ids: [m.id],
+    });
 }
 
 /** Exit code 0; on failure the CLI's stderr shows in the test's message. */
@@ -392,7 +432,11 @@ function expectSuccess(result: CliResult): void {
 }
 
 async function expectNoOrphans(db: Knex): Promise<void> {
-  for (const [table, column] of [['user_messages', 'message_id'], ['reactions', 'message_id'], ['user_messages', 'user_id']] as const) {
+  for (const [table, column] of [
+    ['user_messages', 'message_id'],
+    ['reactions', 'message_id'],
+    ['user_messages', 'user_id'],
+  ] as const) {
     const parent = column === 'user_id' ? 'users' : 'messages';
     const [row] = rawRows<{ n: number }>(
       await db.raw(`SELECT count(*) AS n FROM ${table} c LEFT JOIN ${parent} p ON p.id = c.${column} WHERE p.id IS NULL`),
@@ -427,7 +471,9 @@ async function preloadHistory(t: TestServer, n: number): Promise<number> {
     const ids = await trx('messages').where({ recipient_id: channel.recipient_id }).pluck('id');
     // knex inserts many rows into SQLite as one compound SELECT, limited to 500 terms.
     for (let i = 0; i < ids.length; i += 150) {
-      await trx('user_messages').insert(ids.slice(i, i + 150).flatMap((id) => members.map((u) => ({ user_id: u.id, message_id: id, flags: 0 }))));
+      await trx('user_messages').insert(
+        ids.slice(i, i + 150).flatMap((id) => members.map((u) => ({ user_id: u.id, message_id: id, flags: 0 }))),
+      );
     }
   });
   return members.length;
@@ -476,4 +522,3 @@ async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void
     await new Promise((r) => setTimeout(r, 20));
   }
 }
-

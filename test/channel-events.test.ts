@@ -15,14 +15,20 @@ eachDatabase('channel and subscription events', (dialect) => {
     const member = await register(t, t.cast.member);
     const moderator = await register(t, t.cast.moderator);
     const guest = await register(t, t.cast.guest);
-    const res = await t.api.post('/channels/create', t.cast.admin, { name: 'events-room', subscribers: [t.cast.admin.id, t.cast.member.id] });
+    const res = await t.api.post('/channels/create', t.cast.admin, {
+      name: 'events-room',
+      subscribers: [t.cast.admin.id, t.cast.member.id],
+    });
     expect(res.status).toBe(200);
     const m = await pending(t, member);
     expect(m.map((e) => `${e.type}/${e.op}`)).toEqual(expect.arrayContaining(['stream/create', 'subscription/add']));
     expect(m.find((e) => e.op === 'add')!.subscriptions[0]).toMatchObject({ stream_id: res.body.id, name: 'events-room' });
     const mod = await pending(t, moderator);
     expect(mod.find((e) => e.type === 'stream')?.streams[0].name).toBe('events-room');
-    expect(mod.find((e) => e.op === 'peer_add')).toMatchObject({ stream_ids: [res.body.id], user_ids: [t.cast.admin.id, t.cast.member.id] });
+    expect(mod.find((e) => e.op === 'peer_add')).toMatchObject({
+      stream_ids: [res.body.id],
+      user_ids: [t.cast.admin.id, t.cast.member.id],
+    });
     expect((await pending(t, guest)).filter((e) => e.type === 'stream' || e.type === 'subscription')).toEqual([]);
   });
 
@@ -60,7 +66,7 @@ eachDatabase('reaction event audience', (dialect) => {
   afterAll(() => t.close());
 
   it('reaches subscribers who joined after the message, in a channel with shared history', async () => {
-    await createChannel(t, "reacts", [t.cast.owner]);
+    await createChannel(t, 'reacts', [t.cast.owner]);
     const sent = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'reacts', topic: 'r', content: 'react to me' });
     await t.api.post('/users/me/subscriptions', t.cast.member, { subscriptions: [{ name: 'reacts' }] });
     const member = await register(t, t.cast.member, { event_types: ['reaction'] });

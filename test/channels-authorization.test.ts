@@ -19,14 +19,60 @@ const noAccess = refusal('Unable to access channel (secret).');
 const TABLE: Record<string, Record<CastName, Outcome>> = {
   'create a public channel': { owner: 'ok', admin: 'ok', moderator: 'ok', member: 'ok', guest: noGuests, bot: 'ok', deactivated },
   'create a private channel': { owner: 'ok', admin: 'ok', moderator: 'ok', member: 'ok', guest: noGuests, bot: 'ok', deactivated },
-  'create a default channel': { owner: 'ok', admin: 'ok', moderator: notAdmin, member: notAdmin, guest: noGuests, bot: notAdmin, deactivated },
-  'subscribe someone else to a public channel': { owner: 'ok', admin: 'ok', moderator: 'ok', member: 'ok', guest: insufficient, bot: 'ok', deactivated },
-  'join a private channel uninvited': {
-    owner: insufficient, admin: insufficient, moderator: noAccess, member: noAccess, guest: noAccess, bot: noAccess, deactivated,
+  'create a default channel': {
+    owner: 'ok',
+    admin: 'ok',
+    moderator: notAdmin,
+    member: notAdmin,
+    guest: noGuests,
+    bot: notAdmin,
+    deactivated,
   },
-  'unsubscribe someone else': { owner: 'ok', admin: 'ok', moderator: insufficient, member: insufficient, guest: insufficient, bot: insufficient, deactivated },
-  'create an invitation link': { owner: 'ok', admin: 'ok', moderator: insufficient, member: insufficient, guest: insufficient, bot: insufficient, deactivated },
-  'invite an administrator': { owner: 'ok', admin: 'ok', moderator: insufficient, member: insufficient, guest: insufficient, bot: insufficient, deactivated },
+  'subscribe someone else to a public channel': {
+    owner: 'ok',
+    admin: 'ok',
+    moderator: 'ok',
+    member: 'ok',
+    guest: insufficient,
+    bot: 'ok',
+    deactivated,
+  },
+  'join a private channel uninvited': {
+    owner: insufficient,
+    admin: insufficient,
+    moderator: noAccess,
+    member: noAccess,
+    guest: noAccess,
+    bot: noAccess,
+    deactivated,
+  },
+  'unsubscribe someone else': {
+    owner: 'ok',
+    admin: 'ok',
+    moderator: insufficient,
+    member: insufficient,
+    guest: insufficient,
+    bot: insufficient,
+    deactivated,
+  },
+  'create an invitation link': {
+    owner: 'ok',
+    admin: 'ok',
+    moderator: insufficient,
+    member: insufficient,
+    guest: insufficient,
+    bot: insufficient,
+    deactivated,
+  },
+  'invite an administrator': {
+    owner: 'ok',
+    admin: 'ok',
+    moderator: insufficient,
+    member: insufficient,
+    guest: insufficient,
+    bot: insufficient,
+    deactivated,
+  },
   'pin a channel one is subscribed to': { owner: 'ok', admin: 'ok', moderator: 'ok', member: 'ok', guest: 'ok', bot: 'ok', deactivated },
 };
 
@@ -35,7 +81,11 @@ eachDatabase('channel authorization table', (dialect) => {
   let n = 0;
   beforeAll(async () => {
     t = await startTestServer(dialect);
-    await createChannel(t, 'lounge', ROLES.map((r) => t.cast[r]));
+    await createChannel(
+      t,
+      'lounge',
+      ROLES.map((r) => t.cast[r]),
+    );
     await createChannel(t, 'secret', [], { inviteOnly: true });
   });
   afterAll(() => t.close());
@@ -54,18 +104,28 @@ eachDatabase('channel authorization table', (dialect) => {
   };
   /** Sets a user's lounge subscription (test setup; SQLite has no UPDATE … JOIN). */
   const setLounge = async (userId: number, values: { active?: boolean; pin_to_top?: boolean }) => {
-    await t.ctx.db('subscriptions').where({ user_id: userId, recipient_id: (await lounge()).recipient_id }).update(values);
+    await t.ctx
+      .db('subscriptions')
+      .where({ user_id: userId, recipient_id: (await lounge()).recipient_id })
+      .update(values);
   };
   /** The channel an allowed create made: its privacy, default flag and creator's subscription. */
   const createdChannel = async (name: string, creatorId: number) => {
     const row = await t.ctx.db('channels').where({ name }).first('recipient_id', 'invite_only', 'is_default');
     expect(row).toBeDefined();
-    return { invite_only: Boolean(row.invite_only), is_default: Boolean(row.is_default), creator: await subscription(creatorId, row.recipient_id) };
+    return {
+      invite_only: Boolean(row.invite_only),
+      is_default: Boolean(row.is_default),
+      creator: await subscription(creatorId, row.recipient_id),
+    };
   };
   /** The invitation link the response names, as stored. */
   const storedInvite = async (res: ApiResponse, referrerId: number) => {
     const key = /\/join\/([a-z0-9]+)\/$/.exec(res.body.invite_link)?.[1];
-    const row = await t.ctx.db('multiuse_invites').where({ link_key: key ?? '' }).first('referred_by_id', 'invited_as', 'revoked');
+    const row = await t.ctx
+      .db('multiuse_invites')
+      .where({ link_key: key ?? '' })
+      .first('referred_by_id', 'invited_as', 'revoked');
     expect(row).toBeDefined();
     expect(row.referred_by_id).toBe(referrerId);
     return { invited_as: row.invited_as, revoked: Boolean(row.revoked) };
@@ -79,15 +139,39 @@ eachDatabase('channel authorization table', (dialect) => {
     switch (what) {
       case 'create a public channel': {
         const res = await t.api.post('/channels/create', u, { name, subscribers: [u.id] });
-        return { res, effect: async () => expect(await createdChannel(name, u.id)).toEqual({ invite_only: false, is_default: false, creator: { active: true, pin_to_top: false } }) };
+        return {
+          res,
+          effect: async () =>
+            expect(await createdChannel(name, u.id)).toEqual({
+              invite_only: false,
+              is_default: false,
+              creator: { active: true, pin_to_top: false },
+            }),
+        };
       }
       case 'create a private channel': {
         const res = await t.api.post('/channels/create', u, { name, subscribers: [u.id], invite_only: true });
-        return { res, effect: async () => expect(await createdChannel(name, u.id)).toEqual({ invite_only: true, is_default: false, creator: { active: true, pin_to_top: false } }) };
+        return {
+          res,
+          effect: async () =>
+            expect(await createdChannel(name, u.id)).toEqual({
+              invite_only: true,
+              is_default: false,
+              creator: { active: true, pin_to_top: false },
+            }),
+        };
       }
       case 'create a default channel': {
         const res = await t.api.post('/channels/create', u, { name, subscribers: [u.id], is_default_stream: true });
-        return { res, effect: async () => expect(await createdChannel(name, u.id)).toEqual({ invite_only: false, is_default: true, creator: { active: true, pin_to_top: false } }) };
+        return {
+          res,
+          effect: async () =>
+            expect(await createdChannel(name, u.id)).toEqual({
+              invite_only: false,
+              is_default: true,
+              creator: { active: true, pin_to_top: false },
+            }),
+        };
       }
       case 'subscribe someone else to a public channel': {
         await setLounge(other.id, { active: false });
@@ -127,7 +211,10 @@ eachDatabase('channel authorization table', (dialect) => {
       case 'pin a channel one is subscribed to': {
         await setLounge(u.id, { active: true, pin_to_top: false });
         const res = await t.api.patch(`/users/me/subscriptions/${(await lounge()).id}`, u, { property: 'pin_to_top', value: true });
-        return { res, effect: async () => expect(await subscription(u.id, (await lounge()).recipient_id)).toEqual({ active: true, pin_to_top: true }) };
+        return {
+          res,
+          effect: async () => expect(await subscription(u.id, (await lounge()).recipient_id)).toEqual({ active: true, pin_to_top: true }),
+        };
       }
     }
     throw new Error(what);

@@ -49,7 +49,9 @@ interface Send {
 
 /** Who receives a message: the channel's subscribers, or the DM's participants (the sender included). */
 const receiversOf = (s: Send, channelSubscribers: number[]): number[] =>
-  s.target.kind === 'channel' ? [...channelSubscribers].sort((a, b) => a - b) : [...new Set([s.sender.id, ...s.target.to.map((p) => p.id)])].sort((a, b) => a - b);
+  s.target.kind === 'channel'
+    ? [...channelSubscribers].sort((a, b) => a - b)
+    : [...new Set([s.sender.id, ...s.target.to.map((p) => p.id)])].sort((a, b) => a - b);
 
 const conversationKey = (s: Send) => (s.target.kind === 'channel' ? 'channel' : receiversOf(s, []).join(','));
 
@@ -101,7 +103,9 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
     }
     expect(people[0]!.apiKey).toBe(server.owner.apiKey);
     const subs = await client.call('GET', '/users/me/subscriptions', people[0]!, { include_subscribers: true });
-    const general = (subs.body.subscriptions as Array<{ name: string; stream_id: number; subscribers: number[] }>).find((c) => c.name === 'general')!;
+    const general = (subs.body.subscriptions as Array<{ name: string; stream_id: number; subscribers: number[] }>).find(
+      (c) => c.name === 'general',
+    )!;
     expect(general.subscribers.length).toBeGreaterThan(1);
 
     // Each sender writes to #general and to one DM conversation of its own (1:1 or a group).
@@ -155,10 +159,13 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
       client = new ProcessClient(server.url, contract);
       const t2 = Date.now();
       const { problems, cutLanded } = await verify(client, ledger, general);
-      stats.push(`cycle ${cycle}: killed after ${killAfter} ms; ${acked} acknowledged, ${cut} cut by the kill (${cutLanded} of those landed); restart ${t2 - t1} ms; verify ${Date.now() - t2} ms`);
+      stats.push(
+        `cycle ${cycle}: killed after ${killAfter} ms; ${acked} acknowledged, ${cut} cut by the kill (${cutLanded} of those landed); restart ${t2 - t1} ms; verify ${Date.now() - t2} ms`,
+      );
       if (problems.length) fail(`after kill ${cycle}`, problems);
       // The kill must have landed mid-load, or the cycle proved nothing.
-      if (acked === 0 || cut === 0) fail(`cycle ${cycle} did not kill a loaded server`, [`${acked} acknowledged, ${cut} cut (${Date.now() - t0} ms)`]);
+      if (acked === 0 || cut === 0)
+        fail(`cycle ${cycle} did not kill a loaded server`, [`${acked} acknowledged, ${cut} cut (${Date.now() - t0} ms)`]);
     }
 
     // The restarted server answers as usual: every sender sends once more, read back by verify.
@@ -177,7 +184,11 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
    * its id, sender, content and conversation, every landed message with
    * exactly its receivers' user_messages rows.
    */
-  async function verify(client: ProcessClient, ledger: Map<string, Send>, general: { stream_id: number; subscribers: number[] }): Promise<{ problems: string[]; cutLanded: number }> {
+  async function verify(
+    client: ProcessClient,
+    ledger: Map<string, Send>,
+    general: { stream_id: number; subscribers: number[] },
+  ): Promise<{ problems: string[]; cutLanded: number }> {
     const problems: string[] = [];
     // Opened after the restart and closed before the next kill, so that the
     // restarted server alone recovers the database (SQLite: the WAL).
@@ -211,17 +222,21 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
           continue;
         }
         if (s.outcome === 'cut') cutLanded++;
-        if (s.outcome === 'acked' && row.id !== s.id) problems.push(`${s.token} was acknowledged as message ${s.id} but is stored as ${row.id}`);
-        if (row.content !== s.content) problems.push(`${s.token}: content ${JSON.stringify(row.content)}, sent ${JSON.stringify(s.content)}`);
+        if (s.outcome === 'acked' && row.id !== s.id)
+          problems.push(`${s.token} was acknowledged as message ${s.id} but is stored as ${row.id}`);
+        if (row.content !== s.content)
+          problems.push(`${s.token}: content ${JSON.stringify(row.content)}, sent ${JSON.stringify(s.content)}`);
         if (row.sender_id !== s.sender.id) problems.push(`${s.token}: sender ${row.sender_id}, sent by ${s.sender.id}`);
         const key = conversationKey(s);
         if (!recipientOf.has(key)) recipientOf.set(key, row.recipient_id);
-        if (row.recipient_id !== recipientOf.get(key)) problems.push(`${s.token}: recipient ${row.recipient_id}, its conversation is ${recipientOf.get(key)}`);
+        if (row.recipient_id !== recipientOf.get(key))
+          problems.push(`${s.token}: recipient ${row.recipient_id}, its conversation is ${recipientOf.get(key)}`);
         const want = receiversOf(s, general.subscribers).join(',');
         const got = (receivers.get(row.id) ?? []).sort((a, b) => a - b).join(',');
         if (got !== want) problems.push(`${s.token} (message ${row.id}): user_messages for [${got}], receivers are [${want}]`);
       }
-      if (new Set(recipientOf.values()).size !== recipientOf.size) problems.push(`two conversations share a recipient: ${JSON.stringify([...recipientOf])}`);
+      if (new Set(recipientOf.values()).size !== recipientOf.size)
+        problems.push(`two conversations share a recipient: ${JSON.stringify([...recipientOf])}`);
 
       // What the server answers: each sender reads back its acknowledged messages by id.
       const acked = [...ledger.values()].filter((s) => s.outcome === 'acked');
@@ -229,7 +244,10 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
         const mine = acked.filter((s) => s.sender.email === email);
         for (let i = 0; i < mine.length; i += 200) {
           const slice = mine.slice(i, i + 200);
-          const res = await client.call('GET', '/messages', slice[0]!.sender, { message_ids: slice.map((s) => s.id), apply_markdown: false });
+          const res = await client.call('GET', '/messages', slice[0]!.sender, {
+            message_ids: slice.map((s) => s.id),
+            apply_markdown: false,
+          });
           if (res.status !== 200) {
             problems.push(`GET /messages as ${email} answered ${res.status}: ${JSON.stringify(res.body)}`);
             continue;
@@ -240,9 +258,13 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
             const where =
               s.target.kind === 'channel'
                 ? m?.stream_id === general.stream_id && m?.subject === s.target.topic
-                : (m?.display_recipient as Array<{ id: number }> | undefined)?.map((u) => u.id).sort((a, b) => a - b).join(',') === receiversOf(s, []).join(',');
+                : (m?.display_recipient as Array<{ id: number }> | undefined)
+                    ?.map((u) => u.id)
+                    .sort((a, b) => a - b)
+                    .join(',') === receiversOf(s, []).join(',');
             if (!m) problems.push(`GET /messages as ${email}: message ${s.id} (${s.token}) missing`);
-            else if (m.content !== s.content || m.sender_id !== s.sender.id || !where) problems.push(`GET /messages as ${email}: message ${s.id} (${s.token}) is ${JSON.stringify(m)}`);
+            else if (m.content !== s.content || m.sender_id !== s.sender.id || !where)
+              problems.push(`GET /messages as ${email}: message ${s.id} (${s.token}) is ${JSON.stringify(m)}`);
           }
         }
       }

@@ -19,17 +19,30 @@ eachDatabase('data model', (dialect) => {
   it('creates the eight system groups in Zulip order, nested owners ⊂ … ⊂ internet', async () => {
     const rows = await t.ctx.db('user_groups').where({ realm_id: t.realmId, is_system_group: true }).orderBy('id').pluck('name');
     expect(rows).toEqual([
-      'role:nobody', 'role:owners', 'role:administrators', 'role:moderators',
-      'role:fullmembers', 'role:members', 'role:everyone', 'role:internet',
+      'role:nobody',
+      'role:owners',
+      'role:administrators',
+      'role:moderators',
+      'role:fullmembers',
+      'role:members',
+      'role:everyone',
+      'role:internet',
     ]);
     const g = await getSystemGroupIds(t.ctx.db, t.realmId);
     const { owner, admin, moderator, member, guest } = t.cast;
     const expectations: Array<[string, number, boolean]> = [
-      ['role:owners', owner.id, true], ['role:owners', admin.id, false],
-      ['role:administrators', owner.id, true], ['role:administrators', moderator.id, false],
-      ['role:moderators', admin.id, true], ['role:moderators', member.id, false],
-      ['role:members', owner.id, true], ['role:members', member.id, true], ['role:members', guest.id, false],
-      ['role:everyone', guest.id, true], ['role:internet', guest.id, true], ['role:nobody', owner.id, false],
+      ['role:owners', owner.id, true],
+      ['role:owners', admin.id, false],
+      ['role:administrators', owner.id, true],
+      ['role:administrators', moderator.id, false],
+      ['role:moderators', admin.id, true],
+      ['role:moderators', member.id, false],
+      ['role:members', owner.id, true],
+      ['role:members', member.id, true],
+      ['role:members', guest.id, false],
+      ['role:everyone', guest.id, true],
+      ['role:internet', guest.id, true],
+      ['role:nobody', owner.id, false],
     ];
     for (const [group, user, expected] of expectations) {
       expect([group, user, await isUserInGroup(t.ctx.db, g.get(group)!, user)]).toEqual([group, user, expected]);
@@ -55,7 +68,13 @@ eachDatabase('data model', (dialect) => {
     const email = 'MEMBER@Example.COM';
     const { id: _id, ...member } = t.cast.member;
     const row = { ...member, email, delivery_email: email, email_key: emailKey(email), api_key: generateApiKey() };
-    const error = await t.ctx.db('users').insert(row).then(() => null, (e: unknown) => e);
+    const error = await t.ctx
+      .db('users')
+      .insert(row)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(String(error)).toMatch(
       dialect === 'mysql'
         ? /Duplicate entry '\d+-member@example\.com' for key 'users_realm_id_email_key_unique'/
@@ -76,15 +95,19 @@ eachDatabase('data model', (dialect) => {
     const names = await t.ctx.db('channels').whereIn('name', ['café', 'cafe', '🎉', '🚀']).pluck('name');
     expect(names.sort()).toEqual(['cafe', 'café', '🎉', '🚀'].sort());
     // (Removed again: rolling back to the narrow columns below could not hold the long name.)
-    const ids: number[] = await t.ctx.db('channels').whereIn('name', ['café', 'cafe', '🎉', '🚀', 'İ'.repeat(60)]).pluck('id');
+    const ids: number[] = await t.ctx
+      .db('channels')
+      .whereIn('name', ['café', 'cafe', '🎉', '🚀', 'İ'.repeat(60)])
+      .pluck('id');
     await t.ctx.db('channels').whereIn('id', ids).delete();
   });
 
   it('answers unread lookups from the generated, indexed columns', async () => {
     const db = t.ctx.db;
-    const cols = dialect === 'mysql'
-      ? (await db.raw("SHOW INDEX FROM user_messages WHERE Key_name = 'user_messages_is_unread'"))[0].map((r: any) => r.Column_name)
-      : (await db.raw("PRAGMA index_info('user_messages_is_unread')")).map((r: any) => r.name);
+    const cols =
+      dialect === 'mysql'
+        ? (await db.raw("SHOW INDEX FROM user_messages WHERE Key_name = 'user_messages_is_unread'"))[0].map((r: any) => r.Column_name)
+        : (await db.raw("PRAGMA index_info('user_messages_is_unread')")).map((r: any) => r.name);
     expect(cols).toEqual(['user_id', 'is_unread', 'message_id']);
   });
 
@@ -125,15 +148,19 @@ eachDatabase('data model', (dialect) => {
 
   it('rolls back and re-applies every migration', async () => {
     await rollbackAll(t.ctx.db);
-    const tables = dialect === 'mysql'
-      ? (await t.ctx.db.raw("SHOW TABLES LIKE 'users'"))[0]
-      : await t.ctx.db.raw("SELECT name FROM sqlite_master WHERE type='table' AND name='users'");
+    const tables =
+      dialect === 'mysql'
+        ? (await t.ctx.db.raw("SHOW TABLES LIKE 'users'"))[0]
+        : await t.ctx.db.raw("SELECT name FROM sqlite_master WHERE type='table' AND name='users'");
     expect(tables).toHaveLength(0);
     expect(await migrateLatest(t.ctx.db)).toEqual([
-      '001_initial', '002_message_search', '003_exact_keys', '004_api_key_index', '005_sqlite_indexes', '006_audit_log',
+      '001_initial',
+      '002_message_search',
+      '003_exact_keys',
+      '004_api_key_index',
+      '005_sqlite_indexes',
+      '006_audit_log',
       '007_wide_timestamps',
     ]);
   });
-
-
 });

@@ -18,18 +18,31 @@ interface Table {
 function literal(v: Value): string {
   if (v === null) return 'NULL';
   if (typeof v === 'number') return String(v);
-  const escaped = v.replace(/[\0\n\r\\'"\x1a]/g, (c) => ({ '\0': '\\0', '\n': '\\n', '\r': '\\r', '\\': '\\\\', "'": "\\'", '"': '\\"', '\x1a': '\\Z' })[c]!);
+  const escaped = v.replace(
+    /[\0\n\r\\'"\x1a]/g,
+    (c) => ({ '\0': '\\0', '\n': '\\n', '\r': '\\r', '\\': '\\\\', "'": "\\'", '"': '\\"', '\x1a': '\\Z' })[c]!,
+  );
   return `'${escaped}'`;
 }
 
 function dump(tables: Table[], rowPerLine: boolean): string {
   const out = ['/*M!999999\\- enable the sandbox mode */ ', '-- MariaDB dump 10.19', ''];
   for (const t of tables) {
-    out.push(`DROP TABLE IF EXISTS \`${t.name}\`;`, `CREATE TABLE \`${t.name}\` (`, "  `id` int(10) unsigned NOT NULL DEFAULT '0',", '  `x` text DEFAULT (concat(\'a\',\'b\')),', '  PRIMARY KEY (`id`)', ') ENGINE=InnoDB;', '');
+    out.push(
+      `DROP TABLE IF EXISTS \`${t.name}\`;`,
+      `CREATE TABLE \`${t.name}\` (`,
+      "  `id` int(10) unsigned NOT NULL DEFAULT '0',",
+      "  `x` text DEFAULT (concat('a','b')),",
+      '  PRIMARY KEY (`id`)',
+      ') ENGINE=InnoDB;',
+      '',
+    );
     if (!t.rows.length) continue;
     out.push(`LOCK TABLES \`${t.name}\` WRITE;`);
     const tuples = t.rows.map((r) => `(${r.map(literal).join(',')})`);
-    out.push(rowPerLine ? `INSERT INTO \`${t.name}\` VALUES\n${tuples.join(',\n')};` : `INSERT INTO \`${t.name}\` VALUES ${tuples.join(',')};`);
+    out.push(
+      rowPerLine ? `INSERT INTO \`${t.name}\` VALUES\n${tuples.join(',\n')};` : `INSERT INTO \`${t.name}\` VALUES ${tuples.join(',')};`,
+    );
     out.push('UNLOCK TABLES;', '');
   }
   out.push('-- Dump completed on 2026-01-01 00:00:00', '');
@@ -48,7 +61,9 @@ function scan(text: string, cuts: number[]): ReturnType<DumpScanner['finish']> {
   return scanner.finish();
 }
 
-const tricky = fc.string({ unit: fc.constantFrom('a', ' ', "'", '"', '\\', '(', ')', ';', ',', '\n', '\r', '\0', '`', '\x1a', 'é', '😀', 'INSERT INTO `x` VALUES (') });
+const tricky = fc.string({
+  unit: fc.constantFrom('a', ' ', "'", '"', '\\', '(', ')', ';', ',', '\n', '\r', '\0', '`', '\x1a', 'é', '😀', 'INSERT INTO `x` VALUES ('),
+});
 const value: fc.Arbitrary<Value> = fc.oneof(tricky, fc.integer(), fc.constant(null));
 const table: fc.Arbitrary<Table> = fc.record({
   name: fc.stringMatching(/^[a-z_]{1,12}$/),
@@ -56,13 +71,18 @@ const table: fc.Arbitrary<Table> = fc.record({
 });
 
 describe('DumpScanner', () => {
-  it('counts every table\'s rows whatever the values, layout and chunking', () => {
+  it("counts every table's rows whatever the values, layout and chunking", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(table, { selector: (t) => t.name, maxLength: 5 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 20 }), (tables, rowPerLine, cuts) => {
-        const summary = scan(dump(tables, rowPerLine), cuts);
-        expect(summary.tables).toEqual(Object.fromEntries(tables.map((t) => [t.name, t.rows.length])));
-        expect(summary.completed).toBe(true);
-      }),
+      fc.property(
+        fc.uniqueArray(table, { selector: (t) => t.name, maxLength: 5 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (tables, rowPerLine, cuts) => {
+          const summary = scan(dump(tables, rowPerLine), cuts);
+          expect(summary.tables).toEqual(Object.fromEntries(tables.map((t) => [t.name, t.rows.length])));
+          expect(summary.completed).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -70,13 +90,23 @@ describe('DumpScanner', () => {
   it('reads the applied migrations from knex_migrations', () => {
     const text = dump(
       [
-        { name: 'knex_migrations', rows: [[1, '001_initial', 1, '2026-01-01 00:00:00'], [2, "002_it's", 1, '2026-01-01 00:00:00']] },
+        {
+          name: 'knex_migrations',
+          rows: [
+            [1, '001_initial', 1, '2026-01-01 00:00:00'],
+            [2, "002_it's", 1, '2026-01-01 00:00:00'],
+          ],
+        },
         { name: 'users', rows: [[1, 'Ann']] },
       ],
       true,
     );
     for (const cuts of [[], [17], [400, 401, 402, 403]]) {
-      expect(scan(text, cuts)).toEqual({ tables: { knex_migrations: 2, users: 1 }, migrations: ['001_initial', "002_it's"], completed: true });
+      expect(scan(text, cuts)).toEqual({
+        tables: { knex_migrations: 2, users: 1 },
+        migrations: ['001_initial', "002_it's"],
+        completed: true,
+      });
     }
   });
 

@@ -60,9 +60,16 @@ eachDatabase('events: who receives what', (dialect) => {
     await t.api.post(`/messages/${id}/reactions`, t.cast.moderator, { emoji_name: 'octopus' });
     await t.api.delete(`/messages/${id}/reactions`, t.cast.moderator, { emoji_name: 'octopus' });
     const [o, m, a] = await drain([owner!, mod, admin!]);
-    const expected = ['add', 'remove'].map((op) => expect.objectContaining({
-      type: 'reaction', op, message_id: id, user_id: t.cast.moderator.id, emoji_name: 'octopus', reaction_type: 'unicode_emoji',
-    }));
+    const expected = ['add', 'remove'].map((op) =>
+      expect.objectContaining({
+        type: 'reaction',
+        op,
+        message_id: id,
+        user_id: t.cast.moderator.id,
+        emoji_name: 'octopus',
+        reaction_type: 'unicode_emoji',
+      }),
+    );
     expect(o).toEqual(expected);
     expect(m).toEqual(expected);
     expect(a).toEqual([]);
@@ -70,14 +77,26 @@ eachDatabase('events: who receives what', (dialect) => {
 
   it('realm_user add reaches every active user; the real email only those allowed to see it', async () => {
     const defaults = await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first();
-    await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId })
+    await t.ctx
+      .db('realm_user_defaults')
+      .where({ realm_id: t.realmId })
       .update({ settings: JSON.stringify({ ...parseSettings(defaults.settings), email_address_visibility: 3 }) });
     try {
       const [owner, admin, member, guest] = await everyone();
-      const res = await t.api.post('/users', t.cast.owner, { email: 'newcomer@example.com', password: 'a-long-enough-passphrase', full_name: 'New Comer' });
+      const res = await t.api.post('/users', t.cast.owner, {
+        email: 'newcomer@example.com',
+        password: 'a-long-enough-passphrase',
+        full_name: 'New Comer',
+      });
       const got = await drain([owner!, admin!, member!, guest!]);
       for (const events of got) {
-        expect(events).toEqual([expect.objectContaining({ type: 'realm_user', op: 'add', person: expect.objectContaining({ user_id: res.body.user_id, full_name: 'New Comer' }) })]);
+        expect(events).toEqual([
+          expect.objectContaining({
+            type: 'realm_user',
+            op: 'add',
+            person: expect.objectContaining({ user_id: res.body.user_id, full_name: 'New Comer' }),
+          }),
+        ]);
       }
       expect(got.map((events) => events[0]!.person.delivery_email)).toEqual(['newcomer@example.com', 'newcomer@example.com', null, null]);
     } finally {
@@ -87,10 +106,12 @@ eachDatabase('events: who receives what', (dialect) => {
 
   it('a rolled-back change publishes nothing', async () => {
     const [admin] = await Promise.all([register(t, t.cast.admin)]);
-    await expect(inTransaction(t.ctx.db, async (tx) => {
-      await createUserInTx(tx, t.ctx.bus, { realmId: t.realmId, email: 'ghost@example.com', fullName: 'Ghost' });
-      throw new Error('changed my mind');
-    })).rejects.toThrow('changed my mind');
+    await expect(
+      inTransaction(t.ctx.db, async (tx) => {
+        await createUserInTx(tx, t.ctx.bus, { realmId: t.realmId, email: 'ghost@example.com', fullName: 'Ghost' });
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
     expect(await pending(t, admin)).toEqual([]);
   });
 });

@@ -18,8 +18,18 @@ eachDatabase('events: filters and formats per queue', (dialect) => {
   });
 
   it('a narrow keeps matching messages, and takes public channels the user is not in', async () => {
-    const c = await register(t, t.cast.member, { narrow: [['channel', 'open'], ['topic', 'Plans']] });
-    const listed = await register(t, t.cast.member, { narrow: [{ operator: 'stream', operand: 'general' }, { operator: 'is', operand: 'mentioned' }] });
+    const c = await register(t, t.cast.member, {
+      narrow: [
+        ['channel', 'open'],
+        ['topic', 'Plans'],
+      ],
+    });
+    const listed = await register(t, t.cast.member, {
+      narrow: [
+        { operator: 'stream', operand: 'general' },
+        { operator: 'is', operand: 'mentioned' },
+      ],
+    });
     const guest = await register(t, t.cast.guest, { narrow: [['channel', 'open']] });
     const hit = await sendToChannel(t, t.cast.owner, 'open', 'plans', 'in the narrow');
     await sendToChannel(t, t.cast.owner, 'open', 'other', 'other topic');

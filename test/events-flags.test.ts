@@ -14,7 +14,8 @@ eachDatabase('update_message_flags events', (dialect) => {
   });
   afterAll(() => stopEventsServer(t));
 
-  const setFlag = (ids: number[], op: 'add' | 'remove', flag = 'read') => t.api.post('/messages/flags', t.cast.member, { messages: ids, op, flag });
+  const setFlag = (ids: number[], op: 'add' | 'remove', flag = 'read') =>
+    t.api.post('/messages/flags', t.cast.member, { messages: ids, op, flag });
 
   it('describes each message marked unread so the client can count it again', async () => {
     const { owner, admin, member } = t.cast;
@@ -33,7 +34,14 @@ eachDatabase('update_message_flags events', (dialect) => {
     expect(res.body.messages).toEqual(ids);
 
     const [event] = await pending(t, modern);
-    expect(event).toMatchObject({ type: 'update_message_flags', op: 'remove', operation: 'remove', flag: 'read', messages: ids, all: false });
+    expect(event).toMatchObject({
+      type: 'update_message_flags',
+      op: 'remove',
+      operation: 'remove',
+      flag: 'read',
+      messages: ids,
+      all: false,
+    });
     expect(event!.message_details).toEqual({
       [mention]: { type: 'stream', stream_id: general.id, topic: 'Plans', unmuted_stream_msg: true, mentioned: true },
       [noTopic]: { type: 'stream', stream_id: general.id, topic: '', unmuted_stream_msg: true },
@@ -45,7 +53,12 @@ eachDatabase('update_message_flags events', (dialect) => {
     });
     // Without empty_topic_name the empty topic is named, as everywhere else.
     const [old] = await pending(t, legacy);
-    expect(old!.message_details[noTopic]).toEqual({ type: 'stream', stream_id: general.id, topic: 'general chat', unmuted_stream_msg: true });
+    expect(old!.message_details[noTopic]).toEqual({
+      type: 'stream',
+      stream_id: general.id,
+      topic: 'general chat',
+      unmuted_stream_msg: true,
+    });
     expect(old!.message_details[mention]).toEqual(event!.message_details[mention]);
   });
 
@@ -65,7 +78,12 @@ eachDatabase('update_message_flags events', (dialect) => {
     await setFlag([a], 'add');
     const client = await register(t, t.cast.member, { event_types: ['update_message_flags'] });
     const res = await t.api.post('/messages/flags/narrow', t.cast.member, {
-      anchor: a, num_before: 0, num_after: 0, narrow: [{ operator: 'topic', operand: 'narrowed' }], op: 'remove', flag: 'read',
+      anchor: a,
+      num_before: 0,
+      num_after: 0,
+      narrow: [{ operator: 'topic', operand: 'narrowed' }],
+      op: 'remove',
+      flag: 'read',
     });
     expect(res.body.updated_count).toBe(1);
     const [event] = await pending(t, client);

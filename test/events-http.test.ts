@@ -32,7 +32,10 @@ eachDatabase('events over real HTTP', (dialect) => {
     await t.close();
   });
 
-  const auth = (u: UserRow) => ({ Authorization: 'Basic ' + Buffer.from(`${u.email}:${u.api_key}`).toString('base64'), 'User-Agent': 'ZulipPython/0.9.0' });
+  const auth = (u: UserRow) => ({
+    Authorization: 'Basic ' + Buffer.from(`${u.email}:${u.api_key}`).toString('base64'),
+    'User-Agent': 'ZulipPython/0.9.0',
+  });
   const post = async (u: UserRow, path: string, fields: Record<string, string>) => {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
@@ -56,7 +59,12 @@ eachDatabase('events over real HTTP', (dialect) => {
     const got = await polling;
     expect(got).toMatchObject({ result: 'success', queue_id });
     expect(got.events).toEqual([
-      expect.objectContaining({ id: 0, type: 'message', flags: [], message: expect.objectContaining({ id: sent.body.id, content: '<p>hello <strong>there</strong></p>', subject: 'greetings' }) }),
+      expect.objectContaining({
+        id: 0,
+        type: 'message',
+        flags: [],
+        message: expect.objectContaining({ id: sent.body.id, content: '<p>hello <strong>there</strong></p>', subject: 'greetings' }),
+      }),
     ]);
     const next = await getEvents(member, { queue_id, last_event_id: '0', dont_block: 'true' });
     expect(next.events).toEqual([]);

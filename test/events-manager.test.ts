@@ -9,8 +9,16 @@ describe('QueueManager', () => {
   let bus: InProcessBus;
   let m: QueueManager;
   const opts = (userId: number, extra: Partial<QueueOptions> = {}): QueueOptions => ({
-    userId, realmId: 1, eventTypes: null, narrow: [], applyMarkdown: true, clientGravatar: false,
-    allPublicStreams: false, publicChannels: false, capabilities: parseCapabilities({}), ...extra,
+    userId,
+    realmId: 1,
+    eventTypes: null,
+    narrow: [],
+    applyMarkdown: true,
+    clientGravatar: false,
+    allPublicStreams: false,
+    publicChannels: false,
+    capabilities: parseCapabilities({}),
+    ...extra,
   });
   const start = (limits: Partial<QueueLimits> = {}) => {
     clock = new ManualClock(1_000);
@@ -20,8 +28,7 @@ describe('QueueManager', () => {
   const ping = (userIds: number[], n = 1) => {
     for (let i = 0; i < n; i++) bus.publish({ event: { type: 'ping', n: i }, userIds });
   };
-  const ids = async (userId: number, queueId: string, last = -1) =>
-    (await m.poll(userId, queueId, last, true)).events.map((e) => e.id);
+  const ids = async (userId: number, queueId: string, last = -1) => (await m.poll(userId, queueId, last, true)).events.map((e) => e.id);
   afterEach(() => m.close());
 
   it('numbers events from 0 per queue and drops them only when acknowledged', async () => {
@@ -167,7 +174,11 @@ describe('QueueManager', () => {
     start();
     const a = m.register(opts(1));
     const b = m.register(opts(2));
-    bus.publish({ event: { type: 'message', message: { type: 'private' } }, userIds: [1, 2], perUser: (id) => ({ flags: id === 1 ? ['read'] : [] }) });
+    bus.publish({
+      event: { type: 'message', message: { type: 'private' } },
+      userIds: [1, 2],
+      perUser: (id) => ({ flags: id === 1 ? ['read'] : [] }),
+    });
     const [ea] = (await m.poll(1, a.id, -1, true)).events;
     const [eb] = (await m.poll(2, b.id, -1, true)).events;
     expect(ea!.event).toBe(eb!.event);

@@ -22,7 +22,11 @@ eachDatabase('events: the queue protocol', (dialect) => {
     const c = await register(t, t.cast.member);
     expect(c.queueId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(c.lastEventId).toBe(-1);
-    expect(c.state).toMatchObject({ zulip_feature_level: expect.any(Number), zulip_version: expect.any(String), zulip_merge_base: expect.any(String) });
+    expect(c.state).toMatchObject({
+      zulip_feature_level: expect.any(Number),
+      zulip_version: expect.any(String),
+      zulip_merge_base: expect.any(String),
+    });
   });
 
   it('dont_block answers at once, with nothing when nothing happened', async () => {
@@ -38,7 +42,10 @@ eachDatabase('events: the queue protocol', (dialect) => {
     const first = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
     const retried = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
     expect(retried.body.events).toEqual(first.body.events);
-    expect(first.body.events.map((e: any) => [e.id, e.message.id])).toEqual([[0, a], [1, b]]);
+    expect(first.body.events.map((e: any) => [e.id, e.message.id])).toEqual([
+      [0, a],
+      [1, b],
+    ]);
     const after = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 0, dont_block: true });
     expect(after.body.events.map((e: any) => e.id)).toEqual([1]);
     const done = await get(t.cast.member, { queue_id: c.queueId, last_event_id: 1, dont_block: true });
@@ -61,9 +68,16 @@ eachDatabase('events: the queue protocol', (dialect) => {
   it('requires queue_id and last_event_id', async () => {
     const c = await register(t, t.cast.member);
     expect((await get(t.cast.member, { last_event_id: -1 })).body).toEqual({
-      result: 'error', msg: "Missing 'queue_id' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'queue_id',
+      result: 'error',
+      msg: "Missing 'queue_id' argument",
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'queue_id',
     });
-    expect((await get(t.cast.member, { queue_id: c.queueId })).body).toEqual({ result: 'error', msg: "Missing 'last_event_id' argument", code: 'BAD_REQUEST' });
+    expect((await get(t.cast.member, { queue_id: c.queueId })).body).toEqual({
+      result: 'error',
+      msg: "Missing 'last_event_id' argument",
+      code: 'BAD_REQUEST',
+    });
   });
 
   it("answers an unknown queue, and another user's, with BAD_EVENT_QUEUE_ID and changes nothing", async () => {
@@ -97,7 +111,10 @@ eachDatabase('events: the queue protocol', (dialect) => {
     expect(await poll(t, c)).toEqual([]);
     clock.advance(idle);
     const res = await get(t.cast.member, { queue_id: c.queueId, last_event_id: -1, dont_block: true });
-    expect([res.status, res.body]).toEqual([400, { result: 'error', msg: `Bad event queue ID: ${c.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: c.queueId }]);
+    expect([res.status, res.body]).toEqual([
+      400,
+      { result: 'error', msg: `Bad event queue ID: ${c.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: c.queueId },
+    ]);
   });
 
   it('a long-poll returns within 100 ms of the commit', async () => {

@@ -41,7 +41,13 @@ eachDatabase('POST /register: the initial state', (dialect) => {
       realm_topics_policy: 'allow_empty_topic',
       realm_moderation_request_channel_id: -1,
     });
-    expect(state.server_report_message_types.map((r: { key: string }) => r.key)).toEqual(['spam', 'harassment', 'inappropriate', 'norms', 'other']);
+    expect(state.server_report_message_types.map((r: { key: string }) => r.key)).toEqual([
+      'spam',
+      'harassment',
+      'inappropriate',
+      'norms',
+      'other',
+    ]);
     const everyone = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id');
     expect(state.realm_can_resolve_topics_group).toBe(everyone.id);
     expect(state).not.toHaveProperty('realm_users');
@@ -50,11 +56,28 @@ eachDatabase('POST /register: the initial state', (dialect) => {
 
   it('fetch_event_types defaults to event_types, which defaults to everything', async () => {
     const narrow = await register(t, t.cast.member, { event_types: ['message'] });
-    expect(Object.keys(narrow.state).sort()).toEqual(
-      ['last_event_id', 'max_message_id', 'msg', 'queue_id', 'result', 'zulip_feature_level', 'zulip_merge_base', 'zulip_version'],
-    );
+    expect(Object.keys(narrow.state).sort()).toEqual([
+      'last_event_id',
+      'max_message_id',
+      'msg',
+      'queue_id',
+      'result',
+      'zulip_feature_level',
+      'zulip_merge_base',
+      'zulip_version',
+    ]);
     const all = await register(t, t.cast.member);
-    for (const key of ['realm_users', 'user_settings', 'realm_user_settings_defaults', 'subscriptions', 'realm_user_groups', 'unread_msgs', 'saved_snippets', 'realm_emoji', 'max_topic_length']) {
+    for (const key of [
+      'realm_users',
+      'user_settings',
+      'realm_user_settings_defaults',
+      'subscriptions',
+      'realm_user_groups',
+      'unread_msgs',
+      'saved_snippets',
+      'realm_emoji',
+      'max_topic_length',
+    ]) {
       expect(all.state).toHaveProperty(key);
     }
   });
@@ -82,7 +105,9 @@ eachDatabase('POST /register: the initial state', (dialect) => {
 
   it('adds subscriber lists with include_subscribers, and keeps nulls with notification_settings_null', async () => {
     const { state } = await register(t, t.cast.member, {
-      fetch_event_types: ['subscription'], include_subscribers: true, client_capabilities: { notification_settings_null: true },
+      fetch_event_types: ['subscription'],
+      include_subscribers: true,
+      client_capabilities: { notification_settings_null: true },
     });
     const byName = new Map(state.subscriptions.map((s: { name: string }) => [s.name, s]));
     expect((byName.get('quiet') as { subscribers: number[] }).subscribers).toEqual([t.cast.owner.id, t.cast.member.id]);
@@ -114,7 +139,10 @@ eachDatabase('POST /register: the initial state', (dialect) => {
       old_unreads_missing: false,
     });
     expect(state.max_message_id).toBe(read);
-    const modern = await register(t, member, { fetch_event_types: ['message', 'update_message_flags'], client_capabilities: { empty_topic_name: true } });
+    const modern = await register(t, member, {
+      fetch_event_types: ['message', 'update_message_flags'],
+      client_capabilities: { empty_topic_name: true },
+    });
     expect(modern.state.unread_msgs.streams[0].topic).toBe('');
   });
 
@@ -124,7 +152,15 @@ eachDatabase('POST /register: the initial state', (dialect) => {
     const { owner, admin, moderator, member, guest, bot, deactivated } = t.cast;
     expect(active).toEqual([owner, admin, moderator, member, guest, bot].map((u) => u.id));
     expect(state.realm_non_active_users.map((u: { user_id: number }) => u.user_id)).toEqual([deactivated.id]);
-    expect(state).toMatchObject({ user_id: member.id, email: member.email, delivery_email: member.delivery_email, full_name: 'Test Member', is_admin: false, is_guest: false, is_moderator: false });
+    expect(state).toMatchObject({
+      user_id: member.id,
+      email: member.email,
+      delivery_email: member.delivery_email,
+      full_name: 'Test Member',
+      is_admin: false,
+      is_guest: false,
+      is_moderator: false,
+    });
     expect(state.realm_users[0]).toMatchObject({ user_id: owner.id, role: 100, is_owner: true, profile_data: {} });
   });
 
@@ -144,8 +180,15 @@ eachDatabase('POST /register: the initial state', (dialect) => {
   });
 
   it('sends personal settings, organization defaults and groups', async () => {
-    const { state } = await register(t, t.cast.member, { fetch_event_types: ['user_settings', 'realm_user_settings_defaults', 'realm_user_groups'] });
-    expect(state.user_settings).toMatchObject({ receives_typing_notifications: true, timezone: '', emojiset: 'google', available_notification_sounds: expect.any(Array) });
+    const { state } = await register(t, t.cast.member, {
+      fetch_event_types: ['user_settings', 'realm_user_settings_defaults', 'realm_user_groups'],
+    });
+    expect(state.user_settings).toMatchObject({
+      receives_typing_notifications: true,
+      timezone: '',
+      emojiset: 'google',
+      available_notification_sounds: expect.any(Array),
+    });
     expect(state.realm_user_settings_defaults).not.toHaveProperty('timezone');
     expect(state.realm_user_settings_defaults).toMatchObject({ web_home_view: 'inbox', emojiset_choices: expect.any(Array) });
     const byName = new Map(state.realm_user_groups.map((g: { name: string }) => [g.name, g]));
@@ -158,7 +201,8 @@ eachDatabase('POST /register: the initial state', (dialect) => {
   });
 
   it('reads the state in a fixed number of statements, however large the organization', async () => {
-    const measure = async () => (await countQueries(t, () => t.api.post('/register', t.cast.member, { include_subscribers: true }))).queries;
+    const measure = async () =>
+      (await countQueries(t, () => t.api.post('/register', t.cast.member, { include_subscribers: true }))).queries;
     const before = await measure();
     const many = await createMembers(t, 'crowd', 20);
     for (let i = 0; i < 10; i++) await createChannel(t, `crowd-${i}`, many);

@@ -14,12 +14,16 @@ eachDatabase('events: typing notifications', (dialect) => {
   });
   afterAll(() => stopEventsServer(t));
 
-  const typingClient = (u: UserRow) => register(t, u, { event_types: ['typing', 'typing_edit_message'], client_capabilities: { stream_typing_notifications: true } });
+  const typingClient = (u: UserRow) =>
+    register(t, u, { event_types: ['typing', 'typing_edit_message'], client_capabilities: { stream_typing_notifications: true } });
   const clients = (...users: UserRow[]) => Promise.all(users.map(typingClient));
   const received = async (cs: Client[]) => Promise.all(cs.map(async (c) => (await pending(t, c)).map(({ id: _id, ...e }) => e)));
   const setSetting = async (u: UserRow, change: Partial<UserSettings>) => {
     const row = await t.ctx.db('users').where({ id: u.id }).first('settings');
-    await t.ctx.db('users').where({ id: u.id }).update({ settings: JSON.stringify({ ...parseSettings(row.settings), ...change }) });
+    await t.ctx
+      .db('users')
+      .where({ id: u.id })
+      .update({ settings: JSON.stringify({ ...parseSettings(row.settings), ...change }) });
   };
   const person = (u: UserRow) => ({ user_id: u.id, email: u.email });
   const ok = { result: 'success', msg: '' };
@@ -31,8 +35,20 @@ eachDatabase('events: typing notifications', (dialect) => {
       expect((await t.api.post('/typing', member, { op: 'start', to: [owner.id, admin.id] })).body).toEqual(ok);
       expect((await t.api.post('/typing', member, { type: 'direct', op: 'stop', to: [owner.id] })).body).toEqual(ok);
       const [m, o, a, mod] = await received(cs);
-      const start = { type: 'typing', op: 'start', message_type: 'direct', sender: person(member), recipients: [person(owner), person(admin), person(member)] };
-      const stop = { type: 'typing', op: 'stop', message_type: 'direct', sender: person(member), recipients: [person(owner), person(member)] };
+      const start = {
+        type: 'typing',
+        op: 'start',
+        message_type: 'direct',
+        sender: person(member),
+        recipients: [person(owner), person(admin), person(member)],
+      };
+      const stop = {
+        type: 'typing',
+        op: 'stop',
+        message_type: 'direct',
+        sender: person(member),
+        recipients: [person(owner), person(member)],
+      };
       expect(o).toEqual([start, stop]);
       expect(a).toEqual([start]);
       expect([m, mod]).toEqual([[], []]);
@@ -68,7 +84,11 @@ eachDatabase('events: typing notifications', (dialect) => {
       await setSetting(t.cast.member, { send_private_typing_notifications: false });
       try {
         const res = await t.api.post('/typing', t.cast.member, { op: 'start', to: [t.cast.owner.id] });
-        expect(res.body).toEqual({ result: 'error', msg: 'User has disabled typing notifications for direct messages', code: 'BAD_REQUEST' });
+        expect(res.body).toEqual({
+          result: 'error',
+          msg: 'User has disabled typing notifications for direct messages',
+          code: 'BAD_REQUEST',
+        });
       } finally {
         await setSetting(t.cast.member, { send_private_typing_notifications: true });
       }
@@ -85,14 +105,24 @@ eachDatabase('events: typing notifications', (dialect) => {
       await t.api.post('/typing', owner, { type: 'channel', op: 'start', stream_id: open, topic: 'elsewhere' }); // member and admin are not in it
       await t.api.post('/typing', owner, { type: 'stream', op: 'stop', stream_id: general.id, topic: '(no topic)' });
       const [gotM, gotA, gotO, gotLegacy] = await received([m!, a!, o!, legacy]);
-      const event = (op: string, topic: string) => ({ type: 'typing', op, message_type: 'stream', sender: person(owner), stream_id: general.id, topic });
+      const event = (op: string, topic: string) => ({
+        type: 'typing',
+        op,
+        message_type: 'stream',
+        sender: person(owner),
+        stream_id: general.id,
+        topic,
+      });
       expect(gotM).toEqual([event('start', 'plans'), event('stop', 'general chat')]);
       expect(gotA).toEqual(gotM);
       expect([gotO, gotLegacy]).toEqual([[], []]);
     });
 
     it('keeps the empty topic as "" for clients that handle it', async () => {
-      const c = await register(t, t.cast.member, { event_types: ['typing'], client_capabilities: { stream_typing_notifications: true, empty_topic_name: true } });
+      const c = await register(t, t.cast.member, {
+        event_types: ['typing'],
+        client_capabilities: { stream_typing_notifications: true, empty_topic_name: true },
+      });
       await t.api.post('/typing', t.cast.owner, { type: 'channel', op: 'start', stream_id: general.id, topic: 'general chat' });
       expect((await received([c]))[0]!.map((e) => e.topic)).toEqual(['']);
     });
@@ -110,7 +140,10 @@ eachDatabase('events: typing notifications', (dialect) => {
     it('refuses channels the typist cannot read or post in', async () => {
       const [mod] = await clients(t.cast.moderator);
       const privateChannel = await t.api.post('/typing', t.cast.admin, { type: 'channel', op: 'start', stream_id: secret.id, topic: 'x' });
-      expect([privateChannel.status, privateChannel.body]).toEqual([400, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' }]);
+      expect([privateChannel.status, privateChannel.body]).toEqual([
+        400,
+        { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' },
+      ]);
       const open = (await t.ctx.db('channels').where({ name: 'open' }).first('id')).id;
       const guest = await t.api.post('/typing', t.cast.guest, { type: 'channel', op: 'start', stream_id: open, topic: 'x' });
       expect([guest.status, guest.body]).toEqual([400, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' }]);
@@ -119,7 +152,10 @@ eachDatabase('events: typing notifications', (dialect) => {
       await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: nobody });
       try {
         const res = await t.api.post('/typing', t.cast.member, { type: 'channel', op: 'start', stream_id: general.id, topic: 'x' });
-        expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'You do not have permission to post in this channel.', code: 'BAD_REQUEST' }]);
+        expect([res.status, res.body]).toEqual([
+          400,
+          { result: 'error', msg: 'You do not have permission to post in this channel.', code: 'BAD_REQUEST' },
+        ]);
       } finally {
         await t.ctx.db('channels').where({ id: general.id }).update(before);
       }
@@ -130,7 +166,10 @@ eachDatabase('events: typing notifications', (dialect) => {
       await setSetting(t.cast.member, { send_stream_typing_notifications: false });
       try {
         const res = await t.api.post('/typing', t.cast.member, { type: 'channel', op: 'start', stream_id: general.id, topic: 'x' });
-        expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'User has disabled typing notifications for channel messages', code: 'BAD_REQUEST' }]);
+        expect([res.status, res.body]).toEqual([
+          400,
+          { result: 'error', msg: 'User has disabled typing notifications for channel messages', code: 'BAD_REQUEST' },
+        ]);
       } finally {
         await setSetting(t.cast.member, { send_stream_typing_notifications: true });
       }
@@ -143,7 +182,13 @@ eachDatabase('events: typing notifications', (dialect) => {
       const id = await sendToChannel(t, owner, 'general', 'edits', 'typo');
       const [m, a, o] = await clients(member, admin, owner);
       expect((await t.api.post(`/messages/${id}/typing`, owner, { op: 'start' })).body).toEqual(ok);
-      const event = { type: 'typing_edit_message', op: 'start', sender_id: owner.id, message_id: id, recipient: { type: 'channel', channel_id: general.id, topic: 'edits' } };
+      const event = {
+        type: 'typing_edit_message',
+        op: 'start',
+        sender_id: owner.id,
+        message_id: id,
+        recipient: { type: 'channel', channel_id: general.id, topic: 'edits' },
+      };
       expect(await received([m!, a!, o!])).toEqual([[event], [event], []]);
     });
 
@@ -163,7 +208,13 @@ eachDatabase('events: typing notifications', (dialect) => {
       const id = await sendDirect(t, member, [owner, admin], 'group chat');
       const [o, a, m] = await clients(owner, admin, member);
       await t.api.post(`/messages/${id}/typing`, member, { op: 'start' });
-      const event = { type: 'typing_edit_message', op: 'start', sender_id: member.id, message_id: id, recipient: { type: 'direct', user_ids: [owner.id, admin.id].sort((x, y) => x - y) } };
+      const event = {
+        type: 'typing_edit_message',
+        op: 'start',
+        sender_id: member.id,
+        message_id: id,
+        recipient: { type: 'direct', user_ids: [owner.id, admin.id].sort((x, y) => x - y) },
+      };
       expect(await received([o!, a!, m!])).toEqual([[event], [event], []]);
     });
 
@@ -178,9 +229,15 @@ eachDatabase('events: typing notifications', (dialect) => {
 
     it('refuses once the edit time limit has passed', async () => {
       const id = await sendToChannel(t, t.cast.member, 'general', 'x', 'old news');
-      await t.ctx.db('messages').where({ id }).update({ date_sent: Math.floor(Date.now() / 1000) - 3600 });
+      await t.ctx
+        .db('messages')
+        .where({ id })
+        .update({ date_sent: Math.floor(Date.now() / 1000) - 3600 });
       const res = await t.api.post(`/messages/${id}/typing`, t.cast.member, { op: 'start' });
-      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'The time limit for editing this message has passed', code: 'BAD_REQUEST' }]);
+      expect([res.status, res.body]).toEqual([
+        400,
+        { result: 'error', msg: 'The time limit for editing this message has passed', code: 'BAD_REQUEST' },
+      ]);
     });
   });
 });

@@ -93,15 +93,19 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
         now = await snapshotDigest(t.ctx.db);
       } catch (err) {
         databaseGone = true;
-        throw new Error(`the database stopped answering (${(err as Error).message}) after:\n${req}${failure ? `\nfirst failure:\n${failure.message}` : ''}`);
+        throw new Error(
+          `the database stopped answering (${(err as Error).message}) after:\n${req}${failure ? `\nfirst failure:\n${failure.message}` : ''}`,
+        );
       }
       const changed = changedTables(baseline, now);
       baseline = now;
       if (!failure && changed.length) {
         // Named at once: replaying the request (shrinking) may change nothing the second time.
-        failure = new Error(wrote
-          ? `${req}\n→ ${answer}\nbut the database changed: ${changed.join(', ')}`
-          : `the database changed (${changed.join(', ')}) with no write statement during the last request (a write after an answer?):\n${req}`);
+        failure = new Error(
+          wrote
+            ? `${req}\n→ ${answer}\nbut the database changed: ${changed.join(', ')}`
+            : `the database changed (${changed.join(', ')}) with no write statement during the last request (a write after an answer?):\n${req}`,
+        );
       }
       if (failure) throw failure;
     });
@@ -109,7 +113,10 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
     const started = performance.now();
     await fc.assert(property, { seed: SEED, numRuns: REQUESTS });
     const seconds = (performance.now() - started) / 1000;
-    const statuses = [...stats.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+    const statuses = [...stats.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     process.stdout.write(
       `fuzz [${dialect}] seed ${SEED}: ${stats.sent} requests in ${seconds.toFixed(1)} s (${(stats.sent / seconds).toFixed(0)}/s overall, ` +
         `${(stats.ms / Math.max(1, stats.sent)).toFixed(1)} ms each); ${statuses}\n`,
@@ -121,57 +128,62 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
    * requests, comparing the database after each that wrote, and print one shortest
    * example per failure class (a development aid for triage).
    */
-  if (process.env.FUZZ_SURVEY) it('survey of failure classes', async () => {
-    const models = operationModels(t.spec);
-    const requests = fc.sample(requestArbitrary(models, world), { seed: SEED, numRuns: REQUESTS });
-    const classes = new Map<string, { count: number; example: string }>();
-    let baseline = await snapshotDigest(t.ctx.db);
-    for (const req of requests) {
-      serverLog = [];
-      wrote = false;
-      let problem: string | null;
-      let shown: string;
-      try {
-        const res = await send(server.port, req.wire, TIME_LIMIT_MS);
-        problem = checkAnswer(req, res);
-        shown = `${res.status} ${res.text.slice(0, 300)}`;
-      } catch (err) {
-        problem = `no answer: ${(err as Error).message}`;
-        shown = '';
+  if (process.env.FUZZ_SURVEY)
+    it('survey of failure classes', async () => {
+      const models = operationModels(t.spec);
+      const requests = fc.sample(requestArbitrary(models, world), { seed: SEED, numRuns: REQUESTS });
+      const classes = new Map<string, { count: number; example: string }>();
+      let baseline = await snapshotDigest(t.ctx.db);
+      for (const req of requests) {
+        serverLog = [];
+        wrote = false;
+        let problem: string | null;
+        let shown: string;
+        try {
+          const res = await send(server.port, req.wire, TIME_LIMIT_MS);
+          problem = checkAnswer(req, res);
+          shown = `${res.status} ${res.text.slice(0, 300)}`;
+        } catch (err) {
+          problem = `no answer: ${(err as Error).message}`;
+          shown = '';
+        }
+        let after: Record<string, TableDigest> = baseline;
+        try {
+          if (wrote || problem) after = await snapshotDigest(t.ctx.db);
+        } catch (err) {
+          classes.set(`the database stopped answering: ${(err as Error).message}`, { count: 1, example: `${req}→ ${shown}${causes()}` });
+          break;
+        }
+        const changed = changedTables(baseline, after);
+        baseline = after;
+        if (changed.length) problem = `${problem ?? ''} database changed: ${changed.join(', ')}`;
+        if (!problem) continue;
+        const line = causes().split('\n')[2] ?? '';
+        const cause = line.includes(' … ') ? `${line.split(':')[0]}: … ${line.slice(-120)}` : line;
+        const kind = req.tags[0]!.replace(/:.*$/, '').replace(/ \(.*$/, '');
+        const key = cause
+          ? `${problem.replace(/\d+ ms/, 'n ms')} | ${cause.trim()}`
+          : `${problem.replace(/\d+ ms/, 'n ms')} | ${req.operationId} | ${kind}`;
+        const text = `${req}→ ${shown}${causes()}`;
+        const known = classes.get(key);
+        if (!known) classes.set(key, { count: 1, example: text });
+        else {
+          known.count++;
+          if (text.length < known.example.length) known.example = text;
+        }
       }
-      let after: Record<string, TableDigest> = baseline;
-      try {
-        if (wrote || problem) after = await snapshotDigest(t.ctx.db);
-      } catch (err) {
-        classes.set(`the database stopped answering: ${(err as Error).message}`, { count: 1, example: `${req}→ ${shown}${causes()}` });
-        break;
-      }
-      const changed = changedTables(baseline, after);
-      baseline = after;
-      if (changed.length) problem = `${problem ?? ''} database changed: ${changed.join(', ')}`;
-      if (!problem) continue;
-      const line = causes().split('\n')[2] ?? '';
-      const cause = line.includes(' … ') ? `${line.split(':')[0]}: … ${line.slice(-120)}` : line;
-      const kind = req.tags[0]!.replace(/:.*$/, '').replace(/ \(.*$/, '');
-      const key = cause ? `${problem.replace(/\d+ ms/, 'n ms')} | ${cause.trim()}` : `${problem.replace(/\d+ ms/, 'n ms')} | ${req.operationId} | ${kind}`;
-      const text = `${req}→ ${shown}${causes()}`;
-      const known = classes.get(key);
-      if (!known) classes.set(key, { count: 1, example: text });
-      else {
-        known.count++;
-        if (text.length < known.example.length) known.example = text;
-      }
-    }
-    const report = [...classes].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `## ${v.count}× ${k}\n${v.example}`);
-    process.stdout.write(`fuzz survey [${dialect}]: ${classes.size} classes\n${report.join('\n')}\n`);
-  }, 1_800_000);
+      const report = [...classes].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `## ${v.count}× ${k}\n${v.example}`);
+      process.stdout.write(`fuzz survey [${dialect}]: ${classes.size} classes\n${report.join('\n')}\n`);
+    }, 1_800_000);
 
   function causes(): string {
     const lines = serverLog.map((l) => {
       try {
         const e = JSON.parse(l) as { err?: { message?: string; stack?: string }; msg?: string };
         // SQL errors quote the whole statement: keep its start and the database's message at its end.
-        return (e.err?.stack?.split('\n').slice(0, 4) ?? [e.msg ?? l]).map((x) => (x.length > 400 ? `${x.slice(0, 200)} … ${x.slice(-200)}` : x)).join('\n');
+        return (e.err?.stack?.split('\n').slice(0, 4) ?? [e.msg ?? l])
+          .map((x) => (x.length > 400 ? `${x.slice(0, 200)} … ${x.slice(-200)}` : x))
+          .join('\n');
       } catch {
         return l;
       }
@@ -187,24 +199,30 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
     } catch {
       // reported below
     }
-    const notBuilt = res.status === 501 && body?.code === 'NOT_IMPLEMENTED' && (PENDING_OPERATIONS as readonly string[]).includes(req.operationId);
+    const notBuilt =
+      res.status === 501 && body?.code === 'NOT_IMPLEMENTED' && (PENDING_OPERATIONS as readonly string[]).includes(req.operationId);
     if ((res.status < 400 || res.status > 499) && !notBuilt) return `status ${res.status}, expected 4xx`;
     if (!body) return 'the body is not JSON';
     if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) return `Content-Type ${res.headers['content-type']}`;
-    if (body.result !== 'error' || typeof body.msg !== 'string' || typeof body.code !== 'string') return 'not a Zulip error body {result: "error", msg, code}';
+    if (body.result !== 'error' || typeof body.msg !== 'string' || typeof body.code !== 'string')
+      return 'not a Zulip error body {result: "error", msg, code}';
     return null;
   }
 });
 
 /** The server still answers a plain request (its event loop and database pool are fine). */
 async function checkAlive(port: number): Promise<void> {
-  const res = await send(port, { method: 'GET', target: '/api/v1/server_settings', headers: {}, body: null }, TIME_LIMIT_MS).catch((err: Error) => {
-    throw new Error(`the server no longer answers GET /api/v1/server_settings: ${err.message}`);
-  });
+  const res = await send(port, { method: 'GET', target: '/api/v1/server_settings', headers: {}, body: null }, TIME_LIMIT_MS).catch(
+    (err: Error) => {
+      throw new Error(`the server no longer answers GET /api/v1/server_settings: ${err.message}`);
+    },
+  );
   if (res.status !== 200) throw new Error(`GET /api/v1/server_settings answered ${res.status} ${res.text.slice(0, 300)}`);
 }
 
 function changedTables(before: Record<string, TableDigest>, after: Record<string, TableDigest>): string[] {
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...names].filter((n) => before[n]?.sha256 !== after[n]?.sha256).map((n) => `${n}: ${before[n]?.rows ?? 0} → ${after[n]?.rows ?? 0} rows`);
+  return [...names]
+    .filter((n) => before[n]?.sha256 !== after[n]?.sha256)
+    .map((n) => `${n}: ${before[n]?.rows ?? 0} → ${after[n]?.rows ?? 0} rows`);
 }

@@ -22,7 +22,10 @@ eachDatabase('limited guest access', (dialect) => {
   it('lets a guest DM and type to people they share a channel with, and nobody else', async () => {
     const sent = await t.api.post('/messages', t.cast.guest, { type: 'direct', to: [t.cast.member.id], content: 'hi' });
     expect(sent.status).toBe(200);
-    expect((await t.api.get(`/messages/${sent.body.id}`, t.cast.member)).body.message).toMatchObject({ sender_id: t.cast.guest.id, content: '<p>hi</p>' });
+    expect((await t.api.get(`/messages/${sent.body.id}`, t.cast.member)).body.message).toMatchObject({
+      sender_id: t.cast.guest.id,
+      content: '<p>hi</p>',
+    });
     const noAccess = { result: 'error', msg: 'You do not have permission to access some of the recipients.', code: 'BAD_REQUEST' };
     const refused = await t.api.post('/messages', t.cast.guest, { type: 'direct', to: [t.cast.admin.id], content: 'hi' });
     expect([refused.status, refused.body]).toEqual([400, noAccess]);
@@ -33,7 +36,11 @@ eachDatabase('limited guest access', (dialect) => {
   it('tells a guest about a new user only when they share something', async () => {
     const guest = await register(t, t.cast.guest, { event_types: ['realm_user'] });
     const member = await register(t, t.cast.member, { event_types: ['realm_user'] });
-    const created = await t.api.post('/users', t.cast.owner, { email: 'newbie@example.com', password: 'a-good-password', full_name: 'New Bie' });
+    const created = await t.api.post('/users', t.cast.owner, {
+      email: 'newbie@example.com',
+      password: 'a-good-password',
+      full_name: 'New Bie',
+    });
     expect(created.status).toBe(200);
     expect((await pending(t, member)).map((e) => e.op)).toEqual(['add']);
     expect(await pending(t, guest)).toEqual([]);
@@ -81,7 +88,10 @@ eachDatabase('limited guest access', (dialect) => {
     it('renders a group mention as the group alone, flagging its members among the receivers', async () => {
       const [group] = await t.ctx.db('user_groups').insert({ realm_id: t.realmId, name: 'mixed', can_mention_group: everyoneGroupId });
       const groupId = Number(group);
-      await t.ctx.db('group_members').insert([{ group_id: groupId, user_id: t.cast.admin.id }, { group_id: groupId, user_id: t.cast.member.id }]);
+      await t.ctx.db('group_members').insert([
+        { group_id: groupId, user_id: t.cast.admin.id },
+        { group_id: groupId, user_id: t.cast.member.id },
+      ]);
       const { id, html } = await send(t.cast.guest, 'shared', '@*mixed*');
       expect(html).toBe(`<p><span class="user-group-mention" data-user-group-id="${groupId}">@mixed</span></p>`);
       expect((await flagsOf(id, t.cast.member.id))! & MENTIONED).toBe(MENTIONED);

@@ -71,7 +71,12 @@ eachDatabase('hostile input', (dialect) => {
           ['POST', '/api/v1/messages', 'deflate', Buffer.from('garbage')],
           ['POST', '/api/v1/messages', 'br', Buffer.from('garbage garbage')],
         ] as const) {
-          const res = await call({ method, path, headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': encoding }, body });
+          const res = await call({
+            method,
+            path,
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': encoding },
+            body,
+          });
           expect([method, encoding, ...error(res)]).toEqual([method, encoding, ...zulipError(400, 'Malformed request body')]);
         }
       });
@@ -108,7 +113,12 @@ eachDatabase('hostile input', (dialect) => {
         });
         expect(error(inflated)).toEqual(zulipError(413, 'Request body is too large'));
         const fields = Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join('&');
-        const many = await call({ method: 'POST', path: '/api/v1/messages', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: fields });
+        const many = await call({
+          method: 'POST',
+          path: '/api/v1/messages',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: fields,
+        });
         expect(error(many)).toEqual(zulipError(413, 'Request body is too large'));
       });
     });
@@ -120,17 +130,38 @@ eachDatabase('hostile input', (dialect) => {
       call({ method: 'POST', path: '/api/v1/messages', headers: { 'Content-Type': type }, body });
 
     it('reads a well-formed multipart body', async () => {
-      const body = part('type', 'stream') + part('to', 'general') + part('topic', 'greetings') + part('content', 'multipart') + '--XX--\r\n';
+      const body =
+        part('type', 'stream') + part('to', 'general') + part('topic', 'greetings') + part('content', 'multipart') + '--XX--\r\n';
       expect((await multipart(body)).status).toBe(200);
     });
 
     it.each([
       ['no boundary', 'x', 'multipart/form-data', 'Malformed multipart body'],
       ['a truncated form', '--XX\r\nContent-Disposition: form-data; name="content"\r\n\r\nhello', undefined, 'Malformed multipart body'],
-      ['a part without a name', '--XX\r\nContent-Disposition: form-data\r\n\r\nhello\r\n--XX--\r\n', undefined, 'Malformed multipart body: a part has no name'],
-      ['a header line without a colon', '--XX\r\nContent-Disposition: form-data; name="content"\r\nbroken\r\n\r\nhello\r\n--XX--\r\n', undefined, 'Malformed multipart body'],
-      ['an oversized part header', `--XX\r\nContent-Disposition: form-data; name="content"\r\nX-Big: ${'a'.repeat(200_000)}\r\n\r\nhello\r\n--XX--\r\n`, undefined, 'Malformed multipart body'],
-      ['a NUL in a field name', '--XX\r\nContent-Disposition: form-data; name="con\0tent"\r\n\r\nhello\r\n--XX--\r\n', undefined, 'Malformed multipart body'],
+      [
+        'a part without a name',
+        '--XX\r\nContent-Disposition: form-data\r\n\r\nhello\r\n--XX--\r\n',
+        undefined,
+        'Malformed multipart body: a part has no name',
+      ],
+      [
+        'a header line without a colon',
+        '--XX\r\nContent-Disposition: form-data; name="content"\r\nbroken\r\n\r\nhello\r\n--XX--\r\n',
+        undefined,
+        'Malformed multipart body',
+      ],
+      [
+        'an oversized part header',
+        `--XX\r\nContent-Disposition: form-data; name="content"\r\nX-Big: ${'a'.repeat(200_000)}\r\n\r\nhello\r\n--XX--\r\n`,
+        undefined,
+        'Malformed multipart body',
+      ],
+      [
+        'a NUL in a field name',
+        '--XX\r\nContent-Disposition: form-data; name="con\0tent"\r\n\r\nhello\r\n--XX--\r\n',
+        undefined,
+        'Malformed multipart body',
+      ],
     ])('answers %s with 400', async (_what, body, type, msg) => {
       await unchanged(async () => {
         expect(error(await multipart(body, type))).toEqual(zulipError(400, msg));
@@ -177,10 +208,13 @@ eachDatabase('hostile input', (dialect) => {
         path: `/api/v1/messages?${form({ anchor: 'newest', num_before: '10', num_after: '0', narrow: JSON.stringify(narrow) })}`,
       });
 
-    it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('refuses the narrow operator %s instead of ignoring it', async (operator) => {
-      const res = await fetchNarrow([{ operator, operand: 'x' }]);
-      expect(error(res)).toEqual(zulipError(400, `Invalid narrow operator: unknown operator ${operator}`, 'BAD_NARROW'));
-    });
+    it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+      'refuses the narrow operator %s instead of ignoring it',
+      async (operator) => {
+        const res = await fetchNarrow([{ operator, operand: 'x' }]);
+        expect(error(res)).toEqual(zulipError(400, `Invalid narrow operator: unknown operator ${operator}`, 'BAD_NARROW'));
+      },
+    );
 
     it.each(['__proto__', 'constructor', 'toString'])('refuses has:%s', async (operand) => {
       const res = await fetchNarrow([['has', operand]]);
@@ -283,7 +317,14 @@ eachDatabase('hostile input', (dialect) => {
 
     it('refuses a narrow of 1,000 terms', async () => {
       const narrow = JSON.stringify(Array.from({ length: 1000 }, () => ({ operator: 'search', operand: 'x' })));
-      const res = await post('/messages/flags/narrow', { anchor: 'newest', num_before: '10', num_after: '0', op: 'add', flag: 'read', narrow });
+      const res = await post('/messages/flags/narrow', {
+        anchor: 'newest',
+        num_before: '10',
+        num_after: '0',
+        op: 'add',
+        flag: 'read',
+        narrow,
+      });
       expect(error(res)).toEqual(zulipError(400, 'narrow has too many items'));
     });
 

@@ -20,7 +20,10 @@ eachDatabase('concurrent sends', (dialect) => {
     const results = await Promise.all(
       Array.from({ length: 32 }, (_, i) => {
         const u = senders[i % 2]!;
-        return request(app).post('/api/v1/messages').auth(u.email, u.api_key).type('form')
+        return request(app)
+          .post('/api/v1/messages')
+          .auth(u.email, u.api_key)
+          .type('form')
           .send({ type: 'channel', to: 'busy', topic: `t${i % 3}`, content: `message ${i}` });
       }),
     );
@@ -42,7 +45,10 @@ eachDatabase('concurrent first contacts', (dialect) => {
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) => {
         const [from, to] = i % 2 ? [t.cast.member, t.cast.moderator] : [t.cast.moderator, t.cast.member];
-        return request(app).post('/api/v1/messages').auth(from.email, from.api_key).type('form')
+        return request(app)
+          .post('/api/v1/messages')
+          .auth(from.email, from.api_key)
+          .type('form')
           .send({ type: 'direct', to: JSON.stringify([to.id]), content: `hello ${i}` });
       }),
     );
@@ -53,11 +59,20 @@ eachDatabase('concurrent first contacts', (dialect) => {
   it('4 simultaneous subscribes that create the same channel make one channel', async () => {
     const app = buildApp({ ctx: t.ctx, spec: t.spec, log: pino({ level: 'silent' }) });
     const users = [t.cast.owner, t.cast.admin, t.cast.moderator, t.cast.member];
-    const results = await Promise.all(users.map((u) => request(app).post('/api/v1/users/me/subscriptions').auth(u.email, u.api_key).type('form')
-      .send({ subscriptions: JSON.stringify([{ name: 'racy' }]) })));
+    const results = await Promise.all(
+      users.map((u) =>
+        request(app)
+          .post('/api/v1/users/me/subscriptions')
+          .auth(u.email, u.api_key)
+          .type('form')
+          .send({ subscriptions: JSON.stringify([{ name: 'racy' }]) }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(await t.ctx.db('channels').where({ name: 'racy' }).count({ n: '*' }).first()).toEqual({ n: 1 });
     const rec = await t.ctx.db('channels').where({ name: 'racy' }).first('recipient_id');
-    expect(Number((await t.ctx.db('subscriptions').where({ recipient_id: rec.recipient_id, active: true }).count({ n: '*' }).first())!.n)).toBe(4);
+    expect(
+      Number((await t.ctx.db('subscriptions').where({ recipient_id: rec.recipient_id, active: true }).count({ n: '*' }).first())!.n),
+    ).toBe(4);
   });
 });

@@ -2,8 +2,9 @@
 describe('search highlighting and anchors (units)', () => {
   it('never highlights inside character references or tags', async () => {
     const { highlightHtml } = await import('../src/serializers/highlight');
-    expect(highlightHtml('<p>say &quot;quote&quot; &amp; amp</p>', ['quot', 'amp']))
-      .toBe('<p>say &quot;<span class="highlight">quote</span>&quot; &amp; <span class="highlight">amp</span></p>');
+    expect(highlightHtml('<p>say &quot;quote&quot; &amp; amp</p>', ['quot', 'amp'])).toBe(
+      '<p>say &quot;<span class="highlight">quote</span>&quot; &amp; <span class="highlight">amp</span></p>',
+    );
     expect(highlightHtml('<a href="x">p</a>', ['href'])).toBe('<a href="x">p</a>');
   });
 
@@ -25,7 +26,12 @@ describe('form-encoded query strings', () => {
       const { createChannel: create } = await import('./support/server');
       await create(t, 'plus', [t.cast.member]);
       const sent = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'plus', topic: "a b! (it's) *", content: 'spaced' });
-      const qs = new URLSearchParams({ anchor: 'newest', num_before: '5', num_after: '0', narrow: JSON.stringify([{ operator: 'topic', operand: "a b! (it's) *" }]) }).toString();
+      const qs = new URLSearchParams({
+        anchor: 'newest',
+        num_before: '5',
+        num_after: '0',
+        narrow: JSON.stringify([{ operator: 'topic', operand: "a b! (it's) *" }]),
+      }).toString();
       expect(qs).toContain('a+b');
       const res = await request(t.app).get(`/api/v1/messages?${qs}`).auth(t.cast.member.email, t.cast.member.api_key);
       expect(res.status).toBe(200);

@@ -14,7 +14,8 @@ eachDatabase('GET /messages', (dialect) => {
     if (res.status !== 200) throw new Error(`${key}: ${JSON.stringify(res.body)}`);
     ids[key] = res.body.id;
   };
-  const fetch = (who: UserRow, q: Record<string, unknown>) => t.api.get('/messages', who, { num_before: 100, num_after: 100, anchor: 'newest', ...q });
+  const fetch = (who: UserRow, q: Record<string, unknown>) =>
+    t.api.get('/messages', who, { num_before: 100, num_after: 100, anchor: 'newest', ...q });
   const idsOf = (res: { body: any }) => res.body.messages.map((m: any) => m.id);
 
   beforeAll(async () => {
@@ -44,7 +45,13 @@ eachDatabase('GET /messages', (dialect) => {
       const res = await fetch(t.cast.member, { num_before: 2, num_after: 0 });
       expect(res.status).toBe(200);
       expect(idsOf(res)).toEqual([ids.d1, ids.d2]);
-      expect(res.body).toMatchObject({ found_newest: true, found_oldest: false, found_anchor: false, history_limited: false, anchor: 10000000000000000 });
+      expect(res.body).toMatchObject({
+        found_newest: true,
+        found_oldest: false,
+        found_anchor: false,
+        history_limited: false,
+        anchor: 10000000000000000,
+      });
     });
 
     it('oldest: the first messages, found_oldest', async () => {
@@ -64,7 +71,10 @@ eachDatabase('GET /messages', (dialect) => {
       expect(idsOf(res)).toEqual([ids.g3]);
       expect(res.body.found_anchor).toBe(false);
       const bad = await fetch(t.cast.member, { anchor: String(ids.g2), num_before: 1, num_after: 1, include_anchor: false });
-      expect([bad.status, bad.body]).toEqual([400, { result: 'error', msg: 'The anchor can only be excluded at an end of the range', code: 'BAD_REQUEST' }]);
+      expect([bad.status, bad.body]).toEqual([
+        400,
+        { result: 'error', msg: 'The anchor can only be excluded at an end of the range', code: 'BAD_REQUEST' },
+      ]);
     });
 
     it('first_unread, and newest when nothing is unread', async () => {
@@ -74,7 +84,12 @@ eachDatabase('GET /messages', (dialect) => {
       expect(res.body.anchor).toBe(ids.g1);
       const legacy = await fetch(t.cast.moderator, { anchor: undefined, use_first_unread_anchor: true, num_before: 0, num_after: 0 });
       expect(idsOf(legacy)).toEqual([ids.g1]);
-      const none = await fetch(t.cast.moderator, { anchor: 'first_unread', num_before: 0, num_after: 1, narrow: [{ operator: 'is', operand: 'starred' }] });
+      const none = await fetch(t.cast.moderator, {
+        anchor: 'first_unread',
+        num_before: 0,
+        num_after: 1,
+        narrow: [{ operator: 'is', operand: 'starred' }],
+      });
       expect(none.body.anchor).toBe(10000000000000000);
     });
 
@@ -94,7 +109,12 @@ eachDatabase('GET /messages', (dialect) => {
       ['a word that is no anchor', { anchor: 'middle' }, 'Invalid anchor'],
       ['5001 messages', { num_before: 5000, num_after: 1 }, 'Too many messages requested (maximum 5000).'],
       ['a negative count', { num_before: -1 }, 'num_before is too small'],
-      ['no num_before', { num_before: undefined }, "Missing 'num_before' argument", { code: 'REQUEST_VARIABLE_MISSING', var_name: 'num_before' }],
+      [
+        'no num_before',
+        { num_before: undefined },
+        "Missing 'num_before' argument",
+        { code: 'REQUEST_VARIABLE_MISSING', var_name: 'num_before' },
+      ],
     ])('refuses %s', async (_what, q, msg, code: Record<string, string> = { code: 'BAD_REQUEST' }) => {
       const res = await fetch(t.cast.member, q);
       expect([res.status, res.body]).toEqual([400, { result: 'error', msg, ...code }]);
@@ -107,7 +127,10 @@ eachDatabase('GET /messages', (dialect) => {
       expect(res.body).toMatchObject({ found_anchor: false, found_oldest: false, found_newest: false });
       const mixed = await t.api.get('/messages', t.cast.member, { message_ids: [ids.g1], anchor: 'newest' });
       expect(mixed.body).toEqual({
-        result: 'error', code: 'BAD_REQUEST', msg: 'Unsupported parameter combination: anchor, message_ids', parameters: 'anchor, message_ids',
+        result: 'error',
+        code: 'BAD_REQUEST',
+        msg: 'Unsupported parameter combination: anchor, message_ids',
+        parameters: 'anchor, message_ids',
       });
     });
   });
@@ -122,12 +145,27 @@ eachDatabase('GET /messages', (dialect) => {
     it('channel by name or id, and topic case-insensitively', async () => {
       expect(await narrowIds(t.cast.member, [{ operator: 'channel', operand: 'general' }])).toEqual([ids.g1, ids.g2, ids.g3]);
       expect(await narrowIds(t.cast.member, [{ operator: 'stream', operand: lobby.id }])).toEqual([ids.l1]);
-      expect(await narrowIds(t.cast.member, [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'GREETINGS' }])).toEqual([ids.g1, ids.g2]);
-      expect(await narrowIds(t.cast.member, [['stream', 'general'], ['topic', 'greetings']])).toEqual([ids.g1, ids.g2]);
+      expect(
+        await narrowIds(t.cast.member, [
+          { operator: 'channel', operand: 'general' },
+          { operator: 'topic', operand: 'GREETINGS' },
+        ]),
+      ).toEqual([ids.g1, ids.g2]);
+      expect(
+        await narrowIds(t.cast.member, [
+          ['stream', 'general'],
+          ['topic', 'greetings'],
+        ]),
+      ).toEqual([ids.g1, ids.g2]);
     });
 
     it('negated terms', async () => {
-      expect(await narrowIds(t.cast.member, [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'greetings', negated: true }])).toEqual([ids.g3]);
+      expect(
+        await narrowIds(t.cast.member, [
+          { operator: 'channel', operand: 'general' },
+          { operator: 'topic', operand: 'greetings', negated: true },
+        ]),
+      ).toEqual([ids.g3]);
     });
 
     it('channels:public reads every public channel', async () => {
@@ -141,13 +179,23 @@ eachDatabase('GET /messages', (dialect) => {
       expect(await narrowIds(t.cast.member, [{ operator: 'dm', operand: [t.cast.owner.id, t.cast.admin.id] }])).toEqual([ids.d2]);
       expect(await narrowIds(t.cast.member, [{ operator: 'dm-including', operand: t.cast.owner.id }])).toEqual([ids.d2]);
       expect(await narrowIds(t.cast.member, [{ operator: 'is', operand: 'dm' }])).toEqual([ids.d1, ids.d2]);
-      expect(await narrowIds(t.cast.member, [{ operator: 'is', operand: 'private', negated: true }, { operator: 'channel', operand: 'general' }])).toEqual([ids.g1, ids.g2, ids.g3]);
+      expect(
+        await narrowIds(t.cast.member, [
+          { operator: 'is', operand: 'private', negated: true },
+          { operator: 'channel', operand: 'general' },
+        ]),
+      ).toEqual([ids.g1, ids.g2, ids.g3]);
     });
 
     it('is:mentioned, is:resolved, is:unread, has:link, id', async () => {
       expect(await narrowIds(t.cast.member, [{ operator: 'is', operand: 'mentioned' }])).toEqual([ids.g3]);
       expect(await narrowIds(t.cast.member, [{ operator: 'is', operand: 'resolved' }])).toEqual([ids.g3]);
-      expect(await narrowIds(t.cast.member, [{ operator: 'is', operand: 'resolved', negated: true }, { operator: 'channel', operand: 'general' }])).toEqual([ids.g1, ids.g2]);
+      expect(
+        await narrowIds(t.cast.member, [
+          { operator: 'is', operand: 'resolved', negated: true },
+          { operator: 'channel', operand: 'general' },
+        ]),
+      ).toEqual([ids.g1, ids.g2]);
       expect(await narrowIds(t.cast.member, [{ operator: 'has', operand: 'link' }])).toEqual([ids.g1]);
       expect(await narrowIds(t.cast.member, [{ operator: 'id', operand: ids.g2 }])).toEqual([ids.g2]);
       const unread = await narrowIds(t.cast.member, [{ operator: 'is', operand: 'unread' }]);
@@ -159,7 +207,12 @@ eachDatabase('GET /messages', (dialect) => {
       expect(idsOf(res)).toEqual([ids.g2]);
       expect(res.body.messages[0].match_content).toBe('<p>general <span class="highlight">kenobi</span></p>');
       expect(res.body.messages[0].match_subject).toBe('greetings');
-      const prefix = await fetch(t.cast.member, { narrow: [{ operator: 'channels', operand: 'public' }, { operator: 'search', operand: 'pengu' }] });
+      const prefix = await fetch(t.cast.member, {
+        narrow: [
+          { operator: 'channels', operand: 'public' },
+          { operator: 'search', operand: 'pengu' },
+        ],
+      });
       expect(idsOf(prefix)).toEqual([ids.l1]);
       const none = await fetch(t.cast.member, { narrow: [{ operator: 'search', operand: 'nonexistentword' }] });
       expect(idsOf(none)).toEqual([]);
@@ -167,9 +220,19 @@ eachDatabase('GET /messages', (dialect) => {
     });
 
     it('search finds short words and stopwords too, on both databases', async () => {
-      const sent = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'lobby', topic: 'fox', content: 'the quick brown fox is at home with me on db' });
+      const sent = await t.api.post('/messages', t.cast.owner, {
+        type: 'channel',
+        to: 'lobby',
+        topic: 'fox',
+        content: 'the quick brown fox is at home with me on db',
+      });
       for (const operand of ['the fox', 'db', 'at home', 'is', 'quick db']) {
-        const res = await fetch(t.cast.member, { narrow: [{ operator: 'channels', operand: 'public' }, { operator: 'search', operand }] });
+        const res = await fetch(t.cast.member, {
+          narrow: [
+            { operator: 'channels', operand: 'public' },
+            { operator: 'search', operand },
+          ],
+        });
         expect([operand, idsOf(res)]).toEqual([operand, [sent.body.id]]);
       }
       await t.ctx.db('user_messages').where({ message_id: sent.body.id }).delete();
@@ -184,9 +247,21 @@ eachDatabase('GET /messages', (dialect) => {
     it.each([
       ['an unknown operator', [{ operator: 'color', operand: 'blue' }], 'BAD_NARROW', 'Invalid narrow operator: unknown operator color'],
       ['an unknown channel', [{ operator: 'channel', operand: 'nope' }], 'BAD_NARROW', 'Invalid narrow operator: unknown channel nope'],
-      ['an unknown is operand', [{ operator: 'is', operand: 'shiny' }], 'BAD_NARROW', "Invalid narrow operator: unknown 'is' operand shiny"],
-      ['a channel and a dm', [{ operator: 'channel', operand: 'general' }, { operator: 'is', operand: 'dm' }], 'BAD_NARROW',
-        'Invalid narrow operator: No message can be both a channel message and direct message'],
+      [
+        'an unknown is operand',
+        [{ operator: 'is', operand: 'shiny' }],
+        'BAD_NARROW',
+        "Invalid narrow operator: unknown 'is' operand shiny",
+      ],
+      [
+        'a channel and a dm',
+        [
+          { operator: 'channel', operand: 'general' },
+          { operator: 'is', operand: 'dm' },
+        ],
+        'BAD_NARROW',
+        'Invalid narrow operator: No message can be both a channel message and direct message',
+      ],
       ['an operand of the wrong type', [{ operator: 'topic', operand: 5 }], 'BAD_REQUEST', 'Invalid narrow'],
       ['a term without an operand', [{ operator: 'topic' }], 'BAD_REQUEST', 'Invalid narrow[0]'],
     ])('refuses %s', async (_what, narrow, code, msg) => {
@@ -216,10 +291,14 @@ eachDatabase('GET /messages', (dialect) => {
 
     it('shows a late subscriber only what they received of protected history', async () => {
       expect(idsOf(await fetch(t.cast.moderator, { narrow: [{ operator: 'channel', operand: 'vault' }] }))).toEqual([ids.v2]);
-      expect((await t.api.get(`/messages/${ids.v1}`, t.cast.moderator)).body).toEqual({ result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+      expect((await t.api.get(`/messages/${ids.v1}`, t.cast.moderator)).body).toEqual({
+        result: 'error',
+        msg: 'Invalid message(s)',
+        code: 'BAD_REQUEST',
+      });
     });
 
-    it('hides private channels and other people\'s DMs, with one error for missing and forbidden', async () => {
+    it("hides private channels and other people's DMs, with one error for missing and forbidden", async () => {
       expect(idsOf(await fetch(t.cast.member, { narrow: [{ operator: 'channel', operand: 'staff' }] }))).toEqual([]);
       const forbidden = await t.api.get(`/messages/${ids.d1}`, t.cast.guest);
       const missing = await t.api.get('/messages/99999999', t.cast.guest);
@@ -239,12 +318,28 @@ eachDatabase('GET /messages', (dialect) => {
 
   describe('message objects', () => {
     it('carry every field, raw markdown on request, and the empty topic as Zulip shows it', async () => {
-      const res = await fetch(t.cast.member, { anchor: String(ids.g2), num_before: 0, num_after: 0, apply_markdown: false, client_gravatar: false });
+      const res = await fetch(t.cast.member, {
+        anchor: String(ids.g2),
+        num_before: 0,
+        num_after: 0,
+        apply_markdown: false,
+        client_gravatar: false,
+      });
       const m = res.body.messages[0];
       expect(m).toMatchObject({
-        id: ids.g2, content: 'general kenobi', content_type: 'text/x-markdown', client: 'API', is_me_message: false,
-        reactions: [], submessages: [], topic_links: [], sender_realm_str: '', type: 'stream', display_recipient: 'general',
-        sender_email: t.cast.member.email, sender_full_name: 'Test Member',
+        id: ids.g2,
+        content: 'general kenobi',
+        content_type: 'text/x-markdown',
+        client: 'API',
+        is_me_message: false,
+        reactions: [],
+        submessages: [],
+        topic_links: [],
+        sender_realm_str: '',
+        type: 'stream',
+        display_recipient: 'general',
+        sender_email: t.cast.member.email,
+        sender_full_name: 'Test Member',
       });
       expect(typeof m.avatar_url).toBe('string');
       expect(typeof m.timestamp).toBe('number');
@@ -261,8 +356,12 @@ eachDatabase('GET /messages', (dialect) => {
       expect(small.result.body.messages).toHaveLength(10);
       expect(large.result.body.messages).toHaveLength(200);
       expect(large.queries).toBe(small.queries);
-      const narrowSmall = await countQueries(t, () => fetch(t.cast.member, { num_before: 10, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }] }));
-      const narrowLarge = await countQueries(t, () => fetch(t.cast.member, { num_before: 200, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }] }));
+      const narrowSmall = await countQueries(t, () =>
+        fetch(t.cast.member, { num_before: 10, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }] }),
+      );
+      const narrowLarge = await countQueries(t, () =>
+        fetch(t.cast.member, { num_before: 200, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }] }),
+      );
       expect(narrowLarge.queries).toBe(narrowSmall.queries);
     });
   });

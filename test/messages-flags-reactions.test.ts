@@ -23,11 +23,22 @@ eachDatabase('message flags and reactions', (dialect) => {
 
   describe('POST /messages/flags', () => {
     it('stars and unstars, sent multipart with a JSON list', async () => {
-      const res = await t.api.call('post', '/messages/flags', t.cast.member, { messages: [inGeneral], op: 'add', flag: 'starred' }, { multipart: true });
+      const res = await t.api.call(
+        'post',
+        '/messages/flags',
+        t.cast.member,
+        { messages: [inGeneral], op: 'add', flag: 'starred' },
+        { multipart: true },
+      );
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '', messages: [inGeneral] });
       expect(Number(await flagsOf(t.cast.member.id, inGeneral)) & 2).toBe(2);
-      const starred = await t.api.get('/messages', t.cast.member, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'is', operand: 'starred' }] });
+      const starred = await t.api.get('/messages', t.cast.member, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [{ operator: 'is', operand: 'starred' }],
+      });
       expect(starred.body.messages.map((m: any) => m.id)).toEqual([inGeneral]);
       await t.api.post('/messages/flags', t.cast.member, { messages: [inGeneral], op: 'remove', flag: 'starred' });
       expect(Number(await flagsOf(t.cast.member.id, inGeneral)) & 2).toBe(0);
@@ -73,32 +84,66 @@ eachDatabase('message flags and reactions', (dialect) => {
       ['a message one cannot read', { messagesOf: 'dm' }, 'Invalid message(s)'],
       ['a list that is not a list', { messages: 'abc' }, 'messages is not valid JSON'],
     ])('refuses %s and changes nothing', async (_what, override: any, msg) => {
-      const before = await t.ctx.db('user_messages').where({ user_id: t.cast.member.id }).select('message_id', 'flags').orderBy('message_id');
-      const messages = override.messagesOf === 'dm' ? [dm] : override.messages ?? [inGeneral];
-      const res = await t.api.post('/messages/flags', t.cast.member, { messages, op: override.op ?? 'add', flag: override.flag ?? 'starred' });
+      const before = await t.ctx
+        .db('user_messages')
+        .where({ user_id: t.cast.member.id })
+        .select('message_id', 'flags')
+        .orderBy('message_id');
+      const messages = override.messagesOf === 'dm' ? [dm] : (override.messages ?? [inGeneral]);
+      const res = await t.api.post('/messages/flags', t.cast.member, {
+        messages,
+        op: override.op ?? 'add',
+        flag: override.flag ?? 'starred',
+      });
       expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
-      const after = await t.ctx.db('user_messages').where({ user_id: t.cast.member.id }).select('message_id', 'flags').orderBy('message_id');
+      const after = await t.ctx
+        .db('user_messages')
+        .where({ user_id: t.cast.member.id })
+        .select('message_id', 'flags')
+        .orderBy('message_id');
       expect(after).toEqual(before);
     });
   });
 
   describe('POST /messages/flags/narrow', () => {
     it('marks a narrow read and reports what it processed', async () => {
-      for (let i = 0; i < 3; i++) await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'bulk', content: `b${i}` });
+      for (let i = 0; i < 3; i++)
+        await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'bulk', content: `b${i}` });
       const res = await t.api.post('/messages/flags/narrow', t.cast.member, {
-        anchor: 'oldest', num_before: 0, num_after: 100, narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'bulk' }], op: 'add', flag: 'read',
+        anchor: 'oldest',
+        num_before: 0,
+        num_after: 100,
+        narrow: [
+          { operator: 'channel', operand: 'general' },
+          { operator: 'topic', operand: 'bulk' },
+        ],
+        op: 'add',
+        flag: 'read',
       });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ processed_count: 3, updated_count: 3, found_oldest: true, found_newest: true });
       expect(res.body.last_processed_id).toBeGreaterThan(res.body.first_processed_id);
       const unread = await t.api.get('/messages', t.cast.member, {
-        anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'topic', operand: 'bulk' }, { operator: 'is', operand: 'unread' }],
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [
+          { operator: 'topic', operand: 'bulk' },
+          { operator: 'is', operand: 'unread' },
+        ],
       });
       expect(unread.body.messages).toEqual([]);
     });
 
     it('refuses an unknown flag operation', async () => {
-      const res = await t.api.post('/messages/flags/narrow', t.cast.member, { anchor: 'newest', num_before: 1, num_after: 0, narrow: [], op: 'x', flag: 'read' });
+      const res = await t.api.post('/messages/flags/narrow', t.cast.member, {
+        anchor: 'newest',
+        num_before: 1,
+        num_after: 0,
+        narrow: [],
+        op: 'x',
+        flag: 'read',
+      });
       expect([res.status, res.body]).toEqual([400, { result: 'error', msg: "Invalid message flag operation: 'x'", code: 'BAD_REQUEST' }]);
     });
   });
@@ -107,14 +152,23 @@ eachDatabase('message flags and reactions', (dialect) => {
     it('adds by name, by code, lists them oldest first, and removes them', async () => {
       const add1 = await t.api.post(`/messages/${inGeneral}/reactions`, t.cast.member, { emoji_name: 'octopus' });
       expect(add1.status).toBe(200);
-      const add2 = await t.api.post(`/messages/${inGeneral}/reactions`, t.cast.guest, { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji' });
+      const add2 = await t.api.post(`/messages/${inGeneral}/reactions`, t.cast.guest, {
+        emoji_name: 'thumbs_up',
+        emoji_code: '1f44d',
+        reaction_type: 'unicode_emoji',
+      });
       expect(add2.status).toBe(200);
       const m = (await t.api.get(`/messages/${inGeneral}`, t.cast.member)).body.message;
       expect(m.reactions).toEqual([
         { emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji', user_id: t.cast.member.id },
         { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji', user_id: t.cast.guest.id },
       ]);
-      const has = await t.api.get('/messages', t.cast.member, { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'has', operand: 'reaction' }] });
+      const has = await t.api.get('/messages', t.cast.member, {
+        anchor: 'newest',
+        num_before: 50,
+        num_after: 0,
+        narrow: [{ operator: 'has', operand: 'reaction' }],
+      });
       expect(has.body.messages.map((x: any) => x.id)).toEqual([inGeneral]);
       const removed = await t.api.delete(`/messages/${inGeneral}/reactions`, t.cast.guest, { emoji_code: '1f44d' });
       expect(removed.status).toBe(200);
@@ -148,11 +202,32 @@ eachDatabase('message flags and reactions', (dialect) => {
     it.each([
       ['an unknown emoji name', 'post', { emoji_name: 'not_an_emoji' }, 400, "Emoji 'not_an_emoji' does not exist", 'BAD_REQUEST'],
       ['an invalid emoji code', 'post', { emoji_name: 'octopus', emoji_code: 'zzzz' }, 400, 'Invalid emoji code.', 'BAD_REQUEST'],
-      ['a name that is not the code\'s', 'post', { emoji_name: 'octopus', emoji_code: '1f44d' }, 400, 'Invalid emoji name.', 'BAD_REQUEST'],
-      ['an unknown custom emoji', 'post', { emoji_name: 'parrot', emoji_code: '42', reaction_type: 'realm_emoji' }, 400, 'Invalid custom emoji.', 'BAD_REQUEST'],
-      ['an unknown reaction type', 'post', { emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'weird' }, 400, 'Invalid reaction_type', 'BAD_REQUEST'],
+      ["a name that is not the code's", 'post', { emoji_name: 'octopus', emoji_code: '1f44d' }, 400, 'Invalid emoji name.', 'BAD_REQUEST'],
+      [
+        'an unknown custom emoji',
+        'post',
+        { emoji_name: 'parrot', emoji_code: '42', reaction_type: 'realm_emoji' },
+        400,
+        'Invalid custom emoji.',
+        'BAD_REQUEST',
+      ],
+      [
+        'an unknown reaction type',
+        'post',
+        { emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'weird' },
+        400,
+        'Invalid reaction_type',
+        'BAD_REQUEST',
+      ],
       ['removing a reaction that is absent', 'delete', { emoji_name: 'tada' }, 400, "Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST'],
-      ['removing with neither name nor code', 'delete', {}, 400, 'At least one of the following arguments must be present: emoji_name, emoji_code', 'BAD_REQUEST'],
+      [
+        'removing with neither name nor code',
+        'delete',
+        {},
+        400,
+        'At least one of the following arguments must be present: emoji_name, emoji_code',
+        'BAD_REQUEST',
+      ],
     ] as const)('refuses %s', async (_what, method, fields, status, msg, code) => {
       const before = await t.ctx.db('reactions').count({ n: '*' }).first();
       const res = await t.api.call(method, `/messages/${inGeneral}/reactions`, t.cast.member, fields);

@@ -11,9 +11,14 @@ eachDatabase('mentions, wildcards and message facts', (dialect) => {
     await createChannel(t, 'general', [owner, admin, moderator, member, guest]);
     const rows = await t.ctx.db('user_groups').where({ realm_id: t.realmId, is_system_group: true }).select('id', 'name');
     groups = Object.fromEntries(rows.map((r: any) => [r.name, r.id]));
-    const inserted = await t.ctx.db('user_groups').insert({ realm_id: t.realmId, name: 'support', can_mention_group: groups['role:everyone'] });
+    const inserted = await t.ctx
+      .db('user_groups')
+      .insert({ realm_id: t.realmId, name: 'support', can_mention_group: groups['role:everyone'] });
     team = Number(Array.isArray(inserted) ? inserted[0] : inserted);
-    await t.ctx.db('group_members').insert([{ group_id: team, user_id: moderator.id }, { group_id: team, user_id: guest.id }]);
+    await t.ctx.db('group_members').insert([
+      { group_id: team, user_id: moderator.id },
+      { group_id: team, user_id: guest.id },
+    ]);
   });
   afterAll(() => t.close());
 
@@ -23,12 +28,17 @@ eachDatabase('mentions, wildcards and message facts', (dialect) => {
   it('a group mention flags every member as mentioned, and renders as a group mention', async () => {
     const res = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'g', content: 'ping @*support*' });
     expect(res.status).toBe(200);
-    expect(await flagsOf(res.body.id, t.cast.moderator.id) & 8).toBe(8);
-    expect(await flagsOf(res.body.id, t.cast.guest.id) & 8).toBe(8);
-    expect(await flagsOf(res.body.id, t.cast.member.id) & 8).toBe(0);
+    expect((await flagsOf(res.body.id, t.cast.moderator.id)) & 8).toBe(8);
+    expect((await flagsOf(res.body.id, t.cast.guest.id)) & 8).toBe(8);
+    expect((await flagsOf(res.body.id, t.cast.member.id)) & 8).toBe(0);
     const m = (await t.api.get(`/messages/${res.body.id}`, t.cast.member)).body.message;
     expect(m.content).toContain(`data-user-group-id="${team}"`);
-    const mentioned = await t.api.get('/messages', t.cast.guest, { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'is', operand: 'mentioned' }] });
+    const mentioned = await t.api.get('/messages', t.cast.guest, {
+      anchor: 'newest',
+      num_before: 5,
+      num_after: 0,
+      narrow: [{ operator: 'is', operand: 'mentioned' }],
+    });
     expect(mentioned.body.messages.map((x: any) => x.id)).toEqual([res.body.id]);
   });
 
@@ -44,19 +54,46 @@ eachDatabase('mentions, wildcards and message facts', (dialect) => {
     const crowd = await createMembers(t, 'talker', 16);
     const busy = await createChannel(t, 'busy-topic', [t.cast.member, t.cast.admin, ...crowd]);
     for (const u of crowd) await t.api.post('/messages', u, { type: 'channel', to: busy.id, topic: 'chat', content: 'me too' });
-    const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: busy.id, topic: 'chat', content: '@**topic** please read' });
-    expect(res.body).toEqual({
-      result: 'error', code: 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED', msg: 'You do not have permission to use topic wildcard mentions in this topic.',
+    const res = await t.api.post('/messages', t.cast.member, {
+      type: 'channel',
+      to: busy.id,
+      topic: 'chat',
+      content: '@**topic** please read',
     });
-    expect((await t.api.post('/messages', t.cast.admin, { type: 'channel', to: busy.id, topic: 'chat', content: '@**topic** please read' })).status).toBe(200);
+    expect(res.body).toEqual({
+      result: 'error',
+      code: 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+      msg: 'You do not have permission to use topic wildcard mentions in this topic.',
+    });
+    expect(
+      (await t.api.post('/messages', t.cast.admin, { type: 'channel', to: busy.id, topic: 'chat', content: '@**topic** please read' }))
+        .status,
+    ).toBe(200);
   });
 
   it('records images and attachments for has:image and has:attachment, and /me messages', async () => {
-    const img = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'media', content: 'look https://example.com/cat.png' });
-    const att = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'media', content: '[notes.pdf](/user_uploads/1/ab/notes.pdf)' });
+    const img = await t.api.post('/messages', t.cast.owner, {
+      type: 'channel',
+      to: 'general',
+      topic: 'media',
+      content: 'look https://example.com/cat.png',
+    });
+    const att = await t.api.post('/messages', t.cast.owner, {
+      type: 'channel',
+      to: 'general',
+      topic: 'media',
+      content: '[notes.pdf](/user_uploads/1/ab/notes.pdf)',
+    });
     const me = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'media', content: '/me waves' });
     const narrow = async (operand: string) =>
-      (await t.api.get('/messages', t.cast.member, { anchor: 'newest', num_before: 20, num_after: 0, narrow: [{ operator: 'has', operand }] })).body.messages.map((m: any) => m.id);
+      (
+        await t.api.get('/messages', t.cast.member, {
+          anchor: 'newest',
+          num_before: 20,
+          num_after: 0,
+          narrow: [{ operator: 'has', operand }],
+        })
+      ).body.messages.map((m: any) => m.id);
     expect(await narrow('image')).toEqual([img.body.id]);
     expect(await narrow('attachment')).toEqual([att.body.id]);
     expect((await t.api.get(`/messages/${me.body.id}`, t.cast.member)).body.message.is_me_message).toBe(true);
@@ -64,10 +101,20 @@ eachDatabase('mentions, wildcards and message facts', (dialect) => {
 
   it('treats near as guidance only and dm negation as everything but that conversation', async () => {
     const dm = await t.api.post('/messages', t.cast.member, { type: 'direct', to: [t.cast.owner.id], content: 'psst' });
-    const near = await t.api.get('/messages', t.cast.member, { anchor: 'newest', num_before: 100, num_after: 0, narrow: [{ operator: 'near', operand: 1 }] });
+    const near = await t.api.get('/messages', t.cast.member, {
+      anchor: 'newest',
+      num_before: 100,
+      num_after: 0,
+      narrow: [{ operator: 'near', operand: 1 }],
+    });
     const all = await t.api.get('/messages', t.cast.member, { anchor: 'newest', num_before: 100, num_after: 0 });
     expect(near.body.messages.length).toBe(all.body.messages.length);
-    const notDm = await t.api.get('/messages', t.cast.member, { anchor: 'newest', num_before: 100, num_after: 0, narrow: [{ operator: 'dm', operand: [t.cast.owner.id], negated: true }] });
+    const notDm = await t.api.get('/messages', t.cast.member, {
+      anchor: 'newest',
+      num_before: 100,
+      num_after: 0,
+      narrow: [{ operator: 'dm', operand: [t.cast.owner.id], negated: true }],
+    });
     expect(notDm.body.messages.map((m: any) => m.id)).not.toContain(dm.body.id);
     expect(notDm.body.messages.length).toBe(all.body.messages.length - 1);
   });
@@ -83,7 +130,11 @@ eachDatabase('channel links', (dialect) => {
   afterAll(() => t.close());
 
   it('link only channels the sender may know exist', async () => {
-    const res = await t.api.post('/messages', t.cast.member, { type: 'direct', to: [t.cast.member.id], content: '#**open-room** and #**secret-merger**' });
+    const res = await t.api.post('/messages', t.cast.member, {
+      type: 'direct',
+      to: [t.cast.member.id],
+      content: '#**open-room** and #**secret-merger**',
+    });
     const html = (await t.api.get(`/messages/${res.body.id}`, t.cast.member)).body.message.content;
     expect(html).toContain('class="stream"');
     expect(html).toContain('#open-room');

@@ -68,20 +68,35 @@ eachDatabase('POST /messages', (dialect) => {
       const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'a', subject: 'b', content: 'x' });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        result: 'error', msg: "Can't decide between 'topic' and 'subject' arguments", code: 'REQUEST_CONFUSING_VAR',
-        var_name1: 'topic', var_name2: 'subject',
+        result: 'error',
+        msg: "Can't decide between 'topic' and 'subject' arguments",
+        code: 'REQUEST_CONFUSING_VAR',
+        var_name1: 'topic',
+        var_name2: 'subject',
       });
     });
 
     it.each([
-      ['an unknown channel name', { to: 'nowhere' }, { code: 'STREAM_DOES_NOT_EXIST', msg: "Channel 'nowhere' does not exist", stream: 'nowhere' }],
-      ['an unknown channel id', { to: 99999 }, { code: 'STREAM_DOES_NOT_EXIST', msg: "Channel with ID '99999' does not exist", stream_id: 99999 }],
+      [
+        'an unknown channel name',
+        { to: 'nowhere' },
+        { code: 'STREAM_DOES_NOT_EXIST', msg: "Channel 'nowhere' does not exist", stream: 'nowhere' },
+      ],
+      [
+        'an unknown channel id',
+        { to: 99999 },
+        { code: 'STREAM_DOES_NOT_EXIST', msg: "Channel with ID '99999' does not exist", stream_id: 99999 },
+      ],
       ['empty content', { content: '  \n ' }, { code: 'BAD_REQUEST', msg: 'Message must not be empty' }],
       ['a NUL byte', { content: 'a\u0000b' }, { code: 'BAD_REQUEST', msg: 'Message must not contain null bytes' }],
       ['a missing topic', { topic: undefined }, { code: 'BAD_REQUEST', msg: 'Missing topic' }],
       ['an unknown type', { type: 'carrier-pigeon' }, { code: 'BAD_REQUEST', msg: 'Invalid type' }],
       ['a JSON object where a channel belongs', { to: { a: 1 } }, { code: 'BAD_REQUEST', msg: 'Invalid to' }],
-      ['a private channel one cannot see', { to: 'secret' }, { code: 'STREAM_DOES_NOT_EXIST', msg: "Channel 'secret' does not exist", stream: 'secret' }],
+      [
+        'a private channel one cannot see',
+        { to: 'secret' },
+        { code: 'STREAM_DOES_NOT_EXIST', msg: "Channel 'secret' does not exist", stream: 'secret' },
+      ],
     ])('refuses %s and writes nothing', async (_what, override, expected) => {
       const before = await countMessages();
       const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 't', content: 'ok', ...override });
@@ -92,14 +107,24 @@ eachDatabase('POST /messages', (dialect) => {
     it('truncates a long topic to 57 characters and an ellipsis, and reads the display name as the empty topic', async () => {
       const long = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'x'.repeat(80), content: 'long' });
       expect((await t.ctx.db('messages').where({ id: long.body.id }).first()).topic).toBe('x'.repeat(57) + '...');
-      const empty = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'general chat', content: 'empty' });
+      const empty = await t.api.post('/messages', t.cast.member, {
+        type: 'channel',
+        to: 'general',
+        topic: 'general chat',
+        content: 'empty',
+      });
       expect((await t.ctx.db('messages').where({ id: empty.body.id }).first()).topic).toBe('');
       const shown = await t.api.get(`/messages/${empty.body.id}`, t.cast.member);
       expect(shown.body.message.subject).toBe('general chat');
     });
 
     it('truncates content over 10000 characters with a marker', async () => {
-      const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'big', content: 'y'.repeat(12000) });
+      const res = await t.api.post('/messages', t.cast.member, {
+        type: 'channel',
+        to: 'general',
+        topic: 'big',
+        content: 'y'.repeat(12000),
+      });
       const row = await t.ctx.db('messages').where({ id: res.body.id }).first();
       expect([...row.content].length).toBe(10000);
       expect(row.content.endsWith('\n[message truncated]')).toBe(true);
@@ -109,29 +134,47 @@ eachDatabase('POST /messages', (dialect) => {
       const before = await countMessages();
       const res = await t.api.post('/messages', t.cast.guest, { type: 'channel', to: 'open', topic: 't', content: 'x' });
       // A public channel a guest is not subscribed to is one they cannot see.
-      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: "Channel 'open' does not exist", code: 'STREAM_DOES_NOT_EXIST', stream: 'open' }]);
+      expect([res.status, res.body]).toEqual([
+        400,
+        { result: 'error', msg: "Channel 'open' does not exist", code: 'STREAM_DOES_NOT_EXIST', stream: 'open' },
+      ]);
       await t.ctx.db('channels').where({ name: 'open' }).update({ deactivated: true });
       const archived = await t.api.post('/messages', t.cast.admin, { type: 'channel', to: 'open', topic: 't', content: 'x' });
-      expect([archived.status, archived.body]).toEqual([400, { result: 'error', msg: "Not authorized to send to channel 'open'", code: 'BAD_REQUEST' }]);
+      expect([archived.status, archived.body]).toEqual([
+        400,
+        { result: 'error', msg: "Not authorized to send to channel 'open'", code: 'BAD_REQUEST' },
+      ]);
       expect(await countMessages()).toBe(before);
       await t.ctx.db('channels').where({ name: 'open' }).update({ deactivated: false });
     });
 
     it('lets an administrator see but not post to a private channel they are not in', async () => {
       const res = await t.api.post('/messages', t.cast.admin, { type: 'channel', to: 'secret', topic: 't', content: 'x' });
-      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: "Not authorized to send to channel 'secret'", code: 'BAD_REQUEST' }]);
+      expect([res.status, res.body]).toEqual([
+        400,
+        { result: 'error', msg: "Not authorized to send to channel 'secret'", code: 'BAD_REQUEST' },
+      ]);
     });
 
     it('applies can_send_message_group and can_create_topic_group', async () => {
       const admins = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:administrators' }).first('id');
       await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: admins.id });
       const refused = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 't', content: 'x' });
-      expect([refused.status, refused.body]).toEqual([400, { result: 'error', msg: 'You do not have permission to post in this channel.', code: 'BAD_REQUEST' }]);
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        { result: 'error', msg: 'You do not have permission to post in this channel.', code: 'BAD_REQUEST' },
+      ]);
       expect((await t.api.post('/messages', t.cast.admin, { type: 'channel', to: 'general', topic: 't', content: 'x' })).status).toBe(200);
       const everyone = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id');
-      await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: everyone.id, can_create_topic_group: admins.id });
+      await t.ctx
+        .db('channels')
+        .where({ id: general.id })
+        .update({ can_send_message_group: everyone.id, can_create_topic_group: admins.id });
       const newTopic = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'brand new', content: 'x' });
-      expect([newTopic.status, newTopic.body]).toEqual([400, { result: 'error', msg: 'You do not have permission to create new topics in this channel.', code: 'BAD_REQUEST' }]);
+      expect([newTopic.status, newTopic.body]).toEqual([
+        400,
+        { result: 'error', msg: 'You do not have permission to create new topics in this channel.', code: 'BAD_REQUEST' },
+      ]);
       const oldTopic = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'T', content: 'x' });
       expect(oldTopic.status).toBe(200); // topics match case-insensitively
       await t.ctx.db('channels').where({ id: general.id }).update({ can_create_topic_group: everyone.id });
@@ -140,20 +183,36 @@ eachDatabase('POST /messages', (dialect) => {
     it('applies the channel topics policy', async () => {
       await t.ctx.db('channels').where({ id: general.id }).update({ topics_policy: 'disable_empty_topic' });
       const empty = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: '', content: 'x' });
-      expect([empty.status, empty.body]).toEqual([400, { result: 'error', msg: 'Sending messages to the general chat is not allowed in this channel.', code: 'BAD_REQUEST' }]);
+      expect([empty.status, empty.body]).toEqual([
+        400,
+        { result: 'error', msg: 'Sending messages to the general chat is not allowed in this channel.', code: 'BAD_REQUEST' },
+      ]);
       await t.ctx.db('channels').where({ id: general.id }).update({ topics_policy: 'empty_topic_only' });
       const named = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'named', content: 'x' });
-      expect([named.status, named.body]).toEqual([400, { result: 'error', msg: 'Only the general chat topic is allowed in this channel.', code: 'BAD_REQUEST' }]);
+      expect([named.status, named.body]).toEqual([
+        400,
+        { result: 'error', msg: 'Only the general chat topic is allowed in this channel.', code: 'BAD_REQUEST' },
+      ]);
       await t.ctx.db('channels').where({ id: general.id }).update({ topics_policy: 'inherit' });
     });
   });
 
   describe('mentions', () => {
     it('sets mentioned for a direct mention, not for a silent one, and wildcard flags for @all', async () => {
-      const direct = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'm', content: 'hi @**Test Member**' });
+      const direct = await t.api.post('/messages', t.cast.owner, {
+        type: 'channel',
+        to: 'general',
+        topic: 'm',
+        content: 'hi @**Test Member**',
+      });
       expect((await flagsOf(direct.body.id)).get(t.cast.member.id)! & 8).toBe(8);
       expect((await flagsOf(direct.body.id)).get(t.cast.guest.id)! & 8).toBe(0);
-      const silent = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'm', content: 'hi @_**Test Member**' });
+      const silent = await t.api.post('/messages', t.cast.owner, {
+        type: 'channel',
+        to: 'general',
+        topic: 'm',
+        content: 'hi @_**Test Member**',
+      });
       expect((await flagsOf(silent.body.id)).get(t.cast.member.id)! & 8).toBe(0);
       const all = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'm', content: 'hey @**all**' });
       const flags = await flagsOf(all.body.id);
@@ -174,21 +233,33 @@ eachDatabase('POST /messages', (dialect) => {
       const crowd = await createMembers(t, 'crowd', 16);
       const busy = await createChannel(t, 'busy', [t.cast.member, t.cast.admin, ...crowd]);
       const before = await countMessages();
-      const res = await t.api.post('/messages', t.cast.member, { type: 'channel', to: busy.id, topic: 'x', content: '@**everyone** hello' });
+      const res = await t.api.post('/messages', t.cast.member, {
+        type: 'channel',
+        to: busy.id,
+        topic: 'x',
+        content: '@**everyone** hello',
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        result: 'error', code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+        result: 'error',
+        code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
         msg: 'You do not have permission to use channel wildcard mentions in this channel.',
       });
       expect(await countMessages()).toBe(before);
-      expect((await t.api.post('/messages', t.cast.admin, { type: 'channel', to: busy.id, topic: 'x', content: '@**everyone** hello' })).status).toBe(200);
+      expect(
+        (await t.api.post('/messages', t.cast.admin, { type: 'channel', to: busy.id, topic: 'x', content: '@**everyone** hello' })).status,
+      ).toBe(200);
     });
   });
 
   describe('direct messages', () => {
     it('sends 1:1 by ids, and both directions share a recipient_id', async () => {
       const a = await t.api.post('/messages', t.cast.member, { type: 'direct', to: [t.cast.moderator.id], content: 'ping' });
-      const b = await t.api.post('/messages', t.cast.moderator, { type: 'private', to: JSON.stringify([t.cast.member.email]), content: 'pong' });
+      const b = await t.api.post('/messages', t.cast.moderator, {
+        type: 'private',
+        to: JSON.stringify([t.cast.member.email]),
+        content: 'pong',
+      });
       expect(a.status).toBe(200);
       expect(b.status).toBe(200);
       const ma = (await t.api.get(`/messages/${a.body.id}`, t.cast.member)).body.message;
@@ -204,7 +275,11 @@ eachDatabase('POST /messages', (dialect) => {
     });
 
     it('sends to a group by a comma-separated email string', async () => {
-      const res = await t.api.post('/messages', t.cast.member, { type: 'direct', to: `${t.cast.owner.email}, ${t.cast.admin.email}`, content: 'group' });
+      const res = await t.api.post('/messages', t.cast.member, {
+        type: 'direct',
+        to: `${t.cast.owner.email}, ${t.cast.admin.email}`,
+        content: 'group',
+      });
       expect(res.status).toBe(200);
       expect((await flagsOf(res.body.id)).size).toBe(3);
     });
@@ -237,7 +312,10 @@ eachDatabase('POST /messages', (dialect) => {
     const sendIn = async (tx: Tx, content: string) => {
       const { channel } = (await getChannelForSending(tx.trx, t.realmId, 'general'))!;
       const viewer = await loadViewer(tx.trx, t.cast.owner);
-      return sendMessageInTx(tx, t.ctx.bus, viewer, { kind: 'channel', channel, topic: 'tx' }, content, { client: 'test', readBySender: false });
+      return sendMessageInTx(tx, t.ctx.bus, viewer, { kind: 'channel', channel, topic: 'tx' }, content, {
+        client: 'test',
+        readBySender: false,
+      });
     };
 
     it('publishes the message with each receiver its own flags', async () => {
@@ -250,7 +328,9 @@ eachDatabase('POST /messages', (dialect) => {
       expect(d.userIds).toEqual(expect.arrayContaining([t.cast.guest.id, t.cast.member.id]));
       expect(d.perUser!(t.cast.guest.id).flags).toContain('mentioned');
       expect(d.perUser!(t.cast.member.id).flags).not.toContain('mentioned');
-      const refused = await capture(() => t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: '' }));
+      const refused = await capture(() =>
+        t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'ev', content: '' }),
+      );
       expect(refused.seen).toHaveLength(0);
     });
 
@@ -295,7 +375,12 @@ eachDatabase('POST /messages', (dialect) => {
       return res.body.id as number;
     };
     const readable = async (user: UserRow) => {
-      const res = await t.api.get('/messages', user, { anchor: 'oldest', num_before: 0, num_after: 100, narrow: [{ operator: 'channel', operand: 'secret' }] });
+      const res = await t.api.get('/messages', user, {
+        anchor: 'oldest',
+        num_before: 0,
+        num_after: 100,
+        narrow: [{ operator: 'channel', operand: 'secret' }],
+      });
       expect(res.status).toBe(200);
       return (res.body.messages as Array<{ id: number }>).map((m) => m.id);
     };

@@ -48,7 +48,10 @@ eachDatabase('server_supported_permission_settings', (dialect) => {
       default_for_system_groups: null,
       allowed_system_groups: [],
     });
-    expect(settings.group.can_manage_group).toMatchObject({ default_group_name: 'group_creator', default_for_system_groups: 'role:nobody' });
+    expect(settings.group.can_manage_group).toMatchObject({
+      default_group_name: 'group_creator',
+      default_for_system_groups: 'role:nobody',
+    });
     expect(settings.group.can_mention_group).toMatchObject({ default_group_name: 'role:everyone', allow_everyone_group: true });
   });
 
@@ -68,7 +71,10 @@ eachDatabase('server_supported_permission_settings', (dialect) => {
   it('advertises which channel settings refuse role:everyone and role:nobody', async () => {
     let n = 0;
     for (const name of CHANNEL_GROUP_SETTINGS) {
-      for (const [group, allowed] of [['role:everyone', 'allow_everyone_group'], ['role:nobody', 'allow_nobody_group']] as const) {
+      for (const [group, allowed] of [
+        ['role:everyone', 'allow_everyone_group'],
+        ['role:nobody', 'allow_nobody_group'],
+      ] as const) {
         const fields = { name: `rules-${++n}`, subscribers: [t.cast.admin.id], [name]: groupIds[group] };
         const res = await t.api.post('/channels/create', t.cast.admin, fields);
         const refusal = { result: 'error', msg: `'${name}' setting cannot be set to '${group}' group.`, code: 'BAD_REQUEST' };

@@ -19,7 +19,9 @@ describe('response validation (VALIDATE_RESPONSES, used by dredd)', () => {
       const app = buildApp({ ctx, spec: t.spec, handlers: broken });
       const bad = await request(app).get('/api/v1/users/me').auth(t.cast.member.email, t.cast.member.api_key);
       expect([bad.status, bad.body]).toEqual([500, { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }]);
-      const good = await request(buildApp({ ctx, spec: t.spec })).get('/api/v1/users/me').auth(t.cast.member.email, t.cast.member.api_key);
+      const good = await request(buildApp({ ctx, spec: t.spec }))
+        .get('/api/v1/users/me')
+        .auth(t.cast.member.email, t.cast.member.api_key);
       expect(good.status).toBe(200);
     } finally {
       await t.close();
@@ -53,14 +55,16 @@ describe('route table', () => {
 });
 
 describe('organizations by subdomain', () => {
-  it('authenticates an account only at its own organization\'s address', async () => {
+  it("authenticates an account only at its own organization's address", async () => {
     const t = await startTestServer('sqlite');
     try {
       const { doCreateRealm } = await import('../src/actions/realms');
       const { createUserInTx } = await import('../src/actions/users');
       const { inTransaction } = await import('../src/db/transaction');
       const betaId = await doCreateRealm(t.ctx.db, { stringId: 'beta', name: 'Beta' });
-      const betaUser = await inTransaction(t.ctx.db, (tx) => createUserInTx(tx, null, { realmId: betaId, email: 'b@example.com', fullName: 'Bea Beta' }));
+      const betaUser = await inTransaction(t.ctx.db, (tx) =>
+        createUserInTx(tx, null, { realmId: betaId, email: 'b@example.com', fullName: 'Bea Beta' }),
+      );
       const as = (host: string, u: { email: string; api_key: string }) =>
         request(t.app).get('/api/v1/users/me').set('Host', host).auth(u.email, u.api_key);
       const who = async (host: string, u: { email: string; api_key: string }) => {

@@ -31,8 +31,7 @@ eachDatabase('request pipeline', (dialect) => {
   afterAll(() => t.close());
 
   const swapCase = (k: string) => [...k].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
-  const basic = (u: { email: string; api_key: string }) =>
-    'Basic ' + Buffer.from(`${u.email}:${u.api_key}`).toString('base64');
+  const basic = (u: { email: string; api_key: string }) => 'Basic ' + Buffer.from(`${u.email}:${u.api_key}`).toString('base64');
 
   describe('routing', () => {
     it('answers an unknown /api/v1 path with a JSON 404', async () => {
@@ -49,7 +48,10 @@ eachDatabase('request pipeline', (dialect) => {
 
     it('answers an operation still being built with 501', async () => {
       const res = await t.api.get('/saved_snippets', t.cast.member);
-      expect([res.status, res.body]).toEqual([501, { result: 'error', msg: 'Not implemented yet: get-saved-snippets', code: 'NOT_IMPLEMENTED' }]);
+      expect([res.status, res.body]).toEqual([
+        501,
+        { result: 'error', msg: 'Not implemented yet: get-saved-snippets', code: 'NOT_IMPLEMENTED' },
+      ]);
     });
   });
 
@@ -69,7 +71,11 @@ eachDatabase('request pipeline', (dialect) => {
       ['a wrong API key', (u: any) => basic({ email: u.email, api_key: 'x'.repeat(32) }), 'Invalid API key'],
       ['an unknown email', (u: any) => basic({ email: 'nobody@example.com', api_key: u.api_key }), 'Invalid API key'],
       ['a key of the wrong length', (u: any) => basic({ email: u.email, api_key: 'short' }), 'Malformed API key'],
-      ["another user's address with this key", () => basic({ email: t.cast.admin.email, api_key: t.cast.member.api_key }), 'Invalid API key'],
+      [
+        "another user's address with this key",
+        () => basic({ email: t.cast.admin.email, api_key: t.cast.member.api_key }),
+        'Invalid API key',
+      ],
       ['the key in another case', (u: any) => basic({ email: u.email, api_key: swapCase(u.api_key) }), 'Invalid API key'],
       ['no colon', () => 'Basic ' + Buffer.from('nocolon').toString('base64'), 'Invalid authorization header for basic auth'],
     ])('refuses %s with 401', async (_what, header, msg) => {
@@ -87,7 +93,10 @@ eachDatabase('request pipeline', (dialect) => {
 
     it('refuses a scheme other than Basic with 400', async () => {
       const res = await request(t.app).get('/api/v1/users/me').set('Authorization', 'Bearer abc');
-      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'This endpoint requires HTTP basic authentication.', code: 'BAD_REQUEST' }]);
+      expect([res.status, res.body]).toEqual([
+        400,
+        { result: 'error', msg: 'This endpoint requires HTTP basic authentication.', code: 'BAD_REQUEST' },
+      ]);
     });
 
     it('accepts the email in any case, the API email too', async () => {
@@ -144,7 +153,12 @@ eachDatabase('request pipeline', (dialect) => {
         .field('profile_data', JSON.stringify([{ id: 1, value: 'x' }]))
         .set('Authorization', basic(t.cast.admin));
       expect(res.status).toBe(200);
-      expect(res.body.echo).toEqual({ user_id: t.cast.member.id, role: 400, full_name: 'From Body', profile_data: [{ id: 1, value: 'x' }] });
+      expect(res.body.echo).toEqual({
+        user_id: t.cast.member.id,
+        role: 400,
+        full_name: 'From Body',
+        profile_data: [{ id: 1, value: 'x' }],
+      });
     });
 
     it('says "is not valid JSON" for a JSON field that does not parse', async () => {
@@ -221,7 +235,11 @@ eachDatabase('request pipeline', (dialect) => {
       const app = buildApp({
         ctx: t.ctx,
         spec: t.spec,
-        handlers: { 'get-users': async () => { throw new ApiError('Nope', 'SOME_CODE', 409, { extra: 1 }, { 'X-Test': 'y' }); } },
+        handlers: {
+          'get-users': async () => {
+            throw new ApiError('Nope', 'SOME_CODE', 409, { extra: 1 }, { 'X-Test': 'y' });
+          },
+        },
       });
       const res = await request(app).get('/api/v1/users').set('Authorization', basic(t.cast.member));
       expect(res.status).toBe(409);

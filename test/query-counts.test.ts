@@ -47,7 +47,12 @@ eachDatabase('query counts', (dialect) => {
         const direct = i % 13 === 0 && sender.id !== member.id;
         const res = direct
           ? await t.api.post('/messages', sender, { type: 'direct', to: [member.id], content: `direct lookup ${i}` })
-          : await t.api.post('/messages', sender, { type: 'channel', to: i % 9 === 0 ? 'side' : 'general', topic: `topic ${i % 7}`, content: `lookup message ${i}${mention}` });
+          : await t.api.post('/messages', sender, {
+              type: 'channel',
+              to: i % 9 === 0 ? 'side' : 'general',
+              topic: `topic ${i % 7}`,
+              content: `lookup message ${i}${mention}`,
+            });
         if (res.status !== 200) throw new Error(JSON.stringify(res.body));
         ids.push(res.body.id);
         if (!direct) channelIds.push(res.body.id);
@@ -67,7 +72,15 @@ eachDatabase('query counts', (dialect) => {
     const cases: Array<[string, Record<string, unknown>]> = [
       ['no narrow', {}],
       ['a channel narrow', { narrow: [{ operator: 'channel', operand: 'general' }] }],
-      ['a channel + topic narrow', { narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'topic 1' }] }],
+      [
+        'a channel + topic narrow',
+        {
+          narrow: [
+            { operator: 'channel', operand: 'general' },
+            { operator: 'topic', operand: 'topic 1' },
+          ],
+        },
+      ],
       ['a search narrow', { narrow: [{ operator: 'search', operand: 'lookup' }] }],
     ];
     for (const [label, q] of cases) {
@@ -105,7 +118,8 @@ eachDatabase('query counts', (dialect) => {
       await createChannel(t, 'five', five);
       await createChannel(t, 'sixty', sixty);
       // The first message of a channel also records first_message_id: send one before measuring.
-      for (const to of ['five', 'sixty']) await t.api.post('/messages', t.cast.owner, { type: 'channel', to, topic: 'warm', content: 'first' });
+      for (const to of ['five', 'sixty'])
+        await t.api.post('/messages', t.cast.owner, { type: 'channel', to, topic: 'warm', content: 'first' });
     });
     afterAll(() => t.close());
 
@@ -116,7 +130,9 @@ eachDatabase('query counts', (dialect) => {
       const large = await warmCount(t, () => send('sixty', 'hello everyone'));
       expect(small.result.status).toBe(200);
       expect(large.result.status).toBe(200);
-      expect(await t.ctx.db('user_messages').where({ message_id: large.result.body.id }).count({ n: '*' }).first()).toMatchObject({ n: 60 });
+      expect(await t.ctx.db('user_messages').where({ message_id: large.result.body.id }).count({ n: '*' }).first()).toMatchObject({
+        n: 60,
+      });
       expect(large.queries).toBe(small.queries);
       expect(small.queries).toBeLessThanOrEqual(6);
     });
@@ -137,7 +153,7 @@ eachDatabase('query counts', (dialect) => {
     let room0: { id: number; recipient_id: number };
     beforeAll(async () => {
       t = await startTestServer(dialect);
-      [few, many] = await createMembers(t, 'subscriber', 2) as [UserRow, UserRow];
+      [few, many] = (await createMembers(t, 'subscriber', 2)) as [UserRow, UserRow];
       // `few` is in 2 channels, `many` in 20 (public and private ones), each with a few other members.
       for (let i = 0; i < 20; i++) {
         const members = i < 2 ? [few, many, t.cast.owner] : [many, t.cast.owner, t.cast.admin];

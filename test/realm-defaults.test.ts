@@ -5,27 +5,66 @@ import { captureEvents, expectRefusal, freshUser } from './users-fixtures';
 
 /** One valid, non-default value for every setting of the spec's table (and default_language). */
 const NEW_VALUES: Record<string, unknown> = {
-  starred_message_counts: false, receives_typing_notifications: false, web_suggest_update_timezone: false,
-  fluid_layout_width: true, high_contrast_mode: true, web_mark_read_on_scroll_policy: 3, web_channel_default_view: 4,
-  web_font_size_px: 20, web_line_height_percent: 120, color_scheme: 2, enable_drafts_synchronization: false,
-  translate_emoticons: true, display_emoji_reaction_users: false, web_home_view: 'all_messages',
-  web_escape_navigates_to_home_view: false, left_side_userlist: true, emojiset: 'twitter', demote_inactive_streams: 3,
-  user_list_style: 3, web_animate_image_previews: 'never', web_stream_unreads_count_display_policy: 3, hide_ai_features: true,
-  web_inbox_show_channel_folders: false, web_left_sidebar_show_channel_folders: false,
-  web_left_sidebar_unreads_count_summary: false, enable_stream_desktop_notifications: true,
-  enable_stream_email_notifications: true, enable_stream_push_notifications: true, enable_stream_audible_notifications: true,
-  notification_sound: 'ding', enable_desktop_notifications: false, enable_sounds: false,
-  enable_followed_topic_desktop_notifications: false, enable_followed_topic_email_notifications: false,
-  enable_followed_topic_push_notifications: false, enable_followed_topic_audible_notifications: false,
-  email_notifications_batching_period_seconds: 600, enable_offline_email_notifications: false,
-  enable_offline_push_notifications: false, enable_online_push_notifications: false, enable_digest_emails: false,
-  message_content_in_email_notifications: false, pm_content_in_desktop_notifications: false, wildcard_mentions_notify: false,
-  enable_followed_topic_wildcard_mentions_notify: false, desktop_icon_count_display: 4,
-  realm_name_in_email_notifications_policy: 3, automatically_follow_topics_policy: 4,
-  automatically_unmute_topics_in_muted_streams_policy: 4, automatically_follow_topics_where_mentioned: false,
-  resolved_topic_notice_auto_read_policy: 'never', presence_enabled: false, enter_sends: true, twenty_four_hour_time: true,
-  send_private_typing_notifications: false, send_stream_typing_notifications: false, send_read_receipts: false,
-  email_address_visibility: 4, web_navigate_to_sent_message: false, default_language: 'de',
+  starred_message_counts: false,
+  receives_typing_notifications: false,
+  web_suggest_update_timezone: false,
+  fluid_layout_width: true,
+  high_contrast_mode: true,
+  web_mark_read_on_scroll_policy: 3,
+  web_channel_default_view: 4,
+  web_font_size_px: 20,
+  web_line_height_percent: 120,
+  color_scheme: 2,
+  enable_drafts_synchronization: false,
+  translate_emoticons: true,
+  display_emoji_reaction_users: false,
+  web_home_view: 'all_messages',
+  web_escape_navigates_to_home_view: false,
+  left_side_userlist: true,
+  emojiset: 'twitter',
+  demote_inactive_streams: 3,
+  user_list_style: 3,
+  web_animate_image_previews: 'never',
+  web_stream_unreads_count_display_policy: 3,
+  hide_ai_features: true,
+  web_inbox_show_channel_folders: false,
+  web_left_sidebar_show_channel_folders: false,
+  web_left_sidebar_unreads_count_summary: false,
+  enable_stream_desktop_notifications: true,
+  enable_stream_email_notifications: true,
+  enable_stream_push_notifications: true,
+  enable_stream_audible_notifications: true,
+  notification_sound: 'ding',
+  enable_desktop_notifications: false,
+  enable_sounds: false,
+  enable_followed_topic_desktop_notifications: false,
+  enable_followed_topic_email_notifications: false,
+  enable_followed_topic_push_notifications: false,
+  enable_followed_topic_audible_notifications: false,
+  email_notifications_batching_period_seconds: 600,
+  enable_offline_email_notifications: false,
+  enable_offline_push_notifications: false,
+  enable_online_push_notifications: false,
+  enable_digest_emails: false,
+  message_content_in_email_notifications: false,
+  pm_content_in_desktop_notifications: false,
+  wildcard_mentions_notify: false,
+  enable_followed_topic_wildcard_mentions_notify: false,
+  desktop_icon_count_display: 4,
+  realm_name_in_email_notifications_policy: 3,
+  automatically_follow_topics_policy: 4,
+  automatically_unmute_topics_in_muted_streams_policy: 4,
+  automatically_follow_topics_where_mentioned: false,
+  resolved_topic_notice_auto_read_policy: 'never',
+  presence_enabled: false,
+  enter_sends: true,
+  twenty_four_hour_time: true,
+  send_private_typing_notifications: false,
+  send_stream_typing_notifications: false,
+  send_read_receipts: false,
+  email_address_visibility: 4,
+  web_navigate_to_sent_message: false,
+  default_language: 'de',
 };
 
 eachDatabase('PATCH /realm/user_settings_defaults', (dialect) => {
@@ -43,7 +82,9 @@ eachDatabase('PATCH /realm/user_settings_defaults', (dialect) => {
 
   it('changes every setting for users created later, never for existing ones, with one event each', async () => {
     const existing = await settingsOf(t.cast.member.id);
-    const { result: res, deliveries } = await captureEvents(t, () => t.api.patch('/realm/user_settings_defaults', t.cast.admin, NEW_VALUES));
+    const { result: res, deliveries } = await captureEvents(t, () =>
+      t.api.patch('/realm/user_settings_defaults', t.cast.admin, NEW_VALUES),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     expect(await defaults()).toMatchObject(NEW_VALUES);
@@ -51,7 +92,12 @@ eachDatabase('PATCH /realm/user_settings_defaults', (dialect) => {
     const later = await freshUser(t);
     expect(await settingsOf(later.id)).toMatchObject(NEW_VALUES);
     expect(deliveries).toHaveLength(Object.keys(NEW_VALUES).length);
-    expect(deliveries.map((d) => d.event)).toContainEqual({ type: 'realm_user_settings_defaults', op: 'update', property: 'emojiset', value: 'twitter' });
+    expect(deliveries.map((d) => d.event)).toContainEqual({
+      type: 'realm_user_settings_defaults',
+      op: 'update',
+      property: 'emojiset',
+      value: 'twitter',
+    });
     expect(deliveries[0]!.userIds).toContain(t.cast.guest.id);
     expect(deliveries[0]!.userIds).not.toContain(t.cast.deactivated.id);
   });
@@ -61,11 +107,19 @@ eachDatabase('PATCH /realm/user_settings_defaults', (dialect) => {
     const { deliveries } = await captureEvents(t, () =>
       t.api.patch('/realm/user_settings_defaults', t.cast.owner, { enter_sends: true, twenty_four_hour_time: false }),
     );
-    expect(deliveries.map((d) => d.event)).toEqual([{ type: 'realm_user_settings_defaults', op: 'update', property: 'twenty_four_hour_time', value: false }]);
+    expect(deliveries.map((d) => d.event)).toEqual([
+      { type: 'realm_user_settings_defaults', op: 'update', property: 'twenty_four_hour_time', value: false },
+    ]);
   });
 
   it('accepts web_home_view recent_topics as recent, sent multipart', async () => {
-    const res = await t.api.call('patch', '/realm/user_settings_defaults', t.cast.admin, { web_home_view: 'recent_topics' }, { multipart: true });
+    const res = await t.api.call(
+      'patch',
+      '/realm/user_settings_defaults',
+      t.cast.admin,
+      { web_home_view: 'recent_topics' },
+      { multipart: true },
+    );
     expect(res.status).toBe(200);
     expect((await defaults()).web_home_view).toBe('recent');
   });
@@ -77,11 +131,20 @@ eachDatabase('PATCH /realm/user_settings_defaults', (dialect) => {
   });
 
   it.each([
-    ['color_scheme', 4], ['web_mark_read_on_scroll_policy', 0], ['web_channel_default_view', 5], ['demote_inactive_streams', 4],
-    ['user_list_style', 0], ['web_stream_unreads_count_display_policy', 4], ['desktop_icon_count_display', 5],
-    ['realm_name_in_email_notifications_policy', 4], ['automatically_follow_topics_policy', 5],
-    ['automatically_unmute_topics_in_muted_streams_policy', 0], ['email_address_visibility', 6],
-    ['web_home_view', 'recent_conversations'], ['emojiset', 'apple'], ['web_animate_image_previews', 'sometimes'],
+    ['color_scheme', 4],
+    ['web_mark_read_on_scroll_policy', 0],
+    ['web_channel_default_view', 5],
+    ['demote_inactive_streams', 4],
+    ['user_list_style', 0],
+    ['web_stream_unreads_count_display_policy', 4],
+    ['desktop_icon_count_display', 5],
+    ['realm_name_in_email_notifications_policy', 4],
+    ['automatically_follow_topics_policy', 5],
+    ['automatically_unmute_topics_in_muted_streams_policy', 0],
+    ['email_address_visibility', 6],
+    ['web_home_view', 'recent_conversations'],
+    ['emojiset', 'apple'],
+    ['web_animate_image_previews', 'sometimes'],
     ['resolved_topic_notice_auto_read_policy', 'always_except'],
   ])('refuses %s %j as Invalid', async (setting, value) => {
     await expectRefused({ [setting]: value, enter_sends: false }, `Invalid ${setting}`);

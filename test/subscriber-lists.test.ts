@@ -23,8 +23,17 @@ eachDatabase('include_subscribers=partial', (dialect) => {
     const now = nowSeconds();
     // Ten people active today, ten a fortnight and a day ago, the rest never.
     recent = crowd.slice(0, 10).map((u) => u.id);
-    await t.ctx.db('users').whereIn('id', recent.concat(member.id)).update({ last_active_time: now - 3600 });
-    await t.ctx.db('users').whereIn('id', crowd.slice(10, 20).map((u) => u.id)).update({ last_active_time: now - 15 * 86400 });
+    await t.ctx
+      .db('users')
+      .whereIn('id', recent.concat(member.id))
+      .update({ last_active_time: now - 3600 });
+    await t.ctx
+      .db('users')
+      .whereIn(
+        'id',
+        crowd.slice(10, 20).map((u) => u.id),
+      )
+      .update({ last_active_time: now - 15 * 86400 });
     // big: the limit exactly; almost: one fewer; public-big: the limit, without the viewer.
     await createChannel(t, 'big', [...crowd.slice(0, FULL_SUBSCRIBER_LIST_LIMIT - 2), bot, member]);
     await createChannel(t, 'almost', [...crowd.slice(0, FULL_SUBSCRIBER_LIST_LIMIT - 3), bot, member]);
@@ -70,7 +79,11 @@ eachDatabase('include_subscribers=partial', (dialect) => {
     expect(res.status).toBe(200);
     const fromGet = byName(res.body.subscriptions);
     for (const [name, c] of byName(state.subscriptions)) {
-      expect([name, fromGet.get(name)!.subscribers, fromGet.get(name)!.partial_subscribers]).toEqual([name, c.subscribers, c.partial_subscribers]);
+      expect([name, fromGet.get(name)!.subscribers, fromGet.get(name)!.partial_subscribers]).toEqual([
+        name,
+        c.subscribers,
+        c.partial_subscribers,
+      ]);
     }
   });
 
@@ -80,7 +93,10 @@ eachDatabase('include_subscribers=partial', (dialect) => {
     // The moderator left: the channel stays in their `unsubscribed` list, without its subscribers.
     await t.ctx.db('subscriptions').where({ user_id: moderator.id, recipient_id: secret.recipient_id }).update({ active: false });
     const left = await register(t, moderator, { fetch_event_types: ['subscription'], include_subscribers: 'partial' });
-    expect(byName(left.state.unsubscribed).get('private-big')).toMatchObject({ subscriber_count: FULL_SUBSCRIBER_LIST_LIMIT, partial_subscribers: [] });
+    expect(byName(left.state.unsubscribed).get('private-big')).toMatchObject({
+      subscriber_count: FULL_SUBSCRIBER_LIST_LIMIT,
+      partial_subscribers: [],
+    });
     // Administrators may list them.
     const { state } = await register(t, admin, { fetch_event_types: ['subscription'], include_subscribers: 'partial' });
     expect(sorted(byName(state.never_subscribed).get('private-big')!.partial_subscribers)).toEqual(sorted(recent));

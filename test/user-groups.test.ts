@@ -10,15 +10,28 @@ eachDatabase('user groups', (dialect) => {
   const g: Record<string, number> = {};
   beforeAll(async () => {
     t = await startTestServer(dialect);
-    for (const name of ['role:nobody', 'role:owners', 'role:administrators', 'role:moderators', 'role:fullmembers', 'role:members', 'role:everyone', 'role:internet']) {
+    for (const name of [
+      'role:nobody',
+      'role:owners',
+      'role:administrators',
+      'role:moderators',
+      'role:fullmembers',
+      'role:members',
+      'role:everyone',
+      'role:internet',
+    ]) {
       g[name] = await systemGroupId(t, name);
     }
     const { owner, member, bot, deactivated } = t.cast;
     await inTransaction(t.ctx.db, async ({ trx }) => {
       const base = { realm_id: t.realmId, is_system_group: false, creator_id: owner.id, date_created: 1700000000 };
       const settings = {
-        can_add_members_group: g['role:owners'], can_join_group: g['role:nobody'], can_leave_group: g['role:everyone'],
-        can_manage_group: g['role:owners'], can_mention_group: g['role:everyone'], can_remove_members_group: g['role:nobody'],
+        can_add_members_group: g['role:owners'],
+        can_join_group: g['role:nobody'],
+        can_leave_group: g['role:everyone'],
+        can_manage_group: g['role:owners'],
+        can_mention_group: g['role:everyone'],
+        can_remove_members_group: g['role:nobody'],
       };
       g.design = await insertGroup(trx, { ...base, ...settings, name: 'design', description: 'People who draw' });
       g.inner = await insertGroup(trx, { ...base, ...settings, name: 'inner', description: '' });
@@ -73,7 +86,7 @@ eachDatabase('user groups', (dialect) => {
       expect((await isMember(g['role:members']!, u.id)).body.is_user_group_member).toBe(true);
     });
 
-    it('answers Invalid user group for unknown, anonymous and other organizations\' groups', async () => {
+    it("answers Invalid user group for unknown, anonymous and other organizations' groups", async () => {
       const other = await doCreateRealm(t.ctx.db, { stringId: `groups${dialect}`, name: 'Other' });
       const foreign = Number((await t.ctx.db('user_groups').where({ realm_id: other, name: 'role:members' }).first('id')).id);
       for (const id of [99999, g.anon!, foreign]) {
@@ -101,8 +114,16 @@ eachDatabase('user groups', (dialect) => {
       expect(res.status).toBe(200);
       const names = res.body.user_groups.map((x: any) => x.name);
       expect(names).toEqual([
-        'role:nobody', 'role:owners', 'role:administrators', 'role:moderators', 'role:fullmembers', 'role:members',
-        'role:everyone', 'role:internet', 'design', 'inner',
+        'role:nobody',
+        'role:owners',
+        'role:administrators',
+        'role:moderators',
+        'role:fullmembers',
+        'role:members',
+        'role:everyone',
+        'role:internet',
+        'design',
+        'inner',
       ]);
     });
 
@@ -110,13 +131,27 @@ eachDatabase('user groups', (dialect) => {
       const res = await t.api.get('/user_groups', t.cast.bot);
       const byName = new Map(res.body.user_groups.map((x: any) => [x.name, x])) as Map<string, any>;
       expect(byName.get('design')).toEqual({
-        id: g.design, name: 'design', description: 'People who draw', members: [t.cast.owner.id], direct_subgroup_ids: [g.inner],
-        is_system_group: false, date_created: 1700000000, creator_id: t.cast.owner.id, deactivated: false,
-        can_add_members_group: g['role:owners'], can_join_group: g['role:nobody'], can_leave_group: g['role:everyone'],
-        can_manage_group: { direct_members: [t.cast.member.id], direct_subgroups: [] }, can_mention_group: g['role:everyone'],
+        id: g.design,
+        name: 'design',
+        description: 'People who draw',
+        members: [t.cast.owner.id],
+        direct_subgroup_ids: [g.inner],
+        is_system_group: false,
+        date_created: 1700000000,
+        creator_id: t.cast.owner.id,
+        deactivated: false,
+        can_add_members_group: g['role:owners'],
+        can_join_group: g['role:nobody'],
+        can_leave_group: g['role:everyone'],
+        can_manage_group: { direct_members: [t.cast.member.id], direct_subgroups: [] },
+        can_mention_group: g['role:everyone'],
         can_remove_members_group: g['role:nobody'],
       });
-      expect(byName.get('role:administrators')).toMatchObject({ members: [t.cast.admin.id], direct_subgroup_ids: [g['role:owners']], is_system_group: true });
+      expect(byName.get('role:administrators')).toMatchObject({
+        members: [t.cast.admin.id],
+        direct_subgroup_ids: [g['role:owners']],
+        is_system_group: true,
+      });
       expect(byName.get('role:members').members).not.toContain(t.cast.deactivated.id);
     });
 

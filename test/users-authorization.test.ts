@@ -37,13 +37,19 @@ const userRow = async (t: TestServer, id: number) => {
 const readers = { owner: ok, admin: ok, moderator: ok, member: ok, guest: ok, bot: ok, deactivated } as const;
 const admins = (refusal: Outcome) =>
   ({ owner: ok, admin: ok, moderator: refusal, member: refusal, guest: refusal, bot: refusal, deactivated }) as const;
-const freshId = (opts: Parameters<typeof freshUser>[1] = {}) => async (t: TestServer) => (await freshUser(t, opts)).id;
+const freshId =
+  (opts: Parameters<typeof freshUser>[1] = {}) =>
+  async (t: TestServer) =>
+    (await freshUser(t, opts)).id;
 
 const ENDPOINTS: Endpoint[] = [
   {
     name: 'GET /users',
     call: (t, who) => t.api.get('/users', t.cast[who]),
-    effect: async (t, _who, _id, res) => expect(res.body.members.map((u: { user_id: number }) => u.user_id)).toEqual(expect.arrayContaining([t.cast.owner.id, t.cast.member.id, t.cast.bot.id])),
+    effect: async (t, _who, _id, res) =>
+      expect(res.body.members.map((u: { user_id: number }) => u.user_id)).toEqual(
+        expect.arrayContaining([t.cast.owner.id, t.cast.member.id, t.cast.bot.id]),
+      ),
     expected: readers,
   },
   {
@@ -60,9 +66,13 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     name: 'POST /users',
-    call: (t, who) => t.api.post('/users', t.cast[who], { email: `made-by-${who}@example.com`, password: 'a-long-password', full_name: 'Made Person' }),
+    call: (t, who) =>
+      t.api.post('/users', t.cast[who], { email: `made-by-${who}@example.com`, password: 'a-long-password', full_name: 'Made Person' }),
     effect: async (t, who, _id, res) => {
-      const row = await t.ctx.db('users').where({ delivery_email: `made-by-${who}@example.com` }).first('id', 'full_name', 'role', 'realm_id');
+      const row = await t.ctx
+        .db('users')
+        .where({ delivery_email: `made-by-${who}@example.com` })
+        .first('id', 'full_name', 'role', 'realm_id');
       expect(row).toEqual({ id: res.body.user_id, full_name: 'Made Person', role: Role.MEMBER, realm_id: t.realmId });
     },
     expected: admins(notAdmin),
@@ -136,7 +146,8 @@ const ENDPOINTS: Endpoint[] = [
   {
     name: 'GET /user_groups',
     call: (t, who) => t.api.get('/user_groups', t.cast[who]),
-    effect: async (_t, _who, _id, res) => expect(res.body.user_groups.map((g: { name: string }) => g.name)).toEqual(expect.arrayContaining(['role:members', 'role:everyone'])),
+    effect: async (_t, _who, _id, res) =>
+      expect(res.body.user_groups.map((g: { name: string }) => g.name)).toEqual(expect.arrayContaining(['role:members', 'role:everyone'])),
     expected: readers,
   },
   {
@@ -149,7 +160,8 @@ const ENDPOINTS: Endpoint[] = [
   {
     name: 'PATCH /realm/user_settings_defaults',
     // The target is the current default (0 or 1); the call asks for the other value.
-    prepare: async (t) => Number(JSON.parse((await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first('settings')).settings).enter_sends),
+    prepare: async (t) =>
+      Number(JSON.parse((await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first('settings')).settings).enter_sends),
     call: (t, who, current) => t.api.patch('/realm/user_settings_defaults', t.cast[who], { enter_sends: !current }),
     effect: async (t, _who, current) => {
       const row = await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first('settings');

@@ -46,8 +46,10 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       const { deliveries } = await captureEvents(t, () => t.api.delete(`/users/${u.id}`, t.cast.owner));
       expect(Boolean((await row(bot.id)).is_active)).toBe(false);
       // The bots first, as Zulip deactivates them before their owner.
-      expect(deliveries.filter((d) => d.event.type === 'realm_user').map((d) => d.event.person))
-        .toEqual([{ user_id: bot.id, is_active: false }, { user_id: u.id, is_active: false }]);
+      expect(deliveries.filter((d) => d.event.type === 'realm_user').map((d) => d.event.person)).toEqual([
+        { user_id: bot.id, is_active: false },
+        { user_id: u.id, is_active: false },
+      ]);
       const realmBot = deliveries.filter((d) => d.event.type === 'realm_bot');
       expect(realmBot.map((d) => d.event)).toEqual([{ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, is_active: false } }]);
       expect(realmBot[0]!.userIds).toEqual(expect.arrayContaining([u.id, t.cast.owner.id, t.cast.admin.id]));
@@ -74,11 +76,15 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
     });
 
     it('refuses to deactivate the only owner', async () => {
-      await t.ctx.db('users').where({ realm_id: t.realmId, role: Role.OWNER }).whereNot({ id: t.cast.owner.id }).update({ role: Role.MEMBER });
+      await t.ctx
+        .db('users')
+        .where({ realm_id: t.realmId, role: Role.OWNER })
+        .whereNot({ id: t.cast.owner.id })
+        .update({ role: Role.MEMBER });
       await expectRefused(t.api.delete(`/users/${t.cast.owner.id}`, t.cast.owner), 'Cannot deactivate the only organization owner');
     });
 
-    it('refuses bots, unknown IDs and deactivated users in Zulip\'s words', async () => {
+    it("refuses bots, unknown IDs and deactivated users in Zulip's words", async () => {
       await expectRefused(t.api.delete(`/users/${t.cast.bot.id}`, t.cast.admin), 'No such user');
       await expectRefused(t.api.delete('/users/99999', t.cast.admin), 'No such user');
       await expectRefused(t.api.delete(`/users/${t.cast.deactivated.id}`, t.cast.admin), 'User is deactivated');
@@ -111,7 +117,7 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       expect(deliveries[1]!.userIds).not.toContain(u.id);
     });
 
-    it('restores a bot, and a deactivated user\'s group memberships count again', async () => {
+    it("restores a bot, and a deactivated user's group memberships count again", async () => {
       const bot = await freshUser(t, { isBot: true, deactivated: true });
       expect((await t.api.post(`/users/${bot.id}/reactivate`, t.cast.owner)).status).toBe(200);
       expect((await t.api.get('/users/me', bot)).status).toBe(200);

@@ -70,7 +70,8 @@ export async function createProfileField(t: TestServer, name: string, fieldType:
 
 /** Names of the system groups a user is a direct member of. */
 export async function systemGroupsOf(t: TestServer, userId: number): Promise<string[]> {
-  const names: string[] = await t.ctx.db('group_members as gm')
+  const names: string[] = await t.ctx
+    .db('group_members as gm')
     .join('user_groups as g', 'g.id', 'gm.group_id')
     .where({ 'gm.user_id': userId, 'g.is_system_group': true })
     .pluck('g.name');
@@ -94,5 +95,7 @@ export async function expectRefusal(t: TestServer, request: () => Promise<ApiRes
 /** A user of another organization (a new one, named by `stringId`). */
 export async function userOfAnotherRealm(t: TestServer, stringId: string): Promise<UserRow> {
   const realmId = await doCreateRealm(t.ctx.db, { stringId, name: 'Elsewhere' });
-  return inTransaction(t.ctx.db, (tx) => createUserInTx(tx, null, { realmId, email: `${stringId}@example.com`, fullName: 'Some Stranger' }));
+  return inTransaction(t.ctx.db, (tx) =>
+    createUserInTx(tx, null, { realmId, email: `${stringId}@example.com`, fullName: 'Some Stranger' }),
+  );
 }

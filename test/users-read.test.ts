@@ -9,7 +9,9 @@ eachDatabase('reading users', (dialect) => {
   beforeAll(async () => {
     t = await startTestServer(dialect);
     phone = await createProfileField(t, 'Phone number', FieldType.SHORT_TEXT);
-    await t.ctx.db('custom_profile_values').insert({ user_id: t.cast.member.id, field_id: phone, value: '555', rendered_value: '<p>555</p>' });
+    await t.ctx
+      .db('custom_profile_values')
+      .insert({ user_id: t.cast.member.id, field_id: phone, value: '555', rendered_value: '<p>555</p>' });
   });
   afterAll(() => t.close());
 
@@ -36,7 +38,10 @@ eachDatabase('reading users', (dialect) => {
     });
 
     it('leaves avatar_url null with client_gravatar (the default) only where the email is visible', async () => {
-      await t.ctx.db('users').where({ id: t.cast.moderator.id }).update({ settings: JSON.stringify({ email_address_visibility: 3 }) });
+      await t.ctx
+        .db('users')
+        .where({ id: t.cast.moderator.id })
+        .update({ settings: JSON.stringify({ email_address_visibility: 3 }) });
       try {
         const byDefault = await t.api.get('/users', t.cast.member);
         const m = new Map(byDefault.body.members.map((u: any) => [u.user_id, u])) as Map<number, any>;
@@ -52,7 +57,7 @@ eachDatabase('reading users', (dialect) => {
       }
     });
 
-    it('refuses a non-boolean flag in Zulip\'s words', async () => {
+    it("refuses a non-boolean flag in Zulip's words", async () => {
       const res = await t.api.get('/users', t.cast.member, { client_gravatar: 'maybe' });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ result: 'error', msg: 'client_gravatar is not a boolean', code: 'BAD_REQUEST' });
@@ -71,7 +76,7 @@ eachDatabase('reading users', (dialect) => {
       expect(withFields.body.user.profile_data).toEqual({ [phone]: { value: '555', rendered_value: '<p>555</p>' } });
     });
 
-    it('answers No such user for unknown IDs and other organizations\' users', async () => {
+    it("answers No such user for unknown IDs and other organizations' users", async () => {
       const stranger = await userOfAnotherRealm(t, `readother${dialect}`);
       for (const id of [99999, stranger.id]) {
         const res = await t.api.get(`/users/${id}`, t.cast.member);
@@ -113,9 +118,25 @@ eachDatabase('reading users', (dialect) => {
       const u = await freshUser(t);
       const res = await t.api.get('/users/me', u);
       expect(Object.keys(res.body).sort()).toEqual([
-        'avatar_url', 'avatar_version', 'date_joined', 'delivery_email', 'email', 'full_name', 'is_active', 'is_admin',
-        'is_bot', 'is_guest', 'is_imported_stub', 'is_owner', 'max_message_id', 'msg', 'profile_data', 'result', 'role',
-        'timezone', 'user_id',
+        'avatar_url',
+        'avatar_version',
+        'date_joined',
+        'delivery_email',
+        'email',
+        'full_name',
+        'is_active',
+        'is_admin',
+        'is_bot',
+        'is_guest',
+        'is_imported_stub',
+        'is_owner',
+        'max_message_id',
+        'msg',
+        'profile_data',
+        'result',
+        'role',
+        'timezone',
+        'user_id',
       ]);
       const mine = await t.api.get('/users/me', t.cast.member);
       expect(mine.body.profile_data).toEqual({ [phone]: { value: '555', rendered_value: '<p>555</p>' } });

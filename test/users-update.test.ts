@@ -11,7 +11,10 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
     t = await startTestServer(dialect);
     fields.phone = await createProfileField(t, 'Phone number', FieldType.SHORT_TEXT);
     fields.bio = await createProfileField(t, 'Biography', FieldType.LONG_TEXT);
-    fields.editor = await createProfileField(t, 'Favorite editor', FieldType.SELECT, { vim: { text: 'Vim', order: '1' }, emacs: { text: 'Emacs', order: '2' } });
+    fields.editor = await createProfileField(t, 'Favorite editor', FieldType.SELECT, {
+      vim: { text: 'Vim', order: '1' },
+      emacs: { text: 'Emacs', order: '2' },
+    });
     fields.birthday = await createProfileField(t, 'Birthday', FieldType.DATE);
     fields.website = await createProfileField(t, 'Website', FieldType.URL);
     fields.mentor = await createProfileField(t, 'Mentor', FieldType.USER);
@@ -82,7 +85,12 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       expect(await systemGroupsOf(t, u.id)).toEqual(['role:moderators']);
       const events = deliveries.map((d) => d.event);
       expect(events[0]).toEqual({ type: 'realm_user', op: 'update', person: { user_id: u.id, role: 300 } });
-      expect(events.filter((e) => e.type === 'user_group').map((e) => e.op).sort()).toEqual(['add_members', 'remove_members', 'remove_members']);
+      expect(
+        events
+          .filter((e) => e.type === 'user_group')
+          .map((e) => e.op)
+          .sort(),
+      ).toEqual(['add_members', 'remove_members', 'remove_members']);
       const me = await t.api.get('/users/me', { ...u, role: 300 });
       expect(me.body.role).toBe(300);
     });
@@ -120,7 +128,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       expect((await row(u.id)).role).toBe(400);
     });
 
-    it('treats an unchanged role as nothing to do, even the only owner\'s', async () => {
+    it("treats an unchanged role as nothing to do, even the only owner's", async () => {
       const { result: res, deliveries } = await captureEvents(t, () => patch('admin', t.cast.owner.id, { role: Role.OWNER }));
       expect(res.status).toBe(200);
       expect(deliveries).toEqual([]);
@@ -138,7 +146,12 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
 
     it('keeps the owner role on the only owner, even for the owner', async () => {
       await onlyCastOwner();
-      await expectRefused('owner', t.cast.owner.id, { role: Role.ADMINISTRATOR }, 'The owner permission cannot be removed from the only organization owner.');
+      await expectRefused(
+        'owner',
+        t.cast.owner.id,
+        { role: Role.ADMINISTRATOR },
+        'The owner permission cannot be removed from the only organization owner.',
+      );
     });
 
     it('lets an owner demote another owner; a deactivated owner is no second owner', async () => {
@@ -149,7 +162,12 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       const dormant = await freshUser(t, { role: Role.OWNER, deactivated: true });
       await onlyCastOwner();
       await t.ctx.db('users').where({ id: dormant.id }).update({ role: Role.OWNER });
-      await expectRefused('owner', t.cast.owner.id, { role: Role.MEMBER }, 'The owner permission cannot be removed from the only organization owner.');
+      await expectRefused(
+        'owner',
+        t.cast.owner.id,
+        { role: Role.MEMBER },
+        'The owner permission cannot be removed from the only organization owner.',
+      );
       expect(dormant.role).toBe(100);
     });
 
@@ -158,7 +176,10 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       await expectRefused('owner', u.id, { role }, 'Guests cannot be organization administrators');
     });
 
-    it.each([[500, 'Invalid role'], ['"admin"', 'role is not an integer']])('refuses role %j', async (role, msg) => {
+    it.each([
+      [500, 'Invalid role'],
+      ['"admin"', 'role is not an integer'],
+    ])('refuses role %j', async (role, msg) => {
       const u = await freshUser(t);
       await expectRefused('owner', u.id, { role }, msg);
     });
@@ -167,8 +188,10 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
   describe('profile_data', () => {
     const values = async (userId: number) =>
       Object.fromEntries(
-        (await t.ctx.db('custom_profile_values').where({ user_id: userId }).select('field_id', 'value', 'rendered_value'))
-          .map((v: any) => [v.field_id, v.rendered_value === null ? v.value : [v.value, v.rendered_value]]),
+        (await t.ctx.db('custom_profile_values').where({ user_id: userId }).select('field_id', 'value', 'rendered_value')).map((v: any) => [
+          v.field_id,
+          v.rendered_value === null ? v.value : [v.value, v.rendered_value],
+        ]),
       );
 
     it('sets a value of every field type, shown by GET /users/{id}', async () => {
@@ -202,16 +225,30 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       const u = await freshUser(t);
       await patch('admin', u.id, { profile_data: [{ id: fields.pronouns, value: 'she/her' }] });
       const { deliveries } = await captureEvents(t, () =>
-        patch('admin', u.id, { profile_data: [{ id: fields.pronouns, value: 'she/her' }, { id: fields.phone, value: '123' }] }),
+        patch('admin', u.id, {
+          profile_data: [
+            { id: fields.pronouns, value: 'she/her' },
+            { id: fields.phone, value: '123' },
+          ],
+        }),
       );
       expect(deliveries.map((d) => d.event)).toEqual([
-        { type: 'realm_user', op: 'update', person: { user_id: u.id, custom_profile_field: { id: fields.phone, value: '123', rendered_value: '<p>123</p>' } } },
+        {
+          type: 'realm_user',
+          op: 'update',
+          person: { user_id: u.id, custom_profile_field: { id: fields.phone, value: '123', rendered_value: '<p>123</p>' } },
+        },
       ]);
     });
 
     it.each([null, '', []])('clears a value given as %j', async (value) => {
       const u = await freshUser(t);
-      await patch('admin', u.id, { profile_data: [{ id: fields.phone, value: '5' }, { id: fields.mentor, value: [t.cast.member.id] }] });
+      await patch('admin', u.id, {
+        profile_data: [
+          { id: fields.phone, value: '5' },
+          { id: fields.mentor, value: [t.cast.member.id] },
+        ],
+      });
       const field = Array.isArray(value) ? fields.mentor! : fields.phone!;
       const { result: res, deliveries } = await captureEvents(t, () => patch('admin', u.id, { profile_data: [{ id: field, value }] }));
       expect(res.status).toBe(200);
@@ -231,16 +268,22 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       ['a javascript: URL', () => [{ id: fields.website, value: 'javascript:alert(1)' }], 'Website is not a URL'],
       ['a string for a Users field', () => [{ id: fields.mentor, value: 'adam' }], 'User IDs is not a list'],
       ['an unknown user', () => [{ id: fields.mentor, value: [99999] }], 'Invalid user ID: 99999'],
-      ['a deactivated user', () => [{ id: fields.mentor, value: [t.cast.deactivated.id] }], () => `User with ID ${t.cast.deactivated.id} is deactivated`],
+      [
+        'a deactivated user',
+        () => [{ id: fields.mentor, value: [t.cast.deactivated.id] }],
+        () => `User with ID ${t.cast.deactivated.id} is deactivated`,
+      ],
       ['a bot', () => [{ id: fields.mentor, value: [t.cast.bot.id] }], () => `User with ID ${t.cast.bot.id} is a bot`],
     ] as Array<[string, () => unknown, string | (() => string)]>)('refuses %s', async (_what, data, msg) => {
       const u = await freshUser(t);
       await expectRefused('admin', u.id, { profile_data: data() }, typeof msg === 'function' ? msg() : msg);
     });
 
-    it('refuses another organization\'s field', async () => {
+    it("refuses another organization's field", async () => {
       const stranger = await userOfAnotherRealm(t, `fields${dialect}`);
-      const [foreign] = await t.ctx.db('custom_profile_fields').insert({ realm_id: stranger.realm_id, name: 'Theirs', field_type: 1, field_data: '' });
+      const [foreign] = await t.ctx
+        .db('custom_profile_fields')
+        .insert({ realm_id: stranger.realm_id, name: 'Theirs', field_type: 1, field_data: '' });
       const u = await freshUser(t);
       await expectRefused('admin', u.id, { profile_data: [{ id: Number(foreign), value: 'x' }] }, `Field id ${Number(foreign)} not found.`);
     });
@@ -248,11 +291,19 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
     it('rolls back a clear and a rename when a later value is refused', async () => {
       const u = await freshUser(t);
       await patch('admin', u.id, { profile_data: [{ id: fields.phone, value: 'keep me' }] });
-      await expectRefused('admin', u.id, {
-        full_name: 'Half Written',
-        role: Role.MODERATOR,
-        profile_data: [{ id: fields.phone, value: null }, { id: fields.birthday, value: 'soon' }],
-      }, 'Birthday is not a date');
+      await expectRefused(
+        'admin',
+        u.id,
+        {
+          full_name: 'Half Written',
+          role: Role.MODERATOR,
+          profile_data: [
+            { id: fields.phone, value: null },
+            { id: fields.birthday, value: 'soon' },
+          ],
+        },
+        'Birthday is not a date',
+      );
       expect((await row(u.id)).full_name).toBe(u.full_name);
     });
   });
@@ -266,12 +317,22 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       const { result: res, deliveries } = await captureEvents(t, () => patch('owner', u.id, { new_email: 'New.Address@example.com' }));
       expect(res.status).toBe(200);
       const r = await row(u.id);
-      expect([r.email, r.delivery_email, r.email_key]).toEqual(['New.Address@example.com', 'New.Address@example.com', 'new.address@example.com']);
+      expect([r.email, r.delivery_email, r.email_key]).toEqual([
+        'New.Address@example.com',
+        'New.Address@example.com',
+        'new.address@example.com',
+      ]);
       expect(deliveries.map((d) => d.event.person)).toEqual([
         { user_id: u.id, delivery_email: 'New.Address@example.com' },
         { user_id: u.id, new_email: 'New.Address@example.com' },
       ]);
-      const me = await t.api.call('get', '/users/me', null, {}, { headers: { Authorization: `Basic ${Buffer.from(`new.address@example.com:${u.api_key}`).toString('base64')}` } });
+      const me = await t.api.call(
+        'get',
+        '/users/me',
+        null,
+        {},
+        { headers: { Authorization: `Basic ${Buffer.from(`new.address@example.com:${u.api_key}`).toString('base64')}` } },
+      );
       expect(me.status).toBe(200);
       expect(me.body.user_id).toBe(u.id);
     });
@@ -286,7 +347,12 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       }
       await t.ctx.db('users').where({ id: t.cast.owner.id }).update({ can_change_user_emails: false });
       try {
-        await expectRefused('owner', u.id, { new_email: 'x2@example.com', full_name: 'Not This Either' }, 'User not authorized to change user emails');
+        await expectRefused(
+          'owner',
+          u.id,
+          { new_email: 'x2@example.com', full_name: 'Not This Either' },
+          'User not authorized to change user emails',
+        );
       } finally {
         await t.ctx.db('users').where({ id: t.cast.owner.id }).update({ can_change_user_emails: true });
       }
@@ -295,7 +361,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
     it.each([
       ['an invalid address', 'not an address', 'Invalid address.'],
       ['an address in use', 'MEMBER@example.com', 'Already has an account.'],
-      ['a deactivated user\'s address', 'deactivated@example.com', 'Account has been deactivated.'],
+      ["a deactivated user's address", 'deactivated@example.com', 'Account has been deactivated.'],
     ])('refuses %s', async (_what, new_email, msg) => {
       const u = await freshUser(t);
       await expectRefused('owner', u.id, { new_email }, msg);
@@ -303,7 +369,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
   });
 
   describe('who and what', () => {
-    it('answers No such user for unknown and other organizations\' users', async () => {
+    it("answers No such user for unknown and other organizations' users", async () => {
       const stranger = await userOfAnotherRealm(t, `elsewhere${dialect}`);
       for (const id of [99999, stranger.id]) await expectRefused('admin', id, { full_name: 'Nope Nope' }, 'No such user');
     });

@@ -72,7 +72,8 @@ eachDatabase('users', (dialect) => {
       expect(row.password_hash).toMatch(/^scrypt\$/);
       expect(row.password_hash).not.toContain('a-long-password');
       // A member joins role:members (and role:fullmembers, the waiting period being 0).
-      const groups = await t.ctx.db('group_members as gm')
+      const groups = await t.ctx
+        .db('group_members as gm')
         .join('user_groups as g', 'g.id', 'gm.group_id')
         .where('gm.user_id', res.body.user_id)
         .pluck('g.name');
@@ -80,11 +81,17 @@ eachDatabase('users', (dialect) => {
     });
 
     it('creates a user, sent multipart, who can then log in with the password', async () => {
-      const res = await t.api.call('post', '/users', t.cast.admin, {
-        email: 'multi.part@example.com',
-        password: 'another-password',
-        full_name: 'Multi Part',
-      }, { multipart: true });
+      const res = await t.api.call(
+        'post',
+        '/users',
+        t.cast.admin,
+        {
+          email: 'multi.part@example.com',
+          password: 'another-password',
+          full_name: 'Multi Part',
+        },
+        { multipart: true },
+      );
       expect(res.status).toBe(200);
       const login = await t.api.post('/fetch_api_key', null, { username: 'multi.part@example.com', password: 'another-password' });
       expect(login.status).toBe(200);
@@ -111,7 +118,11 @@ eachDatabase('users', (dialect) => {
       ['bot', 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator'],
     ] as const)('refuses a %s', async (who, code, msg) => {
       const before = await countUsers();
-      const res = await t.api.post('/users', t.cast[who], { email: `by-${who}@example.com`, password: 'a-long-password', full_name: 'Nope Nope' });
+      const res = await t.api.post('/users', t.cast[who], {
+        email: `by-${who}@example.com`,
+        password: 'a-long-password',
+        full_name: 'Nope Nope',
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ result: 'error', msg, code });
       expect(await countUsers()).toBe(before);
@@ -128,7 +139,11 @@ eachDatabase('users', (dialect) => {
     });
 
     it('refuses a deactivated caller with 401', async () => {
-      const res = await t.api.post('/users', t.cast.deactivated, { email: 'x2@example.com', password: 'a-long-password', full_name: 'X Two' });
+      const res = await t.api.post('/users', t.cast.deactivated, {
+        email: 'x2@example.com',
+        password: 'a-long-password',
+        full_name: 'X Two',
+      });
       expect([res.status, res.body]).toEqual([401, { result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' }]);
     });
 
@@ -155,7 +170,11 @@ eachDatabase('users', (dialect) => {
       const seen: unknown[] = [];
       const off = t.ctx.bus.subscribe((d) => seen.push(d));
       try {
-        const res = await t.api.post('/users', t.cast.owner, { email: 'evented@example.com', password: 'a-long-password', full_name: 'Evented One' });
+        const res = await t.api.post('/users', t.cast.owner, {
+          email: 'evented@example.com',
+          password: 'a-long-password',
+          full_name: 'Evented One',
+        });
         expect(res.status).toBe(200);
         expect(seen).toHaveLength(1);
         const d = seen[0] as { event: any; userIds: number[] };
@@ -199,9 +218,15 @@ eachDatabase('users', (dialect) => {
     it('rate-limits repeated failures for one username', async () => {
       for (let i = 0; i < 5; i++) {
         const r = await t.api.post('/fetch_api_key', null, { username: 'bot@example.com', password: `wrong-${i}` });
-        expect([r.status, r.body]).toEqual([401, { result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' }]);
+        expect([r.status, r.body]).toEqual([
+          401,
+          { result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' },
+        ]);
       }
-      const res = await request(t.app).post('/api/v1/fetch_api_key').type('form').send({ username: 'bot@example.com', password: CAST_PASSWORD });
+      const res = await request(t.app)
+        .post('/api/v1/fetch_api_key')
+        .type('form')
+        .send({ username: 'bot@example.com', password: CAST_PASSWORD });
       expect(res.status).toBe(429);
       expect(res.body).toMatchObject({ result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT' });
       expect(res.body['retry-after']).toBeGreaterThan(0);

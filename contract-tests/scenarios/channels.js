@@ -6,7 +6,13 @@ let counter = 0;
 const uniqueName = (prefix) => `${prefix}-${Date.now().toString(36)}-${counter++}`;
 
 async function channelId(s, name) {
-  const res = await api(s, 'GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: name }] }, s.users.owner);
+  const res = await api(
+    s,
+    'GET',
+    '/messages',
+    { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: name }] },
+    s.users.owner,
+  );
   if (res.status !== 200 || !res.body.messages.length) throw new Error(`no message in ${name}`);
   return res.body.messages[0].stream_id;
 }
@@ -19,12 +25,23 @@ async function inviteKey(s) {
 
 const scenarios = {
   'get-subscriptions': {
-    200: (req, s) => { req.user = s.users.member; req.query = { include_subscribers: 'partial' }; },
-    400: refusal('BAD_REQUEST', 'Invalid include_subscribers', (req, s) => { req.user = s.users.member; req.query = { include_subscribers: 'sometimes' }; }),
-    401: unauthenticated((req) => { req.query = {}; }),
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.query = { include_subscribers: 'partial' };
+    },
+    400: refusal('BAD_REQUEST', 'Invalid include_subscribers', (req, s) => {
+      req.user = s.users.member;
+      req.query = { include_subscribers: 'sometimes' };
+    }),
+    401: unauthenticated((req) => {
+      req.query = {};
+    }),
   },
   'create-channel': {
-    200: (req, s) => { req.user = s.users.member; req.body = { name: uniqueName('contract'), subscribers: [s.users.member.id], description: 'made by the contract tests' }; },
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.body = { name: uniqueName('contract'), subscribers: [s.users.member.id], description: 'made by the contract tests' };
+    },
     400: refusal('BAD_REQUEST', 'Not allowed for guest users', (req, s) => {
       req.user = s.users.guest;
       req.body = { name: uniqueName('guest'), subscribers: [s.users.guest.id] };
@@ -36,8 +53,14 @@ const scenarios = {
     }),
   },
   subscribe: {
-    200: (req, s) => { req.user = s.users.member; req.body = { subscriptions: [{ name: 'general' }, { name: uniqueName('joined') }] }; },
-    400: refusal('BAD_REQUEST', 'Unable to access channel (hr).', (req, s) => { req.user = s.users.member; req.body = { subscriptions: [{ name: 'hr' }] }; }),
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.body = { subscriptions: [{ name: 'general' }, { name: uniqueName('joined') }] };
+    },
+    400: refusal('BAD_REQUEST', 'Unable to access channel (hr).', (req, s) => {
+      req.user = s.users.member;
+      req.body = { subscriptions: [{ name: 'hr' }] };
+    }),
     401: unauthenticated(),
   },
   unsubscribe: {
@@ -47,17 +70,26 @@ const scenarios = {
       req.user = s.users.member;
       req.body = { subscriptions: [name] };
     },
-    400: refusal('BAD_REQUEST', 'Channel(s) (no-such-channel) do not exist', (req, s) => { req.user = s.users.member; req.body = { subscriptions: ['no-such-channel'] }; }),
+    400: refusal('BAD_REQUEST', 'Channel(s) (no-such-channel) do not exist', (req, s) => {
+      req.user = s.users.member;
+      req.body = { subscriptions: ['no-such-channel'] };
+    }),
     401: unauthenticated(),
   },
   'update-subscription-property': {
-    200: async (req, s) => { req.user = s.users.member; req.pathParams.stream_id = await channelId(s, 'general'); req.body = { property: 'pin_to_top', value: true }; },
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.body = { property: 'pin_to_top', value: true };
+    },
     400: refusal('BAD_REQUEST', 'Unknown subscription property: sparkle', async (req, s) => {
       req.user = s.users.member;
       req.pathParams.stream_id = await channelId(s, 'general');
       req.body = { property: 'sparkle', value: true };
     }),
-    401: unauthenticated((req) => { req.pathParams.stream_id = 1; }),
+    401: unauthenticated((req) => {
+      req.pathParams.stream_id = 1;
+    }),
   },
   'update-subscription-settings': {
     200: async (req, s) => {
@@ -71,8 +103,14 @@ const scenarios = {
     401: unauthenticated(),
   },
   'create-invite-link': {
-    200: (req, s) => { req.user = s.users.admin; req.body = { invite_as: 400, include_realm_default_subscriptions: true }; },
-    400: refusal('BAD_REQUEST', 'Insufficient permission', (req, s) => { req.user = s.users.member; req.body = {}; }),
+    200: (req, s) => {
+      req.user = s.users.admin;
+      req.body = { invite_as: 400, include_realm_default_subscriptions: true };
+    },
+    400: refusal('BAD_REQUEST', 'Insufficient permission', (req, s) => {
+      req.user = s.users.member;
+      req.body = {};
+    }),
     401: unauthenticated(),
   },
   'accept-invite-link': {

@@ -62,20 +62,34 @@ const fresh = (prefix) => `${prefix}-${Date.now().toString(36)}-${unique++}@exam
 
 const scenarios = {
   'get-server-settings': {
-    200: (req) => { req.user = null; },
+    200: (req) => {
+      req.user = null;
+    },
   },
   'get-own-user': {
-    200: (req, s) => { req.user = s.users.member; },
+    200: (req, s) => {
+      req.user = s.users.member;
+    },
     401: unauthenticated(),
   },
   'create-user': {
-    200: (req) => { req.body.email = fresh('created'); },
-    400: refusal('BAD_REQUEST', `Email '${CAST.member}' already in use`, (req, s) => { req.body.email = s.users.member.email; }),
+    200: (req) => {
+      req.body.email = fresh('created');
+    },
+    400: refusal('BAD_REQUEST', `Email '${CAST.member}' already in use`, (req, s) => {
+      req.body.email = s.users.member.email;
+    }),
     401: unauthenticated(),
   },
   'fetch-api-key': {
-    200: (req, s) => { req.user = null; req.body = { username: s.users.member.email, password: DEMO_PASSWORD }; },
-    400: refusal('BAD_REQUEST', 'Enter a valid email address.', (req) => { req.user = null; req.body = { username: 'not-an-email', password: 'whatever' }; }),
+    200: (req, s) => {
+      req.user = null;
+      req.body = { username: s.users.member.email, password: DEMO_PASSWORD };
+    },
+    400: refusal('BAD_REQUEST', 'Enter a valid email address.', (req) => {
+      req.user = null;
+      req.body = { username: 'not-an-email', password: 'whatever' };
+    }),
     401: refusal('AUTHENTICATION_FAILED', 'Your username or password is incorrect', (req, s) => {
       req.user = null;
       req.body = { username: s.users.guest.email, password: 'wrong-password' };

@@ -9,31 +9,57 @@ async function freshMessage(s, content = 'contract test message') {
   return res.body.id;
 }
 
-
 const scenarios = {
   'get-messages': {
     200: (req, s) => {
       req.user = s.users.member;
       req.query = { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }] };
     },
-    400: refusal('BAD_REQUEST', 'Invalid anchor', (req, s) => { req.user = s.users.member; req.query = { anchor: 'sideways', num_before: 1, num_after: 0 }; }),
-    401: unauthenticated((req) => { req.query = { anchor: 'newest', num_before: 1, num_after: 0 }; }),
+    400: refusal('BAD_REQUEST', 'Invalid anchor', (req, s) => {
+      req.user = s.users.member;
+      req.query = { anchor: 'sideways', num_before: 1, num_after: 0 };
+    }),
+    401: unauthenticated((req) => {
+      req.query = { anchor: 'newest', num_before: 1, num_after: 0 };
+    }),
   },
   'send-message': {
-    200: (req, s) => { req.user = s.users.member; req.body = { type: 'channel', to: 'general', topic: 'contract', content: 'hello :wave:' }; },
-    400: refusal('STREAM_DOES_NOT_EXIST', "Channel 'no-such-channel' does not exist", (req, s) => {
+    200: (req, s) => {
       req.user = s.users.member;
-      req.body = { type: 'channel', to: 'no-such-channel', topic: 'x', content: 'x' };
-    }, { stream: 'no-such-channel' }),
+      req.body = { type: 'channel', to: 'general', topic: 'contract', content: 'hello :wave:' };
+    },
+    400: refusal(
+      'STREAM_DOES_NOT_EXIST',
+      "Channel 'no-such-channel' does not exist",
+      (req, s) => {
+        req.user = s.users.member;
+        req.body = { type: 'channel', to: 'no-such-channel', topic: 'x', content: 'x' };
+      },
+      { stream: 'no-such-channel' },
+    ),
     401: unauthenticated(),
   },
   'get-message': {
-    200: async (req, s) => { req.user = s.users.member; req.pathParams.message_id = await freshMessage(s); req.query = {}; },
-    400: refusal('BAD_REQUEST', 'Invalid message(s)', (req, s) => { req.user = s.users.member; req.pathParams.message_id = 999999999; req.query = {}; }),
-    401: unauthenticated((req) => { req.pathParams.message_id = 1; req.query = {}; }),
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = await freshMessage(s);
+      req.query = {};
+    },
+    400: refusal('BAD_REQUEST', 'Invalid message(s)', (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = 999999999;
+      req.query = {};
+    }),
+    401: unauthenticated((req) => {
+      req.pathParams.message_id = 1;
+      req.query = {};
+    }),
   },
   'update-message-flags': {
-    200: async (req, s) => { req.user = s.users.member; req.body = { messages: [await freshMessage(s)], op: 'add', flag: 'starred' }; },
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.body = { messages: [await freshMessage(s)], op: 'add', flag: 'starred' };
+    },
     400: refusal('BAD_REQUEST', "Flag not editable: 'mentioned'", async (req, s) => {
       req.user = s.users.member;
       req.body = { messages: [await freshMessage(s)], op: 'add', flag: 'mentioned' };
@@ -43,7 +69,14 @@ const scenarios = {
   'update-message-flags-for-narrow': {
     200: (req, s) => {
       req.user = s.users.member;
-      req.body = { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }], op: 'add', flag: 'read' };
+      req.body = {
+        anchor: 'newest',
+        num_before: 50,
+        num_after: 0,
+        narrow: [{ operator: 'channel', operand: 'general' }],
+        op: 'add',
+        flag: 'read',
+      };
     },
     400: refusal('BAD_REQUEST', "Invalid message flag operation: 'toggle'", (req, s) => {
       req.user = s.users.member;
@@ -62,7 +95,9 @@ const scenarios = {
       req.pathParams.message_id = await freshMessage(s);
       req.body = { emoji_name: 'no_such_emoji_name' };
     }),
-    401: unauthenticated((req) => { req.pathParams.message_id = 1; }),
+    401: unauthenticated((req) => {
+      req.pathParams.message_id = 1;
+    }),
   },
   'remove-reaction': {
     200: async (req, s) => {
@@ -77,7 +112,9 @@ const scenarios = {
       req.pathParams.message_id = await freshMessage(s);
       req.body = { emoji_name: 'tada' };
     }),
-    401: unauthenticated((req) => { req.pathParams.message_id = 1; }),
+    401: unauthenticated((req) => {
+      req.pathParams.message_id = 1;
+    }),
   },
 };
 

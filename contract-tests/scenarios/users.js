@@ -9,7 +9,13 @@ const notOwner = (provoke) => refusal('UNAUTHORIZED_PRINCIPAL', 'Must be an orga
 
 /** A new member, made by the owner (who may create users). */
 async function freshUserId(s) {
-  const res = await api(s, 'POST', '/users', { email: fresh('scenario'), password: 'scenario-password-1', full_name: 'Scenario Person' }, s.users.owner);
+  const res = await api(
+    s,
+    'POST',
+    '/users',
+    { email: fresh('scenario'), password: 'scenario-password-1', full_name: 'Scenario Person' },
+    s.users.owner,
+  );
   if (res.status !== 200) throw new Error(`create-user failed: ${JSON.stringify(res.body)}`);
   return res.body.user_id;
 }
@@ -23,24 +29,63 @@ async function groupId(s, name) {
 
 const scenarios = {
   'get-users': {
-    200: (req, s) => { req.user = s.users.member; req.query = { client_gravatar: false, include_custom_profile_fields: true }; },
-    400: refusal('BAD_REQUEST', 'client_gravatar is not a boolean', (req, s) => { req.user = s.users.member; req.query = { client_gravatar: 'maybe' }; }),
-    401: unauthenticated((req) => { req.query = {}; }),
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.query = { client_gravatar: false, include_custom_profile_fields: true };
+    },
+    400: refusal('BAD_REQUEST', 'client_gravatar is not a boolean', (req, s) => {
+      req.user = s.users.member;
+      req.query = { client_gravatar: 'maybe' };
+    }),
+    401: unauthenticated((req) => {
+      req.query = {};
+    }),
   },
   'get-user': {
-    200: (req, s) => { req.user = s.users.member; req.pathParams.user_id = s.users.admin.id; req.query = { include_custom_profile_fields: true }; },
-    400: refusal('BAD_REQUEST', 'No such user', (req, s) => { req.user = s.users.member; req.pathParams.user_id = 999999; req.query = {}; }),
-    401: unauthenticated((req, s) => { req.pathParams.user_id = s.users.admin.id; req.query = {}; }),
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.user_id = s.users.admin.id;
+      req.query = { include_custom_profile_fields: true };
+    },
+    400: refusal('BAD_REQUEST', 'No such user', (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.user_id = 999999;
+      req.query = {};
+    }),
+    401: unauthenticated((req, s) => {
+      req.pathParams.user_id = s.users.admin.id;
+      req.query = {};
+    }),
   },
   'update-user': {
-    200: async (req, s) => { req.user = s.users.admin; req.pathParams.user_id = await freshUserId(s); req.body = { full_name: 'Renamed Person', role: 300 }; },
-    400: notOwner((req, s) => { req.user = s.users.admin; req.pathParams.user_id = s.users.member.id; req.body = { role: 100 }; }),
-    401: unauthenticated((req, s) => { req.pathParams.user_id = s.users.member.id; }),
+    200: async (req, s) => {
+      req.user = s.users.admin;
+      req.pathParams.user_id = await freshUserId(s);
+      req.body = { full_name: 'Renamed Person', role: 300 };
+    },
+    400: notOwner((req, s) => {
+      req.user = s.users.admin;
+      req.pathParams.user_id = s.users.member.id;
+      req.body = { role: 100 };
+    }),
+    401: unauthenticated((req, s) => {
+      req.pathParams.user_id = s.users.member.id;
+    }),
   },
   'deactivate-user': {
-    200: async (req, s) => { req.user = s.users.admin; req.pathParams.user_id = await freshUserId(s); req.body = {}; },
-    400: notOwner((req, s) => { req.user = s.users.admin; req.pathParams.user_id = s.users.owner.id; req.body = {}; }),
-    401: unauthenticated((req, s) => { req.pathParams.user_id = s.users.member.id; }),
+    200: async (req, s) => {
+      req.user = s.users.admin;
+      req.pathParams.user_id = await freshUserId(s);
+      req.body = {};
+    },
+    400: notOwner((req, s) => {
+      req.user = s.users.admin;
+      req.pathParams.user_id = s.users.owner.id;
+      req.body = {};
+    }),
+    401: unauthenticated((req, s) => {
+      req.pathParams.user_id = s.users.member.id;
+    }),
   },
   'reactivate-user': {
     200: async (req, s) => {
@@ -50,16 +95,26 @@ const scenarios = {
       req.user = s.users.admin;
       req.pathParams.user_id = id;
     },
-    400: refusal('BAD_REQUEST', 'User is already active', (req, s) => { req.user = s.users.admin; req.pathParams.user_id = s.users.member.id; }),
-    401: unauthenticated((req, s) => { req.pathParams.user_id = s.users.member.id; }),
+    400: refusal('BAD_REQUEST', 'User is already active', (req, s) => {
+      req.user = s.users.admin;
+      req.pathParams.user_id = s.users.member.id;
+    }),
+    401: unauthenticated((req, s) => {
+      req.pathParams.user_id = s.users.member.id;
+    }),
   },
   'get-user-groups': {
-    200: (req, s) => { req.user = s.users.guest; req.query = { include_deactivated_groups: true }; },
+    200: (req, s) => {
+      req.user = s.users.guest;
+      req.query = { include_deactivated_groups: true };
+    },
     400: refusal('BAD_REQUEST', 'include_deactivated_groups is not a boolean', (req, s) => {
       req.user = s.users.member;
       req.query = { include_deactivated_groups: 'yes' };
     }),
-    401: unauthenticated((req) => { req.query = {}; }),
+    401: unauthenticated((req) => {
+      req.query = {};
+    }),
   },
   'get-is-user-group-member': {
     200: async (req, s) => {
@@ -74,11 +129,20 @@ const scenarios = {
       req.pathParams.user_id = s.users.owner.id;
       req.query = {};
     }),
-    401: unauthenticated((req, s) => { req.pathParams.user_group_id = 1; req.pathParams.user_id = s.users.owner.id; req.query = {}; }),
+    401: unauthenticated((req, s) => {
+      req.pathParams.user_group_id = 1;
+      req.pathParams.user_id = s.users.owner.id;
+      req.query = {};
+    }),
   },
   'update-realm-user-settings-defaults': {
-    200: (req, s) => { req.user = s.users.admin; },
-    400: refusal('BAD_REQUEST', 'Invalid emojiset', (req, s) => { req.user = s.users.admin; req.body = { emojiset: 'apple' }; }),
+    200: (req, s) => {
+      req.user = s.users.admin;
+    },
+    400: refusal('BAD_REQUEST', 'Invalid emojiset', (req, s) => {
+      req.user = s.users.admin;
+      req.body = { emojiset: 'apple' };
+    }),
     401: unauthenticated(),
   },
 };

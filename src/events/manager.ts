@@ -50,7 +50,11 @@ export class QueueManager {
   private gcTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
 
-  constructor(bus: EventBus, limits: Partial<QueueLimits> = {}, private readonly clock: Clock = systemClock) {
+  constructor(
+    bus: EventBus,
+    limits: Partial<QueueLimits> = {},
+    private readonly clock: Clock = systemClock,
+  ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.unsubscribe = bus.subscribe((d) => this.dispatch(d));
   }

@@ -38,7 +38,9 @@ export class ContractChecker {
     }
     if (!validate(body)) {
       const errors = this.ajv.errorsText(validate.errors, { separator: '\n  ' });
-      throw new Error(`${method} ${url} → ${status} does not match openapi (${key}):\n  ${errors}\nBody: ${JSON.stringify(body).slice(0, 2000)}`);
+      throw new Error(
+        `${method} ${url} → ${status} does not match openapi (${key}):\n  ${errors}\nBody: ${JSON.stringify(body).slice(0, 2000)}`,
+      );
     }
   }
 }

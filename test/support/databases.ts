@@ -7,11 +7,7 @@ import { migrateLatest } from '../../src/db/migrate';
 export const MYSQL_URL = process.env.TEST_MYSQL_URL?.trim() || null;
 
 /** ONLY_MYSQL=1 runs just the MySQL half (make test runs the suite once per database). */
-export const DIALECTS: Dialect[] = process.env.ONLY_MYSQL
-  ? ['mysql']
-  : MYSQL_URL
-    ? ['sqlite', 'mysql']
-    : ['sqlite'];
+export const DIALECTS: Dialect[] = process.env.ONLY_MYSQL ? ['mysql'] : MYSQL_URL ? ['sqlite', 'mysql'] : ['sqlite'];
 
 /** Runs a suite once per configured database: always SQLite, and MySQL when TEST_MYSQL_URL is set. */
 export function eachDatabase(name: string, suite: (dialect: Dialect) => void): void {
@@ -48,7 +44,12 @@ export async function freshMysqlDatabase(): Promise<{ name: string; url: string;
   const name = `parley_test_${crypto.randomBytes(5).toString('hex')}`;
   const admin = knexFactory({
     client: 'mysql2',
-    connection: { host: base.hostname, port: Number(base.port || 3306), user: decodeURIComponent(base.username), password: decodeURIComponent(base.password) },
+    connection: {
+      host: base.hostname,
+      port: Number(base.port || 3306),
+      user: decodeURIComponent(base.username),
+      password: decodeURIComponent(base.password),
+    },
     pool: { min: 0, max: 1 },
   });
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);

@@ -14,7 +14,9 @@ export async function listTables(db: Knex): Promise<string[]> {
   const rows =
     dialectOf(db) === 'sqlite'
       ? await db.raw(`SELECT name AS name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      : await db.raw(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'`);
+      : await db.raw(
+          `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'`,
+        );
   return rawRows<{ name: string }>(rows)
     .map((r) => r.name)
     .sort();

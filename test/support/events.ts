@@ -64,7 +64,14 @@ export async function pendingTypes(t: TestServer, clients: Client[]): Promise<st
   return out;
 }
 
-export const sendToChannel = async (t: TestServer, user: UserRow, to: string, topic: string, content: string, extra: Record<string, unknown> = {}) => {
+export const sendToChannel = async (
+  t: TestServer,
+  user: UserRow,
+  to: string,
+  topic: string,
+  content: string,
+  extra: Record<string, unknown> = {},
+) => {
   const res = await t.api.post('/messages', user, { type: 'channel', to, topic, content, ...extra });
   if (res.status !== 200) throw new Error(`send failed: ${JSON.stringify(res.body)}`);
   return res.body.id as number;

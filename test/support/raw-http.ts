@@ -88,7 +88,9 @@ function rawSocket(port: number, bytes: string | Buffer): Promise<string> {
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(err)));
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNRESET' ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(err),
+    );
     socket.write(bytes);
   });
 }

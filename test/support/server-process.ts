@@ -66,7 +66,13 @@ export function startServerProcess(env: { DATA_DIR: string; DATABASE_URL?: strin
   });
 }
 
-function handle(child: ChildProcess, exited: Promise<number | null>, url: string, owner: ServerProcess['owner'], output: () => string): ServerProcess {
+function handle(
+  child: ChildProcess,
+  exited: Promise<number | null>,
+  url: string,
+  owner: ServerProcess['owner'],
+  output: () => string,
+): ServerProcess {
   const signal = (sig: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(sig);
     return exited;
@@ -110,7 +116,12 @@ export class ProcessClient {
     private readonly contract: ContractChecker,
   ) {}
 
-  call(method: 'GET' | 'POST', path: string, auth: { email: string; apiKey: string } | null, fields: Record<string, unknown> = {}): Promise<HttpResponse> {
+  call(
+    method: 'GET' | 'POST',
+    path: string,
+    auth: { email: string; apiKey: string } | null,
+    fields: Record<string, unknown> = {},
+  ): Promise<HttpResponse> {
     const form = new URLSearchParams(encodeFields(fields)).toString();
     const target = `/api/v1${path}${method === 'GET' && form ? `?${form}` : ''}`;
     const headers: Record<string, string> = {};

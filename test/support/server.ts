@@ -155,7 +155,13 @@ export async function createChannel(
 /** Subscribes users to a channel through the action. */
 export async function subscribe(t: TestServer, channel: { recipient_id: number }, users: UserRow[]): Promise<void> {
   const { subscribeInTx } = await import('../../src/actions/channels');
-  await inTransaction(t.ctx.db, (tx) => subscribeInTx(tx, channel.recipient_id, users.map((u) => u.id)));
+  await inTransaction(t.ctx.db, (tx) =>
+    subscribeInTx(
+      tx,
+      channel.recipient_id,
+      users.map((u) => u.id),
+    ),
+  );
 }
 
 /** Makes more members (for thresholds such as wildcard mentions). */
@@ -163,7 +169,9 @@ export async function createMembers(t: TestServer, prefix: string, n: number): P
   const users: UserRow[] = [];
   await inTransaction(t.ctx.db, async (tx) => {
     for (let i = 0; i < n; i++) {
-      users.push(await createUserInTx(tx, null, { realmId: t.realmId, email: `${prefix}${i}@example.com`, fullName: `${prefix} Person ${i}` }));
+      users.push(
+        await createUserInTx(tx, null, { realmId: t.realmId, email: `${prefix}${i}@example.com`, fullName: `${prefix} Person ${i}` }),
+      );
     }
   });
   return users;

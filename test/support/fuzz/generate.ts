@@ -3,8 +3,18 @@ import fc from 'fast-check';
 import { PENDING_OPERATIONS } from '../../../src/http/routes';
 import { HUGE_INTEGERS, parsesAsJson, Raw, toJsonText } from './json';
 import {
-  ADMINISTRATORS_ONLY, badEventTerms, badMessageTerms, BASE_VALUES, harmlessTerms, HUGE_ACCEPTED, missingIds, REFERENCES, REFUSED_COMBINATIONS,
-  REFUSED_TEXT, type BadTerm, type Reference,
+  ADMINISTRATORS_ONLY,
+  badEventTerms,
+  badMessageTerms,
+  BASE_VALUES,
+  harmlessTerms,
+  HUGE_ACCEPTED,
+  missingIds,
+  REFERENCES,
+  REFUSED_COMBINATIONS,
+  REFUSED_TEXT,
+  type BadTerm,
+  type Reference,
 } from './knowledge';
 import type { Field, OpModel } from './model';
 import { nameLike, oddString, PROTOTYPE_KEYS } from './strings';
@@ -99,7 +109,9 @@ function showBytes(b: Buffer): string {
 /** Every operation's requests. */
 export function requestArbitrary(models: OpModel[], world: World): fc.Arbitrary<FuzzRequest> {
   // Operations that take a narrow get more: it is the richest input the server interprets itself.
-  return fc.oneof(...models.map((m) => ({ arbitrary: operationArbitrary(m, world), weight: m.params.some((f) => f.name === 'narrow') ? 3 : 1 })));
+  return fc.oneof(
+    ...models.map((m) => ({ arbitrary: operationArbitrary(m, world), weight: m.params.some((f) => f.name === 'narrow') ? 3 : 1 })),
+  );
 }
 
 export function operationArbitrary(model: OpModel, world: World): fc.Arbitrary<FuzzRequest> {
@@ -168,8 +180,13 @@ function certainMutations(model: OpModel, w: World): fc.Arbitrary<Mutation> {
     if (f.decoding === 'json' || f.decoding === 'query-json') {
       ways.push(unparsableJson.map((text) => setText(`${f.name} not JSON: ${short(text)}`, f.name, text)));
     }
-    if (f.schema.type === 'integer' && f.schema.maximum === undefined && !f.schema.enum && f.decoding !== 'raw' &&
-        !(HUGE_ACCEPTED[model.id] ?? []).includes(f.name)) {
+    if (
+      f.schema.type === 'integer' &&
+      f.schema.maximum === undefined &&
+      !f.schema.enum &&
+      f.decoding !== 'raw' &&
+      !(HUGE_ACCEPTED[model.id] ?? []).includes(f.name)
+    ) {
       // No value beyond 2^53 can be honoured exactly (and none fits a SQL integer column).
       ways.push(fc.constantFrom(...HUGE_INTEGERS).map((h) => setParam(`${f.name} huge: ${short(h)}`, f.name, new Raw(h))));
     }
@@ -182,13 +199,15 @@ function certainMutations(model: OpModel, w: World): fc.Arbitrary<Mutation> {
   for (const r of REFERENCES[model.id] ?? []) add(referenceMutation(model, w, r));
   for (const combination of REFUSED_COMBINATIONS[model.id] ?? []) add(combination(w).map((values) => setAll(model, values)));
   if (ADMINISTRATORS_ONLY.includes(model.id)) {
-    add(fc.constantFrom<Caller>('moderator', 'member', 'guest', 'bot').map((caller) => ({
-      tag: `as the ${caller}, not an administrator`,
-      apply(d: Draft) {
-        d.caller = caller;
-        return true;
-      },
-    })));
+    add(
+      fc.constantFrom<Caller>('moderator', 'member', 'guest', 'bot').map((caller) => ({
+        tag: `as the ${caller}, not an administrator`,
+        apply(d: Draft) {
+          d.caller = caller;
+          return true;
+        },
+      })),
+    );
   }
   // The validator refuses the schema-level ones; the server-level ones reach the handlers.
   if (schemaLevel.length) groups.push({ arbitrary: fc.oneof(...schemaLevel), weight: 4 });
@@ -225,7 +244,9 @@ function setParam(tag: string, name: string, value: unknown, also: Record<string
 
 /** Several parameters (path ones too) at once; undefined removes one. */
 function setAll(model: OpModel, values: Record<string, unknown>): Mutation {
-  const shown = Object.entries(values).map(([k, v]) => (v === undefined ? `no ${k}` : `${k}=${short(v)}`)).join(', ');
+  const shown = Object.entries(values)
+    .map(([k, v]) => (v === undefined ? `no ${k}` : `${k}=${short(v)}`))
+    .join(', ');
   return {
     tag: `refused together: ${shown}`,
     apply(d) {
@@ -278,7 +299,9 @@ function referenceMutation(model: OpModel, w: World, r: Reference): fc.Arbitrary
       return { list: out, missing: m };
     });
   if (r.kind === 'text' || r.kind === 'text-list') {
-    const text = nameLike.filter((s) => s !== w.queueId && s !== w.inviteKey && !w.channelNames.includes(s.trim().toLowerCase()) && s.trim() !== '');
+    const text = nameLike.filter(
+      (s) => s !== w.queueId && s !== w.inviteKey && !w.channelNames.includes(s.trim().toLowerCase()) && s.trim() !== '',
+    );
     if (r.kind === 'text-list') return among(text).map(({ list, missing }) => setParam(label(missing, false), r.field, list, r.with));
     return text.map((s) => (isPath ? setPath(label(s, false), r.field, s) : setParam(label(s, false), r.field, s, r.with)));
   }
@@ -286,14 +309,30 @@ function referenceMutation(model: OpModel, w: World, r: Reference): fc.Arbitrary
     return nameLike.filter((s) => s.split(',').some((x) => x.trim() !== '')).map((s) => setParam(label(s, false), r.field, s, r.with));
   }
   if (r.kind === 'integer-list') {
-    const single = among(missingIds(w)).map(({ list, missing }) => setParam(label(missing.value, missing.huge), r.field, list.map((x) => (x === missing ? missing.value : x)), r.with));
+    const single = among(missingIds(w)).map(({ list, missing }) =>
+      setParam(
+        label(missing.value, missing.huge),
+        r.field,
+        list.map((x) => (x === missing ? missing.value : x)),
+        r.with,
+      ),
+    );
     // A long list (past SQLite's 32766 bound parameters), none of which exists.
     const long = fc.constantFrom(1_000, 40_000).map((n) =>
-      setParam(`${r.field} names nothing (a list of ${n})`, r.field, Array.from({ length: n }, (_v, i) => w.missingId + i), r.with));
+      setParam(
+        `${r.field} names nothing (a list of ${n})`,
+        r.field,
+        Array.from({ length: n }, (_v, i) => w.missingId + i),
+        r.with,
+      ),
+    );
     return fc.oneof({ arbitrary: single, weight: 4 }, { arbitrary: long, weight: 1 });
   }
   return missingIds(w).map(({ value, huge }) =>
-    isPath ? setPath(label(value, huge), r.field, value instanceof Raw ? value : new Raw(String(value))) : setParam(label(value, huge), r.field, value, r.with));
+    isPath
+      ? setPath(label(value, huge), r.field, value instanceof Raw ? value : new Raw(String(value)))
+      : setParam(label(value, huge), r.field, value, r.with),
+  );
 }
 
 function setPath(tag: string, name: string, value: string | Raw): Mutation {
@@ -317,16 +356,27 @@ function pathMutation(model: OpModel, p: Field, w: World): fc.Arbitrary<Mutation
   ];
   if (p.schema.type === 'integer') {
     options.push(
-      fc.oneof(fc.constantFrom('abc', '1.5', '-', 'null', '[1]', 'one'), oddString)
-        .filter((s) => s.trim() === '' ? s !== '' : Number.isNaN(Number(s)))
+      fc
+        .oneof(fc.constantFrom('abc', '1.5', '-', 'null', '[1]', 'one'), oddString)
+        .filter((s) => (s.trim() === '' ? s !== '' : Number.isNaN(Number(s))))
         .map((s) => setPath(`path ${p.name} not an integer: ${short(s)}`, p.name, s)),
     );
     if (isReference) {
-      options.push(fc.constantFrom(...HUGE_INTEGERS).map((h) => setPath(`path ${p.name} names nothing (huge): ${h.length} digits`, p.name, new Raw(h))));
-      options.push(fc.constantFrom(String(w.missingId), '0', '-1', '00', '-0').map((s) => setPath(`path ${p.name} names nothing: ${s}`, p.name, new Raw(s))));
+      options.push(
+        fc
+          .constantFrom(...HUGE_INTEGERS)
+          .map((h) => setPath(`path ${p.name} names nothing (huge): ${h.length} digits`, p.name, new Raw(h))),
+      );
+      options.push(
+        fc
+          .constantFrom(String(w.missingId), '0', '-1', '00', '-0')
+          .map((s) => setPath(`path ${p.name} names nothing: ${s}`, p.name, new Raw(s))),
+      );
     }
   } else if (isReference) {
-    options.push(nameLike.filter((s) => s !== w.inviteKey && s !== '').map((s) => setPath(`path ${p.name} names nothing: ${short(s)}`, p.name, s)));
+    options.push(
+      nameLike.filter((s) => s !== w.inviteKey && s !== '').map((s) => setPath(`path ${p.name} names nothing: ${short(s)}`, p.name, s)),
+    );
   }
   return fc.oneof(...options);
 }
@@ -336,13 +386,17 @@ function badNarrow(model: OpModel, w: World, bad: fc.Arbitrary<BadTerm>): fc.Arb
   const others = events ? fc.constant([]) : fc.array(harmlessTerms(w), { maxLength: 2 });
   // Many terms before the bad one (each may cost the server a lookup).
   const many = fc.tuple(harmlessTerms(w), fc.constantFrom(500, 3000)).map(([t, n]) => Array.from({ length: n }, () => t));
-  return fc.tuple(bad, fc.oneof({ arbitrary: others, weight: 9 }, { arbitrary: events ? others : many, weight: 1 }), fc.nat()).map(([b, rest, at]) => {
-    const narrow: unknown[] = [...rest];
-    narrow.splice(rest.length > 2 ? rest.length : at % (narrow.length + 1), 0, b.term);
-    const what = rest.length > 2 ? ` after ${rest.length} other terms` : '';
-    const tag = b.prototype ? `narrow with a prototype name (${b.why})${what}: ${short(b.term)}` : `narrow ${b.why}${what}: ${short(b.term)}`;
-    return setParam(tag, 'narrow', narrow);
-  });
+  return fc
+    .tuple(bad, fc.oneof({ arbitrary: others, weight: 9 }, { arbitrary: events ? others : many, weight: 1 }), fc.nat())
+    .map(([b, rest, at]) => {
+      const narrow: unknown[] = [...rest];
+      narrow.splice(rest.length > 2 ? rest.length : at % (narrow.length + 1), 0, b.term);
+      const what = rest.length > 2 ? ` after ${rest.length} other terms` : '';
+      const tag = b.prototype
+        ? `narrow with a prototype name (${b.why})${what}: ${short(b.term)}`
+        : `narrow ${b.why}${what}: ${short(b.term)}`;
+      return setParam(tag, 'narrow', narrow);
+    });
 }
 
 const authMutation: fc.Arbitrary<Mutation> = fc
@@ -388,30 +442,53 @@ function bodyMutation(tag: string, layout: 'form' | 'multipart', transform: Body
 
 /** Compressed with a Content-Encoding the server decodes: then cut short, or replaced by bytes that are no such stream. */
 const brokenCompression = fc
-  .tuple(fc.constantFrom('gzip', 'deflate', 'br'), fc.constantFrom('truncated', 'garbage'), fc.uint8Array({ minLength: 1, maxLength: 48 }), fc.nat())
+  .tuple(
+    fc.constantFrom('gzip', 'deflate', 'br'),
+    fc.constantFrom('truncated', 'garbage'),
+    fc.uint8Array({ minLength: 1, maxLength: 48 }),
+    fc.nat(),
+  )
   .map(([encoding, how, noise, cut]) =>
-    bodyMutation(`Content-Encoding ${encoding}, ${how}`, 'form', (b) => {
-      const plain = b.bytes && b.bytes.length ? b.bytes : Buffer.from('a=1');
-      let bytes: Buffer;
-      if (how === 'truncated') {
-        const full = encoding === 'gzip' ? zlib.gzipSync(plain) : encoding === 'deflate' ? zlib.deflateSync(plain) : zlib.brotliCompressSync(plain);
-        bytes = full.subarray(0, 1 + (cut % (full.length - 1)));
-      } else {
-        // A first byte no gzip (1f), zlib (x8) or brotli stream of this body starts with, then noise.
-        bytes = Buffer.concat([Buffer.from([0xff, 0xff]), Buffer.from(noise)]);
-      }
-      return { ...b, bytes, headers: { ...b.headers, 'Content-Encoding': encoding } };
-    }, true),
+    bodyMutation(
+      `Content-Encoding ${encoding}, ${how}`,
+      'form',
+      (b) => {
+        const plain = b.bytes && b.bytes.length ? b.bytes : Buffer.from('a=1');
+        let bytes: Buffer;
+        if (how === 'truncated') {
+          const full =
+            encoding === 'gzip' ? zlib.gzipSync(plain) : encoding === 'deflate' ? zlib.deflateSync(plain) : zlib.brotliCompressSync(plain);
+          bytes = full.subarray(0, 1 + (cut % (full.length - 1)));
+        } else {
+          // A first byte no gzip (1f), zlib (x8) or brotli stream of this body starts with, then noise.
+          bytes = Buffer.concat([Buffer.from([0xff, 0xff]), Buffer.from(noise)]);
+        }
+        return { ...b, bytes, headers: { ...b.headers, 'Content-Encoding': encoding } };
+      },
+      true,
+    ),
   );
 
 const certainBodyMutation: fc.Arbitrary<Mutation> = fc.oneof(
   brokenCompression,
-  fc.constantFrom('compress', 'x-fuzz', 'gzip, x-fuzz').map((enc) =>
-    bodyMutation(`Content-Encoding ${enc} (unsupported)`, 'form', (b) => ({ ...b, bytes: b.bytes?.length ? b.bytes : Buffer.from('a=1'), headers: { ...b.headers, 'Content-Encoding': enc } })),
-  ),
-  fc.constantFrom('koi8-r', 'utf-16', 'x-fuzz', 'utf-7', 'ebcdic-cp-us').map((cs) =>
-    bodyMutation(`charset ${cs} (unsupported)`, 'form', (b) => ({ ...b, bytes: b.bytes?.length ? b.bytes : Buffer.from('a=1'), contentType: `application/x-www-form-urlencoded; charset=${cs}` })),
-  ),
+  fc
+    .constantFrom('compress', 'x-fuzz', 'gzip, x-fuzz')
+    .map((enc) =>
+      bodyMutation(`Content-Encoding ${enc} (unsupported)`, 'form', (b) => ({
+        ...b,
+        bytes: b.bytes?.length ? b.bytes : Buffer.from('a=1'),
+        headers: { ...b.headers, 'Content-Encoding': enc },
+      })),
+    ),
+  fc
+    .constantFrom('koi8-r', 'utf-16', 'x-fuzz', 'utf-7', 'ebcdic-cp-us')
+    .map((cs) =>
+      bodyMutation(`charset ${cs} (unsupported)`, 'form', (b) => ({
+        ...b,
+        bytes: b.bytes?.length ? b.bytes : Buffer.from('a=1'),
+        contentType: `application/x-www-form-urlencoded; charset=${cs}`,
+      })),
+    ),
   fc.constantFrom('form', 'multipart').map((layout) =>
     bodyMutation(`more than 1000 ${layout} parameters`, layout as 'form' | 'multipart', (b) => {
       const names = Array.from({ length: 1001 }, (_v, i) => `p${i}`);
@@ -419,13 +496,16 @@ const certainBodyMutation: fc.Arbitrary<Mutation> = fc.oneof(
         const more = names.map((n) => `${n}=1`).join('&');
         return { ...b, bytes: Buffer.from(b.bytes?.length ? `${b.bytes.toString('latin1')}&${more}` : more, 'latin1') };
       }
-      return { ...b, bytes: Buffer.concat([Buffer.from(names.map((n) => partText(n, '1')).join('')), b.bytes ?? Buffer.from(`--${BOUNDARY}--\r\n`)]) };
+      return {
+        ...b,
+        bytes: Buffer.concat([Buffer.from(names.map((n) => partText(n, '1')).join('')), b.bytes ?? Buffer.from(`--${BOUNDARY}--\r\n`)]),
+      };
     }),
   ),
   fc.constant(bodyMutation('multipart without a boundary', 'multipart', (b) => ({ ...b, contentType: 'multipart/form-data' }))),
-  fc.constantFrom('; boundary=""', '; boundary=other-boundary').map((param) =>
-    bodyMutation(`multipart boundary${param}`, 'multipart', (b) => ({ ...b, contentType: `multipart/form-data${param}` })),
-  ),
+  fc
+    .constantFrom('; boundary=""', '; boundary=other-boundary')
+    .map((param) => bodyMutation(`multipart boundary${param}`, 'multipart', (b) => ({ ...b, contentType: `multipart/form-data${param}` }))),
   fc.nat().map((cut) =>
     bodyMutation('multipart truncated', 'multipart', (b) => {
       const bytes = b.bytes ?? Buffer.alloc(0);
@@ -433,13 +513,22 @@ const certainBodyMutation: fc.Arbitrary<Mutation> = fc.oneof(
       const keep = end <= 0 ? 0 : cut % end;
       // The leading CRLF keeps a cut just after `--boundary` from joining the new
       // part's `--boundary` into a close delimiter (which would end the body validly).
-      return { ...b, bytes: Buffer.concat([bytes.subarray(0, keep), Buffer.from(`\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nx`)]) };
+      return {
+        ...b,
+        bytes: Buffer.concat([
+          bytes.subarray(0, keep),
+          Buffer.from(`\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nx`),
+        ]),
+      };
     }),
   ),
   fc.constant(
     bodyMutation('multipart part header over 80 kB', 'multipart', (b) => ({
       ...b,
-      bytes: Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ${'p'.repeat(90_000)}\r\n\r\nx\r\n`), b.bytes ?? Buffer.alloc(0)]),
+      bytes: Buffer.concat([
+        Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ${'p'.repeat(90_000)}\r\n\r\nx\r\n`),
+        b.bytes ?? Buffer.alloc(0),
+      ]),
     })),
   ),
 );
@@ -450,22 +539,46 @@ const certainBodyMutation: fc.Arbitrary<Mutation> = fc.oneof(
 function neutralMutations(model: OpModel, w: World): fc.Arbitrary<Mutation> {
   const declared = new Set([...model.params.map((f) => f.name)]);
   const options: Array<{ arbitrary: fc.Arbitrary<Mutation>; weight: number }> = [];
-  options.push({ weight: 2, arbitrary:
-    fc.tuple(fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS, 'bogus', 'a[b]', 'narrow[0]'), oddString).filter((n) => !declared.has(n) && n !== ''), oddString, fc.constantFrom<'query' | 'body'>('query', 'body'))
+  options.push({
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS, 'bogus', 'a[b]', 'narrow[0]'), oddString).filter((n) => !declared.has(n) && n !== ''),
+        oddString,
+        fc.constantFrom<'query' | 'body'>('query', 'body'),
+      )
       .map(([name, value, where]) => ({
         tag: `undeclared parameter ${short(name)}`,
         apply(d: Draft) {
           d.extras.push({ name, text: value, where });
           return true;
         },
-      })) });
-  options.push({ weight: 1, arbitrary:
-    fc.constantFrom('a part without a name', 'NUL in a field name', 'a header line without a colon', 'a part with a filename', 'an unknown part header')
-      .map((quirk) => bodyMutation(`multipart with ${quirk}`, 'multipart', (b) => ({ ...b, bytes: Buffer.concat([Buffer.from(quirkPart(quirk)), b.bytes ?? Buffer.alloc(0)]) }))) });
+      })),
+  });
+  options.push({
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        'a part without a name',
+        'NUL in a field name',
+        'a header line without a colon',
+        'a part with a filename',
+        'an unknown part header',
+      )
+      .map((quirk) =>
+        bodyMutation(`multipart with ${quirk}`, 'multipart', (b) => ({
+          ...b,
+          bytes: Buffer.concat([Buffer.from(quirkPart(quirk)), b.bytes ?? Buffer.alloc(0)]),
+        })),
+      ),
+  });
   if (model.params.length) {
-    const dupArbs = model.params.map((f) => fc.tuple(fc.constant(f), baseValue(model, f, w), fc.constantFrom<'query' | 'body' | 'first'>('query', 'body', 'first')));
-    options.push({ weight: 2, arbitrary:
-      fc.oneof(...dupArbs).map(([f, other, where]) => ({
+    const dupArbs = model.params.map((f) =>
+      fc.tuple(fc.constant(f), baseValue(model, f, w), fc.constantFrom<'query' | 'body' | 'first'>('query', 'body', 'first')),
+    );
+    options.push({
+      weight: 2,
+      arbitrary: fc.oneof(...dupArbs).map(([f, other, where]) => ({
         tag: `${f.name} twice (${where === 'first' ? 'an earlier occurrence' : `again in the ${where}`})`,
         apply(d: Draft) {
           if (d.touched.has(f.name) || !d.values.has(f.name)) return false;
@@ -473,7 +586,8 @@ function neutralMutations(model: OpModel, w: World): fc.Arbitrary<Mutation> {
           d.extras.push({ name: f.name, text: encodeValue(f, other), where });
           return true;
         },
-      })) });
+      })),
+    });
   }
   return fc.oneof(...options);
 }
@@ -536,7 +650,7 @@ function serialize(d: Draft): WireRequest {
   for (const f of m.params) {
     const text = d.texts.get(f.name) ?? (d.values.has(f.name) ? encodeValue(f, d.values.get(f.name)) : undefined);
     if (text === undefined) continue;
-    const inQuery = f.in === 'query' || d.layout === 'query' || (d.layout === 'split' && (d.splitBits >> i++ % 30) % 2 === 1);
+    const inQuery = f.in === 'query' || d.layout === 'query' || (d.layout === 'split' && (d.splitBits >> (i++ % 30)) % 2 === 1);
     (inQuery ? query : body).push([f.name, text]);
   }
   for (const e of d.extras) {
@@ -549,9 +663,17 @@ function serialize(d: Draft): WireRequest {
   const bodyLayout = d.body[0]?.layout ?? (d.layout === 'multipart' ? 'multipart' : 'form');
   if (body.length || d.body.length) {
     if (bodyLayout === 'multipart') {
-      b = { contentType: `multipart/form-data; boundary=${BOUNDARY}`, bytes: Buffer.from(body.map(([k, v]) => partText(k, v)).join('') + `--${BOUNDARY}--\r\n`), headers: {} };
+      b = {
+        contentType: `multipart/form-data; boundary=${BOUNDARY}`,
+        bytes: Buffer.from(body.map(([k, v]) => partText(k, v)).join('') + `--${BOUNDARY}--\r\n`),
+        headers: {},
+      };
     } else {
-      b = { contentType: 'application/x-www-form-urlencoded', bytes: Buffer.from(body.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')), headers: {} };
+      b = {
+        contentType: 'application/x-www-form-urlencoded',
+        bytes: Buffer.from(body.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')),
+        headers: {},
+      };
     }
   }
   for (const t of d.body) b = t.transform(b);

@@ -15,7 +15,9 @@ export function toJsonText(v: unknown): string {
   if (v instanceof Raw) return v.text;
   if (Array.isArray(v)) return `[${v.map(toJsonText).join(',')}]`;
   if (v !== null && typeof v === 'object') {
-    return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${toJsonText((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .map((k) => `${JSON.stringify(k)}:${toJsonText((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return v === undefined ? 'null' : JSON.stringify(v);
 }

@@ -53,7 +53,8 @@ const eventNarrow = (w: World) =>
     { maxLength: 2 },
   );
 
-const groupSetting = (w: World) => fc.oneof(one(w.groupIds), fc.record({ direct_members: some(w.userIds), direct_subgroups: fc.constant([]) }));
+const groupSetting = (w: World) =>
+  fc.oneof(one(w.groupIds), fc.record({ direct_members: some(w.userIds), direct_subgroups: fc.constant([]) }));
 
 /** Values base requests give these fields, by operation ('*': any operation). */
 export const BASE_VALUES: Record<string, Pools> = {
@@ -87,9 +88,19 @@ export const BASE_VALUES: Record<string, Pools> = {
     dont_block: () => fc.constant(true),
     profile_data: () => fc.constant([]),
     ...Object.fromEntries(
-      ['add_subscribers', 'remove_subscribers', 'administer_channel', 'delete_any_message', 'delete_own_message',
-        'move_messages_out_of_channel', 'move_messages_within_channel', 'send_message', 'subscribe', 'resolve_topics', 'create_topic']
-        .map((g) => [`can_${g}_group`, groupSetting]),
+      [
+        'add_subscribers',
+        'remove_subscribers',
+        'administer_channel',
+        'delete_any_message',
+        'delete_own_message',
+        'move_messages_out_of_channel',
+        'move_messages_within_channel',
+        'send_message',
+        'subscribe',
+        'resolve_topics',
+        'create_topic',
+      ].map((g) => [`can_${g}_group`, groupSetting]),
     ),
   },
   'send-message': {
@@ -104,7 +115,10 @@ export const BASE_VALUES: Record<string, Pools> = {
   },
   'update-subscription-settings': {
     subscription_data: (w) =>
-      fc.array(fc.record({ stream_id: one(w.channelIds), property: one(['pin_to_top', 'is_muted']), value: fc.boolean() }), { minLength: 1, maxLength: 2 }),
+      fc.array(fc.record({ stream_id: one(w.channelIds), property: one(['pin_to_top', 'is_muted']), value: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
   },
   unsubscribe: { subscriptions: (w) => some(w.channelNames) },
   'reactivate-user': { user_id: (w) => fc.constant(w.users.deactivated.id) },
@@ -148,7 +162,10 @@ export const REFERENCES: Record<string, Reference[]> = {
     { field: 'to', kind: 'integer-list', with: { type: 'direct' } },
     { field: 'stream_id', kind: 'integer', with: { type: 'channel', topic: 'greetings' } },
   ],
-  'send-message': [{ field: 'to', kind: 'integer', with: { type: 'channel', topic: 'x' } }, { field: 'to', kind: 'dm', with: { type: 'direct' } }],
+  'send-message': [
+    { field: 'to', kind: 'integer', with: { type: 'channel', topic: 'x' } },
+    { field: 'to', kind: 'dm', with: { type: 'direct' } },
+  ],
   'create-channel': [...idLists('subscribers'), ...ids('folder_id', ...GROUP_SETTINGS)],
   // Channel settings are only read when a channel is created: name a new one.
   subscribe: [
@@ -192,8 +209,17 @@ export const REFUSED_TEXT: Record<string, Record<string, Arb>> = {
   },
   'get-messages': { anchor: oddString.filter((s) => !['newest', 'oldest', 'first_unread', 'date'].includes(s) && !/^\d{1,15}$/.test(s)) },
   'update-subscription-property': {
-    property: notOneOf(['color', 'is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'audible_notifications',
-      'push_notifications', 'email_notifications', 'wildcard_mentions_notify']),
+    property: notOneOf([
+      'color',
+      'is_muted',
+      'in_home_view',
+      'pin_to_top',
+      'desktop_notifications',
+      'audible_notifications',
+      'push_notifications',
+      'email_notifications',
+      'wildcard_mentions_notify',
+    ]),
   },
   'add-reaction': { emoji_name: nameLike.filter((s) => emojiCodeForName(s) === undefined && s !== 'zulip') },
   'create-user': { email: oddString.filter((s) => !s.includes('@')), password: fc.constantFrom('', 'short') },
@@ -208,28 +234,72 @@ export interface BadTerm {
   prototype: boolean;
 }
 
-const KNOWN_OPERATORS = ['channel', 'stream', 'channels', 'streams', 'topic', 'subject', 'sender', 'dm', 'pm-with', 'pm_with', 'dm-including',
-  'dm-with', 'group-pm-with', 'is', 'has', 'in', 'id', 'near', 'with', 'search', 'mentions'];
+const KNOWN_OPERATORS = [
+  'channel',
+  'stream',
+  'channels',
+  'streams',
+  'topic',
+  'subject',
+  'sender',
+  'dm',
+  'pm-with',
+  'pm_with',
+  'dm-including',
+  'dm-with',
+  'group-pm-with',
+  'is',
+  'has',
+  'in',
+  'id',
+  'near',
+  'with',
+  'search',
+  'mentions',
+];
 const isProto = (s: unknown) => (PROTOTYPE_KEYS as readonly unknown[]).includes(s);
 
 /** Terms GET /messages and POST /messages/flags/narrow refuse. */
 export const badMessageTerms = (w: World): fc.Arbitrary<BadTerm> =>
   fc.oneof(
     // Operators and the operands of is/has/in/channels are looked up by name: the likeliest to go wrong.
-    { arbitrary: notOneOf(KNOWN_OPERATORS).map((op) => ({ why: 'unknown operator', term: { operator: op, operand: 'x' }, prototype: isProto(op) })), weight: 3 },
     {
-      arbitrary: fc.tuple(fc.constantFrom('has', 'has', 'has', 'is', 'in', 'channels'), nameLike).filter(([op, x]) => !VALID_OPERANDS[op]!.includes(x))
+      arbitrary: notOneOf(KNOWN_OPERATORS).map((op) => ({
+        why: 'unknown operator',
+        term: { operator: op, operand: 'x' },
+        prototype: isProto(op),
+      })),
+      weight: 3,
+    },
+    {
+      arbitrary: fc
+        .tuple(fc.constantFrom('has', 'has', 'has', 'is', 'in', 'channels'), nameLike)
+        .filter(([op, x]) => !VALID_OPERANDS[op]!.includes(x))
         .map(([operator, operand]) => ({ why: `unknown ${operator} operand`, term: { operator, operand }, prototype: isProto(operand) })),
       weight: 6,
     },
-    fc.tuple(fc.constantFrom('channel', 'sender', 'dm', 'dm-including', 'mentions'), missingIds(w))
+    fc
+      .tuple(fc.constantFrom('channel', 'sender', 'dm', 'dm-including', 'mentions'), missingIds(w))
       .map(([operator, id]) => ({ why: `${operator} naming nothing`, term: { operator, operand: id.value }, prototype: false })),
-    fc.tuple(fc.constantFrom('channel', 'sender', 'dm'), nameLike.filter((s) => namesNothing(w, s)))
+    fc
+      .tuple(
+        fc.constantFrom('channel', 'sender', 'dm'),
+        nameLike.filter((s) => namesNothing(w, s)),
+      )
       .map(([operator, operand]) => ({ why: `${operator} naming nothing`, term: [operator, operand], prototype: false })),
-    oddString.filter((s) => !Number.isInteger(Number(s))).map((operand) => ({ why: 'id not a number', term: { operator: 'id', operand }, prototype: false })),
+    oddString
+      .filter((s) => !Number.isInteger(Number(s)))
+      .map((operand) => ({ why: 'id not a number', term: { operator: 'id', operand }, prototype: false })),
     fc.constantFrom('', ' ', '\t\n').map((operand) => ({ why: 'empty search', term: { operator: 'search', operand }, prototype: false })),
     missingIds(w).map((id) => ({ why: 'with naming nothing', term: { operator: 'with', operand: id.value }, prototype: false })),
-    fc.constantFrom('channel', 'topic', 'is', 'sender').map((operator) => ({ why: 'null operand', term: objectOf([['operator', operator], ['operand', null]]), prototype: false })),
+    fc.constantFrom('channel', 'topic', 'is', 'sender').map((operator) => ({
+      why: 'null operand',
+      term: objectOf([
+        ['operator', operator],
+        ['operand', null],
+      ]),
+      prototype: false,
+    })),
     // The deactivated account never makes requests: it is always someone else.
     fc.constant({ why: 'mentions someone else', term: { operator: 'mentions', operand: w.users.deactivated.id }, prototype: false }),
   );
@@ -237,7 +307,9 @@ export const badMessageTerms = (w: World): fc.Arbitrary<BadTerm> =>
 /** Text that is no channel name, user id or email: every comma-separated item is non-empty and unknown. */
 const namesNothing = (w: World, s: string) => {
   const items = s.split(',').map((x) => x.trim());
-  return items.length > 0 && items.every((x) => x !== '' && !/^\d+$/.test(x) && !w.channelNames.includes(x.toLowerCase()) && !x.includes('@'));
+  return (
+    items.length > 0 && items.every((x) => x !== '' && !/^\d+$/.test(x) && !w.channelNames.includes(x.toLowerCase()) && !x.includes('@'))
+  );
 };
 
 const VALID_OPERANDS: Record<string, string[]> = {
@@ -251,9 +323,20 @@ const VALID_OPERANDS: Record<string, string[]> = {
 export const badEventTerms = (): fc.Arbitrary<BadTerm> =>
   fc.oneof(
     // Prototype names included: here they are refused before any lookup by name (tagged as such all the same).
-    notOneOf(['channel', 'stream', 'topic', 'sender', 'is']).map((op) => ({ why: 'operator not for events', term: { operator: op, operand: 'x' }, prototype: isProto(op) })),
+    notOneOf(['channel', 'stream', 'topic', 'sender', 'is']).map((op) => ({
+      why: 'operator not for events',
+      term: { operator: op, operand: 'x' },
+      prototype: isProto(op),
+    })),
     fc.constant({ why: 'is:followed', term: ['is', 'followed'], prototype: false }),
-    fc.constantFrom('channel', 'topic').map((operator) => ({ why: 'null operand', term: objectOf([['operator', operator], ['operand', null]]), prototype: false })),
+    fc.constantFrom('channel', 'topic').map((operator) => ({
+      why: 'null operand',
+      term: objectOf([
+        ['operator', operator],
+        ['operand', null],
+      ]),
+      prototype: false,
+    })),
   );
 
 /**
@@ -274,7 +357,10 @@ export const REFUSED_COMBINATIONS: Record<string, Array<(w: World) => fc.Arbitra
     () => fc.constant({ type: 'direct', to: [] }),
   ],
   'get-messages': [
-    () => fc.constantFrom('not a date', '2024-02-30', '2024-13-01', '') .map((anchor_date) => ({ anchor: 'date', anchor_date, num_before: 1, num_after: 1, message_ids: undefined })),
+    () =>
+      fc
+        .constantFrom('not a date', '2024-02-30', '2024-13-01', '')
+        .map((anchor_date) => ({ anchor: 'date', anchor_date, num_before: 1, num_after: 1, message_ids: undefined })),
     (w) => fc.constant({ message_ids: [w.messageIds[0]], anchor: 'newest' }),
     () => fc.constant({ anchor: 'newest', include_anchor: false, num_before: 2, num_after: 2, message_ids: undefined }),
     () => fc.constant({ anchor: 'newest', num_before: 3000, num_after: 3000, message_ids: undefined }),
@@ -282,27 +368,52 @@ export const REFUSED_COMBINATIONS: Record<string, Array<(w: World) => fc.Arbitra
     () => fc.constant({ anchor: 'newest', use_first_unread_anchor: true }),
     () => fc.constant({ anchor: undefined, use_first_unread_anchor: undefined, message_ids: undefined, num_before: 1, num_after: 1 }),
   ],
-  'update-message-flags-for-narrow': [
-    () => fc.constant({ anchor: 'newest', include_anchor: false, num_before: 2, num_after: 2 }),
+  'update-message-flags-for-narrow': [() => fc.constant({ anchor: 'newest', include_anchor: false, num_before: 2, num_after: 2 })],
+  'create-channel': [
+    (w) =>
+      one(w.channelNames)
+        .chain((n) => fc.constantFrom(n, n.toUpperCase(), ` ${n} `))
+        .map((name) => ({ name })),
   ],
-  'create-channel': [(w) => one(w.channelNames).chain((n) => fc.constantFrom(n, n.toUpperCase(), ` ${n} `)).map((name) => ({ name }))],
   'create-user': [(w) => one(w.emails).map((email) => ({ email }))],
-  'accept-invite-link': [(w) => one(w.emails).chain((e) => fc.constantFrom(e, e.toUpperCase())).map((email) => ({ email }))],
+  'accept-invite-link': [
+    (w) =>
+      one(w.emails)
+        .chain((e) => fc.constantFrom(e, e.toUpperCase()))
+        .map((email) => ({ email })),
+  ],
   subscribe: [(w) => one(w.channelNames).map((name) => ({ subscriptions: [{ name, color: 'not a colour' }] }))],
   'update-subscription-property': [
     () => fc.constantFrom(true, 'red', '#12345', '#gggggg').map((value) => ({ property: 'color', value })),
     () => fc.constantFrom('yes', '#aa00ff').map((value) => ({ property: 'pin_to_top', value })),
   ],
   'update-subscription-settings': [
-    (w) => fc.constant({ subscription_data: [{ stream_id: w.channelIds[0], property: 'pin_to_top', value: true }, { stream_id: w.missingId, property: 'pin_to_top', value: true }] }),
-    (w) => fc.constant({ subscription_data: [{ stream_id: w.channelIds[0], property: 'is_muted', value: true }, { stream_id: w.channelIds[0], property: 'color', value: 'red' }] }),
+    (w) =>
+      fc.constant({
+        subscription_data: [
+          { stream_id: w.channelIds[0], property: 'pin_to_top', value: true },
+          { stream_id: w.missingId, property: 'pin_to_top', value: true },
+        ],
+      }),
+    (w) =>
+      fc.constant({
+        subscription_data: [
+          { stream_id: w.channelIds[0], property: 'is_muted', value: true },
+          { stream_id: w.channelIds[0], property: 'color', value: 'red' },
+        ],
+      }),
   ],
-  'remove-reaction': [() => fc.constantFrom('octopus', 'tada').map((emoji_name) => ({ emoji_name, emoji_code: undefined, reaction_type: 'unicode_emoji' }))],
+  'remove-reaction': [
+    () => fc.constantFrom('octopus', 'tada').map((emoji_name) => ({ emoji_name, emoji_code: undefined, reaction_type: 'unicode_emoji' })),
+  ],
   'update-user': [(w) => fc.constant({ profile_data: [{ id: w.missingId, value: 'x' }] })],
   'update-realm-user-settings-defaults': [
     () => fc.constantFrom('bogus', 'constructor', '').map((notification_sound) => ({ notification_sound })),
     () => fc.constantFrom('xx', 'toString', 'EN').map((default_language) => ({ default_language })),
-    () => fc.constantFrom(0, -5, 10_000_000).map((email_notifications_batching_period_seconds) => ({ email_notifications_batching_period_seconds })),
+    () =>
+      fc
+        .constantFrom(0, -5, 10_000_000)
+        .map((email_notifications_batching_period_seconds) => ({ email_notifications_batching_period_seconds })),
   ],
   'reactivate-user': [(w) => one([w.users.owner.id, w.users.member.id, w.users.bot.id]).map((user_id) => ({ user_id }))],
   'deactivate-user': [(w) => fc.constant({ user_id: w.users.deactivated.id })],
@@ -310,5 +421,10 @@ export const REFUSED_COMBINATIONS: Record<string, Array<(w: World) => fc.Arbitra
 
 /** Operations only organization administrators (or holders of a permission only they have) may call. */
 export const ADMINISTRATORS_ONLY = [
-  'update-realm-user-settings-defaults', 'deactivate-user', 'reactivate-user', 'create-user', 'update-user', 'create-invite-link',
+  'update-realm-user-settings-defaults',
+  'deactivate-user',
+  'reactivate-user',
+  'create-user',
+  'update-user',
+  'create-invite-link',
 ];

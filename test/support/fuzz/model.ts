@@ -36,7 +36,8 @@ export interface OpModel {
 /** The operations of the dereferenced contract, with their parameters and how each is sent. */
 export function operationModels(spec: SpecIndex): OpModel[] {
   const methodsByPath = new Map<string, string[]>();
-  for (const o of spec.operations) methodsByPath.set(o.pathTemplate, [...(methodsByPath.get(o.pathTemplate) ?? []), o.method.toUpperCase()]);
+  for (const o of spec.operations)
+    methodsByPath.set(o.pathTemplate, [...(methodsByPath.get(o.pathTemplate) ?? []), o.method.toUpperCase()]);
   return spec.operations.map((info) => {
     const item = spec.document.paths[info.pathTemplate] as OpenAPIV3.PathItemObject;
     const declared = [...(item.parameters ?? []), ...(info.op.parameters ?? [])] as OpenAPIV3.ParameterObject[];
@@ -46,7 +47,8 @@ export function operationModels(spec: SpecIndex): OpModel[] {
       const jsonContent = p.content?.['application/json']?.schema as SchemaObject | undefined;
       const schema = normalize((jsonContent ?? p.schema ?? {}) as SchemaObject);
       if (p.in === 'path') path.push({ name: p.name, in: 'path', schema, required: true, decoding: 'path' });
-      else if (p.in === 'query') params.push({ name: p.name, in: 'query', schema, required: !!p.required, decoding: jsonContent ? 'query-json' : 'query' });
+      else if (p.in === 'query')
+        params.push({ name: p.name, in: 'query', schema, required: !!p.required, decoding: jsonContent ? 'query-json' : 'query' });
     }
     const content = (info.op.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content;
     const media = content?.['application/x-www-form-urlencoded'] ?? content?.['multipart/form-data'];
@@ -80,7 +82,8 @@ export function normalize(s: SchemaObject): SchemaObject {
   if (out.anyOf) out.anyOf = out.anyOf.map((b) => normalize(b as SchemaObject));
   if (out.oneOf) out.oneOf = out.oneOf.map((b) => normalize(b as SchemaObject));
   if (out.type === 'array' && out.items) out = { ...out, items: normalize(out.items as SchemaObject) };
-  if (out.properties) out = { ...out, properties: Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, normalize(v as SchemaObject)])) };
+  if (out.properties)
+    out = { ...out, properties: Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, normalize(v as SchemaObject)])) };
   return out;
 }
 
@@ -100,7 +103,9 @@ export function admittedTypes(s: SchemaObject): Set<JsonType> | null {
   } else if (s.type) {
     out = new Set([s.type as JsonType]);
   } else if (s.enum) {
-    out = new Set(s.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v) as JsonType));
+    out = new Set(
+      s.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v) as JsonType),
+    );
   } else {
     return null;
   }

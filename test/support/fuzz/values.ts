@@ -46,7 +46,9 @@ function validObject(s: SchemaObject, depth: number): fc.Arbitrary<unknown> {
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [k, v] of props) model[k] = validValue(v, depth + 1);
   if (props.length === 0 && s.additionalProperties && typeof s.additionalProperties === 'object') {
-    return fc.dictionary(fc.constantFrom('a', 'b', 'mobile'), validValue(s.additionalProperties as SchemaObject, depth + 1), { maxKeys: 2 });
+    return fc.dictionary(fc.constantFrom('a', 'b', 'mobile'), validValue(s.additionalProperties as SchemaObject, depth + 1), {
+      maxKeys: 2,
+    });
   }
   return fc.record(model, { requiredKeys: [...required] });
 }
@@ -95,14 +97,21 @@ export function invalidValue(s: SchemaObject, decoding: Decoding, depth = 0): fc
       const ints = fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.constantFrom(0, 401, 99)).filter((n) => !enumValues.has(String(n)));
       options.push(ints.map((value) => ({ why: 'outside the enum', value: decoding === 'query' ? String(value) : value })));
     } else {
-      options.push(oddString.filter((x) => !enumValues.has(x) && !(decoding === 'json-or-raw' && parsesAsJson(x) && !isString(x)))
-        .map((value) => ({ why: 'outside the enum', value })));
+      options.push(
+        oddString
+          .filter((x) => !enumValues.has(x) && !(decoding === 'json-or-raw' && parsesAsJson(x) && !isString(x)))
+          .map((value) => ({ why: 'outside the enum', value })),
+      );
     }
   }
   if (s.type === 'string' && !s.enum) {
     if (s.maxLength !== undefined) {
       const max = s.maxLength;
-      options.push(fc.tuple(oddString, fc.integer({ min: 1, max: 20 })).map(([unit, extra]) => ({ why: `longer than ${max}`, value: ofLength(unit, max + extra) })));
+      options.push(
+        fc
+          .tuple(oddString, fc.integer({ min: 1, max: 20 }))
+          .map(([unit, extra]) => ({ why: `longer than ${max}`, value: ofLength(unit, max + extra) })),
+      );
     }
     if ((s.minLength ?? 0) >= 1) options.push(fc.constant({ why: 'shorter than minLength', value: '' }));
   }
@@ -110,16 +119,32 @@ export function invalidValue(s: SchemaObject, decoding: Decoding, depth = 0): fc
     const asText = (v: number | Raw) => (decoding === 'query' || decoding === 'path' ? String(v) : v);
     if (s.minimum !== undefined) {
       const min = s.minimum;
-      options.push(fc.oneof(fc.integer({ min: min - 1000, max: min - 1 }).map((v) => asText(v)), fc.constantFrom(...HUGE_INTEGERS).map((h) => asText(new Raw('-' + h))))
-        .map((value) => ({ why: `below the minimum ${min}`, value })));
+      options.push(
+        fc
+          .oneof(
+            fc.integer({ min: min - 1000, max: min - 1 }).map((v) => asText(v)),
+            fc.constantFrom(...HUGE_INTEGERS).map((h) => asText(new Raw('-' + h))),
+          )
+          .map((value) => ({ why: `below the minimum ${min}`, value })),
+      );
     }
     if (s.maximum !== undefined) {
       const max = s.maximum;
-      options.push(fc.oneof(fc.integer({ min: max + 1, max: max + 1000 }).map((v) => asText(v)), fc.constantFrom(...HUGE_INTEGERS).map((h) => asText(new Raw(h))))
-        .map((value) => ({ why: `above the maximum ${max}`, value })));
+      options.push(
+        fc
+          .oneof(
+            fc.integer({ min: max + 1, max: max + 1000 }).map((v) => asText(v)),
+            fc.constantFrom(...HUGE_INTEGERS).map((h) => asText(new Raw(h))),
+          )
+          .map((value) => ({ why: `above the maximum ${max}`, value })),
+      );
     }
     if (s.type === 'integer' && decoding !== 'raw' && decoding !== 'path') {
-      options.push(fc.constantFrom('1.5', '-0.5', '1e400', '-1e400').map((t) => ({ why: 'not an integer', value: decoding === 'query' ? t : new Raw(t) })));
+      options.push(
+        fc
+          .constantFrom('1.5', '-0.5', '1e400', '-1e400')
+          .map((t) => ({ why: 'not an integer', value: decoding === 'query' ? t : new Raw(t) })),
+      );
     }
   }
   if (s.type === 'array' && decoding !== 'raw' && decoding !== 'path' && decoding !== 'query') {
@@ -134,11 +159,16 @@ export function invalidValue(s: SchemaObject, decoding: Decoding, depth = 0): fc
     }
     const badItem = depth < 3 ? invalidValue((s.items ?? {}) as SchemaObject, nested(decoding), depth + 1) : null;
     if (badItem) {
-      options.push(fc.tuple(fc.array(item, { maxLength: 2 }), badItem, fc.nat()).map(([items, bad, at]) => {
-        const out = [...items];
-        out.splice(at % (out.length + 1), 0, bad.value);
-        return { why: `an item ${bad.why}`, value: s.maxItems !== undefined ? out.slice(-s.maxItems) : out };
-      }).filter((x) => (x.value as unknown[]).length > 0));
+      options.push(
+        fc
+          .tuple(fc.array(item, { maxLength: 2 }), badItem, fc.nat())
+          .map(([items, bad, at]) => {
+            const out = [...items];
+            out.splice(at % (out.length + 1), 0, bad.value);
+            return { why: `an item ${bad.why}`, value: s.maxItems !== undefined ? out.slice(-s.maxItems) : out };
+          })
+          .filter((x) => (x.value as unknown[]).length > 0),
+      );
     }
   }
   if (s.type === 'object' && decoding !== 'raw' && decoding !== 'path' && decoding !== 'query' && depth < 4) {
@@ -148,23 +178,31 @@ export function invalidValue(s: SchemaObject, decoding: Decoding, depth = 0): fc
       options.push(base.map((o) => ({ why: `without ${name}`, value: objectOf(Object.entries(o).filter(([k]) => k !== name)) })));
     }
     if (s.additionalProperties === false) {
-      options.push(fc.tuple(base, fc.constantFrom(...PROTOTYPE_KEYS, 'extra', 'x-fuzz')).map(([o, k]) => ({
-        why: `with an unexpected key ${k}`,
-        value: objectOf([...Object.entries(o), [k, 1]]),
-      })));
+      options.push(
+        fc.tuple(base, fc.constantFrom(...PROTOTYPE_KEYS, 'extra', 'x-fuzz')).map(([o, k]) => ({
+          why: `with an unexpected key ${k}`,
+          value: objectOf([...Object.entries(o), [k, 1]]),
+        })),
+      );
     } else if (s.additionalProperties && typeof s.additionalProperties === 'object') {
       const bad = invalidValue(s.additionalProperties as SchemaObject, nested(decoding), depth + 1);
       if (bad) {
-        options.push(fc.tuple(fc.constantFrom('mobile', ...PROTOTYPE_KEYS), bad).map(([k, b]) => ({ why: `${k} ${b.why}`, value: objectOf([[k, b.value]]) })));
+        options.push(
+          fc
+            .tuple(fc.constantFrom('mobile', ...PROTOTYPE_KEYS), bad)
+            .map(([k, b]) => ({ why: `${k} ${b.why}`, value: objectOf([[k, b.value]]) })),
+        );
       }
     }
     for (const [name, prop] of props) {
       const bad = invalidValue(prop, nested(decoding), depth + 1);
       if (!bad) continue;
-      options.push(fc.tuple(base, bad).map(([o, b]) => ({
-        why: `${name} ${b.why}`,
-        value: objectOf([...Object.entries(o).filter(([k]) => k !== name), [name, b.value]]),
-      })));
+      options.push(
+        fc.tuple(base, bad).map(([o, b]) => ({
+          why: `${name} ${b.why}`,
+          value: objectOf([...Object.entries(o).filter(([k]) => k !== name), [name, b.value]]),
+        })),
+      );
     }
   }
   if (options.length === 0) return null;
@@ -199,7 +237,8 @@ function invalidQueryText(types: Set<JsonType>): fc.Arbitrary<Invalid> {
     if (types.has('null') && (t === '' || t === 'null')) return false;
     return true;
   };
-  return fc.oneof(fc.constantFrom('abc', '1.5', '', 'yes', '[]', '{}', 'null', '2', 'True', '--1'), oddString)
+  return fc
+    .oneof(fc.constantFrom('abc', '1.5', '', 'yes', '[]', '{}', 'null', '2', 'True', '--1'), oddString)
     .filter(refused)
     .map((value) => ({ why: 'wrong type', value }));
 }

@@ -43,7 +43,8 @@ export function send(port: number, req: WireRequest, timeoutMs: number): Promise
   const started = performance.now();
   return new Promise<WireResponse>((resolve, reject) => {
     const headers: Record<string, string> = { Host: '127.0.0.1', Connection: 'close', ...req.headers };
-    if (req.body && !('Content-Length' in headers) && !('Transfer-Encoding' in headers)) headers['Content-Length'] = String(req.body.length);
+    if (req.body && !('Content-Length' in headers) && !('Transfer-Encoding' in headers))
+      headers['Content-Length'] = String(req.body.length);
     const r = http.request({ host: '127.0.0.1', port, method: req.method, path: req.target, headers, agent: false, setHost: false });
     const timer = setTimeout(() => r.destroy(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
     r.on('response', (res) => {
@@ -51,7 +52,12 @@ export function send(port: number, req: WireRequest, timeoutMs: number): Promise
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+          ms: performance.now() - started,
+        });
       });
       res.on('error', (err) => {
         clearTimeout(timer);

@@ -64,9 +64,18 @@ export async function buildWorld(t: TestServer): Promise<World> {
     const nobody = system.get('role:nobody')!;
     const everyone = system.get('role:everyone')!;
     const id = await insertGroup(trx, {
-      realm_id: t.realmId, is_system_group: false, creator_id: owner.id, date_created: 1700000000, name: 'support', description: 'Helpers',
-      can_add_members_group: nobody, can_join_group: nobody, can_leave_group: everyone, can_manage_group: nobody,
-      can_mention_group: everyone, can_remove_members_group: nobody,
+      realm_id: t.realmId,
+      is_system_group: false,
+      creator_id: owner.id,
+      date_created: 1700000000,
+      name: 'support',
+      description: 'Helpers',
+      can_add_members_group: nobody,
+      can_join_group: nobody,
+      can_leave_group: everyone,
+      can_manage_group: nobody,
+      can_mention_group: everyone,
+      can_remove_members_group: nobody,
     });
     await addGroupMembers(trx, id, [member.id, moderator.id]);
     return id;
@@ -76,7 +85,9 @@ export async function buildWorld(t: TestServer): Promise<World> {
   return {
     users,
     // Active accounts: the deactivated one is named only where a mutation wants it.
-    userIds: Object.values(users).filter((u) => u.is_active).map((u) => u.id),
+    userIds: Object.values(users)
+      .filter((u) => u.is_active)
+      .map((u) => u.id),
     emails: Object.values(users).map((u) => u.email),
     channelIds,
     channelNames: channels.map((c) => c[0]),
