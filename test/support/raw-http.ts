@@ -1,14 +1,13 @@
-import http from 'node:http';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import type { Express } from 'express';
-import { createHttpServer } from '../../src/http/transport';
+import { listen, send } from './fuzz/wire';
 
 /**
  * The app behind Parley's own HTTP server, listening on 127.0.0.1, with a
  * client that sends bytes exactly as given: malformed percent-escapes, raw
  * or compressed bodies and odd headers reach the server unchanged (supertest
- * and fetch normalise them).
+ * and fetch normalise them). Built on the fuzzer's wire client.
  */
 export interface RawServer {
   port: number;
@@ -37,49 +36,25 @@ export interface RawResponse {
 }
 
 export async function startRawServer(app: Express): Promise<RawServer> {
-  const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: false });
+  const server = await listen(app);
   return {
-    port,
-    request: (req) => send(port, agent, req),
-    socket: (bytes) => rawSocket(port, bytes),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    port: server.port,
+    request: async (req) => {
+      const headers: Record<string, string> = { ...(req.headers ?? {}) };
+      if (req.user) headers.Authorization = 'Basic ' + Buffer.from(`${req.user.email}:${req.user.api_key}`).toString('base64');
+      const body = req.body === undefined ? null : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
+      const res = await send(server.port, { method: req.method, target: req.path, headers, body }, 30_000);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(res.text);
+      } catch {
+        parsed = undefined;
+      }
+      return { ...res, body: parsed };
+    },
+    socket: (bytes) => rawSocket(server.port, bytes),
+    close: () => server.close(),
   };
-}
-
-function send(port: number, agent: http.Agent, req: RawRequest): Promise<RawResponse> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ...(req.headers ?? {}) };
-    if (req.user) headers.Authorization = 'Basic ' + Buffer.from(`${req.user.email}:${req.user.api_key}`).toString('base64');
-    const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
-    if (body && headers['Content-Length'] === undefined) headers['Content-Length'] = String(body.length);
-    const r = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed, ms: Date.now() - started });
-      });
-      res.on('error', reject);
-    });
-    // The server may answer and close before reading a refused body.
-    r.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
-    if (body) r.end(body);
-    else r.end();
-  });
 }
 
 function rawSocket(port: number, bytes: string | Buffer): Promise<string> {

@@ -205,9 +205,9 @@ export const REFUSED_TEXT: Record<string, Record<string, Arb>> = {
   'update-message-flags-for-narrow': {
     op: notOneOf(['add', 'remove']),
     flag: notOneOf(['read', 'starred', 'collapsed']),
-    anchor: oddString.filter((s) => !['newest', 'oldest', 'first_unread', 'date'].includes(s) && !/^\d{1,15}$/.test(s)),
+    anchor: oddString.filter((s) => !['newest', 'oldest', 'first_unread', 'date'].includes(s) && !/^-?\d+$/.test(s)),
   },
-  'get-messages': { anchor: oddString.filter((s) => !['newest', 'oldest', 'first_unread', 'date'].includes(s) && !/^\d{1,15}$/.test(s)) },
+  'get-messages': { anchor: oddString.filter((s) => !['newest', 'oldest', 'first_unread', 'date'].includes(s) && !/^-?\d+$/.test(s)) },
   'update-subscription-property': {
     property: notOneOf([
       'color',
