@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
+import type { Data, Params } from '../contract';
 import { parseNarrow } from '../domain/narrow';
 import { ApiError, IncompatibleParametersError, MissingArgumentError } from '../errors';
 import { getMessageRows } from '../queries/messages';
 import { fetchNarrowByIds, fetchNarrowRange, findFirstAtOrAfter, findFirstUnread, NarrowQuery, NarrowRow } from '../queries/narrow';
 import { highlightHtml, highlightText } from '../serializers/highlight';
 import { toApiMessage, topicForClient } from '../serializers/messages';
-import { loadMessageLookups } from './messages';
+import { accessMessage, loadMessageLookups } from './messages';
 import { resolveNarrow } from './narrow';
 import type { Viewer } from './viewer';
 
@@ -14,27 +15,17 @@ export const MAX_MESSAGES_PER_FETCH = 5000;
 /** The anchor of `newest`: larger than any message id (Zulip's LARGER_THAN_MAX_MESSAGE_ID). */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 
-export interface GetMessagesParams {
-  anchor?: string | number;
-  anchor_date?: string;
-  include_anchor?: boolean;
-  num_before?: number;
-  num_after?: number;
-  narrow?: unknown;
-  client_gravatar?: boolean;
-  client_avatar_service?: boolean;
-  apply_markdown?: boolean;
-  message_ids?: number[];
-  allow_empty_topic_name?: boolean;
-  use_first_unread_anchor?: boolean;
-}
-
 /**
  * GET /messages: a keyset page around an anchor (LIMIT n+1 on each side, no
  * OFFSET), or an explicit id list; then one batch of lookups and the
  * serializer. The number of queries does not depend on the page size.
  */
-export async function getMessages(db: Knex, viewer: Viewer, p: GetMessagesParams, sent: ReadonlySet<string>) {
+export async function getMessages(
+  db: Knex,
+  viewer: Viewer,
+  p: Params<'get-messages'>,
+  sent: ReadonlySet<string>,
+): Promise<Data<'get-messages'>> {
   if (sent.has('client_gravatar') && sent.has('client_avatar_service')) {
     throw new ApiError("Can't decide between 'client_avatar_service' and 'client_gravatar' arguments", 'REQUEST_CONFUSING_VAR', 400, {
       var_name1: 'client_avatar_service',
@@ -83,18 +74,28 @@ export async function getMessages(db: Knex, viewer: Viewer, p: GetMessagesParams
   };
 }
 
+/** GET /messages/{message_id}: one message the viewer may read, with its Markdown. */
+export async function getMessage(db: Knex, viewer: Viewer, p: Params<'get-message'>): Promise<Data<'get-message'>> {
+  const { row, flags } = await accessMessage(db, viewer, p.message_id);
+  const lookups = await loadMessageLookups(db, viewer.user, [row]);
+  const message = toApiMessage(row, flags, lookups, {
+    viewer: viewer.user,
+    applyMarkdown: p.apply_markdown ?? true,
+    clientGravatar: false,
+    allowEmptyTopicName: p.allow_empty_topic_name ?? false,
+  });
+  return { message, raw_content: row.content };
+}
+
 export async function resolveAnchor(
   db: Knex,
   query: NarrowQuery,
-  p: Pick<GetMessagesParams, 'anchor' | 'anchor_date' | 'use_first_unread_anchor'>,
+  p: Pick<Params<'get-messages'>, 'anchor' | 'anchor_date' | 'use_first_unread_anchor'>,
   sent: ReadonlySet<string>,
 ): Promise<number> {
+  // The contract sends anchor as text (a message ID in digits, or a keyword).
   const raw = p.use_first_unread_anchor ? 'first_unread' : sent.has('anchor') ? p.anchor : undefined;
   if (raw === undefined) throw new MissingArgumentError('anchor');
-  if (typeof raw === 'number') {
-    if (!Number.isInteger(raw) || raw < 0) throw new ApiError('Invalid anchor');
-    return raw;
-  }
   switch (raw) {
     case 'newest':
       return LARGER_THAN_MAX_MESSAGE_ID;

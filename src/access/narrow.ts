@@ -13,8 +13,8 @@ import {
   getMutedChannelRecipientIds,
   getPublicChannelRecipientIds,
 } from '../queries/channels';
-import { getMessageRow } from '../queries/messages';
-import type { Filter, NarrowQuery } from '../queries/narrow';
+import { getDmGroupByHash, getDmParticipants, getMessageRow, hasUserMessage } from '../queries/messages';
+import { type Filter, listDmRecipientIdsOfUser, listWebPublicChannelRecipientIds, type NarrowQuery } from '../queries/narrow';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
 import { canReadChannelHistory, Viewer } from './viewer';
 import { RecipientType } from '../domain/recipients';
@@ -58,9 +58,7 @@ export async function resolveNarrow(
           throw badNarrow(`unknown channels operand ${bounded(String(t.operand), 100)}`);
         // Guests see only the public channels they are subscribed to.
         const candidates =
-          t.operand === 'public'
-            ? await getPublicChannelRecipientIds(db, realmId)
-            : await db('channels').where({ realm_id: realmId, is_web_public: true }).pluck('recipient_id');
+          t.operand === 'public' ? await getPublicChannelRecipientIds(db, realmId) : await listWebPublicChannelRecipientIds(db, realmId);
         const ids = isGuestRole(viewer.user.role) ? candidates.filter((r) => viewer.subscribedRecipients.has(r)) : candidates;
         filters.push({ kind: 'recipient', ids, negated });
         if (!negated) {
@@ -92,12 +90,7 @@ export async function resolveNarrow(
         if (!negated) hasDm = true;
         const user = await findUser(db, realmId, t.operand);
         if (!user) throw badNarrow(`unknown user ${t.operand}`);
-        let q = db('subscriptions as s')
-          .join('recipients as r', 'r.id', 's.recipient_id')
-          .join('dm_groups as g', 'g.id', 'r.type_id')
-          .where({ 's.user_id': user.id, 'r.type': RecipientType.DM_GROUP });
-        if (t.operator === 'group-pm-with') q = q.where('g.group_size', '>', 2);
-        const ids: number[] = await q.pluck('s.recipient_id');
+        const ids = await listDmRecipientIdsOfUser(db, user.id, { groupsOnly: t.operator === 'group-pm-with' });
         filters.push({ kind: 'recipient', ids, negated });
         if (!negated) filters.push({ kind: 'flag', column: 'is_private', negated: false });
         break;
@@ -225,13 +218,12 @@ async function applyWith(db: Knex, viewer: Viewer, terms: NarrowTerm[]): Promise
       ...rest,
     ];
   }
-  const participants: number[] = await db('subscriptions').where({ recipient_id: message.recipient_id }).pluck('user_id');
+  const participants = (await getDmParticipants(db, [message.recipient_id])).get(message.recipient_id) ?? [];
   return [{ operator: 'dm', operand: participants.filter((p) => p !== viewer.user.id), negated: false }, ...rest];
 }
 
 async function viewerCanSee(db: Knex, viewer: Viewer, m: { id: number; recipient_type: number; recipient_type_id: number }) {
-  const row = await db('user_messages').where({ user_id: viewer.user.id, message_id: m.id }).first('id');
-  if (row) return true;
+  if (await hasUserMessage(db, viewer.user.id, m.id)) return true;
   if (m.recipient_type !== RecipientType.CHANNEL) return false;
   const channel = await getChannelById(db, viewer.user.realm_id, m.recipient_type_id);
   return channel !== undefined && canReadChannelHistory(viewer, channel);
@@ -277,10 +269,7 @@ async function resolveUserList(db: Knex, realmId: number, operand: string | numb
 const MAX_DM_OPERAND_USERS = 1000;
 
 async function dmRecipient(db: Knex, userIds: number[]): Promise<number | undefined> {
-  const row = await db('dm_groups')
-    .where({ huddle_hash: dmGroupHash(userIds) })
-    .first('recipient_id');
-  return row?.recipient_id ?? undefined;
+  return (await getDmGroupByHash(db, dmGroupHash(userIds)))?.recipient_id ?? undefined;
 }
 
 function intersect(current: number[] | null, ids: number[]): number[] {

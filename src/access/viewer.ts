@@ -49,7 +49,13 @@ export function canReadChannelHistory(v: Viewer, c: ChannelRow): boolean {
 }
 
 /** Whether the viewer may know the channel exists (metadata access). */
-export function canSeeChannel(v: Viewer, c: ChannelRow): boolean {
+export function canSeeChannel(
+  v: Viewer,
+  c: Pick<
+    ChannelRow,
+    'recipient_id' | 'invite_only' | 'can_administer_channel_group' | 'can_subscribe_group' | 'can_add_subscribers_group'
+  >,
+): boolean {
   if (v.subscribedRecipients.has(c.recipient_id)) return true;
   if (!c.invite_only) return !isGuestRole(v.user.role);
   return (

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context';
+import { setLastActiveTime } from '../queries/activity';
 import { nowSeconds } from '../queries/ids';
 
 /** Activity is recorded at most this often per user (partial subscriber lists only need the day). */
@@ -17,10 +18,5 @@ export async function recordActivity(ctx: AppContext, userId: number): Promise<v
   if ((lastRecorded.get(userId) ?? 0) > now - RECORD_EVERY_SECONDS) return;
   lastRecorded.set(userId, now);
   if (lastRecorded.size > 100_000) lastRecorded.clear();
-  await ctx
-    .db('users')
-    .where('id', userId)
-    .andWhere((b) => b.whereNull('last_active_time').orWhere('last_active_time', '<', now - RECORD_EVERY_SECONDS))
-    .update({ last_active_time: now })
-    .catch(() => lastRecorded.delete(userId));
+  await setLastActiveTime(ctx.db, userId, now, now - RECORD_EVERY_SECONDS).catch(() => lastRecorded.delete(userId));
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context';
+import type { Data, Params } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { flagMask, flagsToApi } from '../domain/flags';
@@ -11,13 +12,14 @@ import { checkCanAccessUsers } from '../access/user-access';
 import { ChannelRow, getActiveSubscriberIds, getChannelForSending } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
 import { getRealmOfUser } from '../queries/realms';
+import { getDmGroupByHash, insertUserMessages, setChannelFirstMessageId } from '../queries/messages';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
-import { type MessageLookups, toApiMessage } from '../serializers/messages';
+import { type MessageBusEvent, type MessageLookups, toApiMessage } from '../serializers/messages';
 import { recordActivity } from './activity';
 import { renderForRealm } from './render';
-import { dmGroupRecipient, insertMessageRow, insertUserMessages, type StoredRecipient } from './send';
+import { dmGroupRecipient, insertMessageRow, type StoredRecipient } from './send';
 import { RecipientType } from '../domain/recipients';
 import { isGuestRole } from '../domain/roles';
 
@@ -47,19 +49,13 @@ export function clientFromUserAgent(ua: string | undefined): string {
   return token && /^[\w.-]{1,30}$/.test(token) ? token : 'API';
 }
 
-export interface SendMessageParams {
-  type: string;
-  to?: string | number | Array<string | number>;
-  topic?: string;
-  subject?: string;
-  content: string;
-  queue_id?: string;
-  local_id?: string;
-  read_by_sender?: boolean;
-}
-
 /** POST /messages. */
-export async function doSendMessage(ctx: AppContext, viewer: Viewer, p: SendMessageParams, client: string): Promise<{ id: number }> {
+export async function doSendMessage(
+  ctx: AppContext,
+  viewer: Viewer,
+  p: Params<'send-message'>,
+  client: string,
+): Promise<Data<'send-message'>> {
   if (p.topic !== undefined && p.subject !== undefined) {
     throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, {
       var_name1: 'topic',
@@ -80,7 +76,7 @@ export async function doSendMessage(ctx: AppContext, viewer: Viewer, p: SendMess
   return { id };
 }
 
-async function resolveTarget(ctx: AppContext, viewer: Viewer, p: SendMessageParams): Promise<SendTarget> {
+async function resolveTarget(ctx: AppContext, viewer: Viewer, p: Params<'send-message'>): Promise<SendTarget> {
   const realmId = viewer.user.realm_id;
   if (p.type === 'stream' || p.type === 'channel') {
     if (p.to === undefined) throw new ApiError("Missing 'to' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'to' });
@@ -108,7 +104,7 @@ async function resolveTarget(ctx: AppContext, viewer: Viewer, p: SendMessagePara
 /** Recipients of one direct message (a Parley limit, documented in the contract). */
 const MAX_DM_RECIPIENTS = 1000;
 
-async function resolveDmRecipients(ctx: AppContext, realmId: number, to: SendMessageParams['to']): Promise<UserRow[]> {
+async function resolveDmRecipients(ctx: AppContext, realmId: number, to: Params<'send-message'>['to']): Promise<UserRow[]> {
   if (to === undefined) throw new ApiError("Missing 'to' argument", 'REQUEST_VARIABLE_MISSING', 400, { var_name: 'to' });
   const items: Array<string | number> = Array.isArray(to)
     ? to
@@ -243,10 +239,10 @@ export async function sendMessageInTx(
     client: opts.client,
   });
   const id = stored.id;
-  await insertUserMessages(tx, id, rows);
+  await insertUserMessages(tx.trx, id, rows);
 
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
-    await tx.trx('channels').where({ id: target.channel.id }).whereNull('first_message_id').update({ first_message_id: id });
+    await setChannelFirstMessageId(tx.trx, target.channel.id, id);
   }
   if (bus) {
     // Everything the event needs is in hand: the stored row, the sender and
@@ -263,23 +259,24 @@ export async function sendMessageInTx(
       realmStringId: realm.string_id,
       senderAvatars: new Map(),
     };
-    const message = toApiMessage(stored, 0, lookups, {
+    // Each receiver's flags travel beside the shared message (perUser).
+    const { flags: _flags, ...message } = toApiMessage(stored, 0, lookups, {
       viewer: sender,
       applyMarkdown: true,
       clientGravatar: false,
       allowEmptyTopicName: true,
     });
-    delete message.flags;
+    const event: MessageBusEvent = {
+      type: 'message',
+      message,
+      raw_content: content,
+      sender_queue_id: opts.queueId ?? null,
+      local_message_id: opts.localId ?? null,
+    };
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
     tx.afterCommit(() =>
       bus.publish({
-        event: {
-          type: 'message',
-          message,
-          raw_content: content,
-          sender_queue_id: opts.queueId ?? null,
-          local_message_id: opts.localId ?? null,
-        },
+        event,
         userIds: rows.map((r) => r.userId),
         perUser: (userId) => ({ flags: flagsToApi(flagsByUser.get(userId) ?? 0) }),
         ...(target.kind === 'channel' && !target.channel.invite_only ? { publicChannelRealmId: realm.id } : {}),
@@ -322,10 +319,7 @@ async function checkCanDirectMessage(tx: Tx, viewer: Viewer, realm: RealmRow, re
     throw new ApiError('You do not have permission to send direct messages to this recipient.');
   }
   if (!inGroup(viewer, realm.direct_message_initiator_group)) {
-    const existing = await tx
-      .trx('dm_groups')
-      .where({ huddle_hash: dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]) })
-      .first('id');
+    const existing = await getDmGroupByHash(tx.trx, dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]));
     if (!existing) throw new ApiError('You do not have permission to initiate direct message conversations.');
   }
 }

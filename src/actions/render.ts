@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { extractMentionCandidates, renderMessage, RenderResult } from '../markdown/zulip';
-import { getRenderLookups } from '../queries/render-context';
+import { getRenderLookups, type MentionGroupRow } from '../queries/render-context';
 import { findInaccessibleUsers } from '../access/user-access';
 import { canSeeChannel, Viewer } from '../access/viewer';
 
 export interface RenderedMessage extends RenderResult {
   /** can_mention_group of each mentioned group, for the permission check. */
-  mentionedGroups: Array<{ id: number; name: string; can_mention_group: number | null }>;
+  mentionedGroups: MentionGroupRow[];
 }
 
 /**
@@ -31,7 +31,7 @@ export async function renderForRealm(
 ): Promise<RenderedMessage> {
   const candidates = extractMentionCandidates(content);
   const found = await getRenderLookups(q, realmId, candidates);
-  const channels = sender ? found.channels.filter((c) => canSeeChannel(sender, c as never)) : found.channels;
+  const channels = sender ? found.channels.filter((c) => canSeeChannel(sender, c)) : found.channels;
   if (sender) {
     const hidden = await findInaccessibleUsers(q, sender, found.users, mayAccessAllUsers);
     found.users = found.users.filter((u) => !hidden.has(u.id));

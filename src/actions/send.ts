@@ -1,8 +1,7 @@
 import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
-import { insertOne, insertRows, nowSeconds } from '../queries/ids';
-import type { MessageRow } from '../queries/messages';
-import { RecipientType } from '../domain/recipients';
+import { nowSeconds } from '../queries/ids';
+import { getDmGroupByHash, insertDmGroup, insertMessage, type MessageRow, type NewMessageRow } from '../queries/messages';
 
 export interface RenderedContent {
   html: string;
@@ -39,7 +38,7 @@ export async function insertMessageRow(
     type?: number;
   },
 ): Promise<MessageRow> {
-  const values = {
+  const values: NewMessageRow = {
     realm_id: m.realmId,
     sender_id: m.senderId,
     recipient_id: m.recipient.id,
@@ -56,7 +55,7 @@ export async function insertMessageRow(
     has_image: m.rendered.hasImage,
     has_attachment: m.rendered.hasAttachment,
   };
-  const id = await insertOne(tx.trx, 'messages', values);
+  const id = await insertMessage(tx.trx, values);
   return {
     id,
     ...values,
@@ -69,20 +68,6 @@ export async function insertMessageRow(
   };
 }
 
-/** One user_messages row per receiver, in batches (a 1,000-subscriber channel is two statements). */
-export async function insertUserMessages(tx: Tx, messageId: number, rows: Array<{ userId: number; flags: number }>): Promise<void> {
-  // A plain multi-row VALUES list: knex writes SQLite batch inserts as a
-  // 100-arm `SELECT … UNION ALL` (for SQLite older than 3.7.11), which took
-  // most of a send's time on SQLite, measured.
-  for (let i = 0; i < rows.length; i += 500) {
-    const slice = rows.slice(i, i + 500);
-    await tx.trx.raw(
-      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice.map(() => '(?, ?, ?)').join(', ')}`,
-      slice.flatMap((r) => [r.userId, messageId, r.flags]),
-    );
-  }
-}
-
 /**
  * The recipient of a DM conversation, created on first use; its members
  * hold subscription rows (the conversation's audience). Every DM
@@ -92,15 +77,8 @@ export async function insertUserMessages(tx: Tx, messageId: number, rows: Array<
 export async function dmGroupRecipient(tx: Tx, userIds: number[]): Promise<{ recipientId: number; groupId: number; created: boolean }> {
   const sorted = [...new Set(userIds)].sort((a, b) => a - b);
   const hash = dmGroupHash(sorted);
-  const existing = await tx.trx('dm_groups').where({ huddle_hash: hash }).first('id', 'recipient_id');
+  const existing = await getDmGroupByHash(tx.trx, hash);
   if (existing?.recipient_id) return { recipientId: existing.recipient_id, groupId: existing.id, created: false };
-  const groupId = await insertOne(tx.trx, 'dm_groups', { huddle_hash: hash, group_size: sorted.length });
-  const recipientId = await insertOne(tx.trx, 'recipients', { type: RecipientType.DM_GROUP, type_id: groupId });
-  await tx.trx('dm_groups').where({ id: groupId }).update({ recipient_id: recipientId });
-  await insertRows(
-    tx.trx,
-    'subscriptions',
-    sorted.map((user_id) => ({ user_id, recipient_id: recipientId })),
-  );
+  const { groupId, recipientId } = await insertDmGroup(tx.trx, hash, sorted);
   return { recipientId, groupId, created: true };
 }

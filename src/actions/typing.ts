@@ -1,4 +1,5 @@
 import type { AppContext } from '../context';
+import type { Data, Params, Schema } from '../contract';
 import { accessMessage } from '../access/messages';
 import { inGroup, Viewer } from '../access/viewer';
 import { isGuestRole } from '../domain/roles';
@@ -6,6 +7,7 @@ import { normalizeTopic } from '../domain/topics';
 import { parseSettings } from '../domain/user-settings';
 import { checkCanAccessUsers } from '../access/user-access';
 import { ApiError, invalidChannelId } from '../errors';
+import type { PublishedEvent } from '../events/shape';
 import { getChannelById } from '../queries/channels';
 import { nowSeconds } from '../queries/ids';
 import { getDmParticipants, getUsersByIds } from '../queries/messages';
@@ -22,26 +24,21 @@ import { RecipientType } from '../domain/recipients';
  * receives_typing_notifications is on, never the typist (Zulip also
  * notifies the typist's own other clients, which ignore it).
  */
-export type TypingOp = 'start' | 'stop';
 
 /** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS: larger channels get no typing notifications at all. */
 export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
 
-export interface TypingParams {
-  type?: 'direct' | 'stream' | 'channel';
-  op: TypingOp;
-  to?: number[];
-  stream_id?: number;
-  topic?: string;
-}
-
-const person = (u: Pick<UserRow, 'id' | 'email'>) => ({ user_id: u.id, email: u.email });
+const person = (u: Pick<UserRow, 'id' | 'email'>): Schema<'EventPerson'> => ({ user_id: u.id, email: u.email });
 const receivesTyping = (settings: string) => parseSettings(settings).receives_typing_notifications;
 const dmDisabled = () => new ApiError('User has disabled typing notifications for direct messages');
 const channelDisabled = () => new ApiError('User has disabled typing notifications for channel messages');
 
 /** POST /typing, in Zulip's order of checks (zerver/views/typing.py). */
-export async function doSetTypingStatus(ctx: AppContext, viewer: Viewer, p: TypingParams): Promise<void> {
+export async function doSetTypingStatus(
+  ctx: AppContext,
+  viewer: Viewer,
+  p: Params<'set-typing-status'>,
+): Promise<Data<'set-typing-status'>> {
   const sender = viewer.user;
   const settings = parseSettings(sender.settings);
   if (p.type === 'stream' || p.type === 'channel') {
@@ -54,7 +51,7 @@ export async function doSetTypingStatus(ctx: AppContext, viewer: Viewer, p: Typi
     if (channel.deactivated) throw new ApiError(`Not authorized to send to channel '${channel.name}'`);
     if (!inGroup(viewer, channel.can_send_message_group)) throw new ApiError('You do not have permission to post in this channel.');
     const audience = await channelTypingAudience(ctx, sender.id, channel.recipient_id);
-    const event = {
+    const event: PublishedEvent<Schema<'TypingEvent'>> = {
       type: 'typing',
       op: p.op,
       message_type: 'stream',
@@ -63,7 +60,7 @@ export async function doSetTypingStatus(ctx: AppContext, viewer: Viewer, p: Typi
       topic: normalizeTopic(p.topic),
     };
     if (audience.length) ctx.bus.publish({ event, userIds: audience });
-    return;
+    return {};
   }
   if (p.to === undefined) throw new ApiError("Missing 'to' argument");
   if (p.to.length === 0) throw new ApiError("Empty 'to' list");
@@ -76,8 +73,15 @@ export async function doSetTypingStatus(ctx: AppContext, viewer: Viewer, p: Typi
   const recipients = ids.map((id) => users.get(id)!);
   await checkCanAccessUsers(ctx.db, viewer, recipients);
   const notify = recipients.filter((u) => u.id !== sender.id && u.is_active && receivesTyping(u.settings)).map((u) => u.id);
-  const event = { type: 'typing', op: p.op, message_type: 'direct', sender: person(sender), recipients: recipients.map(person) };
+  const event: PublishedEvent<Schema<'TypingEvent'>> = {
+    type: 'typing',
+    op: p.op,
+    message_type: 'direct',
+    sender: person(sender),
+    recipients: recipients.map(person),
+  };
   if (notify.length) ctx.bus.publish({ event, userIds: notify });
+  return {};
 }
 
 /** Subscribers to tell, or nobody in a channel above Zulip's size limit; long-idle users are skipped as Zulip does. */
@@ -96,7 +100,12 @@ const audienceOf = (rows: TypingAudienceRow[], senderId: number) =>
  * grace period). Receivers are those who would see the edit: in a channel
  * whose history is protected, only subscribers who received the message.
  */
-export async function doSetEditTypingStatus(ctx: AppContext, viewer: Viewer, messageId: number, op: TypingOp): Promise<void> {
+export async function doSetEditTypingStatus(
+  ctx: AppContext,
+  viewer: Viewer,
+  p: Params<'set-typing-status-for-message-edit'>,
+): Promise<Data<'set-typing-status-for-message-edit'>> {
+  const { message_id: messageId, op } = p;
   const sender = viewer.user;
   const { row } = await accessMessage(ctx.db, viewer, messageId);
   const realm = await getRealmOfUser(ctx.db, sender);
@@ -105,7 +114,7 @@ export async function doSetEditTypingStatus(ctx: AppContext, viewer: Viewer, mes
   const limit = realm.message_content_edit_limit_seconds;
   if (limit !== null && nowSeconds() - row.date_sent > limit) throw new ApiError('The time limit for editing this message has passed');
   const settings = parseSettings(sender.settings);
-  const base = { type: 'typing_edit_message', op, sender_id: sender.id, message_id: messageId };
+  const base = { type: 'typing_edit_message', op, sender_id: sender.id, message_id: messageId } as const;
 
   if (row.recipient_type === RecipientType.CHANNEL) {
     if (!settings.send_stream_typing_notifications) throw channelDisabled();
@@ -116,9 +125,12 @@ export async function doSetEditTypingStatus(ctx: AppContext, viewer: Viewer, mes
       audience = audience.filter((id) => holders.has(id));
     }
     // The topic goes out as stored: Zulip does not rename "" for typing_edit_message events.
-    const event = { ...base, recipient: { type: 'channel', channel_id: channel.id, topic: row.topic } };
+    const event: PublishedEvent<Schema<'TypingEditMessageEvent'>> = {
+      ...base,
+      recipient: { type: 'channel', channel_id: channel.id, topic: row.topic },
+    };
     if (audience.length) ctx.bus.publish({ event, userIds: audience });
-    return;
+    return {};
   }
   if (!settings.send_private_typing_notifications) throw dmDisabled();
   const participants = (await getDmParticipants(ctx.db, [row.recipient_id])).get(row.recipient_id) ?? [];
@@ -128,6 +140,7 @@ export async function doSetEditTypingStatus(ctx: AppContext, viewer: Viewer, mes
     return id !== sender.id && u !== undefined && u.is_active && receivesTyping(u.settings);
   });
   // As Zulip, the event names the users it is sent to.
-  const event = { ...base, recipient: { type: 'direct', user_ids: notify } };
+  const event: PublishedEvent<Schema<'TypingEditMessageEvent'>> = { ...base, recipient: { type: 'direct', user_ids: notify } };
   if (notify.length) ctx.bus.publish({ event, userIds: notify });
+  return {};
 }

@@ -1,3 +1,5 @@
+import type { Schema } from '../contract';
+
 /** UserMessage flag bits, at Zulip's positions (mask = 1 << bit). */
 export const FLAG_BITS = {
   read: 0,
@@ -18,16 +20,39 @@ export type FlagName = keyof typeof FLAG_BITS;
 
 export const flagMask = (name: FlagName) => 2 ** FLAG_BITS[name];
 
+export const isFlagName = (name: string): name is FlagName => Object.hasOwn(FLAG_BITS, name);
+
 /** Flags a user may set through POST /messages/flags. */
-export const EDITABLE_FLAGS: readonly FlagName[] = ['read', 'starred', 'collapsed'];
-/** Internal bookkeeping flags that never appear on the wire. */
-const NON_API_FLAGS = new Set<FlagName>(['is_private', 'active_mobile_push_notification']);
+export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const satisfies readonly FlagName[];
+export type EditableFlag = (typeof EDITABLE_FLAGS)[number];
+export const isEditableFlag = (name: string): name is EditableFlag => (EDITABLE_FLAGS as readonly string[]).includes(name);
+
+/** A flag as clients see it (the contract's MessageFlag). */
+export type ApiFlag = Schema<'MessageFlag'>;
+
+/**
+ * The bits that appear on the wire, in FLAG_BITS order. Left out:
+ * is_private and active_mobile_push_notification (bookkeeping), and
+ * force_expand / force_collapse, which nothing in Parley sets and the
+ * contract's MessageFlag does not list.
+ */
+const API_FLAGS = [
+  'read',
+  'starred',
+  'collapsed',
+  'mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+  'group_mentioned',
+  'has_alert_word',
+  'historical',
+] as const satisfies ReadonlyArray<FlagName & ApiFlag>;
 
 /** The lists seen so far by bitfield: a page of messages has a handful of distinct values. */
-const apiFlagLists = new Map<number, readonly string[]>();
+const apiFlagLists = new Map<number, readonly ApiFlag[]>();
 
 /** The flag list of a message object. `wildcard_mentioned` is the deprecated union of the two wildcard flags. */
-export function flagsToApi(flags: number): string[] {
+export function flagsToApi(flags: number): ApiFlag[] {
   let list = apiFlagLists.get(flags);
   if (!list) {
     list = computeApiFlags(flags);
@@ -37,11 +62,10 @@ export function flagsToApi(flags: number): string[] {
   return [...list];
 }
 
-function computeApiFlags(flags: number): string[] {
-  const out: string[] = [];
-  for (const [name, bit] of Object.entries(FLAG_BITS) as Array<[FlagName, number]>) {
-    if (NON_API_FLAGS.has(name)) continue;
-    if (Math.floor(flags / 2 ** bit) % 2 === 1) out.push(name);
+function computeApiFlags(flags: number): ApiFlag[] {
+  const out: ApiFlag[] = [];
+  for (const name of API_FLAGS) {
+    if (Math.floor(flags / 2 ** FLAG_BITS[name]) % 2 === 1) out.push(name);
   }
   if (out.includes('stream_wildcard_mentioned') || out.includes('topic_wildcard_mentioned')) {
     out.push('wildcard_mentioned');

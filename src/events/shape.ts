@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import type { Schema } from '../contract';
+import type { ApiFlag } from '../domain/flags';
 import { getUsersByIds } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
-import { topicForClient } from '../serializers/messages';
+import { type MessageBusEvent, topicForClient } from '../serializers/messages';
 import { avatarUrl, canSeeDeliveryEmail } from '../serializers/users';
 import type { ServerEvent } from './bus';
 import type { QueueOptions } from './options';
@@ -16,6 +18,55 @@ interface ShapeContext {
 
 type Shaper = (e: QueuedEvent, c: ShapeContext) => Record<string, unknown>;
 
+/** An event as an action publishes it: its wire form without the id its queue gives it. */
+export type PublishedEvent<E extends { id: number }> = Omit<E, 'id'>;
+
+/*
+ * The bus carries every event as an open ServerEvent (src/events/bus.ts).
+ * The event types shaped below are published typed — message by
+ * sendMessageInTx (MessageBusEvent), typing by doSetTypingStatus,
+ * update_message_flags by queueFlagEvent — so a shaper reads its event as
+ * that type, selected by `type` in SHAPERS.
+ */
+type TypingBusEvent = PublishedEvent<Schema<'TypingEvent'>>;
+type FlagsBusEvent = PublishedEvent<Schema<'UpdateMessageFlagsEvent'>>;
+/** What a message delivery carries per queue: the receiver's flags (Delivery.perUser) and, in the sender's queue, local_message_id. */
+type MessageExtra = { flags?: ApiFlag[]; local_message_id?: string | null };
+
+function shapeMessage(
+  id: number,
+  event: MessageBusEvent,
+  extra: MessageExtra,
+  { opts, viewer, users }: ShapeContext,
+): Schema<'MessageEvent'> {
+  const message: Schema<'Message'> = { ...event.message };
+  if (!opts.applyMarkdown) {
+    message.content = event.raw_content;
+    message.content_type = 'text/x-markdown';
+  }
+  if (message.type === 'stream') message.subject = topicForClient(message.subject, opts.capabilities.emptyTopicName);
+  const sender = users.get(message.sender_id);
+  if (opts.clientGravatar && sender) message.avatar_url = avatarUrl(sender, canSeeDeliveryEmail(sender, viewer));
+  const out: Schema<'MessageEvent'> = { id, type: 'message', message, flags: extra.flags ?? [] };
+  if (extra.local_message_id != null) out.local_message_id = extra.local_message_id;
+  return out;
+}
+
+// Zulip's process_stream_typing_notification_event: "" reads as the display name for older clients.
+const shapeTyping = (id: number, event: TypingBusEvent, { opts }: ShapeContext): Schema<'TypingEvent'> =>
+  event.topic !== undefined ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) } : { ...event, id };
+
+// Zulip's process_mark_message_unread_event: message_details name the empty topic for older clients too.
+function shapeFlags(id: number, event: FlagsBusEvent, { opts }: ShapeContext): Schema<'UpdateMessageFlagsEvent'> {
+  const details = event.message_details;
+  if (!details || opts.capabilities.emptyTopicName) return { ...event, id };
+  const shaped: Record<string, Schema<'UpdateMessageFlagsMessageDetails'>> = {};
+  for (const [messageId, d] of Object.entries(details)) {
+    shaped[messageId] = d.type === 'stream' && d.topic === '' ? { ...d, topic: topicForClient('', false) } : d;
+  }
+  return { ...event, id, message_details: shaped };
+}
+
 /**
  * Per-queue wire forms, by event type. Every other event goes out as it
  * was published, with its id: adding an event kind needs an entry here
@@ -23,36 +74,9 @@ type Shaper = (e: QueuedEvent, c: ShapeContext) => Record<string, unknown>;
  * client_gravatar, client_capabilities) or on who is looking.
  */
 const SHAPERS: Record<string, Shaper> = {
-  message: ({ id, event, extra }, { opts, viewer, users }) => {
-    const message: Record<string, unknown> = { ...(event.message as Record<string, unknown>) };
-    if (!opts.applyMarkdown) {
-      message.content = event.raw_content;
-      message.content_type = 'text/x-markdown';
-    }
-    if (message.type === 'stream') message.subject = topicForClient(String(message.subject), opts.capabilities.emptyTopicName);
-    const sender = users.get(message.sender_id as number);
-    if (opts.clientGravatar && sender) message.avatar_url = avatarUrl(sender, canSeeDeliveryEmail(sender, viewer));
-    const out: Record<string, unknown> = { id, type: 'message', message, flags: extra?.flags ?? [] };
-    if (extra?.local_message_id != null) out.local_message_id = extra.local_message_id;
-    return out;
-  },
-
-  // Zulip's process_stream_typing_notification_event: "" reads as the display name for older clients.
-  typing: ({ id, event }, { opts }) =>
-    typeof event.topic === 'string'
-      ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
-      : { ...event, id },
-
-  // Zulip's process_mark_message_unread_event: message_details name the empty topic for older clients too.
-  update_message_flags: ({ id, event }, { opts }) => {
-    const details = event.message_details as Record<string, { type: string; topic?: string }> | undefined;
-    if (!details || opts.capabilities.emptyTopicName) return { ...event, id };
-    const shaped: Record<string, unknown> = {};
-    for (const [messageId, d] of Object.entries(details)) {
-      shaped[messageId] = d.type === 'stream' && d.topic === '' ? { ...d, topic: topicForClient('', false) } : d;
-    }
-    return { ...event, id, message_details: shaped };
-  },
+  message: ({ id, event, extra }, c) => shapeMessage(id, event as MessageBusEvent, (extra ?? {}) as MessageExtra, c),
+  typing: ({ id, event }, c) => shapeTyping(id, event as TypingBusEvent, c),
+  update_message_flags: ({ id, event }, c) => shapeFlags(id, event as FlagsBusEvent, c),
 
   // realm_user/add is published once for everyone; whether the real email shows depends on who looks.
   realm_user: ({ id, event }, { opts, viewer, users }) => {
@@ -76,7 +100,7 @@ const SHAPERS: Record<string, Shaper> = {
 function usersToLoad(events: QueuedEvent[], opts: QueueOptions): number[] {
   const ids = new Set<number>();
   for (const { event } of events) {
-    if (event.type === 'message' && opts.clientGravatar) ids.add((event.message as { sender_id: number }).sender_id);
+    if (event.type === 'message' && opts.clientGravatar) ids.add((event as MessageBusEvent).message.sender_id);
     if (event.type === 'realm_user' && event.op === 'add') ids.add((event.person as { user_id: number }).user_id);
   }
   return [...ids];

@@ -53,12 +53,10 @@ export const eventHandlers: HandlerTable = {
   },
 
   'set-typing-status': async ({ ctx, params, ...call }) => {
-    await doSetTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params as never);
-    return {};
+    return doSetTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params);
   },
 
   'set-typing-status-for-message-edit': async ({ ctx, params, ...call }) => {
-    await doSetEditTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params.message_id, params.op);
-    return {};
+    return doSetEditTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params);
   },
 };

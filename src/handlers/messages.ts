@@ -1,62 +1,43 @@
-import { getMessages } from '../access/fetch-messages';
-import { accessMessage, loadMessageLookups } from '../access/messages';
+import { getMessage, getMessages } from '../access/fetch-messages';
 import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
 import { caller, HandlerTable } from '../http/handler';
-import { toApiMessage } from '../serializers/messages';
 
 export const messageHandlers: HandlerTable = {
   'get-messages': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return (await getMessages(call.ctx.db, viewer, call.params as never, call.sent)) as never;
+    return getMessages(call.ctx.db, viewer, call.params, call.sent);
   },
 
   'send-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return doSendMessage(call.ctx, viewer, call.params as never, clientFromUserAgent(call.req.headers['user-agent']));
+    return doSendMessage(call.ctx, viewer, call.params, clientFromUserAgent(call.req.headers['user-agent']));
   },
 
   'get-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    const { row, flags } = await accessMessage(call.ctx.db, viewer, call.params.message_id);
-    const lookups = await loadMessageLookups(call.ctx.db, viewer.user, [row]);
-    const message = toApiMessage(row, flags, lookups, {
-      viewer: viewer.user,
-      applyMarkdown: call.params.apply_markdown ?? true,
-      clientGravatar: false,
-      allowEmptyTopicName: call.params.allow_empty_topic_name ?? false,
-    });
-    return { message, raw_content: row.content } as never;
+    return getMessage(call.ctx.db, viewer, call.params);
   },
 
   'update-message-flags': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    const { messages, op, flag } = call.params;
-    const change = await doUpdateMessageFlags(call.ctx, viewer, messages, op, flag);
-    return {
-      messages,
-      ...(op === 'remove' && flag === 'read' ? { ignored_because_not_subscribed_channels: change.ignoredChannels } : {}),
-    };
+    return doUpdateMessageFlags(call.ctx, viewer, call.params);
   },
 
   'update-message-flags-for-narrow': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return (await doUpdateFlagsForNarrow(call.ctx, viewer, call.params as never, call.sent)) as never;
+    return doUpdateFlagsForNarrow(call.ctx, viewer, call.params, call.sent);
   },
 
   'add-reaction': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    const { message_id, ...emoji } = call.params;
-    await doAddReaction(call.ctx, viewer, message_id, emoji);
-    return {};
+    return doAddReaction(call.ctx, viewer, call.params);
   },
 
   'remove-reaction': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    const { message_id, ...emoji } = call.params;
-    await doRemoveReaction(call.ctx, viewer, message_id, emoji);
-    return {};
+    return doRemoveReaction(call.ctx, viewer, call.params);
   },
 };

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
-import { inChunks } from './ids';
+import type { Schema } from '../contract';
+import { RecipientType } from '../domain/recipients';
+import { inChunks, insertOne, insertRows } from './ids';
 import { mapBools, UserRow } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -11,8 +13,11 @@ export interface MessageRow {
   recipient_id: number;
   type: number;
   topic: string;
+  /** The topic lower-cased: topic narrows and lookups are case-insensitive. */
+  topic_key: string;
   content: string;
   rendered_content: string | null;
+  rendered_content_version: number | null;
   date_sent: number;
   sending_client: string;
   last_edit_time: number | null;
@@ -58,10 +63,85 @@ export async function getMessageRow(q: Q, id: number): Promise<MessageRow | unde
 /** The viewer's flags for these messages; messages without a row are absent. */
 export async function getFlagsForUser(q: Q, userId: number, ids: number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await inChunks(ids, (slice) =>
+  const rows = await inChunks<{ message_id: number; flags: number | string }>(ids, (slice) =>
     q('user_messages').where({ user_id: userId }).whereIn('message_id', slice).select('message_id', 'flags'),
   );
-  return new Map(rows.map((r: { message_id: number; flags: number }) => [r.message_id, Number(r.flags)]));
+  return new Map(rows.map((r) => [r.message_id, Number(r.flags)]));
+}
+
+/** The columns of a new message (the rest have defaults or stay NULL until an edit). */
+export type NewMessageRow = {
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  type: number;
+  topic: string;
+  topic_key: string;
+  content: string;
+  rendered_content: string;
+  rendered_content_version: number;
+  date_sent: number;
+  sending_client: string;
+  is_me_message: boolean;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+};
+
+/** Inserts a message row; returns its id. */
+export async function insertMessage(q: Q, row: NewMessageRow): Promise<number> {
+  return insertOne(q, 'messages', row);
+}
+
+/** One user_messages row per receiver of a new message, in batches (a 1,000-subscriber channel is two statements). */
+export async function insertUserMessages(q: Q, messageId: number, rows: ReadonlyArray<{ userId: number; flags: number }>): Promise<void> {
+  // A plain multi-row VALUES list: knex writes SQLite batch inserts as a
+  // 100-arm `SELECT … UNION ALL` (for SQLite older than 3.7.11), which took
+  // most of a send's time on SQLite, measured.
+  for (let i = 0; i < rows.length; i += 500) {
+    const slice = rows.slice(i, i + 500);
+    await q.raw(
+      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice.map(() => '(?, ?, ?)').join(', ')}`,
+      slice.flatMap((r) => [r.userId, messageId, r.flags]),
+    );
+  }
+}
+
+/** A user's rows for messages they had no row for (channel history they act on), all with the same flags. */
+export async function insertUserMessagesOfUser(q: Q, userId: number, messageIds: readonly number[], flags: number): Promise<void> {
+  await insertRows(
+    q,
+    'user_messages',
+    messageIds.map((message_id) => ({ user_id: userId, message_id, flags })),
+  );
+}
+
+/** Sets (`add`) or clears (`remove`) flag bits on a user's rows for these messages, 1,000 messages per statement. */
+export async function updateUserMessageFlags(
+  q: Q,
+  userId: number,
+  messageIds: readonly number[],
+  op: 'add' | 'remove',
+  mask: number,
+): Promise<void> {
+  const expr = op === 'add' ? 'flags | ?' : 'flags & ~?';
+  for (let i = 0; i < messageIds.length; i += 1000) {
+    await q('user_messages')
+      .where('user_id', userId)
+      .whereIn('message_id', messageIds.slice(i, i + 1000))
+      .update({ flags: q.raw(expr, [mask]) });
+  }
+}
+
+/** Whether the user holds a row for the message (received it, or acted on it as history). */
+export async function hasUserMessage(q: Q, userId: number, messageId: number): Promise<boolean> {
+  const row = await q('user_messages').where({ user_id: userId, message_id: messageId }).first('id');
+  return row !== undefined;
+}
+
+/** Records a channel's first message, unless one is recorded already. */
+export async function setChannelFirstMessageId(q: Q, channelId: number, messageId: number): Promise<void> {
+  await q('channels').where({ id: channelId }).whereNull('first_message_id').update({ first_message_id: messageId });
 }
 
 export interface ReactionRow {
@@ -70,7 +150,8 @@ export interface ReactionRow {
   user_id: number;
   emoji_name: string;
   emoji_code: string;
-  reaction_type: string;
+  /** Written only from the contract's namespaces (src/actions/reactions.ts). */
+  reaction_type: Schema<'ReactionType'>;
 }
 
 /** Reactions of these messages, oldest first. */
@@ -95,6 +176,7 @@ export interface EditRow {
   stream: number | null;
 }
 
+/** Edits and moves of these messages, most recent first. */
 export async function getEdits(q: Q, ids: number[]): Promise<EditRow[]> {
   if (ids.length === 0) return [];
   return q('message_edits').whereIn('message_id', ids).orderBy('id', 'desc');
@@ -104,6 +186,30 @@ export interface ChannelRef {
   id: number;
   name: string;
   recipient_id: number;
+}
+
+/** A DM conversation's group: recipient_id is null only between its two inserts (src/actions/send.ts). */
+export interface DmGroupRow {
+  id: number;
+  recipient_id: number | null;
+}
+
+/** The DM group of a set of participants, by dmGroupHash. */
+export async function getDmGroupByHash(q: Q, hash: string): Promise<DmGroupRow | undefined> {
+  return q('dm_groups').where({ huddle_hash: hash }).first('id', 'recipient_id');
+}
+
+/** Creates a DM group with its recipient; the participants' subscription rows make its audience. Four statements. */
+export async function insertDmGroup(q: Q, hash: string, userIds: readonly number[]): Promise<{ groupId: number; recipientId: number }> {
+  const groupId = await insertOne(q, 'dm_groups', { huddle_hash: hash, group_size: userIds.length });
+  const recipientId = await insertOne(q, 'recipients', { type: RecipientType.DM_GROUP, type_id: groupId });
+  await q('dm_groups').where({ id: groupId }).update({ recipient_id: recipientId });
+  await insertRows(
+    q,
+    'subscriptions',
+    userIds.map((user_id) => ({ user_id, recipient_id: recipientId })),
+  );
+  return { groupId, recipientId };
 }
 
 /** Participants of DM conversations (their subscription rows), by recipient. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
+import { RecipientType } from '../domain/recipients';
 import { inChunks } from './ids';
 import { MessageRow, selectMessageColumns, toMessageRow } from './messages';
 
@@ -193,6 +194,24 @@ function toFullNarrowRow(r: Record<string, unknown>): NarrowRow {
   const flags = r.um_flags === null || r.um_flags === undefined ? null : Number(r.um_flags);
   const message = toMessageRow(r);
   return { id: message.id, flags, message };
+}
+
+/** Recipient ids of the organization's web-public channels (the `channels:web-public` operand). */
+export async function listWebPublicChannelRecipientIds(q: Q, realmId: number): Promise<number[]> {
+  return q('channels').where({ realm_id: realmId, is_web_public: true }).pluck('recipient_id');
+}
+
+/**
+ * Recipient ids of the DM conversations a user takes part in (`dm-including`);
+ * with `groupsOnly`, only those of three or more participants (`group-pm-with`).
+ */
+export async function listDmRecipientIdsOfUser(q: Q, userId: number, { groupsOnly }: { groupsOnly: boolean }): Promise<number[]> {
+  const qb = q('subscriptions as s')
+    .join('recipients as r', 'r.id', 's.recipient_id')
+    .join('dm_groups as g', 'g.id', 'r.type_id')
+    .where({ 's.user_id': userId, 'r.type': RecipientType.DM_GROUP });
+  if (groupsOnly) qb.where('g.group_size', '>', 2);
+  return qb.pluck('s.recipient_id');
 }
 
 /** InnoDB's default full-text stopwords (information_schema.INNODB_FT_DEFAULT_STOPWORD). */

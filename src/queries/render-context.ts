@@ -1,8 +1,39 @@
 import type { Knex } from 'knex';
+import type { ChannelRow } from './channels';
+import { mapBools } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
-type MentionCandidateRow = { id: number; full_name: string; is_bot: boolean | number };
+/** A user a mention may name: active, in the organization. */
+export interface MentionCandidateRow {
+  id: number;
+  full_name: string;
+  is_bot: boolean;
+}
+
+/** A user group a mention may name (named groups only). */
+export interface MentionGroupRow {
+  id: number;
+  name: string;
+  /** NULL only for groups made before their settings were filled. */
+  can_mention_group: number | null;
+}
+
+/** A channel a link may name, with the columns deciding whether the sender may know it (canSeeChannel). */
+export type LinkChannelRow = Pick<
+  ChannelRow,
+  | 'id'
+  | 'name'
+  | 'recipient_id'
+  | 'invite_only'
+  | 'history_public_to_subscribers'
+  | 'can_administer_channel_group'
+  | 'can_subscribe_group'
+  | 'can_add_subscribers_group'
+>;
+
+/** `expr IN (?, …)` for a computed expression, which knex's whereIn (columns only) cannot name. */
+const inList = (expr: string, values: readonly string[]) => [`${expr} IN (${values.map(() => '?').join(', ')})`, values] as const;
 
 /**
  * What the renderer needs to resolve mentions and links in one message, in
@@ -13,26 +44,24 @@ export async function getRenderLookups(
   q: Q,
   realmId: number,
   c: { userNames: string[]; userIds: number[]; groupNames: string[]; channelNames: string[] },
-) {
+): Promise<{ users: MentionCandidateRow[]; groups: MentionGroupRow[]; channels: LinkChannelRow[] }> {
   const lowerNames = [...new Set(c.userNames.map((n) => n.toLowerCase()))];
+  const lowerGroupNames = c.groupNames.map((n) => n.toLowerCase());
   const [byName, byId, groups, channels] = await Promise.all([
     lowerNames.length
       ? q('users')
           .where({ realm_id: realmId, is_active: true })
-          .whereIn(q.raw('LOWER(full_name)') as never, lowerNames)
+          .whereRaw(...inList('LOWER(full_name)', lowerNames))
           .select('id', 'full_name', 'is_bot')
       : Promise.resolve([]),
     c.userIds.length
       ? q('users').where({ realm_id: realmId, is_active: true }).whereIn('id', c.userIds).select('id', 'full_name', 'is_bot')
       : Promise.resolve([]),
-    c.groupNames.length
+    lowerGroupNames.length
       ? q('user_groups')
           .where({ realm_id: realmId, deactivated: false })
           .whereNotNull('name')
-          .whereIn(
-            q.raw('LOWER(name)') as never,
-            c.groupNames.map((n) => n.toLowerCase()),
-          )
+          .whereRaw(...inList('LOWER(name)', lowerGroupNames))
           .select('id', 'name', 'can_mention_group')
       : Promise.resolve([]),
     c.channelNames.length
@@ -55,14 +84,9 @@ export async function getRenderLookups(
       : Promise.resolve([]),
   ]);
   return {
-    users: [...(byName as MentionCandidateRow[]), ...(byId as MentionCandidateRow[])].map((u) => ({ ...u, is_bot: Boolean(u.is_bot) })),
-    groups: groups as Array<{ id: number; name: string; can_mention_group: number | null }>,
-    channels: (channels as Array<Record<string, unknown>>).map((c) => ({ ...c, invite_only: Boolean(c.invite_only) })) as Array<{
-      id: number;
-      name: string;
-      recipient_id: number;
-      invite_only: boolean;
-    }>,
+    users: [...byName, ...byId].map((u: Record<string, unknown>) => mapBools<MentionCandidateRow>(u)),
+    groups,
+    channels: channels.map((r: Record<string, unknown>) => mapBools<LinkChannelRow>(r)),
   };
 }
 

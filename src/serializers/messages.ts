@@ -1,3 +1,4 @@
+import type { Schema } from '../contract';
 import { flagsToApi } from '../domain/flags';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import type { ChannelRef, EditRow, MessageRow, ReactionRow } from '../queries/messages';
@@ -25,7 +26,22 @@ export interface MessageViewOptions {
   allowEmptyTopicName: boolean;
 }
 
-export const toApiReaction = (r: Pick<ReactionRow, 'emoji_name' | 'emoji_code' | 'reaction_type' | 'user_id'>) => ({
+/**
+ * The message event as actions publish it; each queue turns it into its
+ * wire form, Schema<'MessageEvent'> (src/events/shape.ts). The message
+ * carries no flags (each receiver's travel beside it, Delivery.perUser);
+ * raw_content serves queues without apply_markdown, and the sender's queue
+ * and local id let that queue match its local echo.
+ */
+export type MessageBusEvent = {
+  type: 'message';
+  message: Omit<Schema<'Message'>, 'flags'>;
+  raw_content: string;
+  sender_queue_id: string | null;
+  local_message_id: string | null;
+};
+
+export const toApiReaction = (r: Pick<ReactionRow, 'emoji_name' | 'emoji_code' | 'reaction_type' | 'user_id'>): Schema<'Reaction'> => ({
   emoji_name: r.emoji_name,
   emoji_code: r.emoji_code,
   reaction_type: r.reaction_type,
@@ -40,10 +56,10 @@ export const topicForClient = (topic: string, allowEmpty: boolean) => (topic ===
  * viewer has no user_messages row (history they can read but did not
  * receive): Zulip marks those read and historical.
  */
-export function toApiMessage(row: MessageRow, flags: number | null, lk: MessageLookups, opts: MessageViewOptions) {
+export function toApiMessage(row: MessageRow, flags: number | null, lk: MessageLookups, opts: MessageViewOptions): Schema<'Message'> {
   const sender = lk.users.get(row.sender_id)!;
-  const isChannel = row.recipient_type === RecipientType.CHANNEL;
-  const out: Record<string, unknown> = {
+  const channel = row.recipient_type === RecipientType.CHANNEL ? lk.channels.get(row.recipient_id)! : null;
+  const out: Schema<'Message'> = {
     id: row.id,
     sender_id: sender.id,
     sender_email: sender.email,
@@ -60,27 +76,27 @@ export function toApiMessage(row: MessageRow, flags: number | null, lk: MessageL
     submessages: [],
     topic_links: [],
     flags: flags === null ? ['read', 'historical'] : flagsToApi(flags),
+    type: channel ? 'stream' : 'private',
+    display_recipient: channel
+      ? channel.name
+      : (lk.dmParticipants.get(row.recipient_id) ?? [sender.id]).map((id) => toDisplayRecipient(lk.users.get(id)!)),
+    subject: channel ? topicForClient(row.topic, opts.allowEmptyTopicName) : '',
   };
-  if (isChannel) {
-    const channel = lk.channels.get(row.recipient_id)!;
-    out.type = 'stream';
-    out.stream_id = channel.id;
-    out.display_recipient = channel.name;
-    out.subject = topicForClient(row.topic, opts.allowEmptyTopicName);
-  } else {
-    out.type = 'private';
-    out.subject = '';
-    out.display_recipient = (lk.dmParticipants.get(row.recipient_id) ?? [sender.id]).map((id) => {
-      const u = lk.users.get(id)!;
-      return { id: u.id, email: u.email, full_name: u.full_name, is_mirror_dummy: u.is_mirror_dummy };
-    });
-  }
+  if (channel) out.stream_id = channel.id;
   if (row.last_edit_time !== null) out.last_edit_timestamp = row.last_edit_time;
   if (row.last_moved_time !== null) out.last_moved_timestamp = row.last_moved_time;
   const edits = lk.edits?.get(row.id);
   if (edits && edits.length) out.edit_history = edits.map((e) => toApiEditEntry(e, opts.allowEmptyTopicName));
   return out;
 }
+
+/** A participant of a direct message, as display_recipient lists them. */
+const toDisplayRecipient = (u: UserRow): Schema<'DisplayRecipientUser'> => ({
+  id: u.id,
+  email: u.email,
+  full_name: u.full_name,
+  is_mirror_dummy: u.is_mirror_dummy,
+});
 
 function senderAvatar(sender: UserRow, lk: MessageLookups, opts: MessageViewOptions): string | null {
   let url = lk.senderAvatars.get(sender.id);
@@ -91,8 +107,8 @@ function senderAvatar(sender: UserRow, lk: MessageLookups, opts: MessageViewOpti
   return url;
 }
 
-function toApiEditEntry(e: EditRow, allowEmpty: boolean) {
-  const out: Record<string, unknown> = { user_id: e.user_id, timestamp: e.timestamp };
+function toApiEditEntry(e: EditRow, allowEmpty: boolean): Schema<'EditHistoryEntry'> {
+  const out: Schema<'EditHistoryEntry'> = { user_id: e.user_id, timestamp: e.timestamp };
   if (e.prev_content !== null) {
     out.prev_content = e.prev_content;
     out.prev_rendered_content = e.prev_rendered_content ?? '';
@@ -103,7 +119,8 @@ function toApiEditEntry(e: EditRow, allowEmpty: boolean) {
   }
   if (e.prev_stream !== null) {
     out.prev_stream = e.prev_stream;
-    out.stream = e.stream;
+    // Written together with prev_stream (a move between channels).
+    if (e.stream !== null) out.stream = e.stream;
   }
   return out;
 }
