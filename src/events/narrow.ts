@@ -1,3 +1,4 @@
+import type { Schema } from '../contract';
 import { parseNarrow, RESOLVED_TOPIC_PREFIX } from '../domain/narrow';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import { ApiError } from '../errors';
@@ -37,14 +38,8 @@ const topicKey = (t: string) => {
   return k === EMPTY_TOPIC_DISPLAY_NAME || k === '(no topic)' ? '' : k;
 };
 
-interface MessageLike {
-  type?: unknown;
-  stream_id?: unknown;
-  display_recipient?: unknown;
-  subject?: unknown;
-  sender_id?: unknown;
-  sender_email?: unknown;
-}
+/** The fields of a message event's message (Schema<'Message'>) that narrows test. */
+type MessageLike = Partial<Pick<Schema<'Message'>, 'type' | 'stream_id' | 'display_recipient' | 'subject' | 'sender_id' | 'sender_email'>>;
 
 /**
  * Zulip's narrow_predicate, on the shared message object (raw topic) and

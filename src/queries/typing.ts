@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { mapBools } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
@@ -10,10 +11,10 @@ export interface TypingAudienceRow {
 
 /** Active users subscribed to a recipient (channel or conversation), with what typing delivery needs. */
 export async function listTypingAudience(q: Q, recipientId: number): Promise<TypingAudienceRow[]> {
-  const rows = await q('subscriptions as s')
+  const rows: Array<Record<string, unknown>> = await q('subscriptions as s')
     .join('users as u', 'u.id', 's.user_id')
     .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
     .orderBy('u.id')
     .select('u.id', 'u.settings', 'u.long_term_idle');
-  return rows.map((r: TypingAudienceRow) => ({ ...r, long_term_idle: Boolean(r.long_term_idle) }));
+  return rows.map((r) => mapBools<TypingAudienceRow>(r));
 }
