@@ -65,10 +65,9 @@ async function checkEmojiCode(
     const emoji = /^\d+$/.test(code) ? await getRealmEmojiById(ctx.db, realmId, Number(code)) : undefined;
     if (!emoji || emoji.name !== name) throw new ApiError('Invalid custom emoji.');
     if (adding && emoji.deactivated) throw new ApiError('This custom emoji has been deactivated.');
-  } else if (isServiceType(type)) {
-    if (!SERVICE_EMOJI.has(code) || name !== code) throw new ApiError('Invalid emoji name.');
   } else {
-    throw new ApiError('Invalid emoji type.');
+    // The service namespace (the contract's enum admits no other type).
+    if (!SERVICE_EMOJI.has(code) || name !== code) throw new ApiError('Invalid emoji name.');
   }
 }
 

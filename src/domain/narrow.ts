@@ -1,3 +1,4 @@
+import type { Schema } from '../contract';
 import { ApiError } from '../errors';
 import { bounded } from './bounded';
 
@@ -7,7 +8,7 @@ import { bounded } from './bounded';
  * operand]`, aliases folded to one name, operands type-checked. Resolving
  * names to ids and building SQL happens in src/access/narrow.ts.
  */
-export type Operand = string | number | number[];
+export type Operand = Schema<'NarrowOperand'>;
 export interface NarrowTerm {
   operator: Operator;
   operand: Operand;

@@ -1,3 +1,4 @@
+import type { Schema } from '../contract';
 import { ApiError } from '../errors';
 
 export const MAX_TOPIC_LENGTH = 60;
@@ -32,7 +33,7 @@ export function normalizeContent(raw: string): string {
   return content;
 }
 
-export type TopicsPolicy = 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
+export type TopicsPolicy = Schema<'TopicsPolicy'>;
 
 /** The channel's policy, with `inherit` resolved to the organization's. */
 export function effectiveTopicsPolicy(channelPolicy: string, realmPolicy: string): TopicsPolicy {
