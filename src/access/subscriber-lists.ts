@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
+import type { Params } from '../contract';
 import { getRecentlyActiveUserIds } from '../queries/channel-stats';
 import { listChannelSubscribers } from '../queries/register';
+import type { ChannelSubscriberFields } from '../serializers/subscriptions';
 
 /**
  * Below this many subscribers a channel's full list is always sent, even
@@ -17,15 +19,11 @@ export const FULL_SUBSCRIBER_LIST_LIMIT = 250;
  */
 export type SubscriberListMode = 'none' | 'full' | 'partial';
 
-export function subscriberListMode(value: unknown): SubscriberListMode {
+export function subscriberListMode(
+  value: Params<'get-subscriptions'>['include_subscribers'] | Params<'register-queue'>['include_subscribers'],
+): SubscriberListMode {
   if (value === 'partial') return 'partial';
   return value === true || value === 'true' ? 'full' : 'none';
-}
-
-/** The subscriber fields of one channel object: `subscribers`, `partial_subscribers`, or neither. */
-export interface ChannelSubscriberFields {
-  subscribers?: number[];
-  partialSubscribers?: number[];
 }
 
 export interface SubscriberLists {
@@ -53,7 +51,7 @@ export async function loadSubscriberLists(db: Knex, realmId: number, mode: Subsc
     forChannel(recipientId, count, maySee) {
       const all = maySee ? (lists.get(recipientId) ?? []) : [];
       if (recentlyActive === null || count < FULL_SUBSCRIBER_LIST_LIMIT) return { subscribers: all };
-      return { partialSubscribers: all.filter((id) => recentlyActive.has(id)) };
+      return { partial_subscribers: all.filter((id) => recentlyActive.has(id)) };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Schema } from '../contract';
 import { loadRealmGroups } from './realm-groups';
 import { getRecentlyActive, getWeeklyTraffic } from '../queries/channel-stats';
 import { nowSeconds } from '../queries/ids';
@@ -13,7 +14,11 @@ import type { Viewer } from './viewer';
  * lists when asked (src/access/subscriber-lists.ts, shared with POST
  * /register). A fixed number of queries.
  */
-export async function getSubscriptions(db: Knex, viewer: Viewer, includeSubscribers: SubscriberListMode) {
+export async function getSubscriptions(
+  db: Knex,
+  viewer: Viewer,
+  includeSubscribers: SubscriberListMode,
+): Promise<Array<Schema<'Subscription'>>> {
   const realmId = viewer.user.realm_id;
   const now = nowSeconds();
   const [groups, subs, channels, counts] = await Promise.all([

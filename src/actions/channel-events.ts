@@ -1,18 +1,27 @@
+import type { Schema } from '../contract';
 import type { Tx } from '../db/transaction';
 import type { EventBus } from '../events/bus';
 import { loadRealmGroups } from '../access/realm-groups';
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import { ChannelRow, getChannelById } from '../queries/channels';
-import { listActiveUserRoles, listSubscriberIdsByRecipient } from '../queries/audiences';
+import { ActiveUserRole, listActiveUserRoles, listSubscriberIdsByRecipient } from '../queries/audiences';
 import { countChannelSubscribers, listChannelSubscriptions } from '../queries/register';
-import { toApiBasicChannel, toApiSubscription } from '../serializers/subscriptions';
+import {
+  ChannelViewOptions,
+  toApiBasicChannel,
+  toApiStreamCreateEvent,
+  toApiSubscription,
+  toApiSubscriptionAddEvent,
+  toApiSubscriptionPeerEvent,
+  toApiSubscriptionRemoveEvent,
+} from '../serializers/subscriptions';
 
 /**
  * Who hears about a channel's metadata and membership: for a public channel
  * every active user but guests who are not subscribed; for a private one its
  * subscribers and the organization's administrators.
  */
-const hearsAbout = (c: ChannelRow, u: { id: number; role: number }, subscribers: ReadonlySet<number>) =>
+const hearsAbout = (c: ChannelRow, u: ActiveUserRole, subscribers: ReadonlySet<number>) =>
   subscribers.has(u.id) || (c.invite_only ? isAdminRole(u.role) : !isGuestRole(u.role));
 
 async function channelAudience(tx: Tx, c: ChannelRow): Promise<number[]> {
@@ -24,7 +33,7 @@ async function channelAudience(tx: Tx, c: ChannelRow): Promise<number[]> {
   return users.filter((u) => hearsAbout(c, u, subs)).map((u) => u.id);
 }
 
-async function channelViews(tx: Tx, channelId: number, realmId: number) {
+async function channelViews(tx: Tx, channelId: number, realmId: number): Promise<{ channel: ChannelRow; view: ChannelViewOptions }> {
   const channel = (await getChannelById(tx.trx, realmId, channelId))!;
   const [groups, counts] = await Promise.all([loadRealmGroups(tx.trx, realmId), countChannelSubscribers(tx.trx, realmId)]);
   const view = { groups: groups.lookup, subscriberCount: counts.get(channel.recipient_id) ?? 0 };
@@ -35,8 +44,8 @@ async function channelViews(tx: Tx, channelId: number, realmId: number) {
 export async function queueChannelCreated(tx: Tx, bus: EventBus, realmId: number, channelId: number): Promise<void> {
   const { channel, view } = await channelViews(tx, channelId, realmId);
   const audience = await channelAudience(tx, channel);
-  const stream = toApiBasicChannel(channel, view);
-  tx.afterCommit(() => bus.publish({ event: { type: 'stream', op: 'create', streams: [stream] }, userIds: audience }));
+  const event = toApiStreamCreateEvent([toApiBasicChannel(channel, view)]);
+  tx.afterCommit(() => bus.publish({ event, userIds: audience }));
 }
 
 /**
@@ -48,30 +57,24 @@ export async function queueSubscribed(tx: Tx, bus: EventBus, realmId: number, ch
   const { channel, view } = await channelViews(tx, channelId, realmId);
   for (const userId of added) {
     const sub = (await listChannelSubscriptions(tx.trx, userId)).find((s) => s.recipient_id === channel.recipient_id)!;
-    const subscription = toApiSubscription(channel, sub, view);
-    tx.afterCommit(() => bus.publish({ event: { type: 'subscription', op: 'add', subscriptions: [subscription] }, userIds: [userId] }));
+    const event = toApiSubscriptionAddEvent([toApiSubscription(channel, sub, view)]);
+    tx.afterCommit(() => bus.publish({ event, userIds: [userId] }));
   }
   const others = (await channelAudience(tx, channel)).filter((id) => !added.includes(id));
-  tx.afterCommit(() =>
-    bus.publish({ event: { type: 'subscription', op: 'peer_add', stream_ids: [channel.id], user_ids: added }, userIds: others }),
-  );
+  const peerEvent = toApiSubscriptionPeerEvent('peer_add', [channel.id], added);
+  tx.afterCommit(() => bus.publish({ event: peerEvent, userIds: others }));
 }
 
 /** subscription remove to those who left, peer_remove to the rest of the audience. */
 export async function queueUnsubscribed(tx: Tx, bus: EventBus, channel: ChannelRow, removed: number[]): Promise<void> {
   if (removed.length === 0) return;
   for (const userId of removed) {
-    tx.afterCommit(() =>
-      bus.publish({
-        event: { type: 'subscription', op: 'remove', subscriptions: [{ name: channel.name, stream_id: channel.id }] },
-        userIds: [userId],
-      }),
-    );
+    const event = toApiSubscriptionRemoveEvent(channel);
+    tx.afterCommit(() => bus.publish({ event, userIds: [userId] }));
   }
   const others = (await channelAudience(tx, channel)).filter((id) => !removed.includes(id));
-  tx.afterCommit(() =>
-    bus.publish({ event: { type: 'subscription', op: 'peer_remove', stream_ids: [channel.id], user_ids: removed }, userIds: others }),
-  );
+  const peerEvent = toApiSubscriptionPeerEvent('peer_remove', [channel.id], removed);
+  tx.afterCommit(() => bus.publish({ event: peerEvent, userIds: others }));
 }
 
 /**
@@ -84,7 +87,7 @@ export async function queueUnsubscribed(tx: Tx, bus: EventBus, channel: ChannelR
 export async function queuePeerChange(
   tx: Tx,
   bus: EventBus,
-  op: 'peer_add' | 'peer_remove',
+  op: Schema<'SubscriptionPeerEvent'>['op'],
   realmId: number,
   userId: number,
   channels: ChannelRow[],
@@ -108,8 +111,7 @@ export async function queuePeerChange(
     else byAudience.set(key, { audience, streamIds: [c.id] });
   }
   for (const { audience, streamIds } of byAudience.values()) {
-    tx.afterCommit(() =>
-      bus.publish({ event: { type: 'subscription', op, stream_ids: streamIds, user_ids: [userId] }, userIds: audience }),
-    );
+    const event = toApiSubscriptionPeerEvent(op, streamIds, [userId]);
+    tx.afterCommit(() => bus.publish({ event, userIds: audience }));
   }
 }

@@ -1,3 +1,4 @@
+import type { Params, Schema } from '../contract';
 import type { Tx } from '../db/transaction';
 import { AuditEntry, AuditEventType } from '../domain/audit';
 import { channelNameKey, checkChannelName, MAX_CHANNEL_DESCRIPTION_LENGTH, SUBSCRIPTION_COLORS } from '../domain/channels';
@@ -7,45 +8,68 @@ import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { renderMarkdown } from '../markdown/render';
 import { inGroup, Viewer } from '../access/viewer';
 import { insertAuditLog } from '../queries/audit';
+import {
+  deactivateSubscriptions,
+  getActiveChannelFolderId,
+  getChannelByName,
+  getSubscriptionStatus,
+  insertChannel,
+  insertChannelRecipient,
+  insertSubscription,
+  listActiveSubscriberIdsAmong,
+  listSubscriptionColors,
+  reactivateSubscription,
+  updateSubscriberCount,
+} from '../queries/channels';
 import { addGroupMembers, getSystemGroupIds, insertGroup } from '../queries/groups';
-import { insertOne, nowSeconds } from '../queries/ids';
+import { nowSeconds } from '../queries/ids';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { storeGroupSettingInTx } from './group-settings';
-import { RecipientType } from '../domain/recipients';
 
+/**
+ * The creation settings POST /channels/create and POST /users/me/subscriptions
+ * share, as the contract types them (both requests are assignable to it).
+ */
+export type ChannelCreationSettings = Pick<
+  Params<'create-channel'>,
+  | 'invite_only'
+  | 'is_web_public'
+  | 'is_default_stream'
+  | 'history_public_to_subscribers'
+  | 'message_retention_days'
+  | 'topics_policy'
+  | 'folder_id'
+  | ChannelGroupSetting
+>;
+
+/**
+ * What createChannelInTx makes: internal, for the two endpoints
+ * (channelSettingsFromParams), the demo organization, the benchmark
+ * dataset and tests. Each setting is typed by the contract's field; unset
+ * ones take Zulip's defaults.
+ */
 export interface NewChannel {
   name: string;
   description?: string;
-  inviteOnly?: boolean;
-  isWebPublic?: boolean;
-  historyPublicToSubscribers?: boolean;
-  isDefault?: boolean;
+  inviteOnly?: ChannelCreationSettings['invite_only'];
+  isWebPublic?: ChannelCreationSettings['is_web_public'];
+  historyPublicToSubscribers?: ChannelCreationSettings['history_public_to_subscribers'];
+  isDefault?: ChannelCreationSettings['is_default_stream'];
   /** 'realm_default' (inherit), 'unlimited' (-1), or a positive number of days. */
-  messageRetentionDays?: string | number;
-  topicsPolicy?: string;
-  folderId?: number;
-  groupSettings?: Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
+  messageRetentionDays?: ChannelCreationSettings['message_retention_days'];
+  topicsPolicy?: ChannelCreationSettings['topics_policy'];
+  folderId?: ChannelCreationSettings['folder_id'];
+  groupSettings?: Partial<Pick<ChannelCreationSettings, ChannelGroupSetting>>;
+  /** Resolved user ids (the requests name users by id or email). */
   subscriberIds: number[];
 }
 
-/** The creation settings both channel-creating endpoints take, in their wire names. */
-export interface ChannelCreationParams {
-  invite_only?: boolean;
-  is_web_public?: boolean;
-  is_default_stream?: boolean;
-  history_public_to_subscribers?: boolean;
-  message_retention_days?: string | number;
-  topics_policy?: string;
-  folder_id?: number;
-  [setting: string]: unknown;
-}
-
 /** Maps creation parameters (POST /channels/create, POST /users/me/subscriptions) to a NewChannel's settings. */
-export function channelSettingsFromParams(p: ChannelCreationParams): Omit<NewChannel, 'name' | 'subscriberIds'> {
+export function channelSettingsFromParams(p: ChannelCreationSettings): Omit<NewChannel, 'name' | 'subscriberIds'> {
   const groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingValue>> = {};
-  for (const [k, v] of Object.entries(p)) {
-    if ((CHANNEL_GROUP_SETTINGS as string[]).includes(k) && v !== undefined)
-      groupSettings[k as ChannelGroupSetting] = v as GroupSettingValue;
+  for (const setting of CHANNEL_GROUP_SETTINGS) {
+    const value = p[setting];
+    if (value !== undefined) groupSettings[setting] = value;
   }
   return {
     inviteOnly: p.invite_only,
@@ -60,7 +84,7 @@ export function channelSettingsFromParams(p: ChannelCreationParams): Omit<NewCha
 }
 
 /** message_retention_days as stored: NULL inherits the organization's, -1 keeps forever. */
-export function parseRetentionDays(value: string | number | undefined): number | null {
+export function parseRetentionDays(value: Schema<'MessageRetentionDaysValue'> | undefined): number | null {
   if (value === undefined || value === 'realm_default') return null;
   if (value === 'unlimited') return -1;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
@@ -85,7 +109,7 @@ export function checkCanCreateChannel(viewer: Viewer, realm: RealmRow, c: NewCha
     if (c.inviteOnly) throw new ApiError('A web-public channel cannot be private.');
     if (!webPublicEnabled || !realm.enable_spectator_access) throw new ApiError('Web-public channels are not enabled.');
   }
-  if (!inGroup(viewer, group as number)) throw new ApiError('Insufficient permission');
+  if (!inGroup(viewer, group)) throw new ApiError('Insufficient permission');
   if (c.isDefault) {
     if (!isAdminRole(viewer.user.role)) throw adminRequired();
     if (c.inviteOnly) throw new ApiError('A default channel cannot be private.');
@@ -111,20 +135,19 @@ export function checkCanCreateChannel(viewer: Viewer, realm: RealmRow, c: NewCha
 export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChannel): Promise<number> {
   const { trx } = tx;
   const name = checkChannelName(input.name);
-  const existing = await trx('channels')
-    .where({ realm_id: creator.realm_id, name_key: channelNameKey(name) })
-    .first('id');
-  if (existing) throw new ApiError(`Channel '${name}' already exists`, 'CHANNEL_ALREADY_EXISTS', 409);
-  if (input.folderId !== undefined) {
-    const folder = await trx('channel_folders').where({ id: input.folderId, realm_id: creator.realm_id, is_archived: false }).first('id');
-    if (!folder) throw new ApiError('Invalid channel folder ID');
+  if (await getChannelByName(trx, creator.realm_id, name)) {
+    throw new ApiError(`Channel '${name}' already exists`, 'CHANNEL_ALREADY_EXISTS', 409);
+  }
+  if (input.folderId !== undefined && (await getActiveChannelFolderId(trx, creator.realm_id, input.folderId)) === undefined) {
+    throw new ApiError('Invalid channel folder ID');
   }
   const inviteOnly = input.inviteOnly ?? false;
   // Public channels always share their history (Zulip has no public channel without it).
   const historyPublic = inviteOnly ? (input.historyPublicToSubscribers ?? false) : true;
   const system = await getSystemGroupIds(trx, creator.realm_id);
   const now = nowSeconds();
-  const settings: Record<string, number> = {};
+  // Filled for every setting by the loop below.
+  const settings = {} as Record<ChannelGroupSetting, number>;
   for (const setting of CHANNEL_GROUP_SETTINGS) {
     const rule = CHANNEL_SETTING_RULES[setting];
     const given = input.groupSettings?.[setting];
@@ -143,7 +166,7 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
     throw new ApiError("'can_create_topic_group' must be the role:everyone group in private channels with protected history.");
   }
   const description = input.description ?? '';
-  const channelId = await insertOne(trx, 'channels', {
+  const channelId = await insertChannel(trx, {
     realm_id: creator.realm_id,
     name,
     name_key: channelNameKey(name),
@@ -160,8 +183,7 @@ export async function createChannelInTx(tx: Tx, creator: UserRow, input: NewChan
     date_created: now,
     ...settings,
   });
-  const recipientId = await insertOne(trx, 'recipients', { type: RecipientType.CHANNEL, type_id: channelId });
-  await trx('channels').where({ id: channelId }).update({ recipient_id: recipientId });
+  const recipientId = await insertChannelRecipient(trx, channelId);
   // The row keeps the settings and permission groups the channel starts with (no action changes them afterwards yet).
   await insertAuditLog(trx, {
     realmId: creator.realm_id,
@@ -211,22 +233,22 @@ export async function subscribeInTx(
   const added: number[] = [];
   const reactivated: number[] = [];
   for (const userId of new Set(userIds)) {
-    const existing = await tx.trx('subscriptions').where({ user_id: userId, recipient_id: recipientId }).first('id', 'active');
+    const existing = await getSubscriptionStatus(tx.trx, userId, recipientId);
     if (existing) {
       if (!existing.active) {
-        await tx.trx('subscriptions').where({ id: existing.id }).update({ active: true });
+        await reactivateSubscription(tx.trx, existing.id);
         added.push(userId);
         reactivated.push(userId);
       }
       continue;
     }
-    const used = new Set<string>(await tx.trx('subscriptions').where({ user_id: userId }).pluck('color'));
+    const used = new Set(await listSubscriptionColors(tx.trx, userId));
     const color =
       colors.get(userId) ?? SUBSCRIPTION_COLORS.find((c) => !used.has(c)) ?? SUBSCRIPTION_COLORS[used.size % SUBSCRIPTION_COLORS.length]!;
-    await tx.trx('subscriptions').insert({ user_id: userId, recipient_id: recipientId, color });
+    await insertSubscription(tx.trx, { user_id: userId, recipient_id: recipientId, color });
     added.push(userId);
   }
-  if (added.length) await refreshSubscriberCount(tx, recipientId);
+  if (added.length) await updateSubscriberCount(tx.trx, recipientId);
   const created = added.filter((id) => !reactivated.includes(id));
   await insertAuditLog(tx.trx, [
     ...subscriptionAuditRows(by, created, AuditEventType.SUBSCRIPTION_CREATED),
@@ -242,28 +264,11 @@ export async function unsubscribeInTx(
   userIds: number[],
   by: SubscriptionAudit | null = null,
 ): Promise<number[]> {
-  const active: number[] = await tx
-    .trx('subscriptions')
-    .where({ recipient_id: recipientId, active: true })
-    .whereIn('user_id', userIds)
-    .pluck('user_id');
+  const active = await listActiveSubscriberIdsAmong(tx.trx, recipientId, userIds);
   if (active.length) {
-    await tx.trx('subscriptions').where({ recipient_id: recipientId }).whereIn('user_id', active).update({ active: false });
-    await refreshSubscriberCount(tx, recipientId);
-    await insertAuditLog(tx.trx, subscriptionAuditRows(by, active.map(Number), AuditEventType.SUBSCRIPTION_DEACTIVATED));
+    await deactivateSubscriptions(tx.trx, recipientId, active);
+    await updateSubscriberCount(tx.trx, recipientId);
+    await insertAuditLog(tx.trx, subscriptionAuditRows(by, active, AuditEventType.SUBSCRIPTION_DEACTIVATED));
   }
   return active;
-}
-
-async function refreshSubscriberCount(tx: Tx, recipientId: number): Promise<void> {
-  const row = await tx
-    .trx('subscriptions as s')
-    .join('users as u', 'u.id', 's.user_id')
-    .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
-    .count({ n: '*' })
-    .first();
-  await tx
-    .trx('channels')
-    .where({ recipient_id: recipientId })
-    .update({ subscriber_count: Number(row?.n ?? 0) });
 }

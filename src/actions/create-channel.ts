@@ -1,24 +1,17 @@
 import type { AppContext } from '../context';
+import type { Data, Params } from '../contract';
 import { inTransaction } from '../db/transaction';
 import { isAdminRole } from '../domain/roles';
 import { ApiError } from '../errors';
 import { inGroup, Viewer } from '../access/viewer';
 import { getRealmOfUser } from '../queries/realms';
-import { channelSettingsFromParams, ChannelCreationParams, checkCanCreateChannel, createChannelInTx, NewChannel } from './channels';
+import { channelSettingsFromParams, checkCanCreateChannel, createChannelInTx, NewChannel } from './channels';
 import { queueChannelCreated, queueSubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 import { resolvePrincipals } from './subscriptions';
 
-export interface CreateChannelParams extends ChannelCreationParams {
-  name: string;
-  subscribers: number[];
-  description?: string;
-  announce?: boolean;
-  send_new_subscription_messages?: boolean;
-}
-
 /** POST /channels/create (feature level 417): a channel with every setting, and its first subscribers. */
-export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: CreateChannelParams): Promise<number> {
+export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: Params<'create-channel'>): Promise<Data<'create-channel'>> {
   const realm = await getRealmOfUser(ctx.db, viewer.user);
   const users = await resolvePrincipals(ctx, viewer, p.subscribers);
   const input: NewChannel = {
@@ -36,11 +29,11 @@ export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: Create
     await queueChannelCreated(tx, ctx.bus, realm.id, id);
     await queueSubscribed(tx, ctx.bus, realm.id, id, input.subscriberIds);
     if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, input.name.trim());
-    if (p.send_new_subscription_messages ?? true) {
+    if (p.send_new_subscription_messages) {
       const subscribed: Record<string, string[]> = {};
       for (const u of users) subscribed[String(u.id)] = [input.name.trim()];
       await notifySubscribedInTx(tx, ctx.bus, viewer.user, subscribed);
     }
-    return id;
+    return { id };
   });
 }

@@ -3,6 +3,7 @@ import type { GroupSettingRule, GroupSettingValue } from '../domain/group-settin
 import { ApiError } from '../errors';
 import { addGroupMembers, addSubgroup, getGroupsByIds, getSystemGroupIds, insertGroup } from '../queries/groups';
 import { nowSeconds } from '../queries/ids';
+import { listUsersByIds } from '../queries/users';
 
 /**
  * Stores a group-setting value and returns the group id to keep in the
@@ -36,8 +37,8 @@ export async function storeGroupSettingInTx(
   if (typeof value === 'number') return value;
   const members = [...new Set(value.direct_members)];
   if (members.length) {
-    const found: number[] = await tx.trx('users').where({ realm_id: realmId }).whereIn('id', members).pluck('id');
-    const missing = members.find((m) => !found.includes(m));
+    const found = new Set((await listUsersByIds(tx.trx, realmId, members)).map((u) => u.id));
+    const missing = members.find((m) => !found.has(m));
     if (missing !== undefined) throw new ApiError(`Invalid user ID: ${missing}`);
   }
   const id = await insertGroup(tx.trx, { realm_id: realmId, name: null, date_created: nowSeconds() });

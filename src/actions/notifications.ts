@@ -3,15 +3,15 @@ import type { EventBus } from '../events/bus';
 import { loadViewer } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import type { RealmRow, UserRow } from '../queries/rows';
-import { getUserById } from '../queries/users';
+import { getUserByEmailKey, getUserById } from '../queries/users';
 import { sendMessageInTx } from './messages';
 import { createUserInTx } from './users';
 
 /** The organization's Notification Bot (Zulip's system bot that announces things), made on first use. */
 async function notificationBot(tx: Tx, realmId: number): Promise<UserRow> {
   const email = 'notification-bot@parley.invalid';
-  const row = await tx.trx('users').where({ realm_id: realmId, email_key: email }).first('id');
-  if (row) return (await getUserById(tx.trx, row.id))!;
+  const bot = await getUserByEmailKey(tx.trx, realmId, email);
+  if (bot) return bot;
   return createUserInTx(tx, null, { realmId, email, fullName: 'Notification Bot', isBot: true, botType: 1 });
 }
 

@@ -1,16 +1,13 @@
 import type { AppContext } from '../context';
+import type { Schema } from '../contract';
 import { inTransaction } from '../db/transaction';
+import { isHexColor } from '../domain/channels';
 import { ApiError } from '../errors';
 import { canSeeChannel, Viewer } from '../access/viewer';
-import { getActiveSubscription, getChannelById } from '../queries/channels';
+import { getActiveSubscription, getChannelById, SubscriptionSettingColumns, updateSubscriptionSettings } from '../queries/channels';
+import { toApiSubscriptionUpdateEvent } from '../serializers/subscriptions';
 
-export interface PropertyChange {
-  stream_id: number;
-  property: string;
-  value: unknown;
-}
-
-const BOOLEAN_PROPERTIES = new Set([
+const BOOLEAN_PROPERTIES = [
   'is_muted',
   'in_home_view',
   'pin_to_top',
@@ -19,8 +16,17 @@ const BOOLEAN_PROPERTIES = new Set([
   'push_notifications',
   'email_notifications',
   'wildcard_mentions_notify',
-]);
-const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+] as const;
+type BooleanProperty = (typeof BOOLEAN_PROPERTIES)[number];
+const isBooleanProperty = (property: string): property is BooleanProperty => (BOOLEAN_PROPERTIES as readonly string[]).includes(property);
+
+/** One checked change: what the row gets, and the (property, value) pairs its events announce. */
+interface SettingUpdate {
+  recipientId: number;
+  streamId: number;
+  changes: Partial<SubscriptionSettingColumns>;
+  events: Array<[property: string, value: boolean | string]>;
+}
 
 /**
  * PATCH /users/me/subscriptions/{id} and POST .../properties: personal
@@ -28,62 +34,47 @@ const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
  * legacy inverse of is_muted; a change to either publishes an event for
  * each of the two (Zulip, feature level 139). All changes or none.
  */
-export async function doUpdateSubscriptionProperties(ctx: AppContext, viewer: Viewer, changes: PropertyChange[]): Promise<void> {
-  const updates: Array<{ recipientId: number; column: string; value: unknown; events: Array<[string, unknown]>; streamId: number }> = [];
+export async function doUpdateSubscriptionProperties(
+  ctx: AppContext,
+  viewer: Viewer,
+  changes: ReadonlyArray<Schema<'SubscriptionPropertyChange'>>,
+): Promise<void> {
+  const updates: SettingUpdate[] = [];
   for (const c of changes) {
     const channel = await getChannelById(ctx.db, viewer.user.realm_id, c.stream_id);
     if (!channel || !canSeeChannel(viewer, channel)) throw new ApiError('Invalid channel ID');
     if (!(await getActiveSubscription(ctx.db, viewer.user.id, channel.recipient_id))) {
       throw new ApiError(`Not subscribed to channel ID ${c.stream_id}`);
     }
+    const target = { recipientId: channel.recipient_id, streamId: channel.id };
     if (c.property === 'color') {
-      if (typeof c.value !== 'string' || !HEX_COLOR.test(c.value)) throw new ApiError('color is not a valid hex color code');
-      updates.push({
-        recipientId: channel.recipient_id,
-        column: 'color',
-        value: c.value.toLowerCase(),
-        events: [['color', c.value.toLowerCase()]],
-        streamId: channel.id,
-      });
+      if (typeof c.value !== 'string' || !isHexColor(c.value)) throw new ApiError('color is not a valid hex color code');
+      const color = c.value.toLowerCase();
+      updates.push({ ...target, changes: { color }, events: [['color', color]] });
       continue;
     }
-    if (!BOOLEAN_PROPERTIES.has(c.property)) throw new ApiError(`Unknown subscription property: ${c.property}`);
+    if (!isBooleanProperty(c.property)) throw new ApiError(`Unknown subscription property: ${c.property}`);
     if (typeof c.value !== 'boolean') throw new ApiError(`${c.property} is not a boolean`);
     if (c.property === 'is_muted' || c.property === 'in_home_view') {
       const muted = c.property === 'is_muted' ? c.value : !c.value;
       updates.push({
-        recipientId: channel.recipient_id,
-        column: 'is_muted',
-        value: muted,
+        ...target,
+        changes: { is_muted: muted },
         events: [
           ['in_home_view', !muted],
           ['is_muted', muted],
         ],
-        streamId: channel.id,
       });
     } else {
-      updates.push({
-        recipientId: channel.recipient_id,
-        column: c.property,
-        value: c.value,
-        events: [[c.property, c.value]],
-        streamId: channel.id,
-      });
+      updates.push({ ...target, changes: { [c.property]: c.value }, events: [[c.property, c.value]] });
     }
   }
   await inTransaction(ctx.db, async (tx) => {
     for (const u of updates) {
-      await tx
-        .trx('subscriptions')
-        .where({ user_id: viewer.user.id, recipient_id: u.recipientId })
-        .update({ [u.column]: u.value });
+      await updateSubscriptionSettings(tx.trx, viewer.user.id, u.recipientId, u.changes);
       for (const [property, value] of u.events) {
-        tx.afterCommit(() =>
-          ctx.bus.publish({
-            event: { type: 'subscription', op: 'update', stream_id: u.streamId, property, value },
-            userIds: [viewer.user.id],
-          }),
-        );
+        const event = toApiSubscriptionUpdateEvent(u.streamId, property, value);
+        tx.afterCommit(() => ctx.bus.publish({ event, userIds: [viewer.user.id] }));
       }
     }
   });

@@ -1,42 +1,23 @@
 import type { AppContext } from '../context';
+import type { Data, Params, Schema } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
-import { channelNameKey, checkChannelName, MAX_CHANNEL_DESCRIPTION_LENGTH } from '../domain/channels';
+import { channelNameKey, checkChannelName, isHexColor, MAX_CHANNEL_DESCRIPTION_LENGTH } from '../domain/channels';
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import { boundedList } from '../domain/bounded';
 import { ApiError } from '../errors';
 import { canSeeChannel, inGroup, isAdminViewer, Viewer } from '../access/viewer';
-import { ChannelRow, getChannelByName, getChannelsByNames } from '../queries/channels';
+import { ChannelRow, getChannelById, getChannelByName, getChannelsByNames } from '../queries/channels';
 import { getRealmOfUser } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
-import {
-  channelSettingsFromParams,
-  ChannelCreationParams,
-  checkCanCreateChannel,
-  createChannelInTx,
-  subscribeInTx,
-  unsubscribeInTx,
-} from './channels';
+import { channelSettingsFromParams, checkCanCreateChannel, createChannelInTx, subscribeInTx, unsubscribeInTx } from './channels';
 import { queueChannelCreated, queueSubscribed, queueUnsubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 
-export interface SubscribeParams extends ChannelCreationParams {
-  subscriptions: Array<{ name: string; description?: string; color?: string }>;
-  principals?: Array<number | string>;
-  authorization_errors_fatal?: boolean;
-  announce?: boolean;
-  send_new_subscription_messages?: boolean;
-}
-
-const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
-
 /** Principals: user ids or API emails of active users of the realm ("No such user" otherwise, 400 since feature level 208). */
-export async function resolvePrincipals(
-  ctx: AppContext,
-  viewer: Viewer,
-  principals: Array<number | string> | undefined,
-): Promise<UserRow[]> {
-  if (principals === undefined) return [viewer.user];
+export async function resolvePrincipals(ctx: AppContext, viewer: Viewer, given: Schema<'Principals'> | undefined): Promise<UserRow[]> {
+  if (given === undefined) return [viewer.user];
+  const principals: ReadonlyArray<number | string> = given;
   const realmId = viewer.user.realm_id;
   const ids = principals.filter((p): p is number => typeof p === 'number');
   const emails = principals.filter((p): p is string => typeof p === 'string');
@@ -86,11 +67,11 @@ export function canSubscribe(viewer: Viewer, realm: RealmRow, c: ChannelRow, use
  * checked before anything is written, and it all happens in one transaction:
  * a failed request subscribes to none.
  */
-export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeParams) {
+export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: Params<'subscribe'>): Promise<Data<'subscribe'>> {
   const realm = await getRealmOfUser(ctx.db, viewer.user);
   const users = await resolvePrincipals(ctx, viewer, p.principals);
-  const fatal = p.authorization_errors_fatal ?? true;
-  const items: Array<{ name: string; description?: string; color?: string; channel?: ChannelRow }> = [];
+  const fatal = p.authorization_errors_fatal;
+  const items: Array<Schema<'SubscriptionRequestItem'> & { channel?: ChannelRow }> = [];
   const unauthorized: string[] = [];
   const seen = new Set<string>();
   const existing = await getChannelsByNames(
@@ -105,7 +86,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
     if (item.description !== undefined && [...item.description].length > MAX_CHANNEL_DESCRIPTION_LENGTH) {
       throw new ApiError(`Channel description too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters).`);
     }
-    if (item.color !== undefined && !HEX_COLOR.test(item.color)) throw new ApiError(`${item.color} is not a valid hex color code`);
+    if (item.color !== undefined && !isHexColor(item.color)) throw new ApiError(`${item.color} is not a valid hex color code`);
     const channel = existing.get(channelNameKey(name));
     if (channel && !canSubscribe(viewer, realm, channel, users)) {
       if (fatal) {
@@ -141,7 +122,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
           description: item.description,
           subscriberIds: [],
         });
-        channel = (await tx.trx('channels').where({ id }).first()) as ChannelRow;
+        channel = (await getChannelById(tx.trx, realm.id, id))!;
         await queueChannelCreated(tx, ctx.bus, realm.id, id);
         if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, item.name);
       }
@@ -161,21 +142,22 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: SubscribeP
       }
     }
     let sent = false;
-    if (p.send_new_subscription_messages ?? true) sent = await notifySubscribedInTx(tx, ctx.bus, viewer.user, subscribed);
+    if (p.send_new_subscription_messages) sent = await notifySubscribedInTx(tx, ctx.bus, viewer.user, subscribed);
     return { sent };
   });
-  const out: Record<string, unknown> = { subscribed, already_subscribed: already };
+  const out: Data<'subscribe'> = { subscribed, already_subscribed: already };
   if (!fatal && unauthorized.length) out.unauthorized = unauthorized;
   if (users.some((u) => u.id !== viewer.user.id)) out.new_subscription_messages_sent = result.sent;
-  return out as { subscribed: Record<string, string[]>; already_subscribed: Record<string, string[]> };
+  return out;
 }
 
 /**
  * DELETE /users/me/subscriptions. Removing others needs the channel's
  * can_remove_subscribers_group (administrators by default).
  */
-export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, names: string[], principals?: Array<number | string>) {
-  const users = await resolvePrincipals(ctx, viewer, principals);
+export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, p: Params<'unsubscribe'>): Promise<Data<'unsubscribe'>> {
+  const names = p.subscriptions;
+  const users = await resolvePrincipals(ctx, viewer, p.principals);
   const channels: ChannelRow[] = [];
   const missing: string[] = [];
   const byName = await getChannelsByNames(ctx.db, viewer.user.realm_id, names);

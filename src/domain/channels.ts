@@ -19,6 +19,9 @@ export function checkChannelName(raw: string): string {
 
 export const channelNameKey = (name: string) => name.trim().toLowerCase();
 
+/** A subscription color as Zulip accepts it: `#` and six hex digits. */
+export const isHexColor = (value: string) => /^#[0-9a-fA-F]{6}$/.test(value);
+
 /** Zulip's palette for new subscriptions' colors, handed out in turn. */
 export const SUBSCRIPTION_COLORS = [
   '#76ce90',

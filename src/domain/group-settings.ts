@@ -1,7 +1,8 @@
+import type { Schema } from '../contract';
 import type { SystemGroupName } from './roles';
 
 /** A group-setting value on the wire: a group id, or an anonymous group given by its direct members and subgroups. */
-export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+export type GroupSettingValue = Schema<'GroupSettingValue'>;
 
 /**
  * How a group-based permission setting may be configured (Zulip's

@@ -10,28 +10,27 @@ import { caller, HandlerTable } from '../http/handler';
 export const channelHandlers: HandlerTable = {
   'get-subscriptions': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return { subscriptions: await getSubscriptions(call.ctx.db, viewer, subscriberListMode(call.params.include_subscribers)) } as never;
+    return { subscriptions: await getSubscriptions(call.ctx.db, viewer, subscriberListMode(call.params.include_subscribers)) };
   },
 
   'create-channel': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return { id: await doCreateChannel(call.ctx, viewer, call.params as never) };
+    return doCreateChannel(call.ctx, viewer, call.params);
   },
 
   subscribe: async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return doSubscribe(call.ctx, viewer, call.params as never);
+    return doSubscribe(call.ctx, viewer, call.params);
   },
 
   unsubscribe: async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return doUnsubscribe(call.ctx, viewer, call.params.subscriptions, call.params.principals);
+    return doUnsubscribe(call.ctx, viewer, call.params);
   },
 
   'update-subscription-property': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    const { stream_id, property, value } = call.params;
-    await doUpdateSubscriptionProperties(call.ctx, viewer, [{ stream_id, property, value }]);
+    await doUpdateSubscriptionProperties(call.ctx, viewer, [call.params]);
     return {};
   },
 

@@ -58,8 +58,14 @@ export async function listActiveHumanIdsWithRole(q: Q, realmId: number, maxRole:
   return ids.map(Number);
 }
 
+/** An active user and their role code (src/domain/roles.ts). */
+export interface ActiveUserRole {
+  id: number;
+  role: number;
+}
+
 /** Every active user of the organization with their role. */
-export async function listActiveUserRoles(q: Q, realmId: number): Promise<Array<{ id: number; role: number }>> {
+export async function listActiveUserRoles(q: Q, realmId: number): Promise<ActiveUserRole[]> {
   return q('users').where({ realm_id: realmId, is_active: true }).orderBy('id').select('id', 'role');
 }
 

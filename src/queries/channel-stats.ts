@@ -20,7 +20,7 @@ export async function getWeeklyTraffic(
   const out = new Map<number, number | null>();
   if (channels.length === 0) return out;
   const since = now - TRAFFIC_WINDOW_DAYS * 24 * 3600;
-  const rows: Array<{ recipient_id: number; n: number }> = await q('messages')
+  const rows: Array<{ recipient_id: number; n: number | string }> = await q('messages')
     .whereIn(
       'recipient_id',
       channels.map((c) => c.recipient_id),

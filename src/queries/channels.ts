@@ -1,11 +1,20 @@
 import type { Knex } from 'knex';
-import { inChunks } from './ids';
-import { mapBools } from './rows';
+import type { Schema } from '../contract';
+import type { ChannelGroupSetting } from '../domain/group-settings';
 import { RecipientType } from '../domain/recipients';
+import { inChunks, insertOne } from './ids';
+import { mapBools } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
-export interface ChannelRow {
+/**
+ * The channel's permission settings: each column holds a user group id.
+ * NULL when the group was deleted (the foreign key sets it); the
+ * serializer reads that as role:nobody.
+ */
+export type ChannelGroupColumns = { [K in ChannelGroupSetting]: number | null };
+
+export interface ChannelRow extends ChannelGroupColumns {
   id: number;
   realm_id: number;
   name: string;
@@ -21,22 +30,16 @@ export interface ChannelRow {
   first_message_id: number | null;
   creator_id: number | null;
   date_created: number;
+  /**
+   * Nullable in the table only for its foreign key: createChannelInTx sets
+   * it in the channel's own transaction and recipients are never deleted.
+   */
   recipient_id: number;
-  topics_policy: string;
+  /** Written only from validated requests (or the table's default, inherit). */
+  topics_policy: Schema<'TopicsPolicy'>;
   folder_id: number | null;
   is_recently_active: boolean;
   subscriber_count: number;
-  can_add_subscribers_group: number;
-  can_administer_channel_group: number;
-  can_create_topic_group: number;
-  can_delete_any_message_group: number;
-  can_delete_own_message_group: number;
-  can_move_messages_out_of_channel_group: number;
-  can_move_messages_within_channel_group: number;
-  can_remove_subscribers_group: number;
-  can_resolve_topics_group: number;
-  can_send_message_group: number;
-  can_subscribe_group: number;
 }
 
 export interface SubscriptionRow {
@@ -48,6 +51,12 @@ export interface SubscriptionRow {
   is_muted: boolean;
   color: string;
   pin_to_top: boolean;
+  /** The notification overrides: NULL inherits the user's own setting. */
+  desktop_notifications: boolean | null;
+  audible_notifications: boolean | null;
+  push_notifications: boolean | null;
+  email_notifications: boolean | null;
+  wildcard_mentions_notify: boolean | null;
 }
 
 const toChannel = (r: Record<string, unknown> | undefined) => (r ? mapBools<ChannelRow>(r) : undefined);
@@ -65,7 +74,7 @@ export async function getChannelByName(q: Q, realmId: number, name: string): Pro
 export async function getChannelsByNames(q: Q, realmId: number, names: readonly string[]): Promise<Map<string, ChannelRow>> {
   const keys = [...new Set(names.map((n) => n.trim().toLowerCase()))];
   const rows = await inChunks(keys, (slice) => q('channels').where({ realm_id: realmId }).whereIn('name_key', slice), 1000);
-  return new Map(rows.map((r: Record<string, unknown>) => [r.name_key as string, toChannel(r)!]));
+  return new Map(rows.map((r: Record<string, unknown>) => mapBools<ChannelRow>(r)).map((c) => [c.name_key, c]));
 }
 
 /**
@@ -121,4 +130,117 @@ export async function getActiveSubscriberIds(q: Q, recipientId: number): Promise
     .join('users as u', 'u.id', 's.user_id')
     .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
     .pluck('s.user_id');
+}
+
+/** Whether the organization has this channel folder and it is not archived: its id, or undefined. */
+export async function getActiveChannelFolderId(q: Q, realmId: number, folderId: number): Promise<number | undefined> {
+  const row: { id: number } | undefined = await q('channel_folders')
+    .where({ id: folderId, realm_id: realmId, is_archived: false })
+    .first('id');
+  return row?.id;
+}
+
+/** What createChannelInTx writes for a new channel; the other columns take the table's defaults. */
+export type NewChannelRow = Pick<
+  ChannelRow,
+  | 'realm_id'
+  | 'name'
+  | 'name_key'
+  | 'description'
+  | 'rendered_description'
+  | 'invite_only'
+  | 'is_web_public'
+  | 'history_public_to_subscribers'
+  | 'is_default'
+  | 'message_retention_days'
+  | 'topics_policy'
+  | 'folder_id'
+  | 'creator_id'
+  | 'date_created'
+> & { [K in ChannelGroupSetting]: number };
+
+/** Inserts a channel without its recipient (insertChannelRecipient adds it); returns its id. */
+export async function insertChannel(q: Q, row: NewChannelRow): Promise<number> {
+  return insertOne(q, 'channels', row);
+}
+
+/** The channel's recipient, which messages and subscriptions address, linked from the channel: two statements. */
+export async function insertChannelRecipient(q: Q, channelId: number): Promise<number> {
+  const recipientId = await insertOne(q, 'recipients', { type: RecipientType.CHANNEL, type_id: channelId });
+  await q('channels').where({ id: channelId }).update({ recipient_id: recipientId });
+  return recipientId;
+}
+
+/** The user's subscription to the recipient, active or left, or undefined when there never was one. */
+export async function getSubscriptionStatus(
+  q: Q,
+  userId: number,
+  recipientId: number,
+): Promise<Pick<SubscriptionRow, 'id' | 'active'> | undefined> {
+  const row = await q('subscriptions').where({ user_id: userId, recipient_id: recipientId }).first('id', 'active');
+  return row ? mapBools<Pick<SubscriptionRow, 'id' | 'active'>>(row) : undefined;
+}
+
+/** Marks a left subscription active again; its settings are the ones it had. */
+export async function reactivateSubscription(q: Q, id: number): Promise<void> {
+  await q('subscriptions').where({ id }).update({ active: true });
+}
+
+/** The colors of every subscription the user has (active or left), for picking the next palette color. */
+export async function listSubscriptionColors(q: Q, userId: number): Promise<string[]> {
+  return q('subscriptions').where({ user_id: userId }).pluck('color');
+}
+
+/** A new subscription; the settings not given take the table's defaults. */
+export async function insertSubscription(q: Q, row: Pick<SubscriptionRow, 'user_id' | 'recipient_id' | 'color'>): Promise<void> {
+  await q('subscriptions').insert(row);
+}
+
+/** Which of these users have an active subscription to the recipient (whether or not their account is active). */
+export async function listActiveSubscriberIdsAmong(q: Q, recipientId: number, userIds: readonly number[]): Promise<number[]> {
+  const ids: Array<number | string> = await q('subscriptions')
+    .where({ recipient_id: recipientId, active: true })
+    .whereIn('user_id', userIds)
+    .pluck('user_id');
+  return ids.map(Number);
+}
+
+/** Marks the users' subscriptions to the recipient inactive, keeping their settings. */
+export async function deactivateSubscriptions(q: Q, recipientId: number, userIds: readonly number[]): Promise<void> {
+  await q('subscriptions').where({ recipient_id: recipientId }).whereIn('user_id', userIds).update({ active: false });
+}
+
+/** Recounts the channel's active subscribers who are active users into channels.subscriber_count: two statements. */
+export async function updateSubscriberCount(q: Q, recipientId: number): Promise<void> {
+  const row = await q('subscriptions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
+    .count({ n: '*' })
+    .first();
+  await q('channels')
+    .where({ recipient_id: recipientId })
+    .update({ subscriber_count: Number(row?.n ?? 0) });
+}
+
+/** The personal settings of a subscription its subscriber changes (PATCH /users/me/subscriptions/{id}). */
+export type SubscriptionSettingColumns = Pick<
+  SubscriptionRow,
+  | 'color'
+  | 'is_muted'
+  | 'pin_to_top'
+  | 'desktop_notifications'
+  | 'audible_notifications'
+  | 'push_notifications'
+  | 'email_notifications'
+  | 'wildcard_mentions_notify'
+>;
+
+/** Changes personal settings of the user's subscription to the recipient. */
+export async function updateSubscriptionSettings(
+  q: Q,
+  userId: number,
+  recipientId: number,
+  changes: Partial<SubscriptionSettingColumns>,
+): Promise<void> {
+  await q('subscriptions').where({ user_id: userId, recipient_id: recipientId }).update(changes);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Data, Schema } from '../../contract';
 import { loadSubscriberLists, SubscriberListMode } from '../../access/subscriber-lists';
 import { canSeeChannel, Viewer } from '../../access/viewer';
 import { isAdminRole, isGuestRole } from '../../domain/roles';
@@ -7,10 +8,12 @@ import { getWeeklyTraffic } from '../../queries/channel-stats';
 import type { ChannelRow } from '../../queries/channels';
 import { nowSeconds } from '../../queries/ids';
 import { countChannelSubscribers, listRealmChannels, SubscriptionSettings } from '../../queries/register';
-import { GroupLookup, toApiBasicChannel, toApiSubscription } from '../../serializers/subscriptions';
+import { ChannelViewOptions, GroupLookup, toApiBasicChannel, toApiSubscription } from '../../serializers/subscriptions';
 
-type Channel = Record<string, unknown>;
-const byName = (list: Channel[]) => list.sort((a, b) => (String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0));
+const byName = <T extends { name: string }>(list: T[]) => list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+/** The keys of POST /register's state that the `subscription` event type owns. */
+export type SubscriptionState = Required<Pick<Data<'register-queue'>, 'subscriptions' | 'unsubscribed' | 'never_subscribed'>>;
 
 export interface SubscriptionStateOptions {
   includeSubscribers: SubscriberListMode;
@@ -46,7 +49,7 @@ export async function subscriptionState(
   groups: GroupLookup,
   subs: SubscriptionSettings[],
   o: SubscriptionStateOptions,
-) {
+): Promise<SubscriptionState> {
   const realmId = viewer.user.realm_id;
   const now = nowSeconds();
   const [channels, counts, subscribers] = await Promise.all([
@@ -59,7 +62,7 @@ export async function subscriptionState(
   // Subscriber lists of private channels are for their subscribers and administrators; guests see only their own channels'.
   const maySeeSubscribers = (c: ChannelRow, subscribed: boolean) =>
     subscribed || (!c.invite_only && !isGuestRole(viewer.user.role)) || (c.invite_only && isAdminRole(viewer.user.role));
-  const view = (c: ChannelRow, subscribed: boolean) => {
+  const view = (c: ChannelRow, subscribed: boolean): ChannelViewOptions => {
     const count = counts.get(c.recipient_id) ?? 0;
     return {
       groups,
@@ -69,9 +72,9 @@ export async function subscriptionState(
     };
   };
 
-  const subscriptions: Channel[] = [];
-  const unsubscribed: Channel[] = [];
-  const neverSubscribed: Channel[] = [];
+  const subscriptions: Array<Schema<'Subscription'>> = [];
+  const unsubscribed: Array<Schema<'Subscription'>> = [];
+  const neverSubscribed: Array<Schema<'BasicChannel'>> = [];
   for (const c of channels) {
     if (c.deactivated && !o.archivedChannels) continue;
     const sub = subByRecipient.get(c.recipient_id);
