@@ -1,8 +1,12 @@
 import type { Knex } from 'knex';
+import type { Data } from '../contract';
+import { ApiError } from '../errors';
+import { renderMarkdown } from '../markdown/render';
 import type { LoginCandidate } from '../queries/auth';
 import { findUsersForLogin } from '../queries/auth';
-import { getRealmForHost as queryRealmForHost } from '../queries/realm-for-host';
-import type { RealmRow, UserRow } from '../queries/rows';
+import { getRealmForHost } from '../queries/realm-for-host';
+import type { UserRow } from '../queries/rows';
+import { toApiServerSettings } from '../serializers/server';
 
 /**
  * The organization a request addresses decides which account an address
@@ -35,7 +39,9 @@ export async function getUserAtAddressedRealm(
   return candidates.find((u) => u.realm_string_id === addressed);
 }
 
-/** The organization this host addresses (GET /server_settings, before anyone logs in). */
-export function getRealmForHost(db: Knex, host: string | undefined): Promise<RealmRow | undefined> {
-  return queryRealmForHost(db, host);
+/** GET /server_settings: what a client needs to know about the organization this host addresses, before logging in. */
+export async function getServerSettings(db: Knex, host: string | undefined, externalUrl: string): Promise<Data<'get-server-settings'>> {
+  const realm = await getRealmForHost(db, host);
+  if (!realm) throw new ApiError('There is no organization at this address.', 'BAD_REQUEST', 404);
+  return toApiServerSettings(realm, externalUrl, renderMarkdown(realm.description));
 }

@@ -1,13 +1,17 @@
 import type { Knex } from 'knex';
-import { GROUP_GROUP_SETTINGS } from '../domain/group-settings';
-import { GroupRow, listGroupMemberships, listRealmGroups, listSubgroupLinks } from '../queries/register';
+import type { Schema } from '../contract';
+import { listRealmGroups, type UserGroupRow } from '../queries/groups';
+import { listGroupMemberships, listSubgroupLinks } from '../queries/register';
 import type { GroupLookup, GroupSettingValue } from '../serializers/subscriptions';
+import { toApiUserGroup } from '../serializers/users';
 
 export interface RealmGroups {
   lookup: GroupLookup;
   /** realm_user_groups: named and system groups (deactivated ones only for clients that filter them). */
-  userGroups(includeDeactivated: boolean): Array<Record<string, unknown>>;
+  userGroups(includeDeactivated: boolean): Array<Schema<'UserGroup'>>;
 }
+
+const isNamed = (g: UserGroupRow): g is UserGroupRow & { name: string } => g.name !== null;
 
 function byKey(rows: Array<{ key: number; value: number }>): Map<number, number[]> {
   const out = new Map<number, number[]>();
@@ -49,24 +53,12 @@ export async function loadRealmGroups(db: Knex, realmId: number): Promise<RealmG
     },
   };
 
-  const toApiGroup = (g: GroupRow) => {
-    const out: Record<string, unknown> = {
-      id: g.id,
-      name: g.name,
-      description: g.description ?? '',
-      members: membersOf.get(g.id) ?? [],
-      direct_subgroup_ids: subgroupsOf.get(g.id) ?? [],
-      is_system_group: g.is_system_group,
-      date_created: g.date_created,
-      creator_id: g.creator_id,
-      deactivated: g.deactivated,
-    };
-    for (const s of GROUP_GROUP_SETTINGS) out[s] = lookup.value(g[s] as number | null);
-    return out;
-  };
-
   return {
     lookup,
-    userGroups: (includeDeactivated) => groups.filter((g) => g.name !== null && (includeDeactivated || !g.deactivated)).map(toApiGroup),
+    userGroups: (includeDeactivated) =>
+      groups
+        .filter(isNamed)
+        .filter((g) => includeDeactivated || !g.deactivated)
+        .map((g) => toApiUserGroup(g, membersOf.get(g.id) ?? [], subgroupsOf.get(g.id) ?? [], lookup)),
   };
 }

@@ -29,7 +29,7 @@ export async function findInaccessibleUsers(
 /** Users outside can_access_all_users_group may only address people they may know about; Zulip's message for the rest. */
 export async function checkCanAccessUsers(db: Knex | Knex.Transaction, viewer: Viewer, users: UserRow[]): Promise<void> {
   const realm = await getRealmOfUser(db, viewer.user);
-  const mayAccessAll = inGroup(viewer, realm?.can_access_all_users_group as number | null);
+  const mayAccessAll = inGroup(viewer, realm.can_access_all_users_group);
   if ((await findInaccessibleUsers(db, viewer, users, mayAccessAll)).size > 0) {
     throw new ApiError('You do not have permission to access some of the recipients.');
   }

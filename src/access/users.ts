@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Data, Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { isAdminRole } from '../domain/roles';
 import { ApiError, noSuchUser } from '../errors';
@@ -12,13 +13,20 @@ import { inGroup, Viewer } from './viewer';
 
 type Q = Knex | Knex.Transaction;
 
-export interface UserListOptions {
-  clientGravatar: boolean;
-  includeCustomProfileFields: boolean;
+/** How GET /users and GET /users/{id} present users: client_gravatar (default true) and include_custom_profile_fields. */
+type UserListOptions = Pick<Params<'get-users'>, 'client_gravatar' | 'include_custom_profile_fields'>;
+
+/** The user object of a listing, with profile_data only when asked for. */
+function toListedUser(u: UserRow, viewer: Viewer, opts: UserListOptions, profiles: Map<number, Schema<'ProfileData'>>) {
+  return toApiUser(u, {
+    viewer: viewer.user,
+    clientGravatar: opts.client_gravatar ?? true,
+    profileData: opts.include_custom_profile_fields ? (profiles.get(u.id) ?? {}) : undefined,
+  });
 }
 
 /** GET /users/me: the caller's own record. */
-export async function getOwnUser(ctx: AppContext, user: UserRow) {
+export async function getOwnUser(ctx: AppContext, user: UserRow): Promise<Data<'get-own-user'>> {
   const { maxMessageId, values } = await getOwnUserExtras(ctx.db, user);
   return toApiOwnUser(user, maxMessageId, user.is_bot ? {} : (toApiProfileData(values).get(user.id) ?? {}));
 }
@@ -31,31 +39,22 @@ export async function getOwnUser(ctx: AppContext, user: UserRow) {
  */
 async function visibleUserIds(db: Knex, viewer: Viewer): Promise<Set<number> | null> {
   const realm = await getRealmOfUser(db, viewer.user);
-  if (inGroup(viewer, realm?.can_access_all_users_group as number | null)) return null;
+  if (inGroup(viewer, realm.can_access_all_users_group)) return null;
   return new Set([viewer.user.id, ...(await listUserIdsSharingRecipients(db, viewer.user.id))]);
 }
 
 const mayView = (visible: Set<number> | null, u: UserRow) => visible === null || u.is_bot || visible.has(u.id);
 
 /** GET /users: every user and bot the viewer may see, deactivated ones included, by ID. */
-export async function getUsers(ctx: AppContext, viewer: Viewer, opts: UserListOptions) {
+export async function getUsers(ctx: AppContext, viewer: Viewer, opts: UserListOptions): Promise<Data<'get-users'>> {
   const realmId = viewer.user.realm_id;
   const [users, visible, values] = await Promise.all([
     listRealmUsers(ctx.db, realmId),
     visibleUserIds(ctx.db, viewer),
-    opts.includeCustomProfileFields ? listProfileValuesOf(ctx.db, realmId, null) : Promise.resolve([]),
+    opts.include_custom_profile_fields ? listProfileValuesOf(ctx.db, realmId, null) : Promise.resolve([]),
   ]);
   const profiles = toApiProfileData(values);
-  const members = users
-    .filter((u) => mayView(visible, u))
-    .map((u) =>
-      toApiUser(u, {
-        viewer: viewer.user,
-        clientGravatar: opts.clientGravatar,
-        profileData: opts.includeCustomProfileFields ? (profiles.get(u.id) ?? {}) : undefined,
-      }),
-    );
-  return { members };
+  return { members: users.filter((u) => mayView(visible, u)).map((u) => toListedUser(u, viewer, opts, profiles)) };
 }
 
 /**
@@ -64,17 +63,12 @@ export async function getUsers(ctx: AppContext, viewer: Viewer, opts: UserListOp
  * user the viewer may not see is "Insufficient permission", as Zulip's
  * access_user_common answers.
  */
-export async function getUser(ctx: AppContext, viewer: Viewer, userId: number, opts: UserListOptions) {
-  const target = await getUserInRealm(ctx.db, viewer.user.realm_id, userId);
+export async function getUser(ctx: AppContext, viewer: Viewer, p: Params<'get-user'>): Promise<Data<'get-user'>> {
+  const target = await getUserInRealm(ctx.db, viewer.user.realm_id, p.user_id);
   if (!target) throw noSuchUser();
   if (!mayView(await visibleUserIds(ctx.db, viewer), target)) throw new ApiError('Insufficient permission');
-  const values = opts.includeCustomProfileFields ? await listProfileValuesOf(ctx.db, target.realm_id, [target.id]) : [];
-  const user = toApiUser(target, {
-    viewer: viewer.user,
-    clientGravatar: opts.clientGravatar,
-    profileData: opts.includeCustomProfileFields ? (toApiProfileData(values).get(target.id) ?? {}) : undefined,
-  });
-  return { user };
+  const values = p.include_custom_profile_fields ? await listProfileValuesOf(ctx.db, target.realm_id, [target.id]) : [];
+  return { user: toListedUser(target, viewer, p, toApiProfileData(values)) };
 }
 
 /**

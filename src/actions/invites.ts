@@ -1,3 +1,4 @@
+import type { Params } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
@@ -8,9 +9,17 @@ import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import { insertAuditLog } from '../queries/audit';
-import { addGroupMembers, getGroupsByIds } from '../queries/groups';
-import { insertOne, insertRows, nowSeconds } from '../queries/ids';
-import { getInviteByKey, getInviteChannelIds, getInviteGroupIds } from '../queries/invites';
+import { addGroupMembers, getGroupMembershipSettings, getGroupsByIds } from '../queries/groups';
+import { nowSeconds } from '../queries/ids';
+import {
+  addInviteUse,
+  getInviteByKey,
+  getInviteChannelIds,
+  getInviteGroupIds,
+  insertInvite,
+  insertInviteTargets,
+  listRealmDefaultChannelIds,
+} from '../queries/invites';
 import { getRealmById, getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { queueSubscribed } from './channel-events';
@@ -20,15 +29,6 @@ import { createUserInTx } from './users';
 /** Zulip's INVITATION_LINK_VALIDITY_MINUTES default: ten days. */
 export const DEFAULT_INVITE_VALIDITY_MINUTES = 14400;
 export const MAX_WELCOME_MESSAGE_LENGTH = 8000;
-
-export interface MultiuseInviteParams {
-  invite_expires_in_minutes?: number | null;
-  invite_as?: number;
-  stream_ids?: number[];
-  group_ids?: number[];
-  include_realm_default_subscriptions?: boolean;
-  welcome_message_custom_text?: string | null;
-}
 
 /** Invitations may only grant a role as restricted as the caller's own, or more. */
 function checkCanInviteAs(user: UserRow, role: number): void {
@@ -46,7 +46,7 @@ function checkCanInviteAs(user: UserRow, role: number): void {
 export async function doCreateMultiuseInvite(
   ctx: AppContext,
   viewer: Viewer,
-  p: MultiuseInviteParams,
+  p: Params<'create-invite-link'>,
   sent: ReadonlySet<string>,
 ): Promise<string> {
   const user = viewer.user;
@@ -82,12 +82,12 @@ export async function doCreateMultiuseInvite(
   for (const id of groupIds) {
     const g = groups.get(id);
     if (!g || g.name === null || g.is_system_group || g.deactivated) throw new ApiError('Invalid user group');
-    const row = await ctx.db('user_groups').where({ id }).first('can_add_members_group', 'can_manage_group');
+    const settings = await getGroupMembershipSettings(ctx.db, id);
     const canAdd =
       isAdminViewer(viewer) ||
       inGroup(viewer, realm.can_manage_all_groups) ||
-      inGroup(viewer, row.can_add_members_group) ||
-      inGroup(viewer, row.can_manage_group);
+      inGroup(viewer, settings?.can_add_members_group) ||
+      inGroup(viewer, settings?.can_manage_group);
     if (!canAdd) throw new ApiError('Insufficient permission');
   }
   const minutes = sent.has('invite_expires_in_minutes') ? (p.invite_expires_in_minutes ?? null) : DEFAULT_INVITE_VALIDITY_MINUTES;
@@ -95,7 +95,7 @@ export async function doCreateMultiuseInvite(
   await inTransaction(ctx.db, async ({ trx }) => {
     const now = nowSeconds();
     const expiresAt = minutes === null ? null : now + minutes * 60;
-    const inviteId = await insertOne(trx, 'multiuse_invites', {
+    const inviteId = await insertInvite(trx, {
       realm_id: user.realm_id,
       referred_by_id: user.id,
       link_key: key,
@@ -105,16 +105,7 @@ export async function doCreateMultiuseInvite(
       include_realm_default_subscriptions: p.include_realm_default_subscriptions ?? false,
       welcome_message_custom_text: isAdminRole(user.role) ? (p.welcome_message_custom_text ?? null) : null,
     });
-    await insertRows(
-      trx,
-      'multiuse_invite_channels',
-      channelIds.map((channel_id) => ({ invite_id: inviteId, channel_id })),
-    );
-    await insertRows(
-      trx,
-      'multiuse_invite_groups',
-      groupIds.map((group_id) => ({ invite_id: inviteId, group_id })),
-    );
+    await insertInviteTargets(trx, inviteId, channelIds, groupIds);
     await insertAuditLog(trx, {
       realmId: user.realm_id,
       actorId: user.id,
@@ -136,7 +127,7 @@ const expired = () => new ApiError('The invitation link has expired or is not va
 export async function doAcceptMultiuseInvite(
   ctx: AppContext,
   key: string,
-  p: { email: string; password: string; full_name: string },
+  p: Pick<Params<'accept-invite-link'>, 'email' | 'password' | 'full_name'>,
 ): Promise<UserRow> {
   const fullName = checkFullName(p.full_name);
   const email = p.email.trim();
@@ -165,9 +156,7 @@ export async function doAcceptMultiuseInvite(
       inviteId: invite.id,
     });
     const channelIds = await getInviteChannelIds(tx.trx, invite.id);
-    const defaults: number[] = invite.include_realm_default_subscriptions
-      ? await tx.trx('channels').where({ realm_id: realm.id, is_default: true, deactivated: false }).pluck('id')
-      : [];
+    const defaults = invite.include_realm_default_subscriptions ? await listRealmDefaultChannelIds(tx.trx, realm.id) : [];
     for (const id of [...new Set([...channelIds, ...defaults])]) {
       const channel = await getChannelById(tx.trx, realm.id, id);
       if (channel && !channel.deactivated) {
@@ -187,7 +176,7 @@ export async function doAcceptMultiuseInvite(
         eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED,
       })),
     );
-    await tx.trx('multiuse_invites').where({ id: invite.id }).increment('use_count', 1);
+    await addInviteUse(tx.trx, invite.id);
     return user;
   });
 }

@@ -1,9 +1,11 @@
+import type { Data, Params } from '../contract';
 import type { AppContext } from '../context';
 import { verifyPassword } from '../domain/secrets';
 import { isValidEmail } from '../domain/users';
 import { ApiError } from '../errors';
 import { getUserAtAddressedRealm } from '../access/addressed-realm';
-import type { UserRow } from '../queries/rows';
+import { getPasswordAuthEnabled } from '../queries/realms';
+import { toApiCredentials } from '../serializers/users';
 
 // Unlike authenticated endpoints, these 401s carry a specific code and no Basic challenge.
 const unauthorized = (msg: string, code: string) => new ApiError(msg, code, 401);
@@ -13,7 +15,11 @@ const unauthorized = (msg: string, code: string) => new ApiError(msg, code, 401)
  * address and a wrong password get the same answer; the account's state
  * (deactivated) is only revealed to someone who knows the password.
  */
-export async function doFetchApiKey(ctx: AppContext, username: string, password: string, host: string | undefined): Promise<UserRow> {
+export async function doFetchApiKey(
+  ctx: AppContext,
+  { username, password }: Params<'fetch-api-key'>,
+  host: string | undefined,
+): Promise<Data<'fetch-api-key'>> {
   const key = username.trim().toLowerCase();
   if (!isValidEmail(key)) throw new ApiError('Enter a valid email address.');
   const retryAfter = ctx.loginFailures.retryAfter(key);
@@ -30,7 +36,7 @@ export async function doFetchApiKey(ctx: AppContext, username: string, password:
   }
   const user = await getUserAtAddressedRealm(ctx.db, username, host);
   if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
-  if (user && !(await realmAllowsPasswords(ctx, user.realm_id))) {
+  if (user && !(await getPasswordAuthEnabled(ctx.db, user.realm_id))) {
     throw unauthorized('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED');
   }
   const ok = user !== undefined && (await verifyPassword(password, user.password_hash));
@@ -40,10 +46,5 @@ export async function doFetchApiKey(ctx: AppContext, username: string, password:
   }
   if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
   ctx.loginFailures.reset(key);
-  return user;
-}
-
-async function realmAllowsPasswords(ctx: AppContext, realmId: number): Promise<boolean> {
-  const row = await ctx.db('realms').where({ id: realmId }).first('password_auth_enabled');
-  return Boolean(row?.password_auth_enabled);
+  return toApiCredentials(user);
 }

@@ -1,15 +1,15 @@
+import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType, valueChange } from '../domain/audit';
 import { isAdminRole } from '../domain/roles';
-import { NOTIFICATION_SOUNDS, parseSettings, UserSettingName } from '../domain/user-settings';
+import { isRealmDefaultName, NOTIFICATION_SOUNDS, parseSettings, RealmDefaultName, RealmUserDefaults } from '../domain/user-settings';
 import { adminRequired, ApiError } from '../errors';
+import type { EventBody } from '../events/bus';
 import { insertAuditLog } from '../queries/audit';
 import { getRealmUserDefaultsRaw } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listActiveUserIds, setRealmUserDefaultsRaw } from '../queries/users';
-
-/** The notification sounds Zulip ships (static/audio/notification_sounds); "none" turns sounds off. */
 
 /** The interface languages Zulip offers (its language_name_map), by code. */
 export const LANGUAGE_CODES: ReadonlySet<string> = new Set([
@@ -68,27 +68,30 @@ export const LANGUAGE_CODES: ReadonlySet<string> = new Set([
 
 const MAX_BATCHING_PERIOD_SECONDS = 7 * 24 * 3600;
 
+type DefaultsRequest = Params<'update-realm-user-settings-defaults'>;
+type DefaultValue = RealmUserDefaults[RealmDefaultName];
+
 /**
  * The checks the contract leaves to the server because Zulip words them
  * itself (the enums, types and ranges are the schema's). Also maps the
  * legacy web_home_view value recent_topics, which Zulip clients still
- * send, to recent.
+ * send, to recent. The settings keep the order they were sent in.
  */
-export function checkRealmDefaults(input: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...input };
-  const sound = out.notification_sound;
-  if (sound !== undefined && sound !== 'none' && !(NOTIFICATION_SOUNDS as readonly unknown[]).includes(sound)) {
-    throw new ApiError(`Invalid notification sound '${String(sound)}'`);
+export function checkRealmDefaults(input: DefaultsRequest): Partial<RealmUserDefaults> {
+  const sound = input.notification_sound;
+  if (sound !== undefined && sound !== 'none' && !NOTIFICATION_SOUNDS.includes(sound)) {
+    throw new ApiError(`Invalid notification sound '${sound}'`);
   }
-  if (out.default_language !== undefined && !LANGUAGE_CODES.has(String(out.default_language))) {
+  if (input.default_language !== undefined && !LANGUAGE_CODES.has(input.default_language)) {
     throw new ApiError('Invalid default_language');
   }
-  const period = out.email_notifications_batching_period_seconds;
-  if (period !== undefined && (Number(period) <= 0 || Number(period) > MAX_BATCHING_PERIOD_SECONDS)) {
-    throw new ApiError(`Invalid email batching period: ${String(period)} seconds`);
+  const period = input.email_notifications_batching_period_seconds;
+  if (period !== undefined && (period <= 0 || period > MAX_BATCHING_PERIOD_SECONDS)) {
+    throw new ApiError(`Invalid email batching period: ${period} seconds`);
   }
-  if (out.web_home_view === 'recent_topics') out.web_home_view = 'recent';
-  return out;
+  const { web_home_view: home, ...others } = input;
+  if (home === undefined) return others;
+  return { ...input, web_home_view: home === 'recent_topics' ? 'recent' : home };
 }
 
 /**
@@ -97,31 +100,38 @@ export function checkRealmDefaults(input: Record<string, unknown>): Record<strin
  * realm_user_settings_defaults update event per setting whose value
  * changed, to the organization's active users, after commit.
  */
-export async function doUpdateRealmUserDefaults(ctx: AppContext, actor: UserRow, input: Record<string, unknown>): Promise<void> {
+export async function doUpdateRealmUserDefaults(ctx: AppContext, actor: UserRow, input: DefaultsRequest): Promise<void> {
   if (!isAdminRole(actor.role)) throw adminRequired();
   const wanted = checkRealmDefaults(input);
   await inTransaction(ctx.db, async (tx) => {
-    const settings: Record<string, unknown> = parseSettings(await getRealmUserDefaultsRaw(tx.trx, actor.realm_id));
-    const changed = (Object.keys(wanted) as UserSettingName[]).filter((k) => settings[k] !== wanted[k]);
-    if (changed.length === 0) return;
+    const settings = parseSettings(await getRealmUserDefaultsRaw(tx.trx, actor.realm_id));
+    const changes: Array<{ property: RealmDefaultName; old: DefaultValue; value: DefaultValue }> = [];
+    for (const property of Object.keys(wanted).filter(isRealmDefaultName)) {
+      const value = wanted[property];
+      if (value !== undefined && value !== settings[property]) changes.push({ property, old: settings[property], value });
+    }
+    if (changes.length === 0) return;
     await insertAuditLog(
       tx.trx,
-      changed.map((k) => ({
+      changes.map(({ property, old, value }) => ({
         realmId: actor.realm_id,
         actorId: actor.id,
         eventType: AuditEventType.REALM_DEFAULT_USER_SETTINGS_CHANGED,
-        extra: valueChange(settings[k], wanted[k], k),
+        extra: valueChange(old, value, property),
       })),
     );
-    for (const k of changed) settings[k] = wanted[k];
-    await setRealmUserDefaultsRaw(tx.trx, actor.realm_id, JSON.stringify(settings));
+    const updated = { ...settings, ...Object.fromEntries(changes.map(({ property, value }) => [property, value])) };
+    await setRealmUserDefaultsRaw(tx.trx, actor.realm_id, JSON.stringify(updated));
     const audience = await listActiveUserIds(tx.trx, actor.realm_id);
     tx.afterCommit(() => {
-      for (const property of changed) {
-        ctx.bus.publish({
-          event: { type: 'realm_user_settings_defaults', op: 'update', property, value: wanted[property] },
-          userIds: audience,
-        });
+      for (const { property, value } of changes) {
+        const event: EventBody<Schema<'RealmUserSettingsDefaultsEvent'>> = {
+          type: 'realm_user_settings_defaults',
+          op: 'update',
+          property,
+          value,
+        };
+        ctx.bus.publish({ event, userIds: audience });
       }
     });
   });

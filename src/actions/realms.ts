@@ -6,15 +6,10 @@ import { SYSTEM_GROUP_PARENT, SYSTEM_GROUPS, SystemGroupName } from '../domain/r
 import { USER_SETTING_DEFAULTS } from '../domain/user-settings';
 import { ApiError } from '../errors';
 import { insertAuditLog } from '../queries/audit';
-import { addSubgroup, insertGroup } from '../queries/groups';
+import { addSubgroup, GroupSettingColumns, insertGroup, updateGroupsOfRealm } from '../queries/groups';
 import { nowSeconds } from '../queries/ids';
 import { getRealmByStringId, insertRealm, insertRealmUserDefaults, updateRealm } from '../queries/realms';
-
-/** Each realm-level permission setting's default group (the rules in src/domain/group-settings.ts). */
-const REALM_GROUP_DEFAULTS = Object.fromEntries(REALM_GROUP_SETTINGS.map((s) => [s, REALM_SETTING_RULES[s].default])) as Record<
-  (typeof REALM_GROUP_SETTINGS)[number],
-  SystemGroupName
->;
+import type { RealmGroupColumns } from '../queries/rows';
 
 export interface NewRealm {
   stringId: string;
@@ -67,11 +62,12 @@ export async function doCreateRealm(db: Knex, input: NewRealm): Promise<number> 
     }
     // System groups are managed by the system: nobody may change, join or
     // mention them (Zulip's default_for_system_groups, role:nobody throughout).
-    const systemGroupSettings: Record<string, number> = {};
+    const systemGroupSettings: Partial<GroupSettingColumns> = {};
     for (const s of GROUP_GROUP_SETTINGS) systemGroupSettings[s] = ids.get(USER_GROUP_SETTING_RULES[s].defaultForSystemGroups)!;
-    await trx('user_groups').where({ realm_id: realmId }).update(systemGroupSettings);
-    const settings: Record<string, number> = {};
-    for (const [setting, group] of Object.entries(REALM_GROUP_DEFAULTS)) settings[setting] = ids.get(group)!;
+    await updateGroupsOfRealm(trx, realmId, systemGroupSettings);
+    // Each realm-level permission setting starts at its default group (the rules in src/domain/group-settings.ts).
+    const settings: Partial<RealmGroupColumns> = {};
+    for (const s of REALM_GROUP_SETTINGS) settings[s] = ids.get(REALM_SETTING_RULES[s].default)!;
     await updateRealm(trx, realmId, settings);
     await insertRealmUserDefaults(trx, realmId, JSON.stringify(USER_SETTING_DEFAULTS));
     // Made from the command line (or a test), so nobody is the acting user.

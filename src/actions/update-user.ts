@@ -1,7 +1,8 @@
+import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEntry, AuditEventType, valueChange } from '../domain/audit';
-import { isAdminRole, Role } from '../domain/roles';
+import { isAdminRole, Role, RoleCode } from '../domain/roles';
 import { checkProfileValue, isClearingValue, isRenderable, ProfileFieldDef } from '../domain/profile-fields';
 import { apiEmailFor, checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
 import { parseSettings } from '../domain/user-settings';
@@ -14,21 +15,18 @@ import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue 
 import { getRealmById } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { getUserByEmailKey, getUserInRealm, listUsersByIds, updateUser } from '../queries/users';
-import { canSeeDeliveryEmail } from '../serializers/users';
+import { canSeeDeliveryEmail, toApiRealmUserUpdateEvent } from '../serializers/users';
 import { renderForRealm } from './render';
 import { syncSystemGroupsInTx } from './user-groups';
 import { isOnlyOwnerInTx } from './users';
 
-export interface UserChanges {
-  full_name?: string;
-  role?: number;
-  profile_data?: Array<{ id: number; value: string | number[] | null }>;
-  new_email?: string;
-}
+type Person = Schema<'RealmUserUpdatePerson'>;
+/** One changed custom profile field as a realm_user update carries it. */
+type ProfileFieldChange = NonNullable<Person['custom_profile_field']>;
 
 /** A realm_user update's person part and who receives it. */
 interface Pending {
-  person: Record<string, unknown>;
+  person: Person;
   audience: number[];
 }
 
@@ -38,18 +36,18 @@ interface Pending {
  * refused rolls the whole request back; realm_user update events (one per
  * changed part, in the order of the changes) go out after commit.
  */
-export async function doUpdateUser(ctx: AppContext, actor: UserRow, userId: number, changes: UserChanges): Promise<void> {
+export async function doUpdateUser(ctx: AppContext, actor: UserRow, changes: Params<'update-user'>): Promise<void> {
   if (!isAdminRole(actor.role)) throw adminRequired();
   await inTransaction(ctx.db, async (tx) => {
-    const target = await getUserInRealm(tx.trx, actor.realm_id, userId);
+    const target = await getUserInRealm(tx.trx, actor.realm_id, changes.user_id);
     if (!target) throw noSuchUser();
     if (changes.new_email !== undefined && !(actor.role === Role.OWNER && actor.can_change_user_emails)) {
       throw new ApiError('User not authorized to change user emails');
     }
     const audience = await listUsersWhoMayAccess(tx.trx, actor.realm_id, target.id, target.is_bot);
     const emit = ({ person, audience }: Pending) =>
-      tx.afterCommit(() => ctx.bus.publish({ event: { type: 'realm_user', op: 'update', person }, userIds: audience }));
-    const toAll = (part: Record<string, unknown>) => emit({ person: { user_id: target.id, ...part }, audience });
+      tx.afterCommit(() => ctx.bus.publish({ event: toApiRealmUserUpdateEvent(person), userIds: audience }));
+    const toAll = (part: Omit<Person, 'user_id'>) => emit({ person: { user_id: target.id, ...part }, audience });
     const audit = (eventType: AuditEntry['eventType'], extra: Record<string, unknown>) =>
       insertAuditLog(tx.trx, { realmId: actor.realm_id, actorId: actor.id, userId: target.id, eventType, extra });
     if (changes.role !== undefined && changes.role !== target.role) {
@@ -78,7 +76,7 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, userId: numb
   });
 }
 
-async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: UserRow, role: number): Promise<void> {
+async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: UserRow, role: RoleCode): Promise<void> {
   await updateUser(tx.trx, target.id, { role });
   const realm = (await getRealmById(tx.trx, target.realm_id))!;
   await syncSystemGroupsInTx(tx, ctx.bus, { ...target, role }, realm, nowSeconds(), actor.id);
@@ -90,7 +88,11 @@ async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: U
  * field's type before storing any. Returns the event parts of the values
  * that actually changed, each with the value it replaced (for the audit log).
  */
-async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<UserChanges['profile_data']>) {
+async function applyProfileData(
+  tx: Tx,
+  target: UserRow,
+  items: NonNullable<Params<'update-user'>['profile_data']>,
+): Promise<Array<{ field: ProfileFieldChange; old: string | null }>> {
   const fields = await getProfileFields(
     tx.trx,
     target.realm_id,
@@ -101,8 +103,7 @@ async function applyProfileData(tx: Tx, target: UserRow, items: NonNullable<User
     if (!f) throw new ApiError(`Field id ${id} not found.`);
     return f;
   };
-  type Field = { id: number; value: string | null; rendered_value?: string | null };
-  const changed: Array<{ field: Field; old: string | null }> = [];
+  const changed: Array<{ field: ProfileFieldChange; old: string | null }> = [];
   const toSet: Array<{ field: ProfileFieldDef; value: string }> = [];
   for (const item of items) {
     const field = fieldOf(item.id);

@@ -1,10 +1,12 @@
+import type { Schema } from '../contract';
 import type { Tx } from '../db/transaction';
 import { Role } from '../domain/roles';
-import type { EventBus } from '../events/bus';
+import type { EventBody, EventBus } from '../events/bus';
 import { listActiveHumanIdsWithRole, listChannelPeerIds, listDirectNamedGroupIds, listSubscribedChannels } from '../queries/audiences';
 import type { UserRow } from '../queries/rows';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { listActiveUserIds } from '../queries/users';
+import { toApiGroupMembersEvent, toApiRealmBotActiveEvent, toApiRealmUserUpdateEvent } from '../serializers/users';
 import { queuePeerChange } from './channel-events';
 
 type Account = Pick<UserRow, 'id' | 'realm_id' | 'is_bot' | 'bot_owner_id'>;
@@ -51,19 +53,18 @@ export async function queueDeactivationEvents(tx: Tx, bus: EventBus, user: Accou
   const losingAccess = peers.filter((id) => !known.has(id));
   const groups = withoutAccess.length > 0 ? await listDirectNamedGroupIds(tx.trx, user.id) : [];
   const owners = user.is_bot ? await botAudience(tx, user) : [];
+  const removal: EventBody<Schema<'RealmUserRemoveEvent'>> = {
+    type: 'realm_user',
+    op: 'remove',
+    person: { user_id: user.id, full_name: INACCESSIBLE_USER_NAME },
+  };
   tx.afterCommit(() => {
-    bus.publish({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: false } }, userIds: withAccess });
+    bus.publish({ event: toApiRealmUserUpdateEvent({ user_id: user.id, is_active: false }), userIds: withAccess });
     for (const g of groups) {
-      bus.publish({ event: { type: 'user_group', op: 'remove_members', group_id: g, user_ids: [user.id] }, userIds: withoutAccess });
+      bus.publish({ event: toApiGroupMembersEvent('remove_members', g, [user.id]), userIds: withoutAccess });
     }
-    if (losingAccess.length > 0) {
-      bus.publish({
-        event: { type: 'realm_user', op: 'remove', person: { user_id: user.id, full_name: INACCESSIBLE_USER_NAME } },
-        userIds: losingAccess,
-      });
-    }
-    if (user.is_bot)
-      bus.publish({ event: { type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: false } }, userIds: owners });
+    if (losingAccess.length > 0) bus.publish({ event: removal, userIds: losingAccess });
+    if (user.is_bot) bus.publish({ event: toApiRealmBotActiveEvent(user.id, false), userIds: owners });
   });
 }
 
@@ -82,17 +83,14 @@ export async function queueReactivationEvents(tx: Tx, bus: EventBus, user: Accou
     user.is_bot ? botAudience(tx, user) : Promise.resolve([]),
   ]);
   tx.afterCommit(() => {
-    bus.publish({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: true } }, userIds: audience });
-    if (user.is_bot)
-      bus.publish({ event: { type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: true } }, userIds: owners });
+    bus.publish({ event: toApiRealmUserUpdateEvent({ user_id: user.id, is_active: true }), userIds: audience });
+    if (user.is_bot) bus.publish({ event: toApiRealmBotActiveEvent(user.id, true), userIds: owners });
   });
   await queuePeerChange(tx, bus, 'peer_add', realmId, user.id, await listSubscribedChannels(tx.trx, user.id));
   const groups = await listDirectNamedGroupIds(tx.trx, user.id);
   if (groups.length === 0) return;
   const everyone = await listActiveUserIds(tx.trx, realmId);
   tx.afterCommit(() => {
-    for (const g of groups) {
-      bus.publish({ event: { type: 'user_group', op: 'add_members', group_id: g, user_ids: [user.id] }, userIds: everyone });
-    }
+    for (const g of groups) bus.publish({ event: toApiGroupMembersEvent('add_members', g, [user.id]), userIds: everyone });
   });
 }

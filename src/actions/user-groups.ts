@@ -3,8 +3,9 @@ import type { Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { Role, roleSystemGroup, SYSTEM_GROUPS } from '../domain/roles';
 import { insertAuditLog } from '../queries/audit';
-import { addGroupMembers, getSystemGroupIds, removeGroupMembers } from '../queries/groups';
+import { addGroupMembers, getSystemGroupIds, listDirectGroupIdsOfUser, removeGroupMembers } from '../queries/groups';
 import type { RealmRow, UserRow } from '../queries/rows';
+import { toApiGroupMembersEvent } from '../serializers/users';
 import { listActiveUserIds } from '../queries/users';
 
 const DAY = 86400;
@@ -36,9 +37,7 @@ export async function syncSystemGroupsInTx(
 ): Promise<void> {
   const ids = await getSystemGroupIds(tx.trx, realm.id);
   const systemIds = SYSTEM_GROUPS.map((g) => ids.get(g.name)!);
-  const current: number[] = (
-    await tx.trx('group_members').where({ user_id: user.id }).whereIn('group_id', systemIds).pluck('group_id')
-  ).map(Number);
+  const current = await listDirectGroupIdsOfUser(tx.trx, user.id, systemIds);
   const wanted = directSystemGroups(user.role, user.date_joined, realm, now).map((name) => ids.get(name)!);
   const removed = current.filter((g) => !wanted.includes(g));
   const added = wanted.filter((g) => !current.includes(g));
@@ -52,9 +51,7 @@ export async function syncSystemGroupsInTx(
   ]);
   const audience = await listActiveUserIds(tx.trx, realm.id);
   tx.afterCommit(() => {
-    for (const g of removed)
-      bus.publish({ event: { type: 'user_group', op: 'remove_members', group_id: g, user_ids: [user.id] }, userIds: audience });
-    for (const g of added)
-      bus.publish({ event: { type: 'user_group', op: 'add_members', group_id: g, user_ids: [user.id] }, userIds: audience });
+    for (const g of removed) bus.publish({ event: toApiGroupMembersEvent('remove_members', g, [user.id]), userIds: audience });
+    for (const g of added) bus.publish({ event: toApiGroupMembersEvent('add_members', g, [user.id]), userIds: audience });
   });
 }

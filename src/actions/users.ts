@@ -1,23 +1,25 @@
 import type { Knex } from 'knex';
 import { accessUserForAdmin } from '../access/users';
+import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
-import { isAdminRole, Role, ROLE_CODES } from '../domain/roles';
+import { isAdminRole, isRoleCode, Role } from '../domain/roles';
 import { generateApiKey, hashPassword, isPasswordStrongEnough } from '../domain/secrets';
 import { parseSettings } from '../domain/user-settings';
-import { apiEmailFor, checkFullName, emailKey, isValidEmail } from '../domain/users';
+import { apiEmailFor, BotTypeCode, checkFullName, emailKey, isValidEmail } from '../domain/users';
 import { loadConfig } from '../config';
 import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
 import { insertAuditLog } from '../queries/audit';
 import { addGroupMembers, getSystemGroupIds } from '../queries/groups';
-import { insertOne, nowSeconds } from '../queries/ids';
+import { nowSeconds } from '../queries/ids';
 import { getRealmById, getRealmUserDefaultsRaw } from '../queries/realms';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import type { UserRow } from '../queries/rows';
 import {
   getUserByEmailKey,
   getUserById,
+  insertPersonalRecipient,
   insertUser,
   listActiveBotIdsOwnedBy,
   lockActiveOwnerIds,
@@ -26,17 +28,18 @@ import {
 } from '../queries/users';
 import { toApiUser } from '../serializers/users';
 import { queueDeactivationEvents, queueReactivationEvents } from './user-activation-events';
+import type { EventBody } from '../events/bus';
 import { directSystemGroups } from './user-groups';
-import { RecipientType } from '../domain/recipients';
 
 export interface NewUser {
   realmId: number;
   email: string;
   fullName: string;
+  /** A role code (default member); anything else is "Invalid role". */
   role?: number;
   password?: string | null;
   isBot?: boolean;
-  botType?: number | null;
+  botType?: BotTypeCode | null;
   botOwnerId?: number | null;
   canCreateUsers?: boolean;
   timezone?: string;
@@ -56,7 +59,7 @@ export interface NewUser {
 export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, input: NewUser): Promise<UserRow> {
   const { trx } = tx;
   const role = input.role ?? Role.MEMBER;
-  if (!ROLE_CODES.includes(role)) throw new ApiError('Invalid role');
+  if (!isRoleCode(role)) throw new ApiError('Invalid role');
   const realm = await getRealmById(trx, input.realmId);
   if (!realm) throw new ApiError('Invalid organization');
   const email = input.email.trim();
@@ -85,7 +88,7 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
   // A hidden address is replaced by a placeholder in the API email, as Zulip does.
   const apiEmail = apiEmailFor(userId, email, defaults.email_address_visibility, input.isBot ?? false, apiEmailHost());
   if (apiEmail !== email) await updateUser(trx, userId, { email: apiEmail });
-  const recipientId = await insertOne(trx, 'recipients', { type: RecipientType.PERSONAL, type_id: userId });
+  const recipientId = await insertPersonalRecipient(trx, userId);
   await updateUser(trx, userId, { recipient_id: recipientId });
   const groups = await getSystemGroupIds(trx, realm.id);
   const memberOf = directSystemGroups(role, now, realm, now).map((name) => groups.get(name)!);
@@ -101,19 +104,15 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
   ]);
   const user = (await getUserById(trx, userId))!;
   if (bus) {
-    const person = toApiUser(user, { viewer: null });
+    const event: EventBody<Schema<'RealmUserAddEvent'>> = { type: 'realm_user', op: 'add', person: toApiUser(user, { viewer: null }) };
     const audience = await listUsersWhoMayAccess(trx, realm.id, userId, user.is_bot);
-    tx.afterCommit(() => bus.publish({ event: { type: 'realm_user', op: 'add', person }, userIds: audience }));
+    tx.afterCommit(() => bus.publish({ event, userIds: audience }));
   }
   return user;
 }
 
 /** POST /users: an administrator with can_create_users makes an account with a password. */
-export async function doCreateUser(
-  ctx: AppContext,
-  actor: UserRow,
-  input: { email: string; password: string; full_name: string },
-): Promise<UserRow> {
+export async function doCreateUser(ctx: AppContext, actor: UserRow, input: Params<'create-user'>): Promise<UserRow> {
   if (!isAdminRole(actor.role)) throw adminRequired();
   if (!actor.can_create_users) throw new ApiError('User not authorized to create users');
   const fullName = checkFullName(input.full_name);

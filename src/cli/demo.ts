@@ -8,8 +8,8 @@ import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { Role } from '../domain/roles';
 import type { UserRow } from '../queries/rows';
-import { listRealms } from '../queries/realms';
-import { getUserById } from '../queries/users';
+import { listRealms, updateRealm } from '../queries/realms';
+import { getFirstActiveOwner, getUserById } from '../queries/users';
 
 export const DEMO_PASSWORD = 'parley-demo-password';
 
@@ -31,14 +31,7 @@ type Who = (typeof PEOPLE)[number]['key'];
  */
 export async function ensureDemoOrganization(ctx: AppContext): Promise<{ created: boolean; owner: UserRow | undefined }> {
   const realms = await listRealms(ctx.db);
-  if (realms.length > 0) {
-    const row = await ctx
-      .db('users')
-      .where({ realm_id: realms[0]!.id, role: Role.OWNER, is_active: true, is_bot: false })
-      .orderBy('id')
-      .first('id');
-    return { created: false, owner: row ? await getUserById(ctx.db, row.id) : undefined };
-  }
+  if (realms.length > 0) return { created: false, owner: await getFirstActiveOwner(ctx.db, realms[0]!.id) };
   const owner = await seedDemo(ctx);
   return { created: true, owner };
 }
@@ -86,7 +79,7 @@ async function seedDemo(ctx: AppContext): Promise<UserRow> {
     const leadership = await channel('leadership', 'Private, shared history.', staff, { inviteOnly: true, shared: true });
     const hr = await channel('hr', 'Private, protected history.', [u.owner, u.admin], { inviteOnly: true, shared: false });
     // New channels are announced in #general, as Zulip's new-organization default does.
-    await tx.trx('realms').where({ id: realmId }).update({ new_stream_announcements_stream_id: general.id });
+    await updateRealm(tx.trx, realmId, { new_stream_announcements_stream_id: general.id });
 
     // Messages go through the same path as POST /messages (rendering, mentions, flags).
     const opts: SendOptions = { client: 'website', readBySender: true };

@@ -34,18 +34,19 @@ export const isRenderable = (fieldType: number) => fieldType === FieldType.SHORT
  * Zulip treats null, "" and [] alike in profile_data: the value is removed
  * (update_user_backend's `value is None or not value`).
  */
-export const isClearingValue = (value: unknown) => value === null || value === '' || (Array.isArray(value) && value.length === 0);
+export const isClearingValue = (value: string | number[] | null): value is null | '' | [] =>
+  value === null || value === '' || value.length === 0;
 
 /**
  * Checks a non-empty value against its field's type, with Zulip's messages
  * (zerver/lib/validator.py), which name the field by its display name.
  */
-export function checkProfileValue(field: ProfileFieldDef, value: unknown): CheckedProfileValue {
+export function checkProfileValue(field: ProfileFieldDef, value: string | number[]): CheckedProfileValue {
   const name = field.name;
   if (field.field_type === FieldType.USER) {
     if (!Array.isArray(value)) throw new ApiError('User IDs is not a list');
     for (const [i, id] of value.entries()) if (!Number.isInteger(id)) throw new ApiError(`User IDs[${i}] is not an integer`);
-    return { kind: 'users', ids: [...new Set(value as number[])] };
+    return { kind: 'users', ids: [...new Set(value)] };
   }
   if (typeof value !== 'string') throw new ApiError(`${name} is not a string`);
   switch (field.field_type) {

@@ -8,6 +8,7 @@ export const Role = {
 } as const;
 export type RoleCode = (typeof Role)[keyof typeof Role];
 export const ROLE_CODES: readonly number[] = Object.values(Role);
+export const isRoleCode = (n: number): n is RoleCode => ROLE_CODES.includes(n);
 
 export const isAdminRole = (role: number) => role <= Role.ADMINISTRATOR;
 export const isOwnerRole = (role: number) => role === Role.OWNER;

@@ -1,9 +1,20 @@
+import type { Schema } from '../contract';
+
+/**
+ * The personal settings every user has: the contract's user_settings
+ * object without the two lists POST /register adds (the choices offered),
+ * every setting present (the contract leaves the per-user-only ones
+ * optional, but a stored settings object always has them).
+ */
+export type UserSettings = Required<Omit<Schema<'UserSettings'>, 'available_notification_sounds' | 'emojiset_choices'>>;
+export type UserSettingName = keyof UserSettings;
+
 /**
  * Personal settings every user has, with Zulip's defaults. A new realm's
  * realm_user_defaults start from these; a new user copies the realm's
  * defaults at creation and never follows later changes to them.
  */
-export const USER_SETTING_DEFAULTS = {
+export const USER_SETTING_DEFAULTS: UserSettings = {
   // display
   starred_message_counts: true,
   receives_typing_notifications: true,
@@ -72,8 +83,9 @@ export const USER_SETTING_DEFAULTS = {
   email_address_visibility: 1,
   web_navigate_to_sent_message: true,
 };
-export type UserSettings = typeof USER_SETTING_DEFAULTS;
-export type UserSettingName = keyof UserSettings;
+
+/** Whether a name is one of the personal settings. */
+export const isUserSettingName = (name: string): name is UserSettingName => Object.hasOwn(USER_SETTING_DEFAULTS, name);
 
 /** Email visibility codes (per user since Zulip 7). */
 export const EmailVisibility = {
@@ -107,5 +119,35 @@ export function emailVisibilityOf(raw: string | null | undefined): number {
   return v;
 }
 
-/** The notification sounds users may choose (Zulip's set). */
-export const NOTIFICATION_SOUNDS = ['chime', 'ding', 'done', 'ping', 'pop', 'ring', 'zulip'] as const;
+/** The notification sounds users may choose (Zulip's set); "none" turns sounds off. */
+export const NOTIFICATION_SOUNDS: readonly string[] = ['chime', 'ding', 'done', 'ping', 'pop', 'ring', 'zulip'];
+
+/**
+ * Settings a user has that organizations set no default for: the personal
+ * settings without them are realm_user_settings_defaults.
+ */
+export type PersonalOnlySetting = 'timezone' | 'allow_private_data_export' | 'enable_login_emails' | 'enable_marketing_emails';
+export type RealmUserDefaults = Omit<UserSettings, PersonalOnlySetting>;
+export type RealmDefaultName = keyof RealmUserDefaults;
+
+const PERSONAL_ONLY: ReadonlySet<string> = new Set<PersonalOnlySetting>([
+  'timezone',
+  'allow_private_data_export',
+  'enable_login_emails',
+  'enable_marketing_emails',
+]);
+
+/** Whether a name is a setting organizations set a default for. */
+export const isRealmDefaultName = (name: string): name is RealmDefaultName => isUserSettingName(name) && !PERSONAL_ONLY.has(name);
+
+/** The organization defaults among a user's settings (realm_user_defaults stores a whole settings object). */
+export function realmDefaultsOf(settings: UserSettings): RealmUserDefaults {
+  const {
+    timezone: _timezone,
+    allow_private_data_export: _export,
+    enable_login_emails: _login,
+    enable_marketing_emails: _marketing,
+    ...defaults
+  } = settings;
+  return defaults;
+}

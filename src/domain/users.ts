@@ -1,6 +1,15 @@
 import { ApiError, ownerRequired } from '../errors';
 import { isAdminRole, isGuestRole, Role } from './roles';
 
+/** Zulip's bot type codes: generic, incoming webhook, outgoing webhook, embedded. */
+export const BotType = {
+  DEFAULT: 1,
+  INCOMING_WEBHOOK: 2,
+  OUTGOING_WEBHOOK: 3,
+  EMBEDDED: 4,
+} as const;
+export type BotTypeCode = (typeof BotType)[keyof typeof BotType];
+
 export const MAX_NAME_LENGTH = 100;
 export const MIN_NAME_LENGTH = 2;
 

@@ -1,3 +1,5 @@
+import type { Schema } from '../contract';
+
 /**
  * The event bus. Actions hand it events after their transaction commits
  * (src/db/transaction.ts afterCommit); event queues subscribe to it
@@ -14,6 +16,17 @@ export interface ServerEvent {
   type: string;
   [key: string]: unknown;
 }
+
+/**
+ * An event of the contract (openapi/components/events.yaml) as an action
+ * publishes it: everything but the id, which each queue gives it. Built as
+ * `EventBody<Schema<'RealmUserUpdateEvent'>>`, an event missing a field the
+ * contract requires does not compile.
+ */
+export type EventBody<E extends { id: number; type: string }> = E extends unknown ? Omit<E, 'id'> : never;
+
+/** Any event of the contract, as published. */
+export type ContractEvent = EventBody<Schema<'Event'>>;
 
 /** An event addressed to users; `perUser` lets one event carry per-recipient fields (e.g. message flags). */
 export interface Delivery {

@@ -1,3 +1,4 @@
+import type { Params } from '../contract';
 import { isGuestRole } from '../domain/roles';
 import { ApiError } from '../errors';
 import type { UserRow } from '../queries/rows';
@@ -45,17 +46,8 @@ export function parseCapabilities(raw: Record<string, boolean> | undefined): Cli
   };
 }
 
-export interface RegisterParams {
-  apply_markdown?: boolean;
-  client_gravatar?: boolean;
-  all_public_streams?: boolean;
-  event_types?: string[];
-  narrow?: unknown;
-  client_capabilities?: Record<string, boolean>;
-}
-
 /** Zulip's defaults: apply_markdown false, client_gravatar true (since feature level 92). */
-export function queueOptionsFor(user: UserRow, p: RegisterParams): QueueOptions {
+export function queueOptionsFor(user: UserRow, p: Params<'register-queue'>): QueueOptions {
   const guest = isGuestRole(user.role);
   const allPublicStreams = p.all_public_streams ?? false;
   if (allPublicStreams && guest) throw new ApiError('User not authorized for this query');

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
+import type { Schema } from '../contract';
 import { ApiError } from '../errors';
-import type { ServerEvent } from './bus';
+import type { EventBody, ServerEvent } from './bus';
 import type { Clock } from './clock';
 import type { QueueOptions } from './options';
 
@@ -16,7 +17,8 @@ export interface QueuedEvent {
   extra?: Record<string, unknown>;
 }
 
-export const HEARTBEAT: ServerEvent = Object.freeze({ type: 'heartbeat' }) as ServerEvent;
+const heartbeat: EventBody<Schema<'HeartbeatEvent'>> = { type: 'heartbeat' };
+export const HEARTBEAT: ServerEvent = Object.freeze(heartbeat);
 
 /** Events held by all queues together (the manager's memory bound). */
 export interface EventCounter {

@@ -5,31 +5,19 @@ import { doCreateUser, doDeactivateUser, doReactivateUser } from '../actions/use
 import { caller, HandlerTable } from '../http/handler';
 
 export const userHandlers: HandlerTable = {
-  'get-own-user': async (call) => getOwnUser(call.ctx, caller(call)) as never,
+  'get-own-user': async (call) => getOwnUser(call.ctx, caller(call)),
 
-  'get-users': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
-    const { client_gravatar, include_custom_profile_fields } = call.params;
-    const opts = { clientGravatar: client_gravatar ?? true, includeCustomProfileFields: include_custom_profile_fields ?? false };
-    return (await getUsers(call.ctx, viewer, opts)) as never;
-  },
+  'get-users': async (call) => getUsers(call.ctx, await loadViewer(call.ctx.db, caller(call)), call.params),
 
-  'get-user': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
-    const { user_id, client_gravatar, include_custom_profile_fields } = call.params;
-    const opts = { clientGravatar: client_gravatar ?? true, includeCustomProfileFields: include_custom_profile_fields ?? false };
-    return (await getUser(call.ctx, viewer, user_id, opts)) as never;
-  },
+  'get-user': async (call) => getUser(call.ctx, await loadViewer(call.ctx.db, caller(call)), call.params),
 
   'create-user': async (call) => {
-    const { email, password, full_name } = call.params;
-    const user = await doCreateUser(call.ctx, caller(call), { email, password, full_name });
+    const user = await doCreateUser(call.ctx, caller(call), call.params);
     return { user_id: user.id };
   },
 
   'update-user': async (call) => {
-    const { user_id, full_name, role, profile_data, new_email } = call.params;
-    await doUpdateUser(call.ctx, caller(call), user_id, { full_name, role, profile_data, new_email });
+    await doUpdateUser(call.ctx, caller(call), call.params);
     return {};
   },
 

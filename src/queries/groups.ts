@@ -1,11 +1,48 @@
 import type { Knex } from 'knex';
+import type { UserGroupSetting } from '../domain/group-settings';
 import { insertOne, insertRows } from './ids';
-import { rawRows } from './rows';
+import { mapBools, rawRows } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
-export async function insertGroup(q: Q, row: Record<string, unknown>): Promise<number> {
+/** A user group's permission-setting columns: each holds a group id, NULL while unset (nobody holds it). */
+export type GroupSettingColumns = { [K in UserGroupSetting]: number | null };
+
+/** A row of user_groups (booleans converted). A NULL name is an anonymous group backing a setting value. */
+export interface UserGroupRow extends GroupSettingColumns {
+  id: number;
+  realm_id: number;
+  name: string | null;
+  description: string | null;
+  is_system_group: boolean;
+  creator_id: number | null;
+  date_created: number | null;
+  deactivated: boolean;
+}
+
+/** A new group: its organization and name; every other column may be left to the table's default. */
+export type NewGroupRow = Pick<UserGroupRow, 'realm_id' | 'name'> & Partial<Omit<UserGroupRow, 'id' | 'realm_id' | 'name'>>;
+
+export async function insertGroup(q: Q, row: NewGroupRow): Promise<number> {
   return insertOne(q, 'user_groups', row);
+}
+
+/** Sets permission settings on every group of the organization (a new organization's system groups). */
+export async function updateGroupsOfRealm(q: Q, realmId: number, settings: Partial<GroupSettingColumns>): Promise<void> {
+  await q('user_groups').where({ realm_id: realmId }).update(settings);
+}
+
+/** Who may add members to a group (the settings an invitation's groups are checked against). */
+export async function getGroupMembershipSettings(
+  q: Q,
+  groupId: number,
+): Promise<Pick<GroupSettingColumns, 'can_add_members_group' | 'can_manage_group'> | undefined> {
+  return q('user_groups').where({ id: groupId }).first('can_add_members_group', 'can_manage_group');
+}
+
+/** Of these groups, the ones the user is a direct member of. */
+export async function listDirectGroupIdsOfUser(q: Q, userId: number, among: number[]): Promise<number[]> {
+  return (await q('group_members').where({ user_id: userId }).whereIn('group_id', among).pluck('group_id')).map(Number);
 }
 
 export async function addGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {
@@ -104,13 +141,7 @@ export async function getRecursiveMemberIds(q: Q, groupId: number): Promise<numb
   return rows.map((r) => Number(r.id));
 }
 
-export interface GroupRow {
-  id: number;
-  realm_id: number;
-  name: string | null;
-  is_system_group: boolean;
-  deactivated: boolean;
-}
+export type GroupRow = Pick<UserGroupRow, 'id' | 'realm_id' | 'name' | 'is_system_group' | 'deactivated'>;
 
 export async function getGroupsByIds(q: Q, realmId: number, ids: number[]): Promise<Map<number, GroupRow>> {
   if (ids.length === 0) return new Map();
@@ -121,4 +152,10 @@ export async function getGroupsByIds(q: Q, realmId: number, ids: number[]): Prom
   return new Map(
     rows.map((r: GroupRow) => [r.id, { ...r, is_system_group: Boolean(r.is_system_group), deactivated: Boolean(r.deactivated) }]),
   );
+}
+
+/** Every group of the organization, anonymous ones (name NULL) included. */
+export async function listRealmGroups(q: Q, realmId: number): Promise<UserGroupRow[]> {
+  const rows = await q('user_groups').where({ realm_id: realmId }).orderBy('id');
+  return rows.map((r: Record<string, unknown>) => mapBools<UserGroupRow>(r));
 }

@@ -4,7 +4,11 @@ import { mapBools, RealmRow } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
-export async function insertRealm(q: Q, row: Record<string, unknown>): Promise<number> {
+/** A new organization's columns; the rest keep the table's defaults until its system groups exist. */
+export type NewRealmRow = Pick<RealmRow, 'string_id' | 'name' | 'description' | 'date_created'> &
+  Partial<Omit<RealmRow, 'id' | 'string_id' | 'name' | 'description' | 'date_created'>>;
+
+export async function insertRealm(q: Q, row: NewRealmRow): Promise<number> {
   return insertOne(q, 'realms', row);
 }
 
@@ -37,8 +41,16 @@ export async function listRealms(q: Q): Promise<RealmRow[]> {
   return rows.map((r: Record<string, unknown>) => mapBools<RealmRow>(r));
 }
 
-export async function updateRealm(q: Q, id: number, changes: Record<string, unknown>): Promise<void> {
+export async function updateRealm(q: Q, id: number, changes: Partial<Omit<RealmRow, 'id'>>): Promise<void> {
   await q('realms').where({ id }).update(changes);
+}
+
+/** Whether the organization lets people log in with a password (false for an unknown id). */
+export async function getPasswordAuthEnabled(q: Q, realmId: number): Promise<boolean> {
+  const row: { password_auth_enabled: number | boolean } | undefined = await q('realms')
+    .where({ id: realmId })
+    .first('password_auth_enabled');
+  return Boolean(row?.password_auth_enabled);
 }
 
 export async function getRealmUserDefaultsRaw(q: Q, realmId: number): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ChannelRow, SubscriptionRow } from './channels';
+import type { ProfileValueRow } from './profile-fields';
 import { mapBools } from './rows';
 import { RecipientType } from '../domain/recipients';
 
@@ -16,23 +17,6 @@ export interface SubscriptionSettings extends SubscriptionRow {
   push_notifications: boolean | null;
   email_notifications: boolean | null;
   wildcard_mentions_notify: boolean | null;
-}
-
-export interface GroupRow {
-  id: number;
-  name: string | null;
-  description: string | null;
-  is_system_group: boolean;
-  creator_id: number | null;
-  date_created: number | null;
-  deactivated: boolean;
-  [setting: string]: unknown;
-}
-
-/** Every group of the organization, anonymous ones (name NULL) included. */
-export async function listRealmGroups(q: Q, realmId: number): Promise<GroupRow[]> {
-  const rows = await q('user_groups').where({ realm_id: realmId }).orderBy('id');
-  return rows.map((r: Record<string, unknown>) => mapBools<GroupRow>(r));
 }
 
 /** Direct memberships of active users in the organization's groups. */
@@ -162,10 +146,8 @@ export async function listMutedRecipientIds(q: Q, userId: number, recipientIds: 
   return new Set(ids.map(Number));
 }
 
-export async function listRealmProfileValues(
-  q: Q,
-  realmId: number,
-): Promise<Array<{ user_id: number; field_id: number; value: string; rendered_value: string | null }>> {
+/** Every custom profile field value of the organization's users. */
+export async function listRealmProfileValues(q: Q, realmId: number): Promise<ProfileValueRow[]> {
   return q('custom_profile_values as v')
     .join('users as u', 'u.id', 'v.user_id')
     .where('u.realm_id', realmId)

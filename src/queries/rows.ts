@@ -1,4 +1,6 @@
 import type { RealmGroupSetting } from '../domain/group-settings';
+import type { RoleCode } from '../domain/roles';
+import type { BotTypeCode } from '../domain/users';
 
 /** The realm's permission settings: each column holds a user group id (NULL only before the realm's system groups exist). */
 export type RealmGroupColumns = { [K in RealmGroupSetting]: number };
@@ -20,8 +22,9 @@ export interface RealmRow extends RealmGroupColumns {
   message_content_delete_limit_seconds: number | null;
   move_messages_within_stream_limit_seconds: number | null;
   move_messages_between_streams_limit_seconds: number | null;
-  message_edit_history_visibility_policy: string;
-  topics_policy: string;
+  message_edit_history_visibility_policy: 'all' | 'moves' | 'none';
+  /** The organization's default for channels whose own policy is `inherit`. */
+  topics_policy: 'allow_empty_topic' | 'disable_empty_topic';
   moderation_request_channel_id: number | null;
   new_stream_announcements_stream_id: number | null;
   signup_announcements_stream_id: number | null;
@@ -39,9 +42,9 @@ export interface UserRow {
   delivery_email: string;
   email_key: string;
   full_name: string;
-  role: number;
+  role: RoleCode;
   is_bot: boolean;
-  bot_type: number | null;
+  bot_type: BotTypeCode | null;
   bot_owner_id: number | null;
   is_active: boolean;
   is_imported_stub: boolean;

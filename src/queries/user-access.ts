@@ -14,7 +14,7 @@ type Q = Knex | Knex.Transaction;
  */
 export async function listUsersWhoMayAccess(q: Q, realmId: number, userId: number, isBot = false): Promise<number[]> {
   const realm = await getRealmById(q, realmId);
-  const groupId = realm?.can_access_all_users_group as number | null | undefined;
+  const groupId = realm?.can_access_all_users_group;
   const [all, seeAll, sharing] = await Promise.all([
     listActiveUserIds(q, realmId),
     groupId == null ? Promise.resolve([] as number[]) : getRecursiveMemberIds(q, groupId),

@@ -1,13 +1,45 @@
 import type { Knex } from 'knex';
+import { RecipientType } from '../domain/recipients';
+import { Role } from '../domain/roles';
 import { inChunks, insertOne } from './ids';
+import type { ProfileValueRow } from './profile-fields';
 import { mapBools, rawRows, UserRow } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
 const toUser = (row: Record<string, unknown> | undefined) => (row ? mapBools<UserRow>(row) : undefined);
 
-export async function insertUser(q: Q, row: Record<string, unknown>): Promise<number> {
+/**
+ * The columns a new account is created with; the others keep the table's
+ * defaults (active, not imported, avatar source and version, …) and
+ * recipient_id is set once the personal recipient exists.
+ */
+export type NewUserRow = Pick<
+  UserRow,
+  | 'realm_id'
+  | 'email'
+  | 'delivery_email'
+  | 'email_key'
+  | 'full_name'
+  | 'role'
+  | 'is_bot'
+  | 'bot_type'
+  | 'bot_owner_id'
+  | 'api_key'
+  | 'password_hash'
+  | 'can_create_users'
+  | 'timezone'
+  | 'date_joined'
+  | 'settings'
+>;
+
+export async function insertUser(q: Q, row: NewUserRow): Promise<number> {
   return insertOne(q, 'users', row);
+}
+
+/** The user's personal recipient (what direct messages to them are addressed to); its id. */
+export async function insertPersonalRecipient(q: Q, userId: number): Promise<number> {
+  return insertOne(q, 'recipients', { type: RecipientType.PERSONAL, type_id: userId });
 }
 
 export async function getUserById(q: Q, id: number): Promise<UserRow | undefined> {
@@ -32,7 +64,7 @@ export async function getUserByApiEmail(q: Q, realmId: number, email: string): P
   return toUser(await q('users').where({ realm_id: realmId, email }).first());
 }
 
-export async function updateUser(q: Q, id: number, changes: Record<string, unknown>): Promise<void> {
+export async function updateUser(q: Q, id: number, changes: Partial<Omit<UserRow, 'id'>>): Promise<void> {
   await q('users').where({ id }).update(changes);
 }
 
@@ -49,7 +81,7 @@ export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> 
 export async function getOwnUserExtras(
   q: Q,
   user: { id: number; realm_id: number },
-): Promise<{ maxMessageId: number; values: Array<{ user_id: number; field_id: number; value: string; rendered_value: string | null }> }> {
+): Promise<{ maxMessageId: number; values: ProfileValueRow[] }> {
   const result = await q.raw(
     `SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = ?) AS max_id, v.field_id, v.value, v.rendered_value
        FROM (SELECT 1 AS one) x
@@ -106,8 +138,8 @@ export async function listUsersByApiEmails(q: Q, realmId: number, emails: readon
   const keys = [...new Set(unique.map((e) => e.toLowerCase()))];
   const byKey = await inChunks(keys, (slice) => q('users').where({ realm_id: realmId }).whereIn('email_key', slice), 1000);
   const byEmail = await inChunks(unique, (slice) => q('users').where({ realm_id: realmId }).whereIn('email', slice), 1000);
-  const keyed = new Map(byKey.map((r: Record<string, unknown>) => [r.email_key as string, mapBools<UserRow>(r)]));
-  const exact = new Map(byEmail.map((r: Record<string, unknown>) => [r.email as string, mapBools<UserRow>(r)]));
+  const keyed = new Map(byKey.map((r: Record<string, unknown>) => mapBools<UserRow>(r)).map((u) => [u.email_key, u]));
+  const exact = new Map(byEmail.map((r: Record<string, unknown>) => mapBools<UserRow>(r)).map((u) => [u.email, u]));
   const out = new Map<string, UserRow>();
   for (const email of unique) {
     const k = keyed.get(email.toLowerCase());
@@ -115,6 +147,11 @@ export async function listUsersByApiEmails(q: Q, realmId: number, emails: readon
     if (user) out.set(email, user);
   }
   return out;
+}
+
+/** The organization's first active human owner (the demo command's owner), if any. */
+export async function getFirstActiveOwner(q: Q, realmId: number): Promise<UserRow | undefined> {
+  return toUser(await q('users').where({ realm_id: realmId, role: Role.OWNER, is_active: true, is_bot: false }).orderBy('id').first());
 }
 
 export async function listActiveBotIdsOwnedBy(q: Q, ownerId: number): Promise<number[]> {

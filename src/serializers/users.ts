@@ -1,7 +1,12 @@
 import crypto from 'node:crypto';
+import type { Data, Schema } from '../contract';
+import type { EventBody } from '../events/bus';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../domain/roles';
 import { EmailVisibility, emailVisibilityOf } from '../domain/user-settings';
+import type { UserGroupRow } from '../queries/groups';
+import type { ProfileValueRow } from '../queries/profile-fields';
 import type { UserRow } from '../queries/rows';
+import type { GroupLookup } from './subscriptions';
 
 /** Zulip formats date_joined as an ISO 8601 string with an explicit +00:00 offset. */
 export function isoFromSeconds(seconds: number): string {
@@ -10,22 +15,22 @@ export function isoFromSeconds(seconds: number): string {
 
 /**
  * The avatar URL. Parley has no avatar uploads yet, so every user has a
- * Gravatar-style URL derived from the delivery email; with client_gravatar a
- * client that can see the email computes it itself and gets null.
+ * Gravatar-style URL derived from the delivery email.
  */
-export function avatarUrl(user: UserRow, clientGravatar: boolean): string | null {
-  if (clientGravatar && user.avatar_source === 'G') return null;
+export function gravatarUrl(user: UserRow): string {
   const hash = crypto.createHash('md5').update(user.delivery_email.toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
 }
 
-export type ProfileData = Record<string, { value: string; rendered_value?: string | null }>;
+/** The avatar URL as a client sees it: with client_gravatar, one that can see the email computes it itself and gets null. */
+export function avatarUrl(user: UserRow, clientGravatar: boolean): string | null {
+  if (clientGravatar && user.avatar_source === 'G') return null;
+  return gravatarUrl(user);
+}
 
 /** profile_data maps by user: field ID (as a string) → value, with rendered_value for Markdown fields. */
-export function toApiProfileData(
-  values: ReadonlyArray<{ user_id: number; field_id: number; value: string; rendered_value: string | null }>,
-): Map<number, ProfileData> {
-  const out = new Map<number, ProfileData>();
+export function toApiProfileData(values: ReadonlyArray<ProfileValueRow>): Map<number, Schema<'ProfileData'>> {
+  const out = new Map<number, Schema<'ProfileData'>>();
   for (const v of values) {
     const data = out.get(v.user_id) ?? {};
     data[String(v.field_id)] = v.rendered_value == null ? { value: v.value } : { value: v.value, rendered_value: v.rendered_value };
@@ -38,7 +43,7 @@ export interface UserViewOptions {
   /** The user looking; null for an audience-wide event. */
   viewer: UserRow | null;
   clientGravatar?: boolean;
-  profileData?: ProfileData;
+  profileData?: Schema<'ProfileData'>;
 }
 
 /** Whether `viewer` may see `user`'s real (delivery) email, per the user's email_address_visibility. */
@@ -61,9 +66,9 @@ export function canSeeDeliveryEmail(user: UserRow, viewer: UserRow | null): bool
 }
 
 /** The user object of GET /users, GET /users/{id}, realm_users and realm_user events. */
-export function toApiUser(user: UserRow, opts: UserViewOptions) {
+export function toApiUser(user: UserRow, opts: UserViewOptions): Schema<'User'> {
   const showEmail = canSeeDeliveryEmail(user, opts.viewer);
-  const out: Record<string, unknown> = {
+  const out: Schema<'User'> = {
     user_id: user.id,
     email: user.email,
     delivery_email: showEmail ? user.delivery_email : null,
@@ -89,8 +94,84 @@ export function toApiUser(user: UserRow, opts: UserViewOptions) {
   return out;
 }
 
-/** GET /users/me: the user object as its owner sees it, plus max_message_id. */
-export function toApiOwnUser(user: UserRow, maxMessageId: number, profileData: ProfileData) {
-  const base = toApiUser(user, { viewer: user, clientGravatar: false, profileData });
-  return { ...base, delivery_email: user.delivery_email, avatar_url: avatarUrl(user, false)!, max_message_id: maxMessageId };
+/**
+ * GET /users/me: the user object as its owner sees it (the real email and
+ * avatar URL always), plus max_message_id; profile_data for humans only.
+ */
+export function toApiOwnUser(user: UserRow, maxMessageId: number, profileData: Schema<'ProfileData'>): Data<'get-own-user'> {
+  const out: Data<'get-own-user'> = {
+    user_id: user.id,
+    email: user.email,
+    delivery_email: user.delivery_email,
+    full_name: user.full_name,
+    avatar_url: gravatarUrl(user),
+    avatar_version: user.avatar_version,
+    is_admin: isAdminRole(user.role),
+    is_owner: isOwnerRole(user.role),
+    is_guest: isGuestRole(user.role),
+    is_bot: user.is_bot,
+    is_active: user.is_active,
+    is_imported_stub: user.is_imported_stub,
+    role: user.role,
+    timezone: user.timezone,
+    date_joined: isoFromSeconds(user.date_joined),
+    max_message_id: maxMessageId,
+  };
+  if (user.is_bot) {
+    out.bot_type = user.bot_type;
+    out.bot_owner_id = user.bot_owner_id;
+  } else {
+    out.profile_data = profileData;
+  }
+  return out;
+}
+
+/** POST /fetch_api_key (and an accepted invitation): the credentials a client logs in with. */
+export function toApiCredentials(user: UserRow): Data<'fetch-api-key'> {
+  return { api_key: user.api_key, email: user.email, user_id: user.id };
+}
+
+/** A named or system group as GET /user_groups and realm_user_groups list it, with its direct members and subgroups. */
+export function toApiUserGroup(
+  g: UserGroupRow & { name: string },
+  members: number[],
+  subgroups: number[],
+  groups: GroupLookup,
+): Schema<'UserGroup'> {
+  return {
+    id: g.id,
+    name: g.name,
+    description: g.description ?? '',
+    members,
+    direct_subgroup_ids: subgroups,
+    is_system_group: g.is_system_group,
+    date_created: g.date_created,
+    creator_id: g.creator_id,
+    deactivated: g.deactivated,
+    can_add_members_group: groups.value(g.can_add_members_group),
+    can_join_group: groups.value(g.can_join_group),
+    can_leave_group: groups.value(g.can_leave_group),
+    can_manage_group: groups.value(g.can_manage_group),
+    can_mention_group: groups.value(g.can_mention_group),
+    can_remove_members_group: groups.value(g.can_remove_members_group),
+  };
+}
+
+/** realm_user update: the user's id and the one group of fields that changed. */
+export function toApiRealmUserUpdateEvent(person: Schema<'RealmUserUpdatePerson'>): EventBody<Schema<'RealmUserUpdateEvent'>> {
+  return { type: 'realm_user', op: 'update', person };
+}
+
+/** realm_bot update: a bot's owner and the administrators learn it was (re)activated. */
+export function toApiRealmBotActiveEvent(botId: number, isActive: boolean): EventBody<Schema<'RealmBotUpdateEvent'>> {
+  return { type: 'realm_bot', op: 'update', bot: { user_id: botId, is_active: isActive } };
+}
+
+/** user_group add_members / remove_members: users joined or left a group's direct members. */
+export function toApiGroupMembersEvent(
+  op: Schema<'UserGroupMembersEvent'>['op'],
+  groupId: number,
+  userIds: number[],
+): EventBody<Schema<'UserGroupMembersEvent'>> {
+  return { type: 'user_group', op, group_id: groupId, user_ids: userIds };
 }

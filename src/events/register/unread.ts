@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Schema } from '../../contract';
 import { flagMask } from '../../domain/flags';
 import { getDmParticipants } from '../../queries/messages';
 import { listMutedRecipientIds, listUnreadRows, listUserMessageRowsByIds, UnreadRow } from '../../queries/register';
@@ -43,7 +44,7 @@ export interface UnreadContext {
  * channel and topic (case-insensitively); `count` leaves out muted
  * channels; wildcard mentions count as mentions only outside muted channels.
  */
-export async function unreadState(db: Knex, c: UnreadContext) {
+export async function unreadState(db: Knex, c: UnreadContext): Promise<Schema<'UnreadMessages'>> {
   const newestFirst = await listUnreadRows(db, c.userId, MAX_UNREAD_MESSAGES);
   const rows = newestFirst.filter((r) => !c.inactiveRecipients.has(r.recipient_id)).reverse();
   const dmRecipients = [...new Set(rows.filter((r) => r.recipient_type !== RecipientType.CHANNEL).map((r) => r.recipient_id))];
@@ -87,9 +88,7 @@ function addStream(streams: Map<string, Bucket<string> & { streamId: number; top
 }
 
 /** One message of update_message_flags' message_details. */
-export type UnreadMessageDetails =
-  | { type: 'stream'; stream_id: number; topic: string; unmuted_stream_msg: boolean; mentioned?: true }
-  | { type: 'private'; user_ids: number[]; mentioned?: true };
+export type UnreadMessageDetails = Schema<'UpdateMessageFlagsMessageDetails'>;
 
 /**
  * message_details of an update_message_flags event removing `read`
