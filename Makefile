@@ -4,11 +4,11 @@ SHELL := /bin/bash
 PORT ?= 9991
 export PORT
 
-.PHONY: help install build run test spec gen gen-check typecheck lint layers jest jest-sqlite jest-mysql contract contract-sqlite contract-mysql bench clean
+.PHONY: help install build run test spec gen gen-check typecheck lint layers eslint format-check jest jest-sqlite jest-mysql contract contract-sqlite contract-mysql bench clean
 
 help:
 	@echo "make run    install, migrate, seed the demo organization if empty, start on 127.0.0.1:$(PORT)"
-	@echo "make test   install, check spec + generated/ + types, jest and dredd on SQLite, and on MariaDB if TEST_MYSQL_URL"
+	@echo "make test   install, check spec + generated/ + types + layers + lint + format, jest and dredd on SQLite, and on MariaDB if TEST_MYSQL_URL"
 	@echo "make bench  load benchmarks: BENCH_SCALE=small|10k|100k|1m BENCH_DB=sqlite|mariadb (bench/README.md)"
 
 # npm ci only when the lockfile changed since the last install.
@@ -34,7 +34,15 @@ typecheck: install
 layers: install
 	npx depcruise src --config .dependency-cruiser.cjs --output-type err
 
-lint: layers
+# ESLint (typescript-eslint, the SQL-only-in-queries rule) and Prettier's check:
+# style and layout are never a review comment.
+eslint: install
+	npx eslint src test bench scripts contract-tests
+
+format-check: install
+	npx prettier --check .
+
+lint: layers eslint format-check
 
 # tsc runs only when a TypeScript source or the build configuration changed since the
 # last build (make test builds once, for dredd).

@@ -52,6 +52,10 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'commonjs',
       globals: {
+        URL: 'readonly',
+        structuredClone: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
         require: 'readonly',
         module: 'writable',
         process: 'readonly',
@@ -62,6 +66,8 @@ export default tseslint.config(
         fetch: 'readonly',
       },
     },
+    // CommonJS scripts (dredd hooks, build scripts, jest setup) load modules with require.
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   prettier,
 );

@@ -714,7 +714,7 @@ async function main(): Promise<void> {
   times.messages = (Date.now() - t0) / 1000;
 
   t0 = Date.now();
-  let migrations: string[] = [];
+  let migrations: string[];
   const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   try {
     for (let c = 0; c < plan.channels.length; c++) {

@@ -31,6 +31,7 @@ function jest(label, file) {
 function dredd(label, file) {
   if (!fs.existsSync(file)) return false;
   // dredd colours its output even into a pipe: read it without the escape codes.
+  // eslint-disable-next-line no-control-regex -- the ANSI escape is what we strip
   const text = fs.readFileSync(file, 'utf8').replace(/\x1b\[[0-9;]*m/g, '');
   const m = /complete: (\d+) passing, (\d+) failing, (\d+) errors?, (\d+) skipped/.exec(text);
   if (!m) {

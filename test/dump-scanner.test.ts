@@ -19,6 +19,7 @@ function literal(v: Value): string {
   if (v === null) return 'NULL';
   if (typeof v === 'number') return String(v);
   const escaped = v.replace(
+    // eslint-disable-next-line no-control-regex -- SQL dumps escape these control characters
     /[\0\n\r\\'"\x1a]/g,
     (c) => ({ '\0': '\\0', '\n': '\\n', '\r': '\\r', '\\': '\\\\', "'": "\\'", '"': '\\"', '\x1a': '\\Z' })[c]!,
   );

@@ -95,6 +95,7 @@ eachDatabase('fuzzing every operation with malformed requests', (dialect) => {
         databaseGone = true;
         throw new Error(
           `the database stopped answering (${(err as Error).message}) after:\n${req}${failure ? `\nfirst failure:\n${failure.message}` : ''}`,
+          { cause: err },
         );
       }
       const changed = changedTables(baseline, now);

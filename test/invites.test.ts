@@ -67,14 +67,12 @@ eachDatabase('invitation links', (dialect) => {
   });
 
   it("adds the new user to the link's groups", async () => {
-    const team = await t.ctx
-      .db('user_groups')
-      .insert({
-        realm_id: t.realmId,
-        name: 'team',
-        can_add_members_group: groups['role:administrators'],
-        can_manage_group: groups['role:administrators'],
-      });
+    const team = await t.ctx.db('user_groups').insert({
+      realm_id: t.realmId,
+      name: 'team',
+      can_add_members_group: groups['role:administrators'],
+      can_manage_group: groups['role:administrators'],
+    });
     const teamId = Array.isArray(team) ? Number(team[0]) : Number(team);
     const res = await t.api.post('/invites/multiuse', t.cast.admin, { group_ids: [teamId] });
     const join = await t.api.post(`/invites/multiuse/${keyOf(res.body.invite_link)}/accept`, null, {

@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
 import { authenticateBasic } from './auth';
 import { bodyParsers } from './body';
-import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId } from './handler';
+import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId, type Params } from './handler';
 import { normalizeParams } from './params';
 import { PREFETCH_VIEWER } from './routes';
 import { matchRoute, type OperationInfo, type SpecIndex } from './spec';
@@ -86,7 +86,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     const params: Record<string, unknown> = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
     for (const [name, value] of Object.entries(params)) checkNumbersInRange(value, name);
     checkJsonQueryAsSent(s.info, res.locals.rawJsonQuery as Record<string, string> | undefined);
-    const data = await handler({ ctx, user: s.user, params: params as never, sent: res.locals.sentParams as Set<string>, req, res });
+    const data = await handler({ ctx, user: s.user, params: validated(params), sent: res.locals.sentParams as Set<string>, req, res });
     if (data === RESPONDED) return;
     const ignored = res.locals.ignoredParameters as string[];
     res.json({
@@ -127,3 +127,13 @@ function coercePathParams(s: PipelineState): Record<string, string | number> {
 }
 
 export type { RequestHandler };
+
+/**
+ * The one place the request's type is asserted: path, query and body have
+ * passed express-openapi-validator against this operation's schemas (JSON
+ * form fields decoded, integers and booleans coerced, defaults applied), so
+ * they are the operation's `Params`.
+ */
+function validated(params: Record<string, unknown>): Params<OpId> {
+  return params as Params<OpId>;
+}

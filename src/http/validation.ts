@@ -2,6 +2,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { ApiError } from '../errors';
 import type { RequestHandler } from 'express';
+import type { OpenAPIV3 as EovOpenApi } from 'express-openapi-validator/dist/framework/types';
 import type { Document, OperationInfo, SchemaObject } from './spec';
 
 /**
@@ -12,7 +13,9 @@ import type { Document, OperationInfo, SchemaObject } from './spec';
  */
 export function requestValidator(document: Document, validateResponses: boolean): RequestHandler[] {
   const middlewares = OpenApiValidator.middleware({
-    apiSpec: structuredClone(document) as never,
+    // openapi-types and EOV each declare OpenAPI 3.0; both describe the same
+    // bundled document swagger-parser has validated.
+    apiSpec: structuredClone(document) as EovOpenApi.DocumentV3,
     validateApiSpec: false, // swagger-parser validated it at load
     validateRequests: { allowUnknownQueryParameters: true },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
@@ -58,7 +61,7 @@ function cachedMetadata(original: RequestHandler): RequestHandler {
         const { pathParams: _omitted, ...rest } = found;
         byOperation.set(key, rest);
       }
-      next(err as never);
+      next(err);
     });
   };
 }

@@ -56,6 +56,9 @@ function hexcodeToEmojiCode(hexcode: string): string {
 const REDUNDANT_VS16 = /(\p{Emoji_Presentation})\uFE0F/gu;
 
 function loadCharacters(codeToChar: Map<string, string>): void {
+  // Loaded on first use, not at import: the tables are megabytes of JSON that
+  // most CLI commands never need.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const compact = require('emojibase-data/en/compact.json') as CompactEmoji[];
   const add = (emoji: CompactEmoji): void => {
     const code = hexcodeToEmojiCode(emoji.hexcode);
@@ -69,6 +72,7 @@ function loadCharacters(codeToChar: Map<string, string>): void {
 
 function loadNames(nameToCode: Map<string, string>, codeToNames: Map<string, string[]>): void {
   for (const setName of SHORTCODE_SETS) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a set chosen at run time
     const set = require(`emojibase-data/en/shortcodes/${setName}.json`) as ShortcodeSet;
     for (const [hexcode, value] of Object.entries(set)) {
       const code = hexcodeToEmojiCode(hexcode);
