@@ -80,9 +80,12 @@ eachDatabase('saved snippets', (dialect) => {
       expect((await t.ctx.db('saved_snippets').where({ id }).first('title')).title).toBe('a'.repeat(60));
     });
 
-    it('refuses a request without content, naming it', async () => {
+    it.each([
+      ['without content', { title: 'x' }],
+      ['with neither field (content is read first)', { note: 'x' }],
+    ])('refuses a request %s, naming content', async (_name, fields) => {
       const before = await countAll();
-      const res = await t.api.post('/saved_snippets', t.cast.member, { title: 'x' });
+      const res = await t.api.post('/saved_snippets', t.cast.member, fields);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         result: 'error',
