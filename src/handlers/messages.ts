@@ -1,4 +1,5 @@
 import { getMessage, getMessages } from '../access/fetch-messages';
+import { getMessageHistory } from '../access/message-history';
 import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
@@ -39,5 +40,10 @@ export const messageHandlers: HandlerTable = {
   'remove-reaction': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doRemoveReaction(call.ctx, viewer, call.params);
+  },
+
+  'get-message-history': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return getMessageHistory(call.ctx.db, viewer, call.params);
   },
 };
