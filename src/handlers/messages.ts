@@ -4,6 +4,7 @@ import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
+import { doReportMessage } from '../actions/report';
 import { caller, HandlerTable } from '../http/handler';
 
 export const messageHandlers: HandlerTable = {
@@ -45,5 +46,10 @@ export const messageHandlers: HandlerTable = {
   'get-message-history': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return getMessageHistory(call.ctx.db, viewer, call.params);
+  },
+
+  'report-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doReportMessage(call.ctx, viewer, call.params);
   },
 };

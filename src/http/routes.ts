@@ -28,7 +28,6 @@ export const HANDLERS: HandlerTable = {
 export const PENDING_OPERATIONS: readonly OpId[] = [
   'update-message',
   'delete-message',
-  'report-message',
   'delete-topic',
   'upload-file',
   'get-file-temporary-url',
