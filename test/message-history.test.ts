@@ -133,6 +133,19 @@ eachDatabase('GET /messages/{id}/history', (dialect) => {
       );
     });
 
+    it('shows a rewrite beyond 400 changed words as the whole text replaced', async () => {
+      const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
+      expect(await diffOf(`${words('a', 250)} kept`, `${words('b', 250)} kept`)).toBe(
+        `<div><p><span class="highlight_text_inserted">${words('b', 250)} kept</span></p>` +
+          `<span class="highlight_text_deleted">${words('a', 250)} kept</span></div>`,
+      );
+      // Below the bound the common word is found.
+      expect(await diffOf(`${words('a', 150)} kept`, `${words('b', 150)} kept`)).toBe(
+        `<div><p><span class="highlight_text_inserted">${words('b', 150)}</span> ` +
+          `<span class="highlight_text_deleted">${words('a', 150)}</span> kept</p></div>`,
+      );
+    });
+
     it('keeps changed markup as tags of the new version, highlighting only text', async () => {
       expect(await diffOf('make it plain', 'make it **bold** now')).toBe(
         '<div><p>make it <strong><span class="highlight_text_inserted">bold</span></strong> ' +

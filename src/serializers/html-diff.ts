@@ -1,4 +1,7 @@
-import { diffArrays } from 'diff';
+import { type ChangeObject, diffArrays } from 'diff';
+
+/** Tokens (words and tags) that may differ before the diff gives up looking for common ones. */
+const MAX_EDIT_LENGTH = 400;
 
 /**
  * content_html_diff of GET /messages/{id}/history: the newer rendering with
@@ -22,7 +25,15 @@ export function htmlDiff(before: string, after: string): string {
   const oldTokens = tokenize(before.trimStart());
   const newTokens = tokenize(after.slice(lead.length));
   if (!oldTokens || !newTokens) return `<div>${wellFormed(after) ? after : ''}</div>`;
-  const changes = diffArrays(oldTokens, newTokens, { comparator: (a, b) => a.kind === b.kind && a.text === b.text });
+  // Past MAX_EDIT_LENGTH changed tokens the search costs far more than it tells (two renderings
+  // of 1,600 different words take seconds): the whole text is then shown as replaced.
+  const changes: Array<ChangeObject<Token[]>> = diffArrays(oldTokens, newTokens, {
+    comparator: (a, b) => a.kind === b.kind && a.text === b.text,
+    maxEditLength: MAX_EDIT_LENGTH,
+  }) ?? [
+    { value: oldTokens, count: oldTokens.length, added: false, removed: true },
+    { value: newTokens, count: newTokens.length, added: true, removed: false },
+  ];
 
   let out = lead;
   for (let i = 0; i < changes.length; i++) {
