@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * Get a message's edit history
-         * @description Returns every version of a message, oldest first: the original message, then one snapshot per edit or move, each with the topic and content as they were after that edit and, for what changed, the previous values (and an HTML diff for content changes).
+         * @description Returns every version of a message, oldest first: the original message, then one snapshot per edit or move, each with the topic and content as they were after that edit and, for what changed, the previous values (and an HTML diff for content changes). When the organization's message_edit_history_visibility_policy is `moves`, only moves are listed and every snapshot carries the current content, with no earlier content and no diff.
          */
         get: operations["get-message-history"];
         put?: never;
@@ -163,7 +163,7 @@ export interface paths {
         put?: never;
         /**
          * Report a message
-         * @description Sends a report about a message to the organization's moderation request channel (realm setting moderation_request_channel), quoting the message and the reporter's explanation. Fails if no such channel is configured. New in feature level 382.
+         * @description Sends a report about a message to the organization's moderation request channel (realm setting moderation_request_channel): a Notification Bot message in the topic "<sender's name> moderation" (the empty topic where the channel allows only that) naming the reporter, the sender and when it was sent, quoting the reason and the description, and the reported message in a spoiler linked to it. Fails if no such channel is configured (or it is archived). New in feature level 382.
          */
         post: operations["report-message"];
         delete?: never;
@@ -1266,7 +1266,7 @@ export interface components {
             prev_content?: string;
             /** @description HTML before this edit. Only if the content changed. */
             prev_rendered_content?: string;
-            /** @description HTML diff between the previous and the new rendering. Only if the content changed. */
+            /** @description The new rendering inside a `<div>`, with the words this edit added in `<span class="highlight_text_inserted">` and the words it removed in `<span class="highlight_text_deleted">` (the insertion first where one replaces the other); tags of the new rendering are kept whole. Only if the content changed. */
             content_html_diff?: string;
         };
         /**
@@ -1449,7 +1449,7 @@ export interface components {
             /** @description One of the keys of server_report_message_types from POST /register: `spam`, `harassment`, `inappropriate`, `norms`, `other`. (Fixed to these five before feature level 435.) Checked by the server, which answers an unknown value with "Invalid report_type: Value error, Not in the list of possible values". */
             report_type: string;
             /**
-             * @description Explanation for the moderators, at most 1000 characters. Required and non-empty when report_type is `other`.
+             * @description Explanation for the moderators, at most 1000 Unicode code points. Required and non-empty when report_type is `other` ("An explanation is required.").
              * @default
              */
             description: string;
@@ -5074,7 +5074,7 @@ export interface operations {
                      *           "user_id": 2,
                      *           "prev_content": "Helo",
                      *           "prev_rendered_content": "<p>Helo</p>",
-                     *           "content_html_diff": "<div><p><span class=\"highlight_text_inserted\">Hello</span></p></div>"
+                     *           "content_html_diff": "<div><p><span class=\"highlight_text_inserted\">Hello</span> <span class=\"highlight_text_deleted\">Helo</span></p></div>"
                      *         }
                      *       ]
                      *     }

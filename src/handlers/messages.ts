@@ -1,8 +1,10 @@
 import { getMessage, getMessages } from '../access/fetch-messages';
+import { getMessageHistory } from '../access/message-history';
 import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
+import { doReportMessage } from '../actions/report';
 import { caller, HandlerTable } from '../http/handler';
 
 export const messageHandlers: HandlerTable = {
@@ -39,5 +41,15 @@ export const messageHandlers: HandlerTable = {
   'remove-reaction': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doRemoveReaction(call.ctx, viewer, call.params);
+  },
+
+  'get-message-history': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return getMessageHistory(call.ctx.db, viewer, call.params);
+  },
+
+  'report-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doReportMessage(call.ctx, viewer, call.params);
   },
 };
