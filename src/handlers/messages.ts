@@ -3,6 +3,7 @@ import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
+import { doDeleteMessage, doDeleteTopic } from '../actions/message-delete';
 import { caller, HandlerTable } from '../http/handler';
 
 export const messageHandlers: HandlerTable = {
@@ -39,5 +40,15 @@ export const messageHandlers: HandlerTable = {
   'remove-reaction': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doRemoveReaction(call.ctx, viewer, call.params);
+  },
+
+  'delete-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doDeleteMessage(call.ctx, viewer, call.params);
+  },
+
+  'delete-topic': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doDeleteTopic(call.ctx, viewer, call.params);
   },
 };

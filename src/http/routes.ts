@@ -27,10 +27,8 @@ export const HANDLERS: HandlerTable = {
  */
 export const PENDING_OPERATIONS: readonly OpId[] = [
   'update-message',
-  'delete-message',
   'get-message-history',
   'report-message',
-  'delete-topic',
   'upload-file',
   'get-file-temporary-url',
   'register-push-device',
