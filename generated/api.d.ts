@@ -4104,7 +4104,7 @@ export interface components {
             message_id?: number;
             /** @description Channel messages only. */
             stream_id?: number;
-            /** @description Channel messages only. */
+            /** @description Channel messages only. The topic lower-cased (deletions are grouped by channel and case-insensitive topic, and the event names that key); the empty topic appears as the realm's display name for clients without the empty_topic_name capability. */
             topic?: string;
         };
         /**
