@@ -99,7 +99,24 @@ async function main(): Promise<void> {
 
     let statements = 0;
     let batches = 0;
-    db.on('query', () => statements++);
+    // Time per kind of statement (its verb and table), to see where a batch's time goes.
+    const started0 = new Map<string, bigint>();
+    const byKind = new Map<string, { n: number; ms: number }>();
+    db.on('query', (q: { __knexQueryUid: string }) => {
+      statements++;
+      started0.set(q.__knexQueryUid, process.hrtime.bigint());
+    });
+    db.on('query-response', (_r: unknown, q: { __knexQueryUid: string; sql: string }) => {
+      const t = started0.get(q.__knexQueryUid);
+      if (t === undefined) return;
+      started0.delete(q.__knexQueryUid);
+      const m = /^\s*(insert into|delete from|select .*? from|update|begin|commit|\w+)\s*[`"]?(\w+)?/i.exec(q.sql.replace(/\s+/g, ' '));
+      const kind = m ? `${m[1]!.split(' ')[0]!.toUpperCase()} ${m[2] ?? ''}`.trim() : q.sql.slice(0, 20);
+      const k = byKind.get(kind) ?? { n: 0, ms: 0 };
+      k.n++;
+      k.ms += Number(process.hrtime.bigint() - t) / 1e6;
+      byKind.set(kind, k);
+    });
     const off = ctx.bus.subscribe((d) => {
       if (d.event.type === 'delete_message') batches++;
     });
@@ -116,6 +133,7 @@ async function main(): Promise<void> {
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     off();
     db.removeAllListeners('query');
+    db.removeAllListeners('query-response');
 
     const left = Number(
       (
@@ -138,6 +156,8 @@ async function main(): Promise<void> {
         `${batches} batches of ≤ ${config.deleteTopicBatchSize}, ${fmtInt(statements)} SQL statements (${perBatch.toFixed(1)} per batch, ` +
         `authentication included), ${fmtInt(archived)} messages and ${fmtInt(userMessages)} user_messages archived\n`,
     );
+    const kinds = [...byKind].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8);
+    process.stdout.write(`time by statement: ${kinds.map(([k, v]) => `${k} ×${v.n} ${(v.ms / 1000).toFixed(2)} s`).join('; ')}\n`);
   } finally {
     agent.destroy();
     server.close();
