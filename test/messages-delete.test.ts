@@ -220,6 +220,24 @@ eachDatabase('DELETE /messages/{message_id}', (dialect) => {
     expect((await del(guest, own)).status).toBe(200);
   });
 
+  it('answers Invalid message(s) in an archived channel, and in a private channel one has left', async () => {
+    const { owner, admin, member } = t.cast;
+    const archivedChannel = await createChannel(t, 'archived', [owner, admin, member]);
+    const inArchived = await send(member, 'in a channel about to be archived', 't', 'archived');
+    // A fixture: archiving channels has no endpoint yet.
+    await t.ctx.db('channels').where({ id: archivedChannel.id }).update({ deactivated: true });
+    await refusedWithoutChange(() => del(member, inArchived), 'Invalid message(s)');
+    await refusedWithoutChange(() => del(admin, inArchived), 'Invalid message(s)');
+
+    await createChannel(t, 'left', [owner, member], { inviteOnly: true, historyPublicToSubscribers: false });
+    const mine = await send(member, 'said before leaving', 't', 'left');
+    const left = await t.api.delete('/users/me/subscriptions', member, { subscriptions: ['left'] });
+    expect(left.status).toBe(200);
+    // The member still holds the row (and may read it), but changing it needs the channel.
+    await refusedWithoutChange(() => del(member, mine), 'Invalid message(s)');
+    expect((await del(owner, mine)).status).toBe(200);
+  });
+
   it('answers Invalid message(s) for a missing or already deleted message', async () => {
     await refusedWithoutChange(() => del(t.cast.admin, 999_999), 'Invalid message(s)');
     const id = await send(t.cast.member);
