@@ -245,6 +245,21 @@ eachDatabase('DELETE /messages/{message_id}', (dialect) => {
     await refusedWithoutChange(() => del(t.cast.admin, id), 'Invalid message(s)');
   });
 
+  it('deletes a message once when several requests race for it', async () => {
+    const id = await send(t.cast.member, 'raced');
+    let answers: Array<{ status: number; body: Record<string, any> }> = [];
+    const seen = await recording(async () => {
+      answers = await Promise.all([1, 2, 3, 4].map(() => del(t.cast.admin, id)));
+    });
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of answers.filter((a) => a.status !== 200)) {
+      expect(r.status).toBe(400);
+      expect(['Invalid message(s)', 'Message already deleted']).toContain(r.body.msg);
+    }
+    expect(await getArchivedMessages(t.ctx.db, [id])).toHaveLength(1);
+    expect(seen.filter((d) => d.event.type === 'delete_message')).toHaveLength(1);
+  });
+
   it('deletes direct messages with a private delete_message event to the participants', async () => {
     const { member, owner, admin } = t.cast;
     const dm = await sendDirect(t, member, [owner], 'private words');
