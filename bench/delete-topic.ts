@@ -59,7 +59,8 @@ async function main(): Promise<void> {
 
     // The topic, stored as sending stores it (explicit ids above the dataset's, in 1,000-message transactions).
     const t0 = Date.now();
-    const first = Number((await db('messages').max('id as id').first())?.id ?? 0) + 1;
+    const top = async (table: string) => Number((await db(table).max('id as id').first())?.id ?? 0);
+    const first = Math.max(await top('messages'), await top('archived_messages')) + 1;
     ids = Array.from({ length: TOPIC_MESSAGES }, (_, i) => first + i);
     const now = Math.floor(Date.now() / 1000) - TOPIC_MESSAGES;
     for (let i = 0; i < ids.length; i += 1000) {

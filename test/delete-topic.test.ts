@@ -1,6 +1,7 @@
 import type { Delivery } from '../src/events/bus';
 import type { Clock } from '../src/events/clock';
-import { getArchivedMessages } from '../src/queries/archive';
+import { ARCHIVE_CHUNK, archiveMessages, getArchivedMessages } from '../src/queries/archive';
+import { insertRows } from '../src/queries/ids';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { snapshotDigest } from './support/db-snapshot';
@@ -181,5 +182,49 @@ eachDatabase('POST /streams/{stream_id}/delete_topic', (dialect) => {
     expect(perBatch).toBeGreaterThan(0);
     expect(perBatch).toBeLessThanOrEqual(20);
     expect(small.queries).toBe(halves.queries - perBatch);
+  });
+
+  it('archives long id lists in slices, nine statements per slice (SQLite binds at most 32,766 variables)', async () => {
+    const { owner, member } = t.cast;
+    // Fixture rows as sending stores them, inserted directly: 2,500 messages is three slices.
+    // Above every id ever given, archived ones included (ids are never reused).
+    const top = async (table: string) => Number((await t.ctx.db(table).max('id as id').first())?.id ?? 0);
+    const first = Math.max(await top('messages'), await top('archived_messages')) + 1;
+    const ids = Array.from({ length: 2_500 }, (_, i) => first + i);
+    const now = Math.floor(Date.now() / 1000);
+    const message = (id: number) => ({
+      id,
+      realm_id: t.realmId,
+      sender_id: owner.id,
+      recipient_id: general.recipient_id,
+      type: 1,
+      topic: 'bulk',
+      topic_key: 'bulk',
+      content: `bulk ${id}`,
+      rendered_content: `<p>bulk ${id}</p>`,
+      date_sent: now,
+      sending_client: 'test',
+    });
+    await insertRows(t.ctx.db, 'messages', ids.map(message));
+    await insertRows(
+      t.ctx.db,
+      'user_messages',
+      ids.flatMap((id) => [
+        { user_id: owner.id, message_id: id, flags: 1 },
+        { user_id: member.id, message_id: id, flags: 0 },
+      ]),
+    );
+    const { result: deleted, queries } = await countQueries(t, () => t.ctx.db.transaction((trx) => archiveMessages(trx, ids, now, 2)));
+    expect(deleted).toBe(ids.length);
+    expect(queries).toBe(9 * Math.ceil(ids.length / ARCHIVE_CHUNK) + 2); // with BEGIN and COMMIT
+    expect(await remaining(ids)).toEqual([]);
+    const archived = await getArchivedMessages(t.ctx.db, ids);
+    expect(archived).toHaveLength(ids.length);
+    expect(archived[2_499]!.user_messages).toEqual(
+      [
+        [owner.id, 1],
+        [member.id, 0],
+      ].sort((a, b) => a[0]! - b[0]!),
+    );
   });
 });
