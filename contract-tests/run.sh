@@ -29,6 +29,8 @@ case "$DB" in
 esac
 LOG=.tmp-dredd-$DB.log
 export DREDD_SERVER="http://127.0.0.1:$PORT"
+# The server's database, for scenarios that set an organization setting no endpoint changes yet (scenarios/database.js).
+export DREDD_DATA_DIR=$DATA DREDD_DATABASE_URL=$DATABASE_URL
 PORT=$PORT DATA_DIR=$DATA VALIDATE_RESPONSES=1 LOG_LEVEL=warn DATABASE_URL=$DATABASE_URL node dist/src/main.js >"$DATA/server.log" 2>&1 &
 server=$!
 # Migrating and seeding a new MariaDB database takes a few seconds.

@@ -50,7 +50,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a message
-         * @description Permanently deletes one message (it is archived server-side, so it can be restored by an administrator). Clients are told through a delete_message event.
+         * @description Permanently deletes one message (it is archived server-side, with its recipients' flags, reactions, edit history and upload links, so it can be restored). Uploaded files it referenced are kept. Users who had the message, and the caller, are told through a delete_message event, and through a stream update event of first_message_id when it was the channel's oldest message.
          */
         delete: operations["delete-message"];
         options?: never;
@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a topic
-         * @description Deletes every message of a topic in a channel, in batches, newest first. If the work does not finish within the request's time budget the response has complete=false and the client should send the request again (before feature level 211 this was reported as a partial success). Clients are told through delete_message events, and through a stream update event if the channel's first_message_id changes (feature level 256).
+         * @description Deletes every message of a topic in a channel (the topic matched case-insensitively), in batches of 100 messages, newest first, each batch in its own transaction and archived rather than lost. No batch starts once the request's time budget (50 seconds by default) is spent: if the work does not finish within it, the response has complete=false and the client should send the request again (before feature level 211 this was reported as a partial success). Clients are told through delete_message events, and through a stream update event if the channel's first_message_id changes (feature level 256).
          */
         post: operations["delete-topic"];
         delete?: never;
@@ -4134,7 +4134,7 @@ export interface components {
             message_id?: number;
             /** @description Channel messages only. */
             stream_id?: number;
-            /** @description Channel messages only. */
+            /** @description Channel messages only. The topic lower-cased (deletions are grouped by channel and case-insensitive topic, and the event names that key); the empty topic appears as the realm's display name for clients without the empty_topic_name capability. */
             topic?: string;
         };
         /**

@@ -16,6 +16,13 @@ export interface Config {
   maxFileUploadSizeMib: number;
   /** The server setting WEB_PUBLIC_STREAMS_ENABLED: organizations may then allow spectators. */
   webPublicStreamsEnabled: boolean;
+  /**
+   * POST /streams/{id}/delete_topic deletes this many messages per
+   * transaction, newest first (Zulip: 100)...
+   */
+  deleteTopicBatchSize: number;
+  /** ...and starts no new batch after this many milliseconds, answering complete:false (Zulip: 50 s). */
+  deleteTopicTimeBudgetMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -31,11 +38,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.VALIDATE_RESPONSES === '1' || env.VALIDATE_RESPONSES === 'true',
     maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE_MIB ?? 100),
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED !== 'false',
+    deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', env.DELETE_TOPIC_BATCH_SIZE ?? '100'),
+    deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', env.DELETE_TOPIC_TIME_BUDGET_MS ?? '50000'),
   };
 }
 
 function parsePort(raw: string): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`PORT must be an integer 0..65535, got ${raw}`);
+  return n;
+}
+
+function positiveInt(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
   return n;
 }

@@ -16,6 +16,8 @@ export interface AppContext {
   loginFailures: FailureLimiter;
   /** When each user's activity was last written (src/actions/activity.ts). */
   recordedActivity: Map<number, number>;
+  /** What actions with a time budget (delete_topic) tell time by: the queues' clock. */
+  clock: Clock;
 }
 
 export function createContext(
@@ -33,5 +35,6 @@ export function createContext(
     config,
     loginFailures: new FailureLimiter(5, 30 * 60),
     recordedActivity: new Map(),
+    clock: queueClock,
   };
 }

@@ -1,6 +1,7 @@
 'use strict';
-/* Scenarios for the messages family: send, fetch, flags, reactions, edit history, reports. */
+/* Scenarios for the messages family: send, fetch, flags, reactions, edit history, reports, deletion. */
 const { api, refusal, unauthenticated } = require('./core');
+const { runSql } = require('./database');
 
 /** A fresh message in #general from the owner, visible to the member. */
 async function freshMessage(s, content = 'contract test message') {
@@ -151,3 +152,107 @@ const scenarios = {
 };
 
 module.exports = { scenarios };
+
+/** Fails the scenario unless the request answers this Zulip error (for the errors beyond the one a status's transaction checks). */
+async function expectRefusal(s, method, apiPath, fields, user, code, msg) {
+  const res = await api(s, method, apiPath, fields, user);
+  if (res.status !== 400 || res.body.code !== code || res.body.msg !== msg) {
+    throw new Error(`${method} ${apiPath}: expected ${code} "${msg}", got ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}
+
+/** The id of #general (from a message sent there). */
+async function generalId(s) {
+  const id = await freshMessage(s);
+  const res = await api(s, 'GET', `/messages/${id}`, {}, s.users.owner);
+  return res.body.message.stream_id;
+}
+
+Object.assign(scenarios, {
+  'delete-message': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      const res = await api(
+        s,
+        'POST',
+        '/messages',
+        { type: 'channel', to: 'general', topic: 'contract', content: 'mine to delete' },
+        s.users.member,
+      );
+      req.pathParams.message_id = res.body.id;
+    },
+    // The transaction checks a member deleting someone else's message; the other documented errors are checked here.
+    400: refusal('BAD_REQUEST', "You don't have permission to delete this message", async (req, s) => {
+      await expectRefusal(s, 'DELETE', '/messages/999999999', {}, s.users.member, 'BAD_REQUEST', 'Invalid message(s)');
+      const gone = await freshMessage(s, 'deleted twice');
+      await api(s, 'DELETE', `/messages/${gone}`, {}, s.users.owner);
+      await expectRefusal(s, 'DELETE', `/messages/${gone}`, {}, s.users.owner, 'BAD_REQUEST', 'Invalid message(s)');
+      const old = await api(
+        s,
+        'POST',
+        '/messages',
+        { type: 'channel', to: 'general', topic: 'contract', content: 'too old' },
+        s.users.member,
+      );
+      await runSql('UPDATE messages SET date_sent = date_sent - 7200 WHERE id = ?', [old.body.id]);
+      await runSql('UPDATE realms SET message_content_delete_limit_seconds = 3600');
+      try {
+        await expectRefusal(
+          s,
+          'DELETE',
+          `/messages/${old.body.id}`,
+          {},
+          s.users.member,
+          'BAD_REQUEST',
+          'The time limit for deleting this message has passed',
+        );
+      } finally {
+        await runSql('UPDATE realms SET message_content_delete_limit_seconds = NULL');
+      }
+      req.user = s.users.member;
+      req.pathParams.message_id = await freshMessage(s, 'not the member’s');
+    }),
+    401: unauthenticated((req) => {
+      req.pathParams.message_id = 1;
+    }),
+  },
+  'delete-topic': {
+    200: async (req, s) => {
+      req.user = s.users.admin;
+      const streamId = await generalId(s);
+      for (const content of ['one', 'two']) {
+        await api(s, 'POST', '/messages', { type: 'channel', to: 'general', topic: 'contract deletion', content }, s.users.member);
+      }
+      req.pathParams.stream_id = streamId;
+      req.body = { topic_name: 'contract deletion' };
+    },
+    // The transaction checks a member; the other documented errors are checked here.
+    400: refusal('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', async (req, s) => {
+      const streamId = await generalId(s);
+      await expectRefusal(
+        s,
+        'POST',
+        '/streams/999999999/delete_topic',
+        { topic_name: 'x' },
+        s.users.admin,
+        'BAD_REQUEST',
+        'Invalid channel ID',
+      );
+      await expectRefusal(
+        s,
+        'POST',
+        `/streams/${streamId}/delete_topic`,
+        {},
+        s.users.admin,
+        'REQUEST_VARIABLE_MISSING',
+        "Missing 'topic_name' argument",
+      );
+      req.user = s.users.member;
+      req.pathParams.stream_id = streamId;
+      req.body = { topic_name: 'contract' };
+    }),
+    401: unauthenticated((req) => {
+      req.pathParams.stream_id = 1;
+    }),
+  },
+});

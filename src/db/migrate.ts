@@ -6,6 +6,7 @@ import * as m004 from './migrations/004_api_key_index';
 import * as m005 from './migrations/005_sqlite_indexes';
 import * as m006 from './migrations/006_audit_log';
 import * as m007 from './migrations/007_wide_timestamps';
+import * as m009 from './migrations/009_archive_details';
 import * as m011 from './migrations/011_push_token_length';
 
 /**
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '005_sqlite_indexes': m005,
   '006_audit_log': m006,
   '007_wide_timestamps': m007,
+  '009_archive_details': m009,
   '011_push_token_length': m011,
 };
 

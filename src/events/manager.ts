@@ -152,7 +152,8 @@ export class QueueManager {
     for (const [q, extra] of targets) {
       if (!accepts(q.opts, d.event, extra)) continue;
       const localId = q.id === senderQueue ? d.event.local_message_id : undefined;
-      q.push(d.event, localId != null ? { ...extra, local_message_id: localId } : extra);
+      if (d.event.type === 'delete_message' && !q.opts.capabilities.bulkMessageDeletion) pushPerMessage(q, d.event);
+      else q.push(d.event, localId != null ? { ...extra, local_message_id: localId } : extra);
       if (q.events.length > this.limits.maxEventsPerQueue) this.drop(q);
     }
     while (this.counter.events > this.limits.maxEventsTotal) this.drop(this.largestQueue());
@@ -223,4 +224,14 @@ function addTo<K>(map: Map<K, Set<EventQueue>>, key: K, q: EventQueue): void {
 function removeFrom<K>(map: Map<K, Set<EventQueue>>, key: K, q: EventQueue): void {
   const set = map.get(key);
   if (set?.delete(q) && set.size === 0) map.delete(key);
+}
+
+/**
+ * Zulip's process_deletion_event: a client without the bulk_message_deletion
+ * capability gets one delete_message event per message, with `message_id`
+ * instead of `message_ids`.
+ */
+function pushPerMessage(q: EventQueue, event: ServerEvent): void {
+  const { message_ids: ids, ...rest } = event;
+  for (const messageId of (ids as number[] | undefined) ?? []) q.push({ ...rest, message_id: messageId });
 }

@@ -77,6 +77,11 @@ const SHAPERS: Record<string, Shaper> = {
   message: ({ id, event, extra }, c) => shapeMessage(id, event as MessageBusEvent, (extra ?? {}) as MessageExtra, c),
   typing: ({ id, event }, c) => shapeTyping(id, event as TypingBusEvent, c),
   update_message_flags: ({ id, event }, c) => shapeFlags(id, event as FlagsBusEvent, c),
+  // As for typing: a deleted message of the empty topic names it by its display name for older clients.
+  delete_message: ({ id, event }, { opts }) =>
+    typeof event.topic === 'string'
+      ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
+      : { ...event, id },
 
   // realm_user/add is published once for everyone; whether the real email shows depends on who looks.
   realm_user: ({ id, event }, { opts, viewer, users }) => {

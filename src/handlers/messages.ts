@@ -4,6 +4,7 @@ import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
+import { doDeleteMessage, doDeleteTopic } from '../actions/message-delete';
 import { doReportMessage } from '../actions/report';
 import { caller, HandlerTable } from '../http/handler';
 
@@ -51,5 +52,15 @@ export const messageHandlers: HandlerTable = {
   'report-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doReportMessage(call.ctx, viewer, call.params);
+  },
+
+  'delete-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doDeleteMessage(call.ctx, viewer, call.params);
+  },
+
+  'delete-topic': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doDeleteTopic(call.ctx, viewer, call.params);
   },
 };

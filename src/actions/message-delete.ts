@@ -1,0 +1,182 @@
+import type { AppContext } from '../context';
+import type { Data, Params, Schema } from '../contract';
+import { inTransaction, Tx } from '../db/transaction';
+import { RecipientType } from '../domain/recipients';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
+import { adminRequired, ApiError, invalidChannelId, invalidMessage } from '../errors';
+import { accessMessage } from '../access/messages';
+import { canReadChannelHistory, inGroup, isAdminViewer, Viewer } from '../access/viewer';
+import type { EventBus } from '../events/bus';
+import type { PublishedEvent } from '../events/shape';
+import {
+  archiveMessages,
+  ArchiveType,
+  getOldestMessageId,
+  listTopicMessageIdsNewestFirst,
+  listUserIdsWithRows,
+  updateChannelFirstMessageId,
+} from '../queries/archive';
+import { ChannelRow, getChannelById } from '../queries/channels';
+import { getUsersByIds, MessageRow } from '../queries/messages';
+import { getRealmOfUser } from '../queries/realms';
+import type { RealmRow, UserRow } from '../queries/rows';
+
+/**
+ * Deleting messages (DELETE /messages/{id}, POST /streams/{id}/delete_topic).
+ * A deleted message is archived, not dropped (src/queries/archive.ts); the
+ * users who held a row for it hear a delete_message event after commit, and
+ * if the channel lost its oldest message, a stream update of first_message_id.
+ */
+
+const noPermission = () => new ApiError("You don't have permission to delete this message");
+
+/**
+ * Zulip's validate_can_delete_message. In order:
+ * - members of the organization's can_delete_any_message_group (by default
+ *   its administrators) may delete anything, at any age;
+ * - so may members of the channel's can_delete_any_message_group;
+ * - anyone else only their own messages or their bots';
+ * - and only as a member of the organization's can_delete_own_message_group,
+ *   or, for channel messages, of the channel's (either grants it);
+ * - within message_content_delete_limit_seconds (null: no limit). The limit
+ *   binds administrators too unless they are in a can_delete_any group:
+ *   Zulip has no role exemption here, unlike for edits and moves.
+ */
+export function checkCanDeleteMessage(
+  viewer: Viewer,
+  realm: Pick<RealmRow, 'can_delete_any_message_group' | 'can_delete_own_message_group' | 'message_content_delete_limit_seconds'>,
+  message: Pick<MessageRow, 'date_sent'>,
+  sender: Pick<UserRow, 'id' | 'bot_owner_id'>,
+  channel: Pick<ChannelRow, 'can_delete_any_message_group' | 'can_delete_own_message_group'> | null,
+  now: number,
+): void {
+  if (inGroup(viewer, realm.can_delete_any_message_group)) return;
+  if (channel && inGroup(viewer, channel.can_delete_any_message_group)) return;
+  if (sender.id !== viewer.user.id && sender.bot_owner_id !== viewer.user.id) throw noPermission();
+  if (!inGroup(viewer, realm.can_delete_own_message_group) && !(channel && inGroup(viewer, channel.can_delete_own_message_group)))
+    throw noPermission();
+  const limit = realm.message_content_delete_limit_seconds;
+  if (limit != null && now - message.date_sent > limit) throw new ApiError('The time limit for deleting this message has passed');
+}
+
+/** What one deletion concerns: messages of one conversation (one channel topic, or one DM conversation). */
+interface Conversation {
+  realmId: number;
+  /** The channel, for channel messages; null for direct messages. */
+  channel: ChannelRow | null;
+  /** The topic as the event names it (see below); channel messages only. */
+  topicKey: string;
+}
+
+/**
+ * Archives the messages (ids of one conversation) and queues the events:
+ * the stream update first, then delete_message, as Zulip sends them. Both go
+ * to the users holding a row for any of the messages, plus the acting user
+ * (who may have deleted history they never received). Statements: a fixed
+ * number per ARCHIVE_CHUNK ids, whatever the list holds.
+ * Returns how many messages were actually deleted (a concurrent deletion
+ * may have taken some first).
+ */
+async function deleteMessagesInTx(tx: Tx, bus: EventBus, conv: Conversation, ids: number[], actingUserId: number): Promise<number> {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const audience = new Set(await listUserIdsWithRows(tx.trx, sorted));
+  audience.add(actingUserId);
+  const userIds = [...audience].sort((a, b) => a - b);
+  const deleted = await archiveMessages(tx.trx, sorted, Math.floor(Date.now() / 1000), ArchiveType.MANUAL);
+  if (deleted === 0) return 0;
+
+  const channel = conv.channel;
+  if (channel && channel.first_message_id !== null && sorted.includes(channel.first_message_id)) {
+    // Only when the recorded first message went: a channel whose first message
+    // was deleted before first_message_id was kept up to date stays as it is (as in Zulip).
+    const first = await getOldestMessageId(tx.trx, conv.realmId, channel.recipient_id);
+    await updateChannelFirstMessageId(tx.trx, channel.id, first);
+    const update: PublishedEvent<Schema<'StreamUpdateEvent'>> = {
+      type: 'stream',
+      op: 'update',
+      property: 'first_message_id',
+      value: first,
+      stream_id: channel.id,
+      name: channel.name,
+    };
+    tx.afterCommit(() => bus.publish({ event: update, userIds }));
+  }
+
+  const event: PublishedEvent<Schema<'DeleteMessageEvent'>> = channel
+    ? // Zulip groups a deletion by channel and lower-cased topic, and names the
+      // topic in the event by that key: clients compare topics case-insensitively.
+      { type: 'delete_message', message_type: 'stream', message_ids: sorted, stream_id: channel.id, topic: conv.topicKey }
+    : { type: 'delete_message', message_type: 'private', message_ids: sorted };
+  tx.afterCommit(() => bus.publish({ event, userIds }));
+  return deleted;
+}
+
+/** DELETE /messages/{message_id}. */
+export async function doDeleteMessage(ctx: AppContext, viewer: Viewer, p: Params<'delete-message'>): Promise<Data<'delete-message'>> {
+  const realm = await getRealmOfUser(ctx.db, viewer.user);
+  await inTransaction(ctx.db, async (tx) => {
+    const { row, flags } = await accessMessage(tx.trx, viewer, p.message_id);
+    let channel: ChannelRow | null = null;
+    if (row.recipient_type === RecipientType.CHANNEL) {
+      channel = (await getChannelById(tx.trx, viewer.user.realm_id, row.recipient_type_id)) ?? null;
+      // Changing a message needs access to its channel now (Zulip's is_modifying_message):
+      // none in an archived channel, and a row alone does not do once one has left a private one.
+      if (!channel || channel.deactivated || !hasContentAccess(viewer, channel, flags !== null)) throw invalidMessage();
+    }
+    const sender = (await getUsersByIds(tx.trx, [row.sender_id])).get(row.sender_id)!;
+    checkCanDeleteMessage(viewer, realm, row, sender, channel, Math.floor(Date.now() / 1000));
+    const deleted = await deleteMessagesInTx(
+      tx,
+      ctx.bus,
+      { realmId: viewer.user.realm_id, channel, topicKey: row.topic_key },
+      [row.id],
+      viewer.user.id,
+    );
+    if (deleted === 0) throw new ApiError('Message already deleted');
+  });
+  return {};
+}
+
+/**
+ * Whether the viewer may read the channel's content now: its history (public,
+ * or private with shared history while subscribed), or, with protected history,
+ * a message they received while still subscribed.
+ */
+function hasContentAccess(viewer: Viewer, channel: ChannelRow, received: boolean): boolean {
+  if (canReadChannelHistory(viewer, channel)) return true;
+  return received && viewer.subscribedRecipients.has(channel.recipient_id);
+}
+
+/**
+ * POST /streams/{stream_id}/delete_topic: administrators only. Deletes the
+ * topic's messages newest first, `deleteTopicBatchSize` per transaction, so
+ * a topic too large for one request still makes progress: once
+ * `deleteTopicTimeBudgetMs` has passed, no new batch starts and the answer is
+ * complete:false, which tells the client to send the request again. In a
+ * private channel with protected history only the messages the
+ * administrator received are deleted (the others are not theirs to see).
+ */
+export async function doDeleteTopic(ctx: AppContext, viewer: Viewer, p: Params<'delete-topic'>): Promise<Data<'delete-topic'>> {
+  if (!isAdminViewer(viewer)) throw adminRequired();
+  const channel = await getChannelById(ctx.db, viewer.user.realm_id, p.stream_id);
+  if (!channel) throw invalidChannelId();
+  const fullHistory = canReadChannelHistory(viewer, channel);
+  if (!fullHistory && !viewer.subscribedRecipients.has(channel.recipient_id)) throw invalidChannelId();
+  // The realm's name for the empty topic means the empty topic (it is never trimmed here, as in Zulip).
+  const topicKey = (p.topic_name === EMPTY_TOPIC_DISPLAY_NAME ? '' : p.topic_name).toLowerCase();
+  const onlyWithRowOf = fullHistory ? null : viewer.user.id;
+  const { deleteTopicBatchSize: batchSize, deleteTopicTimeBudgetMs: budget } = ctx.config;
+  const started = ctx.clock.now();
+  for (;;) {
+    if (ctx.clock.now() - started >= budget) return { complete: false };
+    const done = await inTransaction(ctx.db, async (tx) => {
+      const ids = await listTopicMessageIdsNewestFirst(tx.trx, channel.recipient_id, topicKey, batchSize, onlyWithRowOf);
+      if (ids.length === 0) return true;
+      // Read again in the transaction: an earlier batch may have moved first_message_id.
+      const current = (await getChannelById(tx.trx, viewer.user.realm_id, channel.id))!;
+      await deleteMessagesInTx(tx, ctx.bus, { realmId: viewer.user.realm_id, channel: current, topicKey }, ids, viewer.user.id);
+      return false;
+    });
+    if (done) return { complete: true };
+  }
+}

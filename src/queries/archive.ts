@@ -1,0 +1,230 @@
+import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
+import { rawRows } from './rows';
+
+/**
+ * Deletion as archiving: a deleted message, with everything that hangs off
+ * it (its recipients' rows and flags, reactions, edit history, links to
+ * uploaded files), moves to the archived_* tables, so a deletion can be
+ * undone. Every step is one statement over a list of ids, whatever the list
+ * holds; lists longer than ARCHIVE_CHUNK are done in slices (SQLite binds at
+ * most 32,766 variables per statement).
+ */
+type Q = Knex | Knex.Transaction;
+
+export const ARCHIVE_CHUNK = 1000;
+
+/** Zulip's ArchiveTransaction types: the retention policy, or someone deleting. */
+export const ArchiveType = { RETENTION_POLICY: 1, MANUAL: 2 } as const;
+
+/** Columns copied from `messages` to `archived_messages` as they are. */
+const MESSAGE_COLUMNS = [
+  'id',
+  'realm_id',
+  'sender_id',
+  'recipient_id',
+  'type',
+  'topic',
+  'content',
+  'rendered_content',
+  'rendered_content_version',
+  'date_sent',
+  'sending_client',
+  'last_edit_time',
+  'last_moved_time',
+  'is_me_message',
+  'has_attachment',
+  'has_image',
+  'has_link',
+] as const;
+const REACTION_COLUMNS = ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
+const EDIT_COLUMNS = [
+  'id',
+  'message_id',
+  'user_id',
+  'timestamp',
+  'prev_content',
+  'prev_rendered_content',
+  'prev_topic',
+  'topic',
+  'prev_stream',
+  'stream',
+] as const;
+
+const marks = (n: number) => new Array(n).fill('?').join(', ');
+const quoted = (cols: readonly string[], prefix = '') => cols.map((c) => `${prefix}"${c}"`).join(', ');
+
+/**
+ * Moves these messages to the archive: nine statements per slice of
+ * ARCHIVE_CHUNK ids (four copies, five deletes). Run it inside the
+ * transaction that decided the deletion, so the copies and the deletes
+ * commit together. The uploads themselves stay: only the links go.
+ * Returns how many messages were deleted.
+ */
+export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: number, archiveType: number): Promise<number> {
+  const mysql = dialectOf(q as Knex) === 'mysql';
+  // The recipients' rows travel as JSON [[user_id, flags], ...] in one column, built by the database.
+  const rowsJson = mysql
+    ? 'SELECT JSON_ARRAYAGG(JSON_ARRAY(um.user_id, um.flags)) FROM user_messages um WHERE um.message_id = m.id'
+    : 'SELECT json_group_array(json_array(um.user_id, um.flags)) FROM user_messages um WHERE um.message_id = m.id';
+  const ident = (sql: string) => (mysql ? sql.replace(/"/g, '`') : sql);
+  let deleted = 0;
+  for (let i = 0; i < ids.length; i += ARCHIVE_CHUNK) {
+    const slice = ids.slice(i, i + ARCHIVE_CHUNK);
+    const list = marks(slice.length);
+    await q.raw(
+      ident(
+        `INSERT INTO archived_messages (${quoted(MESSAGE_COLUMNS)}, archived_at, archive_type, user_messages)
+         SELECT ${quoted(MESSAGE_COLUMNS, 'm.')}, ?, ?, COALESCE((${rowsJson}), '[]')
+         FROM messages m WHERE m.id IN (${list})`,
+      ),
+      [archivedAt, archiveType, ...slice],
+    );
+    await q.raw(
+      ident(
+        `INSERT INTO archived_reactions (${quoted(REACTION_COLUMNS)}) SELECT ${quoted(REACTION_COLUMNS)} FROM reactions WHERE message_id IN (${list})`,
+      ),
+      slice,
+    );
+    await q.raw(
+      ident(
+        `INSERT INTO archived_message_edits (${quoted(EDIT_COLUMNS)}) SELECT ${quoted(EDIT_COLUMNS)} FROM message_edits WHERE message_id IN (${list})`,
+      ),
+      slice,
+    );
+    await q.raw(
+      `INSERT INTO archived_attachment_messages (attachment_id, message_id) SELECT attachment_id, message_id FROM attachment_messages WHERE message_id IN (${list})`,
+      slice,
+    );
+    // Children first: the foreign keys would cascade, but explicit deletes cost the same on both databases.
+    for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages'])
+      await q(table).whereIn('message_id', slice).del();
+    deleted += await q('messages').whereIn('id', slice).del();
+  }
+  return deleted;
+}
+
+/** Users holding a row for any of these messages (who received them, or acted on them as history). */
+export async function listUserIdsWithRows(q: Q, ids: readonly number[]): Promise<number[]> {
+  const out = new Set<number>();
+  for (let i = 0; i < ids.length; i += ARCHIVE_CHUNK) {
+    const slice = ids.slice(i, i + ARCHIVE_CHUNK);
+    const found: unknown[] = await q('user_messages').whereIn('message_id', slice).distinct('user_id').pluck('user_id');
+    for (const id of found) out.add(Number(id));
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/**
+ * The newest `limit` messages of a topic (case-insensitive, as topic
+ * narrows), newest first; with `onlyWithRowOf`, only those that user holds a
+ * row for (a private channel with protected history). Locked on MariaDB, so
+ * a concurrent edit or deletion waits for the batch.
+ */
+export async function listTopicMessageIdsNewestFirst(
+  q: Q,
+  recipientId: number,
+  topicKey: string,
+  limit: number,
+  onlyWithRowOf: number | null,
+): Promise<number[]> {
+  const qb = q('messages as m').where({ 'm.recipient_id': recipientId, 'm.topic_key': topicKey }).orderBy('m.id', 'desc').limit(limit);
+  if (onlyWithRowOf !== null) qb.join('user_messages as um', 'um.message_id', 'm.id').where('um.user_id', onlyWithRowOf);
+  if (dialectOf(q as Knex) === 'mysql') qb.forUpdate();
+  const ids: unknown[] = await qb.pluck('m.id');
+  return ids.map(Number);
+}
+
+/** The oldest message still sent to this recipient (a channel's first_message_id), or null. */
+export async function getOldestMessageId(q: Q, realmId: number, recipientId: number): Promise<number | null> {
+  const row = await q('messages').where({ realm_id: realmId, recipient_id: recipientId }).min('id as id').first();
+  return row?.id == null ? null : Number(row.id);
+}
+
+export async function updateChannelFirstMessageId(q: Q, channelId: number, messageId: number | null): Promise<void> {
+  await q('channels').where({ id: channelId }).update({ first_message_id: messageId });
+}
+
+/** An archived message with what was archived with it. */
+export interface ArchivedMessage {
+  id: number;
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  type: number;
+  topic: string;
+  content: string;
+  rendered_content: string | null;
+  date_sent: number;
+  last_edit_time: number | null;
+  last_moved_time: number | null;
+  archived_at: number;
+  archive_type: number;
+  /** [user_id, flags] for every recipient row the message had, by user id. */
+  user_messages: Array<[number, number]>;
+  reactions: Array<{ id: number; user_id: number; emoji_name: string; emoji_code: string; reaction_type: string }>;
+  edits: Array<{
+    id: number;
+    user_id: number | null;
+    timestamp: number;
+    prev_content: string | null;
+    prev_topic: string | null;
+    topic: string | null;
+  }>;
+  attachment_ids: number[];
+}
+
+/** The archived messages among these ids (four statements), in id order. */
+export async function getArchivedMessages(q: Q, ids: readonly number[]): Promise<ArchivedMessage[]> {
+  if (ids.length === 0) return [];
+  const slice = [...ids];
+  const [messages, reactions, edits, links] = await Promise.all([
+    q('archived_messages').whereIn('id', slice).orderBy('id'),
+    q('archived_reactions').whereIn('message_id', slice).orderBy('id'),
+    q('archived_message_edits').whereIn('message_id', slice).orderBy('id'),
+    q('archived_attachment_messages').whereIn('message_id', slice).orderBy('attachment_id'),
+  ]);
+  const num = (v: unknown) => (v == null ? null : Number(v));
+  return rawRows<Record<string, unknown>>(messages).map((m) => {
+    const id = Number(m.id);
+    const parsed = JSON.parse(String(m.user_messages)) as Array<[number | string, number | string]>;
+    return {
+      id,
+      realm_id: Number(m.realm_id),
+      sender_id: Number(m.sender_id),
+      recipient_id: Number(m.recipient_id),
+      type: Number(m.type),
+      topic: String(m.topic),
+      content: String(m.content),
+      rendered_content: m.rendered_content == null ? null : String(m.rendered_content),
+      date_sent: Number(m.date_sent),
+      last_edit_time: num(m.last_edit_time),
+      last_moved_time: num(m.last_moved_time),
+      archived_at: Number(m.archived_at),
+      archive_type: Number(m.archive_type),
+      user_messages: parsed.map(([u, f]): [number, number] => [Number(u), Number(f)]).sort((a, b) => a[0] - b[0]),
+      reactions: rawRows<Record<string, unknown>>(reactions)
+        .filter((r) => Number(r.message_id) === id)
+        .map((r) => ({
+          id: Number(r.id),
+          user_id: Number(r.user_id),
+          emoji_name: String(r.emoji_name),
+          emoji_code: String(r.emoji_code),
+          reaction_type: String(r.reaction_type),
+        })),
+      edits: rawRows<Record<string, unknown>>(edits)
+        .filter((e) => Number(e.message_id) === id)
+        .map((e) => ({
+          id: Number(e.id),
+          user_id: num(e.user_id),
+          timestamp: Number(e.timestamp),
+          prev_content: e.prev_content == null ? null : String(e.prev_content),
+          prev_topic: e.prev_topic == null ? null : String(e.prev_topic),
+          topic: e.topic == null ? null : String(e.topic),
+        })),
+      attachment_ids: rawRows<Record<string, unknown>>(links)
+        .filter((l) => Number(l.message_id) === id)
+        .map((l) => Number(l.attachment_id)),
+    };
+  });
+}
