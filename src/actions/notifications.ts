@@ -8,14 +8,14 @@ import { sendMessageInTx } from './messages';
 import { createUserInTx } from './users';
 
 /** The organization's Notification Bot (Zulip's system bot that announces things), made on first use. */
-async function notificationBot(tx: Tx, realmId: number): Promise<UserRow> {
+export async function notificationBot(tx: Tx, realmId: number): Promise<UserRow> {
   const email = 'notification-bot@parley.invalid';
   const bot = await getUserByEmailKey(tx.trx, realmId, email);
   if (bot) return bot;
   return createUserInTx(tx, null, { realmId, email, fullName: 'Notification Bot', isBot: true, botType: 1 });
 }
 
-const INTERNAL = { client: 'Internal', readBySender: true, internal: true } as const;
+export const INTERNAL = { client: 'Internal', readBySender: true, internal: true } as const;
 
 /** "announce": tells the organization's new-channel announcements channel, when it has one. */
 export async function announceNewChannelInTx(tx: Tx, bus: EventBus, realm: RealmRow, creator: UserRow, name: string): Promise<void> {

@@ -2,6 +2,7 @@ import { getMessage, getMessages } from '../access/fetch-messages';
 import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
+import { doUpdateMessage } from '../actions/edit-message';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
 import { caller, HandlerTable } from '../http/handler';
 
@@ -39,5 +40,10 @@ export const messageHandlers: HandlerTable = {
   'remove-reaction': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doRemoveReaction(call.ctx, viewer, call.params);
+  },
+
+  'update-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doUpdateMessage(call.ctx, viewer, call.params);
   },
 };

@@ -26,7 +26,6 @@ export const HANDLERS: HandlerTable = {
  * in neither list, or in both.
  */
 export const PENDING_OPERATIONS: readonly OpId[] = [
-  'update-message',
   'delete-message',
   'get-message-history',
   'report-message',
