@@ -221,6 +221,11 @@ eachDatabase('moving messages', (dialect) => {
       expect(await notices(general.recipient_id, topic)).toEqual([
         { content: `This topic was moved to #**general>${topic} moved** by ${who}.`, type: 1 },
       ]);
+      // The actor's copy of a notice about their own action is read; others' are not.
+      const [breadcrumb] = await topicIds(general.recipient_id, topic);
+      const readOf = async (userId: number) =>
+        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: breadcrumb }).first('flags')).flags) & 1;
+      expect([await readOf(t.cast.member.id), await readOf(t.cast.owner.id)]).toEqual([1, 0]);
       const one = freshTopic();
       const [x] = await sendMany(one, 2);
       await t.api.patch(`/messages/${x}`, t.cast.member, { topic: `${one} part`, send_notification_to_old_thread: true });
@@ -236,6 +241,12 @@ eachDatabase('moving messages', (dialect) => {
   describe('resolving', () => {
     it('resolves with a resolve notice (type 2) and no move notice; unresolves likewise; not a move', async () => {
       const topic = freshTopic();
+      const admin = await t.ctx.db('users').where({ id: t.cast.admin.id }).first('settings');
+      const settings = { ...JSON.parse(admin.settings || '{}'), resolved_topic_notice_auto_read_policy: 'never' };
+      await t.ctx
+        .db('users')
+        .where({ id: t.cast.admin.id })
+        .update({ settings: JSON.stringify(settings) });
       const ids = await sendMany(topic, 2);
       const res = await t.api.patch(`/messages/${ids[0]}`, t.cast.member, { topic: `✔ ${topic}`, propagate_mode: 'change_all' });
       expect(res.status).toBe(200);
@@ -244,6 +255,11 @@ eachDatabase('moving messages', (dialect) => {
       expect(await notices(general.recipient_id, `✔ ${topic}`)).toEqual([
         { content: `${who} has marked this topic as resolved.`, type: 2 },
       ]);
+      // The notice starts read, except for users whose resolved_topic_notice_auto_read_policy is "never".
+      const noticeId = (await topicIds(general.recipient_id, `✔ ${topic}`)).at(-1)!;
+      const readOf = async (userId: number) =>
+        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: noticeId }).first('flags')).flags) & 1;
+      expect([await readOf(t.cast.member.id), await readOf(t.cast.owner.id), await readOf(t.cast.admin.id)]).toEqual([1, 1, 0]);
       const m = (await t.api.get(`/messages/${ids[0]}`, t.cast.member)).body.message;
       expect(m.last_moved_timestamp).toBeUndefined();
       const resolved = await t.api.get('/messages', t.cast.member, {

@@ -5,6 +5,7 @@ import { inTransaction, Tx } from '../db/transaction';
 import { flagMask, flagsToApi } from '../domain/flags';
 import { RESOLVED_TOPIC_PREFIX } from '../domain/narrow';
 import { referencedUploads } from '../domain/uploads';
+import { parseSettings } from '../domain/user-settings';
 import { RecipientType } from '../domain/recipients';
 import { isAdminRole, isGuestRole, isModeratorOrAbove } from '../domain/roles';
 import { EMPTY_TOPIC_DISPLAY_NAME, effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../domain/topics';
@@ -39,7 +40,7 @@ import {
   updateMessageContentIf,
 } from '../queries/edit-message';
 import { getRecursiveMemberIds } from '../queries/groups';
-import type { MessageRow } from '../queries/messages';
+import { getUsersByIds, type MessageRow } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow } from '../queries/rows';
@@ -596,13 +597,25 @@ async function sendMoveNotices(
   const bot = await notificationBot(tx, row.realm_id);
   const botViewer = await loadViewer(tx.trx, bot);
   const who = silentMention(viewer.user);
+  // A notice about one's own action arrives read (Zulip's mark_as_read_for_acting_user).
+  const readByActor = { ...INTERNAL, readBy: (id: number) => id === viewer.user.id };
 
   let resolveNoticeId: number | null = null;
   if (plan.topic !== undefined && !plan.content && !channelChanged && (plan.topicResolved || plan.topicUnresolved)) {
     const text = plan.topicResolved ? `${who} has marked this topic as resolved.` : `${who} has marked this topic as unresolved.`;
+    // resolved_topic_notice_auto_read_policy: the notice starts read except for users who chose
+    // "never" (Parley has no followed topics, so "except_followed" reads it too), and the actor.
+    const subscribers = await getUsersByIds(tx.trx, await getActiveSubscriberIds(tx.trx, origChannel.recipient_id));
+    const keepUnread = new Set(
+      [...subscribers.values()]
+        .filter((u) => !u.is_bot && parseSettings(u.settings).resolved_topic_notice_auto_read_policy === 'never')
+        .map((u) => u.id),
+    );
+    keepUnread.delete(viewer.user.id);
     resolveNoticeId = await sendMessageInTx(tx, ctx.bus, botViewer, { kind: 'channel', channel: origChannel, topic: newTopic }, text, {
       ...INTERNAL,
       messageType: 2,
+      readBy: (id) => !keepUnread.has(id),
     });
   }
 
@@ -632,7 +645,7 @@ async function sendMoveNotices(
         : count === 1
           ? `[A message](${link}) was moved here from ${oldLocation} by ${who}.`
           : `${count} messages were moved here from ${oldLocation} by ${who}.`;
-    await sendMessageInTx(tx, ctx.bus, botViewer, { kind: 'channel', channel: targetChannel, topic: newTopic }, text, INTERNAL);
+    await sendMessageInTx(tx, ctx.bus, botViewer, { kind: 'channel', channel: targetChannel, topic: newTopic }, text, readByActor);
   }
   if (p.send_notification_to_old_thread ?? false) {
     const text = movedAll
@@ -640,6 +653,6 @@ async function sendMoveNotices(
       : count === 1
         ? `A message was moved from this topic to ${newLocation} by ${who}.`
         : `${count} messages were moved from this topic to ${newLocation} by ${who}.`;
-    await sendMessageInTx(tx, ctx.bus, botViewer, { kind: 'channel', channel: origChannel, topic: row.topic }, text, INTERNAL);
+    await sendMessageInTx(tx, ctx.bus, botViewer, { kind: 'channel', channel: origChannel, topic: row.topic }, text, readByActor);
   }
 }

@@ -41,6 +41,8 @@ export interface SendOptions {
   localId?: string;
   /** messages.type: 2 for the resolve-topic notice (default 1, a normal message). */
   messageType?: number;
+  /** Receivers whose copy starts read (the acting user of a notice about their own action). */
+  readBy?: (userId: number) => boolean;
 }
 
 /** Clients whose users read what they send as they send it (Zulip's default_read_by_sender). */
@@ -222,7 +224,7 @@ export async function sendMessageInTx(
   const base = target.kind === 'direct' ? flagMask('is_private') : 0;
   const rows = receivers.map((userId) => {
     let flags = base;
-    if (userId === sender.id && opts.readBySender) flags += flagMask('read');
+    if ((userId === sender.id && opts.readBySender) || opts.readBy?.(userId)) flags += flagMask('read');
     if (mentioned.has(userId)) flags += flagMask('mentioned');
     if (rendered.streamWildcard) flags += flagMask('stream_wildcard_mentioned');
     if (rendered.topicWildcard && topicWildcardUsers.has(userId)) flags += flagMask('topic_wildcard_mentioned');
