@@ -44,7 +44,9 @@ export interface ContentChange {
  * Returns whether the row changed.
  */
 export async function updateMessageContentIf(q: Q, id: number, expected: string, change: ContentChange): Promise<boolean> {
-  const n = await q('messages').where({ id, content: expected }).update(change);
+  // Byte for byte: MariaDB's collation would call "Hi" and "hi " equal.
+  const same = q.client.config.client === 'mysql2' ? 'CAST(content AS BINARY) = CAST(? AS BINARY)' : 'content = ?';
+  const n = await q('messages').where({ id }).whereRaw(same, [expected]).update(change);
   return Number(n) === 1;
 }
 
