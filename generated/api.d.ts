@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * Get a message's edit history
-         * @description Returns every version of a message, oldest first: the original message, then one snapshot per edit or move, each with the topic and content as they were after that edit and, for what changed, the previous values (and an HTML diff for content changes).
+         * @description Returns every version of a message, oldest first: the original message, then one snapshot per edit or move, each with the topic and content as they were after that edit and, for what changed, the previous values (and an HTML diff for content changes). When the organization's message_edit_history_visibility_policy is `moves`, only moves are listed and every snapshot carries the current content, with no earlier content and no diff.
          */
         get: operations["get-message-history"];
         put?: never;
@@ -163,7 +163,7 @@ export interface paths {
         put?: never;
         /**
          * Report a message
-         * @description Sends a report about a message to the organization's moderation request channel (realm setting moderation_request_channel), quoting the message and the reporter's explanation. Fails if no such channel is configured. New in feature level 382.
+         * @description Sends a report about a message to the organization's moderation request channel (realm setting moderation_request_channel): a Notification Bot message in the topic "<sender's name> moderation" (the empty topic where the channel allows only that) naming the reporter, the sender and when it was sent, quoting the reason and the description, and the reported message in a spoiler linked to it. Fails if no such channel is configured (or it is archived). New in feature level 382.
          */
         post: operations["report-message"];
         delete?: never;
@@ -674,7 +674,7 @@ export interface paths {
         /**
          * Add an APNs device token
          * @deprecated
-         * @description Registers an Apple Push Notification service token for the caller's iOS device (legacy, unencrypted push). Deprecated since feature level 406 in favor of POST /mobile_push/register. Registering a token that is already registered succeeds.
+         * @description Registers an Apple Push Notification service token for the caller's iOS device (legacy, unencrypted push). Deprecated since feature level 406 in favor of POST /mobile_push/register. Registering a token that is already registered succeeds and changes nothing. The token is stored whether or not a push service is configured (as Zulip stores it locally), so this endpoint never answers PUSH_SERVICE_NOT_CONFIGURED.
          */
         post: operations["add-apns-token"];
         /**
@@ -703,13 +703,43 @@ export interface paths {
         put?: never;
         /**
          * Create a saved snippet
-         * @description Saves a new snippet for the caller (feature level 297). Title and content are trimmed; neither may then be empty. The caller's other clients learn of it through a saved_snippets event.
+         * @description Saves a new snippet for the caller (feature level 297). Title and content are trimmed; neither may then be empty, and the title is at most 60 characters (code points). The caller's clients learn of it through a saved_snippets add event.
          */
         post: operations["create-saved-snippet"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/saved_snippets/{saved_snippet_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's saved snippets.
+                 * @example 1
+                 */
+                saved_snippet_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved snippet
+         * @description Deletes one of the caller's saved snippets (feature level 297). The caller's clients learn of it through a saved_snippets remove event.
+         */
+        delete: operations["delete-saved-snippet"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a saved snippet
+         * @description Changes the title, the content or both of one of the caller's saved snippets (feature level 368). Each field sent is trimmed and must then be non-empty and within its limit, as when creating. The caller's clients learn of the change through a saved_snippets update event. A request with neither field changes nothing and succeeds without looking the snippet up, as Zulip's does.
+         */
+        patch: operations["edit-saved-snippet"];
         trace?: never;
     };
 }
@@ -1236,7 +1266,7 @@ export interface components {
             prev_content?: string;
             /** @description HTML before this edit. Only if the content changed. */
             prev_rendered_content?: string;
-            /** @description HTML diff between the previous and the new rendering. Only if the content changed. */
+            /** @description The new rendering inside a `<div>`, with the words this edit added in `<span class="highlight_text_inserted">` and the words it removed in `<span class="highlight_text_deleted">` (the insertion first where one replaces the other); tags of the new rendering are kept whole. Only if the content changed. */
             content_html_diff?: string;
         };
         /**
@@ -1419,7 +1449,7 @@ export interface components {
             /** @description One of the keys of server_report_message_types from POST /register: `spam`, `harassment`, `inappropriate`, `norms`, `other`. (Fixed to these five before feature level 435.) Checked by the server, which answers an unknown value with "Invalid report_type: Value error, Not in the list of possible values". */
             report_type: string;
             /**
-             * @description Explanation for the moderators, at most 1000 characters. Required and non-empty when report_type is `other`.
+             * @description Explanation for the moderators, at most 1000 Unicode code points. Required and non-empty when report_type is `other` ("An explanation is required.").
              * @default
              */
             description: string;
@@ -4488,9 +4518,9 @@ export interface components {
          *     }
          */
         AddApnsTokenRequest: {
-            /** @description The device token Apple issued, hex or Base64 encoded. */
+            /** @description The device token Apple issued, hex encoded (pairs of hex digits, ASCII whitespace between pairs allowed). Empty or longer than 4,096 characters gives "Empty or invalid length token"; anything else that is not hex gives "Invalid APNS token". The server checks both, so the messages are Zulip's. */
             token: string;
-            /** @description The bundle ID of the app sending the request (required since feature level 223). */
+            /** @description The bundle ID of the app sending the request (required since feature level 223): letters, digits, dots and hyphens. */
             appid: string;
         };
         /**
@@ -4499,7 +4529,7 @@ export interface components {
          *     }
          */
         RemoveApnsTokenRequest: {
-            /** @description The device token to forget. */
+            /** @description The device token to forget, as it was registered. Checked like the token of add-apns-token. */
             token: string;
         };
         /**
@@ -4530,9 +4560,9 @@ export interface components {
          *     }
          */
         CreateSavedSnippetRequest: {
-            /** @description Title shown when picking the snippet; leading and trailing whitespace is removed and the result must not be empty. */
+            /** @description Title shown when picking the snippet. Leading and trailing whitespace is removed; the rest must be 1 to 60 characters (Unicode code points). The server checks the length after trimming, so the schema sets none. */
             title: string;
-            /** @description The Markdown text the snippet inserts; must not be empty after trimming, at most max_message_length characters. */
+            /** @description The Markdown text the snippet inserts. Trimmed like the title; the rest must be 1 to max_message_length (10,000) characters. */
             content: string;
         };
         /**
@@ -4548,6 +4578,19 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description ID of the new snippet. */
             saved_snippet_id: number;
+        };
+        /**
+         * @description The fields to change; those not sent keep their value. Each is trimmed and checked as in create-saved-snippet.
+         * @example {
+         *       "title": "Welcome back",
+         *       "content": "Welcome back! See #announcements for news."
+         *     }
+         */
+        EditSavedSnippetRequest: {
+            /** @description New title, 1 to 60 characters after trimming. */
+            title?: string;
+            /** @description New Markdown content, 1 to max_message_length characters after trimming. */
+            content?: string;
         };
     };
     responses: {
@@ -5031,7 +5074,7 @@ export interface operations {
                      *           "user_id": 2,
                      *           "prev_content": "Helo",
                      *           "prev_rendered_content": "<p>Helo</p>",
-                     *           "content_html_diff": "<div><p><span class=\"highlight_text_inserted\">Hello</span></p></div>"
+                     *           "content_html_diff": "<div><p><span class=\"highlight_text_inserted\">Hello</span> <span class=\"highlight_text_deleted\">Helo</span></p></div>"
                      *         }
                      *       ]
                      *     }
@@ -7112,7 +7155,7 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["SimpleSuccess"];
-            /** @description The token is empty, too long or not decodable, or a parameter is missing. */
+            /** @description The token is empty, too long or not hex, the app ID is malformed, or a parameter is missing. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7234,6 +7277,107 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "delete-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's saved snippets.
+                 * @example 1
+                 */
+                saved_snippet_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no saved snippet with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Saved snippet does not exist.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "edit-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's saved snippets.
+                 * @example 1
+                 */
+                saved_snippet_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Welcome back",
+                 *       "content": "Welcome back! See #announcements for news."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["EditSavedSnippetRequest"];
+                /**
+                 * @example {
+                 *       "title": "Welcome back",
+                 *       "content": "Welcome back! See #announcements for news."
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["EditSavedSnippetRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description A field sent is empty after trimming or too long, or the body is unreadable. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no saved snippet with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Saved snippet does not exist.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
         };

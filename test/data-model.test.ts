@@ -161,6 +161,7 @@ eachDatabase('data model', (dialect) => {
       '005_sqlite_indexes',
       '006_audit_log',
       '007_wide_timestamps',
+      '011_push_token_length',
     ]);
   });
 });

@@ -47,7 +47,10 @@ eachDatabase('request pipeline', (dialect) => {
     });
 
     it('answers an operation still being built with 501', async () => {
-      const res = await t.api.get('/saved_snippets', t.cast.member);
+      // An app whose handler table lacks one operation, as for those in PENDING_OPERATIONS.
+      const { 'get-saved-snippets': _built, ...rest } = HANDLERS;
+      const app = buildApp({ ctx: t.ctx, spec: t.spec, handlers: rest, log: pino({ level: 'silent' }) });
+      const res = await request(app).get('/api/v1/saved_snippets').set('Authorization', basic(t.cast.member));
       expect([res.status, res.body]).toEqual([
         501,
         { result: 'error', msg: 'Not implemented yet: get-saved-snippets', code: 'NOT_IMPLEMENTED' },

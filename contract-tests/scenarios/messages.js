@@ -1,5 +1,5 @@
 'use strict';
-/* Scenarios for the messages family: send, fetch, flags, reactions. */
+/* Scenarios for the messages family: send, fetch, flags, reactions, edit history, reports. */
 const { api, refusal, unauthenticated } = require('./core');
 
 /** A fresh message in #general from the owner, visible to the member. */
@@ -134,6 +134,38 @@ const scenarios = {
       req.user = s.users.member;
       req.pathParams.message_id = await freshMessage(s);
       req.body = { content: "not the sender's to edit" };
+    }),
+    401: unauthenticated((req) => {
+      req.pathParams.message_id = 1;
+    }),
+  },
+  'get-message-history': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = await freshMessage(s, 'history of a contract test message');
+      req.query = { allow_empty_topic_name: true };
+    },
+    400: refusal('BAD_REQUEST', 'Invalid message(s)', (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = 999999999;
+      req.query = {};
+    }),
+    401: unauthenticated((req) => {
+      req.pathParams.message_id = 1;
+      req.query = {};
+    }),
+  },
+  'report-message': {
+    // The demo organization sends reports to #leadership (its moderation request channel).
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = await freshMessage(s, 'a contract test message to report');
+      req.body = { report_type: 'spam', description: 'Unsolicited advertising.' };
+    },
+    400: refusal('BAD_REQUEST', 'An explanation is required.', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = await freshMessage(s);
+      req.body = { report_type: 'other' };
     }),
     401: unauthenticated((req) => {
       req.pathParams.message_id = 1;

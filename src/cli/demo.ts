@@ -80,6 +80,8 @@ async function seedDemo(ctx: AppContext): Promise<UserRow> {
     const hr = await channel('hr', 'Private, protected history.', [u.owner, u.admin], { inviteOnly: true, shared: false });
     // New channels are announced in #general, as Zulip's new-organization default does.
     await updateRealm(tx.trx, realmId, { new_stream_announcements_stream_id: general.id });
+    // Message reports go to the staff's private channel, so reporting works in the demo.
+    await updateRealm(tx.trx, realmId, { moderation_request_channel_id: leadership.id });
 
     // Messages go through the same path as POST /messages (rendering, mentions, flags).
     const opts: SendOptions = { client: 'website', readBySender: true };

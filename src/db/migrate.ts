@@ -6,6 +6,7 @@ import * as m004 from './migrations/004_api_key_index';
 import * as m005 from './migrations/005_sqlite_indexes';
 import * as m006 from './migrations/006_audit_log';
 import * as m007 from './migrations/007_wide_timestamps';
+import * as m011 from './migrations/011_push_token_length';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '005_sqlite_indexes': m005,
   '006_audit_log': m006,
   '007_wide_timestamps': m007,
+  '011_push_token_length': m011,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -1,9 +1,11 @@
 import { getMessage, getMessages } from '../access/fetch-messages';
+import { getMessageHistory } from '../access/message-history';
 import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
 import { doUpdateMessage } from '../actions/edit-message';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
+import { doReportMessage } from '../actions/report';
 import { caller, HandlerTable } from '../http/handler';
 
 export const messageHandlers: HandlerTable = {
@@ -45,5 +47,15 @@ export const messageHandlers: HandlerTable = {
   'update-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doUpdateMessage(call.ctx, viewer, call.params);
+  },
+
+  'get-message-history': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return getMessageHistory(call.ctx.db, viewer, call.params);
+  },
+
+  'report-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doReportMessage(call.ctx, viewer, call.params);
   },
 };

@@ -1,9 +1,11 @@
+import { apnsTokenHandlers } from '../handlers/apns-tokens';
 import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
 import { channelHandlers } from '../handlers/channels';
 import { messageHandlers } from '../handlers/messages';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
+import { savedSnippetHandlers } from '../handlers/saved-snippets';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
 import type { HandlerTable, OpId } from './handler';
@@ -18,6 +20,8 @@ export const HANDLERS: HandlerTable = {
   ...messageHandlers,
   ...eventHandlers,
   ...channelHandlers,
+  ...savedSnippetHandlers,
+  ...apnsTokenHandlers,
 };
 
 /**
@@ -27,16 +31,10 @@ export const HANDLERS: HandlerTable = {
  */
 export const PENDING_OPERATIONS: readonly OpId[] = [
   'delete-message',
-  'get-message-history',
-  'report-message',
   'delete-topic',
   'upload-file',
   'get-file-temporary-url',
   'register-push-device',
-  'add-apns-token',
-  'remove-apns-token',
-  'get-saved-snippets',
-  'create-saved-snippet',
 ];
 
 /**

@@ -1,20 +1,11 @@
-import type { Schema } from '../../contract';
 import type { RealmGroupSetting } from '../../domain/group-settings';
 import { MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH } from '../../domain/channels';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../../domain/topics';
+import { REPORT_MESSAGE_TYPES } from '../../domain/reports';
 import type { RealmRow } from '../../queries/rows';
 import { SERVER_SUPPORTED_PERMISSION_SETTINGS } from '../../serializers/permission-settings';
 import type { GroupLookup } from '../../serializers/subscriptions';
 import type { StatePart } from './state';
-
-/** Zulip's Realm.REPORT_MESSAGE_REASONS, in its order (server_report_message_types, feature level 435). */
-export const REPORT_MESSAGE_TYPES: Array<Schema<'ReportMessageType'>> = [
-  { key: 'spam', name: 'Spam' },
-  { key: 'harassment', name: 'Harassment' },
-  { key: 'inappropriate', name: 'Inappropriate content' },
-  { key: 'norms', name: 'Violates community norms' },
-  { key: 'other', name: 'Other reason' },
-];
 
 /** Zulip's ChannelFolder limits. */
 const MAX_CHANNEL_FOLDER_NAME_LENGTH = 60;

@@ -1,0 +1,9 @@
+import { doCreateSavedSnippet, doDeleteSavedSnippet, doEditSavedSnippet, getSavedSnippets } from '../actions/saved-snippets';
+import { caller, HandlerTable } from '../http/handler';
+
+export const savedSnippetHandlers: HandlerTable = {
+  'get-saved-snippets': async (call) => getSavedSnippets(call.ctx, caller(call)),
+  'create-saved-snippet': async (call) => doCreateSavedSnippet(call.ctx, caller(call), call.params),
+  'edit-saved-snippet': async (call) => doEditSavedSnippet(call.ctx, caller(call), call.params),
+  'delete-saved-snippet': async (call) => doDeleteSavedSnippet(call.ctx, caller(call), call.params),
+};
