@@ -72,6 +72,15 @@ eachDatabase('editing message content', (dialect) => {
     }
   });
 
+  it('GET /messages/{id}/history shows the edit made here', async () => {
+    const id = await send('before');
+    await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'after', topic: 'edits renamed' });
+    const history = (await t.api.get(`/messages/${id}/history`, t.cast.member)).body.message_history;
+    expect(history).toHaveLength(2);
+    expect(history[0]).toMatchObject({ content: 'before', topic: 'edits' });
+    expect(history[1]).toMatchObject({ content: 'after', prev_content: 'before', topic: 'edits renamed', prev_topic: 'edits' });
+  });
+
   it('search sees the edited content at once', async () => {
     const id = await send('nothing special');
     await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'zanzibarquux appears' });
