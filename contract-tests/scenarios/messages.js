@@ -117,6 +117,29 @@ const scenarios = {
       req.pathParams.message_id = 1;
     }),
   },
+  'update-message': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      const res = await api(
+        s,
+        'POST',
+        '/messages',
+        { type: 'channel', to: 'general', topic: 'contract', content: 'to be edited' },
+        s.users.member,
+      );
+      if (res.status !== 200) throw new Error(`send failed: ${JSON.stringify(res.body)}`);
+      req.pathParams.message_id = res.body.id;
+      req.body = { content: 'edited by the contract test', topic: 'contract edited' };
+    },
+    400: refusal('BAD_REQUEST', "You don't have permission to edit this message", async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.message_id = await freshMessage(s);
+      req.body = { content: "not the sender's to edit" };
+    }),
+    401: unauthenticated((req) => {
+      req.pathParams.message_id = 1;
+    }),
+  },
   'get-message-history': {
     200: async (req, s) => {
       req.user = s.users.member;

@@ -24,7 +24,7 @@ import {
 const hearsAbout = (c: ChannelRow, u: ActiveUserRole, subscribers: ReadonlySet<number>) =>
   subscribers.has(u.id) || (c.invite_only ? isAdminRole(u.role) : !isGuestRole(u.role));
 
-async function channelAudience(tx: Tx, c: ChannelRow): Promise<number[]> {
+export async function channelAudience(tx: Tx, c: ChannelRow): Promise<number[]> {
   const [users, subscribers] = await Promise.all([
     listActiveUserRoles(tx.trx, c.realm_id),
     listSubscriberIdsByRecipient(tx.trx, [c.recipient_id]),

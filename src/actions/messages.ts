@@ -17,7 +17,9 @@ import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { type MessageBusEvent, type MessageLookups, toApiMessage } from '../serializers/messages';
+import { linkOwnAttachments } from '../queries/edit-message';
 import { recordActivity } from './activity';
+import { referencedUploads } from '../domain/uploads';
 import { renderForRealm } from './render';
 import { dmGroupRecipient, insertMessageRow, type StoredRecipient } from './send';
 import { RecipientType } from '../domain/recipients';
@@ -37,6 +39,10 @@ export interface SendOptions {
   internal?: boolean;
   queueId?: string;
   localId?: string;
+  /** messages.type: 2 for the resolve-topic notice (default 1, a normal message). */
+  messageType?: number;
+  /** Receivers whose copy starts read (the acting user of a notice about their own action). */
+  readBy?: (userId: number) => boolean;
 }
 
 /** Clients whose users read what they send as they send it (Zulip's default_read_by_sender). */
@@ -218,7 +224,7 @@ export async function sendMessageInTx(
   const base = target.kind === 'direct' ? flagMask('is_private') : 0;
   const rows = receivers.map((userId) => {
     let flags = base;
-    if (userId === sender.id && opts.readBySender) flags += flagMask('read');
+    if ((userId === sender.id && opts.readBySender) || opts.readBy?.(userId)) flags += flagMask('read');
     if (mentioned.has(userId)) flags += flagMask('mentioned');
     if (rendered.streamWildcard) flags += flagMask('stream_wildcard_mentioned');
     if (rendered.topicWildcard && topicWildcardUsers.has(userId)) flags += flagMask('topic_wildcard_mentioned');
@@ -237,9 +243,13 @@ export async function sendMessageInTx(
     content,
     rendered: rendered,
     client: opts.client,
+    type: opts.messageType,
   });
   const id = stored.id;
   await insertUserMessages(tx.trx, id, rows);
+  // Uploads the content references become the message's attachments (cheap: only when it names one).
+  const uploads = referencedUploads(content);
+  if (uploads.length) await linkOwnAttachments(tx.trx, realm.id, sender.id, id, uploads);
 
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
     await setChannelFirstMessageId(tx.trx, target.channel.id, id);

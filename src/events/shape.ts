@@ -30,6 +30,8 @@ export type PublishedEvent<E extends { id: number }> = Omit<E, 'id'>;
  */
 type TypingBusEvent = PublishedEvent<Schema<'TypingEvent'>>;
 type FlagsBusEvent = PublishedEvent<Schema<'UpdateMessageFlagsEvent'>>;
+/** update_message without the receiver's flags, which travel beside it (Delivery.perUser). */
+type UpdateMessageBusEvent = Omit<PublishedEvent<Schema<'UpdateMessageEvent'>>, 'flags'>;
 /** What a message delivery carries per queue: the receiver's flags (Delivery.perUser) and, in the sender's queue, local_message_id. */
 type MessageExtra = { flags?: ApiFlag[]; local_message_id?: string | null };
 
@@ -67,6 +69,21 @@ function shapeFlags(id: number, event: FlagsBusEvent, { opts }: ShapeContext): S
   return { ...event, id, message_details: shaped };
 }
 
+// Zulip's process_message_update_event: the empty topic reads as its display name for older clients.
+function shapeUpdateMessage(
+  id: number,
+  event: UpdateMessageBusEvent,
+  extra: MessageExtra,
+  { opts }: ShapeContext,
+): Schema<'UpdateMessageEvent'> {
+  const out: Schema<'UpdateMessageEvent'> = { ...event, id, flags: extra.flags ?? [] };
+  if (!opts.capabilities.emptyTopicName) {
+    if (out.orig_subject !== undefined) out.orig_subject = topicForClient(out.orig_subject, false);
+    if (out.subject !== undefined) out.subject = topicForClient(out.subject, false);
+  }
+  return out;
+}
+
 /**
  * Per-queue wire forms, by event type. Every other event goes out as it
  * was published, with its id: adding an event kind needs an entry here
@@ -77,6 +94,7 @@ const SHAPERS: Record<string, Shaper> = {
   message: ({ id, event, extra }, c) => shapeMessage(id, event as MessageBusEvent, (extra ?? {}) as MessageExtra, c),
   typing: ({ id, event }, c) => shapeTyping(id, event as TypingBusEvent, c),
   update_message_flags: ({ id, event }, c) => shapeFlags(id, event as FlagsBusEvent, c),
+  update_message: ({ id, event, extra }, c) => shapeUpdateMessage(id, event as UpdateMessageBusEvent, (extra ?? {}) as MessageExtra, c),
   // As for typing: a deleted message of the empty topic names it by its display name for older clients.
   delete_message: ({ id, event }, { opts }) =>
     typeof event.topic === 'string'

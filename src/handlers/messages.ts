@@ -3,6 +3,7 @@ import { getMessageHistory } from '../access/message-history';
 import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
+import { doUpdateMessage } from '../actions/edit-message';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
 import { doDeleteMessage, doDeleteTopic } from '../actions/message-delete';
 import { doReportMessage } from '../actions/report';
@@ -42,6 +43,11 @@ export const messageHandlers: HandlerTable = {
   'remove-reaction': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doRemoveReaction(call.ctx, viewer, call.params);
+  },
+
+  'update-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return doUpdateMessage(call.ctx, viewer, call.params);
   },
 
   'get-message-history': async (call) => {

@@ -29,7 +29,7 @@ export const HANDLERS: HandlerTable = {
  * built; they answer 501 NOT_IMPLEMENTED. A test fails when an operation is
  * in neither list, or in both.
  */
-export const PENDING_OPERATIONS: readonly OpId[] = ['update-message', 'upload-file', 'get-file-temporary-url', 'register-push-device'];
+export const PENDING_OPERATIONS: readonly OpId[] = ['upload-file', 'get-file-temporary-url', 'register-push-device'];
 
 /**
  * Hot operations whose handlers load the viewer (groups and subscriptions)

@@ -1,0 +1,304 @@
+import type { Knex } from 'knex';
+import { flagMask } from '../domain/flags';
+import { nowSeconds } from './ids';
+
+type Q = Knex | Knex.Transaction;
+
+/**
+ * Ids per statement when a statement names the messages of a move: SQLite
+ * allows 32,766 bound variables, so a 10,000-message move is two statements
+ * of each kind.
+ */
+export const MOVE_CHUNK = 5000;
+
+async function eachChunk(ids: readonly number[], run: (slice: number[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < ids.length; i += MOVE_CHUNK) await run(ids.slice(i, i + MOVE_CHUNK));
+}
+
+/**
+ * Locks the message row until the transaction ends (MariaDB). SQLite runs
+ * one transaction at a time on its single connection, which serialises
+ * edits the same way.
+ */
+export async function lockMessageRow(trx: Knex.Transaction, id: number): Promise<void> {
+  const query = trx('messages').where({ id }).first('id');
+  if (trx.client.config.client === 'mysql2') query.forUpdate();
+  await query;
+}
+
+export interface ContentChange {
+  content: string;
+  rendered_content: string;
+  rendered_content_version: number;
+  is_me_message: boolean;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+  last_edit_time: number;
+}
+
+/**
+ * Writes new content only if the stored content is still `expected`: the
+ * check of prev_content_sha256 and the write are one statement, so of two
+ * edits made against the same content exactly one changes a row.
+ * Returns whether the row changed.
+ */
+export async function updateMessageContentIf(q: Q, id: number, expected: string, change: ContentChange): Promise<boolean> {
+  // Byte for byte: MariaDB's collation would call "Hi" and "hi " equal.
+  const same = q.client.config.client === 'mysql2' ? 'CAST(content AS BINARY) = CAST(? AS BINARY)' : 'content = ?';
+  const n = await q('messages').where({ id }).whereRaw(same, [expected]).update(change);
+  return Number(n) === 1;
+}
+
+/** A channel message of a topic, with its date (the move time limits). */
+export interface TopicMessage {
+  id: number;
+  date_sent: number;
+}
+
+/**
+ * Messages of a channel's topic in id order, from `fromId` on when given;
+ * with `accessUserId` only those the user holds a row for (a private
+ * channel whose history they cannot read).
+ */
+export async function listTopicMessages(
+  q: Q,
+  recipientId: number,
+  topicKey: string,
+  opts: { fromId?: number; accessUserId?: number } = {},
+): Promise<TopicMessage[]> {
+  const query = q('messages as m').where({ 'm.recipient_id': recipientId, 'm.topic_key': topicKey });
+  if (opts.fromId !== undefined) query.where('m.id', '>=', opts.fromId);
+  if (opts.accessUserId !== undefined) {
+    query.whereIn('m.id', q('user_messages').where('user_id', opts.accessUserId).select('message_id'));
+  }
+  const rows: Array<{ id: number; date_sent: number | string }> = await query.orderBy('m.id').select('m.id', 'm.date_sent');
+  return rows.map((r) => ({ id: Number(r.id), date_sent: Number(r.date_sent) }));
+}
+
+/** Whether a topic has messages other than these (the notices' wording). */
+export async function topicHasOtherMessages(
+  q: Q,
+  recipientId: number,
+  topicKey: string,
+  excludeIds: readonly number[],
+  accessUserId?: number,
+): Promise<boolean> {
+  const query = q('messages as m').where({ 'm.recipient_id': recipientId, 'm.topic_key': topicKey });
+  // The ids are few here (the notices run only when the count is small or the ids are all of a topic).
+  if (excludeIds.length && excludeIds.length <= MOVE_CHUNK) query.whereNotIn('m.id', excludeIds);
+  if (accessUserId !== undefined) query.whereIn('m.id', q('user_messages').where('user_id', accessUserId).select('message_id'));
+  return (await query.first('m.id')) !== undefined;
+}
+
+export interface MoveChange {
+  recipient_id: number;
+  topic: string;
+  topic_key: string;
+  /** null leaves it: resolving or unresolving a topic is not a move (last_moved_timestamp). */
+  last_moved_time: number | null;
+}
+
+/** Moves messages to another channel and/or topic: one UPDATE per chunk of ids. */
+export async function moveMessageRows(q: Q, ids: readonly number[], change: MoveChange): Promise<void> {
+  const { last_moved_time, ...where } = change;
+  const values: Record<string, unknown> = { ...where };
+  if (last_moved_time !== null) values.last_moved_time = last_moved_time;
+  await eachChunk(ids, (slice) => q('messages').whereIn('id', slice).update(values));
+}
+
+export interface EditEntry {
+  user_id: number;
+  timestamp: number;
+  prev_content?: string;
+  prev_rendered_content?: string | null;
+  prev_topic?: string;
+  topic?: string;
+  prev_stream?: number;
+  stream?: number;
+}
+
+/** The edit-history entry of one message (the edited one, which may carry content). */
+export async function insertEditEntry(q: Q, messageId: number, e: EditEntry): Promise<void> {
+  await q('message_edits').insert({ message_id: messageId, ...e });
+}
+
+/** The same topic/channel entry for many moved messages, one INSERT … SELECT per chunk of ids. */
+export async function insertMoveEntries(q: Q, ids: readonly number[], e: EditEntry): Promise<void> {
+  const cols = ['message_id', 'user_id', 'timestamp', 'prev_topic', 'topic', 'prev_stream', 'stream'];
+  const consts = [e.user_id, e.timestamp, e.prev_topic ?? null, e.topic ?? null, e.prev_stream ?? null, e.stream ?? null];
+  await eachChunk(ids, (slice) =>
+    q.raw(
+      `INSERT INTO message_edits (${cols.join(', ')}) SELECT id, ?, ?, ?, ?, ?, ? FROM messages WHERE id IN (${slice
+        .map(() => '?')
+        .join(', ')})`,
+      [...consts, ...slice],
+    ),
+  );
+}
+
+/** Each user's flags on one message. */
+export async function listUserMessageFlags(q: Q, messageId: number): Promise<Map<number, number>> {
+  const rows: Array<{ user_id: number; flags: number | string }> = await q('user_messages')
+    .where({ message_id: messageId })
+    .select('user_id', 'flags');
+  return new Map(rows.map((r) => [Number(r.user_id), Number(r.flags)]));
+}
+
+/** The mention bits an edit recomputes (group_mentioned is not one: group mentions set `mentioned`). */
+const MENTION_BITS = flagMask('mentioned') + flagMask('stream_wildcard_mentioned') + flagMask('topic_wildcard_mentioned');
+
+/** Rewrites the mention bits of users whose bits changed, grouped by their new bits (a statement per distinct value). */
+export async function setMentionBits(q: Q, messageId: number, bitsByUser: ReadonlyMap<number, number>): Promise<void> {
+  const byBits = new Map<number, number[]>();
+  for (const [userId, bits] of bitsByUser) byBits.set(bits, [...(byBits.get(bits) ?? []), userId]);
+  for (const [bits, userIds] of byBits) {
+    await eachChunk(userIds, (slice) =>
+      q('user_messages')
+        .where({ message_id: messageId })
+        .whereIn('user_id', slice)
+        .update({ flags: q.raw('(flags & ~?) | ?', [MENTION_BITS, bits]) }),
+    );
+  }
+}
+
+/** Every subscription row of a channel, active or not (those who may hold rows of its messages). */
+export async function listEverSubscribedIds(q: Q, recipientId: number): Promise<number[]> {
+  return (await q('subscriptions').where({ recipient_id: recipientId }).pluck('user_id')).map(Number);
+}
+
+/** Active subscribers of a channel, deactivated users included, with their role. */
+export async function listActiveSubscribersWithRole(
+  q: Q,
+  recipientId: number,
+): Promise<Array<{ id: number; role: number; is_active: boolean }>> {
+  const rows: Array<Record<string, unknown>> = await q('subscriptions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where({ 's.recipient_id': recipientId, 's.active': true })
+    .select('u.id', 'u.role', 'u.is_active');
+  return rows.map((r) => ({ id: Number(r.id), role: Number(r.role), is_active: Boolean(r.is_active) }));
+}
+
+/** Roles of users, by id. */
+export async function getRoles(q: Q, userIds: readonly number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < userIds.length; i += MOVE_CHUNK) {
+    const rows: Array<{ id: number; role: number }> = await q('users')
+      .whereIn('id', userIds.slice(i, i + MOVE_CHUNK))
+      .select('id', 'role');
+    for (const r of rows) out.set(Number(r.id), Number(r.role));
+  }
+  return out;
+}
+
+/** Drops these users' rows of these messages: one DELETE per chunk of users and of messages. */
+export async function deleteUserMessagesOf(q: Q, userIds: readonly number[], messageIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await eachChunk(userIds, (users) =>
+    eachChunk(messageIds, (msgs) => q('user_messages').whereIn('user_id', users).whereIn('message_id', msgs).del()),
+  );
+}
+
+/**
+ * Gives the active subscribers of a channel a row (flags `flags`) for each
+ * of these messages they have none of: one INSERT … SELECT per chunk of
+ * messages, whatever the number of subscribers.
+ */
+export async function insertRowsForSubscribers(q: Q, recipientId: number, messageIds: readonly number[], flags: number): Promise<void> {
+  await eachChunk(messageIds, (slice) =>
+    q.raw(
+      `INSERT INTO user_messages (user_id, message_id, flags)
+       SELECT s.user_id, m.id, ? FROM subscriptions s JOIN messages m ON m.id IN (${slice.map(() => '?').join(', ')})
+       WHERE s.recipient_id = ? AND s.active = ?
+         AND NOT EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = s.user_id AND um.message_id = m.id)`,
+      [flags, ...slice, recipientId, true],
+    ),
+  );
+}
+
+/** The channel's oldest message now, written to channels.first_message_id; returns the old and new values. */
+export async function refreshFirstMessageId(
+  q: Q,
+  channelId: number,
+  recipientId: number,
+): Promise<{ before: number | null; after: number | null }> {
+  const channel = await q('channels').where({ id: channelId }).first('first_message_id');
+  const row = await q('messages').where({ recipient_id: recipientId }).min('id as first').first();
+  const before = channel?.first_message_id == null ? null : Number(channel.first_message_id);
+  const after = row?.first == null ? null : Number(row.first);
+  if (before !== after) await q('channels').where({ id: channelId }).update({ first_message_id: after });
+  return { before, after };
+}
+
+export interface AttachmentRow {
+  id: number;
+  owner_id: number;
+  file_name: string;
+  path_id: string;
+  size: number;
+  create_time: number;
+}
+
+const toAttachment = (r: Record<string, unknown>): AttachmentRow => ({
+  id: Number(r.id),
+  owner_id: Number(r.owner_id),
+  file_name: String(r.file_name),
+  path_id: String(r.path_id),
+  size: Number(r.size),
+  create_time: Number(r.create_time),
+});
+
+/** Attachments a message links to. */
+export async function listMessageAttachments(q: Q, messageId: number): Promise<AttachmentRow[]> {
+  const rows: Array<Record<string, unknown>> = await q('attachments as a')
+    .join('attachment_messages as am', 'am.attachment_id', 'a.id')
+    .where('am.message_id', messageId)
+    .select('a.id', 'a.owner_id', 'a.file_name', 'a.path_id', 'a.size', 'a.create_time');
+  return rows.map(toAttachment);
+}
+
+/**
+ * Links a message to the organization's uploads of `ownerId` among these
+ * path ids (the files its content references). A user can attach only what
+ * they uploaded. Returns how many links the message has afterwards.
+ */
+export async function linkOwnAttachments(
+  q: Q,
+  realmId: number,
+  ownerId: number,
+  messageId: number,
+  pathIds: readonly string[],
+): Promise<void> {
+  if (pathIds.length === 0) return;
+  const found: Array<{ id: number }> = await q('attachments')
+    .where({ realm_id: realmId, owner_id: ownerId })
+    .whereIn('path_id', [...new Set(pathIds)].slice(0, 1000))
+    .select('id');
+  if (found.length === 0) return;
+  await q('attachment_messages')
+    .insert(found.map((a) => ({ attachment_id: a.id, message_id: messageId })))
+    .onConflict(['attachment_id', 'message_id'])
+    .ignore();
+}
+
+export async function unlinkAttachments(q: Q, messageId: number, attachmentIds: readonly number[]): Promise<void> {
+  if (attachmentIds.length === 0) return;
+  await q('attachment_messages').where({ message_id: messageId }).whereIn('attachment_id', attachmentIds).del();
+}
+
+/** Of these attachments, the ones no message links to any more. */
+export async function listUnlinkedAttachments(q: Q, attachmentIds: readonly number[]): Promise<AttachmentRow[]> {
+  if (attachmentIds.length === 0) return [];
+  const rows: Array<Record<string, unknown>> = await q('attachments as a')
+    .whereIn('a.id', attachmentIds)
+    .whereNotExists(q('attachment_messages as am').whereRaw('am.attachment_id = a.id').select(q.raw('1')))
+    .select('a.id', 'a.owner_id', 'a.file_name', 'a.path_id', 'a.size', 'a.create_time');
+  return rows.map(toAttachment);
+}
+
+/** Whether a message links to any attachment (messages.has_attachment). */
+export async function messageHasAttachments(q: Q, messageId: number): Promise<boolean> {
+  return (await q('attachment_messages').where({ message_id: messageId }).first('attachment_id')) !== undefined;
+}
+
+export const editTimestamp = nowSeconds;
