@@ -42,7 +42,10 @@ eachDatabase('edit and move events in queues', (dialect) => {
 
   it('sends delete_message to those who lose the messages, update_message to those who keep them', async () => {
     const id = await sendToChannel(t, t.cast.owner, 'general', 'moving', 'going private');
-    const member = await register(t, t.cast.member, { event_types: ['update_message', 'delete_message'] });
+    const member = await register(t, t.cast.member, {
+      event_types: ['update_message', 'delete_message'],
+      client_capabilities: { bulk_message_deletion: true },
+    });
     const moderator = await register(t, t.cast.moderator, { event_types: ['update_message', 'delete_message'] });
     const res = await t.api.patch(`/messages/${id}`, t.cast.owner, { stream_id: secret.id, send_notification_to_new_thread: false });
     expect(res.status).toBe(200);
