@@ -162,6 +162,7 @@ eachDatabase('data model', (dialect) => {
       '006_audit_log',
       '007_wide_timestamps',
       '009_archive_details',
+      '010_edit_history_marker',
       '011_push_token_length',
     ]);
   });

@@ -262,6 +262,8 @@ eachDatabase('moving messages', (dialect) => {
       expect([await readOf(t.cast.member.id), await readOf(t.cast.owner.id), await readOf(t.cast.admin.id)]).toEqual([1, 1, 0]);
       const m = (await t.api.get(`/messages/${ids[0]}`, t.cast.member)).body.message;
       expect(m.last_moved_timestamp).toBeUndefined();
+      // Not a move, but an edit-history entry all the same.
+      expect(m.edit_history).toEqual([expect.objectContaining({ user_id: t.cast.member.id, prev_topic: topic, topic: `✔ ${topic}` })]);
       const resolved = await t.api.get('/messages', t.cast.member, {
         anchor: 'newest',
         num_before: 50,
@@ -274,6 +276,23 @@ eachDatabase('moving messages', (dialect) => {
         `${who} has marked this topic as resolved.`,
         `${who} has marked this topic as unresolved.`,
       ]);
+    });
+
+    it("shows only moves in GET /messages' edit_history under the 'moves' policy, without content", async () => {
+      const topic = freshTopic();
+      const id = await send(topic, 'first words');
+      expect((await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'second words' })).status).toBe(200);
+      expect((await t.api.patch(`/messages/${id}`, t.cast.member, { topic: `${topic} moved` })).status).toBe(200);
+      const history = async () => (await t.api.get(`/messages/${id}`, t.cast.owner)).body.message.edit_history;
+      expect(await history()).toHaveLength(2);
+      await withRealm({ message_edit_history_visibility_policy: 'moves' }, async () => {
+        const entries = await history();
+        expect(entries).toEqual([{ user_id: t.cast.member.id, timestamp: expect.any(Number), prev_topic: topic, topic: `${topic} moved` }]);
+        expect(JSON.stringify(entries)).not.toContain('first words');
+      });
+      await withRealm({ message_edit_history_visibility_policy: 'none' }, async () => {
+        expect(await history()).toBeUndefined();
+      });
     });
 
     it('refuses to resolve the empty topic', async () => {

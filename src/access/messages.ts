@@ -3,6 +3,7 @@ import { invalidMessage } from '../errors';
 import { getChannelById } from '../queries/channels';
 import {
   ChannelRef,
+  EditRow,
   getDmParticipantUsers,
   getEdits,
   getFlagsForUser,
@@ -77,10 +78,12 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
     if (r.recipient_type === RecipientType.CHANNEL)
       channels.set(r.recipient_id, { id: r.channel_id!, name: r.channel_name!, recipient_id: r.recipient_id });
     else dmRecipients.add(r.recipient_id);
-    if (r.last_edit_time !== null || r.last_moved_time !== null) edited.push(r.id);
+    // The times find messages edited before the marker existed (migration 010).
+    if (r.has_edit_history || r.last_edit_time !== null || r.last_moved_time !== null) edited.push(r.id);
   }
   const realm = await getRealmOfUser(db, viewer);
-  const showEdits = realm.message_edit_history_visibility_policy !== 'none';
+  const policy = realm.message_edit_history_visibility_policy;
+  const showEdits = policy !== 'none';
   // All at once: the senders and the DM participants (with their rows) are separate lookups.
   const [participantUsers, reactions, edits, users] = await Promise.all([
     getDmParticipantUsers(db, [...dmRecipients]),
@@ -104,7 +107,7 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
     channels,
     dmParticipants,
     reactions: groupBy(reactions, (r) => r.message_id),
-    edits: showEdits ? groupBy(edits, (e) => e.message_id) : null,
+    edits: showEdits ? groupBy(policy === 'moves' ? edits.filter(isMove).map(withoutContent) : edits, (e) => e.message_id) : null,
     realmStringId: realm.string_id,
     senderAvatars: new Map(),
   };
@@ -120,3 +123,12 @@ function groupBy<T>(items: T[], key: (t: T) => number): Map<number, T[]> {
   }
   return out;
 }
+
+/*
+ * With the 'moves' policy the organization shows only where messages went:
+ * edit_history keeps the entries that moved the message (topic or channel)
+ * and drops their content fields, so a content edit made with a move leaks
+ * nothing either. An allowlist, as Zulip's: a new kind of field stays hidden.
+ */
+const isMove = (e: EditRow): boolean => e.prev_topic !== null || e.prev_stream !== null;
+const withoutContent = (e: EditRow): EditRow => ({ ...e, prev_content: null, prev_rendered_content: null });

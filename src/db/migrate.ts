@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_sqlite_indexes';
 import * as m006 from './migrations/006_audit_log';
 import * as m007 from './migrations/007_wide_timestamps';
 import * as m009 from './migrations/009_archive_details';
+import * as m010 from './migrations/010_edit_history_marker';
 import * as m011 from './migrations/011_push_token_length';
 
 /**
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '006_audit_log': m006,
   '007_wide_timestamps': m007,
   '009_archive_details': m009,
+  '010_edit_history_marker': m010,
   '011_push_token_length': m011,
 };
 

@@ -46,7 +46,10 @@ export interface ContentChange {
 export async function updateMessageContentIf(q: Q, id: number, expected: string, change: ContentChange): Promise<boolean> {
   // Byte for byte: MariaDB's collation would call "Hi" and "hi " equal.
   const same = q.client.config.client === 'mysql2' ? 'CAST(content AS BINARY) = CAST(? AS BINARY)' : 'content = ?';
-  const n = await q('messages').where({ id }).whereRaw(same, [expected]).update(change);
+  const n = await q('messages')
+    .where({ id })
+    .whereRaw(same, [expected])
+    .update({ ...change, has_edit_history: true });
   return Number(n) === 1;
 }
 
@@ -102,7 +105,7 @@ export interface MoveChange {
 /** Moves messages to another channel and/or topic: one UPDATE per chunk of ids. */
 export async function moveMessageRows(q: Q, ids: readonly number[], change: MoveChange): Promise<void> {
   const { last_moved_time, ...where } = change;
-  const values: Record<string, unknown> = { ...where };
+  const values: Record<string, unknown> = { ...where, has_edit_history: true };
   if (last_moved_time !== null) values.last_moved_time = last_moved_time;
   await eachChunk(ids, (slice) => q('messages').whereIn('id', slice).update(values));
 }

@@ -22,6 +22,8 @@ export interface MessageRow {
   sending_client: string;
   last_edit_time: number | null;
   last_moved_time: number | null;
+  /** Whether message_edits holds entries for it (migration 010). */
+  has_edit_history: boolean;
   is_me_message: boolean;
   has_attachment: boolean;
   has_image: boolean;

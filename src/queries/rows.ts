@@ -95,6 +95,7 @@ const BOOL_COLUMNS = new Set([
   'is_me_message',
   'has_attachment',
   'has_image',
+  'has_edit_history',
   'has_link',
   'is_system_group',
   'is_archived',
