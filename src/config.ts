@@ -16,6 +16,16 @@ export interface Config {
   maxFileUploadSizeMib: number;
   /** The server setting WEB_PUBLIC_STREAMS_ENABLED: organizations may then allow spectators. */
   webPublicStreamsEnabled: boolean;
+  /**
+   * Base URL of the push notification relay (Zulip's "push notification
+   * service"); null means push is not configured and POST /mobile_push/register
+   * answers PUSH_SERVICE_NOT_CONFIGURED.
+   */
+  pushRelayUrl: string | null;
+  /** First retry delay after a failed relay request, doubled per attempt (capped at 5 minutes). */
+  pushRelayBackoffMs: number;
+  /** Attempts per relay request before it is dropped (and logged). */
+  pushRelayMaxAttempts: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -31,6 +41,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.VALIDATE_RESPONSES === '1' || env.VALIDATE_RESPONSES === 'true',
     maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE_MIB ?? 100),
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED !== 'false',
+    pushRelayUrl: env.PUSH_RELAY_URL?.trim().replace(/\/+$/, '') || null,
+    pushRelayBackoffMs: Number(env.PUSH_RELAY_BACKOFF_MS ?? 1000),
+    pushRelayMaxAttempts: Number(env.PUSH_RELAY_MAX_ATTEMPTS ?? 8),
   };
 }
 

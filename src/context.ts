@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { PushRelay } from './actions/push-relay';
 import type { Config } from './config';
 import { FailureLimiter } from './domain/failure-limiter';
 import { EventBus, InProcessBus } from './events/bus';
@@ -16,6 +17,8 @@ export interface AppContext {
   loginFailures: FailureLimiter;
   /** When each user's activity was last written (src/actions/activity.ts). */
   recordedActivity: Map<number, number>;
+  /** End-to-end encrypted push through the relay (PUSH_RELAY_URL); null when push is not configured. */
+  push: PushRelay | null;
 }
 
 export function createContext(
@@ -33,5 +36,13 @@ export function createContext(
     config,
     loginFailures: new FailureLimiter(5, 30 * 60),
     recordedActivity: new Map(),
+    push: startPushRelay(db, bus, config),
   };
+}
+
+function startPushRelay(db: Knex, bus: EventBus, config: Config): PushRelay | null {
+  if (!config.pushRelayUrl) return null;
+  const relay = new PushRelay(db, bus, config);
+  relay.start();
+  return relay;
 }

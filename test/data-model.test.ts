@@ -162,6 +162,7 @@ eachDatabase('data model', (dialect) => {
       '006_audit_log',
       '007_wide_timestamps',
       '011_push_token_length',
+      '012_push_relay_device',
     ]);
   });
 });

@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_sqlite_indexes';
 import * as m006 from './migrations/006_audit_log';
 import * as m007 from './migrations/007_wide_timestamps';
 import * as m011 from './migrations/011_push_token_length';
+import * as m012 from './migrations/012_push_relay_device';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '006_audit_log': m006,
   '007_wide_timestamps': m007,
   '011_push_token_length': m011,
+  '012_push_relay_device': m012,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -3,6 +3,7 @@ import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
 import { channelHandlers } from '../handlers/channels';
 import { messageHandlers } from '../handlers/messages';
+import { pushHandlers } from '../handlers/push';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
@@ -22,6 +23,7 @@ export const HANDLERS: HandlerTable = {
   ...channelHandlers,
   ...savedSnippetHandlers,
   ...apnsTokenHandlers,
+  ...pushHandlers,
 };
 
 /**
@@ -37,7 +39,6 @@ export const PENDING_OPERATIONS: readonly OpId[] = [
   'delete-topic',
   'upload-file',
   'get-file-temporary-url',
-  'register-push-device',
 ];
 
 /**
