@@ -73,6 +73,7 @@ class RetryableError extends Error {}
 
 export class PushRelay {
   private usersWithDevices: Set<number> | null = null;
+  private notedDuringRefresh: Set<number> | null = null;
   private readonly waitingForSet: Array<() => void> = [];
   private readonly queue: Job[] = [];
   private pending = 0; // queued + in flight + waiting for a retry
@@ -117,6 +118,7 @@ export class PushRelay {
   /** A registration committed in this process: its user may get notifications from now on. */
   noteDevice(userId: number): void {
     this.usersWithDevices?.add(userId);
+    this.notedDuringRefresh?.add(userId);
   }
 
   /** Forwards a (re)registration to the relay and records the relay's id for the device. */
@@ -153,7 +155,11 @@ export class PushRelay {
     const known = this.usersWithDevices;
     if (known === null) {
       // The set is still loading (the first moments after start): decide once it is there.
-      this.waitingForSet.push(() => this.onDelivery(d));
+      if (this.waitingForSet.length >= RELAY_QUEUE_LIMIT) {
+        this.log.error({ message: event.message.id }, 'push relay: devices not read yet and too many messages waiting, dropped');
+      } else {
+        this.waitingForSet.push(() => this.onDelivery(d));
+      }
       return;
     }
     if (known.size === 0) return;
@@ -191,13 +197,18 @@ export class PushRelay {
   }
 
   private async refreshDeviceSet(): Promise<void> {
+    // A registration committed while the read runs may be missing from its
+    // result: it is kept through `noteDevice`.
+    const noted = (this.notedDuringRefresh = new Set<number>());
     try {
       const ids = await listUserIdsWithPushDevices(this.db);
       if (this.stopped) return;
-      this.usersWithDevices = new Set(ids);
+      this.usersWithDevices = new Set([...ids, ...noted]);
       for (const run of this.waitingForSet.splice(0)) run();
     } catch (err) {
       this.log.error({ err: errorText(err) }, 'push relay: could not read the users with push devices');
+    } finally {
+      if (this.notedDuringRefresh === noted) this.notedDuringRefresh = null;
     }
   }
 
