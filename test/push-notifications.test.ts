@@ -83,7 +83,7 @@ eachDatabase('encrypted push notifications', (dialect) => {
         sender_full_name: 'Test Owner',
         sender_avatar_url: expect.any(String),
         time: expect.any(Number),
-        content: 'Lunch at **noon**?',
+        content: 'Lunch at noon?',
         recipient_type: 'direct',
       });
     }
@@ -125,7 +125,7 @@ eachDatabase('encrypted push notifications', (dialect) => {
         channel_id: Number(channel.id),
         channel_name: 'general',
         topic: 'plans',
-        content: 'hello @**Test Member**',
+        content: 'hello @Test Member',
         sender_id: owner.id,
       });
       expect(payload).not.toHaveProperty('pm_users');

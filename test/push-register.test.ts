@@ -108,6 +108,23 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
     expect(confirmed.relay_device_id).not.toBeNull();
   });
 
+  it('forwards a registration again when the relay refused it, until it confirms', async () => {
+    relay.script.set(TestRelay.REGISTER, [400]);
+    const fields = registration(7);
+    expect((await register(t.cast.owner, fields)).status).toBe(200);
+    await settle();
+    // A refusal is not retried: the device stays pending.
+    expect(relay.to(TestRelay.REGISTER).slice(-1)[0]!.status).toBe(400);
+    const pending = await t.ctx.db('push_devices').where({ user_id: t.cast.owner.id, device_id: 7 }).first();
+    expect(pending.relay_device_id).toBeNull();
+    const sent = relay.to(TestRelay.REGISTER).length;
+    expect((await register(t.cast.owner, fields)).status).toBe(200);
+    await settle();
+    expect(relay.to(TestRelay.REGISTER)).toHaveLength(sent + 1);
+    const confirmed = await t.ctx.db('push_devices').where({ user_id: t.cast.owner.id, device_id: 7 }).first();
+    expect(confirmed.relay_device_id).not.toBeNull();
+  });
+
   it('keeps each user’s device ids apart', async () => {
     const res = await register(t.cast.admin, registration(1, { keySeed: 5 }));
     expect(res.status).toBe(200);

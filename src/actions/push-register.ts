@@ -50,17 +50,21 @@ export async function doRegisterPushDevice(
     };
     if (kind === 'rotate-token') {
       if (!existing || existing.push_key_id === null) throw new ApiError('No push registration exists to rotate token for.');
-      // The same token again changes nothing (Zulip answers success at once).
-      if (existing.token_id === token.token_id && existing.token_kind === token.token_kind) return null;
+      // The same token again changes nothing (Zulip answers success at once) —
+      // unless the relay never confirmed it: then it is forwarded again, as
+      // Zulip retries a registration its bouncer failed.
+      const confirmed = existing.relay_device_id !== null;
+      if (confirmed && existing.token_id === token.token_id && existing.token_kind === token.token_kind) return null;
       await updatePushToken(tx.trx, user.id, p.device_id, token);
     } else {
       const same =
         existing !== null &&
+        existing.relay_device_id !== null &&
         existing.push_key_id === p.push_key_id &&
         existing.push_key === key!.encoded &&
         existing.token_id === token.token_id &&
         existing.token_kind === token.token_kind;
-      // Repeating an identical registration is a success without change (Zulip: idempotent).
+      // Repeating an identical, confirmed registration is a success without change (Zulip: idempotent).
       if (same) return null;
       await upsertPushDevice(tx.trx, {
         user_id: user.id,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import nacl from 'tweetnacl';
 import type { Config } from '../config';
+import { pushContent } from '../domain/push-devices';
 import type { Delivery, EventBus } from '../events/bus';
 import { listDeliverableDevices, listUserIdsWithPushDevices, setRelayDeviceId, type DeliverableDevice } from '../queries/push-devices';
 import type { MessageBusEvent } from '../serializers/messages';
@@ -48,8 +49,6 @@ const MAX_BACKOFF_MS = 5 * 60 * 1000;
 const REQUEST_TIMEOUT_MS = 10_000;
 /** How often the "has devices" set is reread, for registrations made by another server process. */
 const DEVICE_SET_REFRESH_MS = 60_000;
-/** Zulip truncates the content of a push notification to 200 characters, with an ellipsis. */
-const MAX_CONTENT_CHARS = 200;
 
 interface Job {
   what: string;
@@ -296,8 +295,8 @@ export class PushRelay {
 /**
  * The plaintext of a message notification, in Zulip's E2EE payload format
  * (api_docs "Mobile notifications"): `pm_users` only for group direct
- * messages, channel fields only for channel messages. The content is the
- * message's Markdown source, truncated as Zulip truncates its text.
+ * messages, channel fields only for channel messages; the content as text
+ * (src/domain/push-devices.ts pushContent).
  */
 export function messagePayload(
   event: MessageBusEvent,
@@ -315,18 +314,13 @@ export function messagePayload(
     sender_full_name: m.sender_full_name,
     sender_avatar_url: m.avatar_url ?? null,
     time: m.timestamp,
-    content: truncateContent(event.raw_content),
+    content: pushContent(m.content),
   };
   if (m.type === 'stream') {
     return { ...base, recipient_type: 'channel', channel_id: m.stream_id, channel_name: m.display_recipient, topic: m.subject };
   }
   const people = Array.isArray(m.display_recipient) ? m.display_recipient.map((u) => u.id).sort((a, b) => a - b) : [];
   return { ...base, recipient_type: 'direct', ...(people.length > 2 ? { pm_users: people.join(',') } : {}) };
-}
-
-function truncateContent(text: string): string {
-  const chars = [...text];
-  return chars.length > MAX_CONTENT_CHARS ? chars.slice(0, MAX_CONTENT_CHARS - 1).join('') + '…' : text;
 }
 
 /** Base64 of nonce ‖ secretbox(JSON payload) under the device's key (the bytes after push_key's cryptosystem byte). */

@@ -98,3 +98,32 @@ export function classifyRegistration(p: RegistrationFields): RegistrationKind {
 export function pushServiceNotConfigured(): ApiError {
   return new ApiError('Server is not configured to use push notification service.', 'PUSH_SERVICE_NOT_CONFIGURED');
 }
+
+/** Zulip truncates the content of a push notification to 200 characters, with an ellipsis. */
+export const MAX_PUSH_CONTENT_CHARS = 200;
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * The text a notification shows for a rendered message, as Zulip's
+ * get_mobile_push_content makes it: the rendered HTML as plain text (a
+ * mention reads "@Name", emphasis loses its markers), one line per block,
+ * truncated to 200 characters.
+ */
+export function pushContent(renderedHtml: string): string {
+  const text = renderedHtml
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(?:p|li|h[1-6]|pre|blockquote|div|tr)>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-z]+);/g, (whole, name: string) => {
+      if (name[0] === '#') {
+        const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+      return ENTITIES[name] ?? whole;
+    })
+    .replace(/\n{2,}/g, '\n')
+    .trim();
+  const chars = [...text];
+  return chars.length > MAX_PUSH_CONTENT_CHARS ? chars.slice(0, MAX_PUSH_CONTENT_CHARS - 1).join('') + '…' : text;
+}
