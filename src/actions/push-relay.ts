@@ -47,6 +47,7 @@ export const RELAY_QUEUE_LIMIT = 10_000;
 const CONCURRENCY = 4;
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
 const REQUEST_TIMEOUT_MS = 10_000;
+const USERS_PER_REQUEST = 200;
 /** How often the "has devices" set is reread, for registrations made by another server process. */
 const DEVICE_SET_REFRESH_MS = 60_000;
 
@@ -107,6 +108,10 @@ export class PushRelay {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.queue.length = 0;
+    this.waitingForSet.length = 0;
+    // Jobs in flight finish on their own; nobody waits for the dropped ones.
+    this.pending = this.active;
+    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Resolves once nothing is queued, in flight or waiting for a retry (tests, shutdown). */
@@ -176,7 +181,12 @@ export class PushRelay {
         notified.push(userId);
       }
     }
-    if (notified.length === 0) return;
+    // One relay request per message and slice of users, so that a wildcard
+    // mention in a large channel makes requests of bounded size.
+    for (let i = 0; i < notified.length; i += USERS_PER_REQUEST) this.enqueueNotification(event, notified.slice(i, i + USERS_PER_REQUEST));
+  }
+
+  private enqueueNotification(event: MessageBusEvent, notified: number[]): void {
     this.enqueue({
       what: `notification of message ${event.message.id}`,
       path: '/api/v1/remotes/push/e2ee/notify',

@@ -21,6 +21,8 @@ export class TestRelay {
   readonly requests: RelayRequest[] = [];
   /** Statuses to answer, per path, before answering 200. */
   readonly script = new Map<string, number[]>();
+  /** How long to hold each next answer, per path, in milliseconds (a slow relay). */
+  readonly delays = new Map<string, number[]>();
   private nextDeviceId = 9000;
   private server: Server | null = null;
   url = '';
@@ -30,10 +32,12 @@ export class TestRelay {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
-      void readJson(req).then((body) => {
+      void readJson(req).then(async (body) => {
         const path = req.url ?? '';
         const status = this.script.get(path)?.shift() ?? 200;
         this.requests.push({ path, status, body });
+        const delay = this.delays.get(path)?.shift() ?? 0;
+        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
         res.writeHead(status, { 'Content-Type': 'application/json' });
         if (status !== 200) return res.end(JSON.stringify({ result: 'error', msg: 'scripted failure' }));
         if (path === TestRelay.REGISTER) return res.end(JSON.stringify({ result: 'success', msg: '', device_id: this.nextDeviceId++ }));
