@@ -12,8 +12,10 @@ DATA=$(mktemp -d)
 DATABASE_URL=
 DB_NAME=
 server=
+relay=
 cleanup() {
   if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  if [ -n "$relay" ]; then kill "$relay" 2>/dev/null || true; wait "$relay" 2>/dev/null || true; fi
   if [ -n "$DB_NAME" ]; then node contract-tests/mysql-database.js drop "$DB_NAME" || true; fi
   rm -rf "$DATA"
 }
@@ -31,7 +33,11 @@ LOG=.tmp-dredd-$DB.log
 export DREDD_SERVER="http://127.0.0.1:$PORT"
 # The server's database, for scenarios that set an organization setting no endpoint changes yet (scenarios/database.js).
 export DREDD_DATA_DIR=$DATA DREDD_DATABASE_URL=$DATABASE_URL
-PORT=$PORT DATA_DIR=$DATA VALIDATE_RESPONSES=1 LOG_LEVEL=warn DATABASE_URL=$DATABASE_URL node dist/src/main.js >"$DATA/server.log" 2>&1 &
+# A stand-in push relay, so that push registration can succeed (contract-tests/push-relay.js).
+RELAY_PORT=$((PORT + 1))
+node contract-tests/push-relay.js "$RELAY_PORT" &
+relay=$!
+PUSH_RELAY_URL="http://127.0.0.1:$RELAY_PORT" PORT=$PORT DATA_DIR=$DATA VALIDATE_RESPONSES=1 LOG_LEVEL=warn DATABASE_URL=$DATABASE_URL node dist/src/main.js >"$DATA/server.log" 2>&1 &
 server=$!
 # Migrating and seeding a new MariaDB database takes a few seconds.
 for _ in $(seq 1 600); do

@@ -23,6 +23,16 @@ export interface Config {
   deleteTopicBatchSize: number;
   /** ...and starts no new batch after this many milliseconds, answering complete:false (Zulip: 50 s). */
   deleteTopicTimeBudgetMs: number;
+  /**
+   * Base URL of the push notification relay (Zulip's "push notification
+   * service"); null means push is not configured and POST /mobile_push/register
+   * answers PUSH_SERVICE_NOT_CONFIGURED.
+   */
+  pushRelayUrl: string | null;
+  /** First retry delay after a failed relay request, doubled per attempt (capped at 5 minutes). */
+  pushRelayBackoffMs: number;
+  /** Attempts per relay request before it is dropped (and logged). */
+  pushRelayMaxAttempts: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -40,6 +50,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED !== 'false',
     deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', env.DELETE_TOPIC_BATCH_SIZE ?? '100'),
     deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', env.DELETE_TOPIC_TIME_BUDGET_MS ?? '50000'),
+    pushRelayUrl: env.PUSH_RELAY_URL?.trim().replace(/\/+$/, '') || null,
+    pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', env.PUSH_RELAY_BACKOFF_MS ?? '1000'),
+    pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', env.PUSH_RELAY_MAX_ATTEMPTS ?? '8'),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { PushRelay } from './actions/push-relay';
 import type { Config } from './config';
 import { FailureLimiter } from './domain/failure-limiter';
 import { EventBus, InProcessBus } from './events/bus';
@@ -18,6 +19,8 @@ export interface AppContext {
   recordedActivity: Map<number, number>;
   /** What actions with a time budget (delete_topic) tell time by: the queues' clock. */
   clock: Clock;
+  /** End-to-end encrypted push through the relay (PUSH_RELAY_URL); null when push is not configured. */
+  push: PushRelay | null;
 }
 
 export function createContext(
@@ -36,5 +39,13 @@ export function createContext(
     loginFailures: new FailureLimiter(5, 30 * 60),
     recordedActivity: new Map(),
     clock: queueClock,
+    push: startPushRelay(db, bus, config),
   };
+}
+
+function startPushRelay(db: Knex, bus: EventBus, config: Config): PushRelay | null {
+  if (!config.pushRelayUrl) return null;
+  const relay = new PushRelay(db, bus, config);
+  relay.start();
+  return relay;
 }

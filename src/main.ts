@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n');
   const stop = async () => {
     ctx.queues.close(); // answers the open long-polls and clears the queue timers
+    ctx.push?.stop(); // notifications not yet delivered are dropped with the process
     server.close();
     await ctx.db.destroy();
     process.exit(0);

@@ -18,6 +18,7 @@ export async function startContext(config: Config): Promise<AppContext> {
 /** Starts listening; resolves once the port is bound. */
 export async function listen(ctx: AppContext, log: Logger): Promise<Server> {
   const spec = await loadSpec();
+  ctx.push?.setLogger(log);
   const app = buildApp({ ctx, spec, log });
   const server = createHttpServer(app);
   return new Promise((resolve, reject) => {

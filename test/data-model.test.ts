@@ -164,6 +164,7 @@ eachDatabase('data model', (dialect) => {
       '009_archive_details',
       '010_edit_history_marker',
       '011_push_token_length',
+      '012_push_relay_device',
     ]);
   });
 });

@@ -9,6 +9,7 @@ import * as m007 from './migrations/007_wide_timestamps';
 import * as m009 from './migrations/009_archive_details';
 import * as m010 from './migrations/010_edit_history_marker';
 import * as m011 from './migrations/011_push_token_length';
+import * as m012 from './migrations/012_push_relay_device';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '009_archive_details': m009,
   '010_edit_history_marker': m010,
   '011_push_token_length': m011,
+  '012_push_relay_device': m012,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -3,6 +3,7 @@ import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
 import { channelHandlers } from '../handlers/channels';
 import { messageHandlers } from '../handlers/messages';
+import { pushHandlers } from '../handlers/push';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
@@ -22,6 +23,7 @@ export const HANDLERS: HandlerTable = {
   ...channelHandlers,
   ...savedSnippetHandlers,
   ...apnsTokenHandlers,
+  ...pushHandlers,
 };
 
 /**
@@ -29,7 +31,7 @@ export const HANDLERS: HandlerTable = {
  * built; they answer 501 NOT_IMPLEMENTED. A test fails when an operation is
  * in neither list, or in both.
  */
-export const PENDING_OPERATIONS: readonly OpId[] = ['upload-file', 'get-file-temporary-url', 'register-push-device'];
+export const PENDING_OPERATIONS: readonly OpId[] = ['upload-file', 'get-file-temporary-url'];
 
 /**
  * Hot operations whose handlers load the viewer (groups and subscriptions)

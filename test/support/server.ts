@@ -12,7 +12,7 @@ import path from 'node:path';
 import { loadSpecFile, SpecIndex } from '../../src/http/spec';
 import type { UserRow } from '../../src/queries/rows';
 import { getUserById } from '../../src/queries/users';
-import { loadConfig } from '../../src/config';
+import { type Config, loadConfig } from '../../src/config';
 import { ContractChecker } from './contract';
 import { freshDatabase, TestDb } from './databases';
 
@@ -40,10 +40,15 @@ export interface TestServer {
  * A fresh database (or the given, migrated one), a realm with the named cast of users, and the app over it.
  * `clock`: what the event queues tell time by (test/support/clock.ts ManualClock), the system's by default.
  */
-export async function startTestServer(dialect: Dialect, given?: TestDb, opts: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestServer(
+  dialect: Dialect,
+  given?: TestDb,
+  opts: { clock?: Clock; config?: Partial<Config> } = {},
+): Promise<TestServer> {
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
-  const ctx: AppContext = createContext(testDb.db, { ...loadConfig({}), dataDir: '/nonexistent' }, undefined, undefined, opts.clock);
+  const config: Config = { ...loadConfig({}), dataDir: '/nonexistent', ...opts.config };
+  const ctx: AppContext = createContext(testDb.db, config, undefined, undefined, opts.clock);
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
   const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
     ['owner', Role.OWNER, { canCreateUsers: true }],
@@ -72,7 +77,15 @@ export async function startTestServer(dialect: Dialect, given?: TestDb, opts: { 
   await doDeactivateUser(ctx, cast.deactivated.id);
   cast.deactivated = (await getUserById(ctx.db, cast.deactivated.id))!;
   const app = buildApp({ ctx, spec });
-  return { ctx, app, spec, realmId, cast, api: new ApiClient(app, new ContractChecker(spec)), close: () => testDb.drop() };
+  return {
+    ctx,
+    app,
+    spec,
+    realmId,
+    cast,
+    api: new ApiClient(app, new ContractChecker(spec)),
+    close: () => (ctx.push?.stop(), testDb.drop()),
+  };
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete' | 'put';

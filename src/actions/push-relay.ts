@@ -1,0 +1,346 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import nacl from 'tweetnacl';
+import type { Config } from '../config';
+import { pushContent } from '../domain/push-devices';
+import type { Delivery, EventBus } from '../events/bus';
+import { listDeliverableDevices, listUserIdsWithPushDevices, setRelayDeviceId, type DeliverableDevice } from '../queries/push-devices';
+import type { MessageBusEvent } from '../serializers/messages';
+
+/**
+ * Delivery of end-to-end encrypted push notifications through the push
+ * relay (PUSH_RELAY_URL), Parley's counterpart of Zulip's mobile push
+ * notification service ("bouncer").
+ *
+ * The relay speaks the shape Zulip's server uses with its bouncer, as JSON:
+ * - POST {relay}/api/v1/remotes/push/e2ee/register
+ *   {realm_url, user_id, device_id, token_kind, token_id, bouncer_public_key,
+ *   encrypted_push_registration} → 200 {device_id: <the relay's id>}. Only the
+ *   relay can decrypt the registration (it holds the private half of
+ *   bouncer_public_key); the server keeps the relay's id for the device.
+ * - POST {relay}/api/v1/remotes/push/e2ee/notify
+ *   {realm_url, push_requests: [{device_id: <relay id>, push_key_id,
+ *   encrypted_data}]}, one request per message; encrypted_data is the Base64
+ *   of a 24-byte nonce followed by the secret box (XSalsa20-Poly1305) of the
+ *   JSON payload under the device's push_key, which the relay cannot open.
+ *
+ * Everything here runs after the message's transaction committed, off the
+ * request: the send path only hands the bus event to `onDelivery`, which
+ * looks at an in-memory set of users who have devices and queues a job when
+ * a notified receiver is in it — no statement on the send path. Jobs run a
+ * few at a time; a relay that fails (network error, timeout, 5xx, 429) is
+ * retried with exponential backoff a bounded number of times, in a bounded
+ * queue; every drop is logged. The message itself is stored and delivered to
+ * event queues whatever happens here.
+ */
+
+export interface RelayLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const silent: RelayLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** Jobs waiting or in flight; beyond it new jobs are dropped (and logged) rather than growing memory without bound. */
+export const RELAY_QUEUE_LIMIT = 10_000;
+const CONCURRENCY = 4;
+const MAX_BACKOFF_MS = 5 * 60 * 1000;
+const REQUEST_TIMEOUT_MS = 10_000;
+const USERS_PER_REQUEST = 200;
+/** How often the "has devices" set is reread, for registrations made by another server process. */
+const DEVICE_SET_REFRESH_MS = 60_000;
+
+interface Job {
+  what: string;
+  path: string;
+  build: () => Promise<object | null>;
+  onSuccess?: (answer: unknown) => Promise<void>;
+  attempts: number;
+}
+
+export interface RegistrationToForward {
+  userId: number;
+  deviceId: number;
+  tokenKind: string;
+  tokenId: string;
+  bouncerPublicKey: string;
+  encryptedPushRegistration: string;
+}
+
+/** A failure worth retrying (the relay or the network), as opposed to a refusal. */
+class RetryableError extends Error {}
+
+export class PushRelay {
+  private usersWithDevices: Set<number> | null = null;
+  private notedDuringRefresh: Set<number> | null = null;
+  private readonly waitingForSet: Array<() => void> = [];
+  private readonly queue: Job[] = [];
+  private pending = 0; // queued + in flight + waiting for a retry
+  private active = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private idleWaiters: Array<() => void> = [];
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly bus: EventBus,
+    private readonly config: Pick<Config, 'pushRelayUrl' | 'pushRelayBackoffMs' | 'pushRelayMaxAttempts' | 'externalUrl'>,
+    private log: RelayLog = silent,
+  ) {}
+
+  setLogger(log: RelayLog): void {
+    this.log = log;
+  }
+
+  start(): void {
+    this.unsubscribe = this.bus.subscribe((d) => this.onDelivery(d));
+    void this.refreshDeviceSet();
+    const t = setInterval(() => void this.refreshDeviceSet(), DEVICE_SET_REFRESH_MS);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.queue.length = 0;
+    this.waitingForSet.length = 0;
+    // Jobs in flight finish on their own; nobody waits for the dropped ones.
+    this.pending = this.active;
+    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves once nothing is queued, in flight or waiting for a retry (tests, shutdown). */
+  whenIdle(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** A registration committed in this process: its user may get notifications from now on. */
+  noteDevice(userId: number): void {
+    this.usersWithDevices?.add(userId);
+    this.notedDuringRefresh?.add(userId);
+  }
+
+  /** Forwards a (re)registration to the relay and records the relay's id for the device. */
+  forwardRegistration(r: RegistrationToForward): void {
+    this.enqueue({
+      what: `registration of device ${r.deviceId} of user ${r.userId}`,
+      path: '/api/v1/remotes/push/e2ee/register',
+      build: async () => ({
+        realm_url: this.config.externalUrl,
+        user_id: r.userId,
+        device_id: r.deviceId,
+        token_kind: r.tokenKind,
+        token_id: r.tokenId,
+        bouncer_public_key: r.bouncerPublicKey,
+        encrypted_push_registration: r.encryptedPushRegistration,
+      }),
+      onSuccess: async (answer) => {
+        const id = (answer as { device_id?: unknown } | null)?.device_id;
+        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new Error('the relay answered without a device_id');
+        await setRelayDeviceId(this.db, r.userId, r.deviceId, r.tokenId, id);
+      },
+    });
+  }
+
+  /**
+   * The bus listener, called right after a message's transaction commits:
+   * synchronous and in memory only. Zulip sends a mobile notification for
+   * direct messages and for mentions (personal, group — flagged as
+   * `mentioned` — and channel or topic wildcard), never to the sender.
+   */
+  private onDelivery(d: Delivery): void {
+    if (d.event.type !== 'message' || !d.perUser) return;
+    const event = d.event as unknown as MessageBusEvent;
+    const known = this.usersWithDevices;
+    if (known === null) {
+      // The set is still loading (the first moments after start): decide once it is there.
+      if (this.waitingForSet.length >= RELAY_QUEUE_LIMIT) {
+        this.log.error({ message: event.message.id }, 'push relay: devices not read yet and too many messages waiting, dropped');
+      } else {
+        this.waitingForSet.push(() => this.onDelivery(d));
+      }
+      return;
+    }
+    if (known.size === 0) return;
+    const isDirect = event.message.type === 'private';
+    const notified: number[] = [];
+    for (const userId of d.userIds) {
+      if (userId === event.message.sender_id || !known.has(userId)) continue;
+      const flags = (d.perUser(userId).flags ?? []) as string[];
+      if (
+        isDirect ||
+        flags.includes('mentioned') ||
+        flags.includes('stream_wildcard_mentioned') ||
+        flags.includes('topic_wildcard_mentioned')
+      ) {
+        notified.push(userId);
+      }
+    }
+    // One relay request per message and slice of users, so that a wildcard
+    // mention in a large channel makes requests of bounded size.
+    for (let i = 0; i < notified.length; i += USERS_PER_REQUEST) this.enqueueNotification(event, notified.slice(i, i + USERS_PER_REQUEST));
+  }
+
+  private enqueueNotification(event: MessageBusEvent, notified: number[]): void {
+    this.enqueue({
+      what: `notification of message ${event.message.id}`,
+      path: '/api/v1/remotes/push/e2ee/notify',
+      build: async () => {
+        const devices = await listDeliverableDevices(this.db, notified);
+        if (devices.length === 0) return null;
+        return {
+          realm_url: this.config.externalUrl,
+          push_requests: devices.map((device) => ({
+            device_id: device.relay_device_id,
+            push_key_id: device.push_key_id,
+            encrypted_data: encryptForDevice(device, messagePayload(event, device, this.config.externalUrl)),
+          })),
+        };
+      },
+    });
+  }
+
+  private async refreshDeviceSet(): Promise<void> {
+    // A registration committed while the read runs may be missing from its
+    // result: it is kept through `noteDevice`.
+    const noted = (this.notedDuringRefresh = new Set<number>());
+    try {
+      const ids = await listUserIdsWithPushDevices(this.db);
+      if (this.stopped) return;
+      this.usersWithDevices = new Set([...ids, ...noted]);
+      for (const run of this.waitingForSet.splice(0)) run();
+    } catch (err) {
+      this.log.error({ err: errorText(err) }, 'push relay: could not read the users with push devices');
+    } finally {
+      if (this.notedDuringRefresh === noted) this.notedDuringRefresh = null;
+    }
+  }
+
+  private enqueue(job: Omit<Job, 'attempts'>): void {
+    if (this.stopped) return;
+    if (this.pending >= RELAY_QUEUE_LIMIT) {
+      this.log.error({ job: job.what }, 'push relay: queue full, dropped');
+      return;
+    }
+    this.pending++;
+    this.queue.push({ ...job, attempts: 0 });
+    // On a later turn: the request that queued the job answers first.
+    setImmediate(() => this.pump());
+  }
+
+  private pump(): void {
+    while (this.active < CONCURRENCY && this.queue.length > 0 && !this.stopped) {
+      const job = this.queue.shift()!;
+      this.active++;
+      void this.run(job).finally(() => {
+        this.active--;
+        this.pump();
+      });
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    job.attempts++;
+    try {
+      const body = await job.build();
+      if (body !== null) {
+        const answer = await this.post(job.path, body);
+        await job.onSuccess?.(answer);
+      }
+      this.done();
+    } catch (err) {
+      const retryable = err instanceof RetryableError;
+      if (retryable && job.attempts < this.config.pushRelayMaxAttempts && !this.stopped) {
+        const delay = Math.min(this.config.pushRelayBackoffMs * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
+        this.log.warn({ job: job.what, attempt: job.attempts, retryInMs: delay, err: errorText(err) }, 'push relay: failed, will retry');
+        const t = setTimeout(() => {
+          this.timers.delete(t);
+          this.queue.push(job);
+          this.pump();
+        }, delay);
+        t.unref();
+        this.timers.add(t);
+        return;
+      }
+      this.log.error({ job: job.what, attempts: job.attempts, err: errorText(err) }, 'push relay: gave up');
+      this.done();
+    }
+  }
+
+  private done(): void {
+    this.pending--;
+    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private async post(path: string, body: object): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.config.pushRelayUrl}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (err) {
+      throw new RetryableError(`relay unreachable: ${errorText(err)}`);
+    }
+    const text = await res.text().catch(() => '');
+    if (res.status >= 500 || res.status === 429) throw new RetryableError(`relay answered ${res.status}`);
+    // Any other refusal (a registration the relay cannot decrypt, an unknown
+    // device) will not change by asking again.
+    if (!res.ok) throw new Error(`relay refused with ${res.status}: ${text.slice(0, 200)}`);
+    try {
+      return text ? (JSON.parse(text) as unknown) : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/**
+ * The plaintext of a message notification, in Zulip's E2EE payload format
+ * (api_docs "Mobile notifications"): `pm_users` only for group direct
+ * messages, channel fields only for channel messages; the content as text
+ * (src/domain/push-devices.ts pushContent).
+ */
+export function messagePayload(
+  event: MessageBusEvent,
+  device: Pick<DeliverableDevice, 'user_id' | 'realm_name'>,
+  realmUrl: string,
+): object {
+  const m = event.message;
+  const base = {
+    type: 'message',
+    realm_name: device.realm_name,
+    realm_url: realmUrl,
+    user_id: device.user_id,
+    message_id: m.id,
+    sender_id: m.sender_id,
+    sender_full_name: m.sender_full_name,
+    sender_avatar_url: m.avatar_url ?? null,
+    time: m.timestamp,
+    content: pushContent(m.content),
+  };
+  if (m.type === 'stream') {
+    return { ...base, recipient_type: 'channel', channel_id: m.stream_id, channel_name: m.display_recipient, topic: m.subject };
+  }
+  const people = Array.isArray(m.display_recipient) ? m.display_recipient.map((u) => u.id).sort((a, b) => a - b) : [];
+  return { ...base, recipient_type: 'direct', ...(people.length > 2 ? { pm_users: people.join(',') } : {}) };
+}
+
+/** Base64 of nonce ‖ secretbox(JSON payload) under the device's key (the bytes after push_key's cryptosystem byte). */
+export function encryptForDevice(device: Pick<DeliverableDevice, 'push_key'>, payload: object): string {
+  const key = Buffer.from(device.push_key, 'base64').subarray(1);
+  const nonce = randomBytes(nacl.secretbox.nonceLength);
+  const box = nacl.secretbox(Buffer.from(JSON.stringify(payload), 'utf8'), nonce, key);
+  return Buffer.concat([nonce, Buffer.from(box)]).toString('base64');
+}
+
+function errorText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+}
