@@ -4,6 +4,9 @@ import { FailureLimiter } from './domain/failure-limiter';
 import { EventBus, InProcessBus } from './events/bus';
 import { Clock, systemClock } from './events/clock';
 import { QueueLimits, QueueManager } from './events/manager';
+import path from 'node:path';
+import { FileStore, LocalFileStore } from './storage/files';
+import { serverSecret } from './storage/secret';
 
 /** What actions, access checks and handlers need from the running server. */
 export interface AppContext {
@@ -18,6 +21,10 @@ export interface AppContext {
   recordedActivity: Map<number, number>;
   /** What actions with a time budget (delete_topic) tell time by: the queues' clock. */
   clock: Clock;
+  /** Uploaded files (DATA_DIR/uploads). */
+  storage: FileStore;
+  /** Signs temporary file URLs. */
+  secret: Buffer;
 }
 
 export function createContext(
@@ -36,5 +43,7 @@ export function createContext(
     loginFailures: new FailureLimiter(5, 30 * 60),
     recordedActivity: new Map(),
     clock: queueClock,
+    storage: new LocalFileStore(path.join(config.dataDir, 'uploads')),
+    secret: serverSecret(config),
   };
 }

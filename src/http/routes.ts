@@ -6,6 +6,7 @@ import { messageHandlers } from '../handlers/messages';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
+import { uploadHandlers } from '../handlers/uploads';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
 import type { HandlerTable, OpId } from './handler';
@@ -22,6 +23,7 @@ export const HANDLERS: HandlerTable = {
   ...channelHandlers,
   ...savedSnippetHandlers,
   ...apnsTokenHandlers,
+  ...uploadHandlers,
 };
 
 /**
@@ -29,7 +31,7 @@ export const HANDLERS: HandlerTable = {
  * built; they answer 501 NOT_IMPLEMENTED. A test fails when an operation is
  * in neither list, or in both.
  */
-export const PENDING_OPERATIONS: readonly OpId[] = ['upload-file', 'get-file-temporary-url', 'register-push-device'];
+export const PENDING_OPERATIONS: readonly OpId[] = ['register-push-device'];
 
 /**
  * Hot operations whose handlers load the viewer (groups and subscriptions)

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { loadSpecFile, SpecIndex } from '../../src/http/spec';
 import type { UserRow } from '../../src/queries/rows';
 import { getUserById } from '../../src/queries/users';
-import { loadConfig } from '../../src/config';
+import { loadConfig, type Config } from '../../src/config';
 import { ContractChecker } from './contract';
 import { freshDatabase, TestDb } from './databases';
 
@@ -40,10 +40,20 @@ export interface TestServer {
  * A fresh database (or the given, migrated one), a realm with the named cast of users, and the app over it.
  * `clock`: what the event queues tell time by (test/support/clock.ts ManualClock), the system's by default.
  */
-export async function startTestServer(dialect: Dialect, given?: TestDb, opts: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestServer(
+  dialect: Dialect,
+  given?: TestDb,
+  opts: { clock?: Clock; dataDir?: string; config?: Partial<Config> } = {},
+): Promise<TestServer> {
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
-  const ctx: AppContext = createContext(testDb.db, { ...loadConfig({}), dataDir: '/nonexistent' }, undefined, undefined, opts.clock);
+  const ctx: AppContext = createContext(
+    testDb.db,
+    { ...loadConfig({}), dataDir: opts.dataDir ?? '/nonexistent', ...opts.config },
+    undefined,
+    undefined,
+    opts.clock,
+  );
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
   const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
     ['owner', Role.OWNER, { canCreateUsers: true }],
