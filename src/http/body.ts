@@ -246,7 +246,9 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
           fieldNameSize: 200,
           fieldSize: limits.formBytes,
           fields: limits.formFields,
-          fileSize: limits.fileBytes,
+          // busboy stops a file when it reaches this size; a file of exactly
+          // the limit is allowed (as Zulip), so the stop is one byte later.
+          fileSize: limits.fileBytes + 1,
           // One more than allowed, so that the second file is seen and refused in Zulip's words.
           files: 2,
           parts: limits.formFields + 2,

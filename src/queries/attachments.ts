@@ -132,8 +132,8 @@ export async function listUnclaimedUploads(q: Q, before: number, limit: number):
  */
 export async function deleteUnclaimedUploads(q: Q, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  await q('attachments as a')
-    .whereIn('a.id', [...ids])
+  await q('attachments')
+    .whereIn('id', [...ids])
     .whereNotExists(q('attachment_messages as am').whereRaw('am.attachment_id = attachments.id').select(q.raw('1')))
     .whereNotExists(q('archived_attachment_messages as aam').whereRaw('aam.attachment_id = attachments.id').select(q.raw('1')))
     .del();
