@@ -6987,7 +6987,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadFileResponse"];
                 };
             };
-            /** @description No file, several files, a file over the size limit, or no quota left. */
+            /** @description No file, several files, or a file over the size limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
