@@ -4,6 +4,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { sweepUnclaimedUploads } from '../src/actions/uploads';
+import { listUploads } from '../src/db/backup/uploads';
 import { sanitizeFileName } from '../src/domain/uploads';
 import { ManualClock } from './support/clock';
 import { eachDatabase } from './support/databases';
@@ -152,6 +153,16 @@ eachDatabase('POST /user_uploads', (dialect) => {
     expect(res.status).toBe(200);
     const body = JSON.parse(res.text);
     expect(fs.statSync(path.join(data.dir, 'uploads', pathIdOf(body.url))).size).toBe(10 * 1024 * 1024);
+  });
+
+  it('leaves uploads still being received out of a backup', async () => {
+    const stored = await uploadFiles(t, t.cast.member, [{ name: 'kept.txt', content: 'kept' }]);
+    fs.mkdirSync(path.join(data.dir, 'uploads', '.incoming'), { recursive: true });
+    fs.writeFileSync(path.join(data.dir, 'uploads', '.incoming', 'partial'), 'half');
+    const listing = listUploads(data.dir)!;
+    expect(listing.entries).toContain(`uploads/${pathIdOf(stored.body.url)}`);
+    expect(listing.entries.filter((e) => e.includes('.incoming'))).toEqual([]);
+    fs.rmSync(path.join(data.dir, 'uploads', '.incoming', 'partial'));
   });
 
   describe('attachment events and has:', () => {
