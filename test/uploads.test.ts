@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { sweepUnclaimedUploads } from '../src/actions/uploads';
 import { listUploads } from '../src/db/backup/uploads';
 import { sanitizeFileName } from '../src/domain/uploads';
-import { ManualClock } from './support/clock';
+import { ManualClock, until } from './support/clock';
 import { eachDatabase } from './support/databases';
 import { pending, register, sendDirect, sendToChannel } from './support/events';
 import { startRawServer, type RawServer } from './support/raw-http';
@@ -146,6 +147,25 @@ eachDatabase('POST /user_uploads', (dialect) => {
     expect(peak).toBeLessThan(3 * 1024 * 1024);
     expect(filesOnDisk(data.dir)).toEqual(before);
     expect(await countAttachments()).toBe(attachments);
+  });
+
+  it('deletes the partial file of a client that goes away mid-upload', async () => {
+    const before = filesOnDisk(data.dir);
+    const boundary = 'cutboundary';
+    const head =
+      `POST /api/v1/user_uploads HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic ${Buffer.from(`${t.cast.member.email}:${t.cast.member.api_key}`).toString('base64')}\r\n` +
+      `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 5000000\r\n\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n\r\n`;
+    const socket = net.connect(raw.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(head);
+    socket.write(Buffer.alloc(256 * 1024, 0x62));
+    // The part is being written to storage…
+    await until(() => filesOnDisk(data.dir).some((f) => f.startsWith('.incoming')), 'a partial file');
+    socket.destroy();
+    // …and is gone once the connection is.
+    await until(() => filesOnDisk(data.dir).length === before.length, 'the partial file removed');
+    expect(filesOnDisk(data.dir)).toEqual(before);
   });
 
   it('accepts a file of exactly the limit, streamed', async () => {

@@ -352,6 +352,10 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
     parser.on('error', () => fail(malformed('Malformed multipart body')));
     counter.on('error', () => fail(tooLarge()));
     req.on('error', () => fail(malformed()));
+    // A client that goes away mid-upload: its partial file is deleted at once.
+    req.on('close', () => {
+      if (!req.complete) fail(malformed());
+    });
     parser.on('close', () => {
       if (settled) return;
       void Promise.allSettled(writes).then(() => {
