@@ -91,20 +91,31 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   });
 
   router.use(async (req: Request, res: Response) => {
+    const files = receivedFiles(res);
+    try {
+      await runHandler(req, res, files);
+    } finally {
+      // Files the handler did not publish are dropped (aborting a published one does nothing).
+      if (files.length) await Promise.allSettled(files.map((f) => f.file.abort()));
+    }
+  });
+
+  async function runHandler(req: Request, res: Response, files: ReturnType<typeof receivedFiles>): Promise<void> {
     const s = state(res);
     const handler = handlers[s.info.operationId as OpId] as Handler<OpId> | undefined;
     if (!handler) throw new NotImplementedError(s.info.operationId);
     const params: Record<string, unknown> = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
     for (const [name, value] of Object.entries(params)) checkNumbersInRange(value, name);
     checkJsonQueryAsSent(s.info, res.locals.rawJsonQuery as Record<string, string> | undefined);
-    const files = receivedFiles(res);
-    let data: Awaited<ReturnType<Handler<OpId>>>;
-    try {
-      data = await handler({ ctx, user: s.user, params: validated(params), sent: res.locals.sentParams as Set<string>, files, req, res });
-    } finally {
-      // Files the handler did not publish are dropped (aborting a published one does nothing).
-      if (files.length) await Promise.allSettled(files.map((f) => f.file.abort()));
-    }
+    const data = await handler({
+      ctx,
+      user: s.user,
+      params: validated(params),
+      sent: res.locals.sentParams as Set<string>,
+      files,
+      req,
+      res,
+    });
     if (data === RESPONDED) return;
     const ignored = res.locals.ignoredParameters as string[];
     res.json({
@@ -113,7 +124,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       ...(data as object),
       ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
     });
-  });
+  }
   return router;
 }
 
