@@ -12,9 +12,10 @@ const LAYERS = {
   serializers: ['serializers', 'domain', 'errors'],
   access: ['access', 'queries', 'serializers', 'markdown', 'domain', 'errors'],
   events: ['events', 'access', 'queries', 'serializers', 'domain', 'errors'],
-  actions: ['actions', 'access', 'events', 'queries', 'serializers', 'markdown', 'db', 'domain', 'errors', 'config'],
+  storage: ['storage', 'domain', 'errors'],
+  actions: ['actions', 'access', 'events', 'queries', 'serializers', 'markdown', 'db', 'domain', 'errors', 'config', 'storage'],
   handlers: ['handlers', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
-  http: ['http', 'handlers', 'access', 'queries', 'domain', 'errors'],
+  http: ['http', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage'],
   cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server'],
 };
 

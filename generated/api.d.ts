@@ -622,7 +622,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/user_uploads/{realm_id_str}/{token}/{filename}": {
+    "/user_uploads/{realm_id_str}/{bucket}/{token}/{filename}": {
         parameters: {
             query?: never;
             header?: never;
@@ -631,7 +631,7 @@ export interface paths {
         };
         /**
          * Get a temporary URL for an uploaded file
-         * @description For a file uploaded with POST /user_uploads (whose URL is `/user_uploads/<realm_id>/<token>/<filename>`), returns a signed URL that serves the file without authentication for 60 seconds. Clients use it to hand the file to a browser, media player or download manager that cannot send the API credentials.
+         * @description For a file uploaded with POST /user_uploads (whose URL is `/user_uploads/<path_id>`, path_id being `<realm_id>/<bucket>/<token>/<filename>`), returns a signed URL, `/user_uploads/temporary/<signature>/<filename>`, that serves the file without authentication for 60 seconds. Clients use it to hand the file to a browser, media player or download manager that cannot send the API credentials. A file that does not exist and one the caller may not read get the same 404, so that path ids cannot be probed.
          */
         get: operations["get-file-temporary-url"];
         put?: never;
@@ -4142,7 +4142,7 @@ export interface components {
          * @example {
          *       "id": 3,
          *       "name": "notes.txt",
-         *       "path_id": "1/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
+         *       "path_id": "1/4e/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
          *       "size": 1204,
          *       "create_time": 1732280000,
          *       "message_ids": [
@@ -4172,7 +4172,7 @@ export interface components {
          *       "attachment": {
          *         "id": 3,
          *         "name": "notes.txt",
-         *         "path_id": "1/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
+         *         "path_id": "1/4e/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
          *         "size": 1204,
          *         "create_time": 1732280000,
          *         "message_ids": []
@@ -4437,8 +4437,8 @@ export interface components {
          * @example {
          *       "result": "success",
          *       "msg": "",
-         *       "url": "/user_uploads/1/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
-         *       "uri": "/user_uploads/1/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
+         *       "url": "/user_uploads/1/4e/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
+         *       "uri": "/user_uploads/1/4e/k3Jd9sQ2mX7vLp0aR5tYw8Zb/notes.txt",
          *       "filename": "notes.txt"
          *     }
          */
@@ -4446,7 +4446,7 @@ export interface components {
             result: components["schemas"]["ResultSuccess"];
             msg: string;
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-            /** @description Path of the stored file, `/user_uploads/<path_id>` where path_id is `<realm_id>/<token>/<filename>`. Link it in Markdown as `[filename](url)`. */
+            /** @description Path of the stored file, `/user_uploads/<path_id>` where path_id is `<realm_id>/<bucket>/<token>/<filename>`. Link it in Markdown as `[filename](url)`. */
             url: string;
             /**
              * @deprecated
@@ -6987,7 +6987,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadFileResponse"];
                 };
             };
-            /** @description No file, several files, a file over the size limit, or no quota left. */
+            /** @description No file, several files, or a file over the size limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7011,6 +7011,11 @@ export interface operations {
                  * @example 1
                  */
                 realm_id_str: components["schemas"]["Id"];
+                /**
+                 * @description The second segment of the file's path_id, one or two hex digits.
+                 * @example 4e
+                 */
+                bucket: string;
                 /**
                  * @description The random segment of the file's path_id.
                  * @example k3Jd9sQ2mX7vLp0aR5tYw8Zb
@@ -7037,25 +7042,7 @@ export interface operations {
             };
             400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The file exists but the caller may not read it. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": "error",
-                     *       "msg": "You are not authorized to view this file.",
-                     *       "code": "BAD_REQUEST"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CodedError"];
-                    /** @example <p>You are not authorized to view this file.</p> */
-                    "text/html": string;
-                };
-            };
-            /** @description No such file. */
+            /** @description No such file, or one the caller may not read. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7069,8 +7056,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CodedError"];
-                    /** @example <p>File not found.</p> */
-                    "text/html": string;
                 };
             };
             413: components["responses"]["PayloadTooLarge"];

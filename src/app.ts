@@ -7,6 +7,7 @@ import { bounded } from './domain/bounded';
 import { ApiError } from './errors';
 import { errorMiddleware } from './http/errors';
 import type { HandlerTable } from './http/handler';
+import { fileRouter } from './http/files';
 import { apiRouter } from './http/pipeline';
 import { HANDLERS } from './http/routes';
 import type { SpecIndex } from './http/spec';
@@ -49,6 +50,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
     );
   }
   app.use('/api/v1', apiRouter(ctx, spec, handlers));
+  // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
+  app.use('/user_uploads', fileRouter(ctx));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
   app.get('/', (_req, res) => {
     res.type('text/plain').send('Parley is running. The API is under /api/v1.\n');

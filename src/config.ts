@@ -14,6 +14,16 @@ export interface Config {
   /** Validate responses against openapi/ (dredd runs and debugging; off in production). */
   validateResponses: boolean;
   maxFileUploadSizeMib: number;
+  /**
+   * The server's signing secret (temporary file URLs). Unset: a random one
+   * kept in DATA_DIR/secret_key, shared by every process on that directory.
+   */
+  secretKey: string | null;
+  /** Uploads no message links are deleted this many days after upload (Zulip's delete_unclaimed_attachments: five weeks). */
+  unclaimedUploadsGraceDays: number;
+  /** How often the server looks for such uploads, and how many it deletes each time. */
+  uploadSweepIntervalMs: number;
+  uploadSweepBatchSize: number;
   /** The server setting WEB_PUBLIC_STREAMS_ENABLED: organizations may then allow spectators. */
   webPublicStreamsEnabled: boolean;
   /**
@@ -47,6 +57,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     validateResponses: env.VALIDATE_RESPONSES === '1' || env.VALIDATE_RESPONSES === 'true',
     maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE_MIB ?? 100),
+    secretKey: env.SECRET_KEY?.trim() || null,
+    unclaimedUploadsGraceDays: positiveInt('UNCLAIMED_UPLOADS_GRACE_DAYS', env.UNCLAIMED_UPLOADS_GRACE_DAYS ?? '35'),
+    uploadSweepIntervalMs: positiveInt('UPLOAD_SWEEP_INTERVAL_MS', env.UPLOAD_SWEEP_INTERVAL_MS ?? '600000'),
+    uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', env.UPLOAD_SWEEP_BATCH_SIZE ?? '100'),
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED !== 'false',
     deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', env.DELETE_TOPIC_BATCH_SIZE ?? '100'),
     deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', env.DELETE_TOPIC_TIME_BUDGET_MS ?? '50000'),

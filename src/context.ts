@@ -5,6 +5,9 @@ import { FailureLimiter } from './domain/failure-limiter';
 import { EventBus, InProcessBus } from './events/bus';
 import { Clock, systemClock } from './events/clock';
 import { QueueLimits, QueueManager } from './events/manager';
+import path from 'node:path';
+import { FileStore, LocalFileStore } from './storage/files';
+import { serverSecret } from './storage/secret';
 
 /** What actions, access checks and handlers need from the running server. */
 export interface AppContext {
@@ -21,6 +24,10 @@ export interface AppContext {
   clock: Clock;
   /** End-to-end encrypted push through the relay (PUSH_RELAY_URL); null when push is not configured. */
   push: PushRelay | null;
+  /** Uploaded files (DATA_DIR/uploads). */
+  storage: FileStore;
+  /** Signs temporary file URLs. */
+  secret: Buffer;
 }
 
 export function createContext(
@@ -40,6 +47,8 @@ export function createContext(
     recordedActivity: new Map(),
     clock: queueClock,
     push: startPushRelay(db, bus, config),
+    storage: new LocalFileStore(path.join(config.dataDir, 'uploads')),
+    secret: serverSecret(config),
   };
 }
 

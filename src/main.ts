@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
 import { listen, startContext } from './server';
+import { startUploadSweep } from './actions/uploads';
 
 /**
  * Process entry: configuration, database (migrated), demo organization when
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const ctx = await startContext(config);
   const demo = await ensureDemoOrganization(ctx);
   const server = await listen(ctx, log);
+  const stopSweep = startUploadSweep(ctx, (err) => log.error({ err }, 'unclaimed upload sweep failed'));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
   const stop = async () => {
     ctx.queues.close(); // answers the open long-polls and clears the queue timers
     ctx.push?.stop(); // notifications not yet delivered are dropped with the process
+    stopSweep();
     server.close();
     await ctx.db.destroy();
     process.exit(0);

@@ -78,11 +78,28 @@ eachDatabase('mentions, wildcards and message facts', (dialect) => {
       topic: 'media',
       content: 'look https://example.com/cat.png',
     });
+    // has_attachment means the message links an upload of its sender (as Zulip), not just a URL.
+    const pathId = `${t.realmId}/ab/notes.pdf`;
+    await t.ctx.db('attachments').insert({
+      realm_id: t.realmId,
+      owner_id: t.cast.owner.id,
+      file_name: 'notes.pdf',
+      path_id: pathId,
+      size: 1,
+      content_type: 'application/pdf',
+      create_time: 1,
+    });
+    await t.api.post('/messages', t.cast.owner, {
+      type: 'channel',
+      to: 'general',
+      topic: 'media',
+      content: '[nothing](/user_uploads/1/ab/none.pdf)',
+    });
     const att = await t.api.post('/messages', t.cast.owner, {
       type: 'channel',
       to: 'general',
       topic: 'media',
-      content: '[notes.pdf](/user_uploads/1/ab/notes.pdf)',
+      content: `[notes.pdf](/user_uploads/${pathId})`,
     });
     const me = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'media', content: '/me waves' });
     const narrow = async (operand: string) =>

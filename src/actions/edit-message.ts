@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { queueAttachmentEvents } from './uploads';
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
@@ -354,7 +355,7 @@ async function applyEdit(
 
   if (plan.content) {
     const { raw, rendered } = plan.content;
-    detached = await relinkAttachments(tx, plan, viewer, raw);
+    detached = await relinkAttachments(tx, ctx, plan, viewer, raw);
     const changed = await updateMessageContentIf(tx.trx, row.id, row.content, {
       content: raw,
       rendered_content: rendered.html,
@@ -362,7 +363,8 @@ async function applyEdit(
       is_me_message: rendered.isMeMessage,
       has_link: rendered.hasLink,
       has_image: rendered.hasImage,
-      has_attachment: rendered.hasAttachment || (await messageHasAttachments(tx.trx, row.id)),
+      // As on send: whether the message links an upload record now.
+      has_attachment: await messageHasAttachments(tx.trx, row.id),
       last_edit_time: now,
     });
     if (!changed) throw contentMismatch();
@@ -554,7 +556,7 @@ async function recomputeMentions(tx: Tx, plan: EditPlan, rendered: RenderedMessa
  * uploads are linked, removed ones unlinked. Returns the editor's uploads
  * that no message references any more (detached_uploads).
  */
-async function relinkAttachments(tx: Tx, plan: EditPlan, viewer: Viewer, content: string): Promise<AttachmentRow[]> {
+async function relinkAttachments(tx: Tx, ctx: AppContext, plan: EditPlan, viewer: Viewer, content: string): Promise<AttachmentRow[]> {
   const { row } = plan;
   const refs = new Set(referencedUploads(content));
   const before = await listMessageAttachments(tx.trx, row.id);
@@ -565,6 +567,10 @@ async function relinkAttachments(tx: Tx, plan: EditPlan, viewer: Viewer, content
     removed.map((a) => a.id),
   );
   await linkOwnAttachments(tx.trx, row.realm_id, viewer.user.id, row.id, [...refs]);
+  // Each upload whose set of linking messages changed: an attachment update to its owner.
+  const had = new Set(before.map((a) => a.id));
+  const added = (await listMessageAttachments(tx.trx, row.id)).filter((a) => !had.has(a.id));
+  await queueAttachmentEvents(ctx.bus, tx, 'update', row.realm_id, [...removed, ...added]);
   const mine = removed.filter((a) => a.owner_id === viewer.user.id).map((a) => a.id);
   return listUnlinkedAttachments(tx.trx, mine);
 }

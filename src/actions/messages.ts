@@ -17,7 +17,8 @@ import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { type MessageBusEvent, type MessageLookups, toApiMessage } from '../serializers/messages';
-import { linkOwnAttachments } from '../queries/edit-message';
+import { linkAttachments, listOwnAttachmentsByPath } from '../queries/attachments';
+import { queueAttachmentEvents } from './uploads';
 import { recordActivity } from './activity';
 import { referencedUploads } from '../domain/uploads';
 import { renderForRealm } from './render';
@@ -235,21 +236,31 @@ export async function sendMessageInTx(
     rows.push({ userId: sender.id, flags: base + (opts.readBySender ? flagMask('read') : 0) });
   }
 
+  // The uploads the content references that the sender may attach (their
+  // own) become the message's attachments. As Zulip, has_attachment means
+  // the message links an upload record, not merely a /user_uploads/ URL.
+  const uploads = referencedUploads(content);
+  const claimed = uploads.length ? await listOwnAttachmentsByPath(tx.trx, realm.id, sender.id, uploads) : [];
   const stored = await insertMessageRow(tx, {
     realmId: realm.id,
     senderId: sender.id,
     recipient,
     topic,
     content,
-    rendered: rendered,
+    rendered: rendered.hasAttachment === claimed.length > 0 ? rendered : { ...rendered, hasAttachment: claimed.length > 0 },
     client: opts.client,
     type: opts.messageType,
   });
   const id = stored.id;
   await insertUserMessages(tx.trx, id, rows);
-  // Uploads the content references become the message's attachments (cheap: only when it names one).
-  const uploads = referencedUploads(content);
-  if (uploads.length) await linkOwnAttachments(tx.trx, realm.id, sender.id, id, uploads);
+  if (claimed.length) {
+    await linkAttachments(
+      tx.trx,
+      id,
+      claimed.map((a) => a.id),
+    );
+    if (bus) await queueAttachmentEvents(bus, tx, 'update', realm.id, claimed);
+  }
 
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
     await setChannelFirstMessageId(tx.trx, target.channel.id, id);

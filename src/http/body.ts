@@ -3,6 +3,7 @@ import busboy from 'busboy';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
+import type { FileStore, PendingFile } from '../storage/files';
 
 /**
  * Request bodies, as Zulip clients send them: urlencoded (optionally
@@ -22,13 +23,13 @@ export interface BodyLimits {
   files: number;
 }
 
-/** An uploaded file held in memory (operations that take files read it from `req.files`). */
+/**
+ * A file part of a multipart request to an operation that takes no file: it
+ * is read and dropped (its name is reported as an ignored parameter), never
+ * kept. Operations that take files receive them through `receiveUploads`.
+ */
 export interface UploadedFile {
   fieldname: string;
-  originalname: string;
-  mimetype: string;
-  size: number;
-  buffer: Buffer;
 }
 
 /** The files of a multipart request (empty for any other body). */
@@ -75,7 +76,7 @@ function bodyParserError(err: unknown): ApiError {
  */
 function multipartBody(limits: BodyLimits): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.is('multipart/form-data')) {
+    if (!req.is('multipart/form-data') || res.locals.deferUploads === true) {
       next();
       return;
     }
@@ -150,22 +151,15 @@ function multipartBody(limits: BodyLimits): RequestHandler {
     );
     parser.on(
       'file',
-      guarded((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
+      guarded((name: string | undefined, stream: NodeJS.ReadableStream, _info: busboy.FileInfo) => {
         stream.on('error', () => fail(malformed('Malformed multipart body')));
         if (typeof name !== 'string') {
           stream.resume();
           return fail(malformed('Malformed multipart body: a part has no name'));
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        stream.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          chunks.push(chunk);
-        });
-        stream.on('limit', () => fail(new ApiError(`Uploaded file is larger than the allowed limit of ${limits.fileBytes / 1048576} MiB`)));
+        stream.resume();
         stream.on('end', () => {
-          if (settled) return;
-          files.push({ fieldname: name, originalname: info.filename ?? '', mimetype: info.mimeType, size, buffer: Buffer.concat(chunks) });
+          if (!settled) files.push({ fieldname: name });
         });
       }),
     );
@@ -207,4 +201,170 @@ class ByteCounter extends Transform {
 function discard(req: Request, res: Response): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');
   req.resume();
+}
+
+/** A file part received by an operation that takes files, written to storage but not yet published. */
+export interface ReceivedFile {
+  fieldname: string;
+  /** The name the client gave (not yet sanitised). */
+  originalname: string;
+  mimetype: string;
+  size: number;
+  file: PendingFile;
+}
+
+/** The files `receiveUploads` stored for this request. */
+export function receivedFiles(res: Response): ReceivedFile[] {
+  return (res.locals.receivedFiles as ReceivedFile[] | undefined) ?? [];
+}
+
+/**
+ * The multipart body of an operation that takes a file (POST /user_uploads),
+ * read only after the caller is authenticated, each file part streamed into
+ * storage as it arrives (busboy → a file, with backpressure), so a large
+ * upload is never held in memory. Zulip's rules are applied while streaming:
+ * a second file part or a file over the size limit ends the request at once,
+ * its bytes deleted before the answer; whatever the client still sends is
+ * read and dropped. The caller publishes or aborts the stored files.
+ */
+export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const encoding = String(req.headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
+    if (encoding !== 'identity') {
+      discard(req, res);
+      reject(new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415));
+      return;
+    }
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: {
+          fieldNameSize: 200,
+          fieldSize: limits.formBytes,
+          fields: limits.formFields,
+          // busboy stops a file when it reaches this size; a file of exactly
+          // the limit is allowed (as Zulip), so the stop is one byte later.
+          fileSize: limits.fileBytes + 1,
+          // One more than allowed, so that the second file is seen and refused in Zulip's words.
+          files: 2,
+          parts: limits.formFields + 2,
+          headerPairs: 20,
+        },
+      });
+    } catch {
+      discard(req, res);
+      reject(malformed('Malformed multipart body'));
+      return;
+    }
+    const received: ReceivedFile[] = [];
+    const writes: Array<Promise<void>> = [];
+    let formBytes = 0;
+    let settled = false;
+    // The file budget, the form budget and room for part headers: a body past this is not an upload.
+    const counter = new ByteCounter(limits.formBytes + limits.fileBytes + 64 * 1024);
+    const fail = (err: ApiError) => {
+      if (settled) return;
+      settled = true;
+      req.unpipe(counter);
+      counter.unpipe(parser);
+      parser.removeAllListeners();
+      parser.on('error', () => undefined);
+      discard(req, res);
+      // Nothing of a refused upload stays on disk: the answer waits for the
+      // deletions (aborting ends a write in progress; a file whose creation
+      // was still pending is aborted once it exists).
+      for (const f of received) void f.file.abort();
+      void Promise.allSettled(writes)
+        .then(() => Promise.allSettled(received.map((f) => f.file.abort())))
+        .then(() => reject(err));
+    };
+    const guarded =
+      <A extends unknown[]>(fn: (...args: A) => void) =>
+      (...args: A) => {
+        try {
+          fn(...args);
+        } catch {
+          fail(malformed('Malformed multipart body'));
+        }
+      };
+    parser.on(
+      'field',
+      guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+        if (typeof name !== 'string') return fail(malformed('Malformed multipart body: a part has no name'));
+        if (info.nameTruncated) return fail(malformed('Parameter name too long'));
+        if (info.valueTruncated) return fail(tooLarge());
+        formBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+        if (formBytes > limits.formBytes) return fail(tooLarge());
+      }),
+    );
+    parser.on(
+      'file',
+      guarded((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
+        stream.on('error', () => fail(malformed('Malformed multipart body')));
+        if (typeof name !== 'string') {
+          stream.resume();
+          return fail(malformed('Malformed multipart body: a part has no name'));
+        }
+        if (received.length + writes.length >= 1) {
+          stream.resume();
+          return fail(new ApiError('You may only upload one file at a time'));
+        }
+        stream.pause();
+        writes.push(
+          store.create().then(
+            (file) =>
+              new Promise<void>((done) => {
+                const entry: ReceivedFile = { fieldname: name, originalname: info.filename ?? '', mimetype: info.mimeType, size: 0, file };
+                received.push(entry);
+                if (settled) {
+                  stream.resume();
+                  done();
+                  return;
+                }
+                stream.on('data', (chunk: Buffer) => {
+                  entry.size += chunk.length;
+                });
+                stream.on('limit', () => {
+                  fail(
+                    new ApiError(`File is larger than this server's configured maximum upload size (${limits.fileBytes / 1048576} MiB).`),
+                  );
+                });
+                file.stream.on('error', () => fail(new ApiError('Internal server error', 'BAD_REQUEST', 500)));
+                file.stream.on('finish', () => done());
+                file.stream.on('close', () => done());
+                (stream as NodeJS.ReadableStream).pipe(file.stream);
+              }),
+            () => {
+              stream.resume();
+              fail(new ApiError('Internal server error', 'BAD_REQUEST', 500));
+            },
+          ),
+        );
+      }),
+    );
+    parser.on('fieldsLimit', () => fail(tooLarge()));
+    parser.on('partsLimit', () => fail(tooLarge()));
+    parser.on('filesLimit', () => fail(new ApiError('You may only upload one file at a time')));
+    parser.on('error', () => fail(malformed('Malformed multipart body')));
+    counter.on('error', () => fail(tooLarge()));
+    req.on('error', () => fail(malformed()));
+    // A client that goes away mid-upload: its partial file is deleted at once.
+    req.on('close', () => {
+      if (!req.complete) fail(malformed());
+    });
+    parser.on('close', () => {
+      if (settled) return;
+      void Promise.allSettled(writes).then(() => {
+        if (settled) return;
+        settled = true;
+        res.locals.receivedFiles = received;
+        resolve();
+      });
+    });
+    req.pipe(counter).pipe(parser);
+  });
 }

@@ -4,6 +4,7 @@ import type { Data, OpId, Params } from '../contract';
 export type { Data, OpId, Params } from '../contract';
 import type { AppContext } from '../context';
 import type { UserRow } from '../queries/rows';
+import type { ReceivedFile } from './body';
 
 /** Returned by a handler that wrote the response itself (a file download). */
 export const RESPONDED = Symbol('responded');
@@ -15,6 +16,8 @@ export interface Call<K extends OpId> {
   params: Params<K>;
   /** Names of the parameters the client sent (defaults not included). */
   sent: ReadonlySet<string>;
+  /** The files of an operation that takes them, stored but not yet published (the handler publishes or leaves them). */
+  files: readonly ReceivedFile[];
   req: Request;
   res: Response;
 }

@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type RequestHandler, type Resp
 import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
 import { authenticateBasic } from './auth';
-import { bodyParsers } from './body';
+import { bodyParsers, receivedFiles, receiveUploads } from './body';
 import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId, type Params } from './handler';
 import { normalizeParams } from './params';
 import { PREFETCH_VIEWER } from './routes';
@@ -51,15 +51,21 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     if (match.kind === 'bad-path-parameter') throw new ApiError(`Invalid ${match.name}`);
     res.locals.pipeline = { info: match.info, pathParams: match.pathParams, user: null } satisfies PipelineState;
     res.locals.operationId = match.info.operationId;
+    if (match.info.acceptsFiles && req.is('multipart/form-data')) {
+      // Its body is read after authentication, streaming into storage (receiveUploads below).
+      res.locals.deferUploads = true;
+      req.body = Object.create(null);
+    }
     next();
   });
 
-  for (const mw of bodyParsers({
+  const limits = {
     formBytes: FORM_BYTES,
     formFields: FORM_FIELDS,
     fileBytes: ctx.config.maxFileUploadSizeMib * 1024 * 1024,
     files: 10,
-  })) {
+  };
+  for (const mw of bodyParsers(limits)) {
     router.use(mw);
   }
 
@@ -79,14 +85,37 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
 
   for (const mw of requestValidator(spec.document, ctx.config.validateResponses)) router.use(mw);
 
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    if (res.locals.deferUploads === true) await receiveUploads(req, res, ctx.storage, limits);
+    next();
+  });
+
   router.use(async (req: Request, res: Response) => {
+    const files = receivedFiles(res);
+    try {
+      await runHandler(req, res, files);
+    } finally {
+      // Files the handler did not publish are dropped (aborting a published one does nothing).
+      if (files.length) await Promise.allSettled(files.map((f) => f.file.abort()));
+    }
+  });
+
+  async function runHandler(req: Request, res: Response, files: ReturnType<typeof receivedFiles>): Promise<void> {
     const s = state(res);
     const handler = handlers[s.info.operationId as OpId] as Handler<OpId> | undefined;
     if (!handler) throw new NotImplementedError(s.info.operationId);
     const params: Record<string, unknown> = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
     for (const [name, value] of Object.entries(params)) checkNumbersInRange(value, name);
     checkJsonQueryAsSent(s.info, res.locals.rawJsonQuery as Record<string, string> | undefined);
-    const data = await handler({ ctx, user: s.user, params: validated(params), sent: res.locals.sentParams as Set<string>, req, res });
+    const data = await handler({
+      ctx,
+      user: s.user,
+      params: validated(params),
+      sent: res.locals.sentParams as Set<string>,
+      files,
+      req,
+      res,
+    });
     if (data === RESPONDED) return;
     const ignored = res.locals.ignoredParameters as string[];
     res.json({
@@ -95,7 +124,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       ...(data as object),
       ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
     });
-  });
+  }
   return router;
 }
 

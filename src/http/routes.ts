@@ -7,6 +7,7 @@ import { pushHandlers } from '../handlers/push';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
+import { uploadHandlers } from '../handlers/uploads';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
 import type { HandlerTable, OpId } from './handler';
@@ -24,6 +25,7 @@ export const HANDLERS: HandlerTable = {
   ...savedSnippetHandlers,
   ...apnsTokenHandlers,
   ...pushHandlers,
+  ...uploadHandlers,
 };
 
 /**
@@ -31,7 +33,7 @@ export const HANDLERS: HandlerTable = {
  * built; they answer 501 NOT_IMPLEMENTED. A test fails when an operation is
  * in neither list, or in both.
  */
-export const PENDING_OPERATIONS: readonly OpId[] = ['upload-file', 'get-file-temporary-url'];
+export const PENDING_OPERATIONS: readonly OpId[] = [];
 
 /**
  * Hot operations whose handlers load the viewer (groups and subscriptions)

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { flagMask } from '../domain/flags';
+import { linkAttachments, listOwnAttachmentsByPath } from './attachments';
 import { nowSeconds } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -263,7 +264,7 @@ export async function listMessageAttachments(q: Q, messageId: number): Promise<A
 /**
  * Links a message to the organization's uploads of `ownerId` among these
  * path ids (the files its content references). A user can attach only what
- * they uploaded. Returns how many links the message has afterwards.
+ * they uploaded.
  */
 export async function linkOwnAttachments(
   q: Q,
@@ -272,16 +273,12 @@ export async function linkOwnAttachments(
   messageId: number,
   pathIds: readonly string[],
 ): Promise<void> {
-  if (pathIds.length === 0) return;
-  const found: Array<{ id: number }> = await q('attachments')
-    .where({ realm_id: realmId, owner_id: ownerId })
-    .whereIn('path_id', [...new Set(pathIds)].slice(0, 1000))
-    .select('id');
-  if (found.length === 0) return;
-  await q('attachment_messages')
-    .insert(found.map((a) => ({ attachment_id: a.id, message_id: messageId })))
-    .onConflict(['attachment_id', 'message_id'])
-    .ignore();
+  const found = await listOwnAttachmentsByPath(q, realmId, ownerId, pathIds);
+  await linkAttachments(
+    q,
+    messageId,
+    found.map((a) => a.id),
+  );
 }
 
 export async function unlinkAttachments(q: Q, messageId: number, attachmentIds: readonly number[]): Promise<void> {

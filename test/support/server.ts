@@ -43,11 +43,11 @@ export interface TestServer {
 export async function startTestServer(
   dialect: Dialect,
   given?: TestDb,
-  opts: { clock?: Clock; config?: Partial<Config> } = {},
+  opts: { clock?: Clock; dataDir?: string; config?: Partial<Config> } = {},
 ): Promise<TestServer> {
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
-  const config: Config = { ...loadConfig({}), dataDir: '/nonexistent', ...opts.config };
+  const config: Config = { ...loadConfig({}), dataDir: opts.dataDir ?? '/nonexistent', ...opts.config };
   const ctx: AppContext = createContext(testDb.db, config, undefined, undefined, opts.clock);
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
   const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
