@@ -44,7 +44,14 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', ...(process.env.ONLY_MYSQL ? once.map((f) => `^${escape(f)}$`) : [])],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    // @tus/server and its srvx are ES modules only: Node (20.19+) requires them as they
+    // are, but jest's module system needs them compiled to CommonJS.
+    '/node_modules/(@tus|srvx)/.+\\.m?js$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!(@tus|srvx)/)'],
   globalSetup: '<rootDir>/test/global-setup.js',
   testTimeout: 30000,
 };
