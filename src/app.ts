@@ -9,6 +9,7 @@ import { errorMiddleware } from './http/errors';
 import type { HandlerTable } from './http/handler';
 import { fileRouter } from './http/files';
 import { apiRouter } from './http/pipeline';
+import { tusRouter } from './http/tus';
 import { HANDLERS } from './http/routes';
 import type { SpecIndex } from './http/spec';
 
@@ -49,6 +50,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
       }),
     );
   }
+  // Resumable uploads speak tus, not the API's form bodies: before the API pipeline.
+  app.use('/api/v1/tus', tusRouter(ctx));
   app.use('/api/v1', apiRouter(ctx, spec, handlers));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
   app.use('/user_uploads', fileRouter(ctx));

@@ -38,7 +38,16 @@ const seconds = (ctx: AppContext) => Math.floor(ctx.clock.now() / 1000);
 export async function doUploadFile(ctx: AppContext, user: UserRow, files: readonly IncomingFile[]): Promise<Data<'upload-file'>> {
   if (files.length === 0) throw new ApiError('You must specify a file to upload');
   if (files.length > 1) throw new ApiError('You may only upload one file at a time');
-  const incoming = files[0]!;
+  return doStoreUpload(ctx, user, files[0]!);
+}
+
+/**
+ * One finished file becomes an upload of `user`: published under a new path
+ * id with its sanitised name, recorded as an attachment, announced to the
+ * owner. Both ways of uploading end here: POST /user_uploads and a completed
+ * resumable (tus) upload.
+ */
+export async function doStoreUpload(ctx: AppContext, user: UserRow, incoming: IncomingFile): Promise<Data<'upload-file'>> {
   const name = sanitizeFileName(incoming.originalname);
   const pathId = newPathId(user.realm_id, name, randomBytes(19));
   await incoming.file.commit(pathId);

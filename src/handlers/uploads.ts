@@ -1,4 +1,6 @@
-import { doUploadFile, getFileTemporaryUrl } from '../actions/uploads';
+import { doStoreUpload, doUploadFile, getFileTemporaryUrl, type IncomingFile } from '../actions/uploads';
+import type { AppContext } from '../context';
+import type { UserRow } from '../queries/rows';
 import { caller, type HandlerTable } from '../http/handler';
 
 export const uploadHandlers: HandlerTable = {
@@ -8,3 +10,6 @@ export const uploadHandlers: HandlerTable = {
     return getFileTemporaryUrl(call.ctx, caller(call), `${realm_id_str}/${bucket}/${token}/${filename}`);
   },
 };
+
+/** A resumable (tus) upload whose last byte has arrived becomes an upload as POST /user_uploads makes one (src/http/tus.ts). */
+export const finishResumableUpload = (ctx: AppContext, user: UserRow, file: IncomingFile) => doStoreUpload(ctx, user, file);

@@ -25,8 +25,8 @@ export function listUploads(dataDir: string): UploadsListing | null {
   const walk = (rel: string) => {
     for (const d of fs.readdirSync(path.join(dataDir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const child = `${rel}/${d.name}`;
-      // Uploads still being received (src/storage/files.ts): not files yet, and renamed or gone at any moment.
-      if (rel === UPLOADS_ENTRY && d.name === '.incoming') continue;
+      // Uploads still being received (src/storage/files.ts, and resumable ones in .tus): not files yet, and renamed or gone at any moment.
+      if (rel === UPLOADS_ENTRY && (d.name === '.incoming' || d.name === '.tus')) continue;
       if (d.isDirectory()) {
         out.entries.push(child);
         walk(child);

@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { eachDatabase } from './support/databases';
+import { pending, register } from './support/events';
+import { startRawServer, type RawServer } from './support/raw-http';
+import { startTestServer, TestServer } from './support/server';
+import { filesOnDisk, tempDataDir } from './support/uploads';
+import type { UserRow } from '../src/queries/rows';
+
+const TUS = { 'Tus-Resumable': '1.0.0' };
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const basic = (u: UserRow) => 'Basic ' + Buffer.from(`${u.email}:${u.api_key}`).toString('base64');
+
+eachDatabase('resumable uploads (tus) at /api/v1/tus', (dialect) => {
+  let t: TestServer;
+  let raw: RawServer;
+  const data = tempDataDir();
+  beforeAll(async () => {
+    t = await startTestServer(dialect, undefined, { dataDir: data.dir, config: { maxFileUploadSizeMib: 1 } });
+    raw = await startRawServer(t.app);
+  });
+  afterAll(async () => {
+    await raw.close();
+    await t.close();
+    data.remove();
+  });
+
+  const create = (
+    user: UserRow | null,
+    length: number,
+    metadata = `filename ${b64('report [v2].pdf')},filetype ${b64('application/pdf')}`,
+  ) =>
+    raw.request({
+      method: 'POST',
+      path: '/api/v1/tus',
+      user,
+      headers: { ...TUS, 'Upload-Length': String(length), 'Upload-Metadata': metadata, 'Content-Length': '0' },
+    });
+  const patch = (user: UserRow | null, location: string, offset: number, body: Buffer) =>
+    raw.request({
+      method: 'PATCH',
+      path: location,
+      user,
+      headers: { ...TUS, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' },
+      body,
+    });
+  const head = (user: UserRow | null, location: string) => raw.request({ method: 'HEAD', path: location, user, headers: TUS });
+
+  /** A PATCH that declares `declared` bytes, sends `sent` of them, then drops the connection. */
+  const interruptedPatch = async (user: UserRow, location: string, offset: number, body: Buffer, sent: number) => {
+    const socket = net.connect(raw.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      [
+        `PATCH ${location} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        `Authorization: ${basic(user)}`,
+        'Tus-Resumable: 1.0.0',
+        `Upload-Offset: ${offset}`,
+        'Content-Type: application/offset+octet-stream',
+        `Content-Length: ${body.length}`,
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    await new Promise<void>((resolve) => socket.write(body.subarray(0, sent), () => resolve()));
+    await new Promise((r) => setTimeout(r, 200));
+    socket.destroy();
+  };
+
+  it('takes a file in parts, survives an interruption, and ends as POST /user_uploads does', async () => {
+    const queue = await register(t, t.cast.member, { event_types: ['attachment'] });
+    const file = randomBytes(300_000);
+    const created = await create(t.cast.member, file.length);
+    expect(created.status).toBe(201);
+    const location = String(created.headers.location);
+    expect(location).toMatch(/^\/api\/v1\/tus\/[^/]+$/);
+
+    // A first part.
+    const first = await patch(t.cast.member, location, 0, file.subarray(0, 100_000));
+    expect(first.status).toBe(204);
+    expect(first.headers['upload-offset']).toBe('100000');
+
+    // The connection drops in the middle of the second part.
+    await interruptedPatch(t.cast.member, location, 100_000, file.subarray(100_000), 80_000);
+    // The server keeps what arrived before the drop (once the aborted request is over).
+    let offset = 0;
+    for (let i = 0; i < 100 && offset <= 100_000; i++) {
+      const h = await head(t.cast.member, location);
+      expect(h.status).toBe(200);
+      offset = Number(h.headers['upload-offset']);
+      if (offset <= 100_000) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(offset).toBeGreaterThan(100_000);
+    expect(offset).toBeLessThanOrEqual(180_000);
+    expect(Number((await head(t.cast.member, location)).headers['upload-length'])).toBe(file.length);
+
+    // The rest, from where the server says it stands.
+    const last = await patch(t.cast.member, location, offset, file.subarray(offset));
+    expect(last.status).toBe(200);
+    expect(last.headers['upload-offset']).toBe(String(file.length));
+    const url: string = last.body.url;
+    expect(url).toMatch(new RegExp(`^/user_uploads/${t.realmId}/[0-9a-f]{1,2}/[A-Za-z0-9_-]{24}/report-v2\\.pdf$`));
+    expect(last.body).toEqual({ result: 'success', msg: '', url, uri: url, filename: 'report-v2.pdf' });
+
+    // The uploader reads identical bytes where the URL says.
+    const read = await raw.request({ method: 'GET', path: url, user: t.cast.member });
+    expect(read.status).toBe(200);
+    expect(read.headers['content-type']).toBe('application/pdf');
+    const got = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const s = net.connect(raw.port, '127.0.0.1', () =>
+        s.write(`GET ${url} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic(t.cast.member)}\r\nConnection: close\r\n\r\n`),
+      );
+      s.on('data', (c: Buffer) => chunks.push(c));
+      s.on('end', () => resolve(Buffer.concat(chunks)));
+      s.on('error', reject);
+    });
+    const bodyStart = got.indexOf('\r\n\r\n') + 4;
+    expect(got.subarray(bodyStart).equals(file)).toBe(true);
+
+    const pathId = url.slice('/user_uploads/'.length);
+    const row = await t.ctx.db('attachments').where({ path_id: pathId }).first();
+    expect(row).toMatchObject({
+      owner_id: t.cast.member.id,
+      realm_id: t.realmId,
+      file_name: 'report-v2.pdf',
+      content_type: 'application/pdf',
+    });
+    expect(Number(row.size)).toBe(file.length);
+    const events = await pending(t, queue);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'attachment', op: 'add', attachment: expect.objectContaining({ id: row.id, path_id: pathId }) }),
+    ]);
+
+    // The partial copy is gone once the file is stored.
+    expect(filesOnDisk(data.dir).filter((f) => f.startsWith('.tus') || f.startsWith('.incoming'))).toEqual([]);
+  });
+
+  it('lets no one but the uploader inspect or continue an upload', async () => {
+    const created = await create(t.cast.member, 10);
+    const location = String(created.headers.location);
+    const missing = await head(t.cast.owner, location.replace(/[^/]+$/, 'nosuchupload'));
+    const other = await head(t.cast.owner, location);
+    expect(other.status).toBe(404);
+    expect(other.status).toBe(missing.status);
+    const otherPatch = await patch(t.cast.owner, location, 0, Buffer.from('0123456789'));
+    expect(otherPatch.status).toBe(404);
+    // Nothing was written by the refused PATCH.
+    const mine = await head(t.cast.member, location);
+    expect(mine.status).toBe(200);
+    expect(mine.headers['upload-offset']).toBe('0');
+  });
+
+  it('refuses an Upload-Length over the limit with 413 and keeps nothing', async () => {
+    const before = filesOnDisk(data.dir);
+    const res = await create(t.cast.member, 1024 * 1024 + 1);
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ result: 'error', msg: 'Uploaded file is larger than the allowed limit of 1 MiB', code: 'BAD_REQUEST' });
+    expect(filesOnDisk(data.dir)).toEqual(before);
+    expect((await create(t.cast.member, 1024 * 1024)).status).toBe(201);
+  });
+
+  it('needs the API credentials', async () => {
+    const before = filesOnDisk(data.dir);
+    const none = await create(null, 10);
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ result: 'error', msg: 'Not logged in: API authentication or user session required', code: 'UNAUTHORIZED' });
+    expect(none.headers['www-authenticate']).toBe('Basic realm="zulip"');
+    const wrong = await create({ ...t.cast.member, api_key: 'x'.repeat(32) }, 10);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.msg).toBe('Invalid API key');
+    expect(filesOnDisk(data.dir)).toEqual(before);
+  });
+});
