@@ -5,6 +5,7 @@ import { pending, register } from './support/events';
 import { startRawServer, type RawServer } from './support/raw-http';
 import { startTestServer, TestServer } from './support/server';
 import { filesOnDisk, tempDataDir } from './support/uploads';
+import { listUploads } from '../src/db/backup/uploads';
 import type { UserRow } from '../src/queries/rows';
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
@@ -171,5 +172,30 @@ eachDatabase('resumable uploads (tus) at /api/v1/tus', (dialect) => {
     expect(wrong.status).toBe(401);
     expect(wrong.body.msg).toBe('Invalid API key');
     expect(filesOnDisk(data.dir)).toEqual(before);
+  });
+
+  it('refuses a deferred length, as Zulip does', async () => {
+    const res = await raw.request({
+      method: 'POST',
+      path: '/api/v1/tus',
+      user: t.cast.member,
+      headers: { ...TUS, 'Upload-Defer-Length': '1', 'Upload-Metadata': `filename ${b64('a.txt')}`, 'Content-Length': '0' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ result: 'error', msg: 'Deferred file size not allowed.', code: 'BAD_REQUEST' });
+  });
+
+  it('answers protocol discovery without credentials, announcing the limit', async () => {
+    const res = await raw.request({ method: 'OPTIONS', path: '/api/v1/tus', headers: TUS });
+    expect(res.status).toBe(204);
+    expect(res.headers['tus-max-size']).toBe(String(1024 * 1024));
+    expect(res.headers['tus-version']).toBe('1.0.0');
+  });
+
+  it('leaves unfinished uploads out of backups', async () => {
+    const created = await create(t.cast.member, 10);
+    expect((await patch(t.cast.member, String(created.headers.location), 0, Buffer.from('01234'))).status).toBe(204);
+    expect(filesOnDisk(data.dir).some((f) => f.startsWith('.tus/'))).toBe(true);
+    expect(listUploads(data.dir)!.entries.filter((e) => e.includes('.tus'))).toEqual([]);
   });
 });
