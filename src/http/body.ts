@@ -80,33 +80,14 @@ function multipartBody(limits: BodyLimits): RequestHandler {
       next();
       return;
     }
-    const encoding = String(req.headers['content-encoding'] ?? 'identity')
-      .trim()
-      .toLowerCase();
-    if (encoding !== 'identity') {
-      discard(req, res);
-      next(new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415));
-      return;
-    }
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: req.headers,
-        defParamCharset: 'utf8',
-        limits: {
-          fieldNameSize: 200,
-          fieldSize: limits.formBytes,
-          fields: limits.formFields,
-          fileSize: limits.fileBytes,
-          files: limits.files,
-          parts: limits.formFields + limits.files,
-          headerPairs: 20,
-        },
-      });
-    } catch {
-      // "Multipart: Boundary not found", "Unsupported content type", ...
-      discard(req, res);
-      next(malformed('Malformed multipart body'));
+    const parser = openMultipart(req, res, {
+      fileSize: limits.fileBytes,
+      files: limits.files,
+      formBytes: limits.formBytes,
+      formFields: limits.formFields,
+    });
+    if (parser instanceof ApiError) {
+      next(parser);
       return;
     }
 
@@ -229,35 +210,17 @@ export function receivedFiles(res: Response): ReceivedFile[] {
  */
 export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const encoding = String(req.headers['content-encoding'] ?? 'identity')
-      .trim()
-      .toLowerCase();
-    if (encoding !== 'identity') {
-      discard(req, res);
-      reject(new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415));
-      return;
-    }
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: req.headers,
-        defParamCharset: 'utf8',
-        limits: {
-          fieldNameSize: 200,
-          fieldSize: limits.formBytes,
-          fields: limits.formFields,
-          // busboy stops a file when it reaches this size; a file of exactly
-          // the limit is allowed (as Zulip), so the stop is one byte later.
-          fileSize: limits.fileBytes + 1,
-          // One more than allowed, so that the second file is seen and refused in Zulip's words.
-          files: 2,
-          parts: limits.formFields + 2,
-          headerPairs: 20,
-        },
-      });
-    } catch {
-      discard(req, res);
-      reject(malformed('Malformed multipart body'));
+    const parser = openMultipart(req, res, {
+      formBytes: limits.formBytes,
+      formFields: limits.formFields,
+      // busboy stops a file when it reaches this size; a file of exactly
+      // the limit is allowed (as Zulip), so the stop is one byte later.
+      fileSize: limits.fileBytes + 1,
+      // One more than allowed, so that the second file is seen and refused in Zulip's words.
+      files: 2,
+    });
+    if (parser instanceof ApiError) {
+      reject(parser);
       return;
     }
     const received: ReceivedFile[] = [];
@@ -367,4 +330,43 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
     });
     req.pipe(counter).pipe(parser);
   });
+}
+
+/**
+ * A busboy parser for this multipart request with our limits, or the error
+ * to answer (the body is then read and dropped): compressed multipart bodies
+ * are refused (no Zulip client sends them), and a missing boundary or an
+ * unsupported content type is a malformed body.
+ */
+function openMultipart(
+  req: Request,
+  res: Response,
+  limits: { formBytes: number; formFields: number; fileSize: number; files: number },
+): busboy.Busboy | ApiError {
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
+  if (encoding !== 'identity') {
+    discard(req, res);
+    return new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415);
+  }
+  try {
+    return busboy({
+      headers: req.headers,
+      defParamCharset: 'utf8',
+      limits: {
+        fieldNameSize: 200,
+        fieldSize: limits.formBytes,
+        fields: limits.formFields,
+        fileSize: limits.fileSize,
+        files: limits.files,
+        parts: limits.formFields + limits.files,
+        headerPairs: 20,
+      },
+    });
+  } catch {
+    // "Multipart: Boundary not found", "Unsupported content type", ...
+    discard(req, res);
+    return malformed('Malformed multipart body');
+  }
 }
