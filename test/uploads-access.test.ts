@@ -177,6 +177,24 @@ eachDatabase('GET /user_uploads', (dialect) => {
     });
   });
 
+  describe('quoting a file', () => {
+    it('links a file the sender can read, so the quote’s recipients may read it; not one they cannot', async () => {
+      const dmUrl = `/user_uploads/${files.dm}`;
+      const unlinkedUrl = `/user_uploads/${files.unlinked}`;
+      expect((await getFile(files.dm, bystander)).status).toBe(404);
+      // The DM's recipient quotes it to the bystander: the file is linked again, and the bystander may read it.
+      const quote = await sendDirect(t, dmRecipient, [bystander], `> [dm.txt](${dmUrl})`);
+      const linked = async (messageId: number) =>
+        (await t.ctx.db('attachment_messages').where({ message_id: messageId }).pluck('attachment_id')).length;
+      expect(await linked(quote)).toBe(1);
+      expect((await getFile(files.dm, bystander)).status).toBe(200);
+      // The bystander cannot read the uploader's unlinked file: naming it links nothing and opens nothing.
+      const probe = await sendDirect(t, bystander, [earlySubscriber], `[alone.txt](${unlinkedUrl})`);
+      expect(await linked(probe)).toBe(0);
+      expect((await getFile(files.unlinked, earlySubscriber)).status).toBe(404);
+    });
+  });
+
   describe('serving', () => {
     it.each([
       ['html', 'text/html'],

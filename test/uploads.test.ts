@@ -219,7 +219,7 @@ eachDatabase('POST /user_uploads', (dialect) => {
       expect(await pending(t, other)).toEqual([]);
     });
 
-    it('sets has_attachment only for a link to an existing upload of the sender; has:attachment and has:image follow', async () => {
+    it('sets has_attachment only for a link to an existing upload the sender may read; has:attachment and has:image follow', async () => {
       const up = await uploadFiles(t, t.cast.member, [{ name: 'cat.png', content: 'png', type: 'image/png' }]);
       const linked = await sendDirect(t, t.cast.member, [t.cast.owner], `look [cat.png](${up.body.url})`);
       const bogus = await sendDirect(
@@ -228,14 +228,17 @@ eachDatabase('POST /user_uploads', (dialect) => {
         [t.cast.owner],
         `[nothing](/user_uploads/${t.realmId}/ab/AAAAAAAAAAAAAAAAAAAAAAAA/none.png)`,
       );
-      // Someone else's upload is not the sender's to attach.
-      const foreign = await sendDirect(t, t.cast.owner, [t.cast.member], `[cat.png](${up.body.url})`);
+      // Someone else's upload the sender cannot read is not theirs to attach; one they can read (they received it) is.
+      const unseen = await uploadFiles(t, t.cast.member, [{ name: 'dog.png', content: 'png', type: 'image/png' }]);
+      const foreign = await sendDirect(t, t.cast.owner, [t.cast.member], `[dog.png](${unseen.body.url})`);
+      const quoted = await sendDirect(t, t.cast.owner, [t.cast.member], `> [cat.png](${up.body.url})`);
       const image = await sendDirect(t, t.cast.member, [t.cast.owner], 'https://example.com/a.png');
       const plain = await sendDirect(t, t.cast.member, [t.cast.owner], 'just words');
       const flags = async (id: number) => t.ctx.db('messages').where({ id }).first('has_attachment', 'has_image', 'has_link');
       expect(Boolean((await flags(linked)).has_attachment)).toBe(true);
       expect(Boolean((await flags(bogus)).has_attachment)).toBe(false);
       expect(Boolean((await flags(foreign)).has_attachment)).toBe(false);
+      expect(Boolean((await flags(quoted)).has_attachment)).toBe(true);
       const narrow = async (operand: string) => {
         const res = await t.api.get('/messages', t.cast.owner, {
           anchor: 'newest',

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { isSafePathId } from '../domain/uploads';
 import { isGuestRole } from '../domain/roles';
 import { ApiError } from '../errors';
-import { canReadLinkingMessage, findAttachment, type UploadRow } from '../queries/attachments';
+import { canReadLinkingMessage, findAttachment, listAttachmentsByPath, type UploadRow } from '../queries/attachments';
 import type { UserRow } from '../queries/rows';
 
 /**
@@ -32,4 +32,23 @@ export async function getUploadForToken(db: Knex, pathId: string): Promise<Uploa
   const row = await findAttachment(db, Number(pathId.slice(0, pathId.indexOf('/'))), pathId);
   if (!row) throw fileNotFound();
   return row;
+}
+
+/**
+ * Of the uploads these path ids name, the ones `user` may attach to a
+ * message: as Zulip claims attachments, every file the sender can read —
+ * their own, or one a message they can read links (quoting a message with
+ * an image links that image again, so the quote's readers can open it).
+ * Only when content names /user_uploads/, so one lookup plus one check per
+ * foreign file.
+ */
+export async function listAttachableUploads(db: Knex, user: UserRow, pathIds: readonly string[]): Promise<UploadRow[]> {
+  const rows = await listAttachmentsByPath(db, user.realm_id, pathIds);
+  const out: UploadRow[] = [];
+  for (const row of rows) {
+    if (row.owner_id === user.id) out.push(row);
+    else if (await canReadLinkingMessage(db, row.id, { id: user.id, realm_id: user.realm_id, isGuest: isGuestRole(user.role) }))
+      out.push(row);
+  }
+  return out;
 }

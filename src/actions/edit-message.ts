@@ -24,7 +24,6 @@ import {
   insertEditEntry,
   insertMoveEntries,
   insertRowsForSubscribers,
-  linkOwnAttachments,
   listActiveSubscribersWithRole,
   listEverSubscribedIds,
   listMessageAttachments,
@@ -41,6 +40,8 @@ import {
   updateMessageContentIf,
 } from '../queries/edit-message';
 import { getRecursiveMemberIds } from '../queries/groups';
+import { linkAttachments } from '../queries/attachments';
+import { listAttachableUploads } from '../access/attachments';
 import { getUsersByIds, type MessageRow } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
@@ -552,8 +553,8 @@ async function recomputeMentions(tx: Tx, plan: EditPlan, rendered: RenderedMessa
 }
 
 /**
- * Attachment links follow the content: new references to the editor's own
- * uploads are linked, removed ones unlinked. Returns the editor's uploads
+ * Attachment links follow the content: new references to uploads the editor
+ * may read are linked, removed ones unlinked. Returns the editor's uploads
  * that no message references any more (detached_uploads).
  */
 async function relinkAttachments(tx: Tx, ctx: AppContext, plan: EditPlan, viewer: Viewer, content: string): Promise<AttachmentRow[]> {
@@ -566,7 +567,12 @@ async function relinkAttachments(tx: Tx, ctx: AppContext, plan: EditPlan, viewer
     row.id,
     removed.map((a) => a.id),
   );
-  await linkOwnAttachments(tx.trx, row.realm_id, viewer.user.id, row.id, [...refs]);
+  const attachable = refs.size ? await listAttachableUploads(tx.trx, viewer.user, [...refs]) : [];
+  await linkAttachments(
+    tx.trx,
+    row.id,
+    attachable.map((a) => a.id),
+  );
   // Each upload whose set of linking messages changed: an attachment update to its owner.
   const had = new Set(before.map((a) => a.id));
   const added = (await listMessageAttachments(tx.trx, row.id)).filter((a) => !had.has(a.id));

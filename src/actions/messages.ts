@@ -17,7 +17,8 @@ import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { type MessageBusEvent, type MessageLookups, toApiMessage } from '../serializers/messages';
-import { linkAttachments, listOwnAttachmentsByPath } from '../queries/attachments';
+import { linkAttachments } from '../queries/attachments';
+import { listAttachableUploads } from '../access/attachments';
 import { queueAttachmentEvents } from './uploads';
 import { recordActivity } from './activity';
 import { referencedUploads } from '../domain/uploads';
@@ -236,11 +237,11 @@ export async function sendMessageInTx(
     rows.push({ userId: sender.id, flags: base + (opts.readBySender ? flagMask('read') : 0) });
   }
 
-  // The uploads the content references that the sender may attach (their
-  // own) become the message's attachments. As Zulip, has_attachment means
-  // the message links an upload record, not merely a /user_uploads/ URL.
+  // The uploads the content references that the sender may read become the
+  // message's attachments. As Zulip, has_attachment means the message links
+  // an upload record, not merely a /user_uploads/ URL.
   const uploads = referencedUploads(content);
-  const claimed = uploads.length ? await listOwnAttachmentsByPath(tx.trx, realm.id, sender.id, uploads) : [];
+  const claimed = uploads.length ? await listAttachableUploads(tx.trx, sender, uploads) : [];
   const stored = await insertMessageRow(tx, {
     realmId: realm.id,
     senderId: sender.id,

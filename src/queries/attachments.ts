@@ -100,11 +100,11 @@ export async function listLinkedMessageIds(q: Q, attachmentIds: readonly number[
   return out;
 }
 
-/** Of these path ids, the uploads of `ownerId` in the organization (what a message by them may link). */
-export async function listOwnAttachmentsByPath(q: Q, realmId: number, ownerId: number, pathIds: readonly string[]): Promise<UploadRow[]> {
+/** Of these path ids, the organization's uploads (whoever uploaded them). */
+export async function listAttachmentsByPath(q: Q, realmId: number, pathIds: readonly string[]): Promise<UploadRow[]> {
   if (pathIds.length === 0) return [];
   const rows: Array<Record<string, unknown>> = await q('attachments')
-    .where({ realm_id: realmId, owner_id: ownerId })
+    .where({ realm_id: realmId })
     .whereIn('path_id', [...new Set(pathIds)].slice(0, 1000))
     .select(...COLUMNS);
   return rows.map(toUpload);

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { flagMask } from '../domain/flags';
-import { linkAttachments, listOwnAttachmentsByPath } from './attachments';
 import { nowSeconds } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -259,26 +258,6 @@ export async function listMessageAttachments(q: Q, messageId: number): Promise<A
     .where('am.message_id', messageId)
     .select('a.id', 'a.owner_id', 'a.file_name', 'a.path_id', 'a.size', 'a.create_time');
   return rows.map(toAttachment);
-}
-
-/**
- * Links a message to the organization's uploads of `ownerId` among these
- * path ids (the files its content references). A user can attach only what
- * they uploaded.
- */
-export async function linkOwnAttachments(
-  q: Q,
-  realmId: number,
-  ownerId: number,
-  messageId: number,
-  pathIds: readonly string[],
-): Promise<void> {
-  const found = await listOwnAttachmentsByPath(q, realmId, ownerId, pathIds);
-  await linkAttachments(
-    q,
-    messageId,
-    found.map((a) => a.id),
-  );
 }
 
 export async function unlinkAttachments(q: Q, messageId: number, attachmentIds: readonly number[]): Promise<void> {
