@@ -163,6 +163,31 @@ eachDatabase('editing message content', (dialect) => {
     expect(res.body).toEqual({ result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
   });
 
+  it('answers Invalid message(s) in an archived channel, and in a private channel the sender has left', async () => {
+    const { owner, member } = t.cast;
+    const archived = await createChannel(t, 'to archive', [owner, member]);
+    const inArchived = (await t.api.post('/messages', member, { type: 'channel', to: 'to archive', topic: 't', content: 'before' })).body
+      .id as number;
+    // A fixture: archiving channels has no endpoint yet.
+    await t.ctx.db('channels').where({ id: archived.id }).update({ deactivated: true });
+    const refused = async (id: number, body: Record<string, unknown>) => {
+      const res = await t.api.patch(`/messages/${id}`, member, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    };
+    await refused(inArchived, { content: 'after' });
+    await refused(inArchived, { topic: 'elsewhere' });
+    expect(await row(inArchived)).toMatchObject({ content: 'before', topic: 't' });
+
+    await createChannel(t, 'left behind', [owner, member], { inviteOnly: true, historyPublicToSubscribers: false });
+    const said = (await t.api.post('/messages', member, { type: 'channel', to: 'left behind', topic: 't', content: 'before' })).body
+      .id as number;
+    expect((await t.api.delete('/users/me/subscriptions', member, { subscriptions: ['left behind'] })).status).toBe(200);
+    // The sender still holds the row (and may read the message), but changing it needs the channel.
+    await refused(said, { content: 'after' });
+    expect(await row(said)).toMatchObject({ content: 'before' });
+  });
+
   it('edits direct messages but gives them neither topics nor channels', async () => {
     const id = (await t.api.post('/messages', t.cast.member, { type: 'direct', to: [t.cast.owner.id], content: 'psst' })).body.id;
     expect((await t.api.patch(`/messages/${id}`, t.cast.member, { topic: 'x' })).body.msg).toBe('Direct messages cannot have topics.');

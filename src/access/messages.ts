@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { invalidMessage } from '../errors';
-import { getChannelById } from '../queries/channels';
+import { type ChannelRow, getChannelById } from '../queries/channels';
 import {
   ChannelRef,
   EditRow,
@@ -33,6 +33,27 @@ export async function accessMessage(db: Knex, viewer: Viewer, id: number): Promi
   const [found] = await accessMessages(db, viewer, [id]);
   if (!found) throw invalidMessage();
   return found;
+}
+
+/**
+ * A message the viewer may change (edit, move, delete): readable as for
+ * accessMessage, and, for a channel message, readable through the channel
+ * now (Zulip's is_modifying_message): none in an archived channel, and a
+ * row alone does not do once one has left a private channel whose history
+ * is protected. Also returns the channel (null for direct messages).
+ */
+export async function accessMessageForChange(
+  db: Knex,
+  viewer: Viewer,
+  id: number,
+): Promise<AccessibleMessage & { channel: ChannelRow | null }> {
+  const found = await accessMessage(db, viewer, id);
+  if (found.row.recipient_type !== RecipientType.CHANNEL) return { ...found, channel: null };
+  const channel = await getChannelById(db, viewer.user.realm_id, found.row.recipient_type_id);
+  if (!channel || channel.deactivated) throw invalidMessage();
+  const current = canReadChannelHistory(viewer, channel) || (found.flags !== null && viewer.subscribedRecipients.has(channel.recipient_id));
+  if (!current) throw invalidMessage();
+  return { ...found, channel };
 }
 
 /** The accessible subset of `ids`, in id order (three queries whatever the count). */

@@ -12,7 +12,7 @@ import { isAdminRole, isGuestRole, isModeratorOrAbove } from '../domain/roles';
 import { EMPTY_TOPIC_DISPLAY_NAME, effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../domain/topics';
 import { ApiError, invalidChannelId } from '../errors';
 import type { EventBody } from '../events/bus';
-import { accessMessage } from '../access/messages';
+import { accessMessageForChange } from '../access/messages';
 import { canReadChannelHistory, canSeeChannel, inGroup, loadViewer, Viewer } from '../access/viewer';
 import { channelNarrowPath, encodeHashComponent } from '../markdown/zulip';
 import { ChannelRow, getActiveSubscriberIds, getChannelById } from '../queries/channels';
@@ -96,7 +96,8 @@ export async function doUpdateMessage(ctx: AppContext, viewer: Viewer, p: Params
   return inTransaction(ctx.db, async (tx) => {
     // The viewer is read again inside the transaction on retries; memberships do not change here.
     await lockMessageRow(tx.trx, p.message_id);
-    const { row } = await accessMessage(tx.trx, viewer, p.message_id);
+    // Changing a message needs access to its channel now (archived or left private channels: none).
+    const { row } = await accessMessageForChange(tx.trx, viewer, p.message_id);
     const plan = await checkEdit(tx, viewer, row, p);
     return applyEdit(tx, ctx, viewer, plan, p);
   });

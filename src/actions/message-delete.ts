@@ -1,10 +1,9 @@
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
-import { RecipientType } from '../domain/recipients';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
-import { adminRequired, ApiError, invalidChannelId, invalidMessage } from '../errors';
-import { accessMessage } from '../access/messages';
+import { adminRequired, ApiError, invalidChannelId } from '../errors';
+import { accessMessageForChange } from '../access/messages';
 import { canReadChannelHistory, inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import type { EventBus } from '../events/bus';
 import type { PublishedEvent } from '../events/shape';
@@ -115,14 +114,7 @@ async function deleteMessagesInTx(tx: Tx, bus: EventBus, conv: Conversation, ids
 export async function doDeleteMessage(ctx: AppContext, viewer: Viewer, p: Params<'delete-message'>): Promise<Data<'delete-message'>> {
   const realm = await getRealmOfUser(ctx.db, viewer.user);
   await inTransaction(ctx.db, async (tx) => {
-    const { row, flags } = await accessMessage(tx.trx, viewer, p.message_id);
-    let channel: ChannelRow | null = null;
-    if (row.recipient_type === RecipientType.CHANNEL) {
-      channel = (await getChannelById(tx.trx, viewer.user.realm_id, row.recipient_type_id)) ?? null;
-      // Changing a message needs access to its channel now (Zulip's is_modifying_message):
-      // none in an archived channel, and a row alone does not do once one has left a private one.
-      if (!channel || channel.deactivated || !hasContentAccess(viewer, channel, flags !== null)) throw invalidMessage();
-    }
+    const { row, channel } = await accessMessageForChange(tx.trx, viewer, p.message_id);
     const sender = (await getUsersByIds(tx.trx, [row.sender_id])).get(row.sender_id)!;
     checkCanDeleteMessage(viewer, realm, row, sender, channel, Math.floor(Date.now() / 1000));
     const deleted = await deleteMessagesInTx(
@@ -135,16 +127,6 @@ export async function doDeleteMessage(ctx: AppContext, viewer: Viewer, p: Params
     if (deleted === 0) throw new ApiError('Message already deleted');
   });
   return {};
-}
-
-/**
- * Whether the viewer may read the channel's content now: its history (public,
- * or private with shared history while subscribed), or, with protected history,
- * a message they received while still subscribed.
- */
-function hasContentAccess(viewer: Viewer, channel: ChannelRow, received: boolean): boolean {
-  if (canReadChannelHistory(viewer, channel)) return true;
-  return received && viewer.subscribedRecipients.has(channel.recipient_id);
 }
 
 /**
