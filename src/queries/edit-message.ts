@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
 import { nowSeconds } from './ids';
 
@@ -22,7 +23,7 @@ async function eachChunk(ids: readonly number[], run: (slice: number[]) => Promi
  */
 export async function lockMessageRow(trx: Knex.Transaction, id: number): Promise<void> {
   const query = trx('messages').where({ id }).first('id');
-  if (trx.client.config.client === 'mysql2') query.forUpdate();
+  if (dialectOf(trx) === 'mysql') query.forUpdate();
   await query;
 }
 
@@ -45,7 +46,7 @@ export interface ContentChange {
  */
 export async function updateMessageContentIf(q: Q, id: number, expected: string, change: ContentChange): Promise<boolean> {
   // Byte for byte: MariaDB's collation would call "Hi" and "hi " equal.
-  const same = q.client.config.client === 'mysql2' ? 'CAST(content AS BINARY) = CAST(? AS BINARY)' : 'content = ?';
+  const same = dialectOf(q) === 'mysql' ? 'CAST(content AS BINARY) = CAST(? AS BINARY)' : 'content = ?';
   const n = await q('messages')
     .where({ id })
     .whereRaw(same, [expected])

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
 import { insertOne, nowSeconds } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -40,7 +41,7 @@ export async function findOwnSavedSnippetForUpdate(q: Q, userId: number, id: num
     .where({ id, user_id: userId })
     .first(...COLUMNS);
   // SQLite has no row locks (its writer holds the database); knex warns on forUpdate there.
-  if (q.client.config.client === 'mysql2') query.forUpdate();
+  if (dialectOf(q) === 'mysql') query.forUpdate();
   const row = (await query) as Record<string, unknown> | undefined;
   return row ? toRow(row) : undefined;
 }

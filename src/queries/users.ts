@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
 import { RecipientType } from '../domain/recipients';
 import { Role } from '../domain/roles';
 import { inChunks, insertOne } from './ids';
@@ -113,7 +114,7 @@ export async function getMaxMessageIdForUser(q: Q, userId: number): Promise<numb
  */
 export async function lockActiveOwnerIds(trx: Knex.Transaction, realmId: number, ownerRole: number): Promise<number[]> {
   const query = trx('users').where({ realm_id: realmId, role: ownerRole, is_active: true, is_bot: false }).select('id');
-  if (trx.client.config.client === 'mysql2') query.forUpdate();
+  if (dialectOf(trx) === 'mysql') query.forUpdate();
   return (await query).map((r: { id: number }) => Number(r.id));
 }
 
