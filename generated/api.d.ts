@@ -232,6 +232,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message
+         * @description Renders Markdown to the HTML a message with that content would have (mentions, channel links and emoji resolved as when sending), for a preview. Nothing is stored and no one is notified.
+         */
+        post: operations["render-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/subscriptions": {
         parameters: {
             query?: never;
@@ -314,6 +334,98 @@ export interface paths {
          * @description Creates one channel with the given settings and subscribes the listed users to it. Unlike subscribing, it fails when a channel of that name already exists. New in feature level 417.
          */
         post: operations["create-channel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get channels
+         * @description Lists the channels the caller asks for, from several sources combined: public channels, web-public channels, the caller's subscriptions, every channel whose existence the caller may know (include_all), and for a bot its owner's subscriptions. Sorted by name. Archived channels are left out unless exclude_archived is false (feature level 315).
+         */
+        get: operations["get-streams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a channel by ID
+         * @description Returns one channel without the caller's personal settings, archived or not (feature level 132).
+         */
+        get: operations["get-stream-by-id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/get_stream_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel's ID
+         * @description Finds a channel's ID from its name (compared case-insensitively).
+         */
+        get: operations["get-stream-id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/{stream_id}/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get topics in a channel
+         * @description Lists the channel's topics, newest first, each with the ID of its newest message. Topics differing only in case are one topic, named as its newest message spells it. In a private channel with protected history only the topics of messages the caller received are listed, and max_id is the newest of those.
+         */
+        get: operations["get-stream-topics"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1517,6 +1629,24 @@ export interface components {
             /** @description true when every message of the topic was deleted; false when the request stopped after deleting some batches, in which case the client should repeat it. */
             complete: boolean;
         };
+        RenderMessageRequest: {
+            /** @description The Markdown to render. Longer than the 10,000 characters a message may hold, it is truncated as sending would. */
+            content: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "rendered": "<p><strong>foo</strong></p>"
+         *     }
+         */
+        RenderMessageResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The HTML a message with this content would have. */
+            rendered: string;
+        };
         /**
          * @deprecated
          * @description Deprecated summary of who may post (1 anyone, 2 administrators only, 3 full members only, 4 moderators only). Superseded by can_send_message_group at feature level 333 and possibly inaccurate since then.
@@ -1988,6 +2118,161 @@ export interface components {
             msg: string;
             /** @enum {string} */
             code: "CHANNEL_ALREADY_EXISTS";
+        };
+        /**
+         * @description A channel without any user's personal settings, as sent in channel events and in the never_subscribed and streams lists of /register.
+         * @example {
+         *       "stream_id": 2,
+         *       "name": "design",
+         *       "description": "Where we argue about pixels.",
+         *       "rendered_description": "<p>Where we argue about pixels.</p>",
+         *       "date_created": 1691057093,
+         *       "creator_id": 1,
+         *       "invite_only": false,
+         *       "is_web_public": false,
+         *       "stream_post_policy": 1,
+         *       "message_retention_days": null,
+         *       "history_public_to_subscribers": true,
+         *       "first_message_id": null,
+         *       "folder_id": null,
+         *       "topics_policy": "inherit",
+         *       "is_recently_active": false,
+         *       "stream_weekly_traffic": null,
+         *       "is_announcement_only": false,
+         *       "is_archived": false,
+         *       "subscriber_count": 1,
+         *       "can_add_subscribers_group": 2,
+         *       "can_remove_subscribers_group": 3,
+         *       "can_administer_channel_group": {
+         *         "direct_members": [
+         *           1
+         *         ],
+         *         "direct_subgroups": []
+         *       },
+         *       "can_delete_any_message_group": 1,
+         *       "can_delete_own_message_group": 1,
+         *       "can_move_messages_out_of_channel_group": 1,
+         *       "can_move_messages_within_channel_group": 1,
+         *       "can_send_message_group": 7,
+         *       "can_subscribe_group": 1,
+         *       "can_resolve_topics_group": 1,
+         *       "can_create_topic_group": 7
+         *     }
+         */
+        BasicChannel: {
+            /** @description The channel's ID. */
+            stream_id: number;
+            /** @description The channel's name. */
+            name: string;
+            /** @description The description as Markdown source. */
+            description: string;
+            /** @description The description rendered to HTML. */
+            rendered_description: string;
+            /** @description When the channel was created, in UTC seconds. */
+            date_created: number;
+            /** @description The user who created the channel; null when no creator is recorded. */
+            creator_id: number | null;
+            /** @description True for a private channel. */
+            invite_only: boolean;
+            /** @description Whether the history can be read on the web without an account. */
+            is_web_public: boolean;
+            stream_post_policy: components["schemas"]["StreamPostPolicy"];
+            /** @description Days messages are kept; null inherits the organization setting, -1 keeps forever. */
+            message_retention_days: number | null;
+            /** @description Whether subscribers can read messages sent before they joined. */
+            history_public_to_subscribers: boolean;
+            /** @description ID of the oldest message; null when the channel has no messages. */
+            first_message_id: number | null;
+            /** @description The channel folder holding the channel; null when in none. */
+            folder_id: number | null;
+            topics_policy: components["schemas"]["TopicsPolicy"];
+            /** @description Whether the channel has had recent message activity. */
+            is_recently_active: boolean;
+            /** @description Estimated messages per week; null when there is too little data. */
+            stream_weekly_traffic: number | null;
+            /**
+             * @deprecated
+             * @description Legacy flag equal to stream_post_policy being 2.
+             */
+            is_announcement_only: boolean;
+            /** @description Whether the channel is archived. */
+            is_archived: boolean;
+            /** @description Number of active subscribers. */
+            subscriber_count: number;
+            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). With include_subscribers=`partial`, only for channels of fewer than 250 subscribers. */
+            subscribers?: number[];
+            /** @description Instead of `subscribers`, in the never_subscribed list of POST /register with include_subscribers=`partial`, for channels of 250 subscribers or more: the subscribers who are bots or were active in the last 14 days (feature level 412). */
+            partial_subscribers?: number[];
+            /** @description Only in GET /streams with include_default: whether new users are subscribed to the channel by default. */
+            is_default?: boolean;
+            can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
+            can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
+            can_administer_channel_group: components["schemas"]["GroupSettingValue"];
+            can_delete_any_message_group: components["schemas"]["GroupSettingValue"];
+            can_delete_own_message_group: components["schemas"]["GroupSettingValue"];
+            can_move_messages_out_of_channel_group: components["schemas"]["GroupSettingValue"];
+            can_move_messages_within_channel_group: components["schemas"]["GroupSettingValue"];
+            can_send_message_group: components["schemas"]["GroupSettingValue"];
+            can_subscribe_group: components["schemas"]["GroupSettingValue"];
+            can_resolve_topics_group: components["schemas"]["GroupSettingValue"];
+            can_create_topic_group: components["schemas"]["GroupSettingValue"];
+        };
+        GetStreamsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channels asked for, sorted by name. */
+            streams: components["schemas"]["BasicChannel"][];
+        };
+        GetStreamResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            stream: components["schemas"]["BasicChannel"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "stream_id": 1
+         *     }
+         */
+        GetStreamIdResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channel's ID. */
+            stream_id: number;
+        };
+        /** @description A topic of a channel, named as in its newest message. */
+        TopicSummary: {
+            /** @description The topic's name as its newest message spells it (topics are compared case-insensitively). The empty topic is sent as the realm's empty-topic display name unless allow_empty_topic_name. */
+            name: string;
+            /** @description ID of the newest message in the topic the caller can read. */
+            max_id: number;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "topics": [
+         *         {
+         *           "name": "greetings",
+         *           "max_id": 26
+         *         },
+         *         {
+         *           "name": "plans",
+         *           "max_id": 19
+         *         }
+         *       ]
+         *     }
+         */
+        GetStreamTopicsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channel's topics, newest first. */
+            topics: components["schemas"]["TopicSummary"][];
         };
         /**
          * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
@@ -2965,102 +3250,6 @@ export interface components {
                 key: string;
                 text: string;
             }[];
-        };
-        /**
-         * @description A channel without any user's personal settings, as sent in channel events and in the never_subscribed and streams lists of /register.
-         * @example {
-         *       "stream_id": 2,
-         *       "name": "design",
-         *       "description": "Where we argue about pixels.",
-         *       "rendered_description": "<p>Where we argue about pixels.</p>",
-         *       "date_created": 1691057093,
-         *       "creator_id": 1,
-         *       "invite_only": false,
-         *       "is_web_public": false,
-         *       "stream_post_policy": 1,
-         *       "message_retention_days": null,
-         *       "history_public_to_subscribers": true,
-         *       "first_message_id": null,
-         *       "folder_id": null,
-         *       "topics_policy": "inherit",
-         *       "is_recently_active": false,
-         *       "stream_weekly_traffic": null,
-         *       "is_announcement_only": false,
-         *       "is_archived": false,
-         *       "subscriber_count": 1,
-         *       "can_add_subscribers_group": 2,
-         *       "can_remove_subscribers_group": 3,
-         *       "can_administer_channel_group": {
-         *         "direct_members": [
-         *           1
-         *         ],
-         *         "direct_subgroups": []
-         *       },
-         *       "can_delete_any_message_group": 1,
-         *       "can_delete_own_message_group": 1,
-         *       "can_move_messages_out_of_channel_group": 1,
-         *       "can_move_messages_within_channel_group": 1,
-         *       "can_send_message_group": 7,
-         *       "can_subscribe_group": 1,
-         *       "can_resolve_topics_group": 1,
-         *       "can_create_topic_group": 7
-         *     }
-         */
-        BasicChannel: {
-            /** @description The channel's ID. */
-            stream_id: number;
-            /** @description The channel's name. */
-            name: string;
-            /** @description The description as Markdown source. */
-            description: string;
-            /** @description The description rendered to HTML. */
-            rendered_description: string;
-            /** @description When the channel was created, in UTC seconds. */
-            date_created: number;
-            /** @description The user who created the channel; null when no creator is recorded. */
-            creator_id: number | null;
-            /** @description True for a private channel. */
-            invite_only: boolean;
-            /** @description Whether the history can be read on the web without an account. */
-            is_web_public: boolean;
-            stream_post_policy: components["schemas"]["StreamPostPolicy"];
-            /** @description Days messages are kept; null inherits the organization setting, -1 keeps forever. */
-            message_retention_days: number | null;
-            /** @description Whether subscribers can read messages sent before they joined. */
-            history_public_to_subscribers: boolean;
-            /** @description ID of the oldest message; null when the channel has no messages. */
-            first_message_id: number | null;
-            /** @description The channel folder holding the channel; null when in none. */
-            folder_id: number | null;
-            topics_policy: components["schemas"]["TopicsPolicy"];
-            /** @description Whether the channel has had recent message activity. */
-            is_recently_active: boolean;
-            /** @description Estimated messages per week; null when there is too little data. */
-            stream_weekly_traffic: number | null;
-            /**
-             * @deprecated
-             * @description Legacy flag equal to stream_post_policy being 2.
-             */
-            is_announcement_only: boolean;
-            /** @description Whether the channel is archived. */
-            is_archived: boolean;
-            /** @description Number of active subscribers. */
-            subscriber_count: number;
-            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). With include_subscribers=`partial`, only for channels of fewer than 250 subscribers. */
-            subscribers?: number[];
-            /** @description Instead of `subscribers`, in the never_subscribed list of POST /register with include_subscribers=`partial`, for channels of 250 subscribers or more: the subscribers who are bots or were active in the last 14 days (feature level 412). */
-            partial_subscribers?: number[];
-            can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
-            can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
-            can_administer_channel_group: components["schemas"]["GroupSettingValue"];
-            can_delete_any_message_group: components["schemas"]["GroupSettingValue"];
-            can_delete_own_message_group: components["schemas"]["GroupSettingValue"];
-            can_move_messages_out_of_channel_group: components["schemas"]["GroupSettingValue"];
-            can_move_messages_within_channel_group: components["schemas"]["GroupSettingValue"];
-            can_send_message_group: components["schemas"]["GroupSettingValue"];
-            can_subscribe_group: components["schemas"]["GroupSettingValue"];
-            can_resolve_topics_group: components["schemas"]["GroupSettingValue"];
-            can_create_topic_group: components["schemas"]["GroupSettingValue"];
         };
         /** @description IDs of the user's unread messages, grouped by conversation, so a client can show counts without fetching the messages. */
         UnreadMessages: {
@@ -5531,6 +5720,53 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
+    "render-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "**foo**"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["RenderMessageRequest"];
+                /**
+                 * @example {
+                 *       "content": "**foo**"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["RenderMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderMessageResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     "get-subscriptions": {
         parameters: {
             query?: {
@@ -5949,6 +6185,286 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelAlreadyExistsError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "get-streams": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Include every public channel (not for guests).
+                 * @example true
+                 */
+                include_public?: boolean;
+                /**
+                 * @description Include every web-public channel.
+                 * @example false
+                 */
+                include_web_public?: boolean;
+                /**
+                 * @description Include every channel the caller is subscribed to.
+                 * @example true
+                 */
+                include_subscribed?: boolean;
+                /**
+                 * @description Leave out archived channels (feature level 315).
+                 * @example true
+                 */
+                exclude_archived?: boolean;
+                /**
+                 * @description Include every channel whose existence the caller may know (feature level 356; the other include options then add nothing).
+                 * @example false
+                 */
+                include_all?: boolean;
+                /**
+                 * @deprecated
+                 * @description Legacy name for include_all.
+                 * @example false
+                 */
+                include_all_active?: boolean;
+                /**
+                 * @description Add is_default to every channel.
+                 * @example true
+                 */
+                include_default?: boolean;
+                /**
+                 * @description For a bot, include the channels its owner is subscribed to.
+                 * @example false
+                 */
+                include_owner_subscribed?: boolean;
+                /**
+                 * @description Include every channel whose messages the caller may read: their subscriptions, public channels (not for guests), and private channels they may subscribe to (feature level 356).
+                 * @example false
+                 */
+                include_can_access_content?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "streams": [
+                     *         {
+                     *           "stream_id": 1,
+                     *           "name": "general",
+                     *           "description": "Everyone is added to this channel by default.",
+                     *           "rendered_description": "<p>Everyone is added to this channel by default.</p>",
+                     *           "date_created": 1691057093,
+                     *           "creator_id": null,
+                     *           "invite_only": false,
+                     *           "is_web_public": false,
+                     *           "stream_post_policy": 1,
+                     *           "is_announcement_only": false,
+                     *           "message_retention_days": null,
+                     *           "history_public_to_subscribers": true,
+                     *           "first_message_id": 1,
+                     *           "folder_id": null,
+                     *           "topics_policy": "inherit",
+                     *           "is_recently_active": true,
+                     *           "stream_weekly_traffic": null,
+                     *           "is_archived": false,
+                     *           "subscriber_count": 3,
+                     *           "is_default": true,
+                     *           "can_add_subscribers_group": 2,
+                     *           "can_remove_subscribers_group": 3,
+                     *           "can_administer_channel_group": {
+                     *             "direct_members": [
+                     *               1
+                     *             ],
+                     *             "direct_subgroups": []
+                     *           },
+                     *           "can_delete_any_message_group": 1,
+                     *           "can_delete_own_message_group": 1,
+                     *           "can_move_messages_out_of_channel_group": 1,
+                     *           "can_move_messages_within_channel_group": 1,
+                     *           "can_send_message_group": 7,
+                     *           "can_subscribe_group": 1,
+                     *           "can_resolve_topics_group": 1,
+                     *           "can_create_topic_group": 7
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetStreamsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "get-stream-by-id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "stream": {
+                     *         "stream_id": 1,
+                     *         "name": "general",
+                     *         "description": "Everyone is added to this channel by default.",
+                     *         "rendered_description": "<p>Everyone is added to this channel by default.</p>",
+                     *         "date_created": 1691057093,
+                     *         "creator_id": null,
+                     *         "invite_only": false,
+                     *         "is_web_public": false,
+                     *         "stream_post_policy": 1,
+                     *         "is_announcement_only": false,
+                     *         "message_retention_days": null,
+                     *         "history_public_to_subscribers": true,
+                     *         "first_message_id": 1,
+                     *         "folder_id": null,
+                     *         "topics_policy": "inherit",
+                     *         "is_recently_active": true,
+                     *         "stream_weekly_traffic": null,
+                     *         "is_archived": false,
+                     *         "subscriber_count": 3,
+                     *         "can_add_subscribers_group": 2,
+                     *         "can_remove_subscribers_group": 3,
+                     *         "can_administer_channel_group": {
+                     *           "direct_members": [
+                     *             1
+                     *           ],
+                     *           "direct_subgroups": []
+                     *         },
+                     *         "can_delete_any_message_group": 1,
+                     *         "can_delete_own_message_group": 1,
+                     *         "can_move_messages_out_of_channel_group": 1,
+                     *         "can_move_messages_within_channel_group": 1,
+                     *         "can_send_message_group": 7,
+                     *         "can_subscribe_group": 1,
+                     *         "can_resolve_topics_group": 1,
+                     *         "can_create_topic_group": 7
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetStreamResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "get-stream-id": {
+        parameters: {
+            query: {
+                /**
+                 * @description The channel's name.
+                 * @example general
+                 */
+                stream: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetStreamIdResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "get-stream-topics": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether the client understands the empty topic; when false it is shown as the realm's empty-topic display name (feature level 334).
+                 * @example false
+                 */
+                allow_empty_topic_name?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetStreamTopicsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
         };
