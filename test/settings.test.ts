@@ -16,7 +16,10 @@ eachDatabase('PATCH /settings', (dialect) => {
   /** A new member who has a password (CAST_PASSWORD). */
   const personWithPassword = async () => {
     const user = await freshUser(t);
-    await t.ctx.db('users').where({ id: user.id }).update({ password_hash: await hashPassword(CAST_PASSWORD) });
+    await t.ctx
+      .db('users')
+      .where({ id: user.id })
+      .update({ password_hash: await hashPassword(CAST_PASSWORD) });
     return user;
   };
 
