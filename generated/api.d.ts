@@ -452,6 +452,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the caller's settings
+         * @description Changes the caller's own personal settings, and their name or password. Every parameter is optional and only those sent are changed; a setting sent with its current value changes nothing. Each setting whose value changes is announced to the caller's clients with a user_settings update event (with language_name for default_language); a new name or time zone goes to everyone who may see the caller as a realm_user update. Nothing is changed when any parameter is refused.
+         */
+        patch: operations["update-settings"];
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -2366,6 +2386,190 @@ export interface components {
             /** @description Custom profile field values; present only when the caller is not a bot. */
             profile_data?: components["schemas"]["ProfileData"];
         };
+        /** @description Any subset of the caller's own settings, and their name and password. The settings take the same values as the organization's defaults for new users. */
+        UpdateSettingsRequest: {
+            /** @description The caller's new name; ignored when unchanged or blank, and when the organization does not let users change their names (administrators always may). */
+            full_name?: string;
+            /** @description A new email address. Zulip confirms it by sending a link to the new address; Parley sends no email, so a different address is refused (the current one is accepted and changes nothing). */
+            email?: string;
+            /** @description The current password; needed with new_password. */
+            old_password?: string;
+            /** @description The new password (at least 6 characters). */
+            new_password?: string;
+            /** @description An IANA time zone name, such as Europe/Paris. */
+            timezone?: string;
+            /** @description Let administrators include the caller's private data in exports (feature level 293). */
+            allow_private_data_export?: boolean;
+            /** @description Email the caller about new logins. */
+            enable_login_emails?: boolean;
+            /** @description Email the caller about Zulip news. */
+            enable_marketing_emails?: boolean;
+            /** @description Show the number of starred messages in the client. */
+            starred_message_counts?: boolean;
+            /** @description Deliver typing notifications from other users to this user (feature level 253). */
+            receives_typing_notifications?: boolean;
+            /** @description Offer to update the profile time zone when it differs from the device time zone (feature level 329). */
+            web_suggest_update_timezone?: boolean;
+            /** @description Use the full screen width for the web app centre panel. */
+            fluid_layout_width?: boolean;
+            /** @description Reserved for accessibility variations of the design. */
+            high_contrast_mode?: boolean;
+            /**
+             * @description When scrolling marks messages read: 1 always, 2 only in conversation views, 3 never.
+             * @enum {integer}
+             */
+            web_mark_read_on_scroll_policy?: 1 | 2 | 3;
+            /**
+             * @description Where a channel link leads: 1 top topic, 2 channel feed, 3 list of topics, 4 top unread topic.
+             * @enum {integer}
+             */
+            web_channel_default_view?: 1 | 2 | 3 | 4;
+            /** @description Base font size of the web app, in pixels. */
+            web_font_size_px?: number;
+            /** @description Base line height of the web app, in percent (120 means 1.2). */
+            web_line_height_percent?: number;
+            /**
+             * @description Colour theme: 1 automatic, 2 dark, 3 light.
+             * @enum {integer}
+             */
+            color_scheme?: 1 | 2 | 3;
+            /** @description Keep drafts on the server. Turning it off deletes the drafts stored on the server. */
+            enable_drafts_synchronization?: boolean;
+            /** @description Turn emoticons into emoji in sent messages. */
+            translate_emoticons?: boolean;
+            /** @description Show the names of reacting users instead of a count when there are few reactions. */
+            display_emoji_reaction_users?: boolean;
+            /**
+             * @description The view the web app opens on: recent conversations, inbox or the combined feed. recent_topics, the older name of recent that Zulip clients still send, is accepted and stored as recent.
+             * @enum {string}
+             */
+            web_home_view?: "recent" | "inbox" | "all_messages" | "recent_topics";
+            /** @description The Escape key returns to the home view. */
+            web_escape_navigates_to_home_view?: boolean;
+            /** @description Show the user list in the left sidebar in narrow windows. */
+            left_side_userlist?: boolean;
+            /**
+             * @description The emoji set used to display emoji.
+             * @enum {string}
+             */
+            emojiset?: "google" | "twitter" | "text";
+            /**
+             * @description Move inactive channels to the bottom of the sidebar: 1 automatic, 2 always, 3 never.
+             * @enum {integer}
+             */
+            demote_inactive_streams?: 1 | 2 | 3;
+            /**
+             * @description Right sidebar user list: 1 compact, 2 with status, 3 with avatar and status.
+             * @enum {integer}
+             */
+            user_list_style?: 1 | 2 | 3;
+            /**
+             * @description When animated image previews play in the message feed.
+             * @enum {string}
+             */
+            web_animate_image_previews?: "always" | "on_hover" | "never";
+            /**
+             * @description Which channels show a numeric unread count: 1 all channels, 2 unmuted channels and topics, 3 none.
+             * @enum {integer}
+             */
+            web_stream_unreads_count_display_policy?: 1 | 2 | 3;
+            /** @description Hide AI features such as topic summaries in all clients. */
+            hide_ai_features?: boolean;
+            /** @description Group channels by folder in the inbox view. */
+            web_inbox_show_channel_folders?: boolean;
+            /** @description Group channels by folder in the left sidebar. */
+            web_left_sidebar_show_channel_folders?: boolean;
+            /** @description Show a summary of unread counts in the left sidebar. */
+            web_left_sidebar_unreads_count_summary?: boolean;
+            /** @description Desktop notifications for channel messages (per-channel overrides apply). */
+            enable_stream_desktop_notifications?: boolean;
+            /** @description Email notifications for channel messages. */
+            enable_stream_email_notifications?: boolean;
+            /** @description Mobile push notifications for channel messages. */
+            enable_stream_push_notifications?: boolean;
+            /** @description Sound notifications for channel messages. */
+            enable_stream_audible_notifications?: boolean;
+            /** @description Name of the notification sound: one of the sounds the server offers (available_notification_sounds in /register: chime, ding, done, ping, pop, ring, zulip), or "none". Others give "Invalid notification sound '<name>'". */
+            notification_sound?: string;
+            /** @description Desktop notifications for direct messages and mentions. */
+            enable_desktop_notifications?: boolean;
+            /** @description Sound notifications for direct messages and mentions. */
+            enable_sounds?: boolean;
+            /** @description Desktop notifications for messages in followed topics. */
+            enable_followed_topic_desktop_notifications?: boolean;
+            /** @description Email notifications for messages in followed topics. */
+            enable_followed_topic_email_notifications?: boolean;
+            /** @description Push notifications for messages in followed topics. */
+            enable_followed_topic_push_notifications?: boolean;
+            /** @description Sound notifications for messages in followed topics. */
+            enable_followed_topic_audible_notifications?: boolean;
+            /** @description How long the server waits to batch message notification emails, in seconds: 1 to 604800 (a week). The server checks the range itself, to answer in Zulip's words ("Invalid email batching period: 0 seconds"). */
+            email_notifications_batching_period_seconds?: number;
+            /** @description Email for direct messages and mentions received while offline. */
+            enable_offline_email_notifications?: boolean;
+            /** @description Push notifications for direct messages and mentions received while offline. */
+            enable_offline_push_notifications?: boolean;
+            /** @description Push notifications for direct messages and mentions received while online. */
+            enable_online_push_notifications?: boolean;
+            /** @description Send digest emails while the user is away. */
+            enable_digest_emails?: boolean;
+            /** @description Include message content in notification emails. */
+            message_content_in_email_notifications?: boolean;
+            /** @description Include direct message content in desktop notifications. */
+            pm_content_in_desktop_notifications?: boolean;
+            /** @description Notify for wildcard mentions as for personal mentions. */
+            wildcard_mentions_notify?: boolean;
+            /** @description Notify for wildcard mentions in followed topics as for personal mentions. */
+            enable_followed_topic_wildcard_mentions_notify?: boolean;
+            /**
+             * @description Unread badge count: 1 all unread messages, 2 DMs, mentions and followed topics, 3 DMs and mentions, 4 none.
+             * @enum {integer}
+             */
+            desktop_icon_count_display?: 1 | 2 | 3 | 4;
+            /**
+             * @description Organization name in notification email subjects: 1 automatic, 2 always, 3 never.
+             * @enum {integer}
+             */
+            realm_name_in_email_notifications_policy?: 1 | 2 | 3;
+            /**
+             * @description Topics followed automatically: 1 topics the user participates in, 2 sends a message to, 3 starts, 4 never.
+             * @enum {integer}
+             */
+            automatically_follow_topics_policy?: 1 | 2 | 3 | 4;
+            /**
+             * @description Topics in muted channels unmuted automatically: 1 participates in, 2 sends a message to, 3 starts, 4 never.
+             * @enum {integer}
+             */
+            automatically_unmute_topics_in_muted_streams_policy?: 1 | 2 | 3 | 4;
+            /** @description Follow topics automatically where the user is mentioned. */
+            automatically_follow_topics_where_mentioned?: boolean;
+            /**
+             * @description Whether notices of topics being resolved are marked read automatically.
+             * @enum {string}
+             */
+            resolved_topic_notice_auto_read_policy?: "always" | "except_followed" | "never";
+            /** @description Show the user as online to others while active. */
+            presence_enabled?: boolean;
+            /** @description Enter sends the message (or saves an edit) in the compose box. */
+            enter_sends?: boolean;
+            /** @description Display times in 24-hour notation. */
+            twenty_four_hour_time?: boolean;
+            /** @description Send typing notifications while composing direct messages. */
+            send_private_typing_notifications?: boolean;
+            /** @description Send typing notifications while composing channel messages. */
+            send_stream_typing_notifications?: boolean;
+            /** @description Let other users see whether this user has read messages. */
+            send_read_receipts?: boolean;
+            /**
+             * @description Who can see the real email address: 1 everyone, 2 members only, 3 administrators only, 4 nobody, 5 moderators only.
+             * @enum {integer}
+             */
+            email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+            /** @description Move the view to the conversation a message was just sent to. */
+            web_navigate_to_sent_message?: boolean;
+            /** @description Language code of the user interface language (en, de, fr, pt_BR, zh-hans, ...); an unknown code gives "Invalid default_language". */
+            default_language?: string;
+        };
         /**
          * @description A user or bot as listed by GET /users and in realm_users of /register. The field is_billing_admin was removed at feature level 363.
          * @example {
@@ -4131,6 +4335,26 @@ export interface components {
             property: string;
             value: boolean | number | string;
         };
+        /**
+         * @description One of the user's own settings changed (sent to that user's clients only). For default_language, language_name carries the language's name in itself.
+         * @example {
+         *       "id": 18,
+         *       "type": "user_settings",
+         *       "op": "update",
+         *       "property": "left_side_userlist",
+         *       "value": true
+         *     }
+         */
+        UserSettingsUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_settings";
+            /** @enum {string} */
+            op: "update";
+            property: string;
+            value: boolean | number | string;
+            language_name?: string;
+        };
         /** @description A user group was created (or became visible). */
         UserGroupAddEvent: {
             id: components["schemas"]["EventId"];
@@ -4442,7 +4666,7 @@ export interface components {
             saved_snippet_id: number;
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -6516,6 +6740,63 @@ export interface operations {
                 };
             };
             400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "update-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "twenty_four_hour_time": true,
+                 *       "left_side_userlist": true,
+                 *       "timezone": "Europe/Paris"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateSettingsRequest"];
+                /**
+                 * @example {
+                 *       "twenty_four_hour_time": true,
+                 *       "left_side_userlist": true,
+                 *       "timezone": "Europe/Paris"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
