@@ -1055,6 +1055,14 @@ export interface components {
             var_name1: string;
             var_name2: string;
         };
+        RateLimitedError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "RATE_LIMIT_HIT";
+            /** @description Seconds until the limit lets another request through. */
+            "retry-after": number;
+        };
         /**
          * @example {
          *       "type": "channel",
@@ -4416,13 +4424,6 @@ export interface components {
             /** @enum {string} */
             code: "AUTHENTICATION_FAILED" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "PASSWORD_AUTH_DISABLED" | "PASSWORD_RESET_REQUIRED";
         };
-        RateLimitedError: {
-            result: components["schemas"]["ResultError"];
-            msg: string;
-            /** @enum {string} */
-            code: "RATE_LIMIT_HIT";
-            "retry-after": number;
-        };
         /** @description A multipart body with exactly one file part. The part's field name is not significant; `filename` is used in examples, and any other name is accepted, hence the open map below. */
         UploadFileRequest: {
             /**
@@ -4630,6 +4631,34 @@ export interface components {
                 "application/json": components["schemas"]["CodedError"];
             };
         };
+        /** @description Rate limit exceeded (Zulip's defaults: 200 requests a minute per user, 100 a minute per client address for requests without credentials, 5 password attempts per username in 30 minutes on POST /fetch_api_key). Retry after `retry-after` seconds. Any operation may answer this. Every response to which a limit applied, this one or a success, carries X-RateLimit-Limit (the strictest limit applied), X-RateLimit-Remaining (requests left before it; 0 here) and X-RateLimit-Reset (Unix time, in seconds, at which no limit applies any more). */
+        RateLimited: {
+            headers: {
+                /**
+                 * @description Seconds to wait, the same fractional number as the body's `retry-after`.
+                 * @example 28.707
+                 */
+                "Retry-After"?: number;
+                /** @example 200 */
+                "X-RateLimit-Limit"?: number;
+                /** @example 0 */
+                "X-RateLimit-Remaining"?: number;
+                /** @example 1764000000 */
+                "X-RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "API usage exceeded rate limit",
+                 *       "code": "RATE_LIMIT_HIT",
+                 *       "retry-after": 28.707
+                 *     }
+                 */
+                "application/json": components["schemas"]["RateLimitedError"];
+            };
+        };
         /** @description Success. */
         SimpleSuccess: {
             headers: {
@@ -4795,6 +4824,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "send-message": {
@@ -4855,6 +4885,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-message": {
@@ -4935,6 +4966,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-message": {
@@ -4965,6 +4997,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message": {
@@ -5025,6 +5058,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-message-history": {
@@ -5094,6 +5128,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message-flags": {
@@ -5158,6 +5193,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message-flags-for-narrow": {
@@ -5239,6 +5275,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "add-reaction": {
@@ -5288,6 +5325,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-reaction": {
@@ -5337,6 +5375,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "report-message": {
@@ -5384,6 +5423,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "set-typing-status-for-message-edit": {
@@ -5429,6 +5469,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "set-typing-status": {
@@ -5476,6 +5517,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-topic": {
@@ -5529,6 +5571,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-subscriptions": {
@@ -5626,6 +5669,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     subscribe: {
@@ -5697,6 +5741,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     unsubscribe: {
@@ -5758,6 +5803,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-subscription-property": {
@@ -5805,6 +5851,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-subscription-settings": {
@@ -5880,6 +5927,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-channel": {
@@ -5951,6 +5999,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-own-user": {
@@ -6003,6 +6052,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-users": {
@@ -6091,6 +6141,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-user": {
@@ -6149,6 +6200,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user": {
@@ -6227,6 +6279,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "deactivate-user": {
@@ -6264,6 +6317,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-user": {
@@ -6309,6 +6363,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "reactivate-user": {
@@ -6339,6 +6394,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-groups": {
@@ -6436,6 +6492,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-is-user-group-member": {
@@ -6492,6 +6549,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-invite-link": {
@@ -6552,6 +6610,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "accept-invite-link": {
@@ -6627,6 +6686,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-realm-user-settings-defaults": {
@@ -6684,6 +6744,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-queue": {
@@ -6769,6 +6830,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-events": {
@@ -6817,6 +6879,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-queue": {
@@ -6856,6 +6919,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-server-settings": {
@@ -6879,6 +6943,7 @@ export interface operations {
             400: components["responses"]["MalformedRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "fetch-api-key": {
@@ -6936,28 +7001,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many attempts for this username; retry after `retry-after` seconds. */
-            429: {
-                headers: {
-                    /**
-                     * @description Seconds until another attempt is allowed.
-                     * @example 28.7
-                     */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": "error",
-                     *       "msg": "API usage exceeded rate limit",
-                     *       "code": "RATE_LIMIT_HIT",
-                     *       "retry-after": 28.7
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     "upload-file": {
@@ -6999,6 +7043,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-file-temporary-url": {
@@ -7060,6 +7105,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-push-device": {
@@ -7111,6 +7157,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "add-apns-token": {
@@ -7152,6 +7199,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-apns-token": {
@@ -7191,6 +7239,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-saved-snippets": {
@@ -7215,6 +7264,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-saved-snippet": {
@@ -7264,6 +7314,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-saved-snippet": {
@@ -7302,6 +7353,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "edit-saved-snippet": {
@@ -7365,6 +7417,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }
