@@ -143,7 +143,7 @@ async function buildTopic(f: Fixture, topic: string, n: number): Promise<number[
 
 /** A fresh database with a realm, users and two channels; or, with BULK_DATASET=1, a generated dataset. */
 async function openFixture(): Promise<{ fixture: Fixture; label: string; cleanup: () => Promise<void> }> {
-  const config = { ...loadConfig({}), dataDir: os.tmpdir() };
+  const config = { ...loadConfig({ RATE_LIMITS: 'off' }), dataDir: os.tmpdir() };
   if (process.env.BULK_DATASET === '1') {
     const target = resolveTarget();
     const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });

@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     DATA_DIR: target.dataDir,
     DATABASE_URL: target.databaseUrl ?? '',
     LOG_LEVEL: 'silent',
+    RATE_LIMITS: 'off',
   });
   const ctx = await startContext(config);
   const db = ctx.db;

@@ -525,6 +525,7 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
+      RATE_LIMITS: 'off',
       DATA_DIR: target.dataDir,
       DATABASE_URL: target.databaseUrl ?? '',
       VALIDATE_RESPONSES: '',

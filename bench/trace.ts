@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     DATA_DIR: target.dataDir,
     DATABASE_URL: target.databaseUrl ?? '',
     LOG_LEVEL: 'silent',
+    RATE_LIMITS: 'off',
   });
   const ctx = await startContext(config);
   const server = await listen(ctx, pino({ level: 'silent' }));

@@ -41,6 +41,7 @@ async function startServer(dataDir: string): Promise<Started> {
       DATA_DIR: dataDir,
       DATABASE_URL: process.env.BENCH_UPLOAD_DATABASE_URL ?? '',
       LOG_LEVEL: 'silent',
+      RATE_LIMITS: 'off',
       MAX_FILE_UPLOAD_SIZE_MIB: String(Math.ceil(MB) + 1),
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -37,7 +37,8 @@ export DREDD_DATA_DIR=$DATA DREDD_DATABASE_URL=$DATABASE_URL
 RELAY_PORT=$((PORT + 1))
 node contract-tests/push-relay.js "$RELAY_PORT" &
 relay=$!
-PUSH_RELAY_URL="http://127.0.0.1:$RELAY_PORT" PORT=$PORT DATA_DIR=$DATA VALIDATE_RESPONSES=1 LOG_LEVEL=warn DATABASE_URL=$DATABASE_URL node dist/src/main.js >"$DATA/server.log" 2>&1 &
+# Rate limits off: dredd sends far more than Zulip allows one client (contract-tests/dredd-document.js).
+PUSH_RELAY_URL="http://127.0.0.1:$RELAY_PORT" PORT=$PORT DATA_DIR=$DATA VALIDATE_RESPONSES=1 LOG_LEVEL=warn RATE_LIMITS=off DATABASE_URL=$DATABASE_URL node dist/src/main.js >"$DATA/server.log" 2>&1 &
 server=$!
 # Migrating and seeding a new MariaDB database takes a few seconds.
 for _ in $(seq 1 600); do
@@ -47,7 +48,9 @@ for _ in $(seq 1 600); do
 done
 grep -m1 "listening" "$DATA/server.log" || true
 set +e
-npx dredd dist/openapi.dereferenced.json "$DREDD_SERVER" \
+# The contract less its 429s, which jest covers (contract-tests/dredd-document.js).
+node contract-tests/dredd-document.js "$DATA/openapi.dredd.json"
+npx dredd "$DATA/openapi.dredd.json" "$DREDD_SERVER" \
   --hookfiles=contract-tests/hooks.js --loglevel error --reporter dot 2>&1 | grep -v 'padLevels' | tee "$LOG"
 status=${PIPESTATUS[0]}
 set -e

@@ -1187,6 +1187,14 @@ export interface components {
             var_name1: string;
             var_name2: string;
         };
+        RateLimitedError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "RATE_LIMIT_HIT";
+            /** @description Seconds until the limit lets another request through. */
+            "retry-after": number;
+        };
         /**
          * @example {
          *       "type": "channel",
@@ -4829,13 +4837,6 @@ export interface components {
             /** @enum {string} */
             code: "AUTHENTICATION_FAILED" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "PASSWORD_AUTH_DISABLED" | "PASSWORD_RESET_REQUIRED";
         };
-        RateLimitedError: {
-            result: components["schemas"]["ResultError"];
-            msg: string;
-            /** @enum {string} */
-            code: "RATE_LIMIT_HIT";
-            "retry-after": number;
-        };
         /** @description A multipart body with exactly one file part. The part's field name is not significant; `filename` is used in examples, and any other name is accepted, hence the open map below. */
         UploadFileRequest: {
             /**
@@ -5043,6 +5044,34 @@ export interface components {
                 "application/json": components["schemas"]["CodedError"];
             };
         };
+        /** @description Rate limit exceeded (Zulip's defaults: 200 requests a minute per user, 100 a minute per client address for requests without credentials, 5 password attempts per username in 30 minutes on POST /fetch_api_key). Retry after `retry-after` seconds. Any operation may answer this. Every response to which a limit applied, this one or a success, carries X-RateLimit-Limit (the strictest limit applied), X-RateLimit-Remaining (requests left before it; 0 here) and X-RateLimit-Reset (Unix time, in seconds, at which no limit applies any more). */
+        RateLimited: {
+            headers: {
+                /**
+                 * @description Seconds to wait, the same fractional number as the body's `retry-after`.
+                 * @example 28.707
+                 */
+                "Retry-After"?: number;
+                /** @example 200 */
+                "X-RateLimit-Limit"?: number;
+                /** @example 0 */
+                "X-RateLimit-Remaining"?: number;
+                /** @example 1764000000 */
+                "X-RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "API usage exceeded rate limit",
+                 *       "code": "RATE_LIMIT_HIT",
+                 *       "retry-after": 28.707
+                 *     }
+                 */
+                "application/json": components["schemas"]["RateLimitedError"];
+            };
+        };
         /** @description Success. */
         SimpleSuccess: {
             headers: {
@@ -5208,6 +5237,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "send-message": {
@@ -5268,6 +5298,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-message": {
@@ -5348,6 +5379,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-message": {
@@ -5378,6 +5410,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message": {
@@ -5438,6 +5471,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-message-history": {
@@ -5507,6 +5541,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message-flags": {
@@ -5571,6 +5606,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message-flags-for-narrow": {
@@ -5652,6 +5688,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "add-reaction": {
@@ -5701,6 +5738,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-reaction": {
@@ -5750,6 +5788,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "report-message": {
@@ -5797,6 +5836,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "set-typing-status-for-message-edit": {
@@ -5842,6 +5882,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "set-typing-status": {
@@ -5889,6 +5930,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-topic": {
@@ -5942,6 +5984,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "render-message": {
@@ -6086,6 +6129,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     subscribe: {
@@ -6157,6 +6201,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     unsubscribe: {
@@ -6218,6 +6263,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-subscription-property": {
@@ -6265,6 +6311,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-subscription-settings": {
@@ -6340,6 +6387,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-channel": {
@@ -6411,6 +6459,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-streams": {
@@ -6743,6 +6792,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-settings": {
@@ -6888,6 +6938,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-user": {
@@ -6946,6 +6997,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user": {
@@ -7024,6 +7076,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "deactivate-user": {
@@ -7061,6 +7114,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-user": {
@@ -7106,6 +7160,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "reactivate-user": {
@@ -7136,6 +7191,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-groups": {
@@ -7233,6 +7289,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-is-user-group-member": {
@@ -7289,6 +7346,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-invite-link": {
@@ -7349,6 +7407,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "accept-invite-link": {
@@ -7424,6 +7483,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-realm-user-settings-defaults": {
@@ -7481,6 +7541,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-queue": {
@@ -7566,6 +7627,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-events": {
@@ -7614,6 +7676,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-queue": {
@@ -7653,6 +7716,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-server-settings": {
@@ -7676,6 +7740,7 @@ export interface operations {
             400: components["responses"]["MalformedRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "fetch-api-key": {
@@ -7733,28 +7798,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many attempts for this username; retry after `retry-after` seconds. */
-            429: {
-                headers: {
-                    /**
-                     * @description Seconds until another attempt is allowed.
-                     * @example 28.7
-                     */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": "error",
-                     *       "msg": "API usage exceeded rate limit",
-                     *       "code": "RATE_LIMIT_HIT",
-                     *       "retry-after": 28.7
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     "upload-file": {
@@ -7796,6 +7840,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-file-temporary-url": {
@@ -7857,6 +7902,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-push-device": {
@@ -7908,6 +7954,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "add-apns-token": {
@@ -7949,6 +7996,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-apns-token": {
@@ -7988,6 +8036,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-saved-snippets": {
@@ -8012,6 +8061,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-saved-snippet": {
@@ -8061,6 +8111,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-saved-snippet": {
@@ -8099,6 +8150,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "edit-saved-snippet": {
@@ -8162,6 +8214,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }

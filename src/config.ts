@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
 
 /** Typed configuration, read once from the environment. */
 export interface Config {
@@ -43,6 +44,17 @@ export interface Config {
   pushRelayBackoffMs: number;
   /** Attempts per relay request before it is dropped (and logged). */
   pushRelayMaxAttempts: number;
+  /** Zulip's rate limits (docs/adr/0010-rate-limits.md); RATE_LIMITS=off turns them all off. */
+  rateLimits: boolean;
+  /** Where the counters live: this process's memory, or the database every process shares. */
+  rateLimitStore: RateLimitStore;
+  /** API requests per minute per authenticated user (Zulip: 200). */
+  rateLimitUserPerMinute: number;
+  /** API requests per minute per client address, for unauthenticated requests (Zulip: 100). */
+  rateLimitIpPerMinute: number;
+  /** Password attempts per username (POST /fetch_api_key) in RATE_LIMIT_AUTH_WINDOW_SECONDS (Zulip: 5 in 30 minutes). */
+  rateLimitAuthAttempts: number;
+  rateLimitAuthWindowSeconds: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -67,6 +79,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pushRelayUrl: env.PUSH_RELAY_URL?.trim().replace(/\/+$/, '') || null,
     pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', env.PUSH_RELAY_BACKOFF_MS ?? '1000'),
     pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', env.PUSH_RELAY_MAX_ATTEMPTS ?? '8'),
+    rateLimits: onOff('RATE_LIMITS', env.RATE_LIMITS ?? 'on'),
+    rateLimitStore: rateLimitStore(env.RATE_LIMIT_STORE ?? 'memory'),
+    rateLimitUserPerMinute: positiveInt('RATE_LIMIT_USER_PER_MINUTE', env.RATE_LIMIT_USER_PER_MINUTE ?? '200'),
+    rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', env.RATE_LIMIT_IP_PER_MINUTE ?? '100'),
+    rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', env.RATE_LIMIT_AUTH_ATTEMPTS ?? '5'),
+    rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', env.RATE_LIMIT_AUTH_WINDOW_SECONDS ?? '1800'),
   };
 }
 
@@ -80,4 +98,16 @@ function positiveInt(name: string, raw: string): number {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
   return n;
+}
+
+function onOff(name: string, raw: string): boolean {
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`${name} must be on or off, got ${raw}`);
+}
+
+function rateLimitStore(raw: string): RateLimitStore {
+  const store = RATE_LIMIT_STORES.find((s) => s === raw);
+  if (!store) throw new Error(`RATE_LIMIT_STORE must be one of ${RATE_LIMIT_STORES.join(', ')}, got ${raw}`);
+  return store;
 }

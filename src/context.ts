@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import { PushRelay } from './actions/push-relay';
 import type { Config } from './config';
-import { FailureLimiter } from './domain/failure-limiter';
 import { EventBus, InProcessBus } from './events/bus';
 import { Clock, systemClock } from './events/clock';
 import { QueueLimits, QueueManager } from './events/manager';
 import path from 'node:path';
 import { FileStore, LocalFileStore } from './storage/files';
 import { serverSecret } from './storage/secret';
+import { createRateLimits, RateLimits } from './actions/rate-limits';
 
 /** What actions, access checks and handlers need from the running server. */
 export interface AppContext {
@@ -16,8 +16,6 @@ export interface AppContext {
   /** This process's event queues (POST /register, GET /events); subscribed to `bus`. */
   queues: QueueManager;
   config: Config;
-  /** Failed logins per username (Zulip: 5 per 30 minutes). */
-  loginFailures: FailureLimiter;
   /** When each user's activity was last written (src/actions/activity.ts). */
   recordedActivity: Map<number, number>;
   /** What actions with a time budget (delete_topic) tell time by: the queues' clock. */
@@ -28,6 +26,8 @@ export interface AppContext {
   storage: FileStore;
   /** Signs temporary file URLs. */
   secret: Buffer;
+  /** Zulip's rate limits: per user, per client address, per username for password logins. */
+  rateLimits: RateLimits;
 }
 
 export function createContext(
@@ -43,12 +43,12 @@ export function createContext(
     bus,
     queues: new QueueManager(bus, queueLimits, queueClock),
     config,
-    loginFailures: new FailureLimiter(5, 30 * 60),
     recordedActivity: new Map(),
     clock: queueClock,
     push: startPushRelay(db, bus, config),
     storage: new LocalFileStore(path.join(config.dataDir, 'uploads')),
     secret: serverSecret(config),
+    rateLimits: createRateLimits(db, config),
   };
 }
 

@@ -94,12 +94,6 @@ const scenarios = {
       req.user = null;
       req.body = { username: s.users.guest.email, password: 'wrong-password' };
     }),
-    429: refusal('RATE_LIMIT_HIT', 'API usage exceeded rate limit', async (req, s) => {
-      req.user = null;
-      const username = fresh('rate-limited');
-      for (let i = 0; i < 5; i++) await api(s, 'POST', '/fetch_api_key', { username, password: `wrong-${i}` });
-      req.body = { username, password: 'wrong-again' };
-    }),
   },
 };
 

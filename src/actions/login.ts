@@ -3,6 +3,7 @@ import type { AppContext } from '../context';
 import { verifyPassword } from '../domain/secrets';
 import { isValidEmail } from '../domain/users';
 import { ApiError } from '../errors';
+import type { RateLimitNotes } from '../domain/rate-limits';
 import { getUserAtAddressedRealm } from '../access/addressed-realm';
 import { getPasswordAuthEnabled } from '../queries/realms';
 import { toApiCredentials } from '../serializers/users';
@@ -14,26 +15,22 @@ const unauthorized = (msg: string, code: string) => new ApiError(msg, code, 401)
  * POST /fetch_api_key: email + password → the user's API key. A wrong
  * address and a wrong password get the same answer; the account's state
  * (deactivated) is only revealed to someone who knows the password.
+ *
+ * Every attempt counts against its username's limit before the password is
+ * looked at, and a success clears the count, as Zulip's authentication
+ * backends do: after 5 failures in 30 minutes even the right password is
+ * refused with 429 until the window ends (and concurrent guesses cannot
+ * slip past the count).
  */
 export async function doFetchApiKey(
   ctx: AppContext,
   { username, password }: Params<'fetch-api-key'>,
   host: string | undefined,
+  limits: RateLimitNotes,
 ): Promise<Data<'fetch-api-key'>> {
   const key = username.trim().toLowerCase();
   if (!isValidEmail(key)) throw new ApiError('Enter a valid email address.');
-  const retryAfter = ctx.loginFailures.retryAfter(key);
-  if (retryAfter > 0) {
-    throw new ApiError(
-      'API usage exceeded rate limit',
-      'RATE_LIMIT_HIT',
-      429,
-      { 'retry-after': retryAfter },
-      {
-        'Retry-After': String(Math.ceil(retryAfter)),
-      },
-    );
-  }
+  await ctx.rateLimits.consume('authByUsername', key, limits);
   const user = await getUserAtAddressedRealm(ctx.db, username, host);
   if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
   if (user && !(await getPasswordAuthEnabled(ctx.db, user.realm_id))) {
@@ -41,10 +38,9 @@ export async function doFetchApiKey(
   }
   const ok = user !== undefined && (await verifyPassword(password, user.password_hash));
   if (!ok || !user) {
-    ctx.loginFailures.fail(key);
     throw unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
   }
   if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
-  ctx.loginFailures.reset(key);
+  await ctx.rateLimits.reset('authByUsername', key);
   return toApiCredentials(user);
 }

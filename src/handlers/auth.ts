@@ -2,5 +2,5 @@ import { doFetchApiKey } from '../actions/login';
 import type { HandlerTable } from '../http/handler';
 
 export const authHandlers: HandlerTable = {
-  'fetch-api-key': async ({ ctx, params, req }) => doFetchApiKey(ctx, params, req.headers.host),
+  'fetch-api-key': async ({ ctx, params, req, limits }) => doFetchApiKey(ctx, params, req.headers.host, limits),
 };

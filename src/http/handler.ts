@@ -5,6 +5,7 @@ export type { Data, OpId, Params } from '../contract';
 import type { AppContext } from '../context';
 import type { UserRow } from '../queries/rows';
 import type { ReceivedFile } from './body';
+import type { RateLimitNotes } from '../domain/rate-limits';
 
 /** Returned by a handler that wrote the response itself (a file download). */
 export const RESPONDED = Symbol('responded');
@@ -20,6 +21,8 @@ export interface Call<K extends OpId> {
   files: readonly ReceivedFile[];
   req: Request;
   res: Response;
+  /** The rate limits applied to this request; an action applying one more adds it here (its headers follow). */
+  limits: RateLimitNotes;
 }
 
 export type Handler<K extends OpId> = (call: Call<K>) => Promise<Data<K> | typeof RESPONDED>;

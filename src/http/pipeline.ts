@@ -8,11 +8,13 @@ import { normalizeParams } from './params';
 import { PREFETCH_VIEWER } from './routes';
 import { matchRoute, type OperationInfo, type SpecIndex } from './spec';
 import { checkJsonQueryAsSent, requestValidator } from './validation';
+import { clientAddressKey, RateLimitNotes } from '../domain/rate-limits';
 
 interface PipelineState {
   info: OperationInfo;
   pathParams: Record<string, string>;
   user: Call<OpId>['user'];
+  limits: RateLimitNotes;
 }
 
 const state = (res: Response) => res.locals.pipeline as PipelineState;
@@ -49,7 +51,10 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       );
     }
     if (match.kind === 'bad-path-parameter') throw new ApiError(`Invalid ${match.name}`);
-    res.locals.pipeline = { info: match.info, pathParams: match.pathParams, user: null } satisfies PipelineState;
+    const limits = new RateLimitNotes((headers) => {
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    });
+    res.locals.pipeline = { info: match.info, pathParams: match.pathParams, user: null, limits } satisfies PipelineState;
     res.locals.operationId = match.info.operationId;
     if (match.info.acceptsFiles && req.is('multipart/form-data')) {
       // Its body is read after authentication, streaming into storage (receiveUploads below).
@@ -80,6 +85,17 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       const prefetchViewer = PREFETCH_VIEWER.has(s.info.operationId as OpId);
       s.user = await authenticateBasic(ctx.db, req.headers.authorization, req.headers.host, prefetchViewer);
     }
+    next();
+  });
+
+  // Zulip's limits, after authentication as in Zulip (a refused credential is a 401 that
+  // counts against nothing): the caller's own limit, or the client address's for an
+  // operation without authentication. A request over it is refused before validation,
+  // whatever it carries.
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    const s = state(res);
+    if (s.user) await ctx.rateLimits.consume('user', String(s.user.id), s.limits);
+    else await ctx.rateLimits.consume('ip', clientAddressKey(req.socket.remoteAddress), s.limits);
     next();
   });
 
@@ -115,6 +131,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       files,
       req,
       res,
+      limits: s.limits,
     });
     if (data === RESPONDED) return;
     const ignored = res.locals.ignoredParameters as string[];

@@ -47,7 +47,8 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
-  const config: Config = { ...loadConfig({}), dataDir: opts.dataDir ?? '/nonexistent', ...opts.config };
+  // Tests send far more than Zulip's limits allow a client; test/rate-limits.test.ts turns them on.
+  const config: Config = { ...loadConfig({ RATE_LIMITS: 'off' }), dataDir: opts.dataDir ?? '/nonexistent', ...opts.config };
   const ctx: AppContext = createContext(testDb.db, config, undefined, undefined, opts.clock);
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
   const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
