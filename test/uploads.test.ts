@@ -13,6 +13,8 @@ import { pending, register, sendDirect, sendToChannel } from './support/events';
 import { startRawServer, type RawServer } from './support/raw-http';
 import { createChannel, startTestServer, TestServer } from './support/server';
 import { filesOnDisk, tempDataDir, uploadFiles } from './support/uploads';
+import { ContractChecker } from './support/contract';
+import request from 'supertest';
 
 const pathIdOf = (url: string) => url.slice('/user_uploads/'.length);
 
@@ -71,6 +73,23 @@ eachDatabase('POST /user_uploads', (dialect) => {
     expect(two).toEqual({ status: 400, body: { result: 'error', msg: 'You may only upload one file at a time', code: 'BAD_REQUEST' } });
     expect(filesOnDisk(data.dir)).toEqual(before);
     expect(await countAttachments()).toBe(attachments);
+  });
+
+  it('answers a form body or an empty body as a body without a file, after authentication', async () => {
+    const before = filesOnDisk(data.dir);
+    const noFile = { result: 'error', msg: 'You must specify a file to upload', code: 'BAD_REQUEST' };
+    const form = await request(t.app)
+      .post('/api/v1/user_uploads')
+      .auth(t.cast.member.email, t.cast.member.api_key)
+      .type('form')
+      .send('filename=notes.txt');
+    expect({ status: form.status, body: form.body }).toEqual({ status: 400, body: noFile });
+    const empty = await request(t.app).post('/api/v1/user_uploads').auth(t.cast.member.email, t.cast.member.api_key);
+    expect({ status: empty.status, body: empty.body }).toEqual({ status: 400, body: noFile });
+    const anonymous = await request(t.app).post('/api/v1/user_uploads').type('form').send('filename=notes.txt');
+    expect(anonymous.status).toBe(401);
+    for (const r of [form, empty, anonymous]) new ContractChecker(t.spec).check('post', '/api/v1/user_uploads', r.status, r.body);
+    expect(filesOnDisk(data.dir)).toEqual(before);
   });
 
   it('needs credentials before reading the body', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context';
 import type { Data, Schema } from '../contract';
 import { inTransaction, type Tx } from '../db/transaction';
-import { newPathId, sanitizeFileName, signFileToken, uploadContentType } from '../domain/uploads';
+import { newPathId, noFileToUpload, sanitizeFileName, signFileToken, uploadContentType } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { EventBody, EventBus } from '../events/bus';
 import { accessUpload } from '../access/attachments';
@@ -36,7 +36,7 @@ const seconds = (ctx: AppContext) => Math.floor(ctx.clock.now() / 1000);
  * uploader, who alone may read it until a message links it.
  */
 export async function doUploadFile(ctx: AppContext, user: UserRow, files: readonly IncomingFile[]): Promise<Data<'upload-file'>> {
-  if (files.length === 0) throw new ApiError('You must specify a file to upload');
+  if (files.length === 0) throw noFileToUpload();
   if (files.length > 1) throw new ApiError('You may only upload one file at a time');
   return doStoreUpload(ctx, user, files[0]!);
 }
