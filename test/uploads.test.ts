@@ -292,6 +292,43 @@ eachDatabase('POST /user_uploads', (dialect) => {
         expect.objectContaining({ type: 'attachment', op: 'update', attachment: expect.objectContaining({ message_ids: [] }) }),
       ]);
     });
+    it('deleting a message that links a file, or its topic, tells the owner which messages link it still', async () => {
+      const up = await uploadFiles(t, t.cast.member, [{ name: 'gone.txt', content: 'g' }]);
+      const row = await t.ctx
+        .db('attachments')
+        .where({ path_id: pathIdOf(up.body.url) })
+        .first();
+      const first = await sendToChannel(t, t.cast.member, 'general', 'doomed', `[gone.txt](${up.body.url})`);
+      const second = await sendToChannel(t, t.cast.owner, 'general', 'doomed', `again [gone.txt](${up.body.url})`);
+      const third = await sendDirect(t, t.cast.member, [t.cast.owner], `[gone.txt](${up.body.url})`);
+      const mine = await register(t, t.cast.member, { event_types: ['attachment'] });
+      const other = await register(t, t.cast.owner, { event_types: ['attachment'] });
+      const update = (messageIds: number[]) => ({
+        id: expect.any(Number),
+        type: 'attachment',
+        op: 'update',
+        attachment: {
+          id: row.id,
+          name: 'gone.txt',
+          path_id: pathIdOf(up.body.url),
+          size: 1,
+          create_time: row.create_time,
+          message_ids: messageIds,
+        },
+        upload_space_used: expect.any(Number),
+      });
+
+      expect((await t.api.delete(`/messages/${first}`, t.cast.member)).status).toBe(200);
+      expect(await pending(t, mine)).toEqual([update([second, third])]);
+
+      const channelId = (await t.ctx.db('channels').where({ realm_id: t.realmId, name: 'general' }).first('id')).id;
+      const topic = await t.api.post(`/streams/${channelId}/delete_topic`, t.cast.owner, { topic_name: 'doomed' });
+      expect(topic.body).toEqual({ result: 'success', msg: '', complete: true });
+      expect(await pending(t, mine)).toEqual([update([third])]);
+
+      // The owner of the file hears it, whoever deletes; nobody else does.
+      expect(await pending(t, other)).toEqual([]);
+    });
   });
 
   describe('the unclaimed-upload sweep', () => {
