@@ -43,6 +43,12 @@ export interface Config {
   pushRelayBackoffMs: number;
   /** Attempts per relay request before it is dropped (and logged). */
   pushRelayMaxAttempts: number;
+  /**
+   * A resumable (tus) upload still unfinished this many hours after its
+   * creation is abandoned: tus answers 410 Gone and the upload sweep deletes
+   * its bytes.
+   */
+  tusUploadExpiryHours: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -67,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pushRelayUrl: env.PUSH_RELAY_URL?.trim().replace(/\/+$/, '') || null,
     pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', env.PUSH_RELAY_BACKOFF_MS ?? '1000'),
     pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', env.PUSH_RELAY_MAX_ATTEMPTS ?? '8'),
+    tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', env.TUS_UPLOAD_EXPIRY_HOURS ?? '24'),
   };
 }
 

@@ -4,9 +4,10 @@ import net from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { sweepUnclaimedUploads } from '../src/actions/uploads';
+import { LEFTOVER_AGE_MS, sweepUnclaimedUploads, sweepUploadLeftovers } from '../src/actions/uploads';
 import { listUploads } from '../src/db/backup/uploads';
 import { sanitizeFileName } from '../src/domain/uploads';
+import { dialectOf } from '../src/db/connection';
 import { ManualClock, until } from './support/clock';
 import { eachDatabase } from './support/databases';
 import { pending, register, sendDirect, sendToChannel } from './support/events';
@@ -376,6 +377,48 @@ eachDatabase('POST /user_uploads', (dialect) => {
       expect(filesOnDisk(data.dir)).toEqual([...left].sort());
     });
 
+    it('removes what a crashed upload left in the staging area once it is old, never a file still being written', async () => {
+      const incoming = path.join(data.dir, 'uploads', '.incoming');
+      fs.mkdirSync(incoming, { recursive: true });
+      const crashed = path.join(incoming, 'crashed-upload');
+      const live = path.join(incoming, 'live-upload');
+      fs.writeFileSync(crashed, 'half a file');
+      fs.writeFileSync(live, 'arriving');
+      const longAgo = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
+      fs.utimesSync(crashed, longAgo, longAgo);
+      expect(await sweepUploadLeftovers(t.ctx)).toEqual({ staged: 1, expiredTus: 0 });
+      expect(fs.existsSync(crashed)).toBe(false);
+      expect(fs.existsSync(live)).toBe(true);
+      fs.rmSync(live);
+    });
+
+    it('records an upload before publishing its file: while the database waits, no file without a record appears', async () => {
+      const published = () => filesOnDisk(data.dir).filter((f) => !f.startsWith('.'));
+      const before = published();
+      const incoming = path.join(data.dir, 'uploads', '.incoming');
+      const staged = () => (fs.existsSync(incoming) ? fs.readdirSync(incoming) : []);
+      const size = 4 * 1024 * 1024;
+      let release: () => Promise<void> = async () => undefined;
+      let blocked = false;
+      const upload = streamUpload(raw.port, t.cast.member, size, async () => {
+        if (blocked) return;
+        blocked = true;
+        // The body is read only after authentication: once it is being staged, hold the database.
+        await until(() => staged().length > 0, 'the body is being staged');
+        release = await holdAttachmentsTable(t);
+      });
+      // The whole body has arrived and sits staged; the record cannot be written yet.
+      await until(() => staged().some((f) => fs.statSync(path.join(incoming, f)).size >= size), 'the whole body is staged', 20_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(published()).toEqual(before);
+      await release();
+      const res = await upload;
+      expect(res.status).toBe(200);
+      const stored = pathIdOf(JSON.parse(res.text).url);
+      expect(published()).toEqual([...before, stored].sort());
+      expect(await t.ctx.db('attachments').where({ path_id: stored }).first('id')).toBeDefined();
+    });
+
     it('works in batches of the configured size', async () => {
       for (let i = 0; i < 3; i++) await uploadFiles(t, t.cast.member, [{ name: `b${i}.txt`, content: 'b' }]);
       await t.ctx.db('attachments').where('file_name', 'like', 'b_.txt').update({ create_time: 1 });
@@ -391,6 +434,21 @@ eachDatabase('POST /user_uploads', (dialect) => {
     });
   });
 });
+
+/**
+ * Keeps every other session from writing attachments until the returned
+ * function is called: SQLite's one connection held by an open transaction,
+ * or a write lock on the table in MariaDB.
+ */
+async function holdAttachmentsTable(t: TestServer): Promise<() => Promise<void>> {
+  const mysql = dialectOf(t.ctx.db) === 'mysql';
+  const trx = await t.ctx.db.transaction();
+  if (mysql) await trx.raw('LOCK TABLES attachments WRITE');
+  return async () => {
+    if (mysql) await trx.raw('UNLOCK TABLES');
+    await trx.commit();
+  };
+}
 
 /** A full garbage collection (V8's gc, exposed at run time). */
 function collector(): () => void {

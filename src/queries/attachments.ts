@@ -161,6 +161,14 @@ export async function listAttachmentsLinkedTo(q: Q, messageIds: readonly number[
   return [...out.values()].sort((a, b) => a.id - b.id);
 }
 
+/** Deletes these records (an upload whose file could not be stored). */
+export async function deleteAttachments(q: Q, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0)
+    await q('attachments')
+      .whereIn('id', [...ids])
+      .del();
+}
+
 /** Links a message to these attachments (already linked ones stay as they are). */
 export async function linkAttachments(q: Q, messageId: number, attachmentIds: readonly number[]): Promise<void> {
   if (attachmentIds.length === 0) return;
