@@ -23,13 +23,19 @@ const DEFAULTS: FileLockerOptions = { acquireTimeoutMs: 30_000, staleMs: 30_000,
  *   third of `staleMs`, and a lock not refreshed for `staleMs` (its process
  *   died) is removed by the next request that wants it.
  * - Another request waits, polling, up to `acquireTimeoutMs`, then gets tus'
- *   lock-timeout answer. It does not ask the holder to stop, as the
- *   in-memory locker does within one process: across processes there is no
- *   channel for that, and a holder's request ends by itself when its client
- *   goes away.
+ *   lock-timeout answer. A holder in the same process is asked to stop, as
+ *   tus' in-memory locker does (a client resuming after a broken connection
+ *   should not wait for the old request); one in another process is not:
+ *   there is no channel for that, and its request ends by itself when its
+ *   client goes away.
+ * - Taking over a stale lock is not atomic: two requests that find the same
+ *   dead lock at the same moment could both proceed. That needs a crash and
+ *   then two clients on one upload within one poll.
  */
 export class FileLocker implements Locker {
   readonly options: FileLockerOptions;
+  /** The locks this process holds, by upload id, with the way to ask each holder to stop. */
+  readonly held = new Map<string, RequestRelease>();
 
   constructor(
     readonly directory: string,
@@ -51,19 +57,21 @@ class FileLock implements Lock {
 
   constructor(
     private readonly locker: FileLocker,
-    id: string,
+    private readonly id: string,
   ) {
     // tus ids are validated by the store before any lock; the name is still kept to one path segment.
     this.file = path.join(locker.directory, `${path.basename(id)}.lock`);
   }
 
-  async lock(signal: AbortSignal, _requestRelease: RequestRelease): Promise<void> {
+  async lock(signal: AbortSignal, requestRelease: RequestRelease): Promise<void> {
     const { acquireTimeoutMs, staleMs, pollMs } = this.locker.options;
     await fsp.mkdir(this.locker.directory, { recursive: true });
     const deadline = Date.now() + acquireTimeoutMs;
+    let asked = false;
     for (;;) {
       try {
         await fsp.writeFile(this.file, this.token, { flag: 'wx' });
+        this.locker.held.set(this.id, requestRelease);
         this.refresh = setInterval(() => {
           const now = new Date();
           fsp.utimes(this.file, now, now).catch(() => undefined);
@@ -72,6 +80,11 @@ class FileLock implements Lock {
         return;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const holder = this.locker.held.get(this.id);
+      if (holder && !asked) {
+        asked = true;
+        await holder();
       }
       const held = await fsp.stat(this.file).catch(() => null);
       if (held && Date.now() - held.mtimeMs > staleMs) {
@@ -86,6 +99,7 @@ class FileLock implements Lock {
   async unlock(): Promise<void> {
     if (this.refresh) clearInterval(this.refresh);
     this.refresh = null;
+    this.locker.held.delete(this.id);
     const owner = await fsp.readFile(this.file, 'utf8').catch(() => null);
     if (owner === this.token) await fsp.rm(this.file, { force: true });
   }
