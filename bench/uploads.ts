@@ -1,7 +1,11 @@
 /**
- * One-shot measurement of POST /user_uploads: starts Parley as its own
- * process (dist/src/main.js) on a fresh data directory with the demo
- * organization (SQLite; BENCH_UPLOAD_DATABASE_URL for MariaDB), then
+ * One-shot measurement of uploads, POST /user_uploads (multipart) and
+ * resumable uploads (tus: a creation, then one PATCH with the whole file, as
+ * tus clients send by default). For each protocol (BENCH_UPLOAD_PROTOCOL:
+ * multipart, tus or both, the default) it starts Parley as its own process
+ * (dist/src/main.js) on a fresh data directory with the demo organization —
+ * SQLite; BENCH_DB=mariadb for a fresh database on BENCH_MYSQL_URL's server
+ * (dropped afterwards), or BENCH_UPLOAD_DATABASE_URL for a given one — then
  * BENCH_UPLOAD_CONCURRENCY clients (default 4) each upload files of
  * BENCH_UPLOAD_MB megabytes (default 10) until BENCH_UPLOAD_FILES files
  * (default 40) are stored. Each body is streamed from one reused 64 KiB
@@ -18,11 +22,45 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import knexFactory from 'knex';
 
 const MB = Number(process.env.BENCH_UPLOAD_MB ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_UPLOAD_CONCURRENCY ?? 4);
 const FILES = Number(process.env.BENCH_UPLOAD_FILES ?? 40);
 const FILE_BYTES = MB * 1000 * 1000;
+const PROTOCOLS = (process.env.BENCH_UPLOAD_PROTOCOL ?? 'both') === 'both' ? ['multipart', 'tus'] : [process.env.BENCH_UPLOAD_PROTOCOL!];
+
+/** The database the servers use: SQLite (''), a given URL, or a fresh MariaDB database dropped afterwards. */
+async function benchDatabase(): Promise<{ url: string; label: string; drop: () => Promise<void> }> {
+  const given = process.env.BENCH_UPLOAD_DATABASE_URL?.trim();
+  if (given) return { url: given, label: 'MariaDB', drop: async () => undefined };
+  if (process.env.BENCH_DB !== 'mariadb') return { url: '', label: 'SQLite', drop: async () => undefined };
+  const raw = process.env.BENCH_MYSQL_URL?.trim();
+  if (!raw) throw new Error('BENCH_DB=mariadb needs BENCH_MYSQL_URL (a server URL; a fresh database is made on it)');
+  const base = new URL(raw);
+  const name = `parley_bench_uploads_${process.pid}`;
+  const admin = knexFactory({
+    client: 'mysql2',
+    connection: {
+      host: base.hostname,
+      port: Number(base.port || 3306),
+      user: decodeURIComponent(base.username),
+      password: decodeURIComponent(base.password),
+      ...(base.searchParams.get('socket') ? { socketPath: base.searchParams.get('socket')! } : {}),
+    },
+    pool: { min: 0, max: 1 },
+  });
+  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  base.pathname = `/${name}`;
+  return {
+    url: base.toString(),
+    label: 'MariaDB',
+    drop: async () => {
+      await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await admin.destroy();
+    },
+  };
+}
 
 interface Started {
   child: ChildProcess;
@@ -31,7 +69,7 @@ interface Started {
   apiKey: string;
 }
 
-async function startServer(dataDir: string): Promise<Started> {
+async function startServer(dataDir: string, databaseUrl: string): Promise<Started> {
   const main = path.join(__dirname, '..', 'src', 'main.js');
   const child = spawn(process.execPath, [main], {
     env: {
@@ -39,7 +77,7 @@ async function startServer(dataDir: string): Promise<Started> {
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: process.env.BENCH_UPLOAD_DATABASE_URL ?? '',
+      DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'silent',
       RATE_LIMITS: 'off',
       MAX_FILE_UPLOAD_SIZE_MIB: String(Math.ceil(MB) + 1),
@@ -117,12 +155,90 @@ function uploadOne(s: Started, name: string): Promise<{ ms: number; url: string 
   });
 }
 
+/** A plain request with a body streamed from the reused chunk (`bytes` of it); resolves with the status, headers and text. */
+function streamed(
+  s: Started,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  bytes: number,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port: s.port,
+      method,
+      path: target,
+      headers: {
+        ...headers,
+        'Content-Length': String(bytes),
+        Authorization: 'Basic ' + Buffer.from(`${s.email}:${s.apiKey}`).toString('base64'),
+      },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    let sent = 0;
+    const write = () => {
+      while (sent < bytes) {
+        const n = Math.min(chunk.length, bytes - sent);
+        sent += n;
+        if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n))) {
+          req.once('drain', write);
+          return;
+        }
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
+/** A resumable upload: the creation, then the whole file in one PATCH (whose answer carries the stored file's url). */
+async function uploadOneTus(s: Started, name: string): Promise<{ ms: number; url: string }> {
+  const t0 = process.hrtime.bigint();
+  const created = await streamed(
+    s,
+    'POST',
+    '/api/v1/tus',
+    {
+      'Tus-Resumable': '1.0.0',
+      'Upload-Length': String(FILE_BYTES),
+      'Upload-Metadata': `filename ${Buffer.from(name).toString('base64')},filetype ${Buffer.from('application/octet-stream').toString('base64')}`,
+    },
+    0,
+  );
+  if (created.status !== 201) throw new Error(`tus creation answered ${created.status}: ${created.text}`);
+  const done = await streamed(
+    s,
+    'PATCH',
+    String(created.headers.location),
+    { 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+    FILE_BYTES,
+  );
+  if (done.status !== 200) throw new Error(`tus PATCH answered ${done.status}: ${done.text}`);
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, url: (JSON.parse(done.text) as { url: string }).url };
+}
+
 async function main(): Promise<void> {
+  const database = await benchDatabase();
+  try {
+    for (const protocol of PROTOCOLS) await runOne(protocol, database);
+  } finally {
+    await database.drop();
+  }
+}
+
+async function runOne(protocol: string, database: { url: string; label: string }): Promise<void> {
+  const upload = protocol === 'tus' ? uploadOneTus : uploadOne;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-uploads-'));
-  const s = await startServer(dataDir);
+  const s = await startServer(dataDir, database.url);
   try {
     // One small upload first: the route, the database and the directories are warm.
-    await uploadOne(s, 'warmup.bin').catch(() => undefined);
+    await upload(s, 'warmup.bin').catch(() => undefined);
     const atRest = memoryOf(s.child.pid!);
     let next = 0;
     const latencies: number[] = [];
@@ -132,7 +248,7 @@ async function main(): Promise<void> {
       Array.from({ length: CONCURRENCY }, async (_, worker) => {
         while (next < FILES) {
           const i = next++;
-          const r = await uploadOne(s, `bench-${worker}-${i}.bin`);
+          const r = await upload(s, `bench-${worker}-${i}.bin`);
           latencies.push(r.ms);
           urls.push(r.url);
         }
@@ -148,7 +264,7 @@ async function main(): Promise<void> {
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0);
     const mib = (b: number | undefined) => (b === undefined || Number.isNaN(b) ? 'n/a' : `${(b / 1048576).toFixed(1)} MiB`);
     const lines = [
-      `POST /user_uploads: ${FILES} files of ${MB} MB, ${CONCURRENCY} concurrent, ${process.env.BENCH_UPLOAD_DATABASE_URL ? 'MariaDB' : 'SQLite'}`,
+      `${protocol === 'tus' ? 'tus (POST /api/v1/tus + one PATCH)' : 'POST /user_uploads'}: ${FILES} files of ${MB} MB, ${CONCURRENCY} concurrent, ${database.label}`,
       `  wall time         ${seconds.toFixed(2)} s`,
       `  throughput        ${((FILES * FILE_BYTES) / 1e6 / seconds).toFixed(1)} MB/s (${(FILES / seconds).toFixed(2)} uploads/s)`,
       `  latency p50/p99   ${pct(50)} / ${pct(99)} ms`,

@@ -55,6 +55,12 @@ export interface Config {
   /** Password attempts per username (POST /fetch_api_key) in RATE_LIMIT_AUTH_WINDOW_SECONDS (Zulip: 5 in 30 minutes). */
   rateLimitAuthAttempts: number;
   rateLimitAuthWindowSeconds: number;
+  /**
+   * A resumable (tus) upload still unfinished this many hours after its
+   * creation is abandoned: tus answers 410 Gone and the upload sweep deletes
+   * its bytes.
+   */
+  tusUploadExpiryHours: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -85,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', env.RATE_LIMIT_IP_PER_MINUTE ?? '100'),
     rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', env.RATE_LIMIT_AUTH_ATTEMPTS ?? '5'),
     rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', env.RATE_LIMIT_AUTH_WINDOW_SECONDS ?? '1800'),
+    tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', env.TUS_UPLOAD_EXPIRY_HOURS ?? '24'),
   };
 }
 

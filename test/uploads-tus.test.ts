@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import { eachDatabase } from './support/databases';
 import { pending, register } from './support/events';
 import { startRawServer, type RawServer } from './support/raw-http';
 import { startTestServer, TestServer } from './support/server';
 import { filesOnDisk, tempDataDir } from './support/uploads';
+import { sweepUploadLeftovers } from '../src/actions/uploads';
 import { listUploads } from '../src/db/backup/uploads';
 import type { UserRow } from '../src/queries/rows';
 
@@ -197,5 +200,79 @@ eachDatabase('resumable uploads (tus) at /api/v1/tus', (dialect) => {
     expect((await patch(t.cast.member, String(created.headers.location), 0, Buffer.from('01234'))).status).toBe(204);
     expect(filesOnDisk(data.dir).some((f) => f.startsWith('.tus/'))).toBe(true);
     expect(listUploads(data.dir)!.entries.filter((e) => e.includes('.tus'))).toEqual([]);
+  });
+  const tusDir = () => path.join(data.dir, 'uploads', '.tus');
+  const idOf = (location: string) => location.slice(location.lastIndexOf('/') + 1);
+  /** Moves an upload's creation back by `hours` (tus keeps it in the upload's record). */
+  const backdate = (id: string, hours: number) => {
+    const record = path.join(tusDir(), `${id}.json`);
+    const info = JSON.parse(fs.readFileSync(record, 'utf8'));
+    info.creation_date = new Date(Date.now() - hours * 3_600_000).toISOString();
+    fs.writeFileSync(record, JSON.stringify(info));
+  };
+
+  it('lets an unfinished upload expire: 410 Gone, and the upload sweep deletes it', async () => {
+    const created = await create(t.cast.member, 10);
+    const location = String(created.headers.location);
+    expect((await patch(t.cast.member, location, 0, Buffer.from('01234'))).status).toBe(204);
+    const young = await create(t.cast.member, 10);
+    backdate(idOf(location), t.ctx.config.tusUploadExpiryHours + 1);
+
+    const late = await patch(t.cast.member, location, 5, Buffer.from('56789'));
+    expect(late.status).toBe(410);
+    const swept = await sweepUploadLeftovers(t.ctx);
+    expect(swept.expiredTus).toBe(1);
+    expect(fs.existsSync(path.join(tusDir(), idOf(location)))).toBe(false);
+    expect(fs.existsSync(path.join(tusDir(), `${idOf(location)}.json`))).toBe(false);
+    // A younger upload goes on.
+    expect((await patch(t.cast.member, String(young.headers.location), 0, Buffer.from('0123456789'))).status).toBe(200);
+  });
+
+  it('moves the finished file into place (no copy), and leaves nothing in .tus when storing it fails', async () => {
+    // Stored: the very file tus assembled (same inode), nothing left behind.
+    const created = await create(t.cast.member, 6);
+    const location = String(created.headers.location);
+    expect((await patch(t.cast.member, location, 0, Buffer.from('abc'))).status).toBe(204);
+    const inode = fs.statSync(path.join(tusDir(), idOf(location))).ino;
+    const done = await patch(t.cast.member, location, 3, Buffer.from('def'));
+    expect(done.status).toBe(200);
+    const stored = path.join(data.dir, 'uploads', String(done.body.url).slice('/user_uploads/'.length));
+    expect(fs.readFileSync(stored, 'utf8')).toBe('abcdef');
+    expect(fs.statSync(stored).ino).toBe(inode);
+    expect(fs.existsSync(path.join(tusDir(), idOf(location)))).toBe(false);
+
+    // Failing: the organization's upload directory cannot be created (a file stands in its way).
+    const realmDir = path.join(data.dir, 'uploads', String(t.realmId));
+    const aside = `${realmDir}.aside`;
+    fs.renameSync(realmDir, aside);
+    fs.writeFileSync(realmDir, 'in the way');
+    const attachments = Number((await t.ctx.db('attachments').count({ n: '*' }).first())!.n);
+    try {
+      const doomed = await create(t.cast.member, 3);
+      const failed = await patch(t.cast.member, String(doomed.headers.location), 0, Buffer.from('xyz'));
+      expect(failed.status).toBe(500);
+      expect(failed.body).toEqual({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+      const id = idOf(String(doomed.headers.location));
+      expect(fs.existsSync(path.join(tusDir(), id))).toBe(false);
+      expect(fs.existsSync(path.join(tusDir(), `${id}.json`))).toBe(false);
+      expect(filesOnDisk(data.dir).filter((f) => f.startsWith('.incoming'))).toEqual([]);
+      // Neither the record: the upload did not happen.
+      expect(Number((await t.ctx.db('attachments').count({ n: '*' }).first())!.n)).toBe(attachments);
+    } finally {
+      fs.rmSync(realmDir);
+      fs.renameSync(aside, realmDir);
+    }
+  });
+
+  it('removes a finished upload whose process died while storing it, once as old as the expiry', async () => {
+    const created = await create(t.cast.member, 4);
+    const id = idOf(String(created.headers.location));
+    // What a crash in the middle of finishing leaves: every byte, in .tus.
+    fs.writeFileSync(path.join(tusDir(), id), 'full');
+    expect((await sweepUploadLeftovers(t.ctx)).expiredTus).toBe(0);
+    backdate(id, t.ctx.config.tusUploadExpiryHours + 1);
+    expect(await sweepUploadLeftovers(t.ctx)).toEqual({ staged: 0, expiredTus: 1 });
+    expect(fs.existsSync(path.join(tusDir(), id))).toBe(false);
+    expect(fs.existsSync(path.join(tusDir(), `${id}.json`))).toBe(false);
   });
 });

@@ -4,15 +4,18 @@ import net from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { sweepUnclaimedUploads } from '../src/actions/uploads';
+import { LEFTOVER_AGE_MS, sweepUnclaimedUploads, sweepUploadLeftovers } from '../src/actions/uploads';
 import { listUploads } from '../src/db/backup/uploads';
 import { sanitizeFileName } from '../src/domain/uploads';
+import { dialectOf } from '../src/db/connection';
 import { ManualClock, until } from './support/clock';
 import { eachDatabase } from './support/databases';
 import { pending, register, sendDirect, sendToChannel } from './support/events';
 import { startRawServer, type RawServer } from './support/raw-http';
 import { createChannel, startTestServer, TestServer } from './support/server';
 import { filesOnDisk, tempDataDir, uploadFiles } from './support/uploads';
+import { ContractChecker } from './support/contract';
+import request from 'supertest';
 
 const pathIdOf = (url: string) => url.slice('/user_uploads/'.length);
 
@@ -71,6 +74,23 @@ eachDatabase('POST /user_uploads', (dialect) => {
     expect(two).toEqual({ status: 400, body: { result: 'error', msg: 'You may only upload one file at a time', code: 'BAD_REQUEST' } });
     expect(filesOnDisk(data.dir)).toEqual(before);
     expect(await countAttachments()).toBe(attachments);
+  });
+
+  it('answers a form body or an empty body as a body without a file, after authentication', async () => {
+    const before = filesOnDisk(data.dir);
+    const noFile = { result: 'error', msg: 'You must specify a file to upload', code: 'BAD_REQUEST' };
+    const form = await request(t.app)
+      .post('/api/v1/user_uploads')
+      .auth(t.cast.member.email, t.cast.member.api_key)
+      .type('form')
+      .send('filename=notes.txt');
+    expect({ status: form.status, body: form.body }).toEqual({ status: 400, body: noFile });
+    const empty = await request(t.app).post('/api/v1/user_uploads').auth(t.cast.member.email, t.cast.member.api_key);
+    expect({ status: empty.status, body: empty.body }).toEqual({ status: 400, body: noFile });
+    const anonymous = await request(t.app).post('/api/v1/user_uploads').type('form').send('filename=notes.txt');
+    expect(anonymous.status).toBe(401);
+    for (const r of [form, empty, anonymous]) new ContractChecker(t.spec).check('post', '/api/v1/user_uploads', r.status, r.body);
+    expect(filesOnDisk(data.dir)).toEqual(before);
   });
 
   it('needs credentials before reading the body', async () => {
@@ -273,6 +293,43 @@ eachDatabase('POST /user_uploads', (dialect) => {
         expect.objectContaining({ type: 'attachment', op: 'update', attachment: expect.objectContaining({ message_ids: [] }) }),
       ]);
     });
+    it('deleting a message that links a file, or its topic, tells the owner which messages link it still', async () => {
+      const up = await uploadFiles(t, t.cast.member, [{ name: 'gone.txt', content: 'g' }]);
+      const row = await t.ctx
+        .db('attachments')
+        .where({ path_id: pathIdOf(up.body.url) })
+        .first();
+      const first = await sendToChannel(t, t.cast.member, 'general', 'doomed', `[gone.txt](${up.body.url})`);
+      const second = await sendToChannel(t, t.cast.owner, 'general', 'doomed', `again [gone.txt](${up.body.url})`);
+      const third = await sendDirect(t, t.cast.member, [t.cast.owner], `[gone.txt](${up.body.url})`);
+      const mine = await register(t, t.cast.member, { event_types: ['attachment'] });
+      const other = await register(t, t.cast.owner, { event_types: ['attachment'] });
+      const update = (messageIds: number[]) => ({
+        id: expect.any(Number),
+        type: 'attachment',
+        op: 'update',
+        attachment: {
+          id: row.id,
+          name: 'gone.txt',
+          path_id: pathIdOf(up.body.url),
+          size: 1,
+          create_time: row.create_time,
+          message_ids: messageIds,
+        },
+        upload_space_used: expect.any(Number),
+      });
+
+      expect((await t.api.delete(`/messages/${first}`, t.cast.member)).status).toBe(200);
+      expect(await pending(t, mine)).toEqual([update([second, third])]);
+
+      const channelId = (await t.ctx.db('channels').where({ realm_id: t.realmId, name: 'general' }).first('id')).id;
+      const topic = await t.api.post(`/streams/${channelId}/delete_topic`, t.cast.owner, { topic_name: 'doomed' });
+      expect(topic.body).toEqual({ result: 'success', msg: '', complete: true });
+      expect(await pending(t, mine)).toEqual([update([third])]);
+
+      // The owner of the file hears it, whoever deletes; nobody else does.
+      expect(await pending(t, other)).toEqual([]);
+    });
   });
 
   describe('the unclaimed-upload sweep', () => {
@@ -320,6 +377,48 @@ eachDatabase('POST /user_uploads', (dialect) => {
       expect(filesOnDisk(data.dir)).toEqual([...left].sort());
     });
 
+    it('removes what a crashed upload left in the staging area once it is old, never a file still being written', async () => {
+      const incoming = path.join(data.dir, 'uploads', '.incoming');
+      fs.mkdirSync(incoming, { recursive: true });
+      const crashed = path.join(incoming, 'crashed-upload');
+      const live = path.join(incoming, 'live-upload');
+      fs.writeFileSync(crashed, 'half a file');
+      fs.writeFileSync(live, 'arriving');
+      const longAgo = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
+      fs.utimesSync(crashed, longAgo, longAgo);
+      expect(await sweepUploadLeftovers(t.ctx)).toEqual({ staged: 1, expiredTus: 0 });
+      expect(fs.existsSync(crashed)).toBe(false);
+      expect(fs.existsSync(live)).toBe(true);
+      fs.rmSync(live);
+    });
+
+    it('records an upload before publishing its file: while the database waits, no file without a record appears', async () => {
+      const published = () => filesOnDisk(data.dir).filter((f) => !f.startsWith('.'));
+      const before = published();
+      const incoming = path.join(data.dir, 'uploads', '.incoming');
+      const staged = () => (fs.existsSync(incoming) ? fs.readdirSync(incoming) : []);
+      const size = 4 * 1024 * 1024;
+      let release: () => Promise<void> = async () => undefined;
+      let blocked = false;
+      const upload = streamUpload(raw.port, t.cast.member, size, async () => {
+        if (blocked) return;
+        blocked = true;
+        // The body is read only after authentication: once it is being staged, hold the database.
+        await until(() => staged().length > 0, 'the body is being staged');
+        release = await holdAttachmentsTable(t);
+      });
+      // The whole body has arrived and sits staged; the record cannot be written yet.
+      await until(() => staged().some((f) => fs.statSync(path.join(incoming, f)).size >= size), 'the whole body is staged', 20_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(published()).toEqual(before);
+      await release();
+      const res = await upload;
+      expect(res.status).toBe(200);
+      const stored = pathIdOf(JSON.parse(res.text).url);
+      expect(published()).toEqual([...before, stored].sort());
+      expect(await t.ctx.db('attachments').where({ path_id: stored }).first('id')).toBeDefined();
+    });
+
     it('works in batches of the configured size', async () => {
       for (let i = 0; i < 3; i++) await uploadFiles(t, t.cast.member, [{ name: `b${i}.txt`, content: 'b' }]);
       await t.ctx.db('attachments').where('file_name', 'like', 'b_.txt').update({ create_time: 1 });
@@ -335,6 +434,21 @@ eachDatabase('POST /user_uploads', (dialect) => {
     });
   });
 });
+
+/**
+ * Keeps every other session from writing attachments until the returned
+ * function is called: SQLite's one connection held by an open transaction,
+ * or a write lock on the table in MariaDB.
+ */
+async function holdAttachmentsTable(t: TestServer): Promise<() => Promise<void>> {
+  const mysql = dialectOf(t.ctx.db) === 'mysql';
+  const trx = await t.ctx.db.transaction();
+  if (mysql) await trx.raw('LOCK TABLES attachments WRITE');
+  return async () => {
+    if (mysql) await trx.raw('UNLOCK TABLES');
+    await trx.commit();
+  };
+}
 
 /** A full garbage collection (V8's gc, exposed at run time). */
 function collector(): () => void {

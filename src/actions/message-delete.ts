@@ -6,6 +6,7 @@ import { adminRequired, ApiError, invalidChannelId } from '../errors';
 import { accessMessageForChange } from '../access/messages';
 import { canReadChannelHistory, inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import type { EventBus } from '../events/bus';
+import { queueAttachmentEvents } from './uploads';
 import type { PublishedEvent } from '../events/shape';
 import {
   archiveMessages,
@@ -15,6 +16,7 @@ import {
   listUserIdsWithRows,
   updateChannelFirstMessageId,
 } from '../queries/archive';
+import { listAttachmentsLinkedTo } from '../queries/attachments';
 import { ChannelRow, getChannelById } from '../queries/channels';
 import { getUsersByIds, MessageRow } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
@@ -81,6 +83,7 @@ async function deleteMessagesInTx(tx: Tx, bus: EventBus, conv: Conversation, ids
   const audience = new Set(await listUserIdsWithRows(tx.trx, sorted));
   audience.add(actingUserId);
   const userIds = [...audience].sort((a, b) => a - b);
+  const linkedUploads = await listAttachmentsLinkedTo(tx.trx, sorted);
   const deleted = await archiveMessages(tx.trx, sorted, Math.floor(Date.now() / 1000), ArchiveType.MANUAL);
   if (deleted === 0) return 0;
 
@@ -107,6 +110,13 @@ async function deleteMessagesInTx(tx: Tx, bus: EventBus, conv: Conversation, ids
       { type: 'delete_message', message_type: 'stream', message_ids: sorted, stream_id: channel.id, topic: conv.topicKey }
     : { type: 'delete_message', message_type: 'private', message_ids: sorted };
   tx.afterCommit(() => bus.publish({ event, userIds }));
+  // The owners of the files these messages linked hear the shorter list of
+  // linking messages (`attachment update`), so an uploads list stays true.
+  // Zulip's deletion sends no attachment event (its record leaves the live
+  // table when no live message links it, and clients learn of it on reload);
+  // Parley keeps the record (an archived link still claims the file) and
+  // says what changed, as it does when an edit drops a link.
+  await queueAttachmentEvents(bus, tx, 'update', conv.realmId, linkedUploads);
   return deleted;
 }
 

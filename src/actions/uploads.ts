@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { AppContext } from '../context';
 import type { Data, Schema } from '../contract';
 import { inTransaction, type Tx } from '../db/transaction';
-import { newPathId, sanitizeFileName, signFileToken, uploadContentType } from '../domain/uploads';
+import { newPathId, noFileToUpload, sanitizeFileName, signFileToken, uploadContentType } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { EventBody, EventBus } from '../events/bus';
 import { accessUpload } from '../access/attachments';
 import {
+  deleteAttachments,
   deleteUnclaimedUploads,
   insertAttachment,
   listLinkedMessageIds,
@@ -15,14 +18,18 @@ import {
   type UploadRow,
 } from '../queries/attachments';
 import type { UserRow } from '../queries/rows';
-import type { PendingFile } from '../storage/files';
+import type { StagedFile } from '../storage/files';
+import { openTusStore, TUS_DIRECTORY } from '../storage/tus';
 
-/** A file the request carried, already in storage but not yet published (src/http/body.ts receiveUploads). */
+/**
+ * A file the request carried, already in storage but not yet published
+ * (src/http/body.ts receiveUploads), or a resumable upload's finished file.
+ */
 export interface IncomingFile {
   originalname: string;
   mimetype: string;
   size: number;
-  file: PendingFile;
+  file: StagedFile;
 }
 
 type AttachmentEvent = EventBody<Schema<'AttachmentEvent'>>;
@@ -36,7 +43,7 @@ const seconds = (ctx: AppContext) => Math.floor(ctx.clock.now() / 1000);
  * uploader, who alone may read it until a message links it.
  */
 export async function doUploadFile(ctx: AppContext, user: UserRow, files: readonly IncomingFile[]): Promise<Data<'upload-file'>> {
-  if (files.length === 0) throw new ApiError('You must specify a file to upload');
+  if (files.length === 0) throw noFileToUpload();
   if (files.length > 1) throw new ApiError('You may only upload one file at a time');
   return doStoreUpload(ctx, user, files[0]!);
 }
@@ -50,28 +57,37 @@ export async function doUploadFile(ctx: AppContext, user: UserRow, files: readon
 export async function doStoreUpload(ctx: AppContext, user: UserRow, incoming: IncomingFile): Promise<Data<'upload-file'>> {
   const name = sanitizeFileName(incoming.originalname);
   const pathId = newPathId(user.realm_id, name, randomBytes(19));
-  await incoming.file.commit(pathId);
-  let row: UploadRow;
+  // The record first, the file after its commit. A crash between the two
+  // leaves a record without a file: nobody was told its URL, no message can
+  // link it, and the unclaimed-upload sweep deletes it after the grace period
+  // (the bytes left in the staging area go with the leftovers). The other
+  // order would leave, after a crash, a file that no record names, which
+  // only a walk of the whole store could find. The owner hears of the upload
+  // only once the file is in place.
+  const announce: Array<() => void> = [];
+  const row = await inTransaction(ctx.db, async (tx) => {
+    const fields = {
+      realm_id: user.realm_id,
+      owner_id: user.id,
+      file_name: name,
+      path_id: pathId,
+      size: incoming.size,
+      content_type: uploadContentType(incoming.mimetype, name),
+      create_time: seconds(ctx),
+    };
+    const stored = { id: await insertAttachment(tx.trx, fields), ...fields };
+    await queueAttachmentEvents(ctx.bus, { trx: tx.trx, afterCommit: (fn) => announce.push(fn) }, 'add', user.realm_id, [stored]);
+    return stored;
+  });
   try {
-    row = await inTransaction(ctx.db, async (tx) => {
-      const fields = {
-        realm_id: user.realm_id,
-        owner_id: user.id,
-        file_name: name,
-        path_id: pathId,
-        size: incoming.size,
-        content_type: uploadContentType(incoming.mimetype, name),
-        create_time: seconds(ctx),
-      };
-      const stored = { id: await insertAttachment(tx.trx, fields), ...fields };
-      await queueAttachmentEvents(ctx.bus, tx, 'add', user.realm_id, [stored]);
-      return stored;
-    });
+    await incoming.file.commit(pathId);
   } catch (err) {
-    // No record, no file: the stored bytes go too.
+    // No file, no record: the upload did not happen.
+    await deleteAttachments(ctx.db, [row.id]);
     await ctx.storage.remove([pathId]);
     throw err;
   }
+  for (const fn of announce) fn();
   const url = `/user_uploads/${row.path_id}`;
   return { uri: url, url, filename: name };
 }
@@ -161,12 +177,40 @@ export async function sweepUnclaimedUploads(ctx: AppContext): Promise<{ removed:
   return { removed: removed.length };
 }
 
-/** Runs the sweep every `uploadSweepIntervalMs` on the context's clock, one batch each time; returns the stop function. */
+/**
+ * Staged files are this old (by their last write) before the sweep takes
+ * them for leftovers: far beyond the life of any request that could still
+ * be writing one, since the bytes of a live upload keep arriving.
+ */
+export const LEFTOVER_AGE_MS = 24 * 3_600_000;
+
+/**
+ * One bounded round of the leftover sweep, what no record names and no
+ * request will finish:
+ * - files being written into the store that a crashed process left
+ *   (older than LEFTOVER_AGE_MS, at most `uploadSweepBatchSize` looked at);
+ * - resumable uploads older than TUS_UPLOAD_EXPIRY_HOURS: unfinished ones,
+ *   and finished ones whose process died while storing them (tus'
+ *   `deleteExpired`, src/storage/tus.ts; it reads every upload's record, and
+ *   the directory holds only uploads in progress).
+ */
+export async function sweepUploadLeftovers(ctx: AppContext): Promise<{ staged: number; expiredTus: number }> {
+  const uploadsRoot = path.join(ctx.config.dataDir, 'uploads');
+  const expiryMs = ctx.config.tusUploadExpiryHours * 3_600_000;
+  const staged = await ctx.storage.removeLeftovers(LEFTOVER_AGE_MS, ctx.config.uploadSweepBatchSize);
+  let expiredTus = 0;
+  if (fs.existsSync(path.join(uploadsRoot, TUS_DIRECTORY))) expiredTus = await openTusStore(uploadsRoot, expiryMs).deleteExpired();
+  return { staged, expiredTus };
+}
+
+/** Runs both sweeps (unclaimed uploads, then leftovers) every `uploadSweepIntervalMs` on the context's clock, one batch each time; returns the stop function. */
 export function startUploadSweep(ctx: AppContext, onError: (err: unknown) => void): () => void {
   let cancel: () => void = () => undefined;
   let stopped = false;
   const tick = () => {
     sweepUnclaimedUploads(ctx)
+      .catch(onError)
+      .then(() => sweepUploadLeftovers(ctx))
       .catch(onError)
       .finally(() => {
         if (!stopped) cancel = ctx.clock.schedule(tick, ctx.config.uploadSweepIntervalMs);

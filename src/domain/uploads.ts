@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../errors';
 
 /** "/user_uploads/<path_id>" in message content: a reference to an uploaded file. */
 const UPLOAD_PATH = /\/user_uploads\/([^\s()<>"'[\]]+)/g;
@@ -162,3 +163,6 @@ export function verifyFileToken(secret: Buffer, token: string, now: number): str
 function mac(secret: Buffer, payload: string): string {
   return createHmac('sha256', secret).update(payload).digest('base64url');
 }
+
+/** Zulip's answer to an upload request that carries no file (no file part, or not a multipart body at all). */
+export const noFileToUpload = () => new ApiError('You must specify a file to upload');

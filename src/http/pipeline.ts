@@ -1,6 +1,7 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
+import { noFileToUpload } from '../domain/uploads';
 import { authenticateBasic } from './auth';
 import { bodyParsers, receivedFiles, receiveUploads } from './body';
 import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId, type Params } from './handler';
@@ -60,6 +61,11 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       // Its body is read after authentication, streaming into storage (receiveUploads below).
       res.locals.deferUploads = true;
       req.body = Object.create(null);
+    } else if (match.info.acceptsFiles) {
+      // A form or empty body to the upload endpoint carries no file: Zulip answers that
+      // (after authentication) with the same 400 as a multipart body without a file part,
+      // not with the validator's content-type refusal.
+      res.locals.noFilePart = true;
     }
     next();
   });
@@ -85,6 +91,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       const prefetchViewer = PREFETCH_VIEWER.has(s.info.operationId as OpId);
       s.user = await authenticateBasic(ctx.db, req.headers.authorization, req.headers.host, prefetchViewer);
     }
+    if (res.locals.noFilePart === true) throw noFileToUpload();
     next();
   });
 

@@ -1,18 +1,15 @@
-import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { FileStore as TusFileStore } from '@tus/file-store';
 import { ERRORS, Server, type Upload } from '@tus/server';
 import type { AppContext } from '../context';
 import { finishResumableUpload } from '../handlers/uploads';
 import type { UserRow } from '../queries/rows';
 import { authenticateBasic } from './auth';
+import { FileLocker } from '../storage/file-locker';
+import { openTusStore, TUS_DIRECTORY, TUS_LOCK_DIRECTORY } from '../storage/tus';
 import { toErrorResponse } from './errors';
-
-/** Where unfinished resumable uploads are kept, under DATA_DIR/uploads (a name no path id can have). */
-export const TUS_DIRECTORY = '.tus';
 
 /** The metadata key holding the uploader's id (set by the server; whatever a client sends under it is replaced). */
 const OWNER_KEY = 'parley_user_id';
@@ -41,18 +38,21 @@ function nodeRequest(req: unknown): IncomingMessage | undefined {
  *   as for an upload that does not exist.
  * - Unfinished bytes live in DATA_DIR/uploads/.tus. When the last byte
  *   arrives the file goes through the same step as POST /user_uploads
- *   (`doStoreUpload`: path id, attachments row, `attachment add`), the partial
- *   copy is removed, and that final response carries POST /user_uploads' body
+ *   (`doStoreUpload`: path id, attachments row, the file moved into the
+ *   `FileStore`, `attachment add`); whatever happens there, nothing of the
+ *   upload stays in .tus; and that final response carries POST /user_uploads' body
  *   (`url`, `uri`, `filename`) as JSON, with status 200 instead of tus' bare
  *   204 — Zulip's tus endpoint likewise returns the new upload's url and
  *   filename from its finishing hook.
- * The lock that keeps two PATCHes of one upload apart is in memory: one
- * server process per upload directory for resumable uploads.
+ * - Unfinished uploads expire `TUS_UPLOAD_EXPIRY_HOURS` after their creation
+ *   (410 Gone; the upload sweep deletes them).
+ * The lock that keeps two requests on one upload apart is a file beside it
+ * (`FileLocker`), so several server processes may share the directory.
  */
 export function tusRouter(ctx: AppContext): Router {
   const users = new WeakMap<IncomingMessage, UserRow>();
-  const directory = path.join(ctx.config.dataDir, 'uploads', TUS_DIRECTORY);
-  const datastore = new TusFileStore({ directory });
+  const uploadsRoot = path.join(ctx.config.dataDir, 'uploads');
+  const datastore = openTusStore(uploadsRoot, ctx.config.tusUploadExpiryHours * 3_600_000);
   const maxBytes = ctx.config.maxFileUploadSizeMib * 1024 * 1024;
   const tooLarge = `Uploaded file is larger than the allowed limit of ${ctx.config.maxFileUploadSizeMib} MiB`;
 
@@ -67,6 +67,7 @@ export function tusRouter(ctx: AppContext): Router {
   const tus = new Server({
     path: '/api/v1/tus',
     datastore,
+    locker: new FileLocker(path.join(uploadsRoot, TUS_LOCK_DIRECTORY)),
     maxSize: maxBytes,
     relativeLocation: true,
     disableTerminationForFinishedUploads: true,
@@ -89,20 +90,22 @@ export function tusRouter(ctx: AppContext): Router {
     },
     onUploadFinish: async (req, upload) => {
       const user = userOf(req);
-      const pending = await ctx.storage.create();
+      const assembled = path.join(uploadsRoot, TUS_DIRECTORY, path.basename(upload.id));
       let result;
       try {
-        await pipeline(fs.createReadStream(path.join(directory, upload.id)), pending.stream);
         result = await finishResumableUpload(ctx, user, {
           originalname: upload.metadata?.filename ?? '',
           mimetype: upload.metadata?.filetype ?? '',
           size: upload.size ?? upload.offset,
-          file: pending,
+          // Moved, not copied: on the same file system a rename, whatever the size.
+          file: { commit: (key) => ctx.storage.moveIn(assembled, key), abort: async () => undefined },
         });
       } finally {
-        await pending.abort();
+        // Stored or refused, the upload is over: its bytes (unless moved) and its record go.
+        // A finished upload never expires, so nothing else would remove them.
+        await fsp.rm(assembled, { force: true });
+        await fsp.rm(`${assembled}.json`, { force: true });
       }
-      await datastore.remove(upload.id);
       return {
         status_code: req.method === 'PATCH' ? 200 : 201,
         headers: { 'Content-Type': 'application/json' },

@@ -144,6 +144,31 @@ export async function deleteUnclaimedUploads(q: Q, ids: readonly number[]): Prom
   return ids.filter((id) => !kept.has(id));
 }
 
+/** The uploads these messages link (each once), in slices of 1,000 message ids. */
+export async function listAttachmentsLinkedTo(q: Q, messageIds: readonly number[]): Promise<UploadRow[]> {
+  const out = new Map<number, UploadRow>();
+  for (let i = 0; i < messageIds.length; i += 1000) {
+    const rows: Array<Record<string, unknown>> = await q('attachments as a')
+      .whereExists(
+        q('attachment_messages as am')
+          .whereRaw('am.attachment_id = a.id')
+          .whereIn('am.message_id', messageIds.slice(i, i + 1000))
+          .select(q.raw('1')),
+      )
+      .select(...COLUMNS.map((c) => `a.${c}`));
+    for (const r of rows) out.set(Number(r.id), toUpload(r));
+  }
+  return [...out.values()].sort((a, b) => a.id - b.id);
+}
+
+/** Deletes these records (an upload whose file could not be stored). */
+export async function deleteAttachments(q: Q, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0)
+    await q('attachments')
+      .whereIn('id', [...ids])
+      .del();
+}
+
 /** Links a message to these attachments (already linked ones stay as they are). */
 export async function linkAttachments(q: Q, messageId: number, attachmentIds: readonly number[]): Promise<void> {
   if (attachmentIds.length === 0) return;

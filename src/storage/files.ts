@@ -21,15 +21,31 @@ export interface FileStore {
   read(key: string, range?: { start: number; end: number }): Promise<Readable | null>;
   /** Removes these files; a missing one is not an error. */
   remove(keys: readonly string[]): Promise<void>;
+  /**
+   * Publishes a finished file of the local file system under `key`, moving
+   * it (the source is gone afterwards): a resumable upload's assembled file.
+   */
+  moveIn(localPath: string, key: string): Promise<void>;
+  /**
+   * Removes files being written (`create`) that were neither committed nor
+   * aborted and have not been written to for `olderThanMs` — what a crashed
+   * process leaves behind; looks at no more than `limit` of them per call.
+   * Returns how many it removed.
+   */
+  removeLeftovers(olderThanMs: number, limit: number): Promise<number>;
 }
 
-export interface PendingFile {
-  /** Write the bytes here; backpressure applies as to any file stream. */
-  readonly stream: Writable;
-  /** Publishes the written file under `key` (after the stream has finished). */
+/** A file ready to be published under a key, or dropped. */
+export interface StagedFile {
+  /** Publishes the file under `key`. */
   commit(key: string): Promise<void>;
-  /** Drops the written bytes; safe to call after commit (does nothing then) or twice. */
+  /** Drops the bytes; safe to call after commit (does nothing then) or twice. */
   abort(): Promise<void>;
+}
+
+export interface PendingFile extends StagedFile {
+  /** Write the bytes here (commit waits until the stream has finished); backpressure applies as to any file stream. */
+  readonly stream: Writable;
 }
 
 /**
@@ -86,6 +102,56 @@ export class LocalFileStore implements FileStore {
         return aborting;
       },
     };
+  }
+
+  async moveIn(localPath: string, key: string): Promise<void> {
+    const target = this.locate(key);
+    if (!target) throw new Error('not an upload path id');
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    try {
+      await fsp.rename(localPath, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      // Another file system (the source lies outside the upload directory's
+      // mount): copy under a staging name first, so the key never names half
+      // a file, then publish it and drop the source.
+      const temp = path.join(this.incoming, randomUUID());
+      await fsp.mkdir(this.incoming, { recursive: true });
+      try {
+        await fsp.copyFile(localPath, temp, fs.constants.COPYFILE_EXCL);
+        await fsp.rename(temp, target);
+      } catch (copyErr) {
+        await fsp.rm(temp, { force: true });
+        throw copyErr;
+      }
+      await fsp.rm(localPath, { force: true });
+    }
+  }
+
+  async removeLeftovers(olderThanMs: number, limit: number): Promise<number> {
+    let dir: fs.Dir;
+    try {
+      dir = await fsp.opendir(this.incoming);
+    } catch {
+      return 0;
+    }
+    const cutoff = Date.now() - olderThanMs;
+    let seen = 0;
+    let removed = 0;
+    try {
+      for await (const entry of dir) {
+        if (seen++ >= limit) break;
+        const full = path.join(this.incoming, entry.name);
+        // mtime moves with every write: a file still being received is never this old.
+        const s = await fsp.stat(full).catch(() => null);
+        if (!s?.isFile() || s.mtimeMs >= cutoff) continue;
+        await fsp.rm(full, { force: true });
+        removed++;
+      }
+    } finally {
+      await dir.close().catch(() => undefined);
+    }
+    return removed;
   }
 
   async stat(key: string): Promise<{ size: number } | null> {
