@@ -163,8 +163,10 @@ eachDatabase('POST /user_uploads', (dialect) => {
     // The server answered once the limit was crossed, long before the 50 MB were sent.
     expect(res.sent).toBeLessThan(20 * 1024 * 1024);
     expect(res.sent).toBeGreaterThan(10 * 1024 * 1024);
-    // Holding the part in memory would be 10 MiB at the limit; streaming holds a few chunks.
-    expect(peak).toBeLessThan(3 * 1024 * 1024);
+    // Holding the part in memory would be at least 10 MiB at the limit; streaming holds a
+    // few chunks (1-3 MiB on an idle machine, up to 7 MiB when a loaded machine lets socket
+    // buffers pile up between collections), so the bound sits below the limit, not near 0.
+    expect(peak).toBeLessThan(8 * 1024 * 1024);
     expect(filesOnDisk(data.dir)).toEqual(before);
     expect(await countAttachments()).toBe(attachments);
   });
