@@ -94,6 +94,12 @@ function page(assets: string): string {
  * name Zulip's documentation and client libraries use), a filter box, no
  * online validator badge (it would call out to the validator's site), and
  * the HTTP Basic credentials kept for the page's lifetime only.
+ *
+ * "Try it" requests go without the browser's own credentials (the page
+ * sends the API key in its Authorization header): API 401s carry
+ * `WWW-Authenticate: Basic`, as Zulip's do, and a browser answers that with
+ * its own login prompt whenever the request may carry credentials, holding
+ * the request until someone answers it; this way the 401 reaches the page.
  */
 const INIT_SCRIPT = `'use strict';
 window.ui = SwaggerUIBundle({
@@ -109,5 +115,9 @@ window.ui = SwaggerUIBundle({
   validatorUrl: null,
   persistAuthorization: false,
   queryConfigEnabled: false,
+  requestInterceptor: function (request) {
+    request.credentials = 'omit';
+    return request;
+  },
 });
 `;
