@@ -138,7 +138,9 @@ describe('the docs page', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       const csp = res.headers['content-security-policy']!;
-      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self';");
+      expect(csp).toContain("style-src 'self';");
       expect(csp).toContain(`connect-src 'self' ${EXTERNAL}`);
       const sources = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
       expect(sources.every((s) => s.startsWith('/api/docs/'))).toBe(true);

@@ -52,15 +52,16 @@ function sendAsset(res: Response, file: string): void {
 }
 
 /**
- * Scripts from this server only (no inline script: the initializer is
- * /api/docs/init.js); requests to this server and to EXTERNAL_URL, where
- * "try it" sends them. Swagger UI sets inline styles and shows data: images.
+ * Scripts and styles from this server only (no inline script: the
+ * initializer is /api/docs/init.js; Swagger UI sets styles through the DOM,
+ * which style-src does not govern); requests to this server and to
+ * EXTERNAL_URL, where "try it" sends them; data: images (its icons).
  */
 function pagePolicy(externalUrl: string): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
+    "style-src 'self'",
     "img-src 'self' data:",
     "font-src 'self' data:",
     `connect-src 'self' ${new URL(externalUrl).origin}`,
