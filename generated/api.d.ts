@@ -232,6 +232,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message
+         * @description Renders Markdown to the HTML a message with that content would have (mentions, channel links and emoji resolved as when sending), for a preview. Nothing is stored and no one is notified.
+         */
+        post: operations["render-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/subscriptions": {
         parameters: {
             query?: never;
@@ -320,6 +340,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get channels
+         * @description Lists the channels the caller asks for, from several sources combined: public channels, web-public channels, the caller's subscriptions, every channel whose existence the caller may know (include_all), and for a bot its owner's subscriptions. Sorted by name. Archived channels are left out unless exclude_archived is false (feature level 315).
+         */
+        get: operations["get-streams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a channel by ID
+         * @description Returns one channel without the caller's personal settings, archived or not (feature level 132).
+         */
+        get: operations["get-stream-by-id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/get_stream_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel's ID
+         * @description Finds a channel's ID from its name (compared case-insensitively).
+         */
+        get: operations["get-stream-id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/{stream_id}/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get topics in a channel
+         * @description Lists the channel's topics, newest first, each with the ID of its newest message. Topics differing only in case are one topic, named as its newest message spells it. In a private channel with protected history only the topics of messages the caller received are listed, and max_id is the newest of those.
+         */
+        get: operations["get-stream-topics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me": {
         parameters: {
             query?: never;
@@ -338,6 +450,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the caller's settings
+         * @description Changes the caller's own personal settings, and their name or password. Every parameter is optional and only those sent are changed; a setting sent with its current value changes nothing. Each setting whose value changes is announced to the caller's clients with a user_settings update event (with language_name for default_language); a new name or time zone goes to everyone who may see the caller as a realm_user update. Nothing is changed when any parameter is refused.
+         */
+        patch: operations["update-settings"];
         trace?: never;
     };
     "/users": {
@@ -1517,6 +1649,24 @@ export interface components {
             /** @description true when every message of the topic was deleted; false when the request stopped after deleting some batches, in which case the client should repeat it. */
             complete: boolean;
         };
+        RenderMessageRequest: {
+            /** @description The Markdown to render. Longer than the 10,000 characters a message may hold, it is truncated as sending would. */
+            content: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "rendered": "<p><strong>foo</strong></p>"
+         *     }
+         */
+        RenderMessageResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The HTML a message with this content would have. */
+            rendered: string;
+        };
         /**
          * @deprecated
          * @description Deprecated summary of who may post (1 anyone, 2 administrators only, 3 full members only, 4 moderators only). Superseded by can_send_message_group at feature level 333 and possibly inaccurate since then.
@@ -1990,6 +2140,161 @@ export interface components {
             code: "CHANNEL_ALREADY_EXISTS";
         };
         /**
+         * @description A channel without any user's personal settings, as sent in channel events and in the never_subscribed and streams lists of /register.
+         * @example {
+         *       "stream_id": 2,
+         *       "name": "design",
+         *       "description": "Where we argue about pixels.",
+         *       "rendered_description": "<p>Where we argue about pixels.</p>",
+         *       "date_created": 1691057093,
+         *       "creator_id": 1,
+         *       "invite_only": false,
+         *       "is_web_public": false,
+         *       "stream_post_policy": 1,
+         *       "message_retention_days": null,
+         *       "history_public_to_subscribers": true,
+         *       "first_message_id": null,
+         *       "folder_id": null,
+         *       "topics_policy": "inherit",
+         *       "is_recently_active": false,
+         *       "stream_weekly_traffic": null,
+         *       "is_announcement_only": false,
+         *       "is_archived": false,
+         *       "subscriber_count": 1,
+         *       "can_add_subscribers_group": 2,
+         *       "can_remove_subscribers_group": 3,
+         *       "can_administer_channel_group": {
+         *         "direct_members": [
+         *           1
+         *         ],
+         *         "direct_subgroups": []
+         *       },
+         *       "can_delete_any_message_group": 1,
+         *       "can_delete_own_message_group": 1,
+         *       "can_move_messages_out_of_channel_group": 1,
+         *       "can_move_messages_within_channel_group": 1,
+         *       "can_send_message_group": 7,
+         *       "can_subscribe_group": 1,
+         *       "can_resolve_topics_group": 1,
+         *       "can_create_topic_group": 7
+         *     }
+         */
+        BasicChannel: {
+            /** @description The channel's ID. */
+            stream_id: number;
+            /** @description The channel's name. */
+            name: string;
+            /** @description The description as Markdown source. */
+            description: string;
+            /** @description The description rendered to HTML. */
+            rendered_description: string;
+            /** @description When the channel was created, in UTC seconds. */
+            date_created: number;
+            /** @description The user who created the channel; null when no creator is recorded. */
+            creator_id: number | null;
+            /** @description True for a private channel. */
+            invite_only: boolean;
+            /** @description Whether the history can be read on the web without an account. */
+            is_web_public: boolean;
+            stream_post_policy: components["schemas"]["StreamPostPolicy"];
+            /** @description Days messages are kept; null inherits the organization setting, -1 keeps forever. */
+            message_retention_days: number | null;
+            /** @description Whether subscribers can read messages sent before they joined. */
+            history_public_to_subscribers: boolean;
+            /** @description ID of the oldest message; null when the channel has no messages. */
+            first_message_id: number | null;
+            /** @description The channel folder holding the channel; null when in none. */
+            folder_id: number | null;
+            topics_policy: components["schemas"]["TopicsPolicy"];
+            /** @description Whether the channel has had recent message activity. */
+            is_recently_active: boolean;
+            /** @description Estimated messages per week; null when there is too little data. */
+            stream_weekly_traffic: number | null;
+            /**
+             * @deprecated
+             * @description Legacy flag equal to stream_post_policy being 2.
+             */
+            is_announcement_only: boolean;
+            /** @description Whether the channel is archived. */
+            is_archived: boolean;
+            /** @description Number of active subscribers. */
+            subscriber_count: number;
+            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). With include_subscribers=`partial`, only for channels of fewer than 250 subscribers. */
+            subscribers?: number[];
+            /** @description Instead of `subscribers`, in the never_subscribed list of POST /register with include_subscribers=`partial`, for channels of 250 subscribers or more: the subscribers who are bots or were active in the last 14 days (feature level 412). */
+            partial_subscribers?: number[];
+            /** @description Only in GET /streams with include_default: whether new users are subscribed to the channel by default. */
+            is_default?: boolean;
+            can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
+            can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
+            can_administer_channel_group: components["schemas"]["GroupSettingValue"];
+            can_delete_any_message_group: components["schemas"]["GroupSettingValue"];
+            can_delete_own_message_group: components["schemas"]["GroupSettingValue"];
+            can_move_messages_out_of_channel_group: components["schemas"]["GroupSettingValue"];
+            can_move_messages_within_channel_group: components["schemas"]["GroupSettingValue"];
+            can_send_message_group: components["schemas"]["GroupSettingValue"];
+            can_subscribe_group: components["schemas"]["GroupSettingValue"];
+            can_resolve_topics_group: components["schemas"]["GroupSettingValue"];
+            can_create_topic_group: components["schemas"]["GroupSettingValue"];
+        };
+        GetStreamsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channels asked for, sorted by name. */
+            streams: components["schemas"]["BasicChannel"][];
+        };
+        GetStreamResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            stream: components["schemas"]["BasicChannel"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "stream_id": 1
+         *     }
+         */
+        GetStreamIdResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channel's ID. */
+            stream_id: number;
+        };
+        /** @description A topic of a channel, named as in its newest message. */
+        TopicSummary: {
+            /** @description The topic's name as its newest message spells it (topics are compared case-insensitively). The empty topic is sent as the realm's empty-topic display name unless allow_empty_topic_name. */
+            name: string;
+            /** @description ID of the newest message in the topic the caller can read. */
+            max_id: number;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "topics": [
+         *         {
+         *           "name": "greetings",
+         *           "max_id": 26
+         *         },
+         *         {
+         *           "name": "plans",
+         *           "max_id": 19
+         *         }
+         *       ]
+         *     }
+         */
+        GetStreamTopicsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channel's topics, newest first. */
+            topics: components["schemas"]["TopicSummary"][];
+        };
+        /**
          * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
          * @enum {integer}
          */
@@ -2080,6 +2385,190 @@ export interface components {
             max_message_id: number;
             /** @description Custom profile field values; present only when the caller is not a bot. */
             profile_data?: components["schemas"]["ProfileData"];
+        };
+        /** @description Any subset of the caller's own settings, and their name and password. The settings take the same values as the organization's defaults for new users. */
+        UpdateSettingsRequest: {
+            /** @description The caller's new name; ignored when unchanged or blank, and when the organization does not let users change their names (administrators always may). */
+            full_name?: string;
+            /** @description A new email address. Zulip confirms it by sending a link to the new address; Parley sends no email, so a different address is refused (the current one is accepted and changes nothing). */
+            email?: string;
+            /** @description The current password; needed with new_password. */
+            old_password?: string;
+            /** @description The new password (at least 6 characters). */
+            new_password?: string;
+            /** @description An IANA time zone name, such as Europe/Paris. */
+            timezone?: string;
+            /** @description Let administrators include the caller's private data in exports (feature level 293). */
+            allow_private_data_export?: boolean;
+            /** @description Email the caller about new logins. */
+            enable_login_emails?: boolean;
+            /** @description Email the caller about Zulip news. */
+            enable_marketing_emails?: boolean;
+            /** @description Show the number of starred messages in the client. */
+            starred_message_counts?: boolean;
+            /** @description Deliver typing notifications from other users to this user (feature level 253). */
+            receives_typing_notifications?: boolean;
+            /** @description Offer to update the profile time zone when it differs from the device time zone (feature level 329). */
+            web_suggest_update_timezone?: boolean;
+            /** @description Use the full screen width for the web app centre panel. */
+            fluid_layout_width?: boolean;
+            /** @description Reserved for accessibility variations of the design. */
+            high_contrast_mode?: boolean;
+            /**
+             * @description When scrolling marks messages read: 1 always, 2 only in conversation views, 3 never.
+             * @enum {integer}
+             */
+            web_mark_read_on_scroll_policy?: 1 | 2 | 3;
+            /**
+             * @description Where a channel link leads: 1 top topic, 2 channel feed, 3 list of topics, 4 top unread topic.
+             * @enum {integer}
+             */
+            web_channel_default_view?: 1 | 2 | 3 | 4;
+            /** @description Base font size of the web app, in pixels. */
+            web_font_size_px?: number;
+            /** @description Base line height of the web app, in percent (120 means 1.2). */
+            web_line_height_percent?: number;
+            /**
+             * @description Colour theme: 1 automatic, 2 dark, 3 light.
+             * @enum {integer}
+             */
+            color_scheme?: 1 | 2 | 3;
+            /** @description Keep drafts on the server. Turning it off deletes the drafts stored on the server. */
+            enable_drafts_synchronization?: boolean;
+            /** @description Turn emoticons into emoji in sent messages. */
+            translate_emoticons?: boolean;
+            /** @description Show the names of reacting users instead of a count when there are few reactions. */
+            display_emoji_reaction_users?: boolean;
+            /**
+             * @description The view the web app opens on: recent conversations, inbox or the combined feed. recent_topics, the older name of recent that Zulip clients still send, is accepted and stored as recent.
+             * @enum {string}
+             */
+            web_home_view?: "recent" | "inbox" | "all_messages" | "recent_topics";
+            /** @description The Escape key returns to the home view. */
+            web_escape_navigates_to_home_view?: boolean;
+            /** @description Show the user list in the left sidebar in narrow windows. */
+            left_side_userlist?: boolean;
+            /**
+             * @description The emoji set used to display emoji.
+             * @enum {string}
+             */
+            emojiset?: "google" | "twitter" | "text";
+            /**
+             * @description Move inactive channels to the bottom of the sidebar: 1 automatic, 2 always, 3 never.
+             * @enum {integer}
+             */
+            demote_inactive_streams?: 1 | 2 | 3;
+            /**
+             * @description Right sidebar user list: 1 compact, 2 with status, 3 with avatar and status.
+             * @enum {integer}
+             */
+            user_list_style?: 1 | 2 | 3;
+            /**
+             * @description When animated image previews play in the message feed.
+             * @enum {string}
+             */
+            web_animate_image_previews?: "always" | "on_hover" | "never";
+            /**
+             * @description Which channels show a numeric unread count: 1 all channels, 2 unmuted channels and topics, 3 none.
+             * @enum {integer}
+             */
+            web_stream_unreads_count_display_policy?: 1 | 2 | 3;
+            /** @description Hide AI features such as topic summaries in all clients. */
+            hide_ai_features?: boolean;
+            /** @description Group channels by folder in the inbox view. */
+            web_inbox_show_channel_folders?: boolean;
+            /** @description Group channels by folder in the left sidebar. */
+            web_left_sidebar_show_channel_folders?: boolean;
+            /** @description Show a summary of unread counts in the left sidebar. */
+            web_left_sidebar_unreads_count_summary?: boolean;
+            /** @description Desktop notifications for channel messages (per-channel overrides apply). */
+            enable_stream_desktop_notifications?: boolean;
+            /** @description Email notifications for channel messages. */
+            enable_stream_email_notifications?: boolean;
+            /** @description Mobile push notifications for channel messages. */
+            enable_stream_push_notifications?: boolean;
+            /** @description Sound notifications for channel messages. */
+            enable_stream_audible_notifications?: boolean;
+            /** @description Name of the notification sound: one of the sounds the server offers (available_notification_sounds in /register: chime, ding, done, ping, pop, ring, zulip), or "none". Others give "Invalid notification sound '<name>'". */
+            notification_sound?: string;
+            /** @description Desktop notifications for direct messages and mentions. */
+            enable_desktop_notifications?: boolean;
+            /** @description Sound notifications for direct messages and mentions. */
+            enable_sounds?: boolean;
+            /** @description Desktop notifications for messages in followed topics. */
+            enable_followed_topic_desktop_notifications?: boolean;
+            /** @description Email notifications for messages in followed topics. */
+            enable_followed_topic_email_notifications?: boolean;
+            /** @description Push notifications for messages in followed topics. */
+            enable_followed_topic_push_notifications?: boolean;
+            /** @description Sound notifications for messages in followed topics. */
+            enable_followed_topic_audible_notifications?: boolean;
+            /** @description How long the server waits to batch message notification emails, in seconds: 1 to 604800 (a week). The server checks the range itself, to answer in Zulip's words ("Invalid email batching period: 0 seconds"). */
+            email_notifications_batching_period_seconds?: number;
+            /** @description Email for direct messages and mentions received while offline. */
+            enable_offline_email_notifications?: boolean;
+            /** @description Push notifications for direct messages and mentions received while offline. */
+            enable_offline_push_notifications?: boolean;
+            /** @description Push notifications for direct messages and mentions received while online. */
+            enable_online_push_notifications?: boolean;
+            /** @description Send digest emails while the user is away. */
+            enable_digest_emails?: boolean;
+            /** @description Include message content in notification emails. */
+            message_content_in_email_notifications?: boolean;
+            /** @description Include direct message content in desktop notifications. */
+            pm_content_in_desktop_notifications?: boolean;
+            /** @description Notify for wildcard mentions as for personal mentions. */
+            wildcard_mentions_notify?: boolean;
+            /** @description Notify for wildcard mentions in followed topics as for personal mentions. */
+            enable_followed_topic_wildcard_mentions_notify?: boolean;
+            /**
+             * @description Unread badge count: 1 all unread messages, 2 DMs, mentions and followed topics, 3 DMs and mentions, 4 none.
+             * @enum {integer}
+             */
+            desktop_icon_count_display?: 1 | 2 | 3 | 4;
+            /**
+             * @description Organization name in notification email subjects: 1 automatic, 2 always, 3 never.
+             * @enum {integer}
+             */
+            realm_name_in_email_notifications_policy?: 1 | 2 | 3;
+            /**
+             * @description Topics followed automatically: 1 topics the user participates in, 2 sends a message to, 3 starts, 4 never.
+             * @enum {integer}
+             */
+            automatically_follow_topics_policy?: 1 | 2 | 3 | 4;
+            /**
+             * @description Topics in muted channels unmuted automatically: 1 participates in, 2 sends a message to, 3 starts, 4 never.
+             * @enum {integer}
+             */
+            automatically_unmute_topics_in_muted_streams_policy?: 1 | 2 | 3 | 4;
+            /** @description Follow topics automatically where the user is mentioned. */
+            automatically_follow_topics_where_mentioned?: boolean;
+            /**
+             * @description Whether notices of topics being resolved are marked read automatically.
+             * @enum {string}
+             */
+            resolved_topic_notice_auto_read_policy?: "always" | "except_followed" | "never";
+            /** @description Show the user as online to others while active. */
+            presence_enabled?: boolean;
+            /** @description Enter sends the message (or saves an edit) in the compose box. */
+            enter_sends?: boolean;
+            /** @description Display times in 24-hour notation. */
+            twenty_four_hour_time?: boolean;
+            /** @description Send typing notifications while composing direct messages. */
+            send_private_typing_notifications?: boolean;
+            /** @description Send typing notifications while composing channel messages. */
+            send_stream_typing_notifications?: boolean;
+            /** @description Let other users see whether this user has read messages. */
+            send_read_receipts?: boolean;
+            /**
+             * @description Who can see the real email address: 1 everyone, 2 members only, 3 administrators only, 4 nobody, 5 moderators only.
+             * @enum {integer}
+             */
+            email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+            /** @description Move the view to the conversation a message was just sent to. */
+            web_navigate_to_sent_message?: boolean;
+            /** @description Language code of the user interface language (en, de, fr, pt_BR, zh-hans, ...); an unknown code gives "Invalid default_language". */
+            default_language?: string;
         };
         /**
          * @description A user or bot as listed by GET /users and in realm_users of /register. The field is_billing_admin was removed at feature level 363.
@@ -2966,102 +3455,6 @@ export interface components {
                 text: string;
             }[];
         };
-        /**
-         * @description A channel without any user's personal settings, as sent in channel events and in the never_subscribed and streams lists of /register.
-         * @example {
-         *       "stream_id": 2,
-         *       "name": "design",
-         *       "description": "Where we argue about pixels.",
-         *       "rendered_description": "<p>Where we argue about pixels.</p>",
-         *       "date_created": 1691057093,
-         *       "creator_id": 1,
-         *       "invite_only": false,
-         *       "is_web_public": false,
-         *       "stream_post_policy": 1,
-         *       "message_retention_days": null,
-         *       "history_public_to_subscribers": true,
-         *       "first_message_id": null,
-         *       "folder_id": null,
-         *       "topics_policy": "inherit",
-         *       "is_recently_active": false,
-         *       "stream_weekly_traffic": null,
-         *       "is_announcement_only": false,
-         *       "is_archived": false,
-         *       "subscriber_count": 1,
-         *       "can_add_subscribers_group": 2,
-         *       "can_remove_subscribers_group": 3,
-         *       "can_administer_channel_group": {
-         *         "direct_members": [
-         *           1
-         *         ],
-         *         "direct_subgroups": []
-         *       },
-         *       "can_delete_any_message_group": 1,
-         *       "can_delete_own_message_group": 1,
-         *       "can_move_messages_out_of_channel_group": 1,
-         *       "can_move_messages_within_channel_group": 1,
-         *       "can_send_message_group": 7,
-         *       "can_subscribe_group": 1,
-         *       "can_resolve_topics_group": 1,
-         *       "can_create_topic_group": 7
-         *     }
-         */
-        BasicChannel: {
-            /** @description The channel's ID. */
-            stream_id: number;
-            /** @description The channel's name. */
-            name: string;
-            /** @description The description as Markdown source. */
-            description: string;
-            /** @description The description rendered to HTML. */
-            rendered_description: string;
-            /** @description When the channel was created, in UTC seconds. */
-            date_created: number;
-            /** @description The user who created the channel; null when no creator is recorded. */
-            creator_id: number | null;
-            /** @description True for a private channel. */
-            invite_only: boolean;
-            /** @description Whether the history can be read on the web without an account. */
-            is_web_public: boolean;
-            stream_post_policy: components["schemas"]["StreamPostPolicy"];
-            /** @description Days messages are kept; null inherits the organization setting, -1 keeps forever. */
-            message_retention_days: number | null;
-            /** @description Whether subscribers can read messages sent before they joined. */
-            history_public_to_subscribers: boolean;
-            /** @description ID of the oldest message; null when the channel has no messages. */
-            first_message_id: number | null;
-            /** @description The channel folder holding the channel; null when in none. */
-            folder_id: number | null;
-            topics_policy: components["schemas"]["TopicsPolicy"];
-            /** @description Whether the channel has had recent message activity. */
-            is_recently_active: boolean;
-            /** @description Estimated messages per week; null when there is too little data. */
-            stream_weekly_traffic: number | null;
-            /**
-             * @deprecated
-             * @description Legacy flag equal to stream_post_policy being 2.
-             */
-            is_announcement_only: boolean;
-            /** @description Whether the channel is archived. */
-            is_archived: boolean;
-            /** @description Number of active subscribers. */
-            subscriber_count: number;
-            /** @description Subscriber IDs; only in the never_subscribed list of POST /register with include_subscribers (empty for private channels the caller may not list subscribers of). With include_subscribers=`partial`, only for channels of fewer than 250 subscribers. */
-            subscribers?: number[];
-            /** @description Instead of `subscribers`, in the never_subscribed list of POST /register with include_subscribers=`partial`, for channels of 250 subscribers or more: the subscribers who are bots or were active in the last 14 days (feature level 412). */
-            partial_subscribers?: number[];
-            can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
-            can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
-            can_administer_channel_group: components["schemas"]["GroupSettingValue"];
-            can_delete_any_message_group: components["schemas"]["GroupSettingValue"];
-            can_delete_own_message_group: components["schemas"]["GroupSettingValue"];
-            can_move_messages_out_of_channel_group: components["schemas"]["GroupSettingValue"];
-            can_move_messages_within_channel_group: components["schemas"]["GroupSettingValue"];
-            can_send_message_group: components["schemas"]["GroupSettingValue"];
-            can_subscribe_group: components["schemas"]["GroupSettingValue"];
-            can_resolve_topics_group: components["schemas"]["GroupSettingValue"];
-            can_create_topic_group: components["schemas"]["GroupSettingValue"];
-        };
         /** @description IDs of the user's unread messages, grouped by conversation, so a client can show counts without fetching the messages. */
         UnreadMessages: {
             /** @description Total unread messages in the lists below (muted channels and topics excluded). */
@@ -3942,6 +4335,26 @@ export interface components {
             property: string;
             value: boolean | number | string;
         };
+        /**
+         * @description One of the user's own settings changed (sent to that user's clients only). For default_language, language_name carries the language's name in itself.
+         * @example {
+         *       "id": 18,
+         *       "type": "user_settings",
+         *       "op": "update",
+         *       "property": "left_side_userlist",
+         *       "value": true
+         *     }
+         */
+        UserSettingsUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_settings";
+            /** @enum {string} */
+            op: "update";
+            property: string;
+            value: boolean | number | string;
+            language_name?: string;
+        };
         /** @description A user group was created (or became visible). */
         UserGroupAddEvent: {
             id: components["schemas"]["EventId"];
@@ -4253,7 +4666,7 @@ export interface components {
             saved_snippet_id: number;
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -5531,6 +5944,53 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
+    "render-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "**foo**"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["RenderMessageRequest"];
+                /**
+                 * @example {
+                 *       "content": "**foo**"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["RenderMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderMessageResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     "get-subscriptions": {
         parameters: {
             query?: {
@@ -5953,6 +6413,286 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
+    "get-streams": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Include every public channel (not for guests).
+                 * @example true
+                 */
+                include_public?: boolean;
+                /**
+                 * @description Include every web-public channel.
+                 * @example false
+                 */
+                include_web_public?: boolean;
+                /**
+                 * @description Include every channel the caller is subscribed to.
+                 * @example true
+                 */
+                include_subscribed?: boolean;
+                /**
+                 * @description Leave out archived channels (feature level 315).
+                 * @example true
+                 */
+                exclude_archived?: boolean;
+                /**
+                 * @description Include every channel whose existence the caller may know (feature level 356; the other include options then add nothing).
+                 * @example false
+                 */
+                include_all?: boolean;
+                /**
+                 * @deprecated
+                 * @description Legacy name for include_all.
+                 * @example false
+                 */
+                include_all_active?: boolean;
+                /**
+                 * @description Add is_default to every channel.
+                 * @example true
+                 */
+                include_default?: boolean;
+                /**
+                 * @description For a bot, include the channels its owner is subscribed to.
+                 * @example false
+                 */
+                include_owner_subscribed?: boolean;
+                /**
+                 * @description Include every channel whose messages the caller may read: their subscriptions, public channels (not for guests), and private channels they may subscribe to (feature level 356).
+                 * @example false
+                 */
+                include_can_access_content?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "streams": [
+                     *         {
+                     *           "stream_id": 1,
+                     *           "name": "general",
+                     *           "description": "Everyone is added to this channel by default.",
+                     *           "rendered_description": "<p>Everyone is added to this channel by default.</p>",
+                     *           "date_created": 1691057093,
+                     *           "creator_id": null,
+                     *           "invite_only": false,
+                     *           "is_web_public": false,
+                     *           "stream_post_policy": 1,
+                     *           "is_announcement_only": false,
+                     *           "message_retention_days": null,
+                     *           "history_public_to_subscribers": true,
+                     *           "first_message_id": 1,
+                     *           "folder_id": null,
+                     *           "topics_policy": "inherit",
+                     *           "is_recently_active": true,
+                     *           "stream_weekly_traffic": null,
+                     *           "is_archived": false,
+                     *           "subscriber_count": 3,
+                     *           "is_default": true,
+                     *           "can_add_subscribers_group": 2,
+                     *           "can_remove_subscribers_group": 3,
+                     *           "can_administer_channel_group": {
+                     *             "direct_members": [
+                     *               1
+                     *             ],
+                     *             "direct_subgroups": []
+                     *           },
+                     *           "can_delete_any_message_group": 1,
+                     *           "can_delete_own_message_group": 1,
+                     *           "can_move_messages_out_of_channel_group": 1,
+                     *           "can_move_messages_within_channel_group": 1,
+                     *           "can_send_message_group": 7,
+                     *           "can_subscribe_group": 1,
+                     *           "can_resolve_topics_group": 1,
+                     *           "can_create_topic_group": 7
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetStreamsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "get-stream-by-id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "stream": {
+                     *         "stream_id": 1,
+                     *         "name": "general",
+                     *         "description": "Everyone is added to this channel by default.",
+                     *         "rendered_description": "<p>Everyone is added to this channel by default.</p>",
+                     *         "date_created": 1691057093,
+                     *         "creator_id": null,
+                     *         "invite_only": false,
+                     *         "is_web_public": false,
+                     *         "stream_post_policy": 1,
+                     *         "is_announcement_only": false,
+                     *         "message_retention_days": null,
+                     *         "history_public_to_subscribers": true,
+                     *         "first_message_id": 1,
+                     *         "folder_id": null,
+                     *         "topics_policy": "inherit",
+                     *         "is_recently_active": true,
+                     *         "stream_weekly_traffic": null,
+                     *         "is_archived": false,
+                     *         "subscriber_count": 3,
+                     *         "can_add_subscribers_group": 2,
+                     *         "can_remove_subscribers_group": 3,
+                     *         "can_administer_channel_group": {
+                     *           "direct_members": [
+                     *             1
+                     *           ],
+                     *           "direct_subgroups": []
+                     *         },
+                     *         "can_delete_any_message_group": 1,
+                     *         "can_delete_own_message_group": 1,
+                     *         "can_move_messages_out_of_channel_group": 1,
+                     *         "can_move_messages_within_channel_group": 1,
+                     *         "can_send_message_group": 7,
+                     *         "can_subscribe_group": 1,
+                     *         "can_resolve_topics_group": 1,
+                     *         "can_create_topic_group": 7
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetStreamResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "get-stream-id": {
+        parameters: {
+            query: {
+                /**
+                 * @description The channel's name.
+                 * @example general
+                 */
+                stream: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetStreamIdResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "get-stream-topics": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether the client understands the empty topic; when false it is shown as the realm's empty-topic display name (feature level 334).
+                 * @example false
+                 */
+                allow_empty_topic_name?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetStreamTopicsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     "get-own-user": {
         parameters: {
             query?: never;
@@ -6000,6 +6740,63 @@ export interface operations {
                 };
             };
             400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "update-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "twenty_four_hour_time": true,
+                 *       "left_side_userlist": true,
+                 *       "timezone": "Europe/Paris"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateSettingsRequest"];
+                /**
+                 * @example {
+                 *       "twenty_four_hour_time": true,
+                 *       "left_side_userlist": true,
+                 *       "timezone": "Europe/Paris"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -102,6 +102,18 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
       target: '≥ 1,000 req/s, p99 ≤ 40 ms (1m)',
     },
     {
+      key: 'topics',
+      title: `GET /users/me/{id}/topics, the busiest channel (${fmtInt(t.busyChannel.messages)} msgs)`,
+      method: 'GET',
+      path: `/api/v1/users/me/${t.busyChannel.id}/topics`,
+      user: reader,
+      check: (r) => {
+        if (r.status !== 200 || !Array.isArray(r.body.topics) || r.body.topics.length === 0)
+          throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+        return `${r.body.topics.length} topics`;
+      },
+    },
+    {
       key: 'rare-channel',
       title: `GET /messages rarely used channel (${fmtInt(t.rareChannel.messages)} msgs)`,
       method: 'GET',

@@ -125,6 +125,53 @@ const scenarios = {
       req.body = { email: fresh('nobody'), password: 'a-good-password', full_name: 'No Body' };
     }),
   },
+  'get-streams': {
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.query = { include_default: true, exclude_archived: false };
+    },
+    401: unauthenticated(),
+  },
+  'get-stream-by-id': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+    },
+    400: refusal('BAD_REQUEST', 'Invalid channel ID', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'hr');
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+  },
+  'get-stream-id': {
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.query = { stream: 'General' };
+    },
+    400: refusal('BAD_REQUEST', "Invalid channel name 'hr'", (req, s) => {
+      req.user = s.users.member;
+      req.query = { stream: 'hr' };
+    }),
+    401: unauthenticated((req) => {
+      req.query = { stream: 'general' };
+    }),
+  },
+  'get-stream-topics': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.query = { allow_empty_topic_name: true };
+    },
+    400: refusal('BAD_REQUEST', 'Invalid channel ID', async (req, s) => {
+      req.user = s.users.guest;
+      req.pathParams.stream_id = await channelId(s, 'hr');
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+  },
 };
 
 module.exports = { scenarios };

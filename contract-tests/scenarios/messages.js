@@ -172,6 +172,22 @@ const scenarios = {
       req.pathParams.message_id = 1;
     }),
   },
+  'render-message': {
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.body = { content: '**bold** @**Adam Admin** #**general**' };
+    },
+    400: refusal(
+      'REQUEST_VARIABLE_MISSING',
+      "Missing 'content' argument",
+      (req, s) => {
+        req.user = s.users.member;
+        req.body = {};
+      },
+      { var_name: 'content' },
+    ),
+    401: unauthenticated(),
+  },
 };
 
 module.exports = { scenarios };

@@ -145,6 +145,16 @@ const scenarios = {
     }),
     401: unauthenticated(),
   },
+  'update-settings': {
+    200: (req, s) => {
+      req.user = s.users.member2;
+    },
+    400: refusal('BAD_REQUEST', 'timezone is not a recognized time zone', (req, s) => {
+      req.user = s.users.member2;
+      req.body = { timezone: 'Mars/Olympus_Mons' };
+    }),
+    401: unauthenticated(),
+  },
 };
 
 module.exports = { scenarios };

@@ -66,4 +66,20 @@ export function canSeeChannel(
   );
 }
 
+/**
+ * Whether the viewer may read the channel's messages at all (Zulip's
+ * content access): subscribers; anyone but a guest for a public channel;
+ * members of the groups that may subscribe themselves or others to a
+ * private one. Administrators are not included: they may know a private
+ * channel exists without reading it.
+ */
+export function canAccessChannelContent(
+  v: Viewer,
+  c: Pick<ChannelRow, 'recipient_id' | 'invite_only' | 'can_subscribe_group' | 'can_add_subscribers_group'>,
+): boolean {
+  if (v.subscribedRecipients.has(c.recipient_id)) return true;
+  if (!c.invite_only) return !isGuestRole(v.user.role);
+  return inGroup(v, c.can_subscribe_group) || inGroup(v, c.can_add_subscribers_group);
+}
+
 export const isAdminViewer = (v: Viewer) => isAdminRole(v.user.role);

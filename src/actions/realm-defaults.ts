@@ -6,65 +6,11 @@ import { isAdminRole } from '../domain/roles';
 import { isRealmDefaultName, NOTIFICATION_SOUNDS, parseSettings, RealmDefaultName, RealmUserDefaults } from '../domain/user-settings';
 import { adminRequired, ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
+import { isLanguageCode } from '../domain/languages';
 import { insertAuditLog } from '../queries/audit';
 import { getRealmUserDefaultsRaw } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listActiveUserIds, setRealmUserDefaultsRaw } from '../queries/users';
-
-/** The interface languages Zulip offers (its language_name_map), by code. */
-export const LANGUAGE_CODES: ReadonlySet<string> = new Set([
-  'ar',
-  'be',
-  'bg',
-  'bn',
-  'ca',
-  'cs',
-  'cy',
-  'da',
-  'de',
-  'el',
-  'en',
-  'en_GB',
-  'eo',
-  'es',
-  'fa',
-  'fi',
-  'fr',
-  'gl',
-  'gu',
-  'hi',
-  'hu',
-  'id',
-  'it',
-  'ja',
-  'ko',
-  'lt',
-  'lv',
-  'ml',
-  'mn',
-  'nl',
-  'no',
-  'pl',
-  'pt',
-  'pt_BR',
-  'pt_PT',
-  'ro',
-  'ru',
-  'si',
-  'sk',
-  'sr',
-  'sv',
-  'ta',
-  'te',
-  'tl',
-  'tr',
-  'uk',
-  'uz',
-  'vi',
-  'zh-hans',
-  'zh-hant',
-  'zh_TW',
-]);
 
 const MAX_BATCHING_PERIOD_SECONDS = 7 * 24 * 3600;
 
@@ -82,7 +28,7 @@ export function checkRealmDefaults(input: DefaultsRequest): Partial<RealmUserDef
   if (sound !== undefined && sound !== 'none' && !NOTIFICATION_SOUNDS.includes(sound)) {
     throw new ApiError(`Invalid notification sound '${sound}'`);
   }
-  if (input.default_language !== undefined && !LANGUAGE_CODES.has(input.default_language)) {
+  if (input.default_language !== undefined && !isLanguageCode(input.default_language)) {
     throw new ApiError('Invalid default_language');
   }
   const period = input.email_notifications_batching_period_seconds;

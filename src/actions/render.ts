@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import { extractMentionCandidates, renderMessage, RenderResult } from '../markdown/zulip';
 import { getRenderLookups, type MentionGroupRow } from '../queries/render-context';
 import { findInaccessibleUsers } from '../access/user-access';
-import { canSeeChannel, Viewer } from '../access/viewer';
+import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
+import { truncateContent } from '../domain/topics';
+import { getRealmOfUser } from '../queries/realms';
 
 export interface RenderedMessage extends RenderResult {
   /** can_mention_group of each mentioned group, for the permission check. */
@@ -51,4 +53,15 @@ export async function renderForRealm(
     channelsByName: new Map(channels.map((c) => [c.name.toLowerCase(), { id: c.id, name: c.name }])),
   });
   return { ...result, mentionedGroups: found.groups.filter((g) => result.mentionedGroupIds.has(g.id)) };
+}
+
+/**
+ * POST /messages/render: the HTML sending this content would store, for a
+ * preview; nothing is written. Content too long for a message is cut as
+ * sending cuts it, so the preview shows what would be sent.
+ */
+export async function getRenderedPreview(db: Knex, viewer: Viewer, content: string): Promise<string> {
+  const realm = await getRealmOfUser(db, viewer.user);
+  const rendered = await renderForRealm(db, realm.id, truncateContent(content), viewer, inGroup(viewer, realm.can_access_all_users_group));
+  return rendered.html;
 }

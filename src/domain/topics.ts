@@ -26,11 +26,14 @@ export function normalizeContent(raw: string): string {
   const content = raw.trimEnd().replace(/^(?:[ \t]*\n)+/, '');
   if (content.trim() === '') throw new ApiError('Message must not be empty');
   if (content.includes('\u0000')) throw new ApiError('Message must not contain null bytes');
+  return truncateContent(content);
+}
+
+/** Content longer than a message may hold, cut to fit with Zulip's marker at the end. */
+export function truncateContent(content: string): string {
   const chars = [...content];
-  if (chars.length > MAX_MESSAGE_LENGTH) {
-    return chars.slice(0, MAX_MESSAGE_LENGTH - [...TRUNCATION_MARKER].length).join('') + TRUNCATION_MARKER;
-  }
-  return content;
+  if (chars.length <= MAX_MESSAGE_LENGTH) return content;
+  return chars.slice(0, MAX_MESSAGE_LENGTH - [...TRUNCATION_MARKER].length).join('') + TRUNCATION_MARKER;
 }
 
 export type TopicsPolicy = Schema<'TopicsPolicy'>;

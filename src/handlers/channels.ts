@@ -1,3 +1,4 @@
+import { accessChannelIdByName, getChannel, listChannels, listTopics } from '../access/channels';
 import { subscriberListMode } from '../access/subscriber-lists';
 import { getSubscriptions } from '../access/subscriptions';
 import { loadViewer } from '../access/viewer';
@@ -48,5 +49,25 @@ export const channelHandlers: HandlerTable = {
   'accept-invite-link': async (call) => {
     const user = await doAcceptMultiuseInvite(call.ctx, call.params.invite_key, call.params);
     return { user_id: user.id, email: user.email, api_key: user.api_key };
+  },
+
+  'get-streams': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return { streams: await listChannels(call.ctx.db, viewer, call.params) };
+  },
+
+  'get-stream-by-id': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return { stream: await getChannel(call.ctx.db, viewer, call.params.stream_id) };
+  },
+
+  'get-stream-id': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return { stream_id: await accessChannelIdByName(call.ctx.db, viewer, call.params.stream) };
+  },
+
+  'get-stream-topics': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return { topics: await listTopics(call.ctx.db, viewer, call.params.stream_id, call.params.allow_empty_topic_name ?? false) };
   },
 };

@@ -7,6 +7,7 @@ import { doUpdateMessage } from '../actions/edit-message';
 import { doAddReaction, doRemoveReaction } from '../actions/reactions';
 import { doDeleteMessage, doDeleteTopic } from '../actions/message-delete';
 import { doReportMessage } from '../actions/report';
+import { getRenderedPreview } from '../actions/render';
 import { caller, HandlerTable } from '../http/handler';
 
 export const messageHandlers: HandlerTable = {
@@ -68,5 +69,10 @@ export const messageHandlers: HandlerTable = {
   'delete-topic': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return doDeleteTopic(call.ctx, viewer, call.params);
+  },
+
+  'render-message': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    return { rendered: await getRenderedPreview(call.ctx.db, viewer, call.params.content) };
   },
 };

@@ -1,5 +1,6 @@
 import { getOwnUser, getUser, getUsers } from '../access/users';
 import { loadViewer } from '../access/viewer';
+import { doUpdateSettings } from '../actions/settings';
 import { doUpdateUser } from '../actions/update-user';
 import { doCreateUser, doDeactivateUser, doReactivateUser } from '../actions/users';
 import { caller, HandlerTable } from '../http/handler';
@@ -28,6 +29,11 @@ export const userHandlers: HandlerTable = {
 
   'reactivate-user': async (call) => {
     await doReactivateUser(call.ctx, caller(call), call.params.user_id);
+    return {};
+  },
+
+  'update-settings': async (call) => {
+    await doUpdateSettings(call.ctx, caller(call), call.params);
     return {};
   },
 };

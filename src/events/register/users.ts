@@ -80,6 +80,8 @@ export async function realmUserState(
 export function userSettingsState(user: UserRow): Schema<'UserSettings'> {
   return {
     ...parseSettings(user.settings),
+    // The time zone lives in its own column (the user object carries it too).
+    timezone: user.timezone,
     available_notification_sounds: [...NOTIFICATION_SOUNDS],
     emojiset_choices: EMOJISET_CHOICES,
   };

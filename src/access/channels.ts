@@ -1,0 +1,117 @@
+import type { Knex } from 'knex';
+import type { Params, Schema } from '../contract';
+import { ApiError, invalidChannelId } from '../errors';
+import { isGuestRole } from '../domain/roles';
+import { getChannelById, getChannelByName, type ChannelRow } from '../queries/channels';
+import { getRecentlyActive, getWeeklyTraffic } from '../queries/channel-stats';
+import { getViewerMemberships } from '../queries/groups';
+import { nowSeconds } from '../queries/ids';
+import { countChannelSubscribers, listRealmChannels } from '../queries/register';
+import { listChannelTopics } from '../queries/topics';
+import { topicForClient } from '../serializers/messages';
+import { toApiBasicChannel } from '../serializers/subscriptions';
+import { loadRealmGroups } from './realm-groups';
+import { canAccessChannelContent, canSeeChannel, type Viewer } from './viewer';
+
+/** A channel the viewer may know exists; a missing one and a hidden one give the same error. */
+export async function accessChannelMetadata(db: Knex, viewer: Viewer, channelId: number): Promise<ChannelRow> {
+  const channel = await getChannelById(db, viewer.user.realm_id, channelId);
+  if (!channel || !canSeeChannel(viewer, channel)) throw invalidChannelId();
+  return channel;
+}
+
+/** A channel whose messages the viewer may read (src/access/viewer.ts canAccessChannelContent). */
+export async function accessChannelContent(db: Knex, viewer: Viewer, channelId: number): Promise<ChannelRow> {
+  const channel = await getChannelById(db, viewer.user.realm_id, channelId);
+  if (!channel || !canAccessChannelContent(viewer, channel)) throw invalidChannelId();
+  return channel;
+}
+
+/** GET /get_stream_id: the channel by name (case-insensitive), with content access. */
+export async function accessChannelIdByName(db: Knex, viewer: Viewer, name: string): Promise<number> {
+  const channel = await getChannelByName(db, viewer.user.realm_id, name);
+  // Zulip quotes the name as given, whether the channel is missing or hidden.
+  if (!channel || !canAccessChannelContent(viewer, channel)) throw new ApiError(`Invalid channel name '${name}'`);
+  return channel.id;
+}
+
+type ChannelListParams = Params<'get-streams'>;
+
+/**
+ * Which of the organization's channels GET /streams lists: the union of the
+ * sources asked for, as Zulip's get_streams_for_user. include_all (and its
+ * legacy name) replaces the other sources with every channel the viewer may
+ * know exists; include_can_access_content adds every channel whose messages
+ * they may read. Guests never get public channels through include_public.
+ */
+function selectChannels(channels: ChannelRow[], viewer: Viewer, p: ChannelListParams, ownerRecipients: ReadonlySet<number>): ChannelRow[] {
+  const excludeArchived = p.exclude_archived ?? true;
+  const live = excludeArchived ? channels.filter((c) => !c.deactivated) : channels;
+  if (p.include_all || p.include_all_active) return live.filter((c) => canSeeChannel(viewer, c));
+  const includePublic = (p.include_public ?? true) && !isGuestRole(viewer.user.role);
+  const includeSubscribed = p.include_subscribed ?? true;
+  return live.filter(
+    (c) =>
+      (p.include_can_access_content && canAccessChannelContent(viewer, c)) ||
+      (includeSubscribed && viewer.subscribedRecipients.has(c.recipient_id)) ||
+      (includePublic && !c.invite_only) ||
+      (p.include_web_public && c.is_web_public && !c.invite_only && c.history_public_to_subscribers && !c.deactivated) ||
+      ownerRecipients.has(c.recipient_id),
+  );
+}
+
+/** GET /streams: the selected channels without personal settings, sorted by name; is_default on request. */
+export async function listChannels(db: Knex, viewer: Viewer, p: ChannelListParams): Promise<Array<Schema<'BasicChannel'>>> {
+  const realmId = viewer.user.realm_id;
+  const now = nowSeconds();
+  const ownerId = p.include_owner_subscribed && viewer.user.is_bot ? viewer.user.bot_owner_id : null;
+  const [groups, channels, counts, owner] = await Promise.all([
+    loadRealmGroups(db, realmId),
+    listRealmChannels(db, realmId),
+    countChannelSubscribers(db, realmId),
+    ownerId === null ? null : getViewerMemberships(db, ownerId, realmId),
+  ]);
+  const selected = selectChannels(channels, viewer, p, owner?.subscribedRecipients ?? new Set()).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const [traffic, recent] = await Promise.all([getWeeklyTraffic(db, selected, now), getRecentlyActive(db, selected, now)]);
+  return selected.map((c) => ({
+    ...toApiBasicChannel(
+      { ...c, is_recently_active: recent.get(c.id) ?? false },
+      { groups: groups.lookup, subscriberCount: counts.get(c.recipient_id) ?? 0, weeklyTraffic: traffic.get(c.id) ?? null },
+    ),
+    ...(p.include_default && { is_default: c.is_default }),
+  }));
+}
+
+/** GET /streams/{stream_id}: one channel the viewer may know exists, archived or not. */
+export async function getChannel(db: Knex, viewer: Viewer, channelId: number): Promise<Schema<'BasicChannel'>> {
+  const channel = await accessChannelMetadata(db, viewer, channelId);
+  const now = nowSeconds();
+  const [groups, counts, traffic, recent] = await Promise.all([
+    loadRealmGroups(db, viewer.user.realm_id),
+    countChannelSubscribers(db, viewer.user.realm_id),
+    getWeeklyTraffic(db, [channel], now),
+    getRecentlyActive(db, [channel], now),
+  ]);
+  return toApiBasicChannel(
+    { ...channel, is_recently_active: recent.get(channel.id) ?? false },
+    { groups: groups.lookup, subscriberCount: counts.get(channel.recipient_id) ?? 0, weeklyTraffic: traffic.get(channel.id) ?? null },
+  );
+}
+
+/**
+ * GET /users/me/{stream_id}/topics: with shared history every message of the
+ * channel counts; with protected history only those the viewer received.
+ */
+export async function listTopics(
+  db: Knex,
+  viewer: Viewer,
+  channelId: number,
+  allowEmptyTopicName: boolean,
+): Promise<Array<Schema<'TopicSummary'>>> {
+  const channel = await accessChannelContent(db, viewer, channelId);
+  const publicHistory = !channel.invite_only || channel.history_public_to_subscribers;
+  const rows = await listChannelTopics(db, channel.recipient_id, publicHistory ? null : viewer.user.id);
+  return rows.map((r) => ({ name: topicForClient(r.topic, allowEmptyTopicName), max_id: r.max_id }));
+}

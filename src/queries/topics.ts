@@ -1,0 +1,33 @@
+import type { Knex } from 'knex';
+
+type Q = Knex | Knex.Transaction;
+
+export interface TopicHistoryRow {
+  topic: string;
+  max_id: number;
+}
+
+/**
+ * A channel's topics, newest first: per topic (case-insensitive, topic_key)
+ * the newest message id, and that message's spelling of the topic. The
+ * grouping reads only the (recipient_id, topic_key, id) index; the join
+ * then touches one message row per topic. With `receivedBy`, only the
+ * messages that user received count (protected history).
+ */
+export async function listChannelTopics(q: Q, recipientId: number, receivedBy: number | null): Promise<TopicHistoryRow[]> {
+  const newest =
+    receivedBy === null
+      ? q('messages').where('recipient_id', recipientId).groupBy('topic_key').select('topic_key').max({ max_id: 'id' })
+      : q('user_messages as um')
+          .join('messages as m', 'm.id', 'um.message_id')
+          .where({ 'um.user_id': receivedBy, 'm.recipient_id': recipientId })
+          .groupBy('m.topic_key')
+          .select('m.topic_key')
+          .max({ max_id: 'm.id' });
+  const rows: Array<{ topic: string; max_id: number | string }> = await q
+    .from(newest.as('t'))
+    .join('messages as m', 'm.id', 't.max_id')
+    .orderBy('t.max_id', 'desc')
+    .select('m.topic', 't.max_id');
+  return rows.map((r) => ({ topic: r.topic, max_id: Number(r.max_id) }));
+}
