@@ -7,10 +7,12 @@ import { bounded } from './domain/bounded';
 import { ApiError } from './errors';
 import { errorMiddleware } from './http/errors';
 import type { HandlerTable } from './http/handler';
+import { docsPageRouter } from './http/docs-page';
 import { fileRouter } from './http/files';
 import { apiRouter } from './http/pipeline';
 import { tusRouter } from './http/tus';
 import { HANDLERS } from './http/routes';
+import { servedContractRouter } from './http/served-contract';
 import type { SpecIndex } from './http/spec';
 
 export interface AppDeps {
@@ -52,6 +54,10 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   }
   // Resumable uploads speak tus, not the API's form bodies: before the API pipeline.
   app.use('/api/v1/tus', tusRouter(ctx));
+  // The contract itself and its browsable reference, without authentication:
+  // before the API pipeline and its 404, as neither is an operation of openapi/.
+  app.use('/api/v1', servedContractRouter(ctx.config));
+  app.use('/api/docs', docsPageRouter(ctx.config));
   app.use('/api/v1', apiRouter(ctx, spec, handlers));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
   app.use('/user_uploads', fileRouter(ctx));

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Router, type Request, type Response } from 'express';
+import yaml from 'js-yaml';
+import type { Config } from '../config';
+import { ApiError } from '../errors';
+import { SPEC_ROOT } from './spec';
+
+/** One serialisation of the contract, kept in memory with its gzip and validators. */
+interface Body {
+  type: string;
+  plain: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+interface Served {
+  externalUrl: string;
+  json: Body;
+  yaml: Body;
+}
+
+/**
+ * GET /api/v1/openapi.json and /api/v1/openapi.yaml: the bundled contract
+ * (one document, internal $refs) that this server routes and validates by,
+ * with `servers` naming this server's EXTERNAL_URL so a reader's "try it"
+ * reaches it. No authentication: the contract holds nothing private.
+ *
+ * These two are mounted before the API pipeline and are not operations of
+ * openapi/: they are not Zulip endpoints (no `{result, msg}` envelope, one
+ * of them is not JSON), and a document describing the URL it is served from
+ * would list itself to every client and SDK generated from it.
+ *
+ * Both bodies are built on the first request and kept; they are rebuilt
+ * only if EXTERNAL_URL changed (a server on PORT=0 learns its address after
+ * binding).
+ */
+export function servedContractRouter(config: Config, load: () => Promise<object> = loadBundledContract): Router {
+  const router = Router();
+  let served: Promise<Served> | null = null;
+  const current = async (): Promise<Served> => {
+    const externalUrl = config.externalUrl;
+    if (served && (await served).externalUrl === externalUrl) return served;
+    served = load().then((doc) => serialise(doc, externalUrl));
+    served.catch(() => (served = null)); // a failed load is retried by the next request
+    return served;
+  };
+  router
+    .route('/openapi.json')
+    .get(async (req, res) => send(req, res, (await current()).json))
+    .all(methodNotAllowed);
+  router
+    .route('/openapi.yaml')
+    .get(async (req, res) => send(req, res, (await current()).yaml))
+    .all(methodNotAllowed);
+  return router;
+}
+
+/**
+ * dist/openapi.bundled.json as scripts/bundle-spec.js wrote it (beside src/
+ * when run from the sources, beside dist/src/ when built). A tree built by
+ * `npm run build` alone has none: openapi/ is then bundled here, the way
+ * that script does.
+ */
+export async function loadBundledContract(): Promise<object> {
+  const candidates = [
+    path.join(__dirname, '..', '..', 'dist', 'openapi.bundled.json'),
+    path.join(__dirname, '..', '..', 'openapi.bundled.json'),
+  ];
+  const file = candidates.find((f) => fs.existsSync(f));
+  if (file) return JSON.parse(await fs.promises.readFile(file, 'utf8')) as object;
+  const fromSource = path.join(__dirname, '..', '..', 'openapi', 'openapi.yaml');
+  // Loaded lazily, as in spec.ts: its ESM dependencies do not load inside jest.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const SwaggerParser = require('@apidevtools/swagger-parser') as typeof import('@apidevtools/swagger-parser');
+  return SwaggerParser.bundle(fs.existsSync(fromSource) ? fromSource : SPEC_ROOT);
+}
+
+function serialise(bundled: object, externalUrl: string): Served {
+  const doc = { ...bundled, servers: [{ url: `${externalUrl}/api/v1`, description: 'This Parley server' }] };
+  return {
+    externalUrl,
+    json: body('application/json; charset=utf-8', JSON.stringify(doc)),
+    // noRefs: no YAML anchors, so every YAML reader sees the same tree as the JSON;
+    // lineWidth -1: descriptions stay on one line rather than being folded.
+    yaml: body('application/yaml; charset=utf-8', yaml.dump(doc, { noRefs: true, lineWidth: -1 })),
+  };
+}
+
+function body(type: string, text: string): Body {
+  const plain = Buffer.from(text, 'utf8');
+  return { type, plain, gzip: gzipSync(plain), etag: createHash('sha256').update(plain).digest('base64url').slice(0, 27) };
+}
+
+/**
+ * `no-cache`: a client keeps its copy but asks each time (a 304 when the
+ * ETag still matches), since the document changes with the server's
+ * version and EXTERNAL_URL. The gzip representation has its own ETag, as a
+ * strong validator must.
+ */
+function send(req: Request, res: Response, b: Body): void {
+  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const etag = `"${b.etag}${gzip ? '-gzip' : ''}"`;
+  res.setHeader('Content-Type', b.type);
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('ETag', etag);
+  res.setHeader('Vary', 'Accept-Encoding');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  // Editors and generators served from elsewhere may read it: it is public.
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  if (matches(req.headers['if-none-match'], etag)) {
+    res.status(304).end();
+    return;
+  }
+  const payload = gzip ? b.gzip : b.plain;
+  if (gzip) res.setHeader('Content-Encoding', 'gzip');
+  res.setHeader('Content-Length', String(payload.length));
+  res.end(payload);
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/ prefixes are ignored. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+function methodNotAllowed(): never {
+  throw new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: ['GET'] }, { Allow: 'GET' });
+}
