@@ -94,16 +94,14 @@ export function optionalHttpUrl(name: string, raw: string | undefined): string |
 export function databaseUrl(name: string, raw: string | undefined): string | null {
   if (raw === undefined) return null;
   const u = URL.canParse(raw) ? new URL(raw) : null;
-  const shown = u ? withoutPassword(u) : raw.replace(/:[^:@/]*@/, ':***@');
+  const shown = withoutPassword(raw);
   if (!u || (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:') || u.pathname.replace(/^\//, '') === '') {
     throw new ConfigError(name, 'must be a mysql:// or mariadb:// URL naming a database (mysql://user:password@host:port/database)', shown);
   }
   return raw;
 }
 
-function withoutPassword(u: URL): string {
-  if (!u.password) return u.toString();
-  const copy = new URL(u.toString());
-  copy.password = '***';
-  return copy.toString();
+/** The user:password@ part of a URL-like text, with the password replaced, whether or not it parses. */
+function withoutPassword(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^:@/]*):[^@]*@/i, '$1$2:***@');
 }
