@@ -26,7 +26,10 @@ export interface ServerProcess {
  * on 127.0.0.1 with a port of the kernel's choosing, and resolves once it
  * has printed where it listens and the owner's credentials.
  */
-export function startServerProcess(env: { DATA_DIR: string; DATABASE_URL?: string }, timeoutMs = 30_000): Promise<ServerProcess> {
+export function startServerProcess(
+  env: { DATA_DIR: string; DATABASE_URL?: string; [setting: string]: string | undefined },
+  timeoutMs = 30_000,
+): Promise<ServerProcess> {
   // The address it prints and writes to the zuliprc is its own (no EXTERNAL_URL from our environment).
   const inherited = { ...process.env };
   delete inherited.EXTERNAL_URL;
