@@ -107,6 +107,7 @@ hooks.beforeEach((t, done) => {
     return done();
   }
   t.expectedError = scenario.expected;
+  t.scenarioAfter = scenario.after;
   const media = op.requestBody && op.requestBody.content;
   const type = (t.request.headers['Content-Type'] || '').split(';')[0];
   const example = (media && media[type] && media[type].example) || {};
@@ -181,6 +182,17 @@ hooks.beforeEachValidation((t, done) => {
   const schema = response && response.content && response.content['application/json'] && response.content['application/json'].schema;
   if (schema) t.expected.bodySchema = toJsonSchema(schema);
   done();
+});
+
+/** A scenario's `after` undoes what it changed to provoke its response (scenarios/health.js). */
+hooks.afterEach((t, done) => {
+  if (!t.scenarioAfter) return done();
+  Promise.resolve(t.scenarioAfter())
+    .then(() => done())
+    .catch((err) => {
+      t.fail = `after ${t.name}: ${err.message}`;
+      done();
+    });
 });
 
 /** An error scenario's response carries the error it names: each expected field, value for value. */

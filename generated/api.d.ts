@@ -874,6 +874,26 @@ export interface paths {
         patch: operations["edit-saved-snippet"];
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the server's health
+         * @description For load balancers, orchestrators and monitoring: 200 when this server process can serve requests, 503 when it cannot (its database does not answer, or the database lacks migrations this version ships). Cheap: two small statements and counters kept in memory. Answered at `/health`, outside the API, as Zulip's own health check is, and here under `/api/v1` for clients that know only the API's base URL. Needs no authentication and reveals no organization data.
+         */
+        get: operations["get-health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5006,6 +5026,79 @@ export interface components {
             /** @description New Markdown content, 1 to max_message_length characters after trimming. */
             content?: string;
         };
+        /**
+         * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer).
+         * @enum {string}
+         */
+        HealthCheckStatus: "ok" | "failed" | "skipped";
+        /** @description What was checked, each with its outcome; the counts are this server process's. */
+        HealthChecks: {
+            /** @description One trivial statement against the database, with a time limit of a few seconds (a Parley limit). */
+            database: {
+                status: components["schemas"]["HealthCheckStatus"];
+                /** @description Why the check failed (the driver's message, cut short); absent when it passed. */
+                error?: string;
+            };
+            /** @description The database schema against the migrations this version of Parley ships: `pending` lists those not applied (a database restored from an older version, or a server started before migrating). */
+            migrations: {
+                status: components["schemas"]["HealthCheckStatus"];
+                pending: string[];
+            };
+            /** @description The event queues open in this process, the events they hold, and the long-polls (GET /events) waiting now. */
+            event_queues: {
+                queues: number;
+                events: number;
+                waiting_polls: number;
+            };
+            /** @description Whether a push notification relay is configured, and the notification jobs waiting for it. */
+            push_relay: {
+                configured: boolean;
+                backlog: number;
+            };
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "status": "ok",
+         *       "checks": {
+         *         "database": {
+         *           "status": "ok"
+         *         },
+         *         "migrations": {
+         *           "status": "ok",
+         *           "pending": []
+         *         },
+         *         "event_queues": {
+         *           "queues": 2,
+         *           "events": 5,
+         *           "waiting_polls": 1
+         *         },
+         *         "push_relay": {
+         *           "configured": false,
+         *           "backlog": 0
+         *         }
+         *       }
+         *     }
+         */
+        HealthResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @enum {string} */
+            status: "ok";
+            checks: components["schemas"]["HealthChecks"];
+        };
+        /** @description The server cannot serve requests; `checks` says which check failed. */
+        HealthError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "SERVER_NOT_READY";
+            /** @enum {string} */
+            status: "failed";
+            checks: components["schemas"]["HealthChecks"];
+        };
     };
     responses: {
         /** @description No credentials, bad credentials, or a deactivated account or organization. Carries `WWW-Authenticate: Basic realm="zulip"`. */
@@ -8221,6 +8314,38 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every check passed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A check failed; `checks` says which. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthError"];
+                };
+            };
         };
     };
 }

@@ -14,16 +14,21 @@ import { tusRouter } from './http/tus';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
 import type { SpecIndex } from './http/spec';
+import { checkHealth } from './actions/health';
+import { redactUrl } from './logger';
+import type { Metrics } from './metrics';
 
 export interface AppDeps {
   ctx: AppContext;
   spec: SpecIndex;
   log?: Logger;
   handlers?: HandlerTable;
+  /** Counts and times every request when metrics are served (METRICS_PORT). */
+  metrics?: Metrics | null;
 }
 
 /** The Express application, without listening: main.ts, jest and dredd all build it here. */
-export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers = HANDLERS }: AppDeps): Express {
+export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers = HANDLERS, metrics = null }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -43,15 +48,25 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
         genReqId: (_req, res) => String(res.getHeader('X-Request-Id')),
         // A failed request is logged once, with its details, by the error middleware.
         customLogLevel: () => 'info',
-        customProps: (_req, res) => ({ operationId: (res as express.Response).locals?.operationId ?? null }),
-        // Never the Authorization header (an API key) or a body; the URL bounded.
+        // Read when the response ends: by then the pipeline knows the operation and the caller.
+        customSuccessObject: (_req, res, line: object) => ({ ...line, ...requestFacts(res as express.Response) }),
+        customErrorObject: (_req, res, _err, line: object) => ({ ...line, ...requestFacts(res as express.Response) }),
+        customAttributeKeys: { responseTime: 'durationMs' },
+        // Never the Authorization header (an API key) or a body; the URL bounded, secrets in its query replaced.
         serializers: {
-          req: (r: { id: unknown; method: string; url: string }) => ({ id: r.id, method: r.method, url: bounded(r.url, 300) }),
+          req: (r: { id: unknown; method: string; url: string }) => ({ id: r.id, method: r.method, url: bounded(redactUrl(r.url), 300) }),
           res: (r: { statusCode: number }) => ({ statusCode: r.statusCode }),
         },
       }),
     );
   }
+  if (metrics) app.use(metrics.middleware());
+  // Zulip's health check is outside the API, where load balancers probe it; the contract's
+  // GET /api/v1/health (src/handlers/health.ts) gives the same answer.
+  app.get('/health', async (_req, res) => {
+    res.locals.operationId = 'get-health';
+    res.json({ result: 'success', msg: '', ...(await checkHealth(ctx)) });
+  });
   // Resumable uploads speak tus, not the API's form bodies: before the API pipeline.
   app.use('/api/v1/tus', tusRouter(ctx));
   // The contract itself and its browsable reference, without authentication:
@@ -67,4 +82,14 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   });
   app.use(errorMiddleware(log));
   return app;
+}
+
+/** What the access log line says about a request once it is answered: its operation and caller. */
+function requestFacts(res: express.Response): { operationId: string | null; userId: number | null; status: number } {
+  const pipeline = res.locals?.pipeline as { user?: { id: number } | null } | undefined;
+  return {
+    operationId: typeof res.locals?.operationId === 'string' ? res.locals.operationId : null,
+    userId: pipeline?.user?.id ?? null,
+    status: res.statusCode,
+  };
 }

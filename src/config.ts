@@ -1,4 +1,16 @@
-import path from 'node:path';
+import {
+  boolean,
+  databaseUrl,
+  directory,
+  hostName,
+  httpUrl,
+  LOG_LEVELS,
+  oneOf,
+  optionalHttpUrl,
+  portNumber,
+  positiveInt,
+  setting,
+} from './config-checks';
 import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
 
 /** Typed configuration, read once from the environment. */
@@ -61,60 +73,49 @@ export interface Config {
    * its bytes.
    */
   tusUploadExpiryHours: number;
+  /** Connections in the MariaDB pool (SQLite always has one). */
+  dbPoolMax: number;
+  /** Port of the Prometheus listener (GET /metrics); null: no metrics are served at all. */
+  metricsPort: number | null;
+  /** Where that listener binds: loopback unless said otherwise, whatever HOST is. */
+  metricsHost: string;
+  /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
+  shutdownTimeoutMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const host = env.HOST ?? '127.0.0.1';
-  const port = parsePort(env.PORT ?? '9991');
+  const host = hostName('HOST', setting(env, 'HOST') ?? '127.0.0.1');
+  const port = portNumber('PORT', setting(env, 'PORT') ?? '9991');
+  const metricsPort = setting(env, 'METRICS_PORT');
   return {
     host,
     port,
-    dataDir: path.resolve(env.DATA_DIR ?? './data'),
-    databaseUrl: env.DATABASE_URL?.trim() || null,
-    externalUrl: (env.EXTERNAL_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
-    logLevel: env.LOG_LEVEL ?? 'info',
-    validateResponses: env.VALIDATE_RESPONSES === '1' || env.VALIDATE_RESPONSES === 'true',
-    maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE_MIB ?? 100),
+    dataDir: directory('DATA_DIR', setting(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: databaseUrl('DATABASE_URL', setting(env, 'DATABASE_URL')),
+    externalUrl: httpUrl('EXTERNAL_URL', setting(env, 'EXTERNAL_URL') ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    logLevel: oneOf('LOG_LEVEL', setting(env, 'LOG_LEVEL') ?? 'info', LOG_LEVELS),
+    validateResponses: boolean('VALIDATE_RESPONSES', setting(env, 'VALIDATE_RESPONSES') ?? 'false'),
+    maxFileUploadSizeMib: positiveInt('MAX_FILE_UPLOAD_SIZE_MIB', setting(env, 'MAX_FILE_UPLOAD_SIZE_MIB') ?? '100'),
     secretKey: env.SECRET_KEY?.trim() || null,
-    unclaimedUploadsGraceDays: positiveInt('UNCLAIMED_UPLOADS_GRACE_DAYS', env.UNCLAIMED_UPLOADS_GRACE_DAYS ?? '35'),
-    uploadSweepIntervalMs: positiveInt('UPLOAD_SWEEP_INTERVAL_MS', env.UPLOAD_SWEEP_INTERVAL_MS ?? '600000'),
-    uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', env.UPLOAD_SWEEP_BATCH_SIZE ?? '100'),
-    webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED !== 'false',
-    deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', env.DELETE_TOPIC_BATCH_SIZE ?? '100'),
-    deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', env.DELETE_TOPIC_TIME_BUDGET_MS ?? '50000'),
-    pushRelayUrl: env.PUSH_RELAY_URL?.trim().replace(/\/+$/, '') || null,
-    pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', env.PUSH_RELAY_BACKOFF_MS ?? '1000'),
-    pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', env.PUSH_RELAY_MAX_ATTEMPTS ?? '8'),
-    rateLimits: onOff('RATE_LIMITS', env.RATE_LIMITS ?? 'on'),
-    rateLimitStore: rateLimitStore(env.RATE_LIMIT_STORE ?? 'memory'),
-    rateLimitUserPerMinute: positiveInt('RATE_LIMIT_USER_PER_MINUTE', env.RATE_LIMIT_USER_PER_MINUTE ?? '200'),
-    rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', env.RATE_LIMIT_IP_PER_MINUTE ?? '100'),
-    rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', env.RATE_LIMIT_AUTH_ATTEMPTS ?? '5'),
-    rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', env.RATE_LIMIT_AUTH_WINDOW_SECONDS ?? '1800'),
-    tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', env.TUS_UPLOAD_EXPIRY_HOURS ?? '24'),
+    unclaimedUploadsGraceDays: positiveInt('UNCLAIMED_UPLOADS_GRACE_DAYS', setting(env, 'UNCLAIMED_UPLOADS_GRACE_DAYS') ?? '35'),
+    uploadSweepIntervalMs: positiveInt('UPLOAD_SWEEP_INTERVAL_MS', setting(env, 'UPLOAD_SWEEP_INTERVAL_MS') ?? '600000'),
+    uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', setting(env, 'UPLOAD_SWEEP_BATCH_SIZE') ?? '100'),
+    webPublicStreamsEnabled: boolean('WEB_PUBLIC_STREAMS_ENABLED', setting(env, 'WEB_PUBLIC_STREAMS_ENABLED') ?? 'true'),
+    deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', setting(env, 'DELETE_TOPIC_BATCH_SIZE') ?? '100'),
+    deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', setting(env, 'DELETE_TOPIC_TIME_BUDGET_MS') ?? '50000'),
+    pushRelayUrl: optionalHttpUrl('PUSH_RELAY_URL', setting(env, 'PUSH_RELAY_URL'))?.replace(/\/+$/, '') ?? null,
+    pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', setting(env, 'PUSH_RELAY_BACKOFF_MS') ?? '1000'),
+    pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', setting(env, 'PUSH_RELAY_MAX_ATTEMPTS') ?? '8'),
+    rateLimits: oneOf('RATE_LIMITS', setting(env, 'RATE_LIMITS') ?? 'on', ['on', 'off'] as const) === 'on',
+    rateLimitStore: oneOf('RATE_LIMIT_STORE', setting(env, 'RATE_LIMIT_STORE') ?? 'memory', RATE_LIMIT_STORES),
+    rateLimitUserPerMinute: positiveInt('RATE_LIMIT_USER_PER_MINUTE', setting(env, 'RATE_LIMIT_USER_PER_MINUTE') ?? '200'),
+    rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', setting(env, 'RATE_LIMIT_IP_PER_MINUTE') ?? '100'),
+    rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', setting(env, 'RATE_LIMIT_AUTH_ATTEMPTS') ?? '5'),
+    rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', setting(env, 'RATE_LIMIT_AUTH_WINDOW_SECONDS') ?? '1800'),
+    tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', setting(env, 'TUS_UPLOAD_EXPIRY_HOURS') ?? '24'),
+    dbPoolMax: positiveInt('DB_POOL_MAX', setting(env, 'DB_POOL_MAX') ?? '10'),
+    metricsPort: metricsPort === undefined ? null : portNumber('METRICS_PORT', metricsPort),
+    metricsHost: hostName('METRICS_HOST', setting(env, 'METRICS_HOST') ?? '127.0.0.1'),
+    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', setting(env, 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
   };
-}
-
-function parsePort(raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`PORT must be an integer 0..65535, got ${raw}`);
-  return n;
-}
-
-function positiveInt(name: string, raw: string): number {
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return n;
-}
-
-function onOff(name: string, raw: string): boolean {
-  if (raw === 'on') return true;
-  if (raw === 'off') return false;
-  throw new Error(`${name} must be on or off, got ${raw}`);
-}
-
-function rateLimitStore(raw: string): RateLimitStore {
-  const store = RATE_LIMIT_STORES.find((s) => s === raw);
-  if (!store) throw new Error(`RATE_LIMIT_STORE must be one of ${RATE_LIMIT_STORES.join(', ')}, got ${raw}`);
-  return store;
 }

@@ -1,8 +1,11 @@
-import pino from 'pino';
 import { loadConfig } from './config';
+import { ConfigError } from './config-checks';
 import { ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
+import { createLogger } from './logger';
+import { Metrics } from './metrics';
 import { listen, startContext } from './server';
+import { RequestTracker, shutDown } from './shutdown';
 import { startUploadSweep } from './actions/uploads';
 
 /**
@@ -12,10 +15,13 @@ import { startUploadSweep } from './actions/uploads';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config.logLevel);
   const ctx = await startContext(config);
   const demo = await ensureDemoOrganization(ctx);
-  const server = await listen(ctx, log);
+  const metrics = config.metricsPort === null ? null : new Metrics(ctx);
+  const server = await listen(ctx, log, metrics);
+  const tracker = new RequestTracker(server);
+  const metricsServer = metrics ? await metrics.listen(config.metricsHost, config.metricsPort!) : null;
   const stopSweep = startUploadSweep(ctx, (err) => log.error({ err }, 'unclaimed upload sweep failed'));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -28,24 +34,35 @@ async function main(): Promise<void> {
     `Parley is listening on http://${config.host}:${port} (${config.databaseUrl ? 'MySQL' : 'SQLite'})`,
     demo.created ? 'Created the demo organization.' : 'Using the existing organization.',
   ];
+  const metricsAddress = metricsServer?.address();
+  if (metricsAddress && typeof metricsAddress === 'object') {
+    lines.push(`Metrics:       http://${config.metricsHost}:${metricsAddress.port}/metrics`);
+  }
   if (owner) {
     lines.push(`Owner email:   ${owner.email}`, `Owner API key: ${owner.api_key}`, `zuliprc:       ${zuliprc}`);
     lines.push(`Try: curl -u ${owner.email}:${owner.api_key} ${site}/api/v1/users/me`);
   }
   process.stdout.write(lines.join('\n') + '\n');
-  const stop = async () => {
-    ctx.queues.close(); // answers the open long-polls and clears the queue timers
-    ctx.push?.stop(); // notifications not yet delivered are dropped with the process
-    stopSweep();
-    server.close();
-    await ctx.db.destroy();
-    process.exit(0);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return; // a second signal changes nothing: the stop is already bounded by SHUTDOWN_TIMEOUT_MS
+    stopping = true;
+    log.info({ signal }, 'signal received');
+    shutDown({ ctx, log, server, tracker, metricsServer, stopTimers: stopSweep, timeoutMs: config.shutdownTimeoutMs }).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 
 main().catch((err) => {
-  process.stderr.write(`Parley failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  // A refused setting is the operator's to fix: one line naming it, no stack trace.
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else process.stderr.write(`Parley failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

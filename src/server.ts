@@ -7,6 +7,7 @@ import { createDb } from './db/connection';
 import { migrateLatest } from './db/migrate';
 import { loadSpec } from './http/spec';
 import { createHttpServer } from './http/transport';
+import type { Metrics } from './metrics';
 
 /** Opens the database, migrates it, loads the contract and builds the context. */
 export async function startContext(config: Config): Promise<AppContext> {
@@ -16,10 +17,10 @@ export async function startContext(config: Config): Promise<AppContext> {
 }
 
 /** Starts listening; resolves once the port is bound. */
-export async function listen(ctx: AppContext, log: Logger): Promise<Server> {
+export async function listen(ctx: AppContext, log: Logger, metrics: Metrics | null = null): Promise<Server> {
   const spec = await loadSpec();
   ctx.push?.setLogger(log);
-  const app = buildApp({ ctx, spec, log });
+  const app = buildApp({ ctx, spec, log, metrics });
   const server = createHttpServer(app);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

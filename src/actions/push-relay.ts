@@ -114,6 +114,11 @@ export class PushRelay {
     if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
+  /** Jobs queued, in flight or waiting for a retry (GET /metrics). */
+  get backlog(): number {
+    return this.pending;
+  }
+
   /** Resolves once nothing is queued, in flight or waiting for a retry (tests, shutdown). */
   whenIdle(): Promise<void> {
     return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));

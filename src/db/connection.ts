@@ -12,8 +12,8 @@ export function dialectOf(db: Knex): Dialect {
 }
 
 /** Knex for SQLite (default, a file under dataDir) or MySQL/MariaDB (DATABASE_URL=mysql://…). */
-export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>, sqliteFile?: string): Knex {
-  if (config.databaseUrl) return knexFactory(mysqlConfig(config.databaseUrl));
+export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbPoolMax'>>, sqliteFile?: string): Knex {
+  if (config.databaseUrl) return knexFactory(mysqlConfig(config.databaseUrl, config.dbPoolMax ?? 10));
   const filename = sqliteFile ?? path.join(config.dataDir, 'parley.sqlite3');
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
   return knexFactory({
@@ -51,7 +51,9 @@ export function mysqlConnectionOptions(url: string): {
   database: string;
 } {
   const u = new URL(url);
-  if (u.protocol !== 'mysql:') throw new Error(`DATABASE_URL must start with mysql://, got ${u.protocol}`);
+  // mariadb:// is the same protocol under MariaDB's name.
+  if (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:')
+    throw new Error(`DATABASE_URL must start with mysql:// or mariadb://, got ${u.protocol}`);
   const socketPath = u.searchParams.get('socket');
   return {
     ...(socketPath ? { socketPath } : { host: u.hostname, port: u.port ? Number(u.port) : 3306 }),
@@ -61,7 +63,7 @@ export function mysqlConnectionOptions(url: string): {
   };
 }
 
-function mysqlConfig(url: string): Knex.Config {
+function mysqlConfig(url: string, poolMax: number): Knex.Config {
   return {
     client: 'mysql2',
     connection: {
@@ -74,7 +76,7 @@ function mysqlConfig(url: string): Knex.Config {
     },
     pool: {
       min: 0,
-      max: Number(process.env.DB_POOL_MAX ?? 10),
+      max: poolMax,
       afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
         // eq_range_index_dive_limit: IN lists of up to 200 ids (a page's reactions,
         // senders) made the optimizer probe the index once per id just to estimate

@@ -2,7 +2,7 @@ import type { Delivery, EventBus, ServerEvent } from './bus';
 import { Clock, systemClock } from './clock';
 import { matchesNarrow } from './narrow';
 import type { QueueOptions } from './options';
-import { badQueueId, EventCounter, EventQueue, QueuedEvent } from './queue';
+import { badQueueId, EventCounter, EventQueue, HEARTBEAT, QueuedEvent } from './queue';
 
 /**
  * Timers and memory bounds of the event queues. Zulip's values where it has
@@ -49,6 +49,8 @@ export class QueueManager {
   private readonly counter: EventCounter = { events: 0 };
   private gcTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
+  /** Set by drain(): the server is stopping, so no poll waits any more. */
+  private draining = false;
 
   constructor(
     bus: EventBus,
@@ -61,6 +63,13 @@ export class QueueManager {
 
   get stats() {
     return { queues: this.queues.size, events: this.counter.events };
+  }
+
+  /** Long-polls waiting right now (GET /metrics; counted on demand, never on the request path). */
+  waitingPolls(): number {
+    let n = 0;
+    for (const q of this.queues.values()) if (q.waiting) n++;
+    return n;
   }
 
   register(opts: QueueOptions): EventQueue {
@@ -105,6 +114,8 @@ export class QueueManager {
     const q = this.access(userId, queueId);
     q.acknowledge(lastEventId);
     this.touch(q);
+    // While the server stops, a poll is answered at once: with a heartbeat when nothing is queued.
+    if (this.draining && q.events.length === 0) q.push(HEARTBEAT);
     if (q.events.length === 0 && !dontBlock && !signal?.aborted) {
       // ±10% as Zulip (45–55 s), so the heartbeats of clients that registered together do not stay in step.
       const { done, cancel } = q.wait(this.limits.heartbeatMs * (0.9 + Math.random() * 0.2));
@@ -114,6 +125,19 @@ export class QueueManager {
       this.touch(q);
     }
     return { events: q.events.slice(), opts: q.opts };
+  }
+
+  /**
+   * Server shutdown, first step: every waiting poll is answered now with a
+   * heartbeat, and later polls do not wait. A Zulip client takes the
+   * heartbeat as any other (it polls again from its id); when the server is
+   * back, that poll finds the queue gone (BAD_EVENT_QUEUE_ID) and the client
+   * registers anew, as after any restart. The queues stay until close(), so
+   * the answers in flight still find their events.
+   */
+  drain(): void {
+    this.draining = true;
+    for (const q of this.queues.values()) if (q.waiting) q.push(HEARTBEAT);
   }
 
   /** Discards every queue and stops the timers (server shutdown). */

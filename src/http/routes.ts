@@ -1,6 +1,7 @@
 import { apnsTokenHandlers } from '../handlers/apns-tokens';
 import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
+import { healthHandlers } from '../handlers/health';
 import { channelHandlers } from '../handlers/channels';
 import { messageHandlers } from '../handlers/messages';
 import { pushHandlers } from '../handlers/push';
@@ -26,6 +27,7 @@ export const HANDLERS: HandlerTable = {
   ...apnsTokenHandlers,
   ...pushHandlers,
   ...uploadHandlers,
+  ...healthHandlers,
 };
 
 /**

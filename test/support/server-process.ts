@@ -27,7 +27,7 @@ export interface ServerProcess {
  * has printed where it listens and the owner's credentials.
  */
 export function startServerProcess(
-  env: { DATA_DIR: string; DATABASE_URL?: string; [name: string]: string | undefined },
+  env: { DATA_DIR: string; DATABASE_URL?: string; [setting: string]: string | undefined },
   timeoutMs = 30_000,
 ): Promise<ServerProcess> {
   // The address it prints and writes to the zuliprc is its own (no EXTERNAL_URL from our environment).

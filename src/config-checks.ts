@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import { isIP } from 'node:net';
+import path from 'node:path';
+
+/**
+ * One setting refused at start. main.ts prints its message as the one line
+ * the operator sees (no stack trace) and exits 1, so the message names the
+ * setting, what it accepts and what it got.
+ */
+export class ConfigError extends Error {
+  constructor(name: string, accepts: string, got: string) {
+    super(`Invalid configuration: ${name} ${accepts}, got ${JSON.stringify(bounded(got))}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A value quoted in a message is cut: it is an echo, not a dump. */
+function bounded(s: string): string {
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+}
+
+/** A setting's raw value; empty or blank is the same as unset (`FOO= node …`). */
+export function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function positiveInt(name: string, raw: string): number {
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(name, 'must be a positive integer', raw);
+  return n;
+}
+
+export function portNumber(name: string, raw: string): number {
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(name, 'must be an integer 0..65535', raw);
+  return n;
+}
+
+/** Only these four spellings: `yes`, `on` or a typo must not silently mean false. */
+export function boolean(name: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new ConfigError(name, 'must be true, false, 1 or 0', raw);
+}
+
+export function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === raw.trim());
+  if (!found) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`, raw);
+  return found;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** An address to bind: an IPv4 or IPv6 address, or a host name. */
+export function hostName(name: string, raw: string): string {
+  const v = raw.trim();
+  if (isIP(v) === 0 && !HOST_NAME.test(v)) throw new ConfigError(name, 'must be an IP address or a host name', raw);
+  return v;
+}
+
+/** Resolved; refused when something other than a directory is already there. */
+export function directory(name: string, raw: string): string {
+  const resolved = path.resolve(raw);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(resolved);
+  } catch {
+    stat = undefined; // created on first use
+  }
+  if (stat && !stat.isDirectory()) throw new ConfigError(name, 'must be a directory (or a path where one can be made)', raw);
+  return resolved;
+}
+
+export function httpUrl(name: string, raw: string): string {
+  const u = URL.canParse(raw) ? new URL(raw) : null;
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.host) {
+    throw new ConfigError(name, 'must be an absolute http:// or https:// URL', raw);
+  }
+  return raw.trim();
+}
+
+export function optionalHttpUrl(name: string, raw: string | undefined): string | null {
+  return raw === undefined ? null : httpUrl(name, raw);
+}
+
+/**
+ * mysql:// or mariadb:// with a database name; unset selects SQLite. The
+ * message never repeats the password the URL may hold.
+ */
+export function databaseUrl(name: string, raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const u = URL.canParse(raw) ? new URL(raw) : null;
+  const shown = withoutPassword(raw);
+  if (!u || (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:') || u.pathname.replace(/^\//, '') === '') {
+    throw new ConfigError(name, 'must be a mysql:// or mariadb:// URL naming a database (mysql://user:password@host:port/database)', shown);
+  }
+  return raw;
+}
+
+/** The user:password@ part of a URL-like text, with the password replaced, whether or not it parses. */
+function withoutPassword(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^:@/]*):[^@]*@/i, '$1$2:***@');
+}

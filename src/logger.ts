@@ -1,0 +1,46 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
+
+/**
+ * Never logged, wherever they appear in a logged object: credentials a
+ * request carries (the Authorization header holds the API key), passwords and
+ * API keys in bodies or results. The access log already logs no headers and
+ * no body; this is the net under every other log call.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'authorization',
+  'password',
+  'api_key',
+  'new_password',
+  'old_password',
+  '*.authorization',
+  '*.password',
+  '*.api_key',
+  '*.new_password',
+  '*.old_password',
+  '*.*.password',
+  '*.*.api_key',
+];
+
+/**
+ * The process's logger: JSON lines when stdout is not a terminal (log
+ * collectors parse them), pino-pretty's readable lines when it is.
+ */
+export function createLogger(level: string, opts: { destination?: DestinationStream; pretty?: boolean } = {}): Logger {
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[Redacted]' } };
+  const pretty = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
+  if (pretty) return pino(options, PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  return opts.destination ? pino(options, opts.destination) : pino(options);
+}
+
+/** Query parameters whose values never reach a log line. */
+const SECRET_QUERY = /([?&](?:password|api_key|new_password|old_password|token|key)=)[^&#]*/gi;
+
+/** A URL for the log: secrets in its query string replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[Redacted]');
+}

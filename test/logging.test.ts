@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { buildApp } from '../src/app';
+import { createLogger } from '../src/logger';
+import { createChannel, startTestServer, type TestServer } from './support/server';
+
+/** Log lines as the process would write them to a pipe, kept for the test. */
+function captured() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { lines, log: createLogger('info', { destination: stream }) };
+}
+
+describe('logging', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer('sqlite');
+    await createChannel(t, 'general', [t.cast.member]);
+  });
+  afterAll(() => t.close());
+
+  it('logs one JSON line per request with operation, caller, status and duration, and no secret', async () => {
+    const { lines, log } = captured();
+    const app = buildApp({ ctx: t.ctx, spec: t.spec, log });
+    const password = 'hunter2-very-secret';
+    const member = t.cast.member;
+    const res = await request(app)
+      .post('/api/v1/messages')
+      .auth(member.email, member.api_key)
+      .type('form')
+      .send({ type: 'stream', to: 'general', topic: 'logs', content: 'hello', password, api_key: member.api_key });
+    expect(res.status).toBe(200);
+    expect(res.body.ignored_parameters_unsupported).toEqual(['api_key', 'password']);
+
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, any>);
+    const line = entries.find((e) => e.msg === 'request completed');
+    expect(line).toMatchObject({
+      operationId: 'send-message',
+      userId: member.id,
+      status: 200,
+      req: { method: 'POST', url: '/api/v1/messages' },
+    });
+    expect(typeof line!.durationMs).toBe('number');
+    expect(line!.durationMs).toBeGreaterThanOrEqual(0);
+    const text = lines.join('\n');
+    expect(text).toContain(String(member.id)); // the check below looks at the right lines
+    expect(text).not.toContain(member.api_key);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(Buffer.from(`${member.email}:${member.api_key}`).toString('base64'));
+    expect(text.toLowerCase()).not.toContain('authorization');
+  });
+
+  it('replaces secrets a query string carries, and logs no user for an unauthenticated request', async () => {
+    const { lines, log } = captured();
+    const app = buildApp({ ctx: t.ctx, spec: t.spec, log });
+    const res = await request(app).get('/api/v1/users/me').query({ api_key: 'leaked-key-123', password: 'leaked-pass-456', other: 'kept' });
+    expect(res.status).toBe(401);
+    const line = lines.map((l) => JSON.parse(l) as Record<string, any>).find((e) => e.msg === 'request completed');
+    expect(line).toMatchObject({ operationId: 'get-own-user', userId: null, status: 401 });
+    expect(line!.req.url).toBe('/api/v1/users/me?api_key=[Redacted]&password=[Redacted]&other=kept');
+    expect(lines.join('\n')).not.toMatch(/leaked-key-123|leaked-pass-456/);
+  });
+
+  it('redacts credentials in any logged object', () => {
+    const { lines, log } = captured();
+    log.info(
+      { req: { headers: { authorization: 'Basic c2VjcmV0' } }, body: { password: 'pw-1' }, api_key: 'k-2', user: { api_key: 'k-3' } },
+      'x',
+    );
+    expect(lines).toHaveLength(1);
+    const entry = JSON.parse(lines[0]!) as Record<string, any>;
+    expect(entry).toMatchObject({
+      req: { headers: { authorization: '[Redacted]' } },
+      body: { password: '[Redacted]' },
+      api_key: '[Redacted]',
+      user: { api_key: '[Redacted]' },
+    });
+  });
+});
