@@ -8337,6 +8337,7 @@ export interface operations {
             400: components["responses"]["MalformedRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             /** @description A check failed; `checks` says which. */
             503: {
                 headers: {
