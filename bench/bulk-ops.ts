@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import knexFactory, { Knex } from 'knex';
+import type { Knex } from 'knex';
 import { doUpdateMessage } from '../src/actions/edit-message';
 import { createChannelInTx } from '../src/actions/channels';
 import { doCreateRealm } from '../src/actions/realms';
@@ -31,6 +31,7 @@ import { Role } from '../src/domain/roles';
 import type { UserRow } from '../src/queries/rows';
 import { getUserById } from '../src/queries/users';
 import { resolveTarget } from './lib/dataset';
+import { createScratchDatabase } from './lib/scratch-database';
 
 interface Fixture {
   ctx: AppContext;
@@ -220,28 +221,14 @@ async function freshDb(): Promise<{ db: Knex; label: string; drop: () => Promise
     const db = createDb({ databaseUrl: null, dataDir: dir });
     return { db, label: 'SQLite', drop: async () => (await db.destroy(), fs.rmSync(dir, { recursive: true, force: true })) };
   }
-  const base = new URL(url);
-  const name = `parley_bulk_${process.pid}`;
-  const admin = knexFactory({
-    client: 'mysql2',
-    connection: {
-      host: base.hostname,
-      port: Number(base.port || 3306),
-      user: decodeURIComponent(base.username),
-      password: decodeURIComponent(base.password),
-    },
-    pool: { min: 0, max: 1 },
-  });
-  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  base.pathname = `/${name}`;
-  const db = createDb({ databaseUrl: base.toString(), dataDir: '' });
+  const scratch = await createScratchDatabase(url, 'parley_bulk');
+  const db = createDb({ databaseUrl: scratch.url, dataDir: '' });
   return {
     db,
     label: 'MariaDB',
     drop: async () => {
       await db.destroy();
-      await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-      await admin.destroy();
+      await scratch.drop();
     },
   };
 }

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import knexFactory from 'knex';
+import { createScratchDatabase } from './lib/scratch-database';
 
 const MB = Number(process.env.BENCH_UPLOAD_MB ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_UPLOAD_CONCURRENCY ?? 4);
@@ -37,29 +37,8 @@ async function benchDatabase(): Promise<{ url: string; label: string; drop: () =
   if (process.env.BENCH_DB !== 'mariadb') return { url: '', label: 'SQLite', drop: async () => undefined };
   const raw = process.env.BENCH_MYSQL_URL?.trim();
   if (!raw) throw new Error('BENCH_DB=mariadb needs BENCH_MYSQL_URL (a server URL; a fresh database is made on it)');
-  const base = new URL(raw);
-  const name = `parley_bench_uploads_${process.pid}`;
-  const admin = knexFactory({
-    client: 'mysql2',
-    connection: {
-      host: base.hostname,
-      port: Number(base.port || 3306),
-      user: decodeURIComponent(base.username),
-      password: decodeURIComponent(base.password),
-      ...(base.searchParams.get('socket') ? { socketPath: base.searchParams.get('socket')! } : {}),
-    },
-    pool: { min: 0, max: 1 },
-  });
-  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  base.pathname = `/${name}`;
-  return {
-    url: base.toString(),
-    label: 'MariaDB',
-    drop: async () => {
-      await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-      await admin.destroy();
-    },
-  };
+  const scratch = await createScratchDatabase(raw, 'parley_bench_uploads');
+  return { url: scratch.url, label: 'MariaDB', drop: scratch.drop };
 }
 
 interface Started {
