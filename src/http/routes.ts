@@ -4,6 +4,7 @@ import { eventHandlers } from '../handlers/events';
 import { channelHandlers } from '../handlers/channels';
 import { messageHandlers } from '../handlers/messages';
 import { pushHandlers } from '../handlers/push';
+import { presenceHandlers } from '../handlers/presence';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
@@ -26,6 +27,7 @@ export const HANDLERS: HandlerTable = {
   ...apnsTokenHandlers,
   ...pushHandlers,
   ...uploadHandlers,
+  ...presenceHandlers,
 };
 
 /**
