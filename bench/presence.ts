@@ -83,7 +83,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-presence-'));
-  const config = { ...loadConfig({}), dataDir, databaseUrl: process.env.BENCH_PRESENCE_DATABASE_URL || undefined, host: '127.0.0.1' };
+  const config = { ...loadConfig({}), dataDir, databaseUrl: process.env.BENCH_PRESENCE_DATABASE_URL || null, host: '127.0.0.1' };
   const db = createDb(config);
   await migrateLatest(db);
   const clock = new BenchClock();

@@ -30,6 +30,8 @@ export interface PresenceQuery {
   /** The client's presence_last_update_id: only rows changed since. */
   lastUpdateId?: number;
   historyLimitDays?: number;
+  /** The organization's presence_disabled, when the caller has just read it. */
+  presenceDisabled?: boolean;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function getRealmPresence(
   const nowSeconds = Math.floor(now);
   const presences: PresenceMap = {};
   const empty = { presences, presence_last_update_id: -1, server_timestamp };
-  if (await isPresenceDisabled(db, viewer.user.realm_id)) return empty;
+  if (q.presenceDisabled ?? (await isPresenceDisabled(db, viewer.user.realm_id))) return empty;
   const days = q.historyLimitDays ?? PRESENCE_DEFAULT_HISTORY_DAYS;
   let rows: PresenceListRow[] = [];
   // history_limit_days 0: the client wants nobody's presence.

@@ -30,12 +30,15 @@ export async function doUpdatePresence(ctx: AppContext, user: UserRow, p: Params
   checkHumanUser(user);
   const status = checkPresenceStatus(p.status);
   const nowMs = ctx.clock.now();
-  if (parseSettings(user.settings).presence_enabled) await recordPresence(ctx, user, status, Math.floor(nowMs / 1000));
+  const presenceDisabled = parseSettings(user.settings).presence_enabled
+    ? await recordPresence(ctx, user, status, Math.floor(nowMs / 1000))
+    : undefined;
   if (p.ping_only) return {};
   const viewer = await loadViewer(ctx.db, user);
   // Sending last_update_id means the client speaks the modern protocol, whatever slim_presence says.
   const slim = (p.slim_presence ?? false) || p.last_update_id !== undefined;
-  return getRealmPresence(ctx.db, viewer, { slim, lastUpdateId: p.last_update_id, historyLimitDays: p.history_limit_days }, nowMs / 1000);
+  const query = { slim, lastUpdateId: p.last_update_id, historyLimitDays: p.history_limit_days, presenceDisabled };
+  return getRealmPresence(ctx.db, viewer, query, nowMs / 1000);
 }
 
 /**
@@ -43,15 +46,17 @@ export async function doUpdatePresence(ctx: AppContext, user: UserRow, p: Params
  * write — is the one read and nothing else: no write, no event. A change is
  * one transaction: the organization's next update id and one upsert of the
  * user's row. An event goes out only when the user comes online (or on
- * their first report), not on every ping.
+ * their first report), not on every ping. Returns the organization's
+ * presence_disabled, read on the way.
  */
-async function recordPresence(ctx: AppContext, user: UserRow, status: PresenceStatus, now: number): Promise<void> {
+async function recordPresence(ctx: AppContext, user: UserRow, status: PresenceStatus, now: number): Promise<boolean> {
   const { presenceDisabled, times } = await getPresenceForReport(ctx.db, user.realm_id, user.id);
   const change = presenceChange(times, status, now);
-  if (!change.times) return;
+  if (!change.times) return presenceDisabled;
   const written = change.times;
   await inTransaction(ctx.db, (tx) => writePresence(tx.trx, user.realm_id, user.id, written));
   if (change.cameOnline && !presenceDisabled) await publishPresence(ctx, user, written, false);
+  return presenceDisabled;
 }
 
 /**
