@@ -131,7 +131,9 @@ async function main(): Promise<void> {
     );
   };
 
-  console.log(`${USERS} users, ${CONCURRENCY} concurrent clients, ${config.databaseUrl ? 'MariaDB' : 'SQLite'}, ${os.cpus().length} cores\n`);
+  console.log(
+    `${USERS} users, ${CONCURRENCY} concurrent clients, ${config.databaseUrl ? 'MariaDB' : 'SQLite'}, ${os.cpus().length} cores\n`,
+  );
   console.log('| round | pings/s | latency p50 / p99 (ms) | reads per ping | writes per ping |');
   console.log('|---|---|---|---|---|');
   await round('1. first report (row created, event)');

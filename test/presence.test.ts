@@ -137,12 +137,23 @@ eachDatabase('presence', (dialect) => {
       expect((await ping(t.cast.bot)).body).toEqual(refusal('This endpoint does not accept bot requests.'));
       expect((await ping(t.cast.member, { status: 'away' })).body).toEqual(refusal('Invalid status: away'));
       const missing = await t.api.post('/users/me/presence', t.cast.member, {});
-      expect(missing.body).toEqual({ result: 'error', msg: "Missing 'status' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'status' });
+      expect(missing.body).toEqual({
+        result: 'error',
+        msg: "Missing 'status' argument",
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: 'status',
+      });
       expect(await t.ctx.db('user_presence').count('* as n').first()).toEqual({ n: 0 });
     });
 
     it('deactivated users are left out', async () => {
-      await t.ctx.db('user_presence').insert({ user_id: t.cast.deactivated.id, realm_id: t.realmId, last_active_time: now(), last_connected_time: now(), last_update_id: 1 });
+      await t.ctx.db('user_presence').insert({
+        user_id: t.cast.deactivated.id,
+        realm_id: t.realmId,
+        last_active_time: now(),
+        last_connected_time: now(),
+        last_update_id: 1,
+      });
       const res = await ping(t.cast.member, { slim_presence: true });
       expect(Object.keys(res.body.presences)).toEqual([String(t.cast.member.id)]);
     });
@@ -191,12 +202,22 @@ eachDatabase('presence', (dialect) => {
     it('go to the others on a first report and on coming back online, not on every ping', async () => {
       const legacy = await register(t, t.cast.owner, { event_types: ['presence'] });
       const slim = await register(t, t.cast.admin, { event_types: ['presence'], slim_presence: true });
-      const modern = await register(t, t.cast.moderator, { event_types: ['presence'], client_capabilities: { simplified_presence_events: true } });
+      const modern = await register(t, t.cast.moderator, {
+        event_types: ['presence'],
+        client_capabilities: { simplified_presence_events: true },
+      });
       await ping(t.cast.member);
       const at = now();
       const website = { client: 'website', status: 'active', timestamp: at, pushable: false };
       expect(await pending(t, legacy)).toEqual([
-        { id: 0, type: 'presence', user_id: t.cast.member.id, email: 'member@example.com', server_timestamp: clock.now() / 1000, presence: { website } },
+        {
+          id: 0,
+          type: 'presence',
+          user_id: t.cast.member.id,
+          email: 'member@example.com',
+          server_timestamp: clock.now() / 1000,
+          presence: { website },
+        },
       ]);
       expect(await pending(t, slim)).toEqual([
         { id: 0, type: 'presence', user_id: t.cast.member.id, server_timestamp: clock.now() / 1000, presence: { website } },
@@ -214,7 +235,9 @@ eachDatabase('presence', (dialect) => {
       expect(await pending(t, legacy)).toEqual([]);
       // Active again after more than 70 s without activity: back online.
       await ping(t.cast.member);
-      expect(await pending(t, legacy)).toMatchObject([{ type: 'presence', user_id: t.cast.member.id, presence: { website: { status: 'active', timestamp: now() } } }]);
+      expect(await pending(t, legacy)).toMatchObject([
+        { type: 'presence', user_id: t.cast.member.id, presence: { website: { status: 'active', timestamp: now() } } },
+      ]);
     });
 
     it('none in an organization with presence disabled', async () => {
@@ -257,7 +280,10 @@ eachDatabase('presence', (dialect) => {
       }
       clock.advance(141_000);
       const later = await t.api.get(`/users/${t.cast.member.id}/presence`, t.cast.owner);
-      expect(later.body.presence).toEqual({ aggregated: { status: 'offline', timestamp: at }, website: { status: 'active', timestamp: at } });
+      expect(later.body.presence).toEqual({
+        aggregated: { status: 'offline', timestamp: at },
+        website: { status: 'active', timestamp: at },
+      });
     });
 
     it.each([
@@ -317,7 +343,10 @@ eachDatabase('presence', (dialect) => {
 
   async function setPresenceEnabled(user: UserRow, enabled: boolean) {
     const row = await t.ctx.db('users').where({ id: user.id }).first('settings');
-    await t.ctx.db('users').where({ id: user.id }).update({ settings: JSON.stringify({ ...JSON.parse(row.settings), presence_enabled: enabled }) });
+    await t.ctx
+      .db('users')
+      .where({ id: user.id })
+      .update({ settings: JSON.stringify({ ...JSON.parse(row.settings), presence_enabled: enabled }) });
   }
   async function reload(user: UserRow): Promise<UserRow> {
     return { ...user, settings: (await t.ctx.db('users').where({ id: user.id }).first('settings')).settings };

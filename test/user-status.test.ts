@@ -35,13 +35,23 @@ eachDatabase('user status', (dialect) => {
     it('sets the trimmed text and an emoji looked up by name; GET returns them', async () => {
       const res = await setStatus(t.cast.member, { status_text: '  On vacation ', emoji_name: 'car' });
       expect(res.body).toEqual({ result: 'success', msg: '' });
-      expect(await statusOf(t.cast.member)).toEqual({ status_text: 'On vacation', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
+      expect(await statusOf(t.cast.member)).toEqual({
+        status_text: 'On vacation',
+        emoji_name: 'car',
+        emoji_code: '1f697',
+        reaction_type: 'unicode_emoji',
+      });
     });
 
     it('changes only the fields sent, and empty strings clear', async () => {
       await setStatus(t.cast.member, { status_text: 'Busy', emoji_name: 'car' });
       await setStatus(t.cast.member, { status_text: 'Lunch' });
-      expect(await statusOf(t.cast.member)).toEqual({ status_text: 'Lunch', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
+      expect(await statusOf(t.cast.member)).toEqual({
+        status_text: 'Lunch',
+        emoji_name: 'car',
+        emoji_code: '1f697',
+        reaction_type: 'unicode_emoji',
+      });
       await setStatus(t.cast.member, { emoji_name: '' });
       expect(await statusOf(t.cast.member)).toEqual({ status_text: 'Lunch' });
       await setStatus(t.cast.member, { status_text: '' });
@@ -65,18 +75,46 @@ eachDatabase('user status', (dialect) => {
 
     it.each<[string, () => Record<string, unknown>, string]>([
       ['nothing to change', () => ({}), 'Client did not pass any new values.'],
-      ['a code without a name', () => ({ status_text: 'x', emoji_code: '1f697' }), 'Client must pass emoji_name if they pass either emoji_code or reaction_type.'],
+      [
+        'a code without a name',
+        () => ({ status_text: 'x', emoji_code: '1f697' }),
+        'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+      ],
       ['a type without a name', () => ({ reaction_type: 'unicode_emoji' }), 'Client did not pass any new values.'],
-      ['a type without a name, with text', () => ({ status_text: 'x', reaction_type: 'unicode_emoji' }), 'Client must pass emoji_name if they pass either emoji_code or reaction_type.'],
+      [
+        'a type without a name, with text',
+        () => ({ status_text: 'x', reaction_type: 'unicode_emoji' }),
+        'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+      ],
       ['61 characters', () => ({ status_text: 'x'.repeat(61) }), 'status_text is too long (limit: 60 characters)'],
       ['an unknown emoji name', () => ({ emoji_name: 'nosuch' }), "Emoji 'nosuch' does not exist"],
       ['an invalid emoji code', () => ({ emoji_name: 'car', emoji_code: 'zzzz', reaction_type: 'unicode_emoji' }), 'Invalid emoji code.'],
-      ["a name that is not the code's", () => ({ emoji_name: 'car', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }), 'Invalid emoji name.'],
+      [
+        "a name that is not the code's",
+        () => ({ emoji_name: 'car', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }),
+        'Invalid emoji name.',
+      ],
       ['an unknown type', () => ({ emoji_name: 'car', emoji_code: '1f697', reaction_type: 'sticker' }), 'Invalid emoji type.'],
-      ['an unknown custom emoji', () => ({ emoji_name: 'parrot', emoji_code: '999999', reaction_type: 'realm_emoji' }), 'Invalid custom emoji.'],
-      ["a custom emoji under another's name", () => ({ emoji_name: 'owl', emoji_code: String(parrot), reaction_type: 'realm_emoji' }), 'Invalid custom emoji name.'],
-      ['a deactivated custom emoji', () => ({ emoji_name: 'retired', emoji_code: String(retired), reaction_type: 'realm_emoji' }), 'This custom emoji has been deactivated.'],
-      ['a wrong zulip code', () => ({ emoji_name: 'zulip', emoji_code: 'zulip2', reaction_type: 'zulip_extra_emoji' }), 'Invalid emoji code.'],
+      [
+        'an unknown custom emoji',
+        () => ({ emoji_name: 'parrot', emoji_code: '999999', reaction_type: 'realm_emoji' }),
+        'Invalid custom emoji.',
+      ],
+      [
+        "a custom emoji under another's name",
+        () => ({ emoji_name: 'owl', emoji_code: String(parrot), reaction_type: 'realm_emoji' }),
+        'Invalid custom emoji name.',
+      ],
+      [
+        'a deactivated custom emoji',
+        () => ({ emoji_name: 'retired', emoji_code: String(retired), reaction_type: 'realm_emoji' }),
+        'This custom emoji has been deactivated.',
+      ],
+      [
+        'a wrong zulip code',
+        () => ({ emoji_name: 'zulip', emoji_code: 'zulip2', reaction_type: 'zulip_extra_emoji' }),
+        'Invalid emoji code.',
+      ],
     ])('refuses %s and changes nothing', async (_what, fields, msg) => {
       await setStatus(t.cast.member, { status_text: 'Before' });
       const res = await setStatus(t.cast.member, fields());
@@ -106,7 +144,14 @@ eachDatabase('user status', (dialect) => {
       const owner = await register(t, t.cast.owner, { event_types: ['user_status'] });
       const self = await register(t, t.cast.member, { event_types: ['user_status'] });
       await setStatus(t.cast.member, { status_text: 'Reading', emoji_name: 'car' });
-      const expected = { type: 'user_status', user_id: t.cast.member.id, status_text: 'Reading', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' };
+      const expected = {
+        type: 'user_status',
+        user_id: t.cast.member.id,
+        status_text: 'Reading',
+        emoji_name: 'car',
+        emoji_code: '1f697',
+        reaction_type: 'unicode_emoji',
+      };
       expect(await pending(t, owner)).toEqual([{ id: 0, ...expected }]);
       expect(await pending(t, self)).toEqual([{ id: 0, ...expected }]);
       await setStatus(t.cast.member, { emoji_name: '' });

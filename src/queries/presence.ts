@@ -44,9 +44,10 @@ async function nextPresenceUpdateId(trx: Knex.Transaction, realmId: number): Pro
       )) as [{ affectedRows: number; insertId: number }];
       if (header.affectedRows > 0) return Number(header.insertId);
     } else {
-      const rows = (await trx.raw('UPDATE presence_sequence SET last_update_id = last_update_id + 1 WHERE realm_id = ? RETURNING last_update_id', [
-        realmId,
-      ])) as Array<{ last_update_id: number }>;
+      const rows = (await trx.raw(
+        'UPDATE presence_sequence SET last_update_id = last_update_id + 1 WHERE realm_id = ? RETURNING last_update_id',
+        [realmId],
+      )) as Array<{ last_update_id: number }>;
       if (rows.length > 0) return Number(rows[0]!.last_update_id);
     }
     await trx('presence_sequence').insert({ realm_id: realmId, last_update_id: 0 }).onConflict('realm_id').ignore();

@@ -42,9 +42,10 @@ export async function upsertUserStatus(q: Q, realmId: number, userId: number, ch
 
 /** One user's status row, if they ever set one. */
 export async function getUserStatusRow(q: Q, userId: number): Promise<UserStatusRow | undefined> {
-  const row = (await q('user_status as s').join('users as u', 'u.id', 's.user_id').where('s.user_id', userId).first(...COLUMNS)) as
-    | Record<string, unknown>
-    | undefined;
+  const row = (await q('user_status as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.user_id', userId)
+    .first(...COLUMNS)) as Record<string, unknown> | undefined;
   return row ? toRow(row) : undefined;
 }
 
