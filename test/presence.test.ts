@@ -164,6 +164,10 @@ eachDatabase('presence', (dialect) => {
       const res = await ping(t.cast.member, { last_update_id: -1 });
       expect(res.body).toMatchObject({ presences: {}, presence_last_update_id: -1 });
       expect(await rowOf(t.cast.member)).toBeDefined();
+      const { state } = await register(t, t.cast.member, { fetch_event_types: ['realm', 'presence'] });
+      expect(state).toMatchObject({ realm_presence_disabled: true, presences: {}, presence_last_update_id: -1 });
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ presence_disabled: false });
+      expect((await register(t, t.cast.member, { fetch_event_types: ['realm'] })).state.realm_presence_disabled).toBe(false);
     });
 
     it('users who turned presence_enabled off are not recorded', async () => {
