@@ -894,6 +894,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update your presence
+         * @description Reports the caller's presence (`active` or `idle`) and, unless ping_only, answers with the presence of the organization's users, the way clients poll it every minute. A report changes the stored times at most once per 55 seconds; a user who comes online (active after more than 70 seconds without activity, or reporting for the first time) triggers a `presence` event to the users who may know them, in organizations of at most 100 users. Users who turned presence_enabled off are not recorded; they stay offline to others.
+         */
+        post: operations["update-presence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id_or_email}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user's presence
+         * @description One user's presence, by user ID or by Zulip API email (feature level 43): `aggregated` and `website`, each with a status and a timestamp; the aggregated status is `offline` when its timestamp is more than 140 seconds old. Meant for bots and integrations; clients use POST /users/me/presence.
+         */
+        get: operations["get-user-presence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get presence of all users
+         * @description The presence of every user of the organization connected in the last 14 days, in the legacy format keyed by email (as POST /users/me/presence answers without slim_presence), without reporting the caller's own. Empty when the organization disabled presence.
+         */
+        get: operations["get-presence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update your status
+         * @description Sets or clears the caller's status text and emoji. Sent fields change, others stay; an empty status_text or emoji_name clears it. The organization's users who may know the caller get a `user_status` event with the fields sent.
+         */
+        post: operations["update-status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user's status
+         * @description A user's status text and emoji, only the parts set (feature level 262); an empty object when none is.
+         */
+        get: operations["get-user-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3541,6 +3647,70 @@ export interface components {
             author_id: number | null;
         };
         /**
+         * @description A user's presence in the modern format: when the user was last active (interacting with a client) and last connected (a client was open, even idle), as UNIX seconds. A user who never reported one of them shows the date they joined. Clients treat a user as offline when both are older than server_presence_offline_threshold_seconds.
+         * @example {
+         *       "active_timestamp": 1732280000,
+         *       "idle_timestamp": 1732280060
+         *     }
+         */
+        ModernPresence: {
+            active_timestamp: number;
+            idle_timestamp: number;
+        };
+        LegacyPresenceAggregated: {
+            /** @enum {string} */
+            client: "website";
+            /** @enum {string} */
+            status: "active" | "idle";
+            timestamp: number;
+        };
+        /**
+         * @description One client's entry in the legacy format. Parley, like Zulip, no longer keeps presence per client: the one entry is named `website`.
+         * @example {
+         *       "client": "website",
+         *       "status": "active",
+         *       "timestamp": 1732280000,
+         *       "pushable": false
+         *     }
+         */
+        LegacyPresenceClient: {
+            /** @enum {string} */
+            client: "website";
+            /**
+             * @description `active` when the user was active within 70 seconds of their last connection, else `idle` (then `timestamp` is the last connection).
+             * @enum {string}
+             */
+            status: "active" | "idle";
+            timestamp: number;
+            /** @description Always false; kept for the format's sake. */
+            pushable: boolean;
+        };
+        /** @description A user's presence in the legacy format (slim_presence false): the `website` client's entry and the same data as `aggregated`. */
+        LegacyPresence: {
+            aggregated: components["schemas"]["LegacyPresenceAggregated"];
+            website: components["schemas"]["LegacyPresenceClient"];
+        };
+        /**
+         * @description A user's status: only the parts that are set. `away` (deprecated, feature level 148) is true when the user does not share presence (presence_enabled false). An emoji comes as its name, code and type.
+         * @example {
+         *       "status_text": "on vacation",
+         *       "emoji_name": "car",
+         *       "emoji_code": "1f697",
+         *       "reaction_type": "unicode_emoji"
+         *     }
+         */
+        UserStatus: {
+            /**
+             * @deprecated
+             * @enum {boolean}
+             */
+            away?: true;
+            status_text?: string;
+            emoji_name?: string;
+            emoji_code?: string;
+            reaction_type?: components["schemas"]["ReactionType"];
+        };
+        /**
          * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all): `realm` owns the max_* limits, the server_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `user_settings`, `realm_user_settings_defaults`, `realm_user_groups`, `saved_snippets` and `realm_emoji` own the keys of the same names. The realm_users objects keep `is_active` (Zulip drops it there; the lists already say it).
          * @example {
          *       "result": "success",
@@ -3676,6 +3846,8 @@ export interface components {
             /** @description Days a member must wait to become a full member. */
             realm_waiting_period_threshold?: number;
             realm_enable_spectator_access?: boolean;
+            /** @description Whether the organization shares no presence (presences is then empty). */
+            realm_presence_disabled?: boolean;
             realm_allow_message_editing?: boolean;
             /** @description How long after sending a message its content may be edited; null means no limit. */
             realm_message_content_edit_limit_seconds?: number | null;
@@ -3767,6 +3939,18 @@ export interface components {
             /** @description Custom emoji, keyed by emoji ID. */
             realm_emoji?: {
                 [key: string]: components["schemas"]["RealmEmoji"];
+            };
+            /** @description Owned by `presence`: users connected within presence_history_limit_days (default 14), keyed by user ID in the modern format with slim_presence, else by email in the legacy one. */
+            presences?: {
+                [key: string]: components["schemas"]["ModernPresence"] | components["schemas"]["LegacyPresence"];
+            };
+            /** @description Owned by `presence` (feature level 263): the highest update id in presences, -1 when empty; the last_update_id of the client's next POST /users/me/presence. */
+            presence_last_update_id?: number;
+            /** @description Owned by `presence`; the server's time (UNIX seconds). */
+            server_timestamp?: number;
+            /** @description Owned by `user_status`: the users with a status set (or `away`), keyed by user ID. */
+            user_status?: {
+                [key: string]: components["schemas"]["UserStatus"];
             };
         };
         /**
@@ -4693,8 +4877,79 @@ export interface components {
             op: "remove";
             saved_snippet_id: number;
         };
+        /**
+         * @description A user came online (or changed presence_enabled). `email` is left out for queues registered with slim_presence; queues with the simplified_presence_events capability get PresenceModernEvent instead.
+         * @example {
+         *       "id": 30,
+         *       "type": "presence",
+         *       "user_id": 10,
+         *       "email": "member@example.com",
+         *       "server_timestamp": 1732280000.5,
+         *       "presence": {
+         *         "website": {
+         *           "client": "website",
+         *           "status": "active",
+         *           "timestamp": 1732280000,
+         *           "pushable": false
+         *         }
+         *       }
+         *     }
+         */
+        PresenceEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "presence";
+            user_id: number;
+            email?: string;
+            server_timestamp: number;
+            presence: {
+                website: components["schemas"]["LegacyPresenceClient"];
+            };
+        };
+        /**
+         * @description The presence event for queues with the simplified_presence_events capability: the modern format keyed by user ID.
+         * @example {
+         *       "id": 31,
+         *       "type": "presence",
+         *       "presences": {
+         *         "10": {
+         *           "active_timestamp": 1732280000,
+         *           "idle_timestamp": 1732280000
+         *         }
+         *       }
+         *     }
+         */
+        PresenceModernEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "presence";
+            presences: {
+                [key: string]: components["schemas"]["ModernPresence"];
+            };
+        };
+        /**
+         * @description A user changed their status: the fields they sent (an emoji always with its code and type; empty strings clear).
+         * @example {
+         *       "id": 32,
+         *       "type": "user_status",
+         *       "user_id": 10,
+         *       "status_text": "on vacation"
+         *     }
+         */
+        UserStatusEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_status";
+            user_id: number;
+            /** @deprecated */
+            away?: boolean;
+            status_text?: string;
+            emoji_name?: string;
+            emoji_code?: string;
+            reaction_type?: string;
+        };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -5098,6 +5353,156 @@ export interface components {
             /** @enum {string} */
             status: "failed";
             checks: components["schemas"]["HealthChecks"];
+        };
+        UpdatePresenceRequest: {
+            /** @description `active` if the user interacted with the client recently, `idle` otherwise. Any other value is "Invalid status: <value>". */
+            status: string;
+            /**
+             * @description Only report the status; the answer then carries no presence data.
+             * @default false
+             */
+            ping_only: boolean;
+            /**
+             * @description Whether the user interacted with the client since the last report.
+             * @default false
+             */
+            new_user_input: boolean;
+            /**
+             * @description Key the answer by user ID in the modern format instead of by email in the legacy one (feature level 111 deprecates the legacy one). Ignored when last_update_id is sent, which always answers in the modern format.
+             * @default false
+             */
+            slim_presence: boolean;
+            /** @description The presence_last_update_id of the client's previous fetch (feature level 263): only users whose presence changed since are returned. -1 (or nothing) fetches everyone. */
+            last_update_id?: number;
+            /** @description Leave out users not connected within this many days (feature level 288); 0 returns nobody. Without it, 14 days. */
+            history_limit_days?: number;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "presences": {
+         *         "10": {
+         *           "active_timestamp": 1732280000,
+         *           "idle_timestamp": 1732280060
+         *         }
+         *       },
+         *       "server_timestamp": 1732280061.25,
+         *       "presence_last_update_id": 12
+         *     }
+         */
+        UpdatePresenceResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Absent with ping_only. Keyed by user ID (modern format) with slim_presence or last_update_id, else by email (legacy format). Bots and deactivated users have no presence; an organization that disabled presence shares none. */
+            presences?: {
+                [key: string]: components["schemas"]["ModernPresence"] | components["schemas"]["LegacyPresence"];
+            };
+            /** @description The server's time (UNIX seconds, fractional). Absent with ping_only. */
+            server_timestamp?: number;
+            /** @description The highest update id among the returned users (feature level 263); when none was returned, the last_update_id sent, else -1. Send it as last_update_id next time. Absent with ping_only. */
+            presence_last_update_id?: number;
+        };
+        /** @description GET /users/{user_id_or_email}/presence: `aggregated` and `website`, each a status and a timestamp; `aggregated`'s status is `offline` when its timestamp is older than 140 seconds. */
+        UserPresenceEntry: {
+            aggregated: {
+                /** @enum {string} */
+                status: "active" | "idle" | "offline";
+                timestamp: number;
+            };
+            website: {
+                /** @enum {string} */
+                status: "active" | "idle";
+                timestamp: number;
+            };
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "presence": {
+         *         "aggregated": {
+         *           "status": "active",
+         *           "timestamp": 1732280000
+         *         },
+         *         "website": {
+         *           "status": "active",
+         *           "timestamp": 1732280000
+         *         }
+         *       }
+         *     }
+         */
+        GetUserPresenceResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            presence: components["schemas"]["UserPresenceEntry"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "presences": {
+         *         "member@example.com": {
+         *           "aggregated": {
+         *             "client": "website",
+         *             "status": "active",
+         *             "timestamp": 1732280000
+         *           },
+         *           "website": {
+         *             "client": "website",
+         *             "status": "active",
+         *             "timestamp": 1732280000,
+         *             "pushable": false
+         *           }
+         *         }
+         *       },
+         *       "server_timestamp": 1732280061.25
+         *     }
+         */
+        GetPresenceResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The legacy format, keyed by email, for users connected in the last 14 days. */
+            presences: {
+                [key: string]: components["schemas"]["LegacyPresence"];
+            };
+            server_timestamp: number;
+        };
+        UpdateStatusRequest: {
+            /** @description At most 60 characters after trimming whitespace; the empty string clears it. Checked by the server ("status_text is too long (limit: 60 characters)"). */
+            status_text?: string;
+            /**
+             * @deprecated
+             * @description Deprecated (feature level 148): sets presence_enabled to its opposite.
+             */
+            away?: boolean;
+            /** @description The emoji's name; the empty string clears the emoji. Without emoji_code the server looks the code and type up by name. */
+            emoji_name?: string;
+            /** @description The emoji's code; only with emoji_name. */
+            emoji_code?: string;
+            /** @description unicode_emoji, realm_emoji or zulip_extra_emoji; only with emoji_name. Another value is "Invalid emoji type.". */
+            reaction_type?: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "status": {
+         *         "status_text": "on vacation",
+         *         "emoji_name": "car",
+         *         "emoji_code": "1f697",
+         *         "reaction_type": "unicode_emoji"
+         *       }
+         *     }
+         */
+        GetUserStatusResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            status: components["schemas"]["UserStatus"];
         };
     };
     responses: {
@@ -8347,6 +8752,207 @@ export interface operations {
                     "application/json": components["schemas"]["HealthError"];
                 };
             };
+        };
+    };
+    "update-presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "slim_presence": true,
+                 *       "last_update_id": -1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdatePresenceRequest"];
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "slim_presence": true,
+                 *       "last_update_id": -1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdatePresenceRequest"];
+            };
+        };
+        responses: {
+            /** @description The report was taken (or ignored, for users who do not share presence). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatePresenceResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-user-presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or Zulip API email.
+                 * @example member@example.com
+                 */
+                user_id_or_email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's presence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetUserPresenceResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's presence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPresenceResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status_text": "on vacation",
+                 *       "emoji_name": "car",
+                 *       "emoji_code": "1f697",
+                 *       "reaction_type": "unicode_emoji"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateStatusRequest"];
+                /**
+                 * @example {
+                 *       "status_text": "on vacation",
+                 *       "emoji_name": "car",
+                 *       "emoji_code": "1f697",
+                 *       "reaction_type": "unicode_emoji"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateStatusRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-user-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetUserStatusResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }

@@ -166,6 +166,7 @@ eachDatabase('data model', (dialect) => {
       '011_push_token_length',
       '012_push_relay_device',
       '014_rate_limits',
+      '015_presence_and_status',
     ]);
   });
 });

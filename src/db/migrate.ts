@@ -11,6 +11,7 @@ import * as m010 from './migrations/010_edit_history_marker';
 import * as m011 from './migrations/011_push_token_length';
 import * as m012 from './migrations/012_push_relay_device';
 import * as m014 from './migrations/014_rate_limits';
+import * as m015 from './migrations/015_presence_and_status';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '011_push_token_length': m011,
   '012_push_relay_device': m012,
   '014_rate_limits': m014,
+  '015_presence_and_status': m015,
 };
 
 /** Every migration this code knows, in the order they apply. */

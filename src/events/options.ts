@@ -22,6 +22,8 @@ export interface QueueOptions {
    */
   publicChannels: boolean;
   capabilities: ClientCapabilities;
+  /** presence events without the email (slim_presence). */
+  slimPresence?: boolean;
 }
 
 /** The client_capabilities that change what a queue or the initial state carries. */
@@ -32,6 +34,8 @@ export interface ClientCapabilities {
   emptyTopicName: boolean;
   archivedChannels: boolean;
   includeDeactivatedGroups: boolean;
+  /** presence events in the modern format, keyed by user ID. */
+  simplifiedPresenceEvents: boolean;
 }
 
 export function parseCapabilities(raw: Record<string, boolean> | undefined): ClientCapabilities {
@@ -43,6 +47,7 @@ export function parseCapabilities(raw: Record<string, boolean> | undefined): Cli
     emptyTopicName: c.empty_topic_name === true,
     archivedChannels: c.archived_channels === true,
     includeDeactivatedGroups: c.include_deactivated_groups === true,
+    simplifiedPresenceEvents: c.simplified_presence_events === true,
   };
 }
 
@@ -62,5 +67,6 @@ export function queueOptionsFor(user: UserRow, p: Params<'register-queue'>): Que
     allPublicStreams,
     publicChannels: !guest && (allPublicStreams || narrow.length > 0),
     capabilities: parseCapabilities(p.client_capabilities),
+    slimPresence: p.slim_presence ?? false,
   };
 }

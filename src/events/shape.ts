@@ -101,6 +101,14 @@ const SHAPERS: Record<string, Shaper> = {
       ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
       : { ...event, id },
 
+  // Zulip's process_presence_event: published in the legacy form, with the modern one beside it.
+  presence: ({ id, event, extra }, { opts }) => {
+    if (opts.capabilities.simplifiedPresenceEvents) return { id, type: 'presence', presences: { [String(event.user_id)]: extra?.modern } };
+    if (!opts.slimPresence) return { ...event, id };
+    const { email: _email, ...slim } = event;
+    return { ...slim, id };
+  },
+
   // realm_user/add is published once for everyone; whether the real email shows depends on who looks.
   realm_user: ({ id, event }, { opts, viewer, users }) => {
     const person = event.person as Record<string, unknown> | undefined;

@@ -24,6 +24,7 @@ export const eventHandlers: HandlerTable = {
         fetchEventTypes: fetch ? new Set(fetch) : null,
         includeSubscribers: subscriberListMode(p.include_subscribers),
         queue: opts,
+        presence: { slim: p.slim_presence ?? false, historyLimitDays: p.presence_history_limit_days },
       });
       return { queue_id: queue.id, last_event_id: -1, ...state };
     } catch (err) {

@@ -5,6 +5,7 @@ import { healthHandlers } from '../handlers/health';
 import { channelHandlers } from '../handlers/channels';
 import { messageHandlers } from '../handlers/messages';
 import { pushHandlers } from '../handlers/push';
+import { presenceHandlers } from '../handlers/presence';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
@@ -28,6 +29,7 @@ export const HANDLERS: HandlerTable = {
   ...pushHandlers,
   ...uploadHandlers,
   ...healthHandlers,
+  ...presenceHandlers,
 };
 
 /**

@@ -33,6 +33,8 @@ export interface RealmRow extends RealmGroupColumns {
   default_language: string;
   message_retention_days: number | null;
   max_invites: number | null;
+  /** The organization shares no presence (migration 015). */
+  presence_disabled: boolean;
 }
 
 export interface UserRow {
@@ -71,6 +73,7 @@ const BOOL_COLUMNS = new Set([
   'password_auth_enabled',
   'allow_message_editing',
   'enable_spectator_access',
+  'presence_disabled',
   'is_bot',
   'is_active',
   'is_imported_stub',

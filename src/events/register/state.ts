@@ -17,6 +17,7 @@ import { getMaxMessageIdForUser } from '../../queries/users';
 import type { QueueOptions } from '../options';
 import { loadRealmGroups } from '../../access/realm-groups';
 import { realmState } from './realm';
+import { presenceState, userStatusState } from './presence';
 import { subscriptionState } from './subscriptions';
 import { unreadState } from './unread';
 import { realmUserSettingsDefaultsState, realmUserState, userSettingsState } from './users';
@@ -33,6 +34,8 @@ export interface StateRequest {
   fetchEventTypes: ReadonlySet<string> | null;
   includeSubscribers: SubscriberListMode;
   queue: QueueOptions;
+  /** slim_presence and presence_history_limit_days. */
+  presence?: { slim: boolean; historyLimitDays?: number };
 }
 
 /**
@@ -40,7 +43,8 @@ export interface StateRequest {
  * fetch_initial_state_data names them: `realm`, `realm_user`,
  * `user_settings`, `realm_user_settings_defaults`, `subscription`,
  * `realm_user_groups`, `message` (max_message_id), `message` with
- * `update_message_flags` (unread_msgs), `saved_snippets`, `realm_emoji`.
+ * `update_message_flags` (unread_msgs), `saved_snippets`, `realm_emoji`,
+ * `presence`, `user_status`.
  * A fixed number of statements whatever the organization's size.
  */
 export async function buildInitialState(ctx: AppContext, user: UserRow, r: StateRequest): Promise<InitialState> {
@@ -96,6 +100,8 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   }
   if (want('message')) add(getMaxMessageIdForUser(db, user.id).then((max_message_id) => ({ max_message_id })));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
+  if (want('presence')) add(presenceState(ctx, viewer, r.presence ?? { slim: r.queue.slimPresence ?? false }));
+  if (want('user_status')) add(userStatusState(db, viewer));
   if (want('realm_emoji')) add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: realmEmojiState(user.realm_id, rows) })));
 
   for (const part of await Promise.all(parts)) Object.assign(state, part);
