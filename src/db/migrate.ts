@@ -10,6 +10,7 @@ import * as m009 from './migrations/009_archive_details';
 import * as m010 from './migrations/010_edit_history_marker';
 import * as m011 from './migrations/011_push_token_length';
 import * as m012 from './migrations/012_push_relay_device';
+import * as m016 from './migrations/016_user_topics';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '010_edit_history_marker': m010,
   '011_push_token_length': m011,
   '012_push_relay_device': m012,
+  '016_user_topics': m016,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -33,6 +33,8 @@ export interface RealmRow extends RealmGroupColumns {
   default_language: string;
   message_retention_days: number | null;
   max_invites: number | null;
+  /** Whether read receipts answer in the organization (migration 016). */
+  enable_read_receipts: boolean;
 }
 
 export interface UserRow {
@@ -71,6 +73,7 @@ const BOOL_COLUMNS = new Set([
   'password_auth_enabled',
   'allow_message_editing',
   'enable_spectator_access',
+  'enable_read_receipts',
   'is_bot',
   'is_active',
   'is_imported_stub',
