@@ -378,9 +378,9 @@ eachDatabase('topic visibility (user_topics)', (dialect) => {
       await t.api.post('/messages/flags', t.cast.member, { messages: [ids.hush, ids.quietLoud, ids.talk], op: 'add', flag: 'read' });
       await t.api.post('/messages/flags', t.cast.member, { messages: [ids.hush, ids.quietLoud, ids.talk], op: 'remove', flag: 'read' });
       const removed = (await pending(t, c)).find((e) => e.op === 'remove');
-      expect(removed.message_details[String(ids.hush)].unmuted_stream_msg).toBe(false);
-      expect(removed.message_details[String(ids.quietLoud)].unmuted_stream_msg).toBe(true);
-      expect(removed.message_details[String(ids.talk)].unmuted_stream_msg).toBe(true);
+      expect(removed!.message_details[String(ids.hush)].unmuted_stream_msg).toBe(false);
+      expect(removed!.message_details[String(ids.quietLoud)].unmuted_stream_msg).toBe(true);
+      expect(removed!.message_details[String(ids.talk)].unmuted_stream_msg).toBe(true);
     });
 
     const fetch = async (narrow: unknown[]) => {
@@ -406,6 +406,106 @@ eachDatabase('topic visibility (user_topics)', (dialect) => {
       expect(await fetch([{ operator: 'is', operand: 'followed' }])).toEqual([ids.quietStar]);
       expect(await fetch([{ operator: 'is', operand: 'followed', negated: true }])).not.toContain(ids.quietStar);
       expect((await fetch([{ operator: 'is', operand: 'followed', negated: true }])).length).toBe(mine().size - 1);
+    });
+  });
+
+  describe('moving a topic carries the policies', () => {
+    let n = 0;
+    const fresh = () => `move ${Date.now().toString(36)} ${n++}`;
+    const policiesOf = async (channelId: number, topic: string) => {
+      const rows = await t.ctx
+        .db('user_topics')
+        .where({ channel_id: channelId, topic_key: topic.toLowerCase() })
+        .orderBy('user_id')
+        .select('user_id', 'topic', 'visibility_policy');
+      return rows.map((r: any) => [Number(r.user_id), r.topic, Number(r.visibility_policy)]);
+    };
+    const move = async (id: number, user: any, fields: Record<string, unknown>) => {
+      const res = await t.api.patch(`/messages/${id}`, user, fields);
+      expect(res.body).toEqual(expect.objectContaining({ result: 'success' }));
+    };
+
+    it('change_all to a new topic moves every policy, with the events Zulip sends', async () => {
+      const [a, b] = [fresh(), fresh()];
+      const first = await sendToChannel(t, t.cast.owner, 'general', a, 'one');
+      await sendToChannel(t, t.cast.owner, 'general', a, 'two');
+      await setPolicy(t.cast.owner, general.id, a, 1);
+      await setPolicy(t.cast.admin, general.id, a, 3);
+      const owner = await register(t, t.cast.owner, { event_types: ['user_topic', 'muted_topics'] });
+      await move(first, t.cast.member, { topic: b, propagate_mode: 'change_all', send_notification_to_new_thread: false });
+      expect(await policiesOf(general.id, a)).toEqual([]);
+      expect(await policiesOf(general.id, b)).toEqual([
+        [t.cast.owner.id, b, 1],
+        [t.cast.admin.id, b, 3],
+      ]);
+      // The removal leaves out the legacy list; the set that follows sends it.
+      expect((await pending(t, owner)).map((e) => [e.type, e.topic_name, e.visibility_policy])).toEqual([
+        ['user_topic', a, 0],
+        ['muted_topics', undefined, undefined],
+        ['user_topic', b, 1],
+      ]);
+    });
+
+    it('a move that leaves messages behind (change_one of several) keeps the policies where they are', async () => {
+      const [a, b] = [fresh(), fresh()];
+      const first = await sendToChannel(t, t.cast.owner, 'general', a, 'one');
+      await sendToChannel(t, t.cast.owner, 'general', a, 'two');
+      await setPolicy(t.cast.owner, general.id, a, 1);
+      await move(first, t.cast.member, { topic: b, propagate_mode: 'change_one' });
+      expect(await policiesOf(general.id, a)).toEqual([[t.cast.owner.id, a, 1]]);
+      expect(await policiesOf(general.id, b)).toEqual([]);
+    });
+
+    it('into a topic that has messages, the policies merge and the more visible one wins', async () => {
+      const [a, c] = [fresh(), fresh()];
+      const first = await sendToChannel(t, t.cast.owner, 'general', a, 'moving');
+      await sendToChannel(t, t.cast.owner, 'general', c, 'already here');
+      for (const [user, pa, pc] of [
+        [t.cast.owner, 1, 2], // muted + unmuted: unmuted
+        [t.cast.admin, 1, 0], // muted + none: none
+        [t.cast.moderator, 3, 1], // followed + muted: followed
+        [t.cast.guest, 0, 1], // none + muted: none
+        [t.cast.bot, 1, 1], // muted + muted: muted
+      ] as const) {
+        if (pa) await setPolicy(user, general.id, a, pa);
+        if (pc) await setPolicy(user, general.id, c, pc);
+      }
+      await move(first, t.cast.member, { topic: c, propagate_mode: 'change_all' });
+      expect(await policiesOf(general.id, a)).toEqual([]);
+      expect((await policiesOf(general.id, c)).map(([u, , p]) => [u, p])).toEqual(
+        [
+          [t.cast.owner.id, 2],
+          [t.cast.moderator.id, 3],
+          [t.cast.bot.id, 1],
+        ].sort((x, y) => x[0]! - y[0]!),
+      );
+    });
+
+    it('to a channel a user cannot read, that user loses the policy; the others keep theirs there', async () => {
+      const a = fresh();
+      const first = await sendToChannel(t, t.cast.owner, 'general', a, 'going private');
+      await setPolicy(t.cast.admin, general.id, a, 1);
+      await setPolicy(t.cast.moderator, general.id, a, 3);
+      await move(first, t.cast.owner, { stream_id: secret.id, propagate_mode: 'change_all' });
+      expect(await policiesOf(general.id, a)).toEqual([]);
+      expect(await policiesOf(secret.id, a)).toEqual([[t.cast.moderator.id, a, 3]]);
+    });
+
+    it('resolving keeps the policies on the resolved topic, and the notice stays unread for its followers under "except_followed"', async () => {
+      const a = fresh();
+      const first = await sendToChannel(t, t.cast.moderator, 'general', a, 'to resolve');
+      await setPolicy(t.cast.owner, general.id, a, 3);
+      await move(first, t.cast.member, { topic: `✔ ${a}`, propagate_mode: 'change_all' });
+      expect(await policiesOf(general.id, `✔ ${a}`)).toEqual([[t.cast.owner.id, `✔ ${a}`, 3]]);
+      const notice = await t.ctx
+        .db('messages')
+        .where({ recipient_id: general.recipient_id, topic_key: `✔ ${a}`.toLowerCase() })
+        .orderBy('id', 'desc')
+        .first('id');
+      const readOf = async (userId: number) =>
+        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: notice.id }).first('flags')).flags) & 1;
+      // Both have the default policy, except_followed: the follower keeps it unread, the other reads it.
+      expect([await readOf(t.cast.owner.id), await readOf(t.cast.moderator.id)]).toEqual([0, 1]);
     });
   });
 });

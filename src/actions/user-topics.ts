@@ -1,6 +1,6 @@
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
-import { inTransaction } from '../db/transaction';
+import { inTransaction, type Tx } from '../db/transaction';
 import { userTopicName, VisibilityPolicy } from '../domain/user-topics';
 import { IncompatibleParametersError, ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
@@ -55,33 +55,53 @@ export async function doUpdateMutedTopic(ctx: AppContext, user: UserRow, p: Para
  * the current policy or removing an absent one is no change and no event.
  */
 async function setTopicPolicy(ctx: AppContext, user: UserRow, channel: ChannelRow, topic: string, policy: number): Promise<void> {
-  await inTransaction(ctx.db, async (tx) => {
-    const current = await getUserTopic(tx.trx, user.id, channel.id, topic);
-    if ((current?.visibility_policy ?? VisibilityPolicy.INHERIT) === policy) return;
-    const lastUpdated = nowSeconds();
-    if (policy === VisibilityPolicy.INHERIT) await deleteUserTopic(tx.trx, user.id, channel.id, topic);
-    else {
-      await upsertUserTopic(tx.trx, {
-        user_id: user.id,
-        channel_id: channel.id,
-        recipient_id: channel.recipient_id,
-        topic,
-        visibility_policy: policy,
-        last_updated: lastUpdated,
-      });
-    }
-    const muted = await listUserTopics(tx.trx, user.id, VisibilityPolicy.MUTED);
-    const legacy: EventBody<Schema<'MutedTopicsEvent'>> = { type: 'muted_topics', muted_topics: toApiMutedTopics(muted) };
-    const event: EventBody<Schema<'UserTopicEvent'>> = {
-      type: 'user_topic',
-      stream_id: channel.id,
-      topic_name: topic,
+  await inTransaction(ctx.db, (tx) => setTopicPolicyInTx(tx, ctx, user.id, channel, topic, policy));
+}
+
+/**
+ * setTopicPolicy inside a transaction (also used when a move carries
+ * policies along); whether anything changed. `mutedTopicsEvent: false`
+ * leaves out the legacy event, as Zulip does for a removal immediately
+ * followed by a set that sends it.
+ */
+export async function setTopicPolicyInTx(
+  tx: Tx,
+  ctx: AppContext,
+  userId: number,
+  channel: Pick<ChannelRow, 'id' | 'recipient_id'>,
+  topic: string,
+  policy: number,
+  opts: { mutedTopicsEvent?: boolean } = {},
+): Promise<boolean> {
+  const current = await getUserTopic(tx.trx, userId, channel.id, topic);
+  if ((current?.visibility_policy ?? VisibilityPolicy.INHERIT) === policy) return false;
+  const lastUpdated = nowSeconds();
+  if (policy === VisibilityPolicy.INHERIT) await deleteUserTopic(tx.trx, userId, channel.id, topic);
+  else {
+    await upsertUserTopic(tx.trx, {
+      user_id: userId,
+      channel_id: channel.id,
+      recipient_id: channel.recipient_id,
+      topic,
+      visibility_policy: policy,
       last_updated: lastUpdated,
-      visibility_policy: policy as Schema<'VisibilityPolicy'>,
-    };
-    tx.afterCommit(() => {
-      ctx.bus.publish({ event: legacy, userIds: [user.id] });
-      ctx.bus.publish({ event, userIds: [user.id] });
     });
+  }
+  const event: EventBody<Schema<'UserTopicEvent'>> = {
+    type: 'user_topic',
+    stream_id: channel.id,
+    topic_name: topic,
+    last_updated: lastUpdated,
+    visibility_policy: policy as Schema<'VisibilityPolicy'>,
+  };
+  let legacy: EventBody<Schema<'MutedTopicsEvent'>> | null = null;
+  if (opts.mutedTopicsEvent ?? true) {
+    const muted = await listUserTopics(tx.trx, userId, VisibilityPolicy.MUTED);
+    legacy = { type: 'muted_topics', muted_topics: toApiMutedTopics(muted) };
+  }
+  tx.afterCommit(() => {
+    if (legacy) ctx.bus.publish({ event: legacy, userIds: [userId] });
+    ctx.bus.publish({ event, userIds: [userId] });
   });
+  return true;
 }

@@ -73,3 +73,11 @@ export async function listUserTopicPolicies(q: Q, userId: number): Promise<Map<s
 
 /** The key of listUserTopicPolicies' map. */
 export const policyKey = (recipientId: number, key: string) => `${recipientId}\u0000${key}`;
+
+/** Every user's policy for one topic (any case): user id → policy (Zulip's get_users_with_user_topic_visibility_policy). */
+export async function listTopicPolicies(q: Q, channelId: number, topic: string): Promise<Map<number, number>> {
+  const rows = (await q('user_topics')
+    .where({ channel_id: channelId, topic_key: topicKey(topic) })
+    .select('user_id', 'visibility_policy')) as Record<string, unknown>[];
+  return new Map(rows.map((r) => [Number(r.user_id), Number(r.visibility_policy)]));
+}
