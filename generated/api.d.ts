@@ -3353,6 +3353,8 @@ export interface components {
             /** @description Days a member must wait to become a full member. */
             realm_waiting_period_threshold?: number;
             realm_enable_spectator_access?: boolean;
+            /** @description Whether GET /messages/{message_id}/read_receipts answers in the organization (feature level 137). */
+            realm_enable_read_receipts?: boolean;
             realm_allow_message_editing?: boolean;
             /** @description How long after sending a message its content may be edited; null means no limit. */
             realm_message_content_edit_limit_seconds?: number | null;

@@ -1,7 +1,7 @@
 import { doDeactivateUser } from '../src/actions/users';
 import { eachDatabase } from './support/databases';
 import { sendDirect, sendToChannel, startEventsServer, stopEventsServer } from './support/events';
-import { createMembers, subscribe, type TestServer } from './support/server';
+import { countQueries, createMembers, subscribe, type TestServer } from './support/server';
 
 eachDatabase('read receipts', (dialect) => {
   let t: TestServer;
@@ -125,6 +125,32 @@ eachDatabase('read receipts', (dialect) => {
       await t.ctx.db('realms').where({ id: t.realmId }).update({ enable_read_receipts: true });
     }
     expect(await readersOf(id)).toEqual([t.cast.member.id]);
+  });
+
+  it("register's realm_enable_read_receipts follows the organization's setting", async () => {
+    const { register } = await import('./support/events');
+    expect((await register(t, t.cast.member, { fetch_event_types: ['realm'] })).state.realm_enable_read_receipts).toBe(true);
+    await t.ctx.db('realms').where({ id: t.realmId }).update({ enable_read_receipts: false });
+    try {
+      expect((await register(t, t.cast.member, { fetch_event_types: ['realm'] })).state.realm_enable_read_receipts).toBe(false);
+    } finally {
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ enable_read_receipts: true });
+    }
+  });
+
+  it('answers in the same number of statements for 2 and for 20 readers', async () => {
+    const readers = await createMembers(t, 'countreader', 20);
+    await subscribe(t, general, readers);
+    const few = await sendToChannel(t, t.cast.owner, 'general', 'counts', 'few readers');
+    const many = await sendToChannel(t, t.cast.owner, 'general', 'counts', 'many readers');
+    for (const u of readers.slice(0, 2)) await markRead(u, [few]);
+    for (const u of readers) await markRead(u, [many]);
+    await receipts(few);
+    const small = await countQueries(t, () => receipts(few));
+    const large = await countQueries(t, () => receipts(many));
+    expect(small.result.body.user_ids).toHaveLength(2);
+    expect(large.result.body.user_ids).toHaveLength(20);
+    expect(large.queries).toBe(small.queries);
   });
 
   it('refuses a message ID that is not a number', async () => {

@@ -291,6 +291,19 @@ eachDatabase('topic visibility (user_topics)', (dialect) => {
       expect(only.state.muted_topics).toBeUndefined();
     });
 
+    it('register reads the policies in the same number of statements for 1 and for 30 of them', async () => {
+      const fields = { fetch_event_types: ['user_topic', 'muted_topics', 'message', 'update_message_flags'] };
+      await setPolicy(t.cast.member, general.id, 'only one', 1);
+      await register(t, t.cast.member, fields);
+      const { countQueries } = await import('./support/server');
+      const small = await countQueries(t, () => register(t, t.cast.member, fields));
+      for (let i = 0; i < 29; i++) await setPolicy(t.cast.member, general.id, `topic ${i}`, (i % 3) + 1);
+      const large = await countQueries(t, () => register(t, t.cast.member, fields));
+      expect(small.result.state.user_topics).toHaveLength(1);
+      expect(large.result.state.user_topics).toHaveLength(30);
+      expect(large.queries).toBe(small.queries);
+    });
+
     it('the empty topic is "" with the empty_topic_name capability and "general chat" without, in the state and in events', async () => {
       const modern = await register(t, t.cast.member, {
         fetch_event_types: ['user_topic', 'muted_topics'],
