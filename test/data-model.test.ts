@@ -165,6 +165,7 @@ eachDatabase('data model', (dialect) => {
       '010_edit_history_marker',
       '011_push_token_length',
       '012_push_relay_device',
+      '016_user_topics',
     ]);
   });
 });
