@@ -1000,6 +1000,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user_topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update personal preferences for a topic
+         * @description Sets the caller's visibility policy for one topic of a channel (feature level 170): muted topics leave the unread count and the `is:muted` narrow holds them; unmuted and followed topics of a muted channel count again. Setting a topic's current policy, or removing a policy that is not there, changes nothing and sends no event; otherwise the caller's clients get a `user_topic` event (and the legacy `muted_topics`).
+         */
+        post: operations["update-user-topic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/subscriptions/muted_topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Topic muting
+         * @description Legacy form of POST /user_topics (deprecated in feature level 170): `add` mutes the topic, `remove` drops the caller's policy for it. Since feature level 170 muting a muted topic or unmuting one that is not muted succeeds and changes nothing, as POST /user_topics does; before, both were errors.
+         */
+        patch: operations["mute-topic"];
+        trace?: never;
+    };
+    "/messages/{message_id}/read_receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the message.
+                 * @example 1
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a message's read receipts
+         * @description The IDs of the users who have read the message (feature level 137): active users, bots included, whose `read` flag is set on it and who have send_read_receipts on. The sender is never listed (they wrote it), and a user who marked it unread again is not. Parley has no user muting, so no one is left out for muting.
+         */
+        get: operations["get-read-receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3711,6 +3777,38 @@ export interface components {
             reaction_type?: components["schemas"]["ReactionType"];
         };
         /**
+         * @description A user's visibility policy for a topic: 0 none (the topic inherits the channel's muting), 1 muted, 2 unmuted (shown in a muted channel), 3 followed. 2 and 3 are new in feature levels 170 and 219.
+         * @enum {integer}
+         */
+        VisibilityPolicy: 0 | 1 | 2 | 3;
+        /**
+         * @description One topic for which the user set a visibility policy other than 0.
+         * @example {
+         *       "stream_id": 1,
+         *       "topic_name": "dinner",
+         *       "last_updated": 1732280000,
+         *       "visibility_policy": 1
+         *     }
+         */
+        UserTopic: {
+            /** @description The channel's ID. */
+            stream_id: number;
+            /** @description The topic, in the case last sent. The empty topic ("general chat") is "" for clients with the empty_topic_name capability and realm_empty_topic_display_name for the others. */
+            topic_name: string;
+            /** @description When the policy was last set (UNIX seconds). */
+            last_updated: number;
+            visibility_policy: components["schemas"]["VisibilityPolicy"];
+        };
+        /**
+         * @description Legacy form of a muted topic: [channel name, topic, when it was muted (UNIX seconds)].
+         * @example [
+         *       "Denmark",
+         *       "dinner",
+         *       1732280000
+         *     ]
+         */
+        MutedTopic: (string | number)[];
+        /**
          * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all): `realm` owns the max_* limits, the server_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `user_settings`, `realm_user_settings_defaults`, `realm_user_groups`, `saved_snippets` and `realm_emoji` own the keys of the same names. The realm_users objects keep `is_active` (Zulip drops it there; the lists already say it).
          * @example {
          *       "result": "success",
@@ -3848,6 +3946,8 @@ export interface components {
             realm_enable_spectator_access?: boolean;
             /** @description Whether the organization shares no presence (presences is then empty). */
             realm_presence_disabled?: boolean;
+            /** @description Whether GET /messages/{message_id}/read_receipts answers in the organization (feature level 137). */
+            realm_enable_read_receipts?: boolean;
             realm_allow_message_editing?: boolean;
             /** @description How long after sending a message its content may be edited; null means no limit. */
             realm_message_content_edit_limit_seconds?: number | null;
@@ -3952,6 +4052,10 @@ export interface components {
             user_status?: {
                 [key: string]: components["schemas"]["UserStatus"];
             };
+            /** @description Owned by `user_topic`: the topics for which the user set a visibility policy, in channels that are not archived. */
+            user_topics?: components["schemas"]["UserTopic"][];
+            /** @description Owned by `muted_topics` (deprecated, feature level 134): the muted topics in the legacy form. */
+            muted_topics?: components["schemas"]["MutedTopic"][];
         };
         /**
          * @description The event's position in its queue. IDs increase within a queue but are not guaranteed to be consecutive.
@@ -4948,8 +5052,48 @@ export interface components {
             emoji_code?: string;
             reaction_type?: string;
         };
+        /**
+         * @description The user's visibility policy for a topic changed (0 when removed). Sent to the user's own queues only; the empty topic is realm_empty_topic_display_name for clients without empty_topic_name.
+         * @example {
+         *       "id": 28,
+         *       "type": "user_topic",
+         *       "stream_id": 1,
+         *       "topic_name": "dinner",
+         *       "last_updated": 1732280000,
+         *       "visibility_policy": 1
+         *     }
+         */
+        UserTopicEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_topic";
+            stream_id: number;
+            topic_name: string;
+            last_updated: number;
+            visibility_policy: components["schemas"]["VisibilityPolicy"];
+        };
+        /**
+         * @description Deprecated (feature level 134): the user's whole list of muted topics, sent with each user_topic event for older clients.
+         * @example {
+         *       "id": 29,
+         *       "type": "muted_topics",
+         *       "muted_topics": [
+         *         [
+         *           "Denmark",
+         *           "dinner",
+         *           1732280000
+         *         ]
+         *       ]
+         *     }
+         */
+        MutedTopicsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "muted_topics";
+            muted_topics: components["schemas"]["MutedTopic"][];
+        };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -5503,6 +5647,47 @@ export interface components {
             msg: string;
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             status: components["schemas"]["UserStatus"];
+        };
+        UpdateUserTopicRequest: {
+            /** @description The ID of the channel. */
+            stream_id: number;
+            /** @description The topic. It need not have any message. Matched case-insensitively; "" or realm_empty_topic_display_name names the empty topic ("general chat", feature level 334). At most max_topic_length (60) characters. */
+            topic: string;
+            /**
+             * @description The policy to set: 0 removes the user's policy, 1 mutes, 2 unmutes (meaningful in a muted channel), 3 follows.
+             * @enum {integer}
+             */
+            visibility_policy: 0 | 1 | 2 | 3;
+        };
+        UpdateMutedTopicRequest: {
+            /** @description The ID of the channel. Exactly one of stream_id and stream is required. */
+            stream_id?: number;
+            /** @description The name of the channel. Exactly one of stream_id and stream is required; clients should prefer stream_id. */
+            stream?: string;
+            /** @description The topic, as in POST /user_topics. */
+            topic: string;
+            /**
+             * @description add mutes the topic (policy 1); remove drops the user's policy (policy 0).
+             * @enum {string}
+             */
+            op: "add" | "remove";
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "user_ids": [
+         *         9,
+         *         10
+         *       ]
+         *     }
+         */
+        ReadReceiptsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The users who have read the message, in no particular order: active users with a read flag on it and send_read_receipts on, never the sender. */
+            user_ids: number[];
         };
     };
     responses: {
@@ -8941,6 +9126,133 @@ export interface operations {
                 };
             };
             /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-user-topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic": "dinner",
+                 *       "visibility_policy": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserTopicRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic": "dinner",
+                 *       "visibility_policy": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateUserTopicRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description A parameter is missing or invalid, or the channel is not accessible. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mute-topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic": "dinner",
+                 *       "op": "add"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateMutedTopicRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic": "dinner",
+                 *       "op": "add"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateMutedTopicRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description A parameter is missing or invalid, or the channel is not accessible. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["IncompatibleParametersError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-read-receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the message.
+                 * @example 1
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The readers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadReceiptsResponse"];
+                };
+            };
+            /** @description The message is missing or inaccessible, or read receipts are disabled. */
             400: {
                 headers: {
                     [name: string]: unknown;

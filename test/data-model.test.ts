@@ -167,6 +167,7 @@ eachDatabase('data model', (dialect) => {
       '012_push_relay_device',
       '014_rate_limits',
       '015_presence_and_status',
+      '016_user_topics',
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import { VisibilityPolicy } from '../domain/user-topics';
 import type { Knex } from 'knex';
 import { flagMask } from '../domain/flags';
 import { bounded } from '../domain/bounded';
@@ -109,8 +110,9 @@ export async function resolveNarrow(
       }
       case 'in': {
         if (t.operand === 'home') {
+          // Everything not muted: muted channels less their unmuted and followed topics, and muted topics, are left out.
           const muted = await getMutedChannelRecipientIds(db, viewer.user.id);
-          filters.push({ kind: 'recipient', ids: muted, negated: !negated });
+          filters.push({ kind: 'muted', viewerId: viewer.user.id, mutedRecipients: muted, negated: !negated });
         } else if (t.operand !== 'all') {
           throw badNarrow(`unknown 'in' operand ${bounded(String(t.operand), 100)}`);
         }
@@ -183,12 +185,12 @@ async function isFilter(db: Knex, viewer: Viewer, operand: string, negated: bool
     case 'resolved':
       return { kind: 'resolved', negated };
     case 'muted': {
+      // Muted channels, less their unmuted and followed topics, and muted topics.
       const muted = await getMutedChannelRecipientIds(db, viewer.user.id);
-      return { kind: 'recipient', ids: muted, negated };
+      return { kind: 'muted', viewerId: viewer.user.id, mutedRecipients: muted, negated };
     }
     case 'followed':
-      // Parley has no followed topics yet: nothing is followed.
-      return negated ? { kind: 'recipient', ids: [], negated: true } : { kind: 'nothing' };
+      return { kind: 'topicPolicy', viewerId: viewer.user.id, policy: VisibilityPolicy.FOLLOWED, negated };
     default:
       throw badNarrow(`unknown 'is' operand ${bounded(operand, 100)}`);
   }

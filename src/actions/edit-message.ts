@@ -47,6 +47,7 @@ import { getRealmOfUser } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow } from '../queries/rows';
 import { channelAudience } from './channel-events';
+import { moveTopicPolicies } from './move-topic-policies';
 import { WILDCARD_MENTION_THRESHOLD, sendMessageInTx } from './messages';
 import { INTERNAL, notificationBot } from './notifications';
 import { renderForRealm, type RenderedMessage } from './render';
@@ -452,6 +453,8 @@ async function applyEdit(
     }
   }
 
+  // Read before the move: whether the destination topic already had messages (how policies merge).
+  const targetHadMessages = isMove && (await topicHasOtherMessages(tx.trx, targetChannel.recipient_id, newTopic.toLowerCase(), []));
   if (isMove) {
     // Resolving or unresolving alone is not a move (last_moved_timestamp, feature level 365).
     const resolveOnly = (plan.topicResolved || plan.topicUnresolved) && !channelChanged;
@@ -505,7 +508,23 @@ async function applyEdit(
     }
   }
 
-  if (isMove) await sendMoveNotices(tx, ctx, viewer, plan, p, ids);
+  if (isMove) {
+    const movedAll =
+      plan.propagate === 'change_all' ||
+      !(await topicHasOtherMessages(tx.trx, origChannel.recipient_id, row.topic_key, [], accessScope(viewer, origChannel).accessUserId));
+    // Users' topic policies go with a whole topic (and their followers are known for the resolve notice).
+    const followers = movedAll
+      ? await moveTopicPolicies(tx, ctx, {
+          origChannel,
+          origTopic: row.topic,
+          targetChannel,
+          targetTopic: newTopic,
+          targetHadMessages,
+          losingAccess,
+        })
+      : new Set<number>();
+    await sendMoveNotices(tx, ctx, viewer, plan, p, ids, movedAll, followers);
+  }
   return { detached_uploads: detached.map(toSummary) };
 }
 
@@ -602,6 +621,8 @@ async function sendMoveNotices(
   plan: EditPlan,
   p: Params<'update-message'>,
   ids: number[],
+  movedAll: boolean,
+  followers: ReadonlySet<number>,
 ): Promise<void> {
   const { row, origChannel, targetChannel } = plan;
   if (!origChannel || !targetChannel) return;
@@ -617,11 +638,15 @@ async function sendMoveNotices(
   if (plan.topic !== undefined && !plan.content && !channelChanged && (plan.topicResolved || plan.topicUnresolved)) {
     const text = plan.topicResolved ? `${who} has marked this topic as resolved.` : `${who} has marked this topic as unresolved.`;
     // resolved_topic_notice_auto_read_policy: the notice starts read except for users who chose
-    // "never" (Parley has no followed topics, so "except_followed" reads it too), and the actor.
+    // "never", and those who chose "except_followed" and followed the topic; the actor reads it.
     const subscribers = await getUsersByIds(tx.trx, await getActiveSubscriberIds(tx.trx, origChannel.recipient_id));
     const keepUnread = new Set(
       [...subscribers.values()]
-        .filter((u) => !u.is_bot && parseSettings(u.settings).resolved_topic_notice_auto_read_policy === 'never')
+        .filter((u) => {
+          if (u.is_bot) return false;
+          const policy = parseSettings(u.settings).resolved_topic_notice_auto_read_policy;
+          return policy === 'never' || (policy === 'except_followed' && followers.has(u.id));
+        })
         .map((u) => u.id),
     );
     keepUnread.delete(viewer.user.id);
@@ -632,9 +657,6 @@ async function sendMoveNotices(
     });
   }
 
-  const movedAll =
-    plan.propagate === 'change_all' ||
-    !(await topicHasOtherMessages(tx.trx, origChannel.recipient_id, row.topic_key, [], accessScope(viewer, origChannel).accessUserId));
   const count = ids.length;
   const oldLocation = topicLink(origChannel, row.topic);
   const newLocation = topicLink(targetChannel, newTopic);

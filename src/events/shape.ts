@@ -100,6 +100,15 @@ const SHAPERS: Record<string, Shaper> = {
     typeof event.topic === 'string'
       ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
       : { ...event, id },
+  // Zulip names the empty topic by its display name in user_topic and muted_topics for older clients too.
+  user_topic: ({ id, event }, { opts }) =>
+    typeof event.topic_name === 'string'
+      ? { ...event, id, topic_name: topicForClient(event.topic_name, opts.capabilities.emptyTopicName) }
+      : { ...event, id },
+  muted_topics: ({ id, event }, { opts }) =>
+    Array.isArray(event.muted_topics) && !opts.capabilities.emptyTopicName
+      ? { ...event, id, muted_topics: (event.muted_topics as unknown[][]).map(([c, t, at]) => [c, topicForClient(String(t), false), at]) }
+      : { ...event, id },
 
   // Zulip's process_presence_event: published in the legacy form, with the modern one beside it.
   presence: ({ id, event, extra }, { opts }) => {

@@ -12,6 +12,7 @@ import { savedSnippetHandlers } from '../handlers/saved-snippets';
 import { uploadHandlers } from '../handlers/uploads';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
+import { userTopicHandlers } from '../handlers/user-topics';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -30,6 +31,7 @@ export const HANDLERS: HandlerTable = {
   ...uploadHandlers,
   ...healthHandlers,
   ...presenceHandlers,
+  ...userTopicHandlers,
 };
 
 /**

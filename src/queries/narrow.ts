@@ -18,6 +18,10 @@ export type Filter =
   | { kind: 'id'; id: number; negated: boolean }
   | { kind: 'resolved'; negated: boolean }
   | { kind: 'search'; words: string[]; negated: boolean }
+  /** Muted for the viewer: a muted channel's message unless its topic is unmuted or followed, or a muted topic's (Zulip's exclude_muting_conditions). */
+  | { kind: 'muted'; viewerId: number; mutedRecipients: number[]; negated: boolean }
+  /** In a topic for which the viewer has this policy (is:followed). */
+  | { kind: 'topicPolicy'; viewerId: number; policy: number; negated: boolean }
   | { kind: 'nothing' };
 
 /**
@@ -106,6 +110,32 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
     case 'search':
       applySearch(q, qb, f.words, f.negated);
       return;
+    case 'muted': {
+      const policy = (policies: number[]) =>
+        q('user_topics as ut')
+          .where('ut.user_id', f.viewerId)
+          .whereRaw('ut.recipient_id = m.recipient_id')
+          .whereRaw('ut.topic_key = m.topic_key')
+          .whereIn('ut.visibility_policy', policies)
+          .select(q.raw('1'));
+      const muted = (b: Knex.QueryBuilder) =>
+        b
+          .where((c) => c.whereIn('m.recipient_id', f.mutedRecipients.length ? f.mutedRecipients : [0]).whereNotExists(policy([2, 3])))
+          .orWhereExists(policy([1]));
+      if (f.negated) qb.whereNot(muted);
+      else qb.where(muted);
+      return;
+    }
+    case 'topicPolicy': {
+      const sub = q('user_topics as ut')
+        .where({ 'ut.user_id': f.viewerId, 'ut.visibility_policy': f.policy })
+        .whereRaw('ut.recipient_id = m.recipient_id')
+        .whereRaw('ut.topic_key = m.topic_key')
+        .select(q.raw('1'));
+      if (f.negated) qb.whereNotExists(sub);
+      else qb.whereExists(sub);
+      return;
+    }
   }
 }
 

@@ -35,6 +35,8 @@ export interface RealmRow extends RealmGroupColumns {
   max_invites: number | null;
   /** The organization shares no presence (migration 015). */
   presence_disabled: boolean;
+  /** Whether read receipts answer in the organization (migration 016). */
+  enable_read_receipts: boolean;
 }
 
 export interface UserRow {
@@ -74,6 +76,7 @@ const BOOL_COLUMNS = new Set([
   'allow_message_editing',
   'enable_spectator_access',
   'presence_disabled',
+  'enable_read_receipts',
   'is_bot',
   'is_active',
   'is_imported_stub',

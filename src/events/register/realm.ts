@@ -59,6 +59,7 @@ type RealmKey =
   | 'realm_waiting_period_threshold'
   | 'realm_enable_spectator_access'
   | 'realm_presence_disabled'
+  | 'realm_enable_read_receipts'
   | 'realm_allow_message_editing'
   | 'realm_message_content_edit_limit_seconds'
   | 'realm_move_messages_within_stream_limit_seconds'
@@ -95,6 +96,7 @@ export function realmState(realm: RealmRow, groups: GroupLookup, cfg: RealmState
     realm_waiting_period_threshold: realm.waiting_period_threshold,
     realm_enable_spectator_access: realm.enable_spectator_access,
     realm_presence_disabled: realm.presence_disabled,
+    realm_enable_read_receipts: realm.enable_read_receipts,
     realm_allow_message_editing: realm.allow_message_editing,
     realm_message_content_edit_limit_seconds: realm.message_content_edit_limit_seconds,
     realm_move_messages_within_stream_limit_seconds: realm.move_messages_within_stream_limit_seconds,

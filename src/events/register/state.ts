@@ -14,6 +14,9 @@ import {
 } from '../../queries/register';
 import type { UserRow } from '../../queries/rows';
 import { getMaxMessageIdForUser } from '../../queries/users';
+import { listUserTopicPolicies, listUserTopics } from '../../queries/user-topics';
+import { VisibilityPolicy } from '../../domain/user-topics';
+import { toApiMutedTopics, toApiUserTopic } from '../../serializers/user-topics';
 import type { QueueOptions } from '../options';
 import { loadRealmGroups } from '../../access/realm-groups';
 import { realmState } from './realm';
@@ -103,6 +106,15 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   if (want('presence')) add(presenceState(ctx, viewer, r.presence ?? { slim: r.queue.slimPresence ?? false }));
   if (want('user_status')) add(userStatusState(db, viewer));
   if (want('realm_emoji')) add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: realmEmojiState(user.realm_id, rows) })));
+  // Zulip's get_user_topics: policies in channels that are not archived; the legacy muted_topics lists the muted ones.
+  if (want('user_topic')) {
+    add(listUserTopics(db, user.id).then((rows) => ({ user_topics: rows.map((r) => toApiUserTopic(r, caps.emptyTopicName)) })));
+  }
+  if (want('muted_topics')) {
+    add(
+      listUserTopics(db, user.id, VisibilityPolicy.MUTED).then((rows) => ({ muted_topics: toApiMutedTopics(rows, caps.emptyTopicName) })),
+    );
+  }
 
   for (const part of await Promise.all(parts)) Object.assign(state, part);
   return state;
@@ -110,7 +122,7 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
 
 type SubscriptionKey = 'subscriptions' | 'unsubscribed' | 'never_subscribed';
 
-/** Unread messages of channels one left do not count; muted channels count apart. */
+/** Unread messages of channels one left do not count; muted channels and topics count apart. */
 async function unreadFor(
   db: Knex,
   userId: number,
@@ -121,6 +133,7 @@ async function unreadFor(
     userId,
     inactiveRecipients: new Set(subs.filter((s) => !s.active).map((s) => s.recipient_id)),
     mutedRecipients: new Set(subs.filter((s) => s.active && s.is_muted).map((s) => s.recipient_id)),
+    topicPolicies: await listUserTopicPolicies(db, userId),
     allowEmptyTopicName,
   });
   return { unread_msgs };

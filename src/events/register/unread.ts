@@ -3,6 +3,8 @@ import type { Schema } from '../../contract';
 import { flagMask } from '../../domain/flags';
 import { getDmParticipants } from '../../queries/messages';
 import { listMutedRecipientIds, listUnreadRows, listUserMessageRowsByIds, UnreadRow } from '../../queries/register';
+import { listUserTopicPolicies, policyKey } from '../../queries/user-topics';
+import { isTopicMuted, topicKey } from '../../domain/user-topics';
 import { topicForClient } from '../../serializers/messages';
 import { RecipientType } from '../../domain/recipients';
 
@@ -34,15 +36,26 @@ export interface UnreadContext {
   /** Channels the user left: their unread messages do not count (Zulip's get_inactive_recipient_ids). */
   inactiveRecipients: ReadonlySet<number>;
   mutedRecipients: ReadonlySet<number>;
+  /** The user's topic policies (listUserTopicPolicies): a muted topic counts apart, an unmuted or followed one in a muted channel counts. */
+  topicPolicies: ReadonlyMap<string, number>;
   allowEmptyTopicName: boolean;
 }
+
+/** Whether a channel message is muted for the user (Zulip's is_row_muted). */
+const rowMuted = (
+  r: Pick<UnreadRow, 'recipient_id' | 'topic'>,
+  mutedChannels: ReadonlySet<number>,
+  policies: ReadonlyMap<string, number>,
+) => isTopicMuted(mutedChannels.has(r.recipient_id), policies.get(policyKey(r.recipient_id, topicKey(r.topic))));
 
 /**
  * unread_msgs in Zulip's shape (aggregate_unread_data): one-to-one and
  * self conversations in `pms` by the other participant, group
  * conversations in `huddles` by all participants' ids, channel messages by
  * channel and topic (case-insensitively); `count` leaves out muted
- * channels; wildcard mentions count as mentions only outside muted channels.
+ * messages (a muted channel's, unless their topic is unmuted or followed,
+ * and a muted topic's); wildcard mentions count as mentions only when not
+ * muted. `streams` still lists muted topics, as Zulip's does.
  */
 export async function unreadState(db: Knex, c: UnreadContext): Promise<Schema<'UnreadMessages'>> {
   const newestFirst = await listUnreadRows(db, c.userId, MAX_UNREAD_MESSAGES);
@@ -56,7 +69,7 @@ export async function unreadState(db: Knex, c: UnreadContext): Promise<Schema<'U
   const mentions: number[] = [];
   let count = 0;
   for (const r of rows) {
-    const muted = r.recipient_type === RecipientType.CHANNEL && c.mutedRecipients.has(r.recipient_id);
+    const muted = r.recipient_type === RecipientType.CHANNEL && rowMuted(r, c.mutedRecipients, c.topicPolicies);
     if (!muted) count++;
     if (countsAsMention(r.flags, muted)) mentions.push(r.message_id);
     if (r.recipient_type === RecipientType.CHANNEL) {
@@ -98,16 +111,20 @@ export type UnreadMessageDetails = Schema<'UpdateMessageFlagsMessageDetails'>;
  * participants of the conversation (none for a note to oneself), and
  * `mentioned` only when true, by the same rule as unread_msgs.mentions.
  * Topics are stored values; the queue shapes "" for clients without
- * empty_topic_name (src/events/shape.ts). Three statements.
+ * empty_topic_name (src/events/shape.ts). Four statements at most.
  */
 export async function unreadMessageDetails(db: Knex, userId: number, messageIds: number[]): Promise<Record<string, UnreadMessageDetails>> {
   const rows = await listUserMessageRowsByIds(db, userId, messageIds);
   const channels = [...new Set(rows.filter((r) => r.recipient_type === RecipientType.CHANNEL).map((r) => r.recipient_id))];
   const conversations = [...new Set(rows.filter((r) => r.recipient_type !== RecipientType.CHANNEL).map((r) => r.recipient_id))];
-  const [muted, participants] = await Promise.all([listMutedRecipientIds(db, userId, channels), getDmParticipants(db, conversations)]);
+  const [muted, participants, policies] = await Promise.all([
+    listMutedRecipientIds(db, userId, channels),
+    getDmParticipants(db, conversations),
+    channels.length ? listUserTopicPolicies(db, userId) : new Map<string, number>(),
+  ]);
   const out: Record<string, UnreadMessageDetails> = {};
   for (const r of rows) {
-    const isMuted = r.recipient_type === RecipientType.CHANNEL && muted.has(r.recipient_id);
+    const isMuted = r.recipient_type === RecipientType.CHANNEL && rowMuted(r, muted, policies);
     const details: UnreadMessageDetails =
       r.recipient_type === RecipientType.CHANNEL
         ? { type: 'stream', stream_id: r.recipient_type_id, topic: r.topic, unmuted_stream_msg: !isMuted }

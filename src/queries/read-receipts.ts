@@ -1,0 +1,25 @@
+import type { Knex } from 'knex';
+import { parseSettings } from '../domain/user-settings';
+
+type Q = Knex | Knex.Transaction;
+
+/**
+ * Active users other than the sender whose `read` flag is set on the
+ * message, with their settings (send_read_receipts is decided by the caller:
+ * it lives in the users' settings JSON).
+ */
+export async function listMessageReaders(
+  q: Q,
+  messageId: number,
+  senderId: number,
+): Promise<Array<{ id: number; sendReadReceipts: boolean }>> {
+  const rows = (await q('user_messages as um')
+    .join('users as u', 'u.id', 'um.user_id')
+    .where({ 'um.message_id': messageId, 'u.is_active': true })
+    .whereNot('um.user_id', senderId)
+    // Not um.is_unread = 0: the read bit itself, as Zulip's where_read().
+    .whereRaw('(um.flags & 1) <> 0')
+    .orderBy('um.user_id')
+    .select('u.id', 'u.settings')) as Record<string, unknown>[];
+  return rows.map((r) => ({ id: Number(r.id), sendReadReceipts: parseSettings(String(r.settings)).send_read_receipts }));
+}
