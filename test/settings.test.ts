@@ -32,8 +32,10 @@ eachDatabase('PATCH /settings', (dialect) => {
     expect(res.body).toEqual({ result: 'success', msg: '' });
     expect(await settingsOf(user.id)).toMatchObject(wanted);
     expect(await settingsOf(t.cast.member.id)).toEqual(others);
-    expect(deliveries).toHaveLength(Object.keys(wanted).length);
-    for (const d of deliveries) expect(d.userIds).toEqual([user.id]);
+    // presence_enabled false also sends a presence event to others (tested below).
+    const own = deliveries.filter((d) => d.event.type === 'user_settings');
+    expect(own).toHaveLength(Object.keys(wanted).length);
+    for (const d of own) expect(d.userIds).toEqual([user.id]);
     expect(deliveries.map((d) => d.event)).toContainEqual({ type: 'user_settings', op: 'update', property: 'emojiset', value: 'twitter' });
     expect(deliveries.map((d) => d.event)).toContainEqual({
       type: 'user_settings',
@@ -133,6 +135,22 @@ eachDatabase('PATCH /settings', (dialect) => {
     const user = await freshUser(t);
     const res = await t.api.patch('/settings', user, { email: user.delivery_email.toUpperCase() });
     expect(res.status).toBe(200);
+  });
+
+  it('turning presence_enabled off tells everyone who may see the user at once', async () => {
+    const user = await freshUser(t);
+    const { deliveries } = await captureEvents(t, () => t.api.patch('/settings', user, { presence_enabled: false }));
+    expect(deliveries.map((d) => d.event)).toContainEqual({
+      type: 'user_settings',
+      op: 'update',
+      property: 'presence_enabled',
+      value: false,
+    });
+    const presence = deliveries.find((d) => d.event.type === 'presence');
+    expect(presence?.event).toMatchObject({ type: 'presence', user_id: user.id });
+    expect(presence?.userIds).toContain(t.cast.member.id);
+    const row = await t.ctx.db('user_presence').where({ user_id: user.id }).first();
+    expect(row.last_active_time).toBeNull();
   });
 
   it('refuses bots', async () => {

@@ -2,6 +2,7 @@ import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { pending, register, startEventsServer, stopEventsServer } from './support/events';
 import { createMembers, type TestServer } from './support/server';
+import { captureEvents } from './users-fixtures';
 
 eachDatabase('user status', (dialect) => {
   let t: TestServer;
@@ -123,7 +124,11 @@ eachDatabase('user status', (dialect) => {
     });
 
     it('away (deprecated) turns presence_enabled off and reads back as away; false turns it on again', async () => {
-      await setStatus(t.cast.moderator, { away: true, status_text: 'Out' });
+      const { deliveries } = await captureEvents(t, () => setStatus(t.cast.moderator, { away: true, status_text: 'Out' }));
+      expect(deliveries).toContainEqual({
+        event: { type: 'user_settings', op: 'update', property: 'presence_enabled', value: false },
+        userIds: [t.cast.moderator.id],
+      });
       expect((await settingsOf(t.cast.moderator)).presence_enabled).toBe(false);
       expect(await statusOf(t.cast.moderator)).toEqual({ away: true, status_text: 'Out' });
       const presence = await t.ctx.db('user_presence').where({ user_id: t.cast.moderator.id }).first();

@@ -7,12 +7,12 @@ import { hashPassword, isPasswordStrongEnough, verifyPassword } from '../domain/
 import { isRealmDefaultName, parseSettings, UserSettings } from '../domain/user-settings';
 import { checkFullName, emailKey } from '../domain/users';
 import { ApiError, noSuchUser } from '../errors';
-import type { EventBody } from '../events/bus';
 import { insertAuditLog } from '../queries/audit';
 import type { UserRow } from '../queries/rows';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { getUserInRealm, updateUser } from '../queries/users';
-import { toApiRealmUserUpdateEvent } from '../serializers/users';
+import { toApiRealmUserUpdateEvent, toApiUserSettingsUpdateEvent } from '../serializers/users';
+import { doPresenceEnabledChanged } from './presence';
 import { checkRealmDefaults } from './realm-defaults';
 
 type SettingsRequest = Params<'update-settings'>;
@@ -62,6 +62,7 @@ export async function doUpdateSettings(ctx: AppContext, caller: UserRow, p: Sett
   }
   const passwordHash = p.new_password === undefined ? undefined : await hashPassword(p.new_password);
 
+  let presenceChange: boolean | undefined;
   await inTransaction(ctx.db, async (tx) => {
     const user = await getUserInRealm(tx.trx, caller.realm_id, caller.id);
     if (!user) throw noSuchUser();
@@ -103,15 +104,12 @@ export async function doUpdateSettings(ctx: AppContext, caller: UserRow, p: Sett
       const own = [...changes.map((c) => ({ property: c.property as string, value: c.value }))];
       if (timezoneChanged) own.push({ property: 'timezone', value: p.timezone! });
       for (const { property, value } of own) {
-        const event: EventBody<Schema<'UserSettingsUpdateEvent'>> = {
-          type: 'user_settings',
-          op: 'update',
-          property,
-          value,
-          ...(property === 'default_language' && typeof value === 'string' && { language_name: LANGUAGE_NAMES[value] }),
-        };
-        ctx.bus.publish({ event, userIds: [user.id] });
+        const languageName = property === 'default_language' && typeof value === 'string' ? LANGUAGE_NAMES[value] : undefined;
+        ctx.bus.publish({ event: toApiUserSettingsUpdateEvent(property, value, languageName), userIds: [user.id] });
       }
     });
+    presenceChange = changes.find((c) => c.property === 'presence_enabled')?.value as boolean | undefined;
   });
+  // Turning presence sharing off (or on) shows the user offline (or online) to everyone at once.
+  if (presenceChange !== undefined) await doPresenceEnabledChanged(ctx, caller, presenceChange);
 }

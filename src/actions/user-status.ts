@@ -10,6 +10,7 @@ import { getActiveRealmEmojiByName, getRealmEmojiById } from '../queries/reactio
 import type { UserRow } from '../queries/rows';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { StatusChange, updateUserSettingsText, upsertUserStatus } from '../queries/user-status';
+import { toApiUserSettingsUpdateEvent } from '../serializers/users';
 import { doPresenceEnabledChanged } from './presence';
 
 type Emoji = NonNullable<StatusChange['emoji']>;
@@ -81,7 +82,11 @@ export async function doUpdateUserStatus(ctx: AppContext, user: UserRow, p: Para
     if (presenceSwitch) await updateUserSettingsText(tx.trx, user.id, JSON.stringify({ ...settings, presence_enabled: !p.away }));
     if (statusText !== undefined || emoji) await upsertUserStatus(tx.trx, user.realm_id, user.id, { status_text: statusText, emoji }, now);
   });
-  if (presenceSwitch) await doPresenceEnabledChanged(ctx, user, !p.away);
+  if (presenceSwitch) {
+    // `away` is the presence_enabled setting seen from the other side: the user's clients learn the setting changed.
+    ctx.bus.publish({ event: toApiUserSettingsUpdateEvent('presence_enabled', !p.away), userIds: [user.id] });
+    await doPresenceEnabledChanged(ctx, user, !p.away);
+  }
 
   const event: EventBody<Schema<'UserStatusEvent'>> = { type: 'user_status', user_id: user.id };
   if (p.away !== undefined) event.away = p.away;

@@ -175,3 +175,12 @@ export function toApiGroupMembersEvent(
 ): EventBody<Schema<'UserGroupMembersEvent'>> {
   return { type: 'user_group', op, group_id: groupId, user_ids: userIds };
 }
+
+/** user_settings update: one of the user's own settings changed (to that user's clients only). */
+export function toApiUserSettingsUpdateEvent(
+  property: string,
+  value: boolean | number | string,
+  languageName?: string,
+): EventBody<Schema<'UserSettingsUpdateEvent'>> {
+  return { type: 'user_settings', op: 'update', property, value, ...(languageName !== undefined && { language_name: languageName }) };
+}
