@@ -252,6 +252,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/submessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a message's widget
+         * @description Attaches a submessage to a message: a poll or to-do list update (a vote, a new option or task, a strike) or, from the message's sender, a widget's definition. Zulip's web and mobile apps send these when people use a widget; POST /messages creates a widget's definition for content starting with /poll, /todo or /rsvp. Every user who received the message gets a submessage event.
+         */
+        post: operations["add-submessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/subscriptions": {
         parameters: {
             query?: never;
@@ -1866,6 +1886,13 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description The HTML a message with this content would have. */
             rendered: string;
+        };
+        AddSubmessageRequest: {
+            message_id: components["schemas"]["Id"];
+            /** @description The kind of submessage; Zulip's clients send `widget`. */
+            msg_type: string;
+            /** @description The update as JSON text, e.g. {"type":"vote","key":"canned,1","vote":1} for a poll or {"type":"strike","key":"0,canned"} for a to-do list. */
+            content: string;
         };
         /**
          * @deprecated
@@ -4671,6 +4698,29 @@ export interface components {
             value: boolean | number | string;
             language_name?: string;
         };
+        /**
+         * @description A submessage (widget update) was attached to a message the user received.
+         * @example {
+         *       "id": 19,
+         *       "type": "submessage",
+         *       "msg_type": "widget",
+         *       "message_id": 31,
+         *       "submessage_id": 4,
+         *       "sender_id": 9,
+         *       "content": "{\"type\":\"vote\",\"key\":\"canned,1\",\"vote\":1}"
+         *     }
+         */
+        SubmessageEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "submessage";
+            msg_type: string;
+            message_id: number;
+            submessage_id: number;
+            sender_id: number;
+            /** @description The update as JSON text. */
+            content: string;
+        };
         /** @description A user group was created (or became visible). */
         UserGroupAddEvent: {
             id: components["schemas"]["EventId"];
@@ -5093,7 +5143,7 @@ export interface components {
             muted_topics: components["schemas"]["MutedTopic"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -6710,6 +6760,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-submessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message_id": 1,
+                 *       "msg_type": "widget",
+                 *       "content": "{\"type\":\"vote\",\"key\":\"canned,1\",\"vote\":1}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AddSubmessageRequest"];
+                /**
+                 * @example {
+                 *       "message_id": 1,
+                 *       "msg_type": "widget",
+                 *       "content": "{\"type\":\"vote\",\"key\":\"canned,1\",\"vote\":1}"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AddSubmessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -172,6 +172,18 @@ const scenarios = {
       req.pathParams.message_id = 1;
     }),
   },
+  'add-submessage': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      const poll = await freshMessage(s, '/poll Contract?\nYes\nNo');
+      req.body = { message_id: poll, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: 'canned,0', vote: 1 }) };
+    },
+    400: refusal('BAD_REQUEST', 'You cannot attach a submessage to this message.', async (req, s) => {
+      req.user = s.users.member;
+      req.body = { message_id: await freshMessage(s), msg_type: 'widget', content: '{"type":"vote","key":"k","vote":1}' };
+    }),
+    401: unauthenticated(),
+  },
   'render-message': {
     200: (req, s) => {
       req.user = s.users.member;

@@ -14,6 +14,7 @@ import {
 } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
+import { listSubmessages } from '../queries/submessages';
 import type { MessageLookups } from '../serializers/messages';
 import { canReadChannelHistory, Viewer } from './viewer';
 import { RecipientType } from '../domain/recipients';
@@ -106,13 +107,17 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
   const policy = realm.message_edit_history_visibility_policy;
   const showEdits = policy !== 'none';
   // All at once: the senders and the DM participants (with their rows) are separate lookups.
-  const [participantUsers, reactions, edits, users] = await Promise.all([
+  const [participantUsers, reactions, edits, users, submessages] = await Promise.all([
     getDmParticipantUsers(db, [...dmRecipients]),
     getReactions(db, ids),
     showEdits && edited.length ? getEdits(db, edited) : Promise.resolve([]),
     getUsersByIds(
       db,
       rows.map((r) => r.sender_id),
+    ),
+    listSubmessages(
+      db,
+      rows.filter((r) => r.has_submessages).map((r) => r.id),
     ),
   ]);
   const dmParticipants = new Map<number, number[]>();
@@ -128,6 +133,7 @@ export async function loadMessageLookups(db: Knex, viewer: Pick<UserRow, 'realm_
     channels,
     dmParticipants,
     reactions: groupBy(reactions, (r) => r.message_id),
+    submessages: groupBy(submessages, (r) => r.message_id),
     edits: showEdits ? groupBy(policy === 'moves' ? edits.filter(isMove).map(withoutContent) : edits, (e) => e.message_id) : null,
     realmStringId: realm.string_id,
     senderAvatars: new Map(),

@@ -23,6 +23,8 @@ import { queueAttachmentEvents } from './uploads';
 import { recordActivity } from './activity';
 import { referencedUploads } from '../domain/uploads';
 import { renderForRealm } from './render';
+import { widgetFromContent } from '../domain/widgets';
+import { insertSubmessage, type SubmessageRow } from '../queries/submessages';
 import { dmGroupRecipient, insertMessageRow, type StoredRecipient } from './send';
 import { RecipientType } from '../domain/recipients';
 import { isGuestRole } from '../domain/roles';
@@ -266,6 +268,14 @@ export async function sendMessageInTx(
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
     await setChannelFirstMessageId(tx.trx, target.channel.id, id);
   }
+  // Content starting with /poll, /todo or /rsvp makes the message a widget:
+  // its definition is the message's first submessage, from the sender.
+  const widget = widgetFromContent(content);
+  const submessages: SubmessageRow[] = [];
+  if (widget) {
+    const row = { message_id: id, sender_id: sender.id, msg_type: 'widget', content: JSON.stringify(widget) };
+    submessages.push({ id: await insertSubmessage(tx.trx, row), ...row });
+  }
   if (bus) {
     // Everything the event needs is in hand: the stored row, the sender and
     // (for a DM) its participants; a new message has no reactions or edits.
@@ -277,6 +287,7 @@ export async function sendMessageInTx(
         ? new Map()
         : new Map([[recipient.id, [...new Set(people.map((u) => u.id))].sort((a, b) => a - b)]]),
       reactions: new Map(),
+      submessages: new Map([[id, submessages]]),
       edits: null,
       realmStringId: realm.string_id,
       senderAvatars: new Map(),

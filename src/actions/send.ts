@@ -62,6 +62,7 @@ export async function insertMessageRow(
     last_edit_time: null,
     last_moved_time: null,
     has_edit_history: false,
+    has_submessages: false,
     recipient_type: m.recipient.type,
     recipient_type_id: m.recipient.typeId,
     channel_id: m.recipient.channel?.id ?? null,

@@ -8,6 +8,7 @@ import { doAddReaction, doRemoveReaction } from '../actions/reactions';
 import { doDeleteMessage, doDeleteTopic } from '../actions/message-delete';
 import { doReportMessage } from '../actions/report';
 import { getRenderedPreview } from '../actions/render';
+import { doAddSubmessage } from '../actions/submessages';
 import { caller, HandlerTable } from '../http/handler';
 
 export const messageHandlers: HandlerTable = {
@@ -74,5 +75,11 @@ export const messageHandlers: HandlerTable = {
   'render-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
     return { rendered: await getRenderedPreview(call.ctx.db, viewer, call.params.content) };
+  },
+
+  'add-submessage': async (call) => {
+    const viewer = await loadViewer(call.ctx.db, caller(call));
+    await doAddSubmessage(call.ctx, viewer, call.params);
+    return {};
   },
 };

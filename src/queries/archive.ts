@@ -96,8 +96,12 @@ export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: 
       `INSERT INTO archived_attachment_messages (attachment_id, message_id) SELECT attachment_id, message_id FROM attachment_messages WHERE message_id IN (${list})`,
       slice,
     );
+    await q.raw(
+      `INSERT INTO archived_submessages (id, message_id, sender_id, msg_type, content) SELECT id, message_id, sender_id, msg_type, content FROM submessages WHERE message_id IN (${list})`,
+      slice,
+    );
     // Children first: the foreign keys would cascade, but explicit deletes cost the same on both databases.
-    for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages'])
+    for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages', 'submessages'])
       await q(table).whereIn('message_id', slice).del();
     deleted += await q('messages').whereIn('id', slice).del();
   }

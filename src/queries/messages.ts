@@ -24,6 +24,8 @@ export interface MessageRow {
   last_moved_time: number | null;
   /** Whether message_edits holds entries for it (migration 010). */
   has_edit_history: boolean;
+  /** Whether submessages holds rows for it (migration 017). */
+  has_submessages: boolean;
   is_me_message: boolean;
   has_attachment: boolean;
   has_image: boolean;

@@ -102,6 +102,7 @@ const BOOL_COLUMNS = new Set([
   'has_attachment',
   'has_image',
   'has_edit_history',
+  'has_submessages',
   'has_link',
   'is_system_group',
   'is_archived',

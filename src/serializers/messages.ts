@@ -3,8 +3,17 @@ import { flagsToApi } from '../domain/flags';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import type { ChannelRef, EditRow, MessageRow, ReactionRow } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
+import type { SubmessageRow } from '../queries/submessages';
 import { avatarUrl, canSeeDeliveryEmail } from './users';
 import { RecipientType } from '../domain/recipients';
+
+const toApiSubmessage = (s: SubmessageRow): Schema<'Submessage'> => ({
+  msg_type: s.msg_type,
+  content: s.content,
+  message_id: s.message_id,
+  sender_id: s.sender_id,
+  id: s.id,
+});
 
 /** Everything serializing a page of messages needs, fetched once per request (never per message). */
 export interface MessageLookups {
@@ -12,6 +21,8 @@ export interface MessageLookups {
   channels: Map<number, ChannelRef>;
   dmParticipants: Map<number, number[]>;
   reactions: Map<number, ReactionRow[]>;
+  /** Widget submessages per message, oldest first (absent: none). */
+  submessages: Map<number, SubmessageRow[]>;
   /** null when the organization hides edit history. */
   edits: Map<number, EditRow[]> | null;
   realmStringId: string;
@@ -73,7 +84,7 @@ export function toApiMessage(row: MessageRow, flags: number | null, lk: MessageL
     recipient_id: row.recipient_id,
     timestamp: row.date_sent,
     reactions: (lk.reactions.get(row.id) ?? []).map(toApiReaction),
-    submessages: [],
+    submessages: (lk.submessages.get(row.id) ?? []).map(toApiSubmessage),
     topic_links: [],
     flags: flags === null ? ['read', 'historical'] : flagsToApi(flags),
     type: channel ? 'stream' : 'private',

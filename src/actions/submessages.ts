@@ -1,0 +1,48 @@
+import type { Params, Schema } from '../contract';
+import type { AppContext } from '../context';
+import { accessMessage } from '../access/messages';
+import type { Viewer } from '../access/viewer';
+import { inTransaction } from '../db/transaction';
+import { checkPollData, checkTodoData, widgetTypeOf } from '../domain/widgets';
+import { ApiError } from '../errors';
+import type { EventBody } from '../events/bus';
+import { getWidgetSubmessage, hasSubmessageFrom, insertSubmessage, listMessageUserIds } from '../queries/submessages';
+
+/**
+ * POST /submessage: an update to a message's widget (a vote, a new option,
+ * a task), from anyone who can read the message. As in Zulip, the message's
+ * own sender must attach the first submessage (the widget is theirs to
+ * create); updates to a poll or to-do list are checked against its rules,
+ * other widgets' data only for being JSON. A submessage event goes to every
+ * user who received the message, after commit.
+ */
+export async function doAddSubmessage(ctx: AppContext, viewer: Viewer, p: Params<'add-submessage'>): Promise<void> {
+  const { row: message } = await accessMessage(ctx.db, viewer, p.message_id);
+  const userId = viewer.user.id;
+  await inTransaction(ctx.db, async (tx) => {
+    if (message.sender_id !== userId && !(await hasSubmessageFrom(tx.trx, message.id, message.sender_id))) {
+      throw new ApiError('You cannot attach a submessage to this message.');
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(p.content);
+    } catch {
+      throw new ApiError('Invalid json for submessage');
+    }
+    const widgetType = widgetTypeOf(await getWidgetSubmessage(tx.trx, message.id));
+    const isAuthor = message.sender_id === userId;
+    if (widgetType === 'poll') checkPollData(data, isAuthor);
+    if (widgetType === 'todo') checkTodoData(data, isAuthor);
+    const id = await insertSubmessage(tx.trx, { message_id: message.id, sender_id: userId, msg_type: p.msg_type, content: p.content });
+    const audience = await listMessageUserIds(tx.trx, message.id);
+    const event: EventBody<Schema<'SubmessageEvent'>> = {
+      type: 'submessage',
+      msg_type: p.msg_type,
+      message_id: message.id,
+      submessage_id: id,
+      sender_id: userId,
+      content: p.content,
+    };
+    tx.afterCommit(() => ctx.bus.publish({ event, userIds: audience }));
+  });
+}
