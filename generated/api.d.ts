@@ -472,6 +472,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/alert_words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the caller's alert words
+         * @description Lists the words and phrases that mark a message for the caller (the has_alert_word flag) when it contains them, ignoring case.
+         */
+        get: operations["get-alert-words"];
+        put?: never;
+        /**
+         * Add alert words
+         * @description Adds words the caller does not have yet (compared ignoring case). Later messages containing one, on word boundaries and ignoring case, get the has_alert_word flag for the caller (not for their own messages). The answer and an alert_words event carry the whole list.
+         */
+        post: operations["add-alert-words"];
+        /**
+         * Remove alert words
+         * @description Removes the given words (compared ignoring case; words the caller does not have are ignored). The answer and an alert_words event carry the whole remaining list.
+         */
+        delete: operations["remove-alert-words"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings": {
         parameters: {
             query?: never;
@@ -2613,6 +2641,27 @@ export interface components {
             /** @description Custom profile field values; present only when the caller is not a bot. */
             profile_data?: components["schemas"]["ProfileData"];
         };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "alert_words": [
+         *         "release",
+         *         "on call"
+         *       ]
+         *     }
+         */
+        AlertWordsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description All of the caller's alert words, in the order they were added. */
+            alert_words: string[];
+        };
+        AlertWordsRequest: {
+            /** @description Words or phrases (each at most 100 characters; surrounding whitespace is dropped, empty ones ignored). */
+            alert_words: string[];
+        };
         /** @description Any subset of the caller's own settings, and their name and password. The settings take the same values as the organization's defaults for new users. */
         UpdateSettingsRequest: {
             /** @description The caller's new name; ignored when unchanged or blank, and when the organization does not let users change their names (administrators always may). */
@@ -4063,6 +4112,8 @@ export interface components {
             /** @description The highest message ID the user has received; -1 if none. */
             max_message_id?: number;
             saved_snippets?: components["schemas"]["SavedSnippet"][];
+            /** @description Owned by `alert_words`; the user's alert words. */
+            alert_words?: string[];
             /** @description Custom emoji, keyed by emoji ID. */
             realm_emoji?: {
                 [key: string]: components["schemas"]["RealmEmoji"];
@@ -4699,6 +4750,22 @@ export interface components {
             language_name?: string;
         };
         /**
+         * @description The user's alert words changed (sent to that user's clients only), with the whole list.
+         * @example {
+         *       "id": 20,
+         *       "type": "alert_words",
+         *       "alert_words": [
+         *         "release"
+         *       ]
+         *     }
+         */
+        AlertWordsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "alert_words";
+            alert_words: string[];
+        };
+        /**
          * @description A submessage (widget update) was attached to a message the user received.
          * @example {
          *       "id": 19,
@@ -5143,7 +5210,7 @@ export interface components {
             muted_topics: components["schemas"]["MutedTopic"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -7585,6 +7652,137 @@ export interface operations {
                 };
             };
             400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertWordsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "alert_words": [
+                 *         "release",
+                 *         "on call"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AlertWordsRequest"];
+                /**
+                 * @example {
+                 *       "alert_words": [
+                 *         "release",
+                 *         "on call"
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AlertWordsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertWordsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "alert_words": [
+                 *         "on call"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AlertWordsRequest"];
+                /**
+                 * @example {
+                 *       "alert_words": [
+                 *         "on call"
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AlertWordsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertWordsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingArgumentError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -145,6 +145,37 @@ const scenarios = {
     }),
     401: unauthenticated(),
   },
+  'get-alert-words': {
+    200: (req, s) => {
+      req.user = s.users.member2;
+    },
+    401: unauthenticated(),
+  },
+  'add-alert-words': {
+    200: (req, s) => {
+      req.user = s.users.member2;
+    },
+    400: refusal('BAD_REQUEST', 'alert_words[0] is too long (limit: 100 characters)', (req, s) => {
+      req.user = s.users.member2;
+      req.body = { alert_words: ['x'.repeat(101)] };
+    }),
+    401: unauthenticated(),
+  },
+  'remove-alert-words': {
+    200: (req, s) => {
+      req.user = s.users.member2;
+    },
+    400: refusal(
+      'REQUEST_VARIABLE_MISSING',
+      "Missing 'alert_words' argument",
+      (req, s) => {
+        req.user = s.users.member2;
+        req.body = {};
+      },
+      { var_name: 'alert_words' },
+    ),
+    401: unauthenticated(),
+  },
   'update-settings': {
     200: (req, s) => {
       req.user = s.users.member2;

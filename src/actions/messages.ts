@@ -23,6 +23,7 @@ import { queueAttachmentEvents } from './uploads';
 import { recordActivity } from './activity';
 import { referencedUploads } from '../domain/uploads';
 import { renderForRealm } from './render';
+import { listAlertedUsers } from './alert-words';
 import { widgetFromContent } from '../domain/widgets';
 import { insertSubmessage, type SubmessageRow } from '../queries/submessages';
 import { dmGroupRecipient, insertMessageRow, type StoredRecipient } from './send';
@@ -225,11 +226,13 @@ export async function sendMessageInTx(
   const mentioned = new Set(rendered.mentionedUserIds);
   for (const g of rendered.mentionedGroups) for (const id of await getRecursiveMemberIds(tx.trx, g.id)) mentioned.add(id);
   const topicWildcardUsers = new Set(topicParticipants);
+  const alerted = await listAlertedUsers(tx.trx, realm, receivers, sender.id, content);
   const base = target.kind === 'direct' ? flagMask('is_private') : 0;
   const rows = receivers.map((userId) => {
     let flags = base;
     if ((userId === sender.id && opts.readBySender) || opts.readBy?.(userId)) flags += flagMask('read');
     if (mentioned.has(userId)) flags += flagMask('mentioned');
+    if (alerted.has(userId)) flags += flagMask('has_alert_word');
     if (rendered.streamWildcard) flags += flagMask('stream_wildcard_mentioned');
     if (rendered.topicWildcard && topicWildcardUsers.has(userId)) flags += flagMask('topic_wildcard_mentioned');
     return { userId, flags };

@@ -14,6 +14,7 @@ import * as m014 from './migrations/014_rate_limits';
 import * as m015 from './migrations/015_presence_and_status';
 import * as m016 from './migrations/016_user_topics';
 import * as m017 from './migrations/017_submessages';
+import * as m020 from './migrations/020_alert_words';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '015_presence_and_status': m015,
   '016_user_topics': m016,
   '017_submessages': m017,
+  '020_alert_words': m020,
 };
 
 /** Every migration this code knows, in the order they apply. */

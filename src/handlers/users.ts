@@ -1,5 +1,6 @@
 import { getOwnUser, getUser, getUsers } from '../access/users';
 import { loadViewer } from '../access/viewer';
+import { doChangeAlertWords, getAlertWords } from '../actions/alert-words';
 import { doUpdateSettings } from '../actions/settings';
 import { doUpdateUser } from '../actions/update-user';
 import { doCreateUser, doDeactivateUser, doReactivateUser } from '../actions/users';
@@ -36,4 +37,14 @@ export const userHandlers: HandlerTable = {
     await doUpdateSettings(call.ctx, caller(call), call.params);
     return {};
   },
+
+  'get-alert-words': async (call) => ({ alert_words: await getAlertWords(call.ctx, caller(call)) }),
+
+  'add-alert-words': async (call) => ({
+    alert_words: await doChangeAlertWords(call.ctx, caller(call), 'add', call.params.alert_words),
+  }),
+
+  'remove-alert-words': async (call) => ({
+    alert_words: await doChangeAlertWords(call.ctx, caller(call), 'remove', call.params.alert_words),
+  }),
 };

@@ -37,6 +37,8 @@ export interface RealmRow extends RealmGroupColumns {
   presence_disabled: boolean;
   /** Whether read receipts answer in the organization (migration 016). */
   enable_read_receipts: boolean;
+  /** How many alert words the organization's users have (migration 020). */
+  alert_word_count: number;
 }
 
 export interface UserRow {

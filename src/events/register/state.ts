@@ -13,6 +13,7 @@ import {
   SubscriptionSettings,
 } from '../../queries/register';
 import type { UserRow } from '../../queries/rows';
+import { listAlertWords } from '../../queries/alert-words';
 import { getMaxMessageIdForUser } from '../../queries/users';
 import { listUserTopicPolicies, listUserTopics } from '../../queries/user-topics';
 import { VisibilityPolicy } from '../../domain/user-topics';
@@ -103,6 +104,7 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   }
   if (want('message')) add(getMaxMessageIdForUser(db, user.id).then((max_message_id) => ({ max_message_id })));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
+  if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
   if (want('presence')) add(presenceState(ctx, viewer, r.presence ?? { slim: r.queue.slimPresence ?? false }));
   if (want('user_status')) add(userStatusState(db, viewer));
   if (want('realm_emoji')) add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: realmEmojiState(user.realm_id, rows) })));

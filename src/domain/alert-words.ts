@@ -1,0 +1,48 @@
+import { ApiError } from '../errors';
+
+/** Zulip's limit on one alert word. */
+export const MAX_ALERT_WORD_LENGTH = 100;
+
+/**
+ * The words of a request: trimmed, empty ones dropped, none longer than
+ * Zulip allows (its message names the word's index).
+ */
+export function checkAlertWords(words: readonly string[]): string[] {
+  words.forEach((w, i) => {
+    if ([...w].length > MAX_ALERT_WORD_LENGTH) {
+      throw new ApiError(`alert_words[${i}] is too long (limit: ${MAX_ALERT_WORD_LENGTH} characters)`);
+    }
+  });
+  return words.map((w) => w.trim()).filter((w) => w !== '');
+}
+
+/** Words to add: those the user does not have yet, ignoring case, each once. */
+export function newAlertWords(existing: readonly string[], wanted: readonly string[]): string[] {
+  const seen = new Set(existing.map((w) => w.toLowerCase()));
+  const out: string[] = [];
+  for (const w of wanted) {
+    if (seen.has(w.toLowerCase())) continue;
+    seen.add(w.toLowerCase());
+    out.push(w);
+  }
+  return out;
+}
+
+// Zulip's AlertWordNotificationProcessor: a word counts when the characters
+// around it are the start or end of the content, whitespace, or one of these.
+// Zulip's "after" set lists '",' as one two-character entry, which never
+// matches a single character, so a closing double quote does not end a word;
+// Parley keeps that quirk so the same messages are flagged.
+const BEFORE = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
+const AFTER = new Set([' ', '\n', ')', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);
+
+/** Whether the message's Markdown source contains the word, case-insensitively, on Zulip's boundaries. */
+export function containsAlertWord(content: string, word: string): boolean {
+  const text = content.toLowerCase();
+  const needle = word.toLowerCase();
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    if ((at === 0 || BEFORE.has(text[at - 1]!)) && (end >= text.length || AFTER.has(text[end]!))) return true;
+  }
+  return false;
+}
