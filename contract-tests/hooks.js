@@ -39,6 +39,9 @@ function encode(value) {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** Stands for a binary file part's bytes while the multipart text is built. */
+const BINARY_MARK = '\u0000parley-binary-part\u0000';
+
 /** Sets the request body from a plain object of fields, in the transaction's media type. */
 function setBody(t, fields) {
   const type = (t.request.headers['Content-Type'] || '').split(';')[0];
@@ -48,7 +51,8 @@ function setBody(t, fields) {
     for (const [k, v] of Object.entries(fields)) {
       if (v === undefined) continue;
       if (v && typeof v === 'object' && v.__file) {
-        body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n${v.content}\r\n`;
+        const content = Buffer.isBuffer(v.content) ? BINARY_MARK : v.content;
+        body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n${content}\r\n`;
       } else {
         body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${encode(v)}\r\n`;
       }
@@ -56,6 +60,15 @@ function setBody(t, fields) {
     body += `--${boundary}--\r\n`;
     t.request.headers['Content-Type'] = `multipart/form-data; boundary=${boundary}`;
     t.request.body = body;
+    // A binary file part (an image) cannot travel in a text body: dredd sends base64 bodies as bytes.
+    if (Object.values(fields).some((v) => v && v.__file && Buffer.isBuffer(v.content))) {
+      const parts = body.split(BINARY_MARK);
+      const files = Object.values(fields).filter((v) => v && v.__file && Buffer.isBuffer(v.content));
+      t.request.body = Buffer.concat(
+        parts.flatMap((p, i) => (i < files.length ? [Buffer.from(p), files[i].content] : [Buffer.from(p)])),
+      ).toString('base64');
+      t.request.bodyEncoding = 'base64';
+    }
   } else {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) params.append(k, encode(v));

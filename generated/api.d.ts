@@ -1114,6 +1114,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload your avatar
+         * @description Replaces the caller's avatar with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is cropped to a square and stored as a 100x100 PNG and a 500x500 medium PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png` (the medium one at `<hash>-medium.png`); the hash covers the user and the avatar version, so the URL is not guessable and changes with each upload. The avatar version goes up by one and everyone who may know the caller gets a `realm_user` update event with the avatar fields.
+         */
+        post: operations["upload-avatar"];
+        /**
+         * Delete your avatar
+         * @description Goes back from an uploaded avatar to the Gravatar one of the caller's email address. The avatar version goes up by one (even when the avatar already was the Gravatar one) and everyone who may know the caller gets a `realm_user` update event with the avatar fields.
+         */
+        delete: operations["delete-avatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/avatar/{user_id_or_email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Redirect to a user's avatar
+         * @description Redirects (302) to the avatar of the user with this ID or email address: the uploaded image or the Gravatar one. With `medium`, to the 500x500 size. An ID or address that names nobody in the organization redirects to the Gravatar URL of that string, as for a user who never uploaded an avatar. The request's query string is kept on the target.
+         */
+        get: operations["get-avatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5806,6 +5850,17 @@ export interface components {
             /** @description The users who have read the message, in no particular order: active users with a read flag on it and send_read_receipts on, never the sender. */
             user_ids: number[];
         };
+        AvatarResponse: {
+            /** @enum {string} */
+            result: "success";
+            msg: string;
+            ignored_parameters_unsupported?: string[];
+            /**
+             * @description The caller's avatar URL after the change, with `version=N` in its query so that clients and caches fetch the new image.
+             * @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b.png?version=2
+             */
+            avatar_url: string;
+        };
     };
     responses: {
         /** @description No credentials, bad credentials, or a deactivated account or organization. Carries `WWW-Authenticate: Basic realm="zulip"`. */
@@ -9567,6 +9622,110 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "upload-avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "avatar.png"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadFileRequest"];
+            };
+        };
+        responses: {
+            /** @description The new avatar's URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvatarResponse"];
+                };
+            };
+            /** @description No file or several files, a file over 5 MiB, or a file that is not an image. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Gravatar URL now in use. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvatarResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-avatar": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Any value asks for the medium (500x500) size.
+                 * @example true
+                 */
+                medium?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or (API) email address.
+                 * @example 8
+                 */
+                user_id_or_email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The avatar's URL is in Location. */
+            302: {
+                headers: {
+                    /** @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b-medium.png?version=2&medium=true */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

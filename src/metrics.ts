@@ -116,5 +116,6 @@ function operationOf(req: Request, res: Response): string {
   const path = req.originalUrl.split('?')[0] ?? '';
   if (path.startsWith('/api/v1/tus')) return 'tus';
   if (path.startsWith('/user_uploads/')) return 'get-file';
+  if (path.startsWith('/user_avatars/')) return 'get-avatar-file';
   return 'unmatched';
 }

@@ -169,6 +169,7 @@ eachDatabase('data model', (dialect) => {
       '015_presence_and_status',
       '016_user_topics',
       '017_submessages',
+      '018_avatars',
       '020_alert_words',
     ]);
   });

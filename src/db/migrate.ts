@@ -14,6 +14,7 @@ import * as m014 from './migrations/014_rate_limits';
 import * as m015 from './migrations/015_presence_and_status';
 import * as m016 from './migrations/016_user_topics';
 import * as m017 from './migrations/017_submessages';
+import * as m018 from './migrations/018_avatars';
 import * as m020 from './migrations/020_alert_words';
 
 /**
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '015_presence_and_status': m015,
   '016_user_topics': m016,
   '017_submessages': m017,
+  '018_avatars': m018,
   '020_alert_words': m020,
 };
 

@@ -21,6 +21,10 @@ export interface BodyLimits {
   fileBytes: number;
   /** Files per request. */
   files: number;
+  /** The operation's own refusal of a second file, when it has one (src/http/upload-rules.ts). */
+  secondFile?: () => ApiError;
+  /** The operation's own refusal of a file over `fileBytes`, when it has one. */
+  tooLarge?: () => ApiError;
 }
 
 /**
@@ -274,7 +278,7 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
         }
         if (received.length + writes.length >= 1) {
           stream.resume();
-          return fail(new ApiError('You may only upload one file at a time'));
+          return fail(limits.secondFile?.() ?? new ApiError('You may only upload one file at a time'));
         }
         stream.pause();
         writes.push(
@@ -293,7 +297,8 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
                 });
                 stream.on('limit', () => {
                   fail(
-                    new ApiError(`File is larger than this server's configured maximum upload size (${limits.fileBytes / 1048576} MiB).`),
+                    limits.tooLarge?.() ??
+                      new ApiError(`File is larger than this server's configured maximum upload size (${limits.fileBytes / 1048576} MiB).`),
                   );
                 });
                 file.stream.on('error', () => fail(new ApiError('Internal server error', 'BAD_REQUEST', 500)));
@@ -311,7 +316,7 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
     );
     parser.on('fieldsLimit', () => fail(tooLarge()));
     parser.on('partsLimit', () => fail(tooLarge()));
-    parser.on('filesLimit', () => fail(new ApiError('You may only upload one file at a time')));
+    parser.on('filesLimit', () => fail(limits.secondFile?.() ?? new ApiError('You may only upload one file at a time')));
     parser.on('error', () => fail(malformed('Malformed multipart body')));
     counter.on('error', () => fail(tooLarge()));
     req.on('error', () => fail(malformed()));

@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
-import { noFileToUpload } from '../domain/uploads';
+import { uploadRulesFor } from './upload-rules';
 import { authenticateBasic } from './auth';
 import { bodyParsers, receivedFiles, receiveUploads } from './body';
 import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId, type Params } from './handler';
@@ -91,7 +91,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       const prefetchViewer = PREFETCH_VIEWER.has(s.info.operationId as OpId);
       s.user = await authenticateBasic(ctx.db, req.headers.authorization, req.headers.host, prefetchViewer);
     }
-    if (res.locals.noFilePart === true) throw noFileToUpload();
+    if (res.locals.noFilePart === true) throw uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib).noFile();
     next();
   });
 
@@ -109,7 +109,10 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   for (const mw of requestValidator(spec.document, ctx.config.validateResponses)) router.use(mw);
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
-    if (res.locals.deferUploads === true) await receiveUploads(req, res, ctx.storage, limits);
+    if (res.locals.deferUploads === true) {
+      const rules = uploadRulesFor(state(res).info.operationId, ctx.config.maxFileUploadSizeMib);
+      await receiveUploads(req, res, ctx.storage, { ...limits, ...rules });
+    }
     next();
   });
 

@@ -1,4 +1,5 @@
 import { apnsTokenHandlers } from '../handlers/apns-tokens';
+import { avatarHandlers } from '../handlers/avatars';
 import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
 import { healthHandlers } from '../handlers/health';
@@ -32,6 +33,7 @@ export const HANDLERS: HandlerTable = {
   ...healthHandlers,
   ...presenceHandlers,
   ...userTopicHandlers,
+  ...avatarHandlers,
 };
 
 /**

@@ -62,6 +62,8 @@ export interface UserRow {
   timezone: string;
   avatar_source: string;
   avatar_version: number;
+  /** The uploaded avatar's file name stem (avatar_source 'U'), null for Gravatar. */
+  avatar_hash: string | null;
   date_joined: number;
   last_active_time: number | null;
   long_term_idle: boolean;

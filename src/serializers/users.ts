@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Data, Schema } from '../contract';
 import type { EventBody } from '../events/bus';
+import { AvatarSource, uploadedAvatarUrl } from '../domain/avatars';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../domain/roles';
 import { EmailVisibility, emailVisibilityOf } from '../domain/user-settings';
 import type { UserGroupRow } from '../queries/groups';
@@ -13,19 +14,33 @@ export function isoFromSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace('Z', '+00:00');
 }
 
-/**
- * The avatar URL. Parley has no avatar uploads yet, so every user has a
- * Gravatar-style URL derived from the delivery email.
- */
-export function gravatarUrl(user: UserRow): string {
-  const hash = crypto.createHash('md5').update(user.delivery_email.toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
+/** The Gravatar URL of an email address (Zulip's default avatar), at 500 px for the medium size. */
+export function gravatarUrlOf(email: string, version: number, medium = false): string {
+  const hash = crypto.createHash('md5').update(email.toLowerCase()).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon${medium ? '&s=500' : ''}&version=${version}`;
 }
 
-/** The avatar URL as a client sees it: with client_gravatar, one that can see the email computes it itself and gets null. */
+/** The Gravatar URL derived from the user's delivery email. */
+export function gravatarUrl(user: UserRow, medium = false): string {
+  return gravatarUrlOf(user.delivery_email, user.avatar_version, medium);
+}
+
+/** The user's avatar URL: the uploaded image (avatar_source 'U') or the Gravatar one, each with its version. */
+export function fullAvatarUrl(user: UserRow, medium = false): string {
+  if (user.avatar_source === AvatarSource.UPLOADED && user.avatar_hash) {
+    return uploadedAvatarUrl(user.realm_id, user.avatar_hash, user.avatar_version, medium);
+  }
+  return gravatarUrl(user, medium);
+}
+
+/**
+ * The avatar URL as a client sees it: with client_gravatar, one that can see
+ * the email computes a Gravatar URL itself and gets null; an uploaded
+ * avatar is always a URL (a client cannot compute it).
+ */
 export function avatarUrl(user: UserRow, clientGravatar: boolean): string | null {
-  if (clientGravatar && user.avatar_source === 'G') return null;
-  return gravatarUrl(user);
+  if (clientGravatar && user.avatar_source === AvatarSource.GRAVATAR) return null;
+  return fullAvatarUrl(user);
 }
 
 /** profile_data maps by user: field ID (as a string) → value, with rendered_value for Markdown fields. */
@@ -104,7 +119,7 @@ export function toApiOwnUser(user: UserRow, maxMessageId: number, profileData: S
     email: user.email,
     delivery_email: user.delivery_email,
     full_name: user.full_name,
-    avatar_url: gravatarUrl(user),
+    avatar_url: fullAvatarUrl(user),
     avatar_version: user.avatar_version,
     is_admin: isAdminRole(user.role),
     is_owner: isOwnerRole(user.role),

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { isAvatarKey } from '../domain/avatars';
 import { isSafePathId } from '../domain/uploads';
 
 /**
@@ -63,9 +64,9 @@ export class LocalFileStore implements FileStore {
     this.incoming = path.join(this.root, '.incoming');
   }
 
-  /** The key's absolute path, only when the key is a path id and the result lies inside the root. */
+  /** The key's absolute path, only when the key is a path id (or an avatar's key) and the result lies inside the root. */
   private locate(key: string): string | null {
-    if (!isSafePathId(key)) return null;
+    if (!isSafePathId(key) && !isAvatarKey(key)) return null;
     const full = path.resolve(this.root, ...key.split('/'));
     return full.startsWith(this.root + path.sep) ? full : null;
   }

@@ -5,7 +5,7 @@ import { NOTIFICATION_SOUNDS, parseSettings, realmDefaultsOf } from '../../domai
 import { listRealmProfileValues, listUserIdsSharingRecipients } from '../../queries/register';
 import type { UserRow } from '../../queries/rows';
 import { listRealmUsers } from '../../queries/users';
-import { gravatarUrl, toApiProfileData, toApiUser } from '../../serializers/users';
+import { fullAvatarUrl, toApiProfileData, toApiUser } from '../../serializers/users';
 import type { StatePart } from './state';
 
 /** Zulip's emoji sets. */
@@ -58,7 +58,6 @@ export async function realmUserState(
     (u.is_active ? realmUsers : nonActive).push(api);
   }
   // The caller's own avatar is always a URL (Zulip forces client_gravatar off here).
-  const ownAvatar = gravatarUrl(viewer);
   return {
     realm_users: realmUsers,
     realm_non_active_users: nonActive,
@@ -68,8 +67,8 @@ export async function realmUserState(
     delivery_email: viewer.delivery_email,
     full_name: viewer.full_name,
     avatar_source: viewer.avatar_source,
-    avatar_url: ownAvatar,
-    avatar_url_medium: `${ownAvatar}&s=500`,
+    avatar_url: fullAvatarUrl(viewer),
+    avatar_url_medium: fullAvatarUrl(viewer, true),
     is_admin: isAdminRole(viewer.role),
     is_owner: isOwnerRole(viewer.role),
     is_moderator: viewer.role === Role.MODERATOR,

@@ -1,0 +1,24 @@
+import type { OpId } from '../contract';
+import { avatarTooLarge, MAX_AVATAR_FILE_SIZE_MIB, notOneAvatar } from '../domain/avatars';
+import { noFileToUpload } from '../domain/uploads';
+import type { ApiError } from '../errors';
+
+/** How an operation that takes one file refuses a body without it, a second file, and a file over its limit. */
+export interface UploadRules {
+  fileBytes: number;
+  noFile: () => ApiError;
+  secondFile?: () => ApiError;
+  tooLarge?: () => ApiError;
+}
+
+/**
+ * Zulip's words differ by endpoint: POST /user_uploads has one message for
+ * each case and the server's upload limit; an avatar has its own, smaller
+ * limit and one message for both no file and several files.
+ */
+export function uploadRulesFor(operationId: string, maxFileUploadSizeMib: number): UploadRules {
+  if ((operationId as OpId) === 'upload-avatar') {
+    return { fileBytes: MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024, noFile: notOneAvatar, secondFile: notOneAvatar, tooLarge: avatarTooLarge };
+  }
+  return { fileBytes: maxFileUploadSizeMib * 1024 * 1024, noFile: noFileToUpload };
+}
