@@ -13,6 +13,7 @@ import * as m012 from './migrations/012_push_relay_device';
 import * as m014 from './migrations/014_rate_limits';
 import * as m015 from './migrations/015_presence_and_status';
 import * as m016 from './migrations/016_user_topics';
+import * as m019 from './migrations/019_custom_emoji';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '014_rate_limits': m014,
   '015_presence_and_status': m015,
   '016_user_topics': m016,
+  '019_custom_emoji': m019,
 };
 
 /** Every migration this code knows, in the order they apply. */
