@@ -45,9 +45,20 @@ function setBody(t, fields) {
   if (type === 'multipart/form-data') {
     const boundary = '----parleydredd' + Math.random().toString(16).slice(2);
     let body = '';
+    // A file part whose content is a Buffer (an image) makes the body binary: sent base64-encoded to dredd.
+    const chunks = [];
     for (const [k, v] of Object.entries(fields)) {
       if (v === undefined) continue;
-      if (v && typeof v === 'object' && v.__file) {
+      if (v && typeof v === 'object' && v.__file && Buffer.isBuffer(v.content)) {
+        chunks.push(
+          Buffer.from(body),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n`,
+          ),
+          v.content,
+        );
+        body = '\r\n';
+      } else if (v && typeof v === 'object' && v.__file) {
         body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n${v.content}\r\n`;
       } else {
         body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${encode(v)}\r\n`;
@@ -55,7 +66,12 @@ function setBody(t, fields) {
     }
     body += `--${boundary}--\r\n`;
     t.request.headers['Content-Type'] = `multipart/form-data; boundary=${boundary}`;
-    t.request.body = body;
+    if (chunks.length) {
+      t.request.body = Buffer.concat([...chunks, Buffer.from(body)]).toString('base64');
+      t.request.bodyEncoding = 'base64';
+    } else {
+      t.request.body = body;
+    }
   } else {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) params.append(k, encode(v));
