@@ -168,6 +168,7 @@ eachDatabase('data model', (dialect) => {
       '014_rate_limits',
       '015_presence_and_status',
       '016_user_topics',
+      '019_custom_emoji',
     ]);
   });
 });
