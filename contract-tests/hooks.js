@@ -39,35 +39,38 @@ function encode(value) {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** Stands for a binary file part's bytes while the multipart text is built. */
-const BINARY_MARK = '\u0000parley-binary-part\u0000';
-
 /** Sets the request body from a plain object of fields, in the transaction's media type. */
 function setBody(t, fields) {
   const type = (t.request.headers['Content-Type'] || '').split(';')[0];
   if (type === 'multipart/form-data') {
     const boundary = '----parleydredd' + Math.random().toString(16).slice(2);
     let body = '';
+    // A file part whose content is a Buffer (an image) makes the body binary: sent base64-encoded to dredd.
+    const chunks = [];
     for (const [k, v] of Object.entries(fields)) {
       if (v === undefined) continue;
-      if (v && typeof v === 'object' && v.__file) {
-        const content = Buffer.isBuffer(v.content) ? BINARY_MARK : v.content;
-        body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n${content}\r\n`;
+      if (v && typeof v === 'object' && v.__file && Buffer.isBuffer(v.content)) {
+        chunks.push(
+          Buffer.from(body),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n`,
+          ),
+          v.content,
+        );
+        body = '\r\n';
+      } else if (v && typeof v === 'object' && v.__file) {
+        body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.filename}"\r\nContent-Type: ${v.contentType}\r\n\r\n${v.content}\r\n`;
       } else {
         body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${encode(v)}\r\n`;
       }
     }
     body += `--${boundary}--\r\n`;
     t.request.headers['Content-Type'] = `multipart/form-data; boundary=${boundary}`;
-    t.request.body = body;
-    // A binary file part (an image) cannot travel in a text body: dredd sends base64 bodies as bytes.
-    if (Object.values(fields).some((v) => v && v.__file && Buffer.isBuffer(v.content))) {
-      const parts = body.split(BINARY_MARK);
-      const files = Object.values(fields).filter((v) => v && v.__file && Buffer.isBuffer(v.content));
-      t.request.body = Buffer.concat(
-        parts.flatMap((p, i) => (i < files.length ? [Buffer.from(p), files[i].content] : [Buffer.from(p)])),
-      ).toString('base64');
+    if (chunks.length) {
+      t.request.body = Buffer.concat([...chunks, Buffer.from(body)]).toString('base64');
       t.request.bodyEncoding = 'base64';
+    } else {
+      t.request.body = body;
     }
   } else {
     const params = new URLSearchParams();

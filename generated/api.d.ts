@@ -1002,6 +1002,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all custom emoji
+         * @description The organization's custom emoji, including deactivated ones (old messages and reactions still show them), keyed by ID. Image URLs are served without credentials.
+         */
+        get: operations["get-custom-emoji"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/emoji/{emoji_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The emoji's name. For an upload it is trimmed and spaces become underscores; it must then be lowercase English letters, digits, dashes and underscores, ending with a letter or digit.
+                 * @example tada_party
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload custom emoji
+         * @description Adds a custom emoji from one image file (at most 5 MiB). The image is shrunk to fit 64×64 pixels in its own format; an animated GIF keeps its animation and also gets a still PNG of its first frame (still_url). A name that a deactivated emoji had may be used again. The organization's users receive a realm_emoji update event.
+         */
+        post: operations["upload-custom-emoji"];
+        /**
+         * Deactivate custom emoji
+         * @description Deactivates the active custom emoji of this name: it stays in the list (deactivated) and its image stays available, so old messages and reactions still show it, but it can no longer be used and its name is free again. The organization's users receive a realm_emoji update event.
+         */
+        delete: operations["deactivate-custom-emoji"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/status": {
         parameters: {
             query?: never;
@@ -5253,8 +5303,36 @@ export interface components {
             type: "muted_topics";
             muted_topics: components["schemas"]["MutedTopic"][];
         };
+        /**
+         * @description The organization's custom emoji changed (one was added or deactivated): the whole map, active and deactivated, as in POST /register.
+         * @example {
+         *       "id": 30,
+         *       "type": "realm_emoji",
+         *       "op": "update",
+         *       "realm_emoji": {
+         *         "1": {
+         *           "id": "1",
+         *           "name": "tada_party",
+         *           "source_url": "/user_avatars/1/emoji/images/5b1c0e9a7d3f2468.png",
+         *           "still_url": null,
+         *           "deactivated": false,
+         *           "author_id": 8
+         *         }
+         *       }
+         *     }
+         */
+        RealmEmojiEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "update";
+            realm_emoji: {
+                [key: string]: components["schemas"]["RealmEmoji"];
+            };
+        };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -5775,6 +5853,41 @@ export interface components {
                 [key: string]: components["schemas"]["LegacyPresence"];
             };
             server_timestamp: number;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "emoji": {
+         *         "1": {
+         *           "id": "1",
+         *           "name": "parrot",
+         *           "source_url": "/user_avatars/1/emoji/images/0f3a9c41d2e8b705.gif",
+         *           "still_url": "/user_avatars/1/emoji/images/still/0f3a9c41d2e8b705.png",
+         *           "deactivated": false,
+         *           "author_id": 8
+         *         }
+         *       }
+         *     }
+         */
+        ListRealmEmojiResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Every custom emoji of the organization, active and deactivated, keyed by emoji ID (the same map as realm_emoji in POST /register). */
+            emoji: {
+                [key: string]: components["schemas"]["RealmEmoji"];
+            };
+        };
+        /** @description A multipart body with exactly one image file part; its field name is not significant (`filename` in examples). */
+        UploadCustomEmojiRequest: {
+            /**
+             * Format: binary
+             * @description The image (PNG, GIF, JPEG, WebP or AVIF).
+             */
+            filename?: string;
+        } & {
+            [key: string]: string;
         };
         UpdateStatusRequest: {
             /** @description At most 60 characters after trimming whitespace; the empty string clears it. Checked by the server ("status_text is too long (limit: 60 characters)"). */
@@ -9413,6 +9526,97 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The custom emoji. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRealmEmojiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "upload-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The emoji's name. For an upload it is trimmed and spaces become underscores; it must then be lowercase English letters, digits, dashes and underscores, ending with a letter or digit.
+                 * @example tada_party
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "party.png"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadCustomEmojiRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description A bad name, no permission, a name in use, no file, a file too large or not an image. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "deactivate-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The emoji's name. For an upload it is trimmed and spaces become underscores; it must then be lowercase English letters, digits, dashes and underscores, ending with a letter or digit.
+                 * @example tada_party
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description No active emoji has this name, or the caller may not deactivate it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };

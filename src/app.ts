@@ -10,6 +10,7 @@ import type { HandlerTable } from './http/handler';
 import { docsPageRouter } from './http/docs-page';
 import { fileRouter } from './http/files';
 import { avatarFileRouter } from './http/avatar-files';
+import { emojiFileRouter } from './http/emoji-files';
 import { apiRouter } from './http/pipeline';
 import { tusRouter } from './http/tus';
 import { HANDLERS } from './http/routes';
@@ -77,6 +78,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   app.use('/api/v1', apiRouter(ctx, spec, handlers));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
   app.use('/user_uploads', fileRouter(ctx));
+  // Custom emoji images, public as in Zulip.
+  app.use('/user_avatars', emojiFileRouter(ctx));
   // Uploaded avatars, public as in Zulip.
   app.use('/user_avatars', avatarFileRouter(ctx));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));

@@ -170,6 +170,7 @@ eachDatabase('data model', (dialect) => {
       '016_user_topics',
       '017_submessages',
       '018_avatars',
+      '019_custom_emoji',
       '020_alert_words',
     ]);
   });

@@ -5,6 +5,7 @@ import { findInaccessibleUsers } from '../access/user-access';
 import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
 import { truncateContent } from '../domain/topics';
 import { getRealmOfUser } from '../queries/realms';
+import { emojiSourceUrl } from '../domain/custom-emoji';
 
 export interface RenderedMessage extends RenderResult {
   /** can_mention_group of each mentioned group, for the permission check. */
@@ -51,6 +52,12 @@ export async function renderForRealm(
     usersById,
     groupsByName: new Map(found.groups.map((g) => [g.name.toLowerCase(), { id: g.id, name: g.name }])),
     channelsByName: new Map(channels.map((c) => [c.name.toLowerCase(), { id: c.id, name: c.name }])),
+    realmEmoji: new Map(
+      found.emoji.map((e) => [
+        e.name,
+        { id: String(e.id), name: e.name, source_url: emojiSourceUrl(realmId, e.file_name ?? `${e.id}.png`) },
+      ]),
+    ),
   });
   return { ...result, mentionedGroups: found.groups.filter((g) => result.mentionedGroupIds.has(g.id)) };
 }

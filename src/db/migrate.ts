@@ -15,6 +15,7 @@ import * as m015 from './migrations/015_presence_and_status';
 import * as m016 from './migrations/016_user_topics';
 import * as m017 from './migrations/017_submessages';
 import * as m018 from './migrations/018_avatars';
+import * as m019 from './migrations/019_custom_emoji';
 import * as m020 from './migrations/020_alert_words';
 
 /**
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '016_user_topics': m016,
   '017_submessages': m017,
   '018_avatars': m018,
+  '019_custom_emoji': m019,
   '020_alert_words': m020,
 };
 

@@ -539,7 +539,12 @@ describe('extractMentionCandidates', () => {
       userIds: [],
       groupNames: [],
       channelNames: [],
+      emojiNames: [],
     });
+  });
+
+  it('collects every name a custom emoji could have, a shared colon included', () => {
+    expect(extractMentionCandidates(':party::tada: :Big: `:x:` :a-b_c:').emojiNames).toEqual(['party', 'tada', 'x', 'a-b_c']);
   });
 
   it('finds everything renderMessage needs to resolve a mention', () => {

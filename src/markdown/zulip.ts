@@ -68,6 +68,8 @@ export interface MentionCandidates {
   groupNames: string[];
   /** Names from #**channel** and #**channel>topic** (as typed). */
   channelNames: string[];
+  /** Names in `:name:` that a custom emoji could have (a superset: each `:` may close one name and open the next). */
+  emojiNames: string[];
 }
 
 interface RenderEnv {
@@ -106,6 +108,8 @@ const TOPIC_WILDCARDS = new Set(['topic']);
 
 /** `:name:` — Zulip's EMOJI_REGEX is `:[\w\-\+]+:` with a Unicode \w. */
 const EMOJI_NAME = String.raw`:([\p{L}\p{M}\p{N}_+\-]+):`;
+/** Names a custom emoji may have (src/domain/custom-emoji.ts), each followed by a colon that is not consumed. */
+const CUSTOM_EMOJI_SCAN = /:([0-9a-z_-]+)(?=:)/g;
 /** A possible Unicode emoji sequence (UTS #51 EBNF, as Zulip's POSSIBLE_EMOJI_RE). */
 const EMOJI_UNIT = String.raw`\p{Emoji}(?:\p{Emoji_Modifier}|\uFE0F\u20E3?|[\u{E0020}-\u{E007E}]+\u{E007F})?`;
 const EMOJI_SEQUENCE = String.raw`\p{Regional_Indicator}\p{Regional_Indicator}|${EMOJI_UNIT}(?:\u200D(?:\p{Regional_Indicator}\p{Regional_Indicator}|${EMOJI_UNIT}))*`;
@@ -934,7 +938,7 @@ function addUnique<T>(list: T[], seen: Set<T>, value: T): void {
  * RenderContext maps, then call renderMessage.
  */
 export function extractMentionCandidates(content: string): MentionCandidates {
-  const found: MentionCandidates = { userNames: [], userIds: [], groupNames: [], channelNames: [] };
+  const found: MentionCandidates = { userNames: [], userIds: [], groupNames: [], channelNames: [], emojiNames: [] };
   const seenNames = new Set<string>();
   const seenIds = new Set<number>();
   const seenGroups = new Set<string>();
@@ -952,6 +956,8 @@ export function extractMentionCandidates(content: string): MentionCandidates {
     const separator = body.indexOf('>');
     if (separator > 0) addUnique(found.channelNames, seenChannels, body.slice(0, separator));
   }
+  const seenEmoji = new Set<string>();
+  for (const m of content.matchAll(CUSTOM_EMOJI_SCAN)) addUnique(found.emojiNames, seenEmoji, m[1]!);
   return found;
 }
 

@@ -167,13 +167,14 @@ export interface RealmEmojiListRow {
   file_name: string | null;
   author_id: number | null;
   deactivated: boolean;
+  is_animated: boolean;
 }
 
 export async function listRealmEmoji(q: Q, realmId: number): Promise<RealmEmojiListRow[]> {
   const rows = await q('realm_emoji')
     .where({ realm_id: realmId })
     .orderBy('id')
-    .select('id', 'name', 'file_name', 'author_id', 'deactivated');
+    .select('id', 'name', 'file_name', 'author_id', 'deactivated', 'is_animated');
   return rows.map((r: Record<string, unknown>) => mapBools<RealmEmojiListRow>(r));
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ChannelRow } from './channels';
+import { listActiveEmojiByNames, type ActiveEmojiRow } from './custom-emoji';
 import { mapBools } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -37,17 +38,17 @@ const inList = (expr: string, values: readonly string[]) => [`${expr} IN (${valu
 
 /**
  * What the renderer needs to resolve mentions and links in one message, in
- * at most four queries: users by the names and ids the content mentions,
- * groups and channels by name.
+ * at most five queries: users by the names and ids the content mentions,
+ * groups and channels by name, active custom emoji by the names in `:name:`.
  */
 export async function getRenderLookups(
   q: Q,
   realmId: number,
-  c: { userNames: string[]; userIds: number[]; groupNames: string[]; channelNames: string[] },
-): Promise<{ users: MentionCandidateRow[]; groups: MentionGroupRow[]; channels: LinkChannelRow[] }> {
+  c: { userNames: string[]; userIds: number[]; groupNames: string[]; channelNames: string[]; emojiNames: string[] },
+): Promise<{ users: MentionCandidateRow[]; groups: MentionGroupRow[]; channels: LinkChannelRow[]; emoji: ActiveEmojiRow[] }> {
   const lowerNames = [...new Set(c.userNames.map((n) => n.toLowerCase()))];
   const lowerGroupNames = c.groupNames.map((n) => n.toLowerCase());
-  const [byName, byId, groups, channels] = await Promise.all([
+  const [byName, byId, groups, channels, emoji] = await Promise.all([
     lowerNames.length
       ? q('users')
           .where({ realm_id: realmId, is_active: true })
@@ -82,11 +83,13 @@ export async function getRenderLookups(
             'can_add_subscribers_group',
           )
       : Promise.resolve([]),
+    listActiveEmojiByNames(q, realmId, c.emojiNames),
   ]);
   return {
     users: [...byName, ...byId].map((u: Record<string, unknown>) => mapBools<MentionCandidateRow>(u)),
     groups,
     channels: channels.map((r: Record<string, unknown>) => mapBools<LinkChannelRow>(r)),
+    emoji,
   };
 }
 

@@ -73,6 +73,7 @@ export interface UserRow {
 
 const BOOL_COLUMNS = new Set([
   'deactivated',
+  'is_animated',
   'invite_required',
   'emails_restricted_to_domains',
   'disallow_disposable_email_addresses',

@@ -5,12 +5,14 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { isAvatarKey } from '../domain/avatars';
+import { isEmojiKey } from '../domain/custom-emoji';
 import { isSafePathId } from '../domain/uploads';
 
 /**
  * Where uploaded files live: one small interface, so that another backend
  * (an object store) can take the local directory's place. Keys are upload
- * path ids (`<realm>/<bucket>/<token>/<name>`); every method refuses a key
+ * path ids (`<realm>/<bucket>/<token>/<name>`) or custom emoji keys
+ * (`emoji/<realm>/…`, src/domain/custom-emoji.ts); every method refuses a key
  * that is not one before touching the backend.
  */
 export interface FileStore {
@@ -66,7 +68,7 @@ export class LocalFileStore implements FileStore {
 
   /** The key's absolute path, only when the key is a path id (or an avatar's key) and the result lies inside the root. */
   private locate(key: string): string | null {
-    if (!isSafePathId(key) && !isAvatarKey(key)) return null;
+    if (!isSafePathId(key) && !isAvatarKey(key) && !isEmojiKey(key)) return null;
     const full = path.resolve(this.root, ...key.split('/'));
     return full.startsWith(this.root + path.sep) ? full : null;
   }

@@ -1,17 +1,12 @@
 import type { Knex } from 'knex';
-import type { Data, Schema } from '../../contract';
+import type { Data } from '../../contract';
 import type { AppContext } from '../../context';
 import type { SubscriberListMode } from '../../access/subscriber-lists';
 import { inGroup, loadViewer } from '../../access/viewer';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
 import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
-import {
-  listChannelSubscriptions,
-  listRealmEmoji,
-  listSavedSnippets,
-  RealmEmojiListRow,
-  SubscriptionSettings,
-} from '../../queries/register';
+import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
+import { toApiRealmEmojiMap } from '../../serializers/custom-emoji';
 import type { UserRow } from '../../queries/rows';
 import { listAlertWords } from '../../queries/alert-words';
 import { getMaxMessageIdForUser } from '../../queries/users';
@@ -107,7 +102,8 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
   if (want('presence')) add(presenceState(ctx, viewer, r.presence ?? { slim: r.queue.slimPresence ?? false }));
   if (want('user_status')) add(userStatusState(db, viewer));
-  if (want('realm_emoji')) add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: realmEmojiState(user.realm_id, rows) })));
+  if (want('realm_emoji'))
+    add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: toApiRealmEmojiMap(user.realm_id, rows) })));
   // Zulip's get_user_topics: policies in channels that are not archived; the legacy muted_topics lists the muted ones.
   if (want('user_topic')) {
     add(listUserTopics(db, user.id).then((rows) => ({ user_topics: rows.map((r) => toApiUserTopic(r, caps.emptyTopicName)) })));
@@ -139,20 +135,4 @@ async function unreadFor(
     allowEmptyTopicName,
   });
   return { unread_msgs };
-}
-
-function realmEmojiState(realmId: number, rows: RealmEmojiListRow[]): Record<string, Schema<'RealmEmoji'>> {
-  const out: Record<string, Schema<'RealmEmoji'>> = {};
-  for (const e of rows) {
-    out[String(e.id)] = {
-      id: String(e.id),
-      name: e.name,
-      // Zulip's local upload path for custom emoji.
-      source_url: `/user_avatars/${realmId}/emoji/images/${e.file_name ?? `${e.id}.png`}`,
-      still_url: null,
-      deactivated: e.deactivated,
-      author_id: e.author_id,
-    };
-  }
-  return out;
 }
