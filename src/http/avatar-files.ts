@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context';
 import { servedAvatarKey } from '../domain/avatars';
 import { ApiError } from '../errors';
+import { sendStream } from './send-stream';
 
 const notFound = () => new ApiError('File not found.', 'BAD_REQUEST', 404);
 
@@ -31,17 +32,7 @@ export function avatarFileRouter(ctx: AppContext): Router {
     }
     const stream = await ctx.storage.read(key);
     if (!stream) throw notFound();
-    await new Promise<void>((resolve) => {
-      stream.on('error', () => {
-        res.destroy();
-        resolve();
-      });
-      res.on('close', () => {
-        stream.destroy();
-        resolve();
-      });
-      stream.pipe(res);
-    });
+    await sendStream(stream, res);
   });
   router.use(() => {
     throw notFound();

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context';
 import { emojiContentType, emojiKey, isEmojiKey } from '../domain/custom-emoji';
 import { fileNotFound } from '../access/attachments';
+import { sendStream } from './send-stream';
 
 /**
  * Custom emoji images at Zulip's local-storage URLs,
@@ -34,17 +35,7 @@ export function emojiFileRouter(ctx: AppContext): Router {
       res.end();
       return;
     }
-    await new Promise<void>((resolve) => {
-      stream.on('error', () => {
-        res.destroy();
-        resolve();
-      });
-      res.on('close', () => {
-        stream.destroy();
-        resolve();
-      });
-      stream.pipe(res);
-    });
+    await sendStream(stream, res);
   });
   return router;
 }

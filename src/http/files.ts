@@ -5,6 +5,7 @@ import { INLINE_CONTENT_TYPES, verifyFileToken } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { UploadRow } from '../queries/attachments';
 import { authenticateBasic } from './auth';
+import { sendStream } from './send-stream';
 
 /**
  * The uploaded files themselves, at the URLs message HTML links to (outside
@@ -95,17 +96,7 @@ async function serve(ctx: AppContext, req: Request, res: Response, row: UploadRo
   }
   const stream = await ctx.storage.read(row.path_id, range ?? undefined);
   if (!stream) throw fileNotFound();
-  await new Promise<void>((resolve) => {
-    stream.on('error', () => {
-      res.destroy();
-      resolve();
-    });
-    res.on('close', () => {
-      stream.destroy();
-      resolve();
-    });
-    stream.pipe(res);
-  });
+  await sendStream(stream, res);
 }
 
 /** `inline` or `attachment`, with the name in RFC 6266 form (ASCII fallback plus UTF-8). */
