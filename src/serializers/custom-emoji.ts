@@ -1,14 +1,9 @@
 import type { Schema } from '../contract';
 import { emojiSourceUrl, emojiStillUrl } from '../domain/custom-emoji';
+import type { RealmEmojiListRow } from '../queries/register';
 
-export interface RealmEmojiSource {
-  id: number;
-  name: string;
-  file_name: string | null;
-  author_id: number | null;
-  deactivated: boolean;
-  is_animated: boolean;
-}
+/** A realm_emoji row as the queries read it. */
+export type RealmEmojiSource = RealmEmojiListRow;
 
 /**
  * The organization's custom emoji keyed by ID, as GET /realm/emoji,
