@@ -43,13 +43,39 @@ export interface Delivery {
 
 export type Listener = (delivery: Delivery) => void;
 
+/**
+ * What a committed change makes stale in the per-process caches
+ * (src/cache/). Invalidations travel on the bus, in one order with the
+ * deliveries, so that with several processes a node drops its copy before
+ * it hands out the event announcing the change: a client that refetches
+ * on an event never reads the old value. An action publishes its
+ * invalidations after commit and before its events.
+ */
+export type Invalidation =
+  /** A user's row, API key, role, settings or memberships (groups, subscriptions). */
+  | { kind: 'user'; userIds: readonly number[] }
+  /** An organization's row or settings, or memberships of many of its users at once. */
+  | { kind: 'realm'; realmId: number }
+  /** A channel's row or its subscriber list. */
+  | { kind: 'channel'; channelIds: readonly number[] }
+  /** Stored messages: content, topic, channel, reactions, submessages, edit history. */
+  | { kind: 'messages'; messageIds: readonly number[] }
+  /** Everything (the `cache flush` command; a node that lost its place in the bus). */
+  | { kind: 'all' };
+
+export type InvalidationListener = (invalidation: Invalidation) => void;
+
 export interface EventBus {
   publish(delivery: Delivery): void;
   subscribe(listener: Listener): () => void;
+  invalidate(invalidation: Invalidation): void;
+  onInvalidate(listener: InvalidationListener): () => void;
 }
 
+/** One process: listeners run synchronously, in publish order, before `publish` returns. */
 export class InProcessBus implements EventBus {
   private listeners = new Set<Listener>();
+  private invalidationListeners = new Set<InvalidationListener>();
 
   publish(delivery: Delivery): void {
     for (const l of this.listeners) l(delivery);
@@ -58,5 +84,14 @@ export class InProcessBus implements EventBus {
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  invalidate(invalidation: Invalidation): void {
+    for (const l of this.invalidationListeners) l(invalidation);
+  }
+
+  onInvalidate(listener: InvalidationListener): () => void {
+    this.invalidationListeners.add(listener);
+    return () => this.invalidationListeners.delete(listener);
   }
 }
