@@ -8,6 +8,7 @@ import path from 'node:path';
 import { FileStore, LocalFileStore } from './storage/files';
 import { serverSecret } from './storage/secret';
 import { createRateLimits, RateLimits } from './actions/rate-limits';
+import { Caches } from './cache';
 
 /** What actions, access checks and handlers need from the running server. */
 export interface AppContext {
@@ -28,6 +29,8 @@ export interface AppContext {
   secret: Buffer;
   /** Zulip's rate limits: per user, per client address, per username for password logins. */
   rateLimits: RateLimits;
+  /** Per-process caches, emptied by the invalidations on `bus` (src/cache/). */
+  caches: Caches;
 }
 
 export function createContext(
@@ -49,6 +52,7 @@ export function createContext(
     storage: new LocalFileStore(path.join(config.dataDir, 'uploads')),
     secret: serverSecret(config),
     rateLimits: createRateLimits(db, config),
+    caches: new Caches(bus),
   };
 }
 
