@@ -24,7 +24,7 @@ const FLAGS = [
 ];
 const BATCH = 10_000;
 /** Progress is printed for copies of at least this many rows (never in tests). */
-const REPORT_FROM = 100_000;
+const REPORT_FROM = 10_000;
 
 const isMysql = (knex: Knex) => knex.client.config.client === 'mysql2';
 
