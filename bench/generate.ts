@@ -28,6 +28,7 @@ import { migrateLatest } from '../src/db/migrate';
 import { inTransaction } from '../src/db/transaction';
 import { flagMask } from '../src/domain/flags';
 import { Role } from '../src/domain/roles';
+import { SPARSE_FLAGS } from '../src/domain/sparse-flags';
 import type { UserRow } from '../src/queries/rows';
 import { BulkSink, mysqlSink, sqliteSink, TableRows, Value } from './lib/bulk';
 import { credentialsPath, Manifest, MANIFEST_VERSION, manifestPath, resolveTarget, Target } from './lib/dataset';
@@ -549,6 +550,7 @@ async function loadMessages(
   const buildBatch = (count: number): TableRows[] => {
     const messages: Value[][] = [];
     const userMessages: Value[][] = [];
+    const sparseRows: Value[][][] = SPARSE_FLAGS.map(() => []);
     const reactions: Value[][] = [];
     for (let k = 0; k < count; k++) {
       const i = stats.messages++;
@@ -624,7 +626,12 @@ async function loadMessages(
         0,
       ]);
       for (const u of receivers) {
-        userMessages.push([umId++, ids.users[u]!, id, userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base)]);
+        const flags = userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base);
+        userMessages.push([umId++, ids.users[u]!, id, flags]);
+        // The side tables of the sparse flags, as insertUserMessages and the flag updates keep them.
+        SPARSE_FLAGS.forEach((sf, k) => {
+          if ((flags & sf.mask) !== 0) sparseRows[k]!.push([ids.users[u]!, id]);
+        });
         if (u === plan.reader) stats.readerMessageIds.push(id);
       }
       stats.userMessages += receivers.length;
@@ -666,6 +673,7 @@ async function loadMessages(
         rows: messages,
       },
       { table: 'user_messages', columns: ['id', 'user_id', 'message_id', 'flags'], rows: userMessages },
+      ...SPARSE_FLAGS.map((sf, k) => ({ table: sf.table, columns: ['user_id', 'message_id'], rows: sparseRows[k]! })),
       { table: 'reactions', columns: ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'], rows: reactions },
     ];
   };

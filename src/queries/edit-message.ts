@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
 import { nowSeconds } from './ids';
+import { insertMissingSparseFlagRows, syncSparseFlagsOfMessage } from './sparse-flags';
 
 type Q = Knex | Knex.Transaction;
 
@@ -164,6 +165,7 @@ export async function setMentionBits(q: Q, messageId: number, bitsByUser: Readon
         .update({ flags: q.raw('(flags & ~?) | ?', [MENTION_BITS, bits]) }),
     );
   }
+  await syncSparseFlagsOfMessage(q, messageId, [...bitsByUser.keys()], MENTION_BITS);
 }
 
 /** Every subscription row of a channel, active or not (those who may hold rows of its messages). */
@@ -218,6 +220,7 @@ export async function insertRowsForSubscribers(q: Q, recipientId: number, messag
       [flags, ...slice, recipientId, true],
     ),
   );
+  await insertMissingSparseFlagRows(q, messageIds, flags);
 }
 
 /** The channel's oldest message now, written to channels.first_message_id; returns the old and new values. */

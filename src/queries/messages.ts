@@ -3,6 +3,7 @@ import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { inChunks, insertOne, insertRows } from './ids';
 import { mapBools, UserRow } from './rows';
+import { insertSparseFlagRows, insertSparseFlagRowsOfUser, syncSparseFlagsOfUser } from './sparse-flags';
 
 type Q = Knex | Knex.Transaction;
 
@@ -109,6 +110,7 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
       slice.flatMap((r) => [r.userId, messageId, r.flags]),
     );
   }
+  await insertSparseFlagRows(q, messageId, rows);
 }
 
 /** A user's rows for messages they had no row for (channel history they act on), all with the same flags. */
@@ -118,6 +120,7 @@ export async function insertUserMessagesOfUser(q: Q, userId: number, messageIds:
     'user_messages',
     messageIds.map((message_id) => ({ user_id: userId, message_id, flags })),
   );
+  await insertSparseFlagRowsOfUser(q, userId, messageIds, flags);
 }
 
 /** Sets (`add`) or clears (`remove`) flag bits on a user's rows for these messages, 1,000 messages per statement. */
@@ -135,6 +138,7 @@ export async function updateUserMessageFlags(
       .whereIn('message_id', messageIds.slice(i, i + 1000))
       .update({ flags: q.raw(expr, [mask]) });
   }
+  await syncSparseFlagsOfUser(q, userId, messageIds, mask);
 }
 
 /** Whether the user holds a row for the message (received it, or acted on it as history). */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
 import { RecipientType } from '../domain/recipients';
+import { SparseFlag, sparseFlag } from '../domain/sparse-flags';
 import { inChunks } from './ids';
 import { MessageRow, selectMessageColumns, toMessageRow } from './messages';
 
@@ -26,7 +27,8 @@ export type Filter =
 
 /**
  * A narrow ready to run. Personal mode reads the viewer's user_messages
- * (index (user_id, message_id) and the flag indexes); history mode reads
+ * (index (user_id, message_id), the unread index) or, for is:starred,
+ * is:mentioned and is:dm, that flag's side table; history mode reads
  * messages of channels whose history the viewer may read (index
  * (recipient_id, topic_key, id)), with the viewer's row joined when present.
  */
@@ -48,8 +50,34 @@ export interface NarrowRow {
   message?: MessageRow;
 }
 
-function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string } {
+/** The narrow flags kept in side tables (src/domain/sparse-flags.ts); is_unread stays an index of user_messages. */
+const SPARSE_COLUMNS: ReadonlyMap<string, SparseFlag> = new Map([
+  ['is_starred', sparseFlag('starred')],
+  ['is_mentioned', sparseFlag('mentioned')],
+  ['is_private', sparseFlag('dm')],
+]);
+
+/** A flag filter the side table of which can drive a personal-mode query (is:starred, is:mentioned, is:dm). */
+function drivingSparseFilter(nq: NarrowQuery): Filter | undefined {
+  if (nq.historyRecipients !== null) return undefined;
+  return nq.filters.find((f) => f.kind === 'flag' && !f.negated && SPARSE_COLUMNS.has(f.column));
+}
+
+function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string; driver?: Filter } {
   if (nq.historyRecipients === null) {
+    const driver = drivingSparseFilter(nq);
+    if (driver?.kind === 'flag') {
+      // The side table first, ordered by its key (user_id, message_id): a page
+      // of starred messages reads that many side rows, however long the history.
+      const table = SPARSE_COLUMNS.get(driver.column)!.table;
+      const qb = q(`${table} as sf`)
+        .join('user_messages as um', function () {
+          this.on('um.user_id', '=', 'sf.user_id').andOn('um.message_id', '=', 'sf.message_id');
+        })
+        .join('messages as m', 'm.id', 'sf.message_id')
+        .where('sf.user_id', nq.viewerId);
+      return { qb, idCol: 'sf.message_id', driver };
+    }
     const qb = q('user_messages as um').join('messages as m', 'm.id', 'um.message_id').where('um.user_id', nq.viewerId);
     return { qb, idCol: 'um.message_id' };
   }
@@ -62,7 +90,7 @@ function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string } {
   return { qb, idCol: 'm.id' };
 }
 
-function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
+function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter, viewerId: number, idCol: string): void {
   if (f.kind === 'nothing') {
     qb.whereRaw('1 = 0');
     return;
@@ -79,13 +107,22 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
     case 'sender':
       qb[w]('m.sender_id', f.id);
       return;
-    case 'flag':
-      // In history mode a missing row means read, not starred, not mentioned.
+    case 'flag': {
+      const sparse = SPARSE_COLUMNS.get(f.column);
+      if (sparse) {
+        // A side row exists only beside a user_messages row with the flag, so
+        // in history mode a message without the viewer's row has none.
+        const sub = q(`${sparse.table} as sx`).where('sx.user_id', viewerId).whereRaw(`sx.message_id = ${idCol}`).select(q.raw('1'));
+        if (f.negated) qb.whereNotExists(sub);
+        else qb.whereExists(sub);
+        return;
+      }
+      // is_unread. In history mode a missing row means read.
       if (f.negated) qb.where((b) => b.whereNull('um.id').orWhere(`um.${f.column}`, 0));
-      // A literal 1, not a bound parameter: only then can SQLite use the partial
-      // index on the flag (migration 005). The column name comes from the Filter type.
+      // The column name comes from the Filter type.
       else qb.whereRaw(`um.${f.column} = 1`);
       return;
+    }
     case 'flagmask':
       if (f.negated) qb.where((b) => b.whereNull('um.id').orWhereRaw('(um.flags & ?) = 0', [f.mask]));
       else qb.whereRaw('(um.flags & ?) <> 0', [f.mask]);
@@ -167,8 +204,8 @@ function applySearch(q: Q, qb: Knex.QueryBuilder, words: string[], negated: bool
 }
 
 function filtered(q: Q, nq: NarrowQuery) {
-  const { qb, idCol } = base(q, nq);
-  for (const f of nq.filters) applyFilter(q, qb, f);
+  const { qb, idCol, driver } = base(q, nq);
+  for (const f of nq.filters) if (f !== driver) applyFilter(q, qb, f, nq.viewerId, idCol);
   return { qb, idCol };
 }
 
