@@ -99,3 +99,13 @@ bench: spec
 
 clean:
 	rm -rf dist node_modules/.installed .tmp-*
+
+# A local cluster (docs/deployment.md): HAProxy on CLUSTER_PORT (9980), CLUSTER_NODES (2) Parley
+# nodes, 3 Galera nodes and Redis, under CLUSTER_DIR (./data/cluster). A second `make cluster`
+# on a running one says so and exits 0.
+.PHONY: cluster cluster-down
+cluster: build
+	bash scripts/cluster/up.sh
+
+cluster-down:
+	bash scripts/cluster/down.sh
