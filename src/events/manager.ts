@@ -149,6 +149,14 @@ export class QueueManager {
     for (const q of this.queues.values()) if (q.waiting) q.push(HEARTBEAT);
   }
 
+  /**
+   * Discards every queue: the node lost events (src/events/redis-bus.ts), so
+   * its queues cannot be trusted; their clients register again.
+   */
+  dropAll(): void {
+    for (const q of [...this.queues.values()]) this.drop(q);
+  }
+
   /** Discards every queue and stops the timers (server shutdown). */
   close(): void {
     this.unsubscribe();
