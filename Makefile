@@ -109,3 +109,9 @@ cluster: build
 
 cluster-down:
 	bash scripts/cluster/down.sh
+
+# A fresh cluster in ./data/cluster-check (port 9880): through HAProxy, a message reaches the
+# long-polls on every node; then cluster-down must leave no process. About a minute.
+.PHONY: cluster-check
+cluster-check: build
+	bash scripts/cluster/check.sh
