@@ -99,3 +99,19 @@ bench: spec
 
 clean:
 	rm -rf dist node_modules/.installed .tmp-*
+
+# A local cluster (docs/deployment.md): HAProxy on CLUSTER_PORT (9980), CLUSTER_NODES (2) Parley
+# nodes, 3 Galera nodes and Redis, under CLUSTER_DIR (./data/cluster). A second `make cluster`
+# on a running one says so and exits 0.
+.PHONY: cluster cluster-down
+cluster: build
+	bash scripts/cluster/up.sh
+
+cluster-down:
+	bash scripts/cluster/down.sh
+
+# A fresh cluster in ./data/cluster-check (port 9880): through HAProxy, a message reaches the
+# long-polls on every node; then cluster-down must leave no process. About a minute.
+.PHONY: cluster-check
+cluster-check: build
+	bash scripts/cluster/check.sh

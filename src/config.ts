@@ -11,6 +11,7 @@ import {
   positiveInt,
   setting,
 } from './config-checks';
+import { eventBusSettings } from './config-event-bus';
 import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
 
 /** Typed configuration, read once from the environment. */
@@ -81,6 +82,18 @@ export interface Config {
   metricsHost: string;
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
   shutdownTimeoutMs: number;
+  /**
+   * This process's name among the nodes of a cluster (docs/deployment.md):
+   * its event queue ids become `<node>:<uuid>`, so a load balancer routes
+   * GET/DELETE /events to the node that holds the queue. Null: bare UUIDs.
+   */
+  nodeId: string | null;
+  /** How events and cache invalidations reach the queues: this process only, or every node through Redis. */
+  eventBus: 'memory' | 'redis';
+  /** The Redis server of EVENT_BUS=redis. */
+  redisUrl: string | null;
+  /** Entries the Redis event stream keeps (approximately); a node further behind drops its queues. */
+  redisStreamMaxLen: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -117,5 +130,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: metricsPort === undefined ? null : portNumber('METRICS_PORT', metricsPort),
     metricsHost: hostName('METRICS_HOST', setting(env, 'METRICS_HOST') ?? '127.0.0.1'),
     shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', setting(env, 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
+    ...eventBusSettings(env),
   };
 }

@@ -44,7 +44,7 @@ export function createContext(
   return {
     db,
     bus,
-    queues: new QueueManager(bus, queueLimits, queueClock),
+    queues: new QueueManager(bus, queueLimits, queueClock, config.nodeId),
     config,
     recordedActivity: new Map(),
     clock: queueClock,

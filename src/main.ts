@@ -16,7 +16,7 @@ import { startUploadSweep } from './actions/uploads';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const ctx = await startContext(config);
+  const ctx = await startContext(config, log);
   const demo = await ensureDemoOrganization(ctx);
   const metrics = config.metricsPort === null ? null : new Metrics(ctx);
   const server = await listen(ctx, log, metrics);

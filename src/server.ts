@@ -8,12 +8,18 @@ import { migrateLatest } from './db/migrate';
 import { loadSpec } from './http/spec';
 import { createHttpServer } from './http/transport';
 import type { Metrics } from './metrics';
+import { redisBusFor } from './events/redis-bus-config';
 
 /** Opens the database, migrates it, loads the contract and builds the context. */
-export async function startContext(config: Config): Promise<AppContext> {
+export async function startContext(config: Config, log?: Logger): Promise<AppContext> {
   const db = createDb(config);
   await migrateLatest(db);
-  return createContext(db, config);
+  if (config.eventBus !== 'redis') return createContext(db, config);
+  const bus = redisBusFor(config, log);
+  const ctx = createContext(db, config, bus);
+  bus.onReset(() => ctx.queues.dropAll());
+  await bus.start();
+  return ctx;
 }
 
 /** Starts listening; resolves once the port is bound. */

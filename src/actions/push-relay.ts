@@ -159,7 +159,8 @@ export class PushRelay {
    * `mentioned` — and channel or topic wildcard), never to the sender.
    */
   private onDelivery(d: Delivery): void {
-    if (d.event.type !== 'message' || !d.perUser) return;
+    // With several nodes every one sees every delivery: the node that made the change notifies.
+    if (d.event.type !== 'message' || !d.perUser || d.remote) return;
     const event = d.event as unknown as MessageBusEvent;
     const known = this.usersWithDevices;
     if (known === null) {

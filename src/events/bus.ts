@@ -39,6 +39,12 @@ export interface Delivery {
    * with no flags, even when their user did not receive the message.
    */
   publicChannelRealmId?: number;
+  /**
+   * Set by a cross-node bus (src/events/redis-bus.ts) on a delivery another
+   * node published: what must happen once per change, not once per node
+   * (push notifications), skips it.
+   */
+  remote?: boolean;
 }
 
 export type Listener = (delivery: Delivery) => void;
@@ -70,6 +76,13 @@ export interface EventBus {
   subscribe(listener: Listener): () => void;
   invalidate(invalidation: Invalidation): void;
   onInvalidate(listener: InvalidationListener): () => void;
+  /**
+   * Resolves once everything published so far has reached the transport
+   * (Redis); the pipeline awaits it before answering a request, so a client
+   * that got its answer knows every node will see the change's events. The
+   * in-process bus has nothing to wait for and leaves it out.
+   */
+  flushed?(): Promise<void>;
 }
 
 /** One process: listeners run synchronously, in publish order, before `publish` returns. */

@@ -51,12 +51,21 @@ export class QueueManager {
   private readonly unsubscribe: () => void;
   /** Set by drain(): the server is stopping, so no poll waits any more. */
   private draining = false;
+  private readonly idPrefix: string;
 
   constructor(
     bus: EventBus,
     limits: Partial<QueueLimits> = {},
     private readonly clock: Clock = systemClock,
+    /**
+     * NODE_ID: queue ids become `<node>:<uuid>`, which is how HAProxy routes
+     * GET/DELETE /events to this node (docs/deployment.md). A queue id of
+     * another node is simply unknown here: BAD_EVENT_QUEUE_ID at once, and
+     * the client registers again, as after a restart.
+     */
+    nodeId: string | null = null,
   ) {
+    this.idPrefix = nodeId === null ? '' : `${nodeId}:`;
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.unsubscribe = bus.subscribe((d) => this.dispatch(d));
   }
@@ -76,7 +85,7 @@ export class QueueManager {
     const mine = this.byUser.get(opts.userId);
     if (mine && mine.size >= this.limits.maxQueuesPerUser) this.drop(leastRecent(mine));
     if (this.queues.size >= this.limits.maxQueues) this.drop(this.queues.values().next().value!);
-    const q = new EventQueue(opts, this.clock, this.counter);
+    const q = new EventQueue(opts, this.clock, this.counter, this.idPrefix);
     this.queues.set(q.id, q);
     addTo(this.byUser, opts.userId, q);
     if (opts.publicChannels) addTo(this.publicByRealm, opts.realmId, q);
@@ -138,6 +147,14 @@ export class QueueManager {
   drain(): void {
     this.draining = true;
     for (const q of this.queues.values()) if (q.waiting) q.push(HEARTBEAT);
+  }
+
+  /**
+   * Discards every queue: the node lost events (src/events/redis-bus.ts), so
+   * its queues cannot be trusted; their clients register again.
+   */
+  dropAll(): void {
+    for (const q of [...this.queues.values()]) this.drop(q);
   }
 
   /** Discards every queue and stops the timers (server shutdown). */

@@ -39,8 +39,8 @@ export const badQueueId = (queueId: string) =>
  * long-poll. Ids start at 0; the first acknowledgement is -1.
  */
 export class EventQueue {
-  /** Random and unguessable; a queue also answers only to its own user. */
-  readonly id = crypto.randomUUID();
+  /** Random and unguessable (behind the node's prefix, if any); a queue also answers only to its own user. */
+  readonly id: string;
   readonly events: QueuedEvent[] = [];
   private nextId = 0;
   /** The newest id acknowledged and dropped (Zulip's newest_pruned_id). */
@@ -52,7 +52,9 @@ export class EventQueue {
     readonly opts: QueueOptions,
     private readonly clock: Clock,
     private readonly counter: EventCounter,
+    idPrefix = '',
   ) {
+    this.id = idPrefix + crypto.randomUUID();
     this.lastActivity = clock.now();
   }
 

@@ -144,6 +144,8 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       limits: s.limits,
     });
     if (data === RESPONDED) return;
+    // With the Redis bus, a request is answered once its events are in Redis (every node will see them).
+    if (ctx.bus.flushed) await ctx.bus.flushed();
     const ignored = res.locals.ignoredParameters as string[];
     res.json({
       result: 'success',

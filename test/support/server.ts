@@ -7,6 +7,7 @@ import { AppContext, createContext } from '../../src/context';
 import type { Dialect } from '../../src/db/connection';
 import { inTransaction } from '../../src/db/transaction';
 import type { Clock } from '../../src/events/clock';
+import type { EventBus } from '../../src/events/bus';
 import { Role } from '../../src/domain/roles';
 import path from 'node:path';
 import { loadSpecFile, SpecIndex } from '../../src/http/spec';
@@ -43,13 +44,13 @@ export interface TestServer {
 export async function startTestServer(
   dialect: Dialect,
   given?: TestDb,
-  opts: { clock?: Clock; dataDir?: string; config?: Partial<Config> } = {},
+  opts: { clock?: Clock; dataDir?: string; config?: Partial<Config>; bus?: EventBus } = {},
 ): Promise<TestServer> {
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
   // Tests send far more than Zulip's limits allow a client; test/rate-limits.test.ts turns them on.
   const config: Config = { ...loadConfig({ RATE_LIMITS: 'off' }), dataDir: opts.dataDir ?? '/nonexistent', ...opts.config };
-  const ctx: AppContext = createContext(testDb.db, config, undefined, undefined, opts.clock);
+  const ctx: AppContext = createContext(testDb.db, config, opts.bus, undefined, opts.clock);
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
   const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
     ['owner', Role.OWNER, { canCreateUsers: true }],
