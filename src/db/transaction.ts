@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { collectInvalidations, publishInvalidations } from './invalidations';
 
 /**
  * A transaction with an after-commit list. Actions queue events (and any
@@ -28,9 +29,13 @@ const isRetryable = (err: unknown) => {
 export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const pending: Array<() => void> = [];
+    let invalidations: ReturnType<typeof collectInvalidations> = [];
     let result: T;
     try {
-      result = await db.transaction(async (trx) => work({ trx, afterCommit: (fn) => pending.push(fn) }));
+      result = await db.transaction(async (trx) => {
+        invalidations = collectInvalidations(trx);
+        return work({ trx, afterCommit: (fn) => pending.push(fn) });
+      });
     } catch (err) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(err)) throw err;
       // Back off a little, with jitter, so the competing transactions do not collide again.
@@ -39,6 +44,9 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     }
     // Committed: the hooks run outside the retry, since whatever they throw,
     // running the work again would store it a second time (a sent message twice).
+    // Cache invalidations first (src/db/invalidations.ts): no event announces a
+    // change while a cache still holds the value before it.
+    publishInvalidations(db, invalidations);
     for (const fn of pending) fn();
     return result;
   }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 
 type Q = Knex | Knex.Transaction;
 
@@ -8,4 +9,6 @@ export async function setLastActiveTime(q: Q, userId: number, now: number, notBe
     .where('id', userId)
     .andWhere((b) => b.whereNull('last_active_time').orWhere('last_active_time', '<', notBefore))
     .update({ last_active_time: now });
+  // At most once per user per recording interval (src/actions/activity.ts).
+  invalidates(q, { kind: 'user', userIds: [userId] });
 }
