@@ -17,7 +17,7 @@ const LAYERS = {
   handlers: ['handlers', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
   http: ['http', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
   cache: ['cache', 'queries', 'db', 'domain', 'errors'],
-  cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server'],
+  cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server', 'cache'],
 };
 
 const alternatives = (names) => names.map((n) => (n.includes('/') ? `${n}\\.ts` : `${n}(/|\\.ts)`)).join('|');
