@@ -7,7 +7,9 @@ import { InvalidatingCache } from './invalidating-cache';
 /**
  * What authentication reads about a caller: the account and what permission
  * checks need (src/access/viewer.ts), every group they belong to
- * (recursively) and the channels they are subscribed to.
+ * (recursively) and the channels they are subscribed to. Every column is
+ * kept exact except last_active_time, which only SQL reads
+ * (src/queries/activity.ts).
  */
 export interface CachedCaller {
   user: UserRow;

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { invalidates } from '../db/invalidations';
 
 type Q = Knex | Knex.Transaction;
 
@@ -9,6 +8,7 @@ export async function setLastActiveTime(q: Q, userId: number, now: number, notBe
     .where('id', userId)
     .andWhere((b) => b.whereNull('last_active_time').orWhere('last_active_time', '<', notBefore))
     .update({ last_active_time: now });
-  // At most once per user per recording interval (src/actions/activity.ts).
-  invalidates(q, { kind: 'user', userIds: [userId] });
+  // No invalidation, deliberately: last_active_time is read only by SQL (the
+  // partial subscriber lists), never from a cached user row, and dropping the
+  // caller at the first request of every hour would buy nothing.
 }
