@@ -44,4 +44,3 @@ export const HANDLERS: HandlerTable = {
  * in neither list, or in both.
  */
 export const PENDING_OPERATIONS: readonly OpId[] = [];
-
