@@ -163,6 +163,18 @@ eachDatabase('cache invalidation', (dialect) => {
       expect(state.body.realm_name).toBe('Renamed Org');
     });
 
+    it("a user's first alert word changes the organization's count: the next message is flagged", async () => {
+      const { owner, member } = t.cast;
+      await createChannel(t, 'news', [owner, member]);
+      const send = async (content: string) =>
+        (await t.api.post('/messages', owner, { type: 'channel', to: 'news', topic: 'x', content })).body.id as number;
+      await send('release notes'); // the organization row is cached with no alert words
+      expect((await t.api.post('/users/me/alert_words', member, { alert_words: ['release'] })).status).toBe(200);
+      const id = await send('the release is out');
+      const row = await t.ctx.db('user_messages').where({ message_id: id, user_id: member.id }).first('flags');
+      expect(Number(row.flags) & (1 << 9)).toBe(1 << 9); // has_alert_word
+    });
+
     it('a new organization changes which one a host name addresses', async () => {
       const { member } = t.cast;
       const atOther = () => t.api.call('get', '/users/me', member, {}, { headers: { host: 'other.example.com' } });

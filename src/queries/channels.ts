@@ -253,7 +253,11 @@ export type SubscriptionSettingColumns = Pick<
   | 'wildcard_mentions_notify'
 >;
 
-/** Changes personal settings of the user's subscription to the recipient. */
+/**
+ * Changes personal settings of the user's subscription to the recipient.
+ * No cache holds these columns (the caller cache keeps which channels a user
+ * is subscribed to, not how), so nothing is invalidated.
+ */
 export async function updateSubscriptionSettings(
   q: Q,
   userId: number,
