@@ -13,10 +13,11 @@ const LAYERS = {
   access: ['access', 'queries', 'serializers', 'markdown', 'domain', 'errors'],
   events: ['events', 'access', 'queries', 'serializers', 'domain', 'errors'],
   storage: ['storage', 'domain', 'errors'],
-  actions: ['actions', 'access', 'events', 'queries', 'serializers', 'markdown', 'db', 'domain', 'errors', 'config', 'storage'],
+  actions: ['actions', 'access', 'events', 'queries', 'serializers', 'markdown', 'db', 'domain', 'errors', 'config', 'storage', 'cache'],
   handlers: ['handlers', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
-  http: ['http', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage'],
-  cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server'],
+  http: ['http', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
+  cache: ['cache', 'queries', 'db', 'domain', 'errors'],
+  cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server', 'cache'],
 };
 
 const alternatives = (names) => names.map((n) => (n.includes('/') ? `${n}\\.ts` : `${n}(/|\\.ts)`)).join('|');

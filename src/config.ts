@@ -94,6 +94,18 @@ export interface Config {
   redisUrl: string | null;
   /** Entries the Redis event stream keeps (approximately); a node further behind drops its queues. */
   redisStreamMaxLen: number;
+  /** Entries of the per-process caches (docs/adr/0011-caches.md): callers by API key, organizations, channels to send to. */
+  cacheUsers: number;
+  cacheRealms: number;
+  cacheChannels: number;
+  /**
+   * Longest time a cached entry is kept: a backstop for rows changed behind
+   * the server's back (hand-edited SQL); every change Parley makes drops its
+   * entries at once.
+   */
+  cacheTtlSeconds: number;
+  /** How often the server reads the invalidations other processes (the CLI) wrote to cache_invalidations. */
+  cachePollMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -131,5 +143,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost: hostName('METRICS_HOST', setting(env, 'METRICS_HOST') ?? '127.0.0.1'),
     shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', setting(env, 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
     ...eventBusSettings(env),
+    cacheUsers: positiveInt('CACHE_USERS', setting(env, 'CACHE_USERS') ?? '10000'),
+    cacheRealms: positiveInt('CACHE_REALMS', setting(env, 'CACHE_REALMS') ?? '1000'),
+    cacheChannels: positiveInt('CACHE_CHANNELS', setting(env, 'CACHE_CHANNELS') ?? '10000'),
+    cacheTtlSeconds: positiveInt('CACHE_TTL_SECONDS', setting(env, 'CACHE_TTL_SECONDS') ?? '300'),
+    cachePollMs: positiveInt('CACHE_POLL_MS', setting(env, 'CACHE_POLL_MS') ?? '250'),
   };
 }

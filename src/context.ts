@@ -52,7 +52,7 @@ export function createContext(
     storage: new LocalFileStore(path.join(config.dataDir, 'uploads')),
     secret: serverSecret(config),
     rateLimits: createRateLimits(db, config),
-    caches: new Caches(bus),
+    caches: new Caches(bus, db, config),
   };
 }
 

@@ -7,6 +7,7 @@ import { Metrics } from './metrics';
 import { listen, startContext } from './server';
 import { RequestTracker, shutDown } from './shutdown';
 import { startUploadSweep } from './actions/uploads';
+import { startInvalidationPoll } from './cache/remote';
 
 /**
  * Process entry: configuration, database (migrated), demo organization when
@@ -23,6 +24,9 @@ async function main(): Promise<void> {
   const tracker = new RequestTracker(server);
   const metricsServer = metrics ? await metrics.listen(config.metricsHost, config.metricsPort!) : null;
   const stopSweep = startUploadSweep(ctx, (err) => log.error({ err }, 'unclaimed upload sweep failed'));
+  const stopCachePoll = startInvalidationPoll(ctx.db, ctx.caches, config.cachePollMs, (err) =>
+    log.warn({ err }, 'reading cache invalidations failed'),
+  );
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
@@ -48,7 +52,15 @@ async function main(): Promise<void> {
     if (stopping) return; // a second signal changes nothing: the stop is already bounded by SHUTDOWN_TIMEOUT_MS
     stopping = true;
     log.info({ signal }, 'signal received');
-    shutDown({ ctx, log, server, tracker, metricsServer, stopTimers: stopSweep, timeoutMs: config.shutdownTimeoutMs }).then(
+    shutDown({
+      ctx,
+      log,
+      server,
+      tracker,
+      metricsServer,
+      stopTimers: () => (stopSweep(), stopCachePoll()),
+      timeoutMs: config.shutdownTimeoutMs,
+    }).then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');

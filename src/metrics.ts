@@ -75,6 +75,36 @@ export class Metrics {
         this.set({ state: 'pending' }, s.pending);
       },
     });
+    new Gauge({
+      name: 'parley_cache_entries',
+      help: 'Entries held by each per-process cache (src/cache/).',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const c of ctx.caches.stats()) this.set({ cache: c.name }, c.size);
+      },
+    });
+    // Counters read from the caches' own tallies when scraped (reset, then the total).
+    new Counter({
+      name: 'parley_cache_hits_total',
+      help: 'Lookups each per-process cache answered from memory.',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of ctx.caches.stats()) this.inc({ cache: c.name }, c.hits);
+      },
+    });
+    new Counter({
+      name: 'parley_cache_misses_total',
+      help: 'Lookups each per-process cache had to read from the database.',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of ctx.caches.stats()) this.inc({ cache: c.name }, c.misses);
+      },
+    });
   }
 
   /** Express middleware: counts and times every response, labelled once it is known which operation it was. */

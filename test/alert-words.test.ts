@@ -87,9 +87,12 @@ eachDatabase('alert words', (dialect) => {
   });
 
   it('costs sending nothing while the organization has no alert words', async () => {
+    // Each measured with warm caches: changing alert words drops the cached organization row (its count).
+    await send('warming the caches');
     const before = await countQueries(t, () => send('a message while someone has alert words'));
     await t.api.delete('/users/me/alert_words', t.cast.member, { alert_words: ['Release', 'deploy'] });
     expect(Number((await t.ctx.db('realms').where({ id: t.realmId }).first('alert_word_count')).alert_word_count)).toBe(0);
+    await send('warming the caches again');
     const after = await countQueries(t, () => send('a message while nobody has alert words'));
     expect(after.queries).toBe(before.queries - 1);
   });

@@ -1,6 +1,6 @@
 /**
  * Authentication reads the viewer's groups and subscriptions in its own
- * statement for the hot operations (src/http/routes.ts PREFETCH_VIEWER). What
+ * statement, which is how the caller cache (src/cache/caller.ts) loads a caller. What
  * it reads must be exactly what the separate query reads, for every role.
  */
 import { inTransaction } from '../src/db/transaction';

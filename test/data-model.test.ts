@@ -173,6 +173,7 @@ eachDatabase('data model', (dialect) => {
       '019_custom_emoji',
       '020_alert_words',
       '022_sparse_flags',
+      '023_cache_invalidations',
     ]);
   });
 });

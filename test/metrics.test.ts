@@ -87,6 +87,19 @@ eachDatabase('metrics (METRICS_PORT)', (dialect) => {
     expect(sample((await scrape(url)).text, 'parley_event_queues')).toBe(0);
   });
 
+  it('reports the entries, hits and misses of each cache', async () => {
+    t.ctx.caches.apply({ kind: 'all' });
+    const before = (await scrape(url)).text;
+    for (let i = 0; i < 3; i++) expect((await api.get('/users/me', t.cast.admin)).status).toBe(200);
+    const after = (await scrape(url)).text;
+    const delta = (name: string) => sample(after, name, { cache: 'callers' }) - sample(before, name, { cache: 'callers' });
+    // The first request reads the caller, the next two find it.
+    expect(delta('parley_cache_misses_total')).toBe(1);
+    expect(delta('parley_cache_hits_total')).toBe(2);
+    expect(sample(after, 'parley_cache_entries', { cache: 'callers' })).toBe(1);
+    expect(sample(after, 'parley_cache_entries', { cache: 'realms' })).toBe(1);
+  });
+
   it('answers nothing but GET /metrics', async () => {
     const res = await scrape(url.replace('/metrics', '/api/v1/users/me'));
     expect(res.status).toBe(404);

@@ -11,15 +11,15 @@ import type { UserRow } from '../queries/rows';
  */
 export interface Viewer {
   user: UserRow;
-  groups: Set<number>;
-  subscribedRecipients: Set<number>;
+  groups: ReadonlySet<number>;
+  subscribedRecipients: ReadonlySet<number>;
 }
 
 /**
- * Memberships read together with the user at authentication, for operations
- * that load a viewer first thing (src/http/routes.ts PREFETCH_VIEWER); they live
- * as long as the request's user object. Taken once: a second loadViewer in the
- * same request (after a change) reads the database again.
+ * Memberships authentication found for the caller (from the caller cache,
+ * src/cache/caller.ts); they live as long as the request's user object.
+ * Taken once: a second loadViewer in the same request (after a change)
+ * reads the database again.
  */
 const prefetched = new WeakMap<object, Omit<Viewer, 'user'>>();
 export function rememberMemberships(user: UserRow, memberships: Omit<Viewer, 'user'>): void {

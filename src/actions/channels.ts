@@ -236,7 +236,7 @@ export async function subscribeInTx(
     const existing = await getSubscriptionStatus(tx.trx, userId, recipientId);
     if (existing) {
       if (!existing.active) {
-        await reactivateSubscription(tx.trx, existing.id);
+        await reactivateSubscription(tx.trx, existing.id, userId);
         added.push(userId);
         reactivated.push(userId);
       }

@@ -9,7 +9,7 @@ import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
 import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
 import { checkCanAccessUsers } from '../access/user-access';
-import { ChannelRow, getActiveSubscriberIds, getChannelForSending } from '../queries/channels';
+import { ChannelRow, getActiveSubscriberIds } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
 import { getRealmOfUser } from '../queries/realms';
 import { getDmGroupByHash, insertUserMessages, setChannelFirstMessageId } from '../queries/messages';
@@ -35,7 +35,7 @@ export const WILDCARD_MENTION_THRESHOLD = 15;
 
 export type SendTarget =
   /** subscriberIds: the channel's active subscribers when already read with it (else read in the send). */
-  { kind: 'channel'; channel: ChannelRow; topic: string; subscriberIds?: number[] } | { kind: 'direct'; recipients: UserRow[] };
+  { kind: 'channel'; channel: ChannelRow; topic: string; subscriberIds?: readonly number[] } | { kind: 'direct'; recipients: UserRow[] };
 
 export interface SendOptions {
   client: string;
@@ -96,7 +96,7 @@ async function resolveTarget(ctx: AppContext, viewer: Viewer, p: Params<'send-me
       if (to.length !== 1) throw new ApiError('Cannot send to multiple channels');
       to = to[0]!;
     }
-    const found = await getChannelForSending(ctx.db, realmId, to);
+    const found = await ctx.caches.channels.forSending(realmId, to);
     const channel = found?.channel;
     if (!found || !channel || !canSeeChannel(viewer, channel)) {
       throw typeof to === 'number'
@@ -183,7 +183,7 @@ export async function sendMessageInTx(
   }
 
   let recipient: StoredRecipient;
-  let receivers: number[];
+  let receivers: readonly number[];
   let topic = '';
   let topicParticipants: number[] = [];
   if (target.kind === 'channel') {

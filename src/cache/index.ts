@@ -1,5 +1,14 @@
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import { onInvalidation } from '../db/invalidations';
 import type { EventBus, Invalidation } from '../events/bus';
+import { CallerCache } from './caller';
+import { ChannelCache } from './channels';
 import type { InvalidatingCache } from './invalidating-cache';
+import { RealmCache } from './realms';
+
+/** The settings the caches are sized by (src/config.ts). */
+export type CacheSettings = Pick<Config, 'cacheUsers' | 'cacheRealms' | 'cacheChannels' | 'cacheTtlSeconds'>;
 
 /**
  * This process's caches (docs/adr/0011). Each cache module registers its
@@ -10,9 +19,27 @@ import type { InvalidatingCache } from './invalidating-cache';
 export class Caches {
   private readonly entries: Array<{ cache: InvalidatingCache<never, never>; apply: (inv: Invalidation) => void }> = [];
   private readonly unsubscribe: () => void;
+  /** Authenticated callers by API key, with their groups and subscriptions. */
+  readonly callers: CallerCache;
+  /** Organization rows by id, and their subdomains. */
+  readonly realms: RealmCache;
+  /** Channels to send to, with their active subscribers. */
+  readonly channels: ChannelCache;
 
-  constructor(bus: EventBus) {
-    this.unsubscribe = bus.onInvalidate((inv) => this.apply(inv));
+  constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
+    // What is committed through `db` goes on the bus (which may carry it to
+    // other processes), and what the bus carries empties these caches.
+    const fromDb = onInvalidation(db, (inv) => bus.invalidate(inv));
+    const fromBus = bus.onInvalidate((inv) => this.apply(inv));
+    this.unsubscribe = () => (fromDb(), fromBus());
+    const ttlMs = settings.cacheTtlSeconds * 1000;
+    this.callers = new CallerCache(db, settings.cacheUsers, ttlMs);
+    this.register(this.callers.cache, (inv) => this.callers.apply(inv));
+    this.realms = new RealmCache(db, settings.cacheRealms, ttlMs);
+    this.register(this.realms.rows, (inv) => this.realms.applyToRows(inv));
+    this.register(this.realms.directory, (inv) => this.realms.applyToDirectory(inv));
+    this.channels = new ChannelCache(db, settings.cacheChannels, ttlMs);
+    this.register(this.channels.cache, (inv) => this.channels.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

@@ -12,6 +12,7 @@ import { getRealmByStringId } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { getUserByEmailKey } from '../queries/users';
 import { startContext } from '../server';
+import { collectForOtherProcesses, recordInvalidations } from '../cache/remote';
 import { BACKUP_USAGE, backupCommand } from './backup';
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
@@ -32,6 +33,9 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
   audit-log [--realm ID] [--user EMAIL] [--limit N] [--json]
                                            print the audit log, newest first (50 rows unless
                                            --limit, at most 1000); --user: rows by or about them
+  cache flush                              empty the caches of every running server (within
+                                           CACHE_POLL_MS): for SQL edited by hand; the
+                                           commands above tell the servers what they change
 ${BACKUP_USAGE}
 
 Configuration comes from the environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
@@ -53,8 +57,9 @@ async function main(argv: string[]): Promise<number> {
   }
   // Before startContext: a backup must not migrate the database it copies, nor a restore its target.
   if (command === 'backup' || command === 'restore') return backupCommand(command, rest);
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
+    allowPositionals: command === 'cache',
     options: {
       'string-id': { type: 'string' },
       name: { type: 'string' },
@@ -75,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
   });
   const config = loadConfig();
   const ctx = await startContext(config);
+  // What this command changes, for the running servers' caches (src/cache/remote.ts).
+  const invalidations = collectForOtherProcesses(ctx.bus, ctx.db);
   try {
     switch (command) {
       case 'migrate':
@@ -137,12 +144,22 @@ async function main(argv: string[]): Promise<number> {
           await auditLogCommand(ctx.db, { realm: values.realm!, user: values.user, limit: values.limit, json: values.json }),
         );
         return 0;
+      case 'cache': {
+        if (positionals[0] !== 'flush') throw new ApiError('Usage: cache flush');
+        await recordInvalidations(ctx.db, [{ kind: 'all' }]);
+        process.stdout.write(`Running servers will empty their caches within ${config.cachePollMs} ms.\n`);
+        return 0;
+      }
       default:
         process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
         return 2;
     }
   } finally {
-    await ctx.db.destroy();
+    try {
+      await invalidations.flush();
+    } finally {
+      await ctx.db.destroy();
+    }
   }
 }
 

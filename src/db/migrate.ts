@@ -18,6 +18,7 @@ import * as m018 from './migrations/018_avatars';
 import * as m019 from './migrations/019_custom_emoji';
 import * as m020 from './migrations/020_alert_words';
 import * as m022 from './migrations/022_sparse_flags';
+import * as m023 from './migrations/023_cache_invalidations';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '019_custom_emoji': m019,
   '020_alert_words': m020,
   '022_sparse_flags': m022,
+  '023_cache_invalidations': m023,
 };
 
 /** Every migration this code knows, in the order they apply. */

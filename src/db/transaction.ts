@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError, isConnectionLost } from '../errors';
+import { collectInvalidations, publishInvalidations } from './invalidations';
 
 /**
  * A transaction with an after-commit list. Actions queue events (and any
@@ -47,12 +48,14 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     const pending: Array<() => void> = [];
+    let invalidations: ReturnType<typeof collectInvalidations> = [];
     let result: T;
     // Set once the work has resolved: knex sends COMMIT next, so an error from
     // then on comes from COMMIT (or from releasing the connection after it).
     let committing = false;
     try {
       result = await db.transaction(async (trx) => {
+        invalidations = collectInvalidations(trx);
         const value = await work({ trx, afterCommit: (fn) => pending.push(fn) });
         committing = true;
         return value;
@@ -77,6 +80,9 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     }
     // Committed: the hooks run outside the retry, since whatever they throw,
     // running the work again would store it a second time (a sent message twice).
+    // Cache invalidations first (src/db/invalidations.ts): no event announces a
+    // change while a cache still holds the value before it.
+    publishInvalidations(db, invalidations);
     for (const fn of pending) fn();
     return result;
   }

@@ -1,8 +1,7 @@
-import type { Knex } from 'knex';
+import type { Caches } from '../cache';
 import { constantTimeEqual } from '../domain/secrets';
 import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
-import { findUserByApiKey } from '../queries/auth';
 import { rememberRealm } from '../queries/realms';
 import { addressedRealm, hostLabel } from '../access/addressed-realm';
 import { rememberMemberships } from '../access/viewer';
@@ -12,12 +11,7 @@ import { rememberMemberships } from '../access/viewer';
  * Zulip does: every failure is a 401 with `WWW-Authenticate: Basic realm="zulip"`
  * except a non-Basic scheme, which is a 400.
  */
-export async function authenticateBasic(
-  db: Knex,
-  header: string | undefined,
-  host: string | undefined,
-  prefetchViewer = false,
-): Promise<UserRow> {
+export async function authenticateBasic(caches: Caches, header: string | undefined, host: string | undefined): Promise<UserRow> {
   if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);
@@ -28,16 +22,33 @@ export async function authenticateBasic(
   const email = decoded.slice(0, colon);
   const apiKey = decoded.slice(colon + 1);
   if (apiKey.length !== 32) throw new UnauthorizedError('Malformed API key');
-  const found = await findUserByApiKey(db, apiKey, hostLabel(host), prefetchViewer);
-  if (!found || !constantTimeEqual(found.user.api_key, apiKey) || !addressMatches(found.user, email)) {
+  // From the caches (src/cache/): no statement at all for a caller seen
+  // recently. Every change to the account, its organization or its
+  // memberships drops the entry before the change is announced.
+  const caller = await caches.callers.get(apiKey);
+  if (!caller || !constantTimeEqual(caller.user.api_key, apiKey) || !addressMatches(caller.user, email)) {
     throw new UnauthorizedError('Invalid API key');
   }
-  const { user, realm } = found;
-  if (addressedRealm(user, hostLabel(host)) !== user.realm_string_id) throw new UnauthorizedError('Invalid API key');
+  const [realm, subdomains] = await Promise.all([caches.realms.get(caller.user.realm_id), caches.realms.subdomains()]);
+  if (!realm) throw new UnauthorizedError('Invalid API key');
+  const label = hostLabel(host);
+  const addressed = addressedRealm(
+    {
+      host_realm_exists: subdomains.has(label),
+      root_realm_exists: subdomains.has(''),
+      realm_count: subdomains.size,
+      realm_string_id: realm.string_id,
+    },
+    label,
+  );
+  if (addressed !== realm.string_id) throw new UnauthorizedError('Invalid API key');
   if (realm.deactivated) throw new UnauthorizedError('This organization has been deactivated');
-  if (!user.is_active) throw new UnauthorizedError('Account is deactivated');
+  if (!caller.user.is_active) throw new UnauthorizedError('Account is deactivated');
+  // A copy per request: the request may change its user object, and what is
+  // remembered for it (organization, memberships) lives as long as that object.
+  const user: UserRow = { ...caller.user };
   rememberRealm(user, realm);
-  if (found.memberships) rememberMemberships(user, found.memberships);
+  rememberMemberships(user, { groups: caller.groups, subscribedRecipients: caller.subscribedRecipients });
   return user;
 }
 

@@ -6,7 +6,6 @@ import { authenticateBasic } from './auth';
 import { bodyParsers, receivedFiles, receiveUploads } from './body';
 import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId, type Params } from './handler';
 import { normalizeParams } from './params';
-import { PREFETCH_VIEWER } from './routes';
 import { matchRoute, type OperationInfo, type SpecIndex } from './spec';
 import { checkJsonQueryAsSent, requestValidator } from './validation';
 import { clientAddressKey, RateLimitNotes } from '../domain/rate-limits';
@@ -88,8 +87,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = state(res);
     if (s.info.authenticated) {
-      const prefetchViewer = PREFETCH_VIEWER.has(s.info.operationId as OpId);
-      s.user = await authenticateBasic(ctx.db, req.headers.authorization, req.headers.host, prefetchViewer);
+      s.user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host);
     }
     if (res.locals.noFilePart === true) throw uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib).noFile();
     next();

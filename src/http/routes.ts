@@ -44,21 +44,3 @@ export const HANDLERS: HandlerTable = {
  * in neither list, or in both.
  */
 export const PENDING_OPERATIONS: readonly OpId[] = [];
-
-/**
- * Hot operations whose handlers load the viewer (groups and subscriptions)
- * first thing: authentication reads it in its own statement, saving a round
- * trip. Only a hint; any other handler loads it with one more query.
- */
-export const PREFETCH_VIEWER: ReadonlySet<OpId> = new Set<OpId>([
-  'get-messages',
-  'send-message',
-  'get-message',
-  'update-message-flags',
-  'update-message-flags-for-narrow',
-  'add-reaction',
-  'remove-reaction',
-  'get-subscriptions',
-  // Not register-queue: it reads its state after creating the queue, so that a
-  // change committed meanwhile is in the state or in the queue, never lost.
-]);

@@ -8,4 +8,7 @@ export async function setLastActiveTime(q: Q, userId: number, now: number, notBe
     .where('id', userId)
     .andWhere((b) => b.whereNull('last_active_time').orWhere('last_active_time', '<', notBefore))
     .update({ last_active_time: now });
+  // No invalidation, deliberately: last_active_time is read only by SQL (the
+  // partial subscriber lists), never from a cached user row, and dropping the
+  // caller at the first request of every hour would buy nothing.
 }

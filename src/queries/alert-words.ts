@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import { insertRows } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -54,4 +55,6 @@ export async function refreshAlertWordCount(q: Q, realmId: number): Promise<void
   await q('realms')
     .where({ id: realmId })
     .update({ alert_word_count: Number(row?.n ?? 0) });
+  // Sending reads the count from the cached organization row.
+  invalidates(q, { kind: 'realm', realmId });
 }

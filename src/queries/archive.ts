@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { rawRows } from './rows';
 
@@ -147,6 +148,7 @@ export async function getOldestMessageId(q: Q, realmId: number, recipientId: num
 
 export async function updateChannelFirstMessageId(q: Q, channelId: number, messageId: number | null): Promise<void> {
   await q('channels').where({ id: channelId }).update({ first_message_id: messageId });
+  invalidates(q, { kind: 'channel', channelIds: [channelId] });
 }
 
 /** An archived message with what was archived with it. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import type { Schema } from '../contract';
 import type { ChannelGroupSetting } from '../domain/group-settings';
 import { RecipientType } from '../domain/recipients';
@@ -161,13 +162,16 @@ export type NewChannelRow = Pick<
 
 /** Inserts a channel without its recipient (insertChannelRecipient adds it); returns its id. */
 export async function insertChannel(q: Q, row: NewChannelRow): Promise<number> {
-  return insertOne(q, 'channels', row);
+  const id = await insertOne(q, 'channels', row);
+  invalidates(q, { kind: 'channel', channelIds: [id] });
+  return id;
 }
 
 /** The channel's recipient, which messages and subscriptions address, linked from the channel: two statements. */
 export async function insertChannelRecipient(q: Q, channelId: number): Promise<number> {
   const recipientId = await insertOne(q, 'recipients', { type: RecipientType.CHANNEL, type_id: channelId });
   await q('channels').where({ id: channelId }).update({ recipient_id: recipientId });
+  invalidates(q, { kind: 'channel', channelIds: [channelId] });
   return recipientId;
 }
 
@@ -181,9 +185,14 @@ export async function getSubscriptionStatus(
   return row ? mapBools<Pick<SubscriptionRow, 'id' | 'active'>>(row) : undefined;
 }
 
-/** Marks a left subscription active again; its settings are the ones it had. */
-export async function reactivateSubscription(q: Q, id: number): Promise<void> {
+/**
+ * Marks a left subscription active again; its settings are the ones it had.
+ * The channel's cached subscriber list is dropped by updateSubscriberCount,
+ * which every change of a channel's subscribers runs.
+ */
+export async function reactivateSubscription(q: Q, id: number, userId: number): Promise<void> {
   await q('subscriptions').where({ id }).update({ active: true });
+  invalidates(q, { kind: 'user', userIds: [userId] });
 }
 
 /** The colors of every subscription the user has (active or left), for picking the next palette color. */
@@ -194,6 +203,7 @@ export async function listSubscriptionColors(q: Q, userId: number): Promise<stri
 /** A new subscription; the settings not given take the table's defaults. */
 export async function insertSubscription(q: Q, row: Pick<SubscriptionRow, 'user_id' | 'recipient_id' | 'color'>): Promise<void> {
   await q('subscriptions').insert(row);
+  invalidates(q, { kind: 'user', userIds: [row.user_id] });
 }
 
 /** Which of these users have an active subscription to the recipient (whether or not their account is active). */
@@ -208,9 +218,15 @@ export async function listActiveSubscriberIdsAmong(q: Q, recipientId: number, us
 /** Marks the users' subscriptions to the recipient inactive, keeping their settings. */
 export async function deactivateSubscriptions(q: Q, recipientId: number, userIds: readonly number[]): Promise<void> {
   await q('subscriptions').where({ recipient_id: recipientId }).whereIn('user_id', userIds).update({ active: false });
+  invalidates(q, { kind: 'user', userIds });
 }
 
-/** Recounts the channel's active subscribers who are active users into channels.subscriber_count: two statements. */
+/**
+ * Recounts the channel's active subscribers who are active users into
+ * channels.subscriber_count: three statements. Every change of a channel's
+ * subscribers runs it, so it is also where the channel's cached row and
+ * subscriber list are dropped.
+ */
 export async function updateSubscriberCount(q: Q, recipientId: number): Promise<void> {
   const row = await q('subscriptions as s')
     .join('users as u', 'u.id', 's.user_id')
@@ -220,6 +236,8 @@ export async function updateSubscriberCount(q: Q, recipientId: number): Promise<
   await q('channels')
     .where({ recipient_id: recipientId })
     .update({ subscriber_count: Number(row?.n ?? 0) });
+  const channelIds: Array<number | string> = await q('channels').where({ recipient_id: recipientId }).pluck('id');
+  invalidates(q, { kind: 'channel', channelIds: channelIds.map(Number) });
 }
 
 /** The personal settings of a subscription its subscriber changes (PATCH /users/me/subscriptions/{id}). */
@@ -235,7 +253,11 @@ export type SubscriptionSettingColumns = Pick<
   | 'wildcard_mentions_notify'
 >;
 
-/** Changes personal settings of the user's subscription to the recipient. */
+/**
+ * Changes personal settings of the user's subscription to the recipient.
+ * No cache holds these columns (the caller cache keeps which channels a user
+ * is subscribed to, not how), so nothing is invalidated.
+ */
 export async function updateSubscriptionSettings(
   q: Q,
   userId: number,

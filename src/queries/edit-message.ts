@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
 import { nowSeconds } from './ids';
@@ -233,7 +234,10 @@ export async function refreshFirstMessageId(
   const row = await q('messages').where({ recipient_id: recipientId }).min('id as first').first();
   const before = channel?.first_message_id == null ? null : Number(channel.first_message_id);
   const after = row?.first == null ? null : Number(row.first);
-  if (before !== after) await q('channels').where({ id: channelId }).update({ first_message_id: after });
+  if (before !== after) {
+    await q('channels').where({ id: channelId }).update({ first_message_id: after });
+    invalidates(q, { kind: 'channel', channelIds: [channelId] });
+  }
   return { before, after };
 }
 

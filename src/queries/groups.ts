@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import type { UserGroupSetting } from '../domain/group-settings';
 import { insertOne, insertRows } from './ids';
 import { mapBools, rawRows } from './rows';
@@ -30,6 +31,7 @@ export async function insertGroup(q: Q, row: NewGroupRow): Promise<number> {
 /** Sets permission settings on every group of the organization (a new organization's system groups). */
 export async function updateGroupsOfRealm(q: Q, realmId: number, settings: Partial<GroupSettingColumns>): Promise<void> {
   await q('user_groups').where({ realm_id: realmId }).update(settings);
+  invalidates(q, { kind: 'realm', realmId });
 }
 
 /** Who may add members to a group (the settings an invitation's groups are checked against). */
@@ -53,15 +55,22 @@ export async function addGroupMembers(q: Q, groupId: number, userIds: number[]):
     userIds.map((user_id) => ({ group_id: groupId, user_id })),
     ['group_id', 'user_id'],
   );
+  // Membership is recursive, but adding users to a group changes only their own set of groups.
+  invalidates(q, { kind: 'user', userIds });
 }
 
 export async function removeGroupMembers(q: Q, groupId: number, userIds: number[]): Promise<void> {
   if (userIds.length === 0) return;
   await q('group_members').where({ group_id: groupId }).whereIn('user_id', userIds).delete();
+  invalidates(q, { kind: 'user', userIds });
 }
 
 export async function addSubgroup(q: Q, supergroupId: number, subgroupId: number): Promise<void> {
   await q('group_subgroups').insert({ supergroup_id: supergroupId, subgroup_id: subgroupId });
+  // Every member of the subgroup, recursively, is now in the supergroup and its
+  // ancestors: coarse, the whole organization's callers.
+  const group: { realm_id: number } | undefined = await q('user_groups').where({ id: supergroupId }).first('realm_id');
+  invalidates(q, group ? { kind: 'realm', realmId: Number(group.realm_id) } : { kind: 'all' });
 }
 
 /** System group ids of a realm by name (role:members → id). */

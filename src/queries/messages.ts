@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { inChunks, insertOne, insertRows } from './ids';
@@ -149,7 +150,9 @@ export async function hasUserMessage(q: Q, userId: number, messageId: number): P
 
 /** Records a channel's first message, unless one is recorded already. */
 export async function setChannelFirstMessageId(q: Q, channelId: number, messageId: number): Promise<void> {
-  await q('channels').where({ id: channelId }).whereNull('first_message_id').update({ first_message_id: messageId });
+  const changed = await q('channels').where({ id: channelId }).whereNull('first_message_id').update({ first_message_id: messageId });
+  // Only a channel's first message changes the row: other sends keep its cached copy.
+  if (changed > 0) invalidates(q, { kind: 'channel', channelIds: [channelId] });
 }
 
 export interface ReactionRow {

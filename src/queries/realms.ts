@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import { insertOne } from './ids';
 import { mapBools, RealmRow } from './rows';
 
@@ -9,7 +10,10 @@ export type NewRealmRow = Pick<RealmRow, 'string_id' | 'name' | 'description' | 
   Partial<Omit<RealmRow, 'id' | 'string_id' | 'name' | 'description' | 'date_created'>>;
 
 export async function insertRealm(q: Q, row: NewRealmRow): Promise<number> {
-  return insertOne(q, 'realms', row);
+  const id = await insertOne(q, 'realms', row);
+  // A new organization changes which one a host name addresses.
+  invalidates(q, { kind: 'realm', realmId: id });
+  return id;
 }
 
 export async function getRealmById(q: Q, id: number): Promise<RealmRow | undefined> {
@@ -43,6 +47,7 @@ export async function listRealms(q: Q): Promise<RealmRow[]> {
 
 export async function updateRealm(q: Q, id: number, changes: Partial<Omit<RealmRow, 'id'>>): Promise<void> {
   await q('realms').where({ id }).update(changes);
+  invalidates(q, { kind: 'realm', realmId: id });
 }
 
 /** Whether the organization lets people log in with a password (false for an unknown id). */
@@ -60,4 +65,9 @@ export async function getRealmUserDefaultsRaw(q: Q, realmId: number): Promise<st
 
 export async function insertRealmUserDefaults(q: Q, realmId: number, settings: string): Promise<void> {
   await q('realm_user_defaults').insert({ realm_id: realmId, settings });
+}
+
+/** Every organization's subdomain ("" for the root organization). */
+export async function listRealmStringIds(q: Q): Promise<string[]> {
+  return q('realms').pluck('string_id');
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 
 type Q = Knex | Knex.Transaction;
 
@@ -61,4 +62,5 @@ export async function listRealmUserStatuses(q: Q, realmId: number): Promise<User
 /** Writes a user's personal settings (JSON text). */
 export async function updateUserSettingsText(q: Q, userId: number, settings: string): Promise<void> {
   await q('users').where({ id: userId }).update({ settings });
+  invalidates(q, { kind: 'user', userIds: [userId] });
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { RecipientType } from '../domain/recipients';
 import { Role } from '../domain/roles';
@@ -35,7 +36,9 @@ export type NewUserRow = Pick<
 >;
 
 export async function insertUser(q: Q, row: NewUserRow): Promise<number> {
-  return insertOne(q, 'users', row);
+  const id = await insertOne(q, 'users', row);
+  invalidates(q, { kind: 'user', userIds: [id] });
+  return id;
 }
 
 /** The user's personal recipient (what direct messages to them are addressed to); its id. */
@@ -67,6 +70,7 @@ export async function getUserByApiEmail(q: Q, realmId: number, email: string): P
 
 export async function updateUser(q: Q, id: number, changes: Partial<Omit<UserRow, 'id'>>): Promise<void> {
   await q('users').where({ id }).update(changes);
+  invalidates(q, { kind: 'user', userIds: [id] });
 }
 
 export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> {
@@ -164,6 +168,14 @@ export async function setUsersActive(q: Q, ids: number[], active: boolean): Prom
   if (ids.length === 0) return;
   await q('users').whereIn('id', ids).update({ is_active: active });
   await q('subscriptions').whereIn('user_id', ids).update({ is_user_active: active });
+  // The channels whose active subscriber lists these accounts leave or rejoin.
+  const channelIds: Array<number | string> = await q('channels as c')
+    .join('subscriptions as s', 's.recipient_id', 'c.recipient_id')
+    .whereIn('s.user_id', ids)
+    .where('s.active', true)
+    .distinct()
+    .pluck('c.id');
+  invalidates(q, { kind: 'user', userIds: ids }, { kind: 'channel', channelIds: channelIds.map(Number) });
 }
 
 export async function setRealmUserDefaultsRaw(q: Q, realmId: number, settings: string): Promise<void> {

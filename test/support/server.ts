@@ -44,13 +44,14 @@ export interface TestServer {
 export async function startTestServer(
   dialect: Dialect,
   given?: TestDb,
-  opts: { clock?: Clock; dataDir?: string; config?: Partial<Config>; bus?: EventBus } = {},
+  opts: { clock?: Clock; dataDir?: string; config?: Partial<Config>; bus?: EventBus; flushOnRawWrites?: boolean } = {},
 ): Promise<TestServer> {
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
   // Tests send far more than Zulip's limits allow a client; test/rate-limits.test.ts turns them on.
   const config: Config = { ...loadConfig({ RATE_LIMITS: 'off' }), dataDir: opts.dataDir ?? '/nonexistent', ...opts.config };
   const ctx: AppContext = createContext(testDb.db, config, opts.bus, undefined, opts.clock);
+  if (opts.flushOnRawWrites ?? true) flushCachesOnRawWrites(ctx);
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
   const roles: Array<[CastName, number, Partial<{ isBot: boolean; canCreateUsers: boolean }>]> = [
     ['owner', Role.OWNER, { canCreateUsers: true }],
@@ -88,6 +89,25 @@ export async function startTestServer(
     api: new ApiClient(app, new ContractChecker(spec)),
     close: () => (ctx.push?.stop(), testDb.drop()),
   };
+}
+
+/**
+ * Tests set up states no API reaches by writing rows with knex directly, as
+ * an operator editing SQL by hand would; the server's caches (src/cache/)
+ * cannot know. After every such write (a statement outside any transaction
+ * that changes a cached table) the harness empties them, as `cache flush`
+ * does. Actions write inside transactions and publish their own exact
+ * invalidations; test/cache-invalidation.test.ts turns this off to prove it.
+ */
+const CACHED_TABLE_WRITE =
+  /^\s*(insert|update|delete|replace)\b[\s\S]*\b`?"?(users|realms|channels|subscriptions|user_groups|group_members|group_subgroups)`?"?(\s|$|\()/i;
+/** The server's own bare write of last_active_time (src/queries/activity.ts), which no cache serves. */
+const ACTIVITY = /^update [`"]?users[`"]? set [`"]?last_active_time[`"]? = \?/i;
+function flushCachesOnRawWrites(ctx: AppContext): void {
+  ctx.db.on('query-response', (_response: unknown, query: { sql?: string; __knexTxId?: string }) => {
+    if (!query.__knexTxId && query.sql && CACHED_TABLE_WRITE.test(query.sql) && !ACTIVITY.test(query.sql))
+      ctx.caches.apply({ kind: 'all' });
+  });
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete' | 'put';

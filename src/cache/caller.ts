@@ -1,0 +1,64 @@
+import type { Knex } from 'knex';
+import type { Invalidation } from '../events/bus';
+import { findUserByApiKey } from '../queries/auth';
+import type { UserRow } from '../queries/rows';
+import { InvalidatingCache } from './invalidating-cache';
+
+/**
+ * What authentication reads about a caller: the account and what permission
+ * checks need (src/access/viewer.ts), every group they belong to
+ * (recursively) and the channels they are subscribed to. Every column is
+ * kept exact except last_active_time, which only SQL reads
+ * (src/queries/activity.ts).
+ */
+export interface CachedCaller {
+  user: UserRow;
+  groups: ReadonlySet<number>;
+  subscribedRecipients: ReadonlySet<number>;
+}
+
+/** Columns the API-key lookup adds to the user row that are about the request's host, not the user. */
+const PER_REQUEST = new Set(['realm_string_id', 'host_realm_exists', 'root_realm_exists', 'realm_count']);
+
+/**
+ * Callers by API key. Dropped by the invalidations of their user (profile,
+ * role, key, activation, settings, group and channel memberships) and,
+ * coarsely, by those of their organization (group structure, several
+ * users' memberships at once). An unknown key is never stored: every
+ * attempt with it reads the database, as before.
+ */
+export class CallerCache {
+  readonly cache: InvalidatingCache<string, CachedCaller>;
+
+  constructor(
+    private readonly db: Knex,
+    max: number,
+    ttlMs: number,
+  ) {
+    this.cache = new InvalidatingCache('callers', max, ttlMs);
+  }
+
+  /** The caller holding exactly this key (active or not), or undefined. */
+  get(apiKey: string): Promise<CachedCaller | undefined> {
+    return this.cache.load(apiKey, async () => {
+      const found = await findUserByApiKey(this.db, apiKey, '', true);
+      if (!found || found.user.api_key !== apiKey) return undefined;
+      const user: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(found.user)) if (!PER_REQUEST.has(k)) user[k] = v;
+      return Object.freeze({
+        user: Object.freeze(user) as unknown as UserRow,
+        groups: found.memberships!.groups,
+        subscribedRecipients: found.memberships!.subscribedRecipients,
+      });
+    });
+  }
+
+  apply(inv: Invalidation): void {
+    if (inv.kind === 'user') {
+      const ids = new Set(inv.userIds);
+      this.cache.deleteWhere((_, c) => ids.has(c.user.id));
+    } else if (inv.kind === 'realm') {
+      this.cache.deleteWhere((_, c) => c.user.realm_id === inv.realmId);
+    }
+  }
+}

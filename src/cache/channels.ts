@@ -1,0 +1,46 @@
+import type { Knex } from 'knex';
+import type { Invalidation } from '../events/bus';
+import { type ChannelRow, getChannelForSending } from '../queries/channels';
+import { InvalidatingCache } from './invalidating-cache';
+
+export interface ChannelToSend {
+  channel: ChannelRow;
+  /** Active subscribers who are active users: a channel message's recipients. */
+  subscriberIds: readonly number[];
+}
+
+/**
+ * Channels as POST /messages addresses them (by id or by name), with their
+ * active subscribers. Dropped by the channel's invalidations (its row, its
+ * subscriptions, a subscriber's deactivation: src/queries/channels.ts and
+ * users.ts say so where they write) and by its organization's. A channel
+ * not found is not stored.
+ */
+export class ChannelCache {
+  readonly cache: InvalidatingCache<string, ChannelToSend>;
+
+  constructor(
+    private readonly db: Knex,
+    max: number,
+    ttlMs: number,
+  ) {
+    this.cache = new InvalidatingCache('channels', max, ttlMs);
+  }
+
+  forSending(realmId: number, to: number | string): Promise<ChannelToSend | undefined> {
+    const key = typeof to === 'number' ? `${realmId}#${to}` : `${realmId}:${to.trim().toLowerCase()}`;
+    return this.cache.load(key, async () => {
+      const found = await getChannelForSending(this.db, realmId, to);
+      return found && Object.freeze({ channel: Object.freeze(found.channel), subscriberIds: Object.freeze(found.subscriberIds) });
+    });
+  }
+
+  apply(inv: Invalidation): void {
+    if (inv.kind === 'channel') {
+      const ids = new Set(inv.channelIds);
+      this.cache.deleteWhere((_, c) => ids.has(c.channel.id));
+    } else if (inv.kind === 'realm') {
+      this.cache.deleteWhere((_, c) => c.channel.realm_id === inv.realmId);
+    }
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * The per-process caches (src/cache/) against every change to what they
+ * hold: each test warms the cache with a request, changes the object
+ * through the API (or the action the CLI runs), and checks that the very
+ * next request sees the change. The harness's flush after raw SQL writes is
+ * off here, so only the invalidations the code publishes empty the caches.
+ */
+import { doCreateRealm } from '../src/actions/realms';
+import { createChannelInTx } from '../src/actions/channels';
+import { doRegenerateApiKey } from '../src/actions/users';
+import { inTransaction } from '../src/db/transaction';
+import { Role } from '../src/domain/roles';
+import { addGroupMembers, getSystemGroupIds, insertGroup, removeGroupMembers } from '../src/queries/groups';
+import { updateRealm } from '../src/queries/realms';
+import { updateUser } from '../src/queries/users';
+import type { UserRow } from '../src/queries/rows';
+import { runCli } from './support/cli';
+import { ContractChecker } from './support/contract';
+import { eachDatabase } from './support/databases';
+import { newInstance, type Instance } from './support/instances';
+import { ProcessClient, startServerProcess, type ServerProcess } from './support/server-process';
+import { createChannel, startTestServer, testSpec, type TestServer } from './support/server';
+
+const me = (t: TestServer, who: UserRow) => t.api.get('/users/me', who);
+
+eachDatabase('cache invalidation', (dialect) => {
+  let t: TestServer;
+  beforeEach(async () => {
+    t = await startTestServer(dialect, undefined, { flushOnRawWrites: false });
+  });
+  afterEach(() => t.close());
+
+  /** Sends to a channel and returns who received the message. */
+  async function receiversOf(sender: UserRow, channel: string): Promise<number[]> {
+    const res = await t.api.post('/messages', sender, { type: 'channel', to: channel, topic: 'cache', content: 'hello' });
+    expect(res.status).toBe(200);
+    const ids: Array<number | string> = await t.ctx.db('user_messages').where({ message_id: res.body.id }).pluck('user_id');
+    return ids.map(Number).sort((a, b) => a - b);
+  }
+
+  describe('the caller', () => {
+    it('a deactivated user is refused on the next request, and let in again once reactivated', async () => {
+      const { member, admin } = t.cast;
+      expect((await me(t, member)).status).toBe(200);
+      expect((await t.api.delete(`/users/${member.id}`, admin)).status).toBe(200);
+      const refused = await me(t, member);
+      expect([refused.status, refused.body.msg]).toEqual([401, 'Account is deactivated']);
+      expect((await t.api.post(`/users/${member.id}/reactivate`, admin)).status).toBe(200);
+      expect((await me(t, member)).status).toBe(200);
+    });
+
+    it('a regenerated API key: the old one is refused at once, the new one works', async () => {
+      const { member } = t.cast;
+      expect((await me(t, member)).status).toBe(200);
+      const key = await doRegenerateApiKey(t.ctx.db, member);
+      const old = await me(t, member);
+      expect([old.status, old.body.msg]).toEqual([401, 'Invalid API key']);
+      expect((await me(t, { ...member, api_key: key })).status).toBe(200);
+    });
+
+    it('a changed address: the old one no longer authenticates, the new one does', async () => {
+      const { member, owner } = t.cast;
+      expect((await me(t, member)).status).toBe(200);
+      expect((await me(t, owner)).status).toBe(200);
+      // The permission is set only by the command line (no API): its write goes through the same query.
+      await inTransaction(t.ctx.db, (tx) => updateUser(tx.trx, owner.id, { can_change_user_emails: true }));
+      const changed = await t.api.patch(`/users/${member.id}`, owner, { new_email: 'renamed@example.com' });
+      expect(changed.status).toBe(200);
+      expect((await me(t, member)).status).toBe(401);
+      expect((await me(t, { ...member, email: 'renamed@example.com' })).status).toBe(200);
+    });
+
+    it('a role change decides the next permission check', async () => {
+      const { member, owner } = t.cast;
+      const defaults = () => t.api.patch('/realm/user_settings_defaults', member, { enter_sends: true });
+      expect((await defaults()).status).toBe(400);
+      expect((await t.api.patch(`/users/${member.id}`, owner, { role: Role.ADMINISTRATOR })).status).toBe(200);
+      expect((await defaults()).status).toBe(200);
+      expect((await t.api.patch(`/users/${member.id}`, owner, { role: Role.MEMBER })).status).toBe(200);
+      expect((await defaults()).status).toBe(400);
+    });
+
+    it('own settings and profile are what the next request sees', async () => {
+      const { member } = t.cast;
+      expect((await me(t, member)).body.full_name).toBe('Test Member');
+      expect((await t.api.patch('/settings', member, { full_name: 'Renamed Member' })).status).toBe(200);
+      expect((await me(t, member)).body.full_name).toBe('Renamed Member');
+    });
+
+    it('subscribing makes a private channel readable on the next request, unsubscribing the reverse', async () => {
+      const { owner, admin, member } = t.cast;
+      await createChannel(t, 'secret', [owner], { inviteOnly: true, historyPublicToSubscribers: true });
+      const sent = await t.api.post('/messages', owner, { type: 'channel', to: 'secret', topic: 'plans', content: 'hidden' });
+      const read = () => t.api.get(`/messages/${sent.body.id}`, member);
+      expect((await read()).status).toBe(400);
+      const principals = { subscriptions: [{ name: 'secret' }], principals: [member.id] };
+      expect((await t.api.post('/users/me/subscriptions', admin, principals)).status).toBe(200);
+      expect((await read()).status).toBe(200);
+      expect((await t.api.delete('/users/me/subscriptions', admin, { subscriptions: ['secret'], principals: [member.id] })).status).toBe(
+        200,
+      );
+      expect((await read()).status).toBe(400);
+    });
+
+    it('a role change moves the user between system groups: a channel permission given to a group follows', async () => {
+      const { owner, member } = t.cast;
+      const admins = (await getSystemGroupIds(t.ctx.db, t.realmId)).get('role:administrators')!;
+      await inTransaction(t.ctx.db, (tx) =>
+        createChannelInTx(tx, owner, {
+          name: 'announcements',
+          subscriberIds: [owner.id, member.id],
+          groupSettings: { can_send_message_group: admins },
+        }),
+      );
+      const send = () => t.api.post('/messages', member, { type: 'channel', to: 'announcements', topic: 'x', content: 'y' });
+      expect((await send()).status).toBe(400);
+      expect((await t.api.patch(`/users/${member.id}`, owner, { role: Role.ADMINISTRATOR })).status).toBe(200);
+      expect((await send()).status).toBe(200);
+    });
+
+    it('direct group membership: adding and removing a member changes the check on the next request', async () => {
+      const { owner, member } = t.cast;
+      const group = await inTransaction(t.ctx.db, async (tx) => {
+        const id = await insertGroup(tx.trx, { realm_id: t.realmId, name: 'club senders' });
+        await addGroupMembers(tx.trx, id, [owner.id]);
+        return id;
+      });
+      await inTransaction(t.ctx.db, (tx) =>
+        createChannelInTx(tx, owner, {
+          name: 'club',
+          subscriberIds: [owner.id, member.id],
+          groupSettings: { can_send_message_group: group },
+        }),
+      );
+      const send = () => t.api.post('/messages', member, { type: 'channel', to: 'club', topic: 'x', content: 'y' });
+      expect((await send()).status).toBe(400);
+      await inTransaction(t.ctx.db, (tx) => addGroupMembers(tx.trx, group, [member.id]));
+      expect((await send()).status).toBe(200);
+      await inTransaction(t.ctx.db, (tx) => removeGroupMembers(tx.trx, group, [member.id]));
+      expect((await send()).status).toBe(400);
+    });
+  });
+
+  describe('the organization', () => {
+    it('a deactivated organization refuses the next request', async () => {
+      const { member } = t.cast;
+      expect((await me(t, member)).status).toBe(200);
+      await inTransaction(t.ctx.db, (tx) => updateRealm(tx.trx, t.realmId, { deactivated: true }));
+      const refused = await me(t, member);
+      expect([refused.status, refused.body.msg]).toEqual([401, 'This organization has been deactivated']);
+    });
+
+    it('a changed setting decides the next check, and shows in GET /server_settings and register', async () => {
+      const { member } = t.cast;
+      const sent = await t.api.post('/messages', member, { type: 'direct', to: [member.id], content: 'draft' });
+      const edit = (content: string) => t.api.patch(`/messages/${sent.body.id}`, member, { content });
+      expect((await edit('first edit')).status).toBe(200);
+      await inTransaction(t.ctx.db, (tx) => updateRealm(tx.trx, t.realmId, { allow_message_editing: false, name: 'Renamed Org' }));
+      const refused = await edit('second edit');
+      expect([refused.status, refused.body.msg]).toEqual([400, 'Your organization has turned off message editing']);
+      expect((await t.api.get('/server_settings', null)).body.realm_name).toBe('Renamed Org');
+      const state = await t.api.post('/register', member, { fetch_event_types: ['realm'] });
+      expect(state.body.realm_name).toBe('Renamed Org');
+    });
+
+    it("a user's first alert word changes the organization's count: the next message is flagged", async () => {
+      const { owner, member } = t.cast;
+      await createChannel(t, 'news', [owner, member]);
+      const send = async (content: string) =>
+        (await t.api.post('/messages', owner, { type: 'channel', to: 'news', topic: 'x', content })).body.id as number;
+      await send('release notes'); // the organization row is cached with no alert words
+      expect((await t.api.post('/users/me/alert_words', member, { alert_words: ['release'] })).status).toBe(200);
+      const id = await send('the release is out');
+      const row = await t.ctx.db('user_messages').where({ message_id: id, user_id: member.id }).first('flags');
+      expect(Number(row.flags) & (1 << 9)).toBe(1 << 9); // has_alert_word
+    });
+
+    it('a new organization changes which one a host name addresses', async () => {
+      const { member } = t.cast;
+      const atOther = () => t.api.call('get', '/users/me', member, {}, { headers: { host: 'other.example.com' } });
+      // No organization has the subdomain "other": the root organization answers there.
+      expect((await atOther()).status).toBe(200);
+      await doCreateRealm(t.ctx.db, { stringId: 'other', name: 'Other' });
+      expect((await atOther()).status).toBe(401);
+      expect((await me(t, member)).status).toBe(200);
+    });
+  });
+
+  describe('the channel to send to', () => {
+    it('a new subscriber receives the next message; one who left does not', async () => {
+      const { owner, member, moderator, admin } = t.cast;
+      await createChannel(t, 'crowd', [owner, member]);
+      expect(await receiversOf(owner, 'crowd')).toEqual([owner.id, member.id].sort((a, b) => a - b));
+      const add = { subscriptions: [{ name: 'crowd' }], principals: [moderator.id] };
+      expect((await t.api.post('/users/me/subscriptions', admin, add)).status).toBe(200);
+      expect(await receiversOf(owner, 'crowd')).toEqual([owner.id, moderator.id, member.id].sort((a, b) => a - b));
+      expect((await t.api.delete('/users/me/subscriptions', member, { subscriptions: ['crowd'] })).status).toBe(200);
+      expect(await receiversOf(owner, 'crowd')).toEqual([owner.id, moderator.id].sort((a, b) => a - b));
+    });
+
+    it('a deactivated subscriber stops receiving, and receives again once reactivated', async () => {
+      const { owner, member, admin } = t.cast;
+      const channel = await createChannel(t, 'crowd', [owner, member]);
+      expect(await receiversOf(owner, 'crowd')).toContain(member.id);
+      expect((await t.api.delete(`/users/${member.id}`, admin)).status).toBe(200);
+      expect(await receiversOf(owner, 'crowd')).not.toContain(member.id);
+      expect((await t.api.post(`/users/${member.id}/reactivate`, admin)).status).toBe(200);
+      // By id as well as by name: both keys of the same channel were dropped.
+      const byId = await t.api.post('/messages', owner, { type: 'channel', to: channel.id, topic: 'cache', content: 'again' });
+      expect(await t.ctx.db('user_messages').where({ message_id: byId.body.id, user_id: member.id }).first()).toBeDefined();
+    });
+
+    it('a channel created after a failed send is found by the next one', async () => {
+      const { owner } = t.cast;
+      const before = await t.api.post('/messages', owner, { type: 'channel', to: 'later', topic: 'x', content: 'y' });
+      expect([before.status, before.body.code]).toEqual([400, 'STREAM_DOES_NOT_EXIST']);
+      await createChannel(t, 'later', [owner]);
+      expect(await receiversOf(owner, 'later')).toEqual([owner.id]);
+    });
+  });
+});
+
+eachDatabase('cache invalidation from the CLI (another process)', (dialect) => {
+  let instance: Instance;
+  let server: ServerProcess | null = null;
+  beforeEach(async () => {
+    instance = await newInstance(dialect);
+  });
+  afterEach(async () => {
+    await server?.kill();
+    server = null;
+    await instance.drop();
+  });
+
+  /** Repeats `check` until it holds (the server reads what the CLI recorded every CACHE_POLL_MS). */
+  async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      if (await check()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`never: ${what}`);
+  }
+
+  it('api-key --regenerate: the running server refuses the old key', async () => {
+    server = await startServerProcess({ ...instance.env, DATABASE_URL: instance.databaseUrl ?? '' });
+    const client = new ProcessClient(server.url, new ContractChecker(await testSpec()));
+    const owner = server.owner;
+    expect((await client.call('GET', '/users/me', owner)).status).toBe(200);
+    const cli = await runCli(['api-key', '--email', owner.email, '--regenerate'], instance.env);
+    expect(cli.code).toBe(0);
+    const newKey = cli.stdout.trim();
+    await eventually(async () => (await client.call('GET', '/users/me', owner)).status === 401, 'the old key is refused');
+    expect((await client.call('GET', '/users/me', { email: owner.email, apiKey: newKey })).status).toBe(200);
+  });
+
+  it('cache flush: a row edited by hand is seen once flushed', async () => {
+    server = await startServerProcess({ ...instance.env, DATABASE_URL: instance.databaseUrl ?? '' });
+    const client = new ProcessClient(server.url, new ContractChecker(await testSpec()));
+    const owner = server.owner;
+    const name = async () => (await client.call('GET', '/users/me', owner)).body.full_name as string;
+    const before = await name();
+    const db = instance.open();
+    await db('users').where({ api_key: owner.apiKey }).update({ full_name: 'Edited By Hand' });
+    // Cached, and no process said it changed.
+    expect(await name()).toBe(before);
+    const cli = await runCli(['cache', 'flush'], instance.env);
+    expect(cli.code).toBe(0);
+    await eventually(async () => (await name()) === 'Edited By Hand', 'the edited name is served');
+  });
+});
