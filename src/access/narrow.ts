@@ -16,7 +16,9 @@ import {
 } from '../queries/channels';
 import { getDmGroupByHash, getDmParticipants, getMessageRow, hasUserMessage } from '../queries/messages';
 import { type Filter, listDmRecipientIdsOfUser, listWebPublicChannelRecipientIds, type NarrowQuery } from '../queries/narrow';
+import { listRareTermMessageIds } from '../queries/search-index';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { MAX_SEARCH_WORDS, searchTerms } from '../domain/search';
 import { canReadChannelHistory, Viewer } from './viewer';
 import { RecipientType } from '../domain/recipients';
 
@@ -128,9 +130,9 @@ export async function resolveNarrow(
       case 'with':
         break; // near only guides the client's anchor; with was applied above
       case 'search': {
-        const words = searchTokens(String(t.operand));
-        if (!negated) searchWords.push(...words);
-        filters.push({ kind: 'search', words, negated });
+        const operand = String(t.operand);
+        if (!negated) searchWords.push(...searchTokens(operand));
+        filters.push(await searchFilter(db, operand, negated));
         break;
       }
       case 'mentions': {
@@ -280,11 +282,32 @@ function intersect(current: number[] | null, ids: number[]): number[] {
   return current.filter((id) => set.has(id));
 }
 
-/** Words of a search operand, reduced to what both FTS engines treat as plain terms. */
+/** A message count under which a word's messages are read from its rows rather than probed page by page. */
+const RARE_WORD_MESSAGES = 2000;
+/** How many words of an operand are tried as the rare one (each try reads at most RARE_WORD_MESSAGES rows). */
+const RARE_WORD_TRIES = 3;
+
+/**
+ * The search filter of an operand: its folded words, and for a non-negated
+ * search the messages of its rarest-looking word when that word is rare
+ * (longest words first: a long word is usually the rarest). See ADR 0013.
+ */
+async function searchFilter(db: Knex, operand: string, negated: boolean): Promise<Filter> {
+  const words = searchTerms(operand).slice(0, MAX_SEARCH_WORDS);
+  if (negated || words.length === 0) return { kind: 'search', words, negated };
+  const byLength = [...words].sort((a, b) => b.length - a.length).slice(0, RARE_WORD_TRIES);
+  for (const word of byLength) {
+    const ids = await listRareTermMessageIds(db, word, RARE_WORD_MESSAGES);
+    if (ids) return { kind: 'search', words: words.filter((w) => w !== word), candidateIds: ids, negated };
+  }
+  return { kind: 'search', words, negated };
+}
+
+/** Words of a search operand as the highlighter marks them (matching uses src/domain/search.ts). */
 export function searchTokens(text: string): string[] {
   return text
     .toLowerCase()
     .split(/[^\p{L}\p{N}_]+/u)
     .filter((w) => w.length > 0)
-    .slice(0, 20);
+    .slice(0, MAX_SEARCH_WORDS);
 }

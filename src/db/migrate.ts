@@ -17,6 +17,7 @@ import * as m017 from './migrations/017_submessages';
 import * as m018 from './migrations/018_avatars';
 import * as m019 from './migrations/019_custom_emoji';
 import * as m020 from './migrations/020_alert_words';
+import * as m021 from './migrations/021_search_terms';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '018_avatars': m018,
   '019_custom_emoji': m019,
   '020_alert_words': m020,
+  '021_search_terms': m021,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { dialectOf } from '../db/connection';
 import { RecipientType } from '../domain/recipients';
 import { inChunks } from './ids';
+import { containsWordSql } from './search-index';
 import { MessageRow, selectMessageColumns, toMessageRow } from './messages';
 
 type Q = Knex | Knex.Transaction;
@@ -17,7 +17,11 @@ export type Filter =
   | { kind: 'reaction'; negated: boolean }
   | { kind: 'id'; id: number; negated: boolean }
   | { kind: 'resolved'; negated: boolean }
-  | { kind: 'search'; words: string[]; negated: boolean }
+  /**
+   * Words already folded (src/domain/search.ts); `candidateIds`, when set,
+   * holds every message containing one of them (a rare word).
+   */
+  | { kind: 'search'; words: string[]; candidateIds?: number[]; negated: boolean }
   /** Muted for the viewer: a muted channel's message unless its topic is unmuted or followed, or a muted topic's (Zulip's exclude_muting_conditions). */
   | { kind: 'muted'; viewerId: number; mutedRecipients: number[]; negated: boolean }
   /** In a topic for which the viewer has this policy (is:followed). */
@@ -108,7 +112,7 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
       else qb.where('m.topic_key', 'like', '✔ %');
       return;
     case 'search':
-      applySearch(q, qb, f.words, f.negated);
+      applySearch(qb, f);
       return;
     case 'muted': {
       const policy = (policies: number[]) =>
@@ -139,31 +143,27 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
   }
 }
 
-/** Full text: FTS5 on SQLite, FULLTEXT on MySQL; every word must match (as a prefix). */
-function applySearch(q: Q, qb: Knex.QueryBuilder, words: string[], negated: boolean): void {
-  if (words.length === 0) {
-    if (!negated) qb.whereRaw('1 = 0');
+/**
+ * Full text (ADR 0013): every word must begin a word of the message's topic
+ * or content. A word with few messages (`candidateIds`, read from its rows
+ * beforehand) narrows the query to those ids; every other word is a probe of
+ * index (message_id, term) per message the page walks past, so a page costs
+ * its own messages plus the ones skipped, never every match in history.
+ */
+function applySearch(qb: Knex.QueryBuilder, f: Extract<Filter, { kind: 'search' }>): void {
+  if (f.words.length === 0 && !f.candidateIds) {
+    if (!f.negated) qb.whereRaw('1 = 0');
     return;
   }
-  if (dialectOf(q as Knex) === 'mysql') {
-    // InnoDB FULLTEXT never indexes words under innodb_ft_min_token_size (3)
-    // or its stopwords, and a required (+) term it cannot index matches
-    // nothing: those words are matched with LIKE instead.
-    const indexable = words.filter((w) => [...w].length >= 3 && !INNODB_STOPWORDS.has(w));
-    const rest = words.filter((w) => !indexable.includes(w));
-    const build = (b: Knex.QueryBuilder) => {
-      if (indexable.length) b.whereRaw('MATCH(m.topic, m.content) AGAINST (? IN BOOLEAN MODE)', [indexable.map((w) => `+${w}*`).join(' ')]);
-      for (const w of rest)
-        b.where((c) => c.where('m.content', 'like', `%${escapeLike(w)}%`).orWhere('m.topic', 'like', `%${escapeLike(w)}%`));
-    };
-    if (negated) qb.whereNot(build);
-    else qb.where(build);
-    return;
-  }
-  const expr = words.map((w) => `"${w}"*`).join(' ');
-  const sql = 'm.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)';
-  if (negated) qb.whereRaw(`NOT ${sql}`, [expr]);
-  else qb.whereRaw(sql, [expr]);
+  const build = (b: Knex.QueryBuilder) => {
+    if (f.candidateIds) b.whereIn('m.id', f.candidateIds.length ? f.candidateIds : [0]);
+    for (const w of f.words) {
+      const { sql, bindings } = containsWordSql(w);
+      b.whereRaw(sql, bindings);
+    }
+  };
+  if (f.negated) qb.whereNot(build);
+  else qb.where(build);
 }
 
 function filtered(q: Q, nq: NarrowQuery) {
@@ -243,44 +243,3 @@ export async function listDmRecipientIdsOfUser(q: Q, userId: number, { groupsOnl
   if (groupsOnly) qb.where('g.group_size', '>', 2);
   return qb.pluck('s.recipient_id');
 }
-
-/** InnoDB's default full-text stopwords (information_schema.INNODB_FT_DEFAULT_STOPWORD). */
-const INNODB_STOPWORDS = new Set([
-  'a',
-  'about',
-  'an',
-  'are',
-  'as',
-  'at',
-  'be',
-  'by',
-  'com',
-  'de',
-  'en',
-  'for',
-  'from',
-  'how',
-  'i',
-  'in',
-  'is',
-  'it',
-  'la',
-  'of',
-  'on',
-  'or',
-  'that',
-  'the',
-  'this',
-  'to',
-  'was',
-  'what',
-  'when',
-  'where',
-  'who',
-  'will',
-  'with',
-  'und',
-  'www',
-]);
-
-const escapeLike = (w: string) => w.replace(/[\\%_]/g, (c) => `\\${c}`);

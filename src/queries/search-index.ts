@@ -1,0 +1,95 @@
+import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
+import { messageSearchTerms, prefixRange } from '../domain/search';
+
+/**
+ * message_search_terms: one row per (word, message) (migration 021, ADR
+ * 0013). Every write of a message's topic or content goes through here in
+ * the same transaction, so a search sees an edit or a move as soon as it
+ * is committed.
+ */
+type Q = Knex | Knex.Transaction;
+
+export const SEARCH_TABLE = 'message_search_terms';
+
+/** Rows per INSERT: 2 variables each, well under SQLite's 32,766. */
+const ROWS_PER_INSERT = 1000;
+
+/** Inserts (term, message id) pairs, skipping pairs already present. */
+export async function insertSearchRows(q: Q, rows: ReadonlyArray<readonly [string, number]>): Promise<void> {
+  const verb = dialectOf(q as Knex) === 'mysql' ? 'INSERT IGNORE INTO' : 'INSERT OR IGNORE INTO';
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const slice = rows.slice(i, i + ROWS_PER_INSERT);
+    await q.raw(
+      `${verb} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(() => '(?, ?)').join(', ')}`,
+      slice.flatMap(([term, id]) => [term, id]),
+    );
+  }
+}
+
+/** Indexes a new message. */
+export async function indexNewMessage(q: Q, id: number, topic: string, content: string): Promise<void> {
+  await insertSearchRows(
+    q,
+    messageSearchTerms(topic, content).map((t) => [t, id] as const),
+  );
+}
+
+export interface SearchTextChange {
+  id: number;
+  before: { topic: string; content: string };
+  after: { topic: string; content: string };
+}
+
+/**
+ * Brings the rows of changed messages up to date: only the words that
+ * appeared or disappeared are written, so renaming a topic of 10,000
+ * messages touches the topic's words, not every word of every message.
+ */
+export async function reindexMessages(q: Q, changes: readonly SearchTextChange[]): Promise<void> {
+  const removed = new Map<string, number[]>();
+  const added: Array<readonly [string, number]> = [];
+  for (const c of changes) {
+    const before = new Set(messageSearchTerms(c.before.topic, c.before.content));
+    const after = new Set(messageSearchTerms(c.after.topic, c.after.content));
+    for (const t of before) if (!after.has(t)) removed.set(t, [...(removed.get(t) ?? []), c.id]);
+    for (const t of after) if (!before.has(t)) added.push([t, c.id]);
+  }
+  for (const [term, ids] of removed) {
+    for (let i = 0; i < ids.length; i += 5000)
+      await q(SEARCH_TABLE)
+        .where('term', term)
+        .whereIn('message_id', ids.slice(i, i + 5000))
+        .del();
+  }
+  await insertSearchRows(q, added);
+}
+
+/** Removes the rows of deleted messages. */
+export async function deleteSearchRows(q: Q, ids: readonly number[]): Promise<void> {
+  if (ids.length) await q(SEARCH_TABLE).whereIn('message_id', ids).del();
+}
+
+/**
+ * The ids of the messages containing a word that begins with `word`, if
+ * there are at most `cap` of them; null when there are more. A rare word is
+ * cheapest read from its rows; a common one by walking the page's candidates
+ * and probing each (ADR 0013).
+ */
+export async function listRareTermMessageIds(q: Q, word: string, cap: number): Promise<number[] | null> {
+  const [from, to] = prefixRange(word);
+  const ids: number[] = await q(SEARCH_TABLE)
+    .where('term', '>=', from)
+    .andWhere('term', '<', to)
+    .limit(cap + 1)
+    .pluck('message_id');
+  return ids.length > cap ? null : [...new Set(ids.map(Number))];
+}
+
+/** The condition "message m contains a word beginning with `word`", as SQL with its bindings. */
+export function containsWordSql(word: string): { sql: string; bindings: string[] } {
+  return {
+    sql: `EXISTS (SELECT 1 FROM ${SEARCH_TABLE} st WHERE st.message_id = m.id AND st.term >= ? AND st.term < ?)`,
+    bindings: prefixRange(word),
+  };
+}
