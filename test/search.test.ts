@@ -6,10 +6,10 @@ import { foldForSearch } from '../src/domain/search';
 /**
  * Search over message_search_terms (migration 021): what the index must
  * follow at once (edits, renames, moves, deletions) and what access hides.
- * Each case runs twice: once as is (its words are rare, so their messages
- * are read from their rows) and once with the words made common (rows of
- * messages that do not exist push them past the rare bound), so the probe
- * walk answers.
+ * Each case runs three times, for the three ways a search word is read: as
+ * is (it begins one indexed word: a join), and with rows of messages that do
+ * not exist for longer words it begins (several indexed words: a semi-join;
+ * more than can be listed: a range of words).
  */
 eachDatabase('search', (dialect) => {
   let t: TestServer;
@@ -33,10 +33,10 @@ eachDatabase('search', (dialect) => {
   };
   // Notices of a move would themselves contain the topic's words.
   const noNotices = { send_notification_to_old_thread: false, send_notification_to_new_thread: false };
-  /** Rows for 2,100 ids no message has: enough to make the word common (the rare bound is 2,000). */
-  const makeCommon = async (term: string) => {
-    const rows = Array.from({ length: 2100 }, (_, i) => ({ term: foldForSearch(term), message_id: 2_000_000_000 + i }));
-    for (let i = 0; i < rows.length; i += 500) await t.ctx.db('message_search_terms').insert(rows.slice(i, i + 500));
+  /** Rows of `extra` longer words beginning with `word`, for messages that do not exist. */
+  const addLongerWords = async (word: string, extra: number) => {
+    const rows = Array.from({ length: extra }, (_, i) => ({ term: `${foldForSearch(word)}x${i}`, message_id: 2_000_000_000 + i }));
+    if (rows.length) await t.ctx.db('message_search_terms').insert(rows);
   };
 
   beforeAll(async () => {
@@ -48,12 +48,13 @@ eachDatabase('search', (dialect) => {
   afterAll(() => t.close());
 
   describe.each([
-    ['rare words', false],
-    ['common words', true],
-  ])('%s', (_label, common) => {
-    const w = (word: string) => `${word}${common ? 'c' : 'r'}`;
+    ['one indexed word', 'a', 0],
+    ['several indexed words', 'b', 3],
+    ['more indexed words than are listed', 'c', 60],
+  ])('%s', (_label, suffix, extra) => {
+    const w = (word: string) => `${word}${suffix}`;
     const prepare = async (...words: string[]) => {
-      if (common) for (const word of words) await makeCommon(word);
+      for (const word of words) await addLongerWords(word, extra);
     };
 
     it('an edit: the new word finds the message, the old word no longer does', async () => {

@@ -15,8 +15,14 @@ import {
   getPublicChannelRecipientIds,
 } from '../queries/channels';
 import { getDmGroupByHash, getDmParticipants, getMessageRow, hasUserMessage } from '../queries/messages';
-import { type Filter, listDmRecipientIdsOfUser, listWebPublicChannelRecipientIds, type NarrowQuery } from '../queries/narrow';
-import { listRareTermMessageIds } from '../queries/search-index';
+import {
+  type Filter,
+  listDmRecipientIdsOfUser,
+  type SearchWord,
+  listWebPublicChannelRecipientIds,
+  type NarrowQuery,
+} from '../queries/narrow';
+import { listSearchTermsWithPrefix } from '../queries/search-index';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
 import { MAX_SEARCH_WORDS, searchTerms } from '../domain/search';
 import { canReadChannelHistory, Viewer } from './viewer';
@@ -282,24 +288,14 @@ function intersect(current: number[] | null, ids: number[]): number[] {
   return current.filter((id) => set.has(id));
 }
 
-/** A message count under which a word's messages are read from its rows rather than probed page by page. */
-const RARE_WORD_MESSAGES = 2000;
-/** How many words of an operand are tried as the rare one (each try reads at most RARE_WORD_MESSAGES rows). */
-const RARE_WORD_TRIES = 3;
+/** A search word that begins more indexed words than this reads them as a range (ADR 0013). */
+const MAX_TERMS_PER_WORD = 50;
 
-/**
- * The search filter of an operand: its folded words, and for a non-negated
- * search the messages of its rarest-looking word when that word is rare
- * (longest words first: a long word is usually the rarest). See ADR 0013.
- */
+/** The search filter of an operand: its folded words, each with the indexed words it begins. */
 async function searchFilter(db: Knex, operand: string, negated: boolean): Promise<Filter> {
-  const words = searchTerms(operand).slice(0, MAX_SEARCH_WORDS);
-  if (negated || words.length === 0) return { kind: 'search', words, negated };
-  const byLength = [...words].sort((a, b) => b.length - a.length).slice(0, RARE_WORD_TRIES);
-  for (const word of byLength) {
-    const ids = await listRareTermMessageIds(db, word, RARE_WORD_MESSAGES);
-    if (ids) return { kind: 'search', words: words.filter((w) => w !== word), candidateIds: ids, negated };
-  }
+  const words: SearchWord[] = [];
+  for (const prefix of searchTerms(operand).slice(0, MAX_SEARCH_WORDS))
+    words.push({ prefix, terms: await listSearchTermsWithPrefix(db, prefix, MAX_TERMS_PER_WORD) });
   return { kind: 'search', words, negated };
 }
 

@@ -1,10 +1,20 @@
 import type { Knex } from 'knex';
 import { RecipientType } from '../domain/recipients';
 import { inChunks } from './ids';
-import { containsWordSql } from './search-index';
+import { SEARCH_TABLE } from './search-index';
+import { prefixRange } from '../domain/search';
 import { MessageRow, selectMessageColumns, toMessageRow } from './messages';
 
 type Q = Knex | Knex.Transaction;
+
+/**
+ * A search word, folded (src/domain/search.ts), with the indexed words it
+ * begins (`listSearchTermsWithPrefix`); null when they are too many to list.
+ */
+export interface SearchWord {
+  prefix: string;
+  terms: string[] | null;
+}
 
 /** One condition of a narrow, already resolved to ids (src/access/narrow.ts). */
 export type Filter =
@@ -17,11 +27,7 @@ export type Filter =
   | { kind: 'reaction'; negated: boolean }
   | { kind: 'id'; id: number; negated: boolean }
   | { kind: 'resolved'; negated: boolean }
-  /**
-   * Words already folded (src/domain/search.ts); `candidateIds`, when set,
-   * holds every message containing one of them (a rare word).
-   */
-  | { kind: 'search'; words: string[]; candidateIds?: number[]; negated: boolean }
+  | { kind: 'search'; words: SearchWord[]; negated: boolean }
   /** Muted for the viewer: a muted channel's message unless its topic is unmuted or followed, or a muted topic's (Zulip's exclude_muting_conditions). */
   | { kind: 'muted'; viewerId: number; mutedRecipients: number[]; negated: boolean }
   /** In a topic for which the viewer has this policy (is:followed). */
@@ -66,7 +72,7 @@ function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string } {
   return { qb, idCol: 'm.id' };
 }
 
-function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
+function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter, idCol: string, position: number): void {
   if (f.kind === 'nothing') {
     qb.whereRaw('1 = 0');
     return;
@@ -112,7 +118,7 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
       else qb.where('m.topic_key', 'like', '✔ %');
       return;
     case 'search':
-      applySearch(qb, f);
+      applySearch(q, qb, f, idCol, `st${position}_`);
       return;
     case 'muted': {
       const policy = (policies: number[]) =>
@@ -145,30 +151,43 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter): void {
 
 /**
  * Full text (ADR 0013): every word must begin a word of the message's topic
- * or content. A word with few messages (`candidateIds`, read from its rows
- * beforehand) narrows the query to those ids; every other word is a probe of
- * index (message_id, term) per message the page walks past, so a page costs
- * its own messages plus the ones skipped, never every match in history.
+ * or content. A word that begins exactly one indexed word is an inner join
+ * on (term, message_id): the database walks that word's rows backwards from
+ * the anchor and stops at the page's end, whatever the number of matches in
+ * history. A word that begins several indexed words is a semi-join (read
+ * whole, then sorted: correct, and as costly as its matches).
  */
-function applySearch(qb: Knex.QueryBuilder, f: Extract<Filter, { kind: 'search' }>): void {
-  if (f.words.length === 0 && !f.candidateIds) {
+function applySearch(q: Q, qb: Knex.QueryBuilder, f: Extract<Filter, { kind: 'search' }>, idCol: string, alias: string): void {
+  if (f.words.length === 0) {
     if (!f.negated) qb.whereRaw('1 = 0');
     return;
   }
-  const build = (b: Knex.QueryBuilder) => {
-    if (f.candidateIds) b.whereIn('m.id', f.candidateIds.length ? f.candidateIds : [0]);
-    for (const w of f.words) {
-      const { sql, bindings } = containsWordSql(w);
-      b.whereRaw(sql, bindings);
-    }
-  };
-  if (f.negated) qb.whereNot(build);
-  else qb.where(build);
+  if (!f.negated) {
+    f.words.forEach((w, i) => {
+      if (w.terms?.length === 0) qb.whereRaw('1 = 0');
+      else if (w.terms?.length === 1) {
+        const st = `${alias}${i}`;
+        qb.join(`${SEARCH_TABLE} as ${st}`, (j) => j.on(`${st}.message_id`, '=', idCol).andOnVal(`${st}.term`, '=', w.terms![0]!));
+      } else qb.whereIn(idCol, wordMessages(q, w));
+    });
+    return;
+  }
+  qb.whereNot((b) => {
+    for (const w of f.words) b.whereIn(idCol, wordMessages(q, w));
+  });
+}
+
+/** The ids of the messages containing a word a search word begins. */
+function wordMessages(q: Q, w: SearchWord): Knex.QueryBuilder {
+  const sub = q(SEARCH_TABLE).select('message_id');
+  if (w.terms) return sub.whereIn('term', w.terms.length ? w.terms : ['']);
+  const [from, to] = prefixRange(w.prefix);
+  return sub.where('term', '>=', from).andWhere('term', '<', to);
 }
 
 function filtered(q: Q, nq: NarrowQuery) {
   const { qb, idCol } = base(q, nq);
-  for (const f of nq.filters) applyFilter(q, qb, f);
+  nq.filters.forEach((f, position) => applyFilter(q, qb, f, idCol, position));
   return { qb, idCol };
 }
 

@@ -71,25 +71,18 @@ export async function deleteSearchRows(q: Q, ids: readonly number[]): Promise<vo
 }
 
 /**
- * The ids of the messages containing a word that begins with `word`, if
- * there are at most `cap` of them; null when there are more. A rare word is
- * cheapest read from its rows; a common one by walking the page's candidates
- * and probing each (ADR 0013).
+ * The indexed words that begin with `prefix`, at most `max` of them; null
+ * when there are more (a short prefix: the query then reads a range).
+ * MariaDB reads one index entry per distinct word (a loose index scan).
  */
-export async function listRareTermMessageIds(q: Q, word: string, cap: number): Promise<number[] | null> {
-  const [from, to] = prefixRange(word);
-  const ids: number[] = await q(SEARCH_TABLE)
+export async function listSearchTermsWithPrefix(q: Q, prefix: string, max: number): Promise<string[] | null> {
+  const [from, to] = prefixRange(prefix);
+  const terms: string[] = await q(SEARCH_TABLE)
     .where('term', '>=', from)
     .andWhere('term', '<', to)
-    .limit(cap + 1)
-    .pluck('message_id');
-  return ids.length > cap ? null : [...new Set(ids.map(Number))];
-}
-
-/** The condition "message m contains a word beginning with `word`", as SQL with its bindings. */
-export function containsWordSql(word: string): { sql: string; bindings: string[] } {
-  return {
-    sql: `EXISTS (SELECT 1 FROM ${SEARCH_TABLE} st WHERE st.message_id = m.id AND st.term >= ? AND st.term < ?)`,
-    bindings: prefixRange(word),
-  };
+    .distinct('term')
+    .orderBy('term')
+    .limit(max + 1)
+    .pluck('term');
+  return terms.length > max ? null : terms.map(String);
 }
