@@ -188,7 +188,23 @@ function wordMessages(q: Q, w: SearchWord): Knex.QueryBuilder {
 function filtered(q: Q, nq: NarrowQuery) {
   const { qb, idCol } = base(q, nq);
   nq.filters.forEach((f, position) => applyFilter(q, qb, f, idCol, position));
-  return { qb, idCol };
+  return { qb, idCol: searchJoinColumn(nq) ?? idCol };
+}
+
+/**
+ * The message id column of the first search join, if any: the page is
+ * bounded and ordered by it, so the planner walks that word's rows from the
+ * anchor (it holds the same values as the base id column). SQLite, without
+ * statistics, otherwise walked the viewer's messages and probed the word for
+ * each (measured: 14–30 ms against 0.2–0.4 ms at 10k and 100k).
+ */
+function searchJoinColumn(nq: NarrowQuery): string | null {
+  for (const [position, f] of nq.filters.entries()) {
+    if (f.kind !== 'search' || f.negated) continue;
+    const i = f.words.findIndex((w) => w.terms?.length === 1);
+    if (i >= 0) return `st${position}_${i}.message_id`;
+  }
+  return null;
 }
 
 /** Keyset page: ids `op` anchor in `order`, at most `limit` (callers ask for one more to learn found_*). */
