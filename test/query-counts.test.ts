@@ -68,7 +68,8 @@ eachDatabase('query counts', (dialect) => {
     afterAll(() => t.close());
 
     // Statements per request (authentication included): a ceiling, so a new round trip is a decision.
-    const CEILING: Record<string, number> = { 'no narrow': 5, 'a channel narrow': 5, 'a channel + topic narrow': 5, 'a search narrow': 5 };
+    // A search first lists the indexed words each search word begins (one index lookup, ADR 0013).
+    const CEILING: Record<string, number> = { 'no narrow': 5, 'a channel narrow': 5, 'a channel + topic narrow': 5, 'a search narrow': 6 };
     const cases: Array<[string, Record<string, unknown>]> = [
       ['no narrow', {}],
       ['a channel narrow', { narrow: [{ operator: 'channel', operand: 'general' }] }],
@@ -134,7 +135,8 @@ eachDatabase('query counts', (dialect) => {
         n: 60,
       });
       expect(large.queries).toBe(small.queries);
-      expect(small.queries).toBeLessThanOrEqual(6);
+      // 7: the message's search rows are one INSERT (migration 021; FTS5 triggers and InnoDB FULLTEXT wrote them inside the message's).
+      expect(small.queries).toBeLessThanOrEqual(7);
     });
 
     itWhen('send-message', 'the same number of queries with a user mention, for 5 and for 60 subscribers', async () => {
