@@ -27,6 +27,7 @@ import { createDb, mysqlConnectionOptions } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
 import { inTransaction } from '../src/db/transaction';
 import { flagMask } from '../src/domain/flags';
+import { messageSearchTerms } from '../src/domain/search';
 import { Role } from '../src/domain/roles';
 import { SPARSE_FLAGS } from '../src/domain/sparse-flags';
 import type { UserRow } from '../src/queries/rows';
@@ -552,6 +553,7 @@ async function loadMessages(
     const userMessages: Value[][] = [];
     const sparseRows: Value[][][] = SPARSE_FLAGS.map(() => []);
     const reactions: Value[][] = [];
+    const searchRows: Value[][] = [];
     for (let k = 0; k < count; k++) {
       const i = stats.messages++;
       const f = i / M;
@@ -625,6 +627,8 @@ async function loadMessages(
         0,
         0,
       ]);
+      // The search index rows sendMessageInTx would write (migration 021).
+      for (const term of messageSearchTerms(topic, body.content)) searchRows.push([term, id]);
       for (const u of receivers) {
         const flags = userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base);
         userMessages.push([umId++, ids.users[u]!, id, flags]);
@@ -675,6 +679,7 @@ async function loadMessages(
       { table: 'user_messages', columns: ['id', 'user_id', 'message_id', 'flags'], rows: userMessages },
       ...SPARSE_FLAGS.map((sf, k) => ({ table: sf.table, columns: ['user_id', 'message_id'], rows: sparseRows[k]! })),
       { table: 'reactions', columns: ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'], rows: reactions },
+      { table: 'message_search_terms', columns: ['term', 'message_id'], rows: searchRows },
     ];
   };
 

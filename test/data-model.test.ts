@@ -172,6 +172,7 @@ eachDatabase('data model', (dialect) => {
       '018_avatars',
       '019_custom_emoji',
       '020_alert_words',
+      '021_search_terms',
       '022_sparse_flags',
       '023_cache_invalidations',
     ]);

@@ -65,9 +65,7 @@ export async function mysqlSink(databaseUrl: string): Promise<BulkSink> {
  * afterwards (a sorted build), from their own definitions as SHOW CREATE
  * TABLE prints them; restore() then checks that each table's definition is
  * what it was (up to the order of its lines). Indexes a foreign key needs
- * are never touched. The FULLTEXT index stays: loading without it was
- * faster (14k vs 8k messages/s), but once re-added on MariaDB 10.11.19 it
- * held entries and still matched nothing.
+ * are never touched.
  */
 async function deferIndexes(conn: Connection, tables: string[]): Promise<{ restore(): Promise<void> }> {
   const saved: Array<{ table: string; before: string; keys: string[] }> = [];

@@ -15,8 +15,16 @@ import {
   getPublicChannelRecipientIds,
 } from '../queries/channels';
 import { getDmGroupByHash, getDmParticipants, getMessageRow, hasUserMessage } from '../queries/messages';
-import { type Filter, listDmRecipientIdsOfUser, listWebPublicChannelRecipientIds, type NarrowQuery } from '../queries/narrow';
+import {
+  type Filter,
+  listDmRecipientIdsOfUser,
+  type SearchWord,
+  listWebPublicChannelRecipientIds,
+  type NarrowQuery,
+} from '../queries/narrow';
+import { listSearchTermsWithPrefix } from '../queries/search-index';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { MAX_SEARCH_WORDS, searchTerms } from '../domain/search';
 import { canReadChannelHistory, Viewer } from './viewer';
 import { RecipientType } from '../domain/recipients';
 
@@ -128,9 +136,9 @@ export async function resolveNarrow(
       case 'with':
         break; // near only guides the client's anchor; with was applied above
       case 'search': {
-        const words = searchTokens(String(t.operand));
-        if (!negated) searchWords.push(...words);
-        filters.push({ kind: 'search', words, negated });
+        const operand = String(t.operand);
+        if (!negated) searchWords.push(...searchTokens(operand));
+        filters.push(await searchFilter(db, operand, negated));
         break;
       }
       case 'mentions': {
@@ -280,11 +288,22 @@ function intersect(current: number[] | null, ids: number[]): number[] {
   return current.filter((id) => set.has(id));
 }
 
-/** Words of a search operand, reduced to what both FTS engines treat as plain terms. */
+/** A search word that begins more indexed words than this reads them as a range (ADR 0013). */
+const MAX_TERMS_PER_WORD = 50;
+
+/** The search filter of an operand: its folded words, each with the indexed words it begins. */
+async function searchFilter(db: Knex, operand: string, negated: boolean): Promise<Filter> {
+  const words: SearchWord[] = [];
+  for (const prefix of searchTerms(operand).slice(0, MAX_SEARCH_WORDS))
+    words.push({ prefix, terms: await listSearchTermsWithPrefix(db, prefix, MAX_TERMS_PER_WORD) });
+  return { kind: 'search', words, negated };
+}
+
+/** Words of a search operand as the highlighter marks them (matching uses src/domain/search.ts). */
 export function searchTokens(text: string): string[] {
   return text
     .toLowerCase()
     .split(/[^\p{L}\p{N}_]+/u)
     .filter((w) => w.length > 0)
-    .slice(0, 20);
+    .slice(0, MAX_SEARCH_WORDS);
 }

@@ -17,6 +17,7 @@ import * as m017 from './migrations/017_submessages';
 import * as m018 from './migrations/018_avatars';
 import * as m019 from './migrations/019_custom_emoji';
 import * as m020 from './migrations/020_alert_words';
+import * as m021 from './migrations/021_search_terms';
 import * as m022 from './migrations/022_sparse_flags';
 import * as m023 from './migrations/023_cache_invalidations';
 
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '018_avatars': m018,
   '019_custom_emoji': m019,
   '020_alert_words': m020,
+  '021_search_terms': m021,
   '022_sparse_flags': m022,
   '023_cache_invalidations': m023,
 };

@@ -102,7 +102,7 @@ export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: 
       slice,
     );
     // Children first: the foreign keys would cascade, but explicit deletes cost the same on both databases.
-    for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages', 'submessages'])
+    for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages', 'submessages', 'message_search_terms'])
       await q(table).whereIn('message_id', slice).del();
     deleted += await q('messages').whereIn('id', slice).del();
   }

@@ -4,6 +4,8 @@ import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
 import { nowSeconds } from './ids';
 import { insertMissingSparseFlagRows, syncSparseFlagsOfMessage } from './sparse-flags';
+import { searchTerms } from '../domain/search';
+import { reindexMessages } from './search-index';
 
 type Q = Knex | Knex.Transaction;
 
@@ -53,7 +55,10 @@ export async function updateMessageContentIf(q: Q, id: number, expected: string,
     .where({ id })
     .whereRaw(same, [expected])
     .update({ ...change, has_edit_history: true });
-  return Number(n) === 1;
+  if (Number(n) !== 1) return false;
+  const { topic } = (await q('messages').where({ id }).first('topic')) as { topic: string };
+  await reindexMessages(q, [{ id, before: { topic, content: expected }, after: { topic, content: change.content } }]);
+  return true;
 }
 
 /** A channel message of a topic, with its date (the move time limits). */
@@ -110,7 +115,32 @@ export async function moveMessageRows(q: Q, ids: readonly number[], change: Move
   const { last_moved_time, ...where } = change;
   const values: Record<string, unknown> = { ...where, has_edit_history: true };
   if (last_moved_time !== null) values.last_moved_time = last_moved_time;
-  await eachChunk(ids, (slice) => q('messages').whereIn('id', slice).update(values));
+  await eachChunk(ids, async (slice) => {
+    await reindexMovedTopics(q, slice, change.topic);
+    await q('messages').whereIn('id', slice).update(values);
+  });
+}
+
+/**
+ * The search rows of messages whose topic changes words (a rename, not a
+ * move between channels under the same name, which leaves them as they are).
+ */
+async function reindexMovedTopics(q: Q, ids: number[], newTopic: string): Promise<void> {
+  const newWords = searchTerms(newTopic);
+  const sameWords = (topic: string) => {
+    const old = searchTerms(topic);
+    return old.length === newWords.length && old.every((w) => newWords.includes(w));
+  };
+  const rows: Array<{ id: number; topic: string }> = await q('messages').whereIn('id', ids).select('id', 'topic');
+  const changed = rows.filter((r) => !sameWords(r.topic)).map((r) => Number(r.id));
+  if (changed.length === 0) return;
+  const full: Array<{ id: number; topic: string; content: string }> = await q('messages')
+    .whereIn('id', changed)
+    .select('id', 'topic', 'content');
+  await reindexMessages(
+    q,
+    full.map((r) => ({ id: Number(r.id), before: { topic: r.topic, content: r.content }, after: { topic: newTopic, content: r.content } })),
+  );
 }
 
 export interface EditEntry {

@@ -3,6 +3,7 @@ import { invalidates } from '../db/invalidations';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { inChunks, insertOne, insertRows } from './ids';
+import { indexNewMessage } from './search-index';
 import { mapBools, UserRow } from './rows';
 import { insertSparseFlagRows, insertSparseFlagRowsOfUser, syncSparseFlagsOfUser } from './sparse-flags';
 
@@ -96,7 +97,10 @@ export type NewMessageRow = {
 
 /** Inserts a message row; returns its id. */
 export async function insertMessage(q: Q, row: NewMessageRow): Promise<number> {
-  return insertOne(q, 'messages', row);
+  const id = await insertOne(q, 'messages', row);
+  // Searchable from the moment the message is (same transaction).
+  await indexNewMessage(q, id, row.topic, row.content);
+  return id;
 }
 
 /** One user_messages row per receiver of a new message, in batches (a 1,000-subscriber channel is two statements). */
