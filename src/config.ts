@@ -9,6 +9,7 @@ import {
   optionalHttpUrl,
   portNumber,
   positiveInt,
+  nonNegativeInt,
   setting,
 } from './config-checks';
 import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
@@ -81,6 +82,8 @@ export interface Config {
   metricsHost: string;
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
   shutdownTimeoutMs: number;
+  /** Rendered messages kept per process (src/cache/messages.ts); 0 turns the cache off. */
+  cacheMessages: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -117,5 +120,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: metricsPort === undefined ? null : portNumber('METRICS_PORT', metricsPort),
     metricsHost: hostName('METRICS_HOST', setting(env, 'METRICS_HOST') ?? '127.0.0.1'),
     shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', setting(env, 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
+    cacheMessages: nonNegativeInt('CACHE_MESSAGES', setting(env, 'CACHE_MESSAGES') ?? '10000'),
   };
 }
