@@ -50,3 +50,48 @@ export class NotImplementedError extends ApiError {
     super(`Not implemented yet: ${operationId}`, 'NOT_IMPLEMENTED', 501);
   }
 }
+
+// ---------------------------------------------------------------- the database unreachable
+
+/**
+ * The connection went away (a database node killed or restarted, a proxy
+ * failing over): mysql2 marks such errors `fatal`; the errnos are the
+ * server's own "gone away", "lost connection", "connection killed" and
+ * "shutdown in progress".
+ */
+export function isConnectionLost(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number; fatal?: boolean; name?: string } | undefined;
+  if (!e) return false;
+  // No connection could be had from the pool in time (knex's acquire timeout): the database is not reachable.
+  if (e.name === 'KnexTimeoutError') return true;
+  if (e.fatal === true) return true;
+  if (e.errno !== undefined && [1053, 1927, 2006, 2013, 4031].includes(e.errno)) return true;
+  return ['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT'].includes(
+    e.code ?? '',
+  );
+}
+
+/** The database could not be reached (or was not ready) for the whole retry budget. */
+export class DatabaseUnavailableError extends ApiError {
+  constructor() {
+    super('The database is unavailable; try again shortly.', 'SERVER_NOT_READY', 503, {}, { 'Retry-After': '1' });
+  }
+}
+
+/**
+ * The connection was lost while COMMIT was on its way: the change may or may
+ * not be stored, and running the work again could store it twice (a message
+ * sent twice). Parley says so instead of guessing; the client can look
+ * before it tries again.
+ */
+export class CommitOutcomeUnknownError extends ApiError {
+  constructor() {
+    super(
+      'The database connection was lost while saving; the change may or may not have been saved. Check before retrying.',
+      'SERVER_NOT_READY',
+      503,
+      {},
+      { 'Retry-After': '1' },
+    );
+  }
+}

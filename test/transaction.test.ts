@@ -1,4 +1,6 @@
 import { inTransaction } from '../src/db/transaction';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../src/errors';
+import { toErrorResponse } from '../src/http/errors';
 import { eachDatabase, freshDatabase, TestDb } from './support/databases';
 
 eachDatabase('inTransaction', (dialect) => {
@@ -50,5 +52,82 @@ eachDatabase('inTransaction', (dialect) => {
     await expect(attempt).rejects.toBe(failure);
     expect([runs, hooks]).toEqual([1, []]);
     expect(await t.db('dm_groups').where({ huddle_hash: 'rolled-back' }).count({ n: '*' })).toEqual([{ n: 0 }]);
+  });
+
+  it('runs the work again when a Galera node without quorum refuses a statement (1047)', async () => {
+    let runs = 0;
+    const result = await inTransaction(t.db, async (tx) => {
+      const attempt = ++runs;
+      await tx.trx('dm_groups').insert({ huddle_hash: `not-ready-${attempt}`, group_size: 1 });
+      if (attempt === 1) throw Object.assign(new Error('WSREP has not yet prepared node for application use'), { errno: 1047 });
+      return 'done';
+    });
+    expect([result, runs]).toEqual(['done', 2]);
+    expect(await t.db('dm_groups').where('huddle_hash', 'like', 'not-ready-%').pluck('huddle_hash')).toEqual(['not-ready-2']);
+  });
+
+  it('gives up with a 503 once the database stays unavailable for its whole budget', async () => {
+    let runs = 0;
+    const attempt = inTransaction(t.db, async () => {
+      runs++;
+      throw Object.assign(new Error('WSREP has not yet prepared node for application use'), { errno: 1047 });
+    });
+    await expect(attempt).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    // Backing off (50 ms doubling, at most 1 s) over the 8 s budget: a handful of attempts, not a busy loop.
+    expect(runs).toBeGreaterThan(3);
+    expect(runs).toBeLessThan(20);
+  }, 20_000);
+
+  if (dialect === 'mysql') {
+    const connectionId = async (trx: import('knex').Knex.Transaction) =>
+      ((await trx.raw('SELECT CONNECTION_ID() AS id')) as unknown as [Array<{ id: number }>])[0][0]!.id;
+
+    it('runs the work again when its connection is killed before COMMIT, and stores it once', async () => {
+      let runs = 0;
+      const result = await inTransaction(t.db, async (tx) => {
+        const attempt = ++runs;
+        await tx.trx('dm_groups').insert({ huddle_hash: `killed-${attempt}`, group_size: 1 });
+        if (attempt === 1) {
+          await t.db.raw('KILL CONNECTION ?', [await connectionId(tx.trx)]);
+          await tx.trx('dm_groups').insert({ huddle_hash: 'never', group_size: 1 });
+        }
+        return 'done';
+      });
+      expect([result, runs]).toEqual(['done', 2]);
+      expect(await t.db('dm_groups').where('huddle_hash', 'like', 'killed-%').pluck('huddle_hash')).toEqual(['killed-2']);
+    });
+
+    it('never replays work whose connection was lost during COMMIT: the outcome is unknown, the answer a 503', async () => {
+      let runs = 0;
+      const attempt = inTransaction(t.db, async (tx) => {
+        runs++;
+        await tx.trx('dm_groups').insert({ huddle_hash: 'commit-lost', group_size: 1 });
+        // The work is done; COMMIT goes out on a connection the server has just closed.
+        await t.db.raw('KILL CONNECTION ?', [await connectionId(tx.trx)]);
+      });
+      const err = await attempt.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CommitOutcomeUnknownError);
+      expect(runs).toBe(1);
+      const { status, body, headers } = toErrorResponse(err);
+      expect([status, body.code, headers['Retry-After']]).toEqual([503, 'SERVER_NOT_READY', '1']);
+      expect(String(body.msg)).toMatch(/may or may not have been saved/);
+    });
+  }
+
+  it('answers a read that met a lost connection with a 503 the client may retry, not a 500', () => {
+    const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), {
+      code: 'PROTOCOL_CONNECTION_LOST',
+      fatal: true,
+    });
+    const timeout = Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' });
+    for (const err of [lost, timeout, Object.assign(new Error('WSREP not ready'), { errno: 1047 })]) {
+      const { status, body, headers } = toErrorResponse(err);
+      expect([status, body, headers]).toEqual([
+        503,
+        { result: 'error', msg: 'The database is unavailable; try again shortly.', code: 'SERVER_NOT_READY' },
+        { 'Retry-After': '1' },
+      ]);
+    }
+    expect(toErrorResponse(new Error('something else')).status).toBe(500);
   });
 });

@@ -66,6 +66,11 @@ export function mysqlConnectionOptions(url: string): {
 function mysqlConfig(url: string, poolMax: number): Knex.Config {
   return {
     client: 'mysql2',
+    // While the database is unreachable the pool keeps trying to connect until
+    // this runs out; knex's 60 s default would hold a request (and its client)
+    // for a minute. Ten seconds rides out a proxy's failover or a Galera node's
+    // eviction (about 4 s), then the request gets a 503 (src/errors.ts).
+    acquireConnectionTimeout: 10_000,
     connection: {
       ...mysqlConnectionOptions(url),
       // No `charset` here: knex would then append `default character set` to

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError, isConnectionLost } from '../errors';
 
 /**
  * A transaction with an after-commit list. Actions queue events (and any
@@ -11,30 +12,67 @@ export interface Tx {
 }
 
 /**
- * Errors after which the whole transaction may simply run again:
- * - an InnoDB deadlock (it kills one of the transactions in a lock cycle);
- * - a duplicate key: actions check before they insert, and two concurrent
- *   transactions can both pass the check (InnoDB's consistent reads do not
- *   lock). Run again, the work sees the committed row and takes its
- *   "already exists" path (the existing DM conversation, "Reaction already
- *   exists.", CHANNEL_ALREADY_EXISTS, ...).
+ * Errors after which the whole transaction may simply run again, because the
+ * database guarantees it did not apply:
+ * - 1213: an InnoDB deadlock (it kills one of the transactions in a lock
+ *   cycle), and on Galera a certification conflict with a transaction
+ *   committed on another node, reported at any statement or at COMMIT;
+ * - 1062, a duplicate key: actions check before they insert, and two
+ *   concurrent transactions can both pass the check (InnoDB's consistent
+ *   reads do not lock). Run again, the work sees the committed row and takes
+ *   its "already exists" path (the existing DM conversation, "Reaction
+ *   already exists.", CHANNEL_ALREADY_EXISTS, ...);
+ * - SQLITE_BUSY.
  */
 const MAX_ATTEMPTS = 4;
-const isRetryable = (err: unknown) => {
-  const e = err as { code?: string; errno?: number };
-  return e?.errno === 1213 || e?.errno === 1062 || e?.code === 'SQLITE_BUSY';
-};
+type DbError = { code?: string; errno?: number } | undefined;
+const isConflict = (e: DbError) => e?.errno === 1213 || e?.errno === 1062 || e?.code === 'SQLITE_BUSY';
+
+/**
+ * 1047: a Galera node that lost its cluster's quorum refuses every statement
+ * ("WSREP has not yet prepared node for application use") until it rejoins,
+ * or until the load balancer sends the next attempt to another node.
+ */
+const isNodeNotReady = (e: DbError) => e?.errno === 1047;
+
+/**
+ * How long a transaction keeps retrying while the database is unreachable or
+ * not ready: long enough to ride out a Galera node's death (commits stall
+ * for about 4 s while the cluster evicts it) or a proxy's failover, short
+ * enough that the client's request does not hang.
+ */
+const UNAVAILABLE_BUDGET_MS = 8000;
 
 export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     const pending: Array<() => void> = [];
     let result: T;
+    // Set once the work has resolved: knex sends COMMIT next, so an error from
+    // then on comes from COMMIT (or from releasing the connection after it).
+    let committing = false;
     try {
-      result = await db.transaction(async (trx) => work({ trx, afterCommit: (fn) => pending.push(fn) }));
+      result = await db.transaction(async (trx) => {
+        const value = await work({ trx, afterCommit: (fn) => pending.push(fn) });
+        committing = true;
+        return value;
+      });
     } catch (err) {
-      if (attempt >= MAX_ATTEMPTS || !isRetryable(err)) throw err;
-      // Back off a little, with jitter, so the competing transactions do not collide again.
-      await new Promise((r) => setTimeout(r, attempt * 5 + Math.random() * 10));
+      const e = err as DbError;
+      if (isConflict(e)) {
+        // Rolled back by the database (a conflict at COMMIT too: Galera certifies before it applies).
+        if (attempt >= MAX_ATTEMPTS) throw err;
+        // Back off a little, with jitter, so the competing transactions do not collide again.
+        await sleep(attempt * 5 + Math.random() * 10);
+        continue;
+      }
+      const lost = isConnectionLost(err);
+      if (!lost && !isNodeNotReady(e)) throw err;
+      // A connection lost before COMMIT took its transaction with it: safe to run again.
+      // Lost during COMMIT, the outcome is unknown: never replayed blindly.
+      if (lost && committing) throw new CommitOutcomeUnknownError();
+      if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
+      await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
       continue;
     }
     // Committed: the hooks run outside the retry, since whatever they throw,
@@ -43,3 +81,5 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     return result;
   }
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { bounded } from '../domain/bounded';
-import { ApiError } from '../errors';
+import { ApiError, DatabaseUnavailableError, isConnectionLost } from '../errors';
 import { zulipMessageForValidation } from './validation';
 
 /**
@@ -41,6 +41,12 @@ function boundedError(err: unknown): unknown {
 }
 
 export function toErrorResponse(err: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  // A read outside a transaction that met a lost connection or a Galera node
+  // without quorum (1047): the request did not change anything, so the client
+  // may simply try again — a 503 with Retry-After says so, where a 500 would not.
+  if (!(err instanceof ApiError) && (isConnectionLost(err) || (err as { errno?: number })?.errno === 1047)) {
+    err = new DatabaseUnavailableError();
+  }
   if (err instanceof ApiError) {
     return {
       status: err.status,
