@@ -109,7 +109,7 @@ eachDatabase('query counts', (dialect) => {
     };
     for (const [label, q] of cases) {
       itWhen('get-messages', `the same number of queries for 10 and for 200 messages, none cached (${label})`, async () => {
-        const cold = (work: () => Promise<unknown>) =>
+        const cold = <T>(work: () => Promise<T>) =>
           warmCount(t, async () => {
             t.ctx.caches.apply({ kind: 'all' });
             return work();
