@@ -105,3 +105,10 @@ export function databaseUrl(name: string, raw: string | undefined): string | nul
 function withoutPassword(raw: string): string {
   return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^:@/]*):[^@]*@/i, '$1$2:***@');
 }
+
+/** A count where 0 means "none" (a cache's size: 0 turns it off). */
+export function nonNegativeInt(name: string, raw: string): number {
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n)) throw new ConfigError(name, 'must be a non-negative integer', raw);
+  return n;
+}

@@ -9,6 +9,7 @@ import {
   optionalHttpUrl,
   portNumber,
   positiveInt,
+  nonNegativeInt,
   setting,
 } from './config-checks';
 import { eventBusSettings } from './config-event-bus';
@@ -106,6 +107,8 @@ export interface Config {
   cacheTtlSeconds: number;
   /** How often the server reads the invalidations other processes (the CLI) wrote to cache_invalidations. */
   cachePollMs: number;
+  /** Rendered messages kept per process (src/cache/messages.ts); 0 turns the cache off. */
+  cacheMessages: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -148,5 +151,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheChannels: positiveInt('CACHE_CHANNELS', setting(env, 'CACHE_CHANNELS') ?? '10000'),
     cacheTtlSeconds: positiveInt('CACHE_TTL_SECONDS', setting(env, 'CACHE_TTL_SECONDS') ?? '300'),
     cachePollMs: positiveInt('CACHE_POLL_MS', setting(env, 'CACHE_POLL_MS') ?? '250'),
+    cacheMessages: nonNegativeInt('CACHE_MESSAGES', setting(env, 'CACHE_MESSAGES') ?? '10000'),
   };
 }

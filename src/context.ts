@@ -9,6 +9,9 @@ import { FileStore, LocalFileStore } from './storage/files';
 import { serverSecret } from './storage/secret';
 import { createRateLimits, RateLimits } from './actions/rate-limits';
 import { Caches } from './cache';
+import { createMessageCache } from './cache/messages';
+import type { InvalidatingCache } from './cache/invalidating-cache';
+import type { MessageDict } from './serializers/message-dicts';
 
 /** What actions, access checks and handlers need from the running server. */
 export interface AppContext {
@@ -31,6 +34,8 @@ export interface AppContext {
   rateLimits: RateLimits;
   /** Per-process caches, emptied by the invalidations on `bus` (src/cache/). */
   caches: Caches;
+  /** Rendered message dicts by id (src/cache/messages.ts); null when CACHE_MESSAGES is 0. */
+  messageCache: InvalidatingCache<number, MessageDict> | null;
 }
 
 export function createContext(
@@ -41,7 +46,7 @@ export function createContext(
   /** What the event queues tell time by (tests pass a manual clock). */
   queueClock: Clock = systemClock,
 ): AppContext {
-  return {
+  const ctx: AppContext = {
     db,
     bus,
     queues: new QueueManager(bus, queueLimits, queueClock, config.nodeId),
@@ -53,7 +58,10 @@ export function createContext(
     secret: serverSecret(config),
     rateLimits: createRateLimits(db, config),
     caches: new Caches(bus, db, config),
+    messageCache: null,
   };
+  ctx.messageCache = createMessageCache(ctx.caches, config.cacheMessages);
+  return ctx;
 }
 
 function startPushRelay(db: Knex, bus: EventBus, config: Config): PushRelay | null {

@@ -128,6 +128,8 @@ eachDatabase('data model', (dialect) => {
     const sent = await t.api.post('/messages', t.cast.owner, { type: 'direct', to: [t.cast.member.id], content: 'from the future' });
     expect(sent.status).toBe(200);
     await t.ctx.db('messages').where({ id: sent.body.id }).update({ date_sent: year2100 });
+    // Changed under the server, as no action does: the cached dict of the sent message goes too.
+    t.ctx.bus.invalidate({ kind: 'messages', messageIds: [sent.body.id] });
     await t.ctx.db('users').where({ id: t.cast.member.id }).update({ last_active_time: year2100 });
     const fetched = await t.api.get('/messages', t.cast.member, { message_ids: [sent.body.id] });
     expect(fetched.body.messages[0].timestamp).toBe(year2100);

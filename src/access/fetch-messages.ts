@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 import type { Data, Params } from '../contract';
 import { parseNarrow } from '../domain/narrow';
 import { ApiError, IncompatibleParametersError, MissingArgumentError } from '../errors';
-import { getMessageRows } from '../queries/messages';
 import { fetchNarrowByIds, fetchNarrowRange, findFirstAtOrAfter, findFirstUnread, NarrowQuery, NarrowRow } from '../queries/narrow';
 import { highlightHtml, highlightText } from '../serializers/highlight';
-import { toApiMessage, topicForClient } from '../serializers/messages';
-import { accessMessage, loadMessageLookups } from './messages';
+import { topicForClient } from '../serializers/messages';
+import { MessageDictCache, renderPage } from './message-dicts';
+import { accessMessage } from './messages';
 import { resolveNarrow } from './narrow';
 import type { Viewer } from './viewer';
 
@@ -22,6 +22,7 @@ export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
  */
 export async function getMessages(
   db: Knex,
+  cache: MessageDictCache,
   viewer: Viewer,
   p: Params<'get-messages'>,
   sent: ReadonlySet<string>,
@@ -39,13 +40,17 @@ export async function getMessages(
     allowEmptyTopicName: p.allow_empty_topic_name ?? false,
   };
   const { query, searchWords } = await resolveNarrow(db, viewer, parseNarrow(p.narrow));
-  query.withMessages = true;
+  // With the cache, the page query reads ids, flags and channel names, and
+  // only the messages the cache misses are read; without it, the page query
+  // returns the rows themselves.
+  if (cache) query.withChannelNames = true;
+  else query.withMessages = true;
 
   if (sent.has('message_ids')) {
     const conflicting = ['anchor', 'include_anchor', 'num_after', 'num_before', 'use_first_unread_anchor'].filter((k) => sent.has(k));
     if (conflicting.length) throw new IncompatibleParametersError([...conflicting, 'message_ids']);
     const rows = await fetchNarrowByIds(db, query, p.message_ids ?? []);
-    const messages = await serialize(db, viewer, rows, view, searchWords);
+    const messages = await serialize(db, cache, viewer, rows, view, searchWords);
     return { found_anchor: false, found_oldest: false, found_newest: false, history_limited: false, messages };
   }
 
@@ -63,7 +68,7 @@ export async function getMessages(
   }
   const anchor = await resolveAnchor(db, query, p, sent);
   const page = await fetchAround(db, query, anchor, numBefore, numAfter, includeAnchor);
-  const messages = await serialize(db, viewer, page.rows, view, searchWords);
+  const messages = await serialize(db, cache, viewer, page.rows, view, searchWords);
   return {
     anchor,
     found_anchor: page.foundAnchor,
@@ -75,10 +80,14 @@ export async function getMessages(
 }
 
 /** GET /messages/{message_id}: one message the viewer may read, with its Markdown. */
-export async function getMessage(db: Knex, viewer: Viewer, p: Params<'get-message'>): Promise<Data<'get-message'>> {
+export async function getMessage(
+  db: Knex,
+  cache: MessageDictCache,
+  viewer: Viewer,
+  p: Params<'get-message'>,
+): Promise<Data<'get-message'>> {
   const { row, flags } = await accessMessage(db, viewer, p.message_id);
-  const lookups = await loadMessageLookups(db, viewer.user, [row]);
-  const message = toApiMessage(row, flags, lookups, {
+  const [{ message }] = await renderPage(db, cache, viewer.user, [{ id: row.id, flags, row }], {
     viewer: viewer.user,
     applyMarkdown: p.apply_markdown ?? true,
     clientGravatar: false,
@@ -211,25 +220,23 @@ export async function fetchAround(
 
 async function serialize(
   db: Knex,
+  cache: MessageDictCache,
   viewer: Viewer,
   page: NarrowRow[],
   view: { viewer: Viewer['user']; applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
   searchWords: string[],
 ) {
-  // Page queries of GET /messages return the rows themselves (query.withMessages).
-  const rows = page.every((r) => r.message)
-    ? page.map((r) => r.message!)
-    : await getMessageRows(
-        db,
-        page.map((r) => r.id),
-      );
-  const flags = new Map(page.map((r) => [r.id, r.flags]));
-  const lookups = await loadMessageLookups(db, viewer.user, rows);
-  return rows.map((row) => {
-    const m = toApiMessage(row, flags.get(row.id) ?? null, lookups, view);
+  const rendered = await renderPage(
+    db,
+    cache,
+    viewer.user,
+    page.map((r) => ({ id: r.id, flags: r.flags, row: r.message, channelName: r.channelName })),
+    view,
+  );
+  return rendered.map(({ message: m, dict }) => {
     if (searchWords.length) {
-      m.match_content = highlightHtml(row.rendered_content ?? '', searchWords);
-      m.match_subject = highlightText(topicForClient(row.topic, view.allowEmptyTopicName), searchWords);
+      m.match_content = highlightHtml(dict.rendered_content, searchWords);
+      m.match_subject = highlightText(topicForClient(dict.topic, view.allowEmptyTopicName), searchWords);
     }
     return m;
   });

@@ -3,6 +3,7 @@ import { queueAttachmentEvents } from './uploads';
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
+import { invalidateMessagesAfterCommit } from './message-invalidation';
 import { flagMask, flagsToApi } from '../domain/flags';
 import { RESOLVED_TOPIC_PREFIX } from '../domain/narrow';
 import { referencedUploads } from '../domain/uploads';
@@ -353,6 +354,8 @@ async function applyEdit(
     message_ids: [row.id],
     rendering_only: false,
   };
+  // The edited message and, once settled, the moved set (event.message_ids).
+  invalidateMessagesAfterCommit(tx, ctx.bus, () => event.message_ids);
   const entry: Parameters<typeof insertEditEntry>[2] = { user_id: viewer.user.id, timestamp: now };
   let detached: AttachmentRow[] = [];
 

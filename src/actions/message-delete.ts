@@ -1,6 +1,7 @@
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
+import { invalidateMessagesAfterCommit } from './message-invalidation';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import { adminRequired, ApiError, invalidChannelId } from '../errors';
 import { accessMessageForChange } from '../access/messages';
@@ -86,6 +87,9 @@ async function deleteMessagesInTx(tx: Tx, bus: EventBus, conv: Conversation, ids
   const linkedUploads = await listAttachmentsLinkedTo(tx.trx, sorted);
   const deleted = await archiveMessages(tx.trx, sorted, Math.floor(Date.now() / 1000), ArchiveType.MANUAL);
   if (deleted === 0) return 0;
+  // Reads find no deleted message (their rows are gone), but GET /messages/{id}
+  // must not answer from a dict, and the memory is better spent elsewhere.
+  invalidateMessagesAfterCommit(tx, bus, () => sorted);
 
   const channel = conv.channel;
   if (channel && channel.first_message_id !== null && sorted.includes(channel.first_message_id)) {

@@ -16,7 +16,8 @@ import { getDmGroupByHash, insertUserMessages, setChannelFirstMessageId } from '
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
-import { type MessageBusEvent, type MessageLookups, toApiMessage } from '../serializers/messages';
+import { type MessageBusEvent, renderMessageDict, toMessageDict } from '../serializers/messages';
+import type { MessageDictCache } from '../access/message-dicts';
 import { linkAttachments } from '../queries/attachments';
 import { listAttachableUploads } from '../access/attachments';
 import { queueAttachmentEvents } from './uploads';
@@ -48,6 +49,8 @@ export interface SendOptions {
   messageType?: number;
   /** Receivers whose copy starts read (the acting user of a notice about their own action). */
   readBy?: (userId: number) => boolean;
+  /** Where the new message's dict goes after commit, so that its first fetch is a hit. */
+  messageCache?: MessageDictCache;
 }
 
 /** Clients whose users read what they send as they send it (Zulip's default_read_by_sender). */
@@ -80,6 +83,7 @@ export async function doSendMessage(
     readBySender: p.read_by_sender ?? defaultReadBySender(client),
     queueId: p.queue_id,
     localId: p.local_id,
+    messageCache: ctx.messageCache,
   };
   const id = await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts));
   // Sending is activity: partial subscriber lists keep users active in the last 14 days.
@@ -279,29 +283,32 @@ export async function sendMessageInTx(
     const row = { message_id: id, sender_id: sender.id, msg_type: 'widget', content: JSON.stringify(widget) };
     submessages.push({ id: await insertSubmessage(tx.trx, row), ...row });
   }
+  // Everything the dict and the event need is in hand: the stored row, the
+  // sender and (for a DM) its participants; a new message has no reactions
+  // or edits.
+  const people = target.kind === 'direct' ? [sender, ...target.recipients] : [sender];
+  const dict = toMessageDict(stored, {
+    reactions: [],
+    submessages,
+    edits: [],
+    dmParticipantIds: recipient.channel ? null : [...new Set(people.map((u) => u.id))].sort((a, b) => a - b),
+  });
+  const cache = opts.messageCache;
+  // Stored unless something invalidated it meanwhile (a load that reads nothing).
+  if (cache) tx.afterCommit(() => void cache.load(id, () => Promise.resolve(dict)));
   if (bus) {
-    // Everything the event needs is in hand: the stored row, the sender and
-    // (for a DM) its participants; a new message has no reactions or edits.
-    const people = target.kind === 'direct' ? [sender, ...target.recipients] : [sender];
-    const lookups: MessageLookups = {
-      users: new Map(people.map((u) => [u.id, u])),
-      channels: recipient.channel ? new Map([[recipient.id, { ...recipient.channel, recipient_id: recipient.id }]]) : new Map(),
-      dmParticipants: recipient.channel
-        ? new Map()
-        : new Map([[recipient.id, [...new Set(people.map((u) => u.id))].sort((a, b) => a - b)]]),
-      reactions: new Map(),
-      submessages: new Map([[id, submessages]]),
-      edits: null,
-      realmStringId: realm.string_id,
-      senderAvatars: new Map(),
-    };
     // Each receiver's flags travel beside the shared message (perUser).
-    const { flags: _flags, ...message } = toApiMessage(stored, 0, lookups, {
-      viewer: sender,
-      applyMarkdown: true,
-      clientGravatar: false,
-      allowEmptyTopicName: true,
-    });
+    const { flags: _flags, ...message } = renderMessageDict(
+      dict,
+      0,
+      {
+        users: new Map(people.map((u) => [u.id, u])),
+        channelNames: recipient.channel ? new Map([[recipient.id, recipient.channel.name]]) : new Map(),
+        realm,
+        senderAvatars: new Map(),
+      },
+      { viewer: sender, applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true },
+    );
     const event: MessageBusEvent = {
       type: 'message',
       message,

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { inTransaction } from '../db/transaction';
+import { invalidateMessagesAfterCommit } from './message-invalidation';
 import { flagMask } from '../domain/flags';
 import { ApiError } from '../errors';
 import { emojiCodeForName, isEmojiCode } from '../markdown/emoji';
@@ -98,6 +99,7 @@ export async function doAddReaction(ctx: AppContext, viewer: Viewer, p: Params<'
       emoji_code: emoji.code,
       reaction_type: emoji.type,
     };
+    invalidateMessagesAfterCommit(tx, ctx.bus, () => [messageId]);
     tx.afterCommit(() => ctx.bus.publish({ event, userIds: audience }));
   });
   return {};
@@ -124,6 +126,7 @@ export async function doRemoveReaction(ctx: AppContext, viewer: Viewer, p: Param
       emoji_code: existing.emoji_code,
       reaction_type: existing.reaction_type,
     };
+    invalidateMessagesAfterCommit(tx, ctx.bus, () => [messageId]);
     tx.afterCommit(() => ctx.bus.publish({ event, userIds: audience }));
   });
   return {};

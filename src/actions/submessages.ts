@@ -3,6 +3,7 @@ import type { AppContext } from '../context';
 import { accessMessage } from '../access/messages';
 import type { Viewer } from '../access/viewer';
 import { inTransaction } from '../db/transaction';
+import { invalidateMessagesAfterCommit } from './message-invalidation';
 import { checkPollData, checkTodoData, widgetTypeOf } from '../domain/widgets';
 import { ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
@@ -43,6 +44,7 @@ export async function doAddSubmessage(ctx: AppContext, viewer: Viewer, p: Params
       sender_id: userId,
       content: p.content,
     };
+    invalidateMessagesAfterCommit(tx, ctx.bus, () => [message.id]);
     tx.afterCommit(() => ctx.bus.publish({ event, userIds: audience }));
   });
 }

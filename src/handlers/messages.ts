@@ -14,7 +14,7 @@ import { caller, HandlerTable } from '../http/handler';
 export const messageHandlers: HandlerTable = {
   'get-messages': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return getMessages(call.ctx.db, viewer, call.params, call.sent);
+    return getMessages(call.ctx.db, call.ctx.messageCache, viewer, call.params, call.sent);
   },
 
   'send-message': async (call) => {
@@ -24,7 +24,7 @@ export const messageHandlers: HandlerTable = {
 
   'get-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return getMessage(call.ctx.db, viewer, call.params);
+    return getMessage(call.ctx.db, call.ctx.messageCache, viewer, call.params);
   },
 
   'update-message-flags': async (call) => {

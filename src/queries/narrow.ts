@@ -50,6 +50,12 @@ export interface NarrowQuery {
   filters: Filter[];
   /** Page queries also return each message's row (GET /messages), saving a second round trip. */
   withMessages?: boolean;
+  /**
+   * Page queries return the id, the viewer's flags and the channel's current
+   * name (GET /messages served from the message cache: the cached dicts
+   * leave the name out, so that renaming a channel invalidates nothing).
+   */
+  withChannelNames?: boolean;
 }
 
 export interface NarrowRow {
@@ -58,6 +64,8 @@ export interface NarrowRow {
   flags: number | null;
   /** The message itself, when the query asked `withMessages`. */
   message?: MessageRow;
+  /** The channel's name (null: a direct message), when the query asked `withChannelNames`. */
+  channelName?: string | null;
 }
 
 /** The narrow flags kept in side tables (src/domain/sparse-flags.ts); is_unread stays an index of user_messages. */
@@ -258,8 +266,13 @@ export async function fetchNarrowRange(q: Q, nq: NarrowQuery, op: '<=' | '>=', a
 }
 
 function selectPage(qb: Knex.QueryBuilder, nq: NarrowQuery, idCol: string): Promise<Array<Record<string, unknown>>> {
-  if (!nq.withMessages) return qb.select(`${idCol} as id`, 'um.flags as flags');
-  return selectMessageColumns(qb).select('um.flags as um_flags');
+  if (nq.withMessages) return selectMessageColumns(qb).select('um.flags as um_flags');
+  if (nq.withChannelNames) {
+    return qb
+      .leftJoin('channels as c', 'c.recipient_id', 'm.recipient_id')
+      .select(`${idCol} as id`, 'um.flags as flags', 'c.name as channel_name');
+  }
+  return qb.select(`${idCol} as id`, 'um.flags as flags');
 }
 
 /** The narrow's rows among explicit ids. */
@@ -286,10 +299,11 @@ export async function findFirstAtOrAfter(q: Q, nq: NarrowQuery, timestamp: numbe
   return row ? Number(row.id) : null;
 }
 
-const toNarrowRow = (r: Record<string, unknown>): NarrowRow => ({
-  id: Number(r.id),
-  flags: r.flags === null || r.flags === undefined ? null : Number(r.flags),
-});
+const toNarrowRow = (r: Record<string, unknown>): NarrowRow => {
+  const row: NarrowRow = { id: Number(r.id), flags: r.flags === null || r.flags === undefined ? null : Number(r.flags) };
+  if (r.channel_name !== undefined) row.channelName = r.channel_name as string | null;
+  return row;
+};
 
 /**
  * `m.*` brings the message's own columns; the viewer's flags come as um_flags

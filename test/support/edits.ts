@@ -49,4 +49,6 @@ export async function recordEdit(t: TestServer, messageId: number, edit: Recorde
     await trx('message_edits').insert(row);
     await trx('messages').where({ id: messageId }).update(update);
   });
+  // As the action does after commit: the cached dict of the message goes.
+  t.ctx.bus.invalidate({ kind: 'messages', messageIds: [messageId] });
 }

@@ -12,7 +12,7 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 
 // The serializers return the contract's wire objects, not a look-alike.
 type Serializers = typeof import('../../src/serializers/messages');
-export const messageIsTheContracts: Equal<ReturnType<Serializers['toApiMessage']>, Schema<'Message'>> = true;
+export const messageIsTheContracts: Equal<ReturnType<Serializers['renderMessageDict']>, Schema<'Message'>> = true;
 export const reactionIsTheContracts: Equal<ReturnType<Serializers['toApiReaction']>, Schema<'Reaction'>> = true;
 type Flags = typeof import('../../src/domain/flags');
 export const flagsAreTheContracts: Equal<ReturnType<Flags['flagsToApi']>, Array<Schema<'MessageFlag'>>> = true;

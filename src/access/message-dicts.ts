@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+import type { InvalidatingCache } from '../cache/invalidating-cache';
+import type { Schema } from '../contract';
+import { RecipientType } from '../domain/recipients';
+import { getDmParticipantUsers, getEdits, getMessageRows, getReactions, getUsersByIds, MessageRow } from '../queries/messages';
+import { getRealmOfUser } from '../queries/realms';
+import type { UserRow } from '../queries/rows';
+import { listSubmessages } from '../queries/submessages';
+import { MessageDict, MessageViewOptions, renderMessageDict, toMessageDict } from '../serializers/message-dicts';
+
+/** The per-process message cache (src/cache/messages.ts); null when CACHE_MESSAGES is 0. */
+export type MessageDictCache = Pick<InvalidatingCache<number, MessageDict>, 'load'> | null;
+
+/** One message of a page: its id, the viewer's flags, and what the page query already read. */
+export interface PageMessage {
+  id: number;
+  flags: number | null;
+  /** The row, when the caller has it (no cache, or GET /messages/{id}). */
+  row?: MessageRow;
+  /** The channel's current name (null: a direct message); taken from `row` when absent. */
+  channelName?: string | null;
+}
+
+/**
+ * The wire messages of a page, in its order. Each message's dict comes from
+ * the cache; the misses are read together (their rows unless given, then
+ * reactions, submessages, edit history, DM participants) and stored. The
+ * people — senders and DM participants — are read for every page, beside
+ * the misses' lookups (one statement): their names, emails and avatars
+ * change without touching any message. A page of cached messages costs
+ * that one statement after the page query.
+ */
+export async function renderPage(
+  db: Knex,
+  cache: MessageDictCache,
+  viewer: UserRow,
+  page: readonly PageMessage[],
+  opts: MessageViewOptions,
+): Promise<Array<{ message: Schema<'Message'>; dict: MessageDict }>> {
+  if (page.length === 0) return [];
+  const { dicts, users } = await loadDicts(db, cache, page);
+  const realm = await getRealmOfUser(db, viewer);
+  const channelNames = new Map<number, string>();
+  for (const m of page) {
+    const name = m.channelName !== undefined ? m.channelName : (m.row?.channel_name ?? null);
+    const d = dicts.get(m.id)!;
+    if (name !== null) channelNames.set(d.recipient_id, name);
+  }
+  const rc = { users, channelNames, realm, senderAvatars: new Map<number, string | null>() };
+  return page.map((m) => {
+    const dict = dicts.get(m.id)!;
+    return { message: renderMessageDict(dict, m.flags, rc, opts), dict };
+  });
+}
+
+async function loadDicts(
+  db: Knex,
+  cache: MessageDictCache,
+  page: readonly PageMessage[],
+): Promise<{ dicts: Map<number, MessageDict>; users: Map<number, UserRow> }> {
+  const dicts = new Map<number, MessageDict>();
+  const missing: PageMessage[] = [];
+  let settle: (read: Map<number, MessageDict> | null) => void = () => {};
+  const batch = new Promise<Map<number, MessageDict> | null>((resolve) => (settle = resolve));
+  const hits: Array<Promise<MessageDict | undefined>> = [];
+  if (cache) {
+    // `load` calls its reader at once for a miss, so `missing` is complete
+    // when the loop ends; each miss is stored when the batch below settles,
+    // unless an invalidation came in between (InvalidatingCache).
+    for (const m of page) {
+      let missed = false;
+      const loaded = cache.load(m.id, () => {
+        missed = true;
+        missing.push(m);
+        return batch.then((read) => read?.get(m.id));
+      });
+      if (!missed) hits.push(loaded);
+    }
+    for (const d of await Promise.all(hits)) if (d) dicts.set(d.id, d);
+  } else {
+    missing.push(...page);
+  }
+
+  const people = new Set<number>();
+  for (const d of dicts.values()) {
+    people.add(d.sender_id);
+    for (const id of d.dm_participant_ids ?? []) people.add(id);
+  }
+  if (missing.length === 0) return { dicts, users: await getUsersByIds(db, [...people]) };
+
+  try {
+    const known = missing.filter((m) => m.row).map((m) => m.row!);
+    const unknown = missing.filter((m) => !m.row).map((m) => m.id);
+    const rows = unknown.length ? [...known, ...(await getMessageRows(db, unknown))] : known;
+    const read = await readDicts(db, rows, people);
+    for (const d of read.dicts.values()) dicts.set(d.id, d);
+    settle(read.dicts);
+    return { dicts, users: read.users };
+  } catch (err) {
+    settle(null);
+    throw err;
+  }
+}
+
+/**
+ * Dicts for these rows and the user rows of `people` and of the rows'
+ * senders and DM participants: one batch of statements, run together,
+ * whatever the number of rows.
+ */
+async function readDicts(
+  db: Knex,
+  rows: MessageRow[],
+  people: Set<number>,
+): Promise<{ dicts: Map<number, MessageDict>; users: Map<number, UserRow> }> {
+  const ids = rows.map((r) => r.id);
+  const dmRecipients = new Set<number>();
+  const edited: number[] = [];
+  for (const r of rows) {
+    people.add(r.sender_id);
+    if (r.recipient_type !== RecipientType.CHANNEL) dmRecipients.add(r.recipient_id);
+    // The times find messages edited before the marker existed (migration 010).
+    if (r.has_edit_history || r.last_edit_time !== null || r.last_moved_time !== null) edited.push(r.id);
+  }
+  // Edit history is read whatever the organization shows of it: the dict
+  // is shared, and the policy is applied when it is rendered.
+  const [participantUsers, reactions, edits, users, submessages] = await Promise.all([
+    getDmParticipantUsers(db, [...dmRecipients]),
+    getReactions(db, ids),
+    edited.length ? getEdits(db, edited) : Promise.resolve([]),
+    getUsersByIds(db, [...people]),
+    listSubmessages(
+      db,
+      rows.filter((r) => r.has_submessages).map((r) => r.id),
+    ),
+  ]);
+  for (const list of participantUsers.values()) for (const u of list) if (!users.has(u.id)) users.set(u.id, u);
+  const reactionsOf = groupBy(reactions, (r) => r.message_id);
+  const editsOf = groupBy(edits, (e) => e.message_id);
+  const submessagesOf = groupBy(submessages, (s) => s.message_id);
+  const dicts = new Map<number, MessageDict>();
+  for (const r of rows) {
+    const participants = participantUsers.get(r.recipient_id);
+    dicts.set(
+      r.id,
+      toMessageDict(r, {
+        reactions: reactionsOf.get(r.id) ?? [],
+        submessages: submessagesOf.get(r.id) ?? [],
+        edits: editsOf.get(r.id) ?? [],
+        dmParticipantIds: participants ? participants.map((u) => u.id) : null,
+      }),
+    );
+  }
+  return { dicts, users };
+}
+
+function groupBy<T>(items: readonly T[], key: (t: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
