@@ -81,6 +81,12 @@ export interface Config {
   metricsHost: string;
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
   shutdownTimeoutMs: number;
+  /**
+   * SQLite: read-only connections beside the one writer, for statements outside
+   * a transaction (0: every statement on the writer). One is enough in one
+   * process: better-sqlite3 runs a statement to its end before anything else runs.
+   */
+  sqliteReaders: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -117,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: metricsPort === undefined ? null : portNumber('METRICS_PORT', metricsPort),
     metricsHost: hostName('METRICS_HOST', setting(env, 'METRICS_HOST') ?? '127.0.0.1'),
     shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', setting(env, 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
+    sqliteReaders: Number(oneOf('SQLITE_READERS', setting(env, 'SQLITE_READERS') ?? '1', ['0', '1', '2', '3', '4'] as const)),
   };
 }
