@@ -28,6 +28,10 @@ export class RoutedSqliteClient extends ClientBetterSQLite3 {
 
   constructor(config: ConstructorParameters<typeof ClientBetterSQLite3>[0] & { readers: number }) {
     super(config);
+    // The dialect's name, where knex keeps the class it was given: libraries
+    // (rate-limiter-flexible's SQLite store) and the migrations tell dialects
+    // apart by it.
+    this.config.client = 'better-sqlite3';
     const file = this.connectionSettings.filename;
     // An in-memory database exists only inside its one connection: no readers.
     this.readerCount = file === ':memory:' || file === '' ? 0 : config.readers;
