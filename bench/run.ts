@@ -204,6 +204,49 @@ async function measure(
   return row;
 }
 
+// ---------------------------------------------------------------- mixed load
+
+/**
+ * Sends and reads at the same time: the send scenario's 16 senders POST while
+ * as many connections GET /messages newest (the `mixed` key). On SQLite a
+ * write transaction once held the only connection, so every read queued behind
+ * the sends; the two p99s show whether reads still wait for writes.
+ */
+async function measureMixed(port: number, send: LoadRequest, read: LoadRequest, pids: { server?: number; db?: number }): Promise<Row[]> {
+  if (WARMUP > 0) await Promise.all([runLoad(port, send, WARMUP), runLoad(port, read, WARMUP)]);
+  const before = { server: cpuSeconds(pids.server), db: cpuSeconds(pids.db), at: Date.now() };
+  const [s, r] = await Promise.all([runLoad(port, send, DURATION), runLoad(port, read, DURATION)]);
+  const wall = (Date.now() - before.at) / 1000;
+  const pct = (now: number | null, then: number | null) => (now !== null && then !== null ? (100 * (now - then)) / wall : null);
+  const row = (key: string, title: string, res: Awaited<ReturnType<typeof runLoad>>): Row => {
+    const errors = res.errors + res.timeouts + res.non2xx;
+    return {
+      key,
+      title,
+      rps: res.requests.average,
+      p50: res.latency.p50,
+      p99: res.latency.p99,
+      errors,
+      serverCpu: pct(cpuSeconds(pids.server), before.server),
+      dbCpu: pct(cpuSeconds(pids.db), before.db),
+      loadCpu: null,
+      note:
+        `both at once, ${CONNECTIONS}+${CONNECTIONS} connections; CPU for the pair` +
+        (errors ? `; ${JSON.stringify(res.statusCodeStats)}` : ''),
+      raw: res,
+    };
+  };
+  const rows = [
+    row('mixed-send', `mixed: POST /messages, ${CONNECTIONS} senders, while GET /messages runs`, s),
+    row('mixed-read', `mixed: GET /messages newest (100) while ${CONNECTIONS} senders post`, r),
+  ];
+  for (const x of rows)
+    process.stderr.write(
+      `  ${x.title}: ${fmtInt(x.rps!)} req/s, p50 ${x.p50} ms, p99 ${x.p99} ms${x.errors ? `, ${x.errors} errors` : ''}\n`,
+    );
+  return rows;
+}
+
 // ---------------------------------------------------------------- event delivery
 
 interface EventResult {
@@ -670,6 +713,19 @@ async function main(): Promise<void> {
       rows.push(row);
     }
     agent.destroy();
+    if (!ONLY || ONLY.has('mixed')) {
+      const all = scenarios(manifest, creds, await channelMembers(target, manifest.targets.channel100.id));
+      const load = (s: (typeof all)[number]): LoadRequest => ({
+        path: s.path,
+        method: s.method,
+        headers: { authorization: basic(s.user!), ...(s.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        body: s.form ? new URLSearchParams(s.form).toString() : undefined,
+        users: s.users,
+      });
+      const send = all.find((s) => s.key === 'send')!;
+      const newest = all.find((s) => s.key === 'newest')!;
+      rows.push(...(await measureMixed(parley.port, load(send), load(newest), { server: parley.child.pid, db: dbInfo.pid })));
+    }
     if (!ONLY || ONLY.has('events')) {
       events = await eventLatency(parley.port, manifest, creds);
       if (events.skipped) process.stderr.write(`  event delivery: skipped (${events.skipped})\n`);

@@ -109,6 +109,12 @@ export interface Config {
   cachePollMs: number;
   /** Rendered messages kept per process (src/cache/messages.ts); 0 turns the cache off. */
   cacheMessages: number;
+  /**
+   * SQLite: read-only connections beside the one writer, for statements outside
+   * a transaction (0: every statement on the writer). One is enough in one
+   * process: better-sqlite3 runs a statement to its end before anything else runs.
+   */
+  sqliteReaders: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -152,5 +158,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheTtlSeconds: positiveInt('CACHE_TTL_SECONDS', setting(env, 'CACHE_TTL_SECONDS') ?? '300'),
     cachePollMs: positiveInt('CACHE_POLL_MS', setting(env, 'CACHE_POLL_MS') ?? '250'),
     cacheMessages: nonNegativeInt('CACHE_MESSAGES', setting(env, 'CACHE_MESSAGES') ?? '10000'),
+    sqliteReaders: Number(oneOf('SQLITE_READERS', setting(env, 'SQLITE_READERS') ?? '1', ['0', '1', '2', '3', '4'] as const)),
   };
 }

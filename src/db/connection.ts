@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import type { Config } from '../config';
+import { RoutedSqliteClient } from './sqlite/routed-client';
 
 export type Db = Knex;
 export type Dialect = 'sqlite' | 'mysql';
@@ -11,29 +12,28 @@ export function dialectOf(db: Knex): Dialect {
   return client === 'mysql2' || client === 'mysql' ? 'mysql' : 'sqlite';
 }
 
-/** Knex for SQLite (default, a file under dataDir) or MySQL/MariaDB (DATABASE_URL=mysql://…). */
-export function createDb(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbPoolMax'>>, sqliteFile?: string): Knex {
+/**
+ * Knex for SQLite (default, a file under dataDir) or MySQL/MariaDB (DATABASE_URL=mysql://…).
+ * SQLite gets one writer and `sqliteReaders` read-only connections (sqlite/routed-client.ts).
+ */
+export function createDb(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbPoolMax' | 'sqliteReaders'>>,
+  sqliteFile?: string,
+): Knex {
   if (config.databaseUrl) return knexFactory(mysqlConfig(config.databaseUrl, config.dbPoolMax ?? 10));
   const filename = sqliteFile ?? path.join(config.dataDir, 'parley.sqlite3');
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
-  return knexFactory({
-    client: 'better-sqlite3',
+  const sqliteConfig: Knex.Config & { readers: number } = {
+    client: RoutedSqliteClient,
     connection: { filename },
     useNullAsDefault: true,
-    pool: {
-      // better-sqlite3 is synchronous: one connection serialises transactions,
-      // which is what makes read-modify-write safe without FOR UPDATE.
-      min: 1,
-      max: 1,
-      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
-        conn.pragma('journal_mode = WAL');
-        conn.pragma('synchronous = NORMAL');
-        conn.pragma('foreign_keys = ON');
-        conn.pragma('busy_timeout = 5000');
-        done(null, conn);
-      },
-    },
-  });
+    readers: config.sqliteReaders ?? 1,
+    // The writer: better-sqlite3 is synchronous, and one writing connection
+    // serialises transactions, which is what makes read-modify-write safe
+    // without FOR UPDATE. Its pragmas are set as the client opens it.
+    pool: { min: 1, max: 1 },
+  };
+  return knexFactory(sqliteConfig);
 }
 
 /**

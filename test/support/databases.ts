@@ -1,4 +1,7 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import { createDb, Dialect } from '../../src/db/connection';
 import { migrateLatest } from '../../src/db/migrate';
@@ -19,12 +22,23 @@ export interface TestDb {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database: SQLite in memory, or a new MySQL database dropped afterwards. */
+/**
+ * A fresh, migrated database: a SQLite file in a directory of its own (a file,
+ * not :memory:, so that reads outside transactions go to the read-only
+ * connections as they do in production), or a new MySQL database; dropped afterwards.
+ */
 export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
   if (dialect === 'sqlite') {
-    const db = createDb({ databaseUrl: null, dataDir: '' }, ':memory:');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-db-'));
+    const db = createDb({ databaseUrl: null, dataDir: dir });
     await migrateLatest(db);
-    return { db, drop: () => db.destroy() };
+    return {
+      db,
+      drop: async () => {
+        await db.destroy();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const mysql = await freshMysqlDatabase();
   const db = createDb({ databaseUrl: mysql.url, dataDir: '' });
