@@ -42,7 +42,10 @@ export interface MessageViewOptions {
  * wire form, Schema<'MessageEvent'> (src/events/shape.ts). The message
  * carries no flags (each receiver's travel beside it, Delivery.perUser);
  * raw_content serves queues without apply_markdown, and the sender's queue
- * and local id let that queue match its local echo.
+ * and local id let that queue match its local echo. `sender` is the
+ * sender's row as of the send (never on the wire): what client_gravatar
+ * needs, so that no poll reads it again — as Zulip, whose message dict
+ * keeps the sender's avatar fields from the send.
  */
 export type MessageBusEvent = {
   type: 'message';
@@ -50,6 +53,7 @@ export type MessageBusEvent = {
   raw_content: string;
   sender_queue_id: string | null;
   local_message_id: string | null;
+  sender: UserRow;
 };
 
 export const toApiReaction = (r: Pick<ReactionRow, 'emoji_name' | 'emoji_code' | 'reaction_type' | 'user_id'>): Schema<'Reaction'> => ({
