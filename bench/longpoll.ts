@@ -153,25 +153,43 @@ function clientMain(): void {
         let finished = 0;
         let inFlight = 0;
         const waiters: Array<() => void> = [];
+        const connectedOne = () => {
+          inFlight--;
+          waiters.shift()?.();
+          if (++connected === users.length) send({ done: 'connected' });
+        };
+        const finishedOne = () => {
+          if (++finished === users.length) send({ done: 'received', times, failures });
+        };
+        // As a Zulip client: a heartbeat (or a dropped connection) is followed by the next poll.
+        const pollUntilMessage = async (u: Credentials, onConnected?: () => void) => {
+          let last = -1;
+          let counted = false;
+          const once = () => {
+            if (counted) return;
+            counted = true;
+            onConnected?.();
+          };
+          for (let attempt = 0; attempt < 20; attempt++) {
+            const q = encodeURIComponent(firstQueue.get(u)!);
+            try {
+              const r = await request(agent, port, u, 'GET', `/api/v1/events?queue_id=${q}&last_event_id=${last}`, undefined, once);
+              const body = JSON.parse(r.text) as { events?: Array<{ type: string; id: number }> };
+              if (r.status !== 200) throw new Error(`${r.status} ${r.text.slice(0, 200)}`);
+              if (body.events!.some((e) => e.type === 'message')) return times.push(r.at);
+              if (body.events!.length) last = body.events!.at(-1)!.id;
+            } catch (err) {
+              if (attempt === 19) failures.push(String(err));
+              else await new Promise((r) => setTimeout(r, 100));
+            }
+          }
+          once();
+        };
         for (const u of users) {
           // At most CONNECT_CONCURRENCY connections being opened at any time.
           while (inFlight >= CONNECT_CONCURRENCY) await new Promise<void>((r) => waiters.push(r));
           inFlight++;
-          const q = encodeURIComponent(firstQueue.get(u)!);
-          request(agent, port, u, 'GET', `/api/v1/events?queue_id=${q}&last_event_id=-1`, undefined, () => {
-            inFlight--;
-            waiters.shift()?.();
-            if (++connected === users.length) send({ done: 'connected' });
-          })
-            .then((r) => {
-              const body = JSON.parse(r.text) as { events?: Array<{ type: string }> };
-              if (r.status === 200 && body.events?.some((e) => e.type === 'message')) times.push(r.at);
-              else failures.push(`${r.status} ${r.text.slice(0, 200)}`);
-            })
-            .catch((err: unknown) => failures.push(String(err)))
-            .finally(() => {
-              if (++finished === users.length) send({ done: 'received', times, failures });
-            });
+          void pollUntilMessage(u, connectedOne).finally(finishedOne);
         }
       } else {
         agent.destroy();
@@ -430,9 +448,10 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
       polling = await serverMemory(s);
     }
-    if (polling.waiting < USERS) throw new Error(`only ${polling.waiting} of ${USERS} polls are waiting`);
+    if (polling.waiting < USERS) console.error(`only ${polling.waiting} of ${USERS} polls wait as the message is sent`);
 
     const agent = new http.Agent({ keepAlive: false });
+    const waitingAtSend = polling.waiting;
     const t0 = now();
     const sent = await request(
       agent,
@@ -475,7 +494,7 @@ async function main(): Promise<void> {
     console.log(`| register ${USERS} queues | ${registerSeconds.toFixed(1)} s (${(USERS / registerSeconds).toFixed(0)}/s) |`);
     console.log(`| POST /messages to the ${USERS}-subscriber channel | ${postMs.toFixed(0)} ms |`);
     console.log(
-      `| fan-out: events received | ${latencies.length} of ${USERS}${failures.length ? ` (${failures.length} failed: ${failures[0]})` : ''} |`,
+      `| fan-out: events received (polls waiting at the send) | ${latencies.length} of ${USERS} (${waitingAtSend})${failures.length ? ` (${failures.length} failed: ${failures[0]})` : ''} |`,
     );
     if (latencies.length) {
       console.log(
