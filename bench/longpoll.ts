@@ -442,9 +442,10 @@ async function main(): Promise<void> {
           w.on('message', (r: FromClient) => r.done === 'received' && resolve(r)),
         ),
     );
-    await Promise.all(workers.map((w) => ask(w, { cmd: 'poll' }, 'connected')));
+    for (const w of workers) w.send({ cmd: 'poll' } satisfies ToClient);
+    // Until every poll waits (at most 5 minutes: a few connections may still be retrying then).
     let polling = await serverMemory(s);
-    for (let i = 0; polling.waiting < USERS && i < 600; i++) {
+    for (let i = 0; polling.waiting < USERS && i < 3000; i++) {
       await new Promise((r) => setTimeout(r, 100));
       polling = await serverMemory(s);
     }
