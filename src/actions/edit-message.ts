@@ -4,7 +4,8 @@ import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
 import { invalidateMessagesAfterCommit } from './message-invalidation';
-import { flagMask, flagsToApi } from '../domain/flags';
+import { flagMask } from '../domain/flags';
+import { flagsPerUser } from '../events/per-user-flags';
 import { RESOLVED_TOPIC_PREFIX } from '../domain/narrow';
 import { referencedUploads } from '../domain/uploads';
 import { parseSettings } from '../domain/user-settings';
@@ -543,7 +544,7 @@ function publishUpdate(
     ctx.bus.publish({
       event,
       userIds: [...all.keys()],
-      perUser: (userId) => ({ flags: flagsToApi(all.get(userId) ?? 0) }),
+      perUser: flagsPerUser(all),
     }),
   );
 }

@@ -2,7 +2,8 @@ import type { AppContext } from '../context';
 import type { Data, Params } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
-import { flagMask, flagsToApi } from '../domain/flags';
+import { flagMask } from '../domain/flags';
+import { flagsPerUser } from '../events/per-user-flags';
 import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../domain/topics';
 import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
@@ -315,13 +316,14 @@ export async function sendMessageInTx(
       raw_content: content,
       sender_queue_id: opts.queueId ?? null,
       local_message_id: opts.localId ?? null,
+      sender,
     };
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
     tx.afterCommit(() =>
       bus.publish({
         event,
         userIds: rows.map((r) => r.userId),
-        perUser: (userId) => ({ flags: flagsToApi(flagsByUser.get(userId) ?? 0) }),
+        perUser: flagsPerUser(flagsByUser),
         ...(target.kind === 'channel' && !target.channel.invite_only ? { publicChannelRealmId: realm.id } : {}),
       }),
     );

@@ -30,7 +30,7 @@ export const DEFAULT_LIMITS: QueueLimits = {
   gcIntervalMs: 60_000,
   maxEventsPerQueue: 10_000,
   maxQueuesPerUser: 50,
-  maxQueues: 20_000,
+  maxQueues: 100_000,
   maxEventsTotal: 1_000_000,
 };
 

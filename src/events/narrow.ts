@@ -9,7 +9,7 @@ export interface EventNarrowTerm {
   operand: string | number;
   negated: boolean;
 }
-export type EventNarrow = EventNarrowTerm[];
+export type EventNarrow = readonly EventNarrowTerm[];
 
 /** Zulip's check_narrow_for_events: only these operators can filter a live stream of events. */
 const SUPPORTED = new Set(['channel', 'stream', 'topic', 'sender', 'is']);

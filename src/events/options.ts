@@ -38,9 +38,21 @@ export interface ClientCapabilities {
   simplifiedPresenceEvents: boolean;
 }
 
+/*
+ * Queues share what they were registered with whenever it is the same:
+ * one frozen capabilities object per combination, one event_types set per
+ * list, one empty narrow. 100,000 idle queues then hold 100,000 small
+ * records, not 100,000 copies of each (bench/longpoll.ts measures it).
+ */
+const capabilityObjects = new Map<string, ClientCapabilities>();
+const eventTypeSets = new Map<string, ReadonlySet<string>>();
+/** Distinct event_types lists kept for sharing; past it a list gets a set of its own. */
+const MAX_SHARED_EVENT_TYPE_SETS = 1_000;
+const NO_NARROW: EventNarrow = Object.freeze([]);
+
 export function parseCapabilities(raw: Record<string, boolean> | undefined): ClientCapabilities {
   const c = raw ?? {};
-  return {
+  const parsed: ClientCapabilities = {
     notificationSettingsNull: c.notification_settings_null === true,
     bulkMessageDeletion: c.bulk_message_deletion === true,
     streamTypingNotifications: c.stream_typing_notifications === true,
@@ -49,6 +61,20 @@ export function parseCapabilities(raw: Record<string, boolean> | undefined): Cli
     includeDeactivatedGroups: c.include_deactivated_groups === true,
     simplifiedPresenceEvents: c.simplified_presence_events === true,
   };
+  const key = Object.values(parsed).map(Number).join('');
+  let shared = capabilityObjects.get(key);
+  if (!shared) capabilityObjects.set(key, (shared = Object.freeze(parsed)));
+  return shared;
+}
+
+function eventTypeSet(names: readonly string[]): ReadonlySet<string> {
+  const key = [...new Set(names)].sort().join('\n');
+  let set = eventTypeSets.get(key);
+  if (!set) {
+    set = new Set(names);
+    if (eventTypeSets.size < MAX_SHARED_EVENT_TYPE_SETS) eventTypeSets.set(key, set);
+  }
+  return set;
 }
 
 /** Zulip's defaults: apply_markdown false, client_gravatar true (since feature level 92). */
@@ -60,8 +86,8 @@ export function queueOptionsFor(user: UserRow, p: Params<'register-queue'>): Que
   return {
     userId: user.id,
     realmId: user.realm_id,
-    eventTypes: p.event_types ? new Set(p.event_types) : null,
-    narrow,
+    eventTypes: p.event_types ? eventTypeSet(p.event_types) : null,
+    narrow: narrow.length ? narrow : NO_NARROW,
     applyMarkdown: p.apply_markdown ?? false,
     clientGravatar: p.client_gravatar ?? true,
     allPublicStreams,

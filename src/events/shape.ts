@@ -5,6 +5,7 @@ import { getUsersByIds } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
 import { type MessageBusEvent, topicForClient } from '../serializers/messages';
 import { avatarUrl, canSeeDeliveryEmail } from '../serializers/users';
+import { AvatarSource } from '../domain/avatars';
 import type { ServerEvent } from './bus';
 import type { QueueOptions } from './options';
 import type { QueuedEvent } from './queue';
@@ -35,21 +36,40 @@ type UpdateMessageBusEvent = Omit<PublishedEvent<Schema<'UpdateMessageEvent'>>, 
 /** What a message delivery carries per queue: the receiver's flags (Delivery.perUser) and, in the sender's queue, local_message_id. */
 type MessageExtra = { flags?: ApiFlag[]; local_message_id?: string | null };
 
-function shapeMessage(
-  id: number,
-  event: MessageBusEvent,
-  extra: MessageExtra,
-  { opts, viewer, users }: ShapeContext,
-): Schema<'MessageEvent'> {
-  const message: Schema<'Message'> = { ...event.message };
-  if (!opts.applyMarkdown) {
-    message.content = event.raw_content;
-    message.content_type = 'text/x-markdown';
+/**
+ * The message of a message event as one kind of queue shows it. Queues
+ * differ in three ways only (apply_markdown, the empty-topic capability,
+ * and whether client_gravatar leaves the avatar to the client), so each
+ * variant is built once per event and shared by every queue of that kind:
+ * 10,000 receivers of a channel message hold one or two message objects,
+ * not 10,000. Shared, hence frozen: nothing shaping one queue's copy may
+ * change another's.
+ */
+const sharedMessages = new WeakMap<MessageBusEvent, Map<number, Schema<'Message'>>>();
+
+function messageVariant(event: MessageBusEvent, opts: QueueOptions, viewer: UserRow): Schema<'Message'> {
+  const { sender } = event;
+  // Zulip's client_gravatar: the client computes a Gravatar URL itself, from an email it may see.
+  const hideAvatar = opts.clientGravatar && sender.avatar_source === AvatarSource.GRAVATAR && canSeeDeliveryEmail(sender, viewer);
+  const key = (opts.applyMarkdown ? 1 : 0) | (opts.capabilities.emptyTopicName ? 2 : 0) | (hideAvatar ? 4 : 0);
+  let variants = sharedMessages.get(event);
+  if (!variants) sharedMessages.set(event, (variants = new Map()));
+  let message = variants.get(key);
+  if (!message) {
+    message = { ...event.message };
+    if (!opts.applyMarkdown) {
+      message.content = event.raw_content;
+      message.content_type = 'text/x-markdown';
+    }
+    if (message.type === 'stream') message.subject = topicForClient(message.subject, opts.capabilities.emptyTopicName);
+    if (hideAvatar) message.avatar_url = null;
+    variants.set(key, Object.freeze(message));
   }
-  if (message.type === 'stream') message.subject = topicForClient(message.subject, opts.capabilities.emptyTopicName);
-  const sender = users.get(message.sender_id);
-  if (opts.clientGravatar && sender) message.avatar_url = avatarUrl(sender, canSeeDeliveryEmail(sender, viewer));
-  const out: Schema<'MessageEvent'> = { id, type: 'message', message, flags: extra.flags ?? [] };
+  return message;
+}
+
+function shapeMessage(id: number, event: MessageBusEvent, extra: MessageExtra, { opts, viewer }: ShapeContext): Schema<'MessageEvent'> {
+  const out: Schema<'MessageEvent'> = { id, type: 'message', message: messageVariant(event, opts, viewer), flags: extra.flags ?? [] };
   if (extra.local_message_id != null) out.local_message_id = extra.local_message_id;
   return out;
 }
@@ -136,11 +156,10 @@ const SHAPERS: Record<string, Shaper> = {
   },
 };
 
-/** The user rows shaping needs: message senders (for client_gravatar) and added users. */
-function usersToLoad(events: QueuedEvent[], opts: QueueOptions): number[] {
+/** The user rows shaping needs: added users (message events carry their sender's). */
+function usersToLoad(events: QueuedEvent[]): number[] {
   const ids = new Set<number>();
   for (const { event } of events) {
-    if (event.type === 'message' && opts.clientGravatar) ids.add((event as MessageBusEvent).message.sender_id);
     if (event.type === 'realm_user' && event.op === 'add') ids.add((event.person as { user_id: number }).user_id);
   }
   return [...ids];
@@ -153,7 +172,7 @@ export async function shapeEvents(
   opts: QueueOptions,
   events: QueuedEvent[],
 ): Promise<Array<Record<string, unknown>>> {
-  const ids = usersToLoad(events, opts);
+  const ids = usersToLoad(events);
   const users = ids.length ? await getUsersByIds(db, ids) : new Map<number, UserRow>();
   const c: ShapeContext = { opts, viewer, users };
   return events.map((e) => (SHAPERS[e.event.type] ?? passThrough)(e, c));

@@ -55,13 +55,13 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
     zulip_version: ZULIP_VERSION,
     zulip_merge_base: ZULIP_MERGE_BASE,
   };
-  const [realm, viewer, groups] = await Promise.all([
-    // Read now, after the queue exists (not the row authentication read): a change
-    // committed in between is then either in this state or in the queue.
-    getRealmById(db, user.realm_id).then((r) => r!),
-    loadViewer(db, user),
-    loadRealmGroups(db, user.realm_id),
-  ]);
+  // Read now, after the queue exists (not the row authentication read): a change committed in
+  // between is then either in this state or in the queue. Each is read only when a requested kind
+  // needs it: a client registering for messages alone (event_types ["message"]) costs two
+  // statements, not the whole organization's group memberships.
+  const realm = once(() => getRealmById(db, user.realm_id).then((r) => r!));
+  const viewer = once(() => loadViewer(db, user));
+  const groups = once(() => loadRealmGroups(db, user.realm_id));
   const parts: Array<Promise<Partial<InitialState>>> = [];
   const add = (p: Promise<Partial<InitialState>> | Partial<InitialState>) => parts.push(Promise.resolve(p));
 
@@ -71,17 +71,20 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
       maxFileUploadSizeMib: ctx.config.maxFileUploadSizeMib,
       heartbeatMs: ctx.queues.limits.heartbeatMs,
     };
-    add(realmState(realm, groups.lookup, cfg));
+    add(Promise.all([realm(), groups()]).then(([r, g]) => realmState(r, g.lookup, cfg)));
   }
   if (want('realm_user')) {
-    const mayAccessAll = inGroup(viewer, realm.can_access_all_users_group);
-    add(realmUserState(db, user, mayAccessAll, r.queue.clientGravatar));
+    add(
+      Promise.all([viewer(), realm()]).then(([v, rl]) =>
+        realmUserState(db, user, inGroup(v, rl.can_access_all_users_group), r.queue.clientGravatar),
+      ),
+    );
   }
   if (want('user_settings')) add({ user_settings: userSettingsState(user) });
   if (want('realm_user_settings_defaults')) {
     add(getRealmUserDefaultsRaw(db, user.realm_id).then((raw) => ({ realm_user_settings_defaults: realmUserSettingsDefaultsState(raw) })));
   }
-  if (want('realm_user_groups')) add({ realm_user_groups: groups.userGroups(caps.includeDeactivatedGroups) });
+  if (want('realm_user_groups')) add(groups().then((g) => ({ realm_user_groups: g.userGroups(caps.includeDeactivatedGroups) })));
   const wantUnread = want('message') && want('update_message_flags');
   if (want('subscription') || wantUnread) {
     const subs = listChannelSubscriptions(db, user.id);
@@ -93,15 +96,19 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
       };
       // The channel objects are serializers/subscriptions.ts's, which build them as records for now: the
       // one part of the state the compiler cannot yet check against the contract.
-      add(subs.then(async (rows) => (await subscriptionState(db, viewer, groups.lookup, rows, o)) as StatePart<SubscriptionKey>));
+      add(
+        Promise.all([subs, viewer(), groups()]).then(
+          async ([rows, v, g]) => (await subscriptionState(db, v, g.lookup, rows, o)) as StatePart<SubscriptionKey>,
+        ),
+      );
     }
     if (wantUnread) add(subs.then((rows) => unreadFor(db, user.id, rows, caps.emptyTopicName)));
   }
   if (want('message')) add(getMaxMessageIdForUser(db, user.id).then((max_message_id) => ({ max_message_id })));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
   if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
-  if (want('presence')) add(presenceState(ctx, viewer, r.presence ?? { slim: r.queue.slimPresence ?? false }));
-  if (want('user_status')) add(userStatusState(db, viewer));
+  if (want('presence')) add(viewer().then((v) => presenceState(ctx, v, r.presence ?? { slim: r.queue.slimPresence ?? false })));
+  if (want('user_status')) add(viewer().then((v) => userStatusState(db, v)));
   if (want('realm_emoji'))
     add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: toApiRealmEmojiMap(user.realm_id, rows) })));
   // Zulip's get_user_topics: policies in channels that are not archived; the legacy muted_topics lists the muted ones.
@@ -116,6 +123,12 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
 
   for (const part of await Promise.all(parts)) Object.assign(state, part);
   return state;
+}
+
+/** The first call starts `load`; every call shares its promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= load());
 }
 
 type SubscriptionKey = 'subscriptions' | 'unsubscribed' | 'never_subscribed';
