@@ -1,4 +1,6 @@
+import { onInvalidation } from '../src/db/invalidations';
 import { inTransaction } from '../src/db/transaction';
+import type { Invalidation } from '../src/events/bus';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../src/errors';
 import { toErrorResponse } from '../src/http/errors';
 import { eachDatabase, freshDatabase, TestDb } from './support/databases';
@@ -97,8 +99,10 @@ eachDatabase('inTransaction', (dialect) => {
       expect(await t.db('dm_groups').where('huddle_hash', 'like', 'killed-%').pluck('huddle_hash')).toEqual(['killed-2']);
     });
 
-    it('never replays work whose connection was lost during COMMIT: the outcome is unknown, the answer a 503', async () => {
+    it('never replays work whose connection was lost during COMMIT: the outcome is unknown, the answer a 503, the caches dropped', async () => {
       let runs = 0;
+      const published: Invalidation[] = [];
+      const off = onInvalidation(t.db, (inv) => published.push(inv));
       const attempt = inTransaction(t.db, async (tx) => {
         runs++;
         await tx.trx('dm_groups').insert({ huddle_hash: 'commit-lost', group_size: 1 });
@@ -111,6 +115,9 @@ eachDatabase('inTransaction', (dialect) => {
       const { status, body, headers } = toErrorResponse(err);
       expect([status, body.code, headers['Retry-After']]).toEqual([503, 'SERVER_NOT_READY', '1']);
       expect(String(body.msg)).toMatch(/may or may not have been saved/);
+      // Had it committed, what it changed could be stale in any cache.
+      off();
+      expect(published).toEqual([{ kind: 'all' }]);
     });
   }
 

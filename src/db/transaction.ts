@@ -73,7 +73,12 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
       if (!lost && !isNodeNotReady(e)) throw err;
       // A connection lost before COMMIT took its transaction with it: safe to run again.
       // Lost during COMMIT, the outcome is unknown: never replayed blindly.
-      if (lost && committing) throw new CommitOutcomeUnknownError();
+      if (lost && committing) {
+        // If it did commit, whatever it changed may sit stale in the caches
+        // (its own invalidations are not published on a guess): drop them all.
+        publishInvalidations(db, [{ kind: 'all' }]);
+        throw new CommitOutcomeUnknownError();
+      }
       if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
       await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
       continue;
