@@ -489,7 +489,7 @@ function report(opts: {
       `| ${r.title} | ${num(r.rps)} | ${num(r.p50)} | ${num(r.p99)} | ${num(ratio(baseline), 3)} | ${num(ratio(nodeHttp), 3)} | ${r.flat ? num(flat, 2) : ''} | ` +
         `${r.alone === undefined ? '' : num(r.alone, 1)} | ${r.errors} | ` +
         `${r.serverCpu === null ? '–' : `${num(r.serverCpu)}%`} | ${r.dbCpu === null ? '–' : `${num(r.dbCpu)}%`} | ${r.note} | ` +
-        `${r.goal ? describeGoal(r.goal) : ''} | ${r.goal ? judge(r.goal, r, baseline.rps, flat) : ''} |`,
+        `${r.goal ? describeGoal(r.goal) : ''} | ${r.goal ? judge(r.goal, r, baseline.rps, target.scale.name === 'small' ? 1 : flat) : ''} |`,
     );
   }
   lines.push('');

@@ -1,6 +1,7 @@
 import { InProcessBus } from '../src/events/bus';
 import { QueueLimits, QueueManager } from '../src/events/manager';
-import { parseCapabilities, QueueOptions } from '../src/events/options';
+import { parseCapabilities } from '../src/events/options';
+import { queueOptions } from './support/queue-options';
 import { ManualClock } from './support/clock';
 
 /** The queue manager alone: ids, acknowledgement, waiting, caps and expiry, on a fake clock. */
@@ -8,18 +9,7 @@ describe('QueueManager', () => {
   let clock: ManualClock;
   let bus: InProcessBus;
   let m: QueueManager;
-  const opts = (userId: number, extra: Partial<QueueOptions> = {}): QueueOptions => ({
-    userId,
-    realmId: 1,
-    eventTypes: null,
-    narrow: [],
-    applyMarkdown: true,
-    clientGravatar: false,
-    allPublicStreams: false,
-    publicChannels: false,
-    capabilities: parseCapabilities({}),
-    ...extra,
-  });
+  const opts = queueOptions;
   const start = (limits: Partial<QueueLimits> = {}) => {
     clock = new ManualClock(1_000);
     bus = new InProcessBus();

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { QueueManager } from '../src/events/manager';
-import { parseCapabilities } from '../src/events/options';
+import { queueOptions } from './support/queue-options';
 import { RedisBus } from '../src/events/redis-bus';
 import { until } from './support/clock';
 import { eachDatabase } from './support/databases';
@@ -52,17 +52,7 @@ eachDatabase('events through Redis, over the API', (dialect) => {
     const { owner, member } = t.cast;
     const reg = await t.api.call('post', '/register', owner, { event_types: '["message"]' });
     expect(reg.body.queue_id).toMatch(/^a:/);
-    const onB = nodeB.register({
-      userId: member.id,
-      realmId: t.realmId,
-      eventTypes: new Set(['message']),
-      narrow: [],
-      applyMarkdown: true,
-      clientGravatar: false,
-      allPublicStreams: false,
-      publicChannels: false,
-      capabilities: parseCapabilities({}),
-    });
+    const onB = nodeB.register(queueOptions(member.id, { realmId: t.realmId, eventTypes: new Set(['message']) }));
     // Redis holds every write for 300 ms: an answer that did not wait for its XADD would come first.
     await admin.call('CLIENT', 'PAUSE', '300', 'WRITE');
     const sent = await t.api.call('post', '/messages', owner, {

@@ -2,22 +2,12 @@ import { Redis } from 'ioredis';
 import type { Delivery, Invalidation } from '../src/events/bus';
 import { decodeDelivery, encodeDelivery } from '../src/events/bus-codec';
 import { QueueManager } from '../src/events/manager';
-import { parseCapabilities, QueueOptions } from '../src/events/options';
+import { queueOptions } from './support/queue-options';
 import { RedisBus } from '../src/events/redis-bus';
 import { until } from './support/clock';
 import { redisAvailable, TestRedis } from './support/redis';
 
-const opts = (userId: number): QueueOptions => ({
-  userId,
-  realmId: 1,
-  eventTypes: null,
-  narrow: [],
-  applyMarkdown: true,
-  clientGravatar: false,
-  allPublicStreams: false,
-  publicChannels: false,
-  capabilities: parseCapabilities({}),
-});
+const opts = (userId: number) => queueOptions(userId);
 
 /** One "node": a bus and the queue manager on it, wired as src/server.ts wires them. */
 interface Node {

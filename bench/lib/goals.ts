@@ -32,7 +32,7 @@ export function describeGoal(g: Goal): string {
 
 /**
  * "met", or what was missed and by how much ("req/s 0.41× of 1,000; p99 59 ms > 40").
- * `flat` is null when no 10k run of the same database was found.
+ * `flat` is null when no 10k run of the same database was found (1 for the 10k run itself).
  */
 export function judge(g: Goal, m: Measured, expressRps: number | null, flat: number | null): string {
   const misses: string[] = [];
