@@ -186,6 +186,35 @@ eachDatabase('cache invalidation', (dialect) => {
     });
   });
 
+  describe('the people a page names (users by id)', () => {
+    /** The one message `viewer` fetches by id. */
+    async function fetched(viewer: UserRow, id: number) {
+      const res = await t.api.get('/messages', viewer, { message_ids: [id] });
+      expect(res.status).toBe(200);
+      return res.body.messages[0];
+    }
+
+    it("a sender's own new name (PATCH /settings) shows on the next page", async () => {
+      const { owner, member, moderator } = t.cast;
+      await createChannel(t, 'people', [owner, member, moderator]);
+      const sent = await t.api.post('/messages', member, { type: 'channel', to: 'people', topic: 'who', content: 'me' });
+      expect((await fetched(moderator, sent.body.id)).sender_full_name).toBe(member.full_name);
+      expect((await t.api.patch('/settings', member, { full_name: 'Self Named' })).status).toBe(200);
+      expect((await fetched(moderator, sent.body.id)).sender_full_name).toBe('Self Named');
+    });
+
+    it("an administrator's rename of a direct message's sender shows in both places at once", async () => {
+      const { owner, member, admin } = t.cast;
+      const sent = await t.api.post('/messages', member, { type: 'direct', to: [owner.id], content: 'dm' });
+      const before = await fetched(owner, sent.body.id);
+      expect(before.display_recipient.map((u: { id: number }) => u.id)).toContain(member.id);
+      expect((await t.api.patch(`/users/${member.id}`, admin, { full_name: 'Another Name' })).status).toBe(200);
+      const after = await fetched(owner, sent.body.id);
+      expect(after.sender_full_name).toBe('Another Name');
+      expect(after.display_recipient.find((u: { id: number }) => u.id === member.id).full_name).toBe('Another Name');
+    });
+  });
+
   describe('the channel to send to', () => {
     it('a new subscriber receives the next message; one who left does not', async () => {
       const { owner, member, moderator, admin } = t.cast;

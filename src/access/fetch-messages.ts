@@ -5,7 +5,7 @@ import { ApiError, IncompatibleParametersError, MissingArgumentError } from '../
 import { fetchNarrowByIds, fetchNarrowRange, findFirstAtOrAfter, findFirstUnread, NarrowQuery, NarrowRow } from '../queries/narrow';
 import { highlightHtml, highlightText } from '../serializers/highlight';
 import { topicForClient } from '../serializers/messages';
-import { MessageDictCache, renderPage } from './message-dicts';
+import { type PageSources, renderPage } from './message-dicts';
 import { accessMessage } from './messages';
 import { resolveNarrow } from './narrow';
 import type { Viewer } from './viewer';
@@ -22,7 +22,7 @@ export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
  */
 export async function getMessages(
   db: Knex,
-  cache: MessageDictCache,
+  sources: PageSources,
   viewer: Viewer,
   p: Params<'get-messages'>,
   sent: ReadonlySet<string>,
@@ -43,14 +43,14 @@ export async function getMessages(
   // With the cache, the page query reads ids, flags and channel names, and
   // only the messages the cache misses are read; without it, the page query
   // returns the rows themselves.
-  if (cache) query.withChannelNames = true;
+  if (sources.dicts) query.withChannelNames = true;
   else query.withMessages = true;
 
   if (sent.has('message_ids')) {
     const conflicting = ['anchor', 'include_anchor', 'num_after', 'num_before', 'use_first_unread_anchor'].filter((k) => sent.has(k));
     if (conflicting.length) throw new IncompatibleParametersError([...conflicting, 'message_ids']);
     const rows = await fetchNarrowByIds(db, query, p.message_ids ?? []);
-    const messages = await serialize(db, cache, viewer, rows, view, searchWords);
+    const messages = await serialize(db, sources, viewer, rows, view, searchWords);
     return { found_anchor: false, found_oldest: false, found_newest: false, history_limited: false, messages };
   }
 
@@ -68,7 +68,7 @@ export async function getMessages(
   }
   const anchor = await resolveAnchor(db, query, p, sent);
   const page = await fetchAround(db, query, anchor, numBefore, numAfter, includeAnchor);
-  const messages = await serialize(db, cache, viewer, page.rows, view, searchWords);
+  const messages = await serialize(db, sources, viewer, page.rows, view, searchWords);
   return {
     anchor,
     found_anchor: page.foundAnchor,
@@ -80,14 +80,9 @@ export async function getMessages(
 }
 
 /** GET /messages/{message_id}: one message the viewer may read, with its Markdown. */
-export async function getMessage(
-  db: Knex,
-  cache: MessageDictCache,
-  viewer: Viewer,
-  p: Params<'get-message'>,
-): Promise<Data<'get-message'>> {
+export async function getMessage(db: Knex, sources: PageSources, viewer: Viewer, p: Params<'get-message'>): Promise<Data<'get-message'>> {
   const { row, flags } = await accessMessage(db, viewer, p.message_id);
-  const [{ message }] = await renderPage(db, cache, viewer.user, [{ id: row.id, flags, row }], {
+  const [{ message }] = await renderPage(db, sources, viewer.user, [{ id: row.id, flags, row }], {
     viewer: viewer.user,
     applyMarkdown: p.apply_markdown ?? true,
     clientGravatar: false,
@@ -220,7 +215,7 @@ export async function fetchAround(
 
 async function serialize(
   db: Knex,
-  cache: MessageDictCache,
+  sources: PageSources,
   viewer: Viewer,
   page: NarrowRow[],
   view: { viewer: Viewer['user']; applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
@@ -228,7 +223,7 @@ async function serialize(
 ) {
   const rendered = await renderPage(
     db,
-    cache,
+    sources,
     viewer.user,
     page.map((r) => ({ id: r.id, flags: r.flags, row: r.message, channelName: r.channelName })),
     view,

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import type { InvalidatingCache } from '../cache/invalidating-cache';
+import type { UserLookup } from '../cache/users';
+import type { AppContext } from '../context';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
-import { getDmParticipantUsers, getEdits, getMessageRows, getReactions, getUsersByIds, MessageRow } from '../queries/messages';
+import { getDmParticipantUsers, getEdits, getMessageRows, getReactions, MessageRow } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listSubmessages } from '../queries/submessages';
@@ -10,6 +12,15 @@ import { MessageDict, MessageViewOptions, renderMessageDict, toMessageDict } fro
 
 /** The per-process message cache (src/cache/messages.ts); null when CACHE_MESSAGES is 0. */
 export type MessageDictCache = Pick<InvalidatingCache<number, MessageDict>, 'load'> | null;
+
+/** Where a page's messages and people come from: the per-process caches. */
+export interface PageSources {
+  dicts: MessageDictCache;
+  /** Senders and DM participants by id (src/cache/users.ts). */
+  users: UserLookup;
+}
+
+export const pageSources = (ctx: AppContext): PageSources => ({ dicts: ctx.messageCache, users: ctx.caches.users.lookup });
 
 /** One message of a page: its id, the viewer's flags, and what the page query already read. */
 export interface PageMessage {
@@ -25,20 +36,20 @@ export interface PageMessage {
  * The wire messages of a page, in its order. Each message's dict comes from
  * the cache; the misses are read together (their rows unless given, then
  * reactions, submessages, edit history, DM participants) and stored. The
- * people — senders and DM participants — are read for every page, beside
- * the misses' lookups (one statement): their names, emails and avatars
- * change without touching any message. A page of cached messages costs
- * that one statement after the page query.
+ * people — senders and DM participants — come from the user cache: their
+ * names, emails and avatars change without touching any message, so they
+ * are not part of the dict. A page of cached messages and cached people
+ * costs no statement after the page query.
  */
 export async function renderPage(
   db: Knex,
-  cache: MessageDictCache,
+  sources: PageSources,
   viewer: UserRow,
   page: readonly PageMessage[],
   opts: MessageViewOptions,
 ): Promise<Array<{ message: Schema<'Message'>; dict: MessageDict }>> {
   if (page.length === 0) return [];
-  const { dicts, users } = await loadDicts(db, cache, page);
+  const { dicts, users } = await loadDicts(db, sources, page);
   const realm = await getRealmOfUser(db, viewer);
   const channelNames = new Map<number, string>();
   for (const m of page) {
@@ -55,9 +66,10 @@ export async function renderPage(
 
 async function loadDicts(
   db: Knex,
-  cache: MessageDictCache,
+  sources: PageSources,
   page: readonly PageMessage[],
 ): Promise<{ dicts: Map<number, MessageDict>; users: Map<number, UserRow> }> {
+  const cache = sources.dicts;
   const dicts = new Map<number, MessageDict>();
   const missing: PageMessage[] = [];
   let settle: (read: Map<number, MessageDict> | null) => void = () => {};
@@ -86,13 +98,13 @@ async function loadDicts(
     people.add(d.sender_id);
     for (const id of d.dm_participant_ids ?? []) people.add(id);
   }
-  if (missing.length === 0) return { dicts, users: await getUsersByIds(db, [...people]) };
+  if (missing.length === 0) return { dicts, users: await sources.users(people) };
 
   try {
     const known = missing.filter((m) => m.row).map((m) => m.row!);
     const unknown = missing.filter((m) => !m.row).map((m) => m.id);
     const rows = unknown.length ? [...known, ...(await getMessageRows(db, unknown))] : known;
-    const read = await readDicts(db, rows, people);
+    const read = await readDicts(db, sources.users, rows, people);
     for (const d of read.dicts.values()) dicts.set(d.id, d);
     settle(read.dicts);
     return { dicts, users: read.users };
@@ -104,11 +116,13 @@ async function loadDicts(
 
 /**
  * Dicts for these rows and the user rows of `people` and of the rows'
- * senders and DM participants: one batch of statements, run together,
+ * senders and DM participants (those from the user cache): one batch of
+ * statements, run together,
  * whatever the number of rows.
  */
 async function readDicts(
   db: Knex,
+  lookupUsers: UserLookup,
   rows: MessageRow[],
   people: Set<number>,
 ): Promise<{ dicts: Map<number, MessageDict>; users: Map<number, UserRow> }> {
@@ -127,7 +141,7 @@ async function readDicts(
     getDmParticipantUsers(db, [...dmRecipients]),
     getReactions(db, ids),
     edited.length ? getEdits(db, edited) : Promise.resolve([]),
-    getUsersByIds(db, [...people]),
+    lookupUsers(people),
     listSubmessages(
       db,
       rows.filter((r) => r.has_submessages).map((r) => r.id),

@@ -10,7 +10,7 @@ import { ApiError, invalidChannelId } from '../errors';
 import type { PublishedEvent } from '../events/shape';
 import { getChannelById } from '../queries/channels';
 import { nowSeconds } from '../queries/ids';
-import { getDmParticipants, getUsersByIds } from '../queries/messages';
+import { getDmParticipants } from '../queries/messages';
 import { getMessageAudience } from '../queries/reactions';
 import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
@@ -67,7 +67,7 @@ export async function doSetTypingStatus(
   if (!settings.send_private_typing_notifications) throw dmDisabled();
   // The typist is a participant too; a bad id anywhere refuses the whole request (Zulip).
   const ids = [...new Set([...p.to, sender.id])];
-  const users = await getUsersByIds(ctx.db, ids);
+  const users = await ctx.caches.users.getMany(ids);
   const bad = ids.find((id) => users.get(id)?.realm_id !== sender.realm_id);
   if (bad !== undefined) throw new ApiError(`Invalid user ID ${bad}`);
   const recipients = ids.map((id) => users.get(id)!);
@@ -134,7 +134,7 @@ export async function doSetEditTypingStatus(
   }
   if (!settings.send_private_typing_notifications) throw dmDisabled();
   const participants = (await getDmParticipants(ctx.db, [row.recipient_id])).get(row.recipient_id) ?? [];
-  const users = await getUsersByIds(ctx.db, participants);
+  const users = await ctx.caches.users.getMany(participants);
   const notify = participants.filter((id) => {
     const u = users.get(id);
     return id !== sender.id && u !== undefined && u.is_active && receivesTyping(u.settings);

@@ -6,6 +6,7 @@ import { CallerCache } from './caller';
 import { ChannelCache } from './channels';
 import type { InvalidatingCache } from './invalidating-cache';
 import { RealmCache } from './realms';
+import { UserCache } from './users';
 
 /** The settings the caches are sized by (src/config.ts). */
 export type CacheSettings = Pick<Config, 'cacheUsers' | 'cacheRealms' | 'cacheChannels' | 'cacheTtlSeconds'>;
@@ -25,6 +26,8 @@ export class Caches {
   readonly realms: RealmCache;
   /** Channels to send to, with their active subscribers. */
   readonly channels: ChannelCache;
+  /** User rows by id: the senders and participants that pages and polls name. */
+  readonly users: UserCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -40,6 +43,8 @@ export class Caches {
     this.register(this.realms.directory, (inv) => this.realms.applyToDirectory(inv));
     this.channels = new ChannelCache(db, settings.cacheChannels, ttlMs);
     this.register(this.channels.cache, (inv) => this.channels.apply(inv));
+    this.users = new UserCache(db, settings.cacheUsers, ttlMs);
+    this.register(this.users.cache, (inv) => this.users.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

@@ -45,6 +45,31 @@ export class InvalidatingCache<K extends string | number, V extends object> {
     return value;
   }
 
+  /**
+   * Several keys at once: the cached values, and `read(missing)`'s for the
+   * others in one call, stored under the same rule as `load`'s.
+   */
+  async loadMany(keys: Iterable<K>, read: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>> {
+    const found = new Map<K, V>();
+    const missing: K[] = [];
+    for (const key of new Set(keys)) {
+      const cached = this.values.get(key);
+      if (cached === undefined) missing.push(key);
+      else found.set(key, cached);
+    }
+    this.hits += found.size;
+    if (missing.length === 0) return found;
+    this.misses += missing.length;
+    const before = this.generation;
+    const fresh = await read(missing);
+    const store = this.generation === before;
+    for (const [key, value] of fresh) {
+      found.set(key, value);
+      if (store) this.values.set(key, value);
+    }
+    return found;
+  }
+
   /** Only what is cached (no read, no statistics). */
   peek(key: K): V | undefined {
     return this.values.peek(key);

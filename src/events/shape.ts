@@ -1,7 +1,5 @@
-import type { Knex } from 'knex';
 import type { Schema } from '../contract';
 import type { ApiFlag } from '../domain/flags';
-import { getUsersByIds } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
 import { type MessageBusEvent, topicForClient } from '../serializers/messages';
 import { avatarUrl, canSeeDeliveryEmail } from '../serializers/users';
@@ -165,15 +163,19 @@ function usersToLoad(events: QueuedEvent[]): number[] {
   return [...ids];
 }
 
-/** The events of one poll as this queue's client receives them (one query at most). */
+/**
+ * The events of one poll as this queue's client receives them. The users
+ * that realm_user additions name come from `lookupUsers` (the per-process
+ * user cache: one new user wakes every queue of the organization).
+ */
 export async function shapeEvents(
-  db: Knex,
+  lookupUsers: (ids: number[]) => Promise<Map<number, UserRow>>,
   viewer: UserRow,
   opts: QueueOptions,
   events: QueuedEvent[],
 ): Promise<Array<Record<string, unknown>>> {
   const ids = usersToLoad(events);
-  const users = ids.length ? await getUsersByIds(db, ids) : new Map<number, UserRow>();
+  const users = ids.length ? await lookupUsers(ids) : new Map<number, UserRow>();
   const c: ShapeContext = { opts, viewer, users };
   return events.map((e) => (SHAPERS[e.event.type] ?? passThrough)(e, c));
 }

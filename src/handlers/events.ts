@@ -45,7 +45,7 @@ export const eventHandlers: HandlerTable = {
       const { events, opts } = await ctx.queues.poll(user.id, p.queue_id, p.last_event_id, p.dont_block ?? false, gone.signal);
       // The bus carries open records (src/events/bus.ts ServerEvent) until every publisher builds
       // contract events (EventBody); until then this is where the list is taken to be the contract's.
-      const shaped = (await shapeEvents(ctx.db, user, opts, events)) as Array<Schema<'Event'>>;
+      const shaped = (await shapeEvents(ctx.caches.users.lookup, user, opts, events)) as Array<Schema<'Event'>>;
       return { events: shaped, queue_id: p.queue_id };
     } finally {
       res.off('close', onClose);

@@ -1,5 +1,6 @@
 import { getMessage, getMessages } from '../access/fetch-messages';
 import { getMessageHistory } from '../access/message-history';
+import { pageSources } from '../access/message-dicts';
 import { loadViewer } from '../access/viewer';
 import { doUpdateFlagsForNarrow, doUpdateMessageFlags } from '../actions/flags';
 import { clientFromUserAgent, doSendMessage } from '../actions/messages';
@@ -14,7 +15,7 @@ import { caller, HandlerTable } from '../http/handler';
 export const messageHandlers: HandlerTable = {
   'get-messages': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return getMessages(call.ctx.db, call.ctx.messageCache, viewer, call.params, call.sent);
+    return getMessages(call.ctx.db, pageSources(call.ctx), viewer, call.params, call.sent);
   },
 
   'send-message': async (call) => {
@@ -24,7 +25,7 @@ export const messageHandlers: HandlerTable = {
 
   'get-message': async (call) => {
     const viewer = await loadViewer(call.ctx.db, caller(call));
-    return getMessage(call.ctx.db, call.ctx.messageCache, viewer, call.params);
+    return getMessage(call.ctx.db, pageSources(call.ctx), viewer, call.params);
   },
 
   'update-message-flags': async (call) => {
