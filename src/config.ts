@@ -95,7 +95,7 @@ export interface Config {
   redisUrl: string | null;
   /** Entries the Redis event stream keeps (approximately); a node further behind drops its queues. */
   redisStreamMaxLen: number;
-  /** Entries of the per-process caches (docs/adr/0011-caches.md): callers by API key, organizations, channels to send to. */
+  /** Entries of the per-process caches (docs/adr/0011-caches.md): callers by API key and users by id, organizations, channels to send to. */
   cacheUsers: number;
   cacheRealms: number;
   cacheChannels: number;

@@ -215,6 +215,34 @@ eachDatabase('cache invalidation', (dialect) => {
     });
   });
 
+  describe('the channel a narrow names', () => {
+    // Channels are not renamed or made private through the API yet; their creation and
+    // subscriptions are what changes what a narrow finds and reads.
+    const narrow = (who: UserRow, operand: string | number) =>
+      t.api.get('/messages', who, { narrow: [{ operator: 'channel', operand }], anchor: 'newest', num_before: 5, num_after: 0 });
+
+    it('a channel created after a narrow that named it is found by the next one', async () => {
+      const { owner } = t.cast;
+      const before = await narrow(owner, 'later');
+      expect([before.status, before.body.code]).toEqual([400, 'BAD_NARROW']);
+      await createChannel(t, 'later', [owner]);
+      await t.api.post('/messages', owner, { type: 'channel', to: 'later', topic: 'n', content: 'x' });
+      expect((await narrow(owner, 'later')).body.messages).toHaveLength(1);
+    });
+
+    it("a private channel's history: readable once subscribed, not after leaving", async () => {
+      const { owner, member } = t.cast;
+      const channel = await createChannel(t, 'closed', [owner], { inviteOnly: true, historyPublicToSubscribers: true });
+      await t.api.post('/messages', owner, { type: 'channel', to: 'closed', topic: 'n', content: 'history' });
+      expect((await narrow(member, channel.id)).body.messages).toHaveLength(0);
+      const add = { subscriptions: [{ name: 'closed' }], principals: [member.id] };
+      expect((await t.api.post('/users/me/subscriptions', owner, add)).status).toBe(200);
+      expect((await narrow(member, channel.id)).body.messages).toHaveLength(1);
+      expect((await t.api.delete('/users/me/subscriptions', member, { subscriptions: ['closed'] })).status).toBe(200);
+      expect((await narrow(member, channel.id)).body.messages).toHaveLength(0);
+    });
+  });
+
   describe('the channel to send to', () => {
     it('a new subscriber receives the next message; one who left does not', async () => {
       const { owner, member, moderator, admin } = t.cast;

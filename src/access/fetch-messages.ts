@@ -39,7 +39,7 @@ export async function getMessages(
     clientGravatar: p.client_gravatar ?? p.client_avatar_service ?? true,
     allowEmptyTopicName: p.allow_empty_topic_name ?? false,
   };
-  const { query, searchWords } = await resolveNarrow(db, viewer, parseNarrow(p.narrow));
+  const { query, searchWords } = await resolveNarrow(db, viewer, parseNarrow(p.narrow), sources.channels);
   // With the cache, the page query reads ids, flags and channel names, and
   // only the messages the cache misses are read; without it, the page query
   // returns the rows themselves.

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { InvalidatingCache } from '../cache/invalidating-cache';
 import type { UserLookup } from '../cache/users';
 import type { AppContext } from '../context';
+import type { ChannelFinder } from './narrow';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { getDmParticipantUsers, getEdits, getMessageRows, getReactions, MessageRow } from '../queries/messages';
@@ -18,9 +19,15 @@ export interface PageSources {
   dicts: MessageDictCache;
   /** Senders and DM participants by id (src/cache/users.ts). */
   users: UserLookup;
+  /** The channels a narrow names (src/cache/channels.ts). */
+  channels: ChannelFinder;
 }
 
-export const pageSources = (ctx: AppContext): PageSources => ({ dicts: ctx.messageCache, users: ctx.caches.users.lookup });
+export const pageSources = (ctx: AppContext): PageSources => ({
+  dicts: ctx.messageCache,
+  users: ctx.caches.users.lookup,
+  channels: async (realmId, to) => (await ctx.caches.channels.forSending(realmId, to))?.channel,
+});
 
 /** One message of a page: its id, the viewer's flags, and what the page query already read. */
 export interface PageMessage {

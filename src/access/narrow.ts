@@ -39,6 +39,7 @@ export async function resolveNarrow(
   db: Knex,
   viewer: Viewer,
   rawTerms: NarrowTerm[],
+  channels: ChannelFinder = (realmId, to) => (typeof to === 'number' ? getChannelById(db, realmId, to) : getChannelByName(db, realmId, to)),
 ): Promise<{ query: NarrowQuery; searchWords: string[] }> {
   const terms = await applyWith(db, viewer, rawTerms);
   const filters: Filter[] = [];
@@ -53,7 +54,7 @@ export async function resolveNarrow(
     const { negated } = t;
     switch (t.operator) {
       case 'channel': {
-        const channel = await findChannel(db, realmId, t.operand);
+        const channel = await findChannel(channels, realmId, t.operand);
         if (!channel) throw badNarrow(`unknown channel ${t.operand}`);
         filters.push({ kind: 'recipient', ids: [channel.recipient_id], negated });
         if (!negated) {
@@ -239,12 +240,14 @@ async function viewerCanSee(db: Knex, viewer: Viewer, m: { id: number; recipient
   return channel !== undefined && canReadChannelHistory(viewer, channel);
 }
 
-async function findChannel(db: Knex, realmId: number, operand: string | number | number[]): Promise<ChannelRow | undefined> {
-  if (typeof operand === 'number') return getChannelById(db, realmId, operand);
+/** A channel of the organization by id, or by name case-insensitively (the channel cache, or SQL). */
+export type ChannelFinder = (realmId: number, to: number | string) => Promise<ChannelRow | undefined>;
+
+async function findChannel(channels: ChannelFinder, realmId: number, operand: string | number | number[]): Promise<ChannelRow | undefined> {
+  if (typeof operand === 'number') return channels(realmId, operand);
   if (typeof operand !== 'string') return undefined;
-  return (
-    (await getChannelByName(db, realmId, operand)) ?? (/^\d+$/.test(operand) ? getChannelById(db, realmId, Number(operand)) : undefined)
-  );
+  // A name made of digits that names no channel is taken as an id (Zulip accepts both).
+  return (await channels(realmId, operand)) ?? (/^\d+$/.test(operand) ? channels(realmId, Number(operand)) : undefined);
 }
 
 async function findUser(db: Knex, realmId: number, operand: string | number | number[]) {
