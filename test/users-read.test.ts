@@ -15,6 +15,26 @@ eachDatabase('reading users', (dialect) => {
   });
   afterAll(() => t.close());
 
+  describe('GET /users/me', () => {
+    it('gives the newest message received and the profile field values, in field order', async () => {
+      const second = await createProfileField(t, 'Pronouns', FieldType.SHORT_TEXT);
+      await t.ctx
+        .db('custom_profile_values')
+        .insert({ user_id: t.cast.member.id, field_id: second, value: 'they', rendered_value: '<p>they</p>' });
+      try {
+        const sent = await t.api.post('/messages', t.cast.owner, { type: 'direct', to: [t.cast.member.id], content: 'newest' });
+        const me = (await t.api.get('/users/me', t.cast.member)).body;
+        expect(me.max_message_id).toBe(sent.body.id);
+        expect(Object.keys(me.profile_data)).toEqual([String(phone), String(second)]);
+        expect(me.profile_data[second]).toEqual({ value: 'they', rendered_value: '<p>they</p>' });
+        // Someone else's values are not theirs.
+        expect((await t.api.get('/users/me', t.cast.admin)).body.profile_data).toEqual({});
+      } finally {
+        await t.ctx.db('custom_profile_values').where({ field_id: second }).del();
+      }
+    });
+  });
+
   describe('GET /users', () => {
     it('lists every user and bot, deactivated ones too, by ID', async () => {
       const res = await t.api.get('/users', t.cast.member);

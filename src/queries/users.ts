@@ -80,28 +80,31 @@ export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> 
 
 /**
  * GET /users/me's two lookups in one statement: the user's newest message id
- * (-1 without any) and their custom profile field values (a left join from one
- * row, so a user without values still gets the id).
+ * (-1 without any) and their custom profile field values (a UNION ALL; the
+ * max row is always there, so a user without values still gets the id).
  */
 export async function getOwnUserExtras(
   q: Q,
   user: { id: number; realm_id: number },
 ): Promise<{ maxMessageId: number; values: ProfileValueRow[] }> {
+  // Two index reads in one round trip. The form matters on MariaDB: joining the values to
+  // the realm's fields (or a derived table with a semi-join) costs it a temporary table per
+  // execution, ~400 µs of server CPU against ~90 µs for this. A user's values can only name
+  // their own organization's fields, so the user's id alone selects them.
   const result = await q.raw(
-    `SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = ?) AS max_id, v.field_id, v.value, v.rendered_value
-       FROM (SELECT 1 AS one) x
-       LEFT JOIN custom_profile_values v
-         ON v.user_id = ? AND v.field_id IN (SELECT id FROM custom_profile_fields WHERE realm_id = ?)
-      ORDER BY v.field_id`,
-    [user.id, user.id, user.realm_id],
+    `SELECT 0 AS part, max(message_id) AS field_id, NULL AS value, NULL AS rendered_value FROM user_messages WHERE user_id = ?
+     UNION ALL
+     SELECT 1, field_id, value, rendered_value FROM custom_profile_values WHERE user_id = ?`,
+    [user.id, user.id],
   );
-  const rows = rawRows<{ max_id: unknown; field_id: number | null; value: string | null; rendered_value: string | null }>(result);
-  const max = rows[0]?.max_id;
+  const rows = rawRows<{ part: unknown; field_id: unknown; value: string | null; rendered_value: string | null }>(result);
+  const max = rows.find((r) => Number(r.part) === 0)?.field_id;
   return {
     maxMessageId: max === null || max === undefined ? -1 : Number(max),
     values: rows
-      .filter((r) => r.field_id !== null)
-      .map((r) => ({ user_id: user.id, field_id: Number(r.field_id), value: r.value ?? '', rendered_value: r.rendered_value })),
+      .filter((r) => Number(r.part) === 1)
+      .map((r) => ({ user_id: user.id, field_id: Number(r.field_id), value: r.value ?? '', rendered_value: r.rendered_value }))
+      .sort((a, b) => a.field_id - b.field_id),
   };
 }
 
