@@ -65,7 +65,7 @@ function countError(what) {
 async function api(user, method, route, { fields, query, timeoutMs = 20000 } = {}) {
   const url = new URL(`${SITE}/api/v1${route}`);
   for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, String(v));
-  const init = { method, headers: {}, signal: AbortSignal.timeout(timeoutMs) };
+  const init = { method, headers: {}, signal: globalThis.AbortSignal.timeout(timeoutMs) };
   if (user) init.headers.Authorization = 'Basic ' + Buffer.from(`${user.email}:${user.key}`).toString('base64');
   if (fields) init.body = new URLSearchParams(fields);
   countRequest();
@@ -99,6 +99,7 @@ async function login(email) {
 
 // --- senders ----------------------------------------------------------------------------------
 const acked = new Map(); // message id -> {token, sender, dmTo}
+const ackTimes = []; // when each send was acknowledged (all senders together)
 const unknown = { total: 0, foundSaved: 0, resent: 0 };
 let stopping = false;
 
@@ -130,6 +131,7 @@ async function sender(user, dmTo) {
       const r = await api(user, 'POST', '/messages', { fields });
       if (r.status === 200) {
         acked.set(r.body.id, { token, sender: user.id, dmTo: dm ? dmTo.id : null });
+        ackTimes.push(now());
         break;
       }
       if (unknownOutcome(r)) {
@@ -139,6 +141,7 @@ async function sender(user, dmTo) {
         if (found) {
           unknown.foundSaved++;
           acked.set(found.id, { token, sender: user.id, dmTo: dm ? dmTo.id : null });
+          ackTimes.push(now());
           break;
         }
         unknown.resent++;
@@ -284,8 +287,6 @@ async function probeUntilOk(user, since) {
   }
 }
 
-/** The longest time, within the window, between two successful sends (all senders together). */
-const sendGaps = [];
 async function fault(name, probeUser) {
   window = name;
   windows.set(name, newWindow());
@@ -305,6 +306,9 @@ async function fault(name, probeUser) {
   w.restartSeconds = (now() - SETTLE_MS - restarted) / 1000;
   w.sends = acked.size - sentBefore;
   w.seconds = (now() - at) / 1000;
+  // The longest stretch without an acknowledged send, from the kill to the end of the settle period.
+  const times = [at, ...ackTimes.filter((t) => t > at), now()];
+  w.longestGap = Math.max(...times.slice(1).map((t, i) => t - times[i])) / 1000;
 }
 
 // --- checks -----------------------------------------------------------------------------------
@@ -343,7 +347,16 @@ async function main() {
   );
   // Recipients long-poll first, so every message of the run is addressed to a live client.
   const pollers = [member, member2, guest, owner].map((u) => new Poller(u));
-  await Promise.all(pollers.map((p) => p.register()));
+  // Half of the queues on each node, so that killing a node takes some of them with it.
+  for (const [i, p] of pollers.entries()) {
+    const node = `p${(i % 2) + 1}`;
+    for (let tries = 0; ; tries++) {
+      await p.register();
+      if (p.queue.id.startsWith(`${node}:`)) break;
+      if (tries === 10) throw new Error(`no queue of ${p.user.email} lands on ${node}`);
+      await api(p.user, 'DELETE', '/events', { fields: { queue_id: p.queue.id } });
+    }
+  }
   const polling = pollers.map((p) => {
     p.registrations = 0;
     return p.run();
@@ -381,7 +394,7 @@ async function main() {
     const extra =
       w.recovery === undefined
         ? ''
-        : ` answered again after ${w.recovery.toFixed(2)} s, restart ready in ${w.restartSeconds.toFixed(1)} s, ${w.sends} sends acked in the ${w.seconds.toFixed(0)} s window,`;
+        : ` answered again after ${w.recovery.toFixed(2)} s, restart ready in ${w.restartSeconds.toFixed(1)} s, longest time without an acked send ${w.longestGap.toFixed(2)} s, ${w.sends} sends acked in the ${w.seconds.toFixed(0)} s window,`;
     console.log(`  ${name}:${extra} ${w.requests} requests, failed: ${errs}; queues registered again: ${w.reRegistrations}`);
   }
   for (const p of pollers) {
@@ -421,6 +434,8 @@ async function main() {
       `after kill -9 ${name} the service answered within ${RECOVERY_LIMIT_S} s (${w.recovery.toFixed(2)} s)`,
     );
   }
+  const killed = windows.get('parley-2');
+  check(killed.reRegistrations > 0, `the clients whose queues were on parley-2 registered again (${killed.reRegistrations})`);
   const fiveHundreds = [...windows.values()].reduce((s, w) => s + w.status500, 0);
   check(fiveHundreds === 0, `no 500 answer (${fiveHundreds})`);
   await Promise.race([Promise.all(polling), sleep(1000)]);
