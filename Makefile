@@ -122,3 +122,10 @@ cluster-check: build
 .PHONY: cluster-fault
 cluster-fault: build
 	bash scripts/cluster/fault.sh
+
+# bench/cluster.ts on a fresh cluster in ./data/cluster-bench (port 9680): GET and POST /messages
+# with 2 Parley nodes and with 1 behind HAProxy, and event delivery on one node and across two;
+# writes bench/results/<date>-cluster.md (bench/README.md). About 4 minutes.
+.PHONY: bench-cluster
+bench-cluster: build
+	bash bench/cluster.sh

@@ -42,6 +42,9 @@ command -v mariadbd >/dev/null || missing+=(mariadb-server)
 command -v rsync >/dev/null || missing+=(rsync)
 command -v bc >/dev/null || missing+=(bc)
 command -v curl >/dev/null || missing+=(curl)
+# The rsync state transfer finds its listening port with ss; check.sh and fault.sh use pgrep.
+command -v ss >/dev/null || missing+=(iproute2)
+command -v pgrep >/dev/null || missing+=(procps)
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || fail "missing ${missing[*]} and not root to install them"
   echo "cluster: installing ${missing[*]} (Debian)…"
