@@ -47,3 +47,8 @@ galera_synced() { [ "$(galera_state "$1")" = 4 ]; }
 redis_ready() { redis-cli -p "$REDIS_PORT" ping; }
 healthy() { curl -fsS -o /dev/null "http://127.0.0.1:$1/health"; }
 sql_via_haproxy() { mariadb --no-defaults -h127.0.0.1 -P"$SQL_PORT" -uparley -pparley -N -B -e 'SELECT 1' parley; }
+# HAProxy sends traffic to a server only once its health check has passed `rise` times in a row
+# (a node that is healthy on its own port can still be DOWN there for a few seconds).
+haproxy_up() {
+  curl -fsS "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, -v b="$1" -v s="$2" '$1 == b && $2 == s {print $18}' | grep -q '^UP'
+}

@@ -69,6 +69,7 @@ case "$name" in
     i=${name#parley-}
     start_parley "$i"
     wait_for 60 healthy "$(parley_port "$i")"
+    wait_for 30 haproxy_up parley "p$i"
     ;;
   haproxy)
     start_haproxy

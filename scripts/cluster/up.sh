@@ -179,6 +179,7 @@ for i in $(seq 2 "$CLUSTER_NODES"); do
 done
 for i in $(seq 2 "$CLUSTER_NODES"); do wait_for "parley-$i" 60 healthy "$(parley_port "$i")"; done
 wait_for "the API through haproxy" 30 healthy "$HTTP_PORT"
+for i in $(seq 1 "$CLUSTER_NODES"); do wait_for "haproxy marking parley-$i up" 30 haproxy_up parley "p$i"; done
 
 no_pk=$(mariadb --no-defaults --socket="$CLUSTER_DIR/galera-$bootstrap/mysqld.sock" -uroot -N -B -e "
   SELECT t.table_name FROM information_schema.tables t
