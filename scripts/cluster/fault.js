@@ -57,7 +57,7 @@ function countRequest() {
 function countError(what) {
   const w = windows.get(window);
   w.errors.set(what, (w.errors.get(what) ?? 0) + 1);
-  if (what.startsWith('500')) w.status500++;
+  if (/^\w+ 500/.test(what)) w.status500++;
 }
 
 // --- HTTP -------------------------------------------------------------------------------------
@@ -78,10 +78,13 @@ async function api(user, method, route, { fields, query, timeoutMs = 20000 } = {
     } catch {
       body = { raw: text.slice(0, 200) };
     }
-    if (res.status !== 200) countError(`${res.status}${body.code ? ' ' + body.code : ''}`);
+    if (res.status !== 200) {
+      const outcome = /may or may not/.test(body.msg ?? '') ? ' (commit outcome unknown)' : '';
+      countError(`${method} ${res.status}${body.code ? ' ' + body.code : ''}${outcome}`);
+    }
     return { status: res.status, body };
   } catch (err) {
-    countError(`network ${err.cause?.code ?? err.name}`);
+    countError(`${method} network ${err.cause?.code ?? err.name}`);
     return { status: 0, body: { error: String(err.cause?.code ?? err.name) } };
   }
 }
