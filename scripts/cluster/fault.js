@@ -9,10 +9,10 @@
 //   id it saw; it merges what it fetched by message id, like a Zulip client's message store.
 //   It also re-reads the 100 messages before that id: ids are allocated when a message is
 //   inserted, not when it commits, so a message with a smaller id can commit after a larger one;
-// - a send that certainly did not apply (a refused connection, a 503 "database unavailable":
-//   the transaction was rolled back) is retried; a send whose outcome is unknown (the
-//   connection died after the request went out: HAProxy's 502/504, a network error, or
-//   Parley's 503 "may or may not have been saved") is checked first — the client looks for its
+// - a send that certainly did not apply (Parley's 503 "database unavailable": the transaction
+//   was rolled back; a 429) is retried; a send whose outcome is unknown (the connection died
+//   after the request went out: HAProxy's 502/504, a network error, or Parley's 503 "may or
+//   may not have been saved") is checked first — the client looks for its
 //   message (each carries a unique token) among its own recent messages and sends again only
 //   if it is not there. Zulip clients dedupe through the local_id echoed to their own queue;
 //   a client without a queue has to look. How many unknown outcomes had in fact been saved
