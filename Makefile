@@ -115,3 +115,17 @@ cluster-down:
 .PHONY: cluster-check
 cluster-check: build
 	bash scripts/cluster/check.sh
+
+# A fresh cluster in ./data/cluster-fault (port 9780) under load through HAProxy while a Parley
+# node, the Galera writer and Redis are each killed and restarted: nothing acknowledged is lost
+# or delivered twice, and the service answers again within 5 s of each kill. About 3 minutes.
+.PHONY: cluster-fault
+cluster-fault: build
+	bash scripts/cluster/fault.sh
+
+# bench/cluster.ts on a fresh cluster in ./data/cluster-bench (port 9680): GET and POST /messages
+# with 2 Parley nodes and with 1 behind HAProxy, and event delivery on one node and across two;
+# writes bench/results/<date>-cluster.md (bench/README.md). About 4 minutes.
+.PHONY: bench-cluster
+bench-cluster: build
+	bash bench/cluster.sh

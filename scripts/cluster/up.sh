@@ -7,6 +7,8 @@ cd "$(dirname "$0")/../.."
 HERE=scripts/cluster
 # shellcheck source=env.sh
 source "$HERE/env.sh"
+# shellcheck source=procs.sh
+source "$HERE/procs.sh"
 started_at=$(date +%s.%N)
 
 say() { printf '[cluster %5.1fs] %s\n' "$(echo "$(date +%s.%N) - $started_at" | bc)" "$*"; }
@@ -40,6 +42,9 @@ command -v mariadbd >/dev/null || missing+=(mariadb-server)
 command -v rsync >/dev/null || missing+=(rsync)
 command -v bc >/dev/null || missing+=(bc)
 command -v curl >/dev/null || missing+=(curl)
+# The rsync state transfer finds its listening port with ss; check.sh and fault.sh use pgrep.
+command -v ss >/dev/null || missing+=(iproute2)
+command -v pgrep >/dev/null || missing+=(procps)
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || fail "missing ${missing[*]} and not root to install them"
   echo "cluster: installing ${missing[*]} (Debian)…"
@@ -50,14 +55,6 @@ fi
 [ -f dist/src/main.js ] || fail "dist/src/main.js is missing: run 'make build' (make cluster does)"
 
 mkdir -p "$PIDS" "$LOGS"
-
-# Starts a command in its own session (it outlives make), logs to logs/<name>.log, records its PID.
-start() {
-  local name=$1
-  shift
-  setsid "$@" </dev/null >>"$LOGS/$name.log" 2>&1 &
-  echo $! >"$PIDS/$name.pid"
-}
 
 wait_for() {
   local what=$1 seconds=$2
@@ -121,18 +118,6 @@ if [ "$fresh" = 0 ]; then
   fi
 fi
 
-galera_state() {
-  mariadb --no-defaults --socket="$CLUSTER_DIR/galera-$1/mysqld.sock" -uroot -N -B \
-    -e "SHOW GLOBAL STATUS LIKE 'wsrep_local_state'" 2>/dev/null | awk '{print $2}'
-}
-galera_synced() { [ "$(galera_state "$1")" = 4 ]; }
-
-start_galera() {
-  local i=$1
-  shift
-  start "galera-$i" mariadbd --defaults-file="$CLUSTER_DIR/galera-$i/my.cnf" "$@"
-}
-
 say "starting galera-$bootstrap (new cluster)"
 start_galera "$bootstrap" --wsrep-new-cluster
 wait_for "galera-$bootstrap" 60 galera_synced "$bootstrap"
@@ -150,12 +135,9 @@ GRANT ALL PRIVILEGES ON parley.* TO 'parley'@'127.0.0.1';
 SQL
 
 # --- Redis ------------------------------------------------------------------------------------
-mkdir -p "$CLUSTER_DIR/redis"
 say "starting redis"
-# The append-only file (fsync every second) keeps the event stream across a Redis restart.
-start redis redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$CLUSTER_DIR/redis" \
-  --appendonly yes --appendfsync everysec --save '' --protected-mode yes
-wait_for redis 20 redis-cli -p "$REDIS_PORT" ping
+start_redis
+wait_for redis 20 redis_ready
 
 # --- HAProxy ----------------------------------------------------------------------------------
 render "$HERE/galera-check.sh.in" "$CLUSTER_DIR/galera-check.sh" GALERA_BASE "$((CLUSTER_PORT + 20))" CLUSTER_DIR "$CLUSTER_DIR"
@@ -183,22 +165,10 @@ awk -v use="$use_servers" -v parley="$parley_servers" -v galera="$galera_servers
 rm -f "$CLUSTER_DIR/haproxy.cfg.tmp"
 haproxy -c -q -f "$CLUSTER_DIR/haproxy.cfg" || fail "haproxy.cfg is invalid"
 say "starting haproxy"
-# -Ws: master-worker, in the foreground of its own session; SIGTERM (or SIGUSR1) stops it.
-start haproxy haproxy -Ws -f "$CLUSTER_DIR/haproxy.cfg"
-sql_via_haproxy() { mariadb --no-defaults -h127.0.0.1 -P"$SQL_PORT" -uparley -pparley -N -B -e 'SELECT 1' parley; }
+start_haproxy
 wait_for "MariaDB through haproxy" 30 sql_via_haproxy
 
 # --- Parley -----------------------------------------------------------------------------------
-mkdir -p "$CLUSTER_DIR/parley"
-start_parley() {
-  local i=$1
-  # One DATA_DIR for all nodes: uploads and the signing secret are shared (src/storage/).
-  start "parley-$i" env HOST=127.0.0.1 PORT="$(parley_port "$i")" DATA_DIR="$CLUSTER_DIR/parley" \
-    DATABASE_URL="mysql://parley:parley@127.0.0.1:$SQL_PORT/parley" EXTERNAL_URL="http://127.0.0.1:$HTTP_PORT" \
-    NODE_ID="p$i" EVENT_BUS=redis REDIS_URL="redis://127.0.0.1:$REDIS_PORT" LOG_LEVEL="${LOG_LEVEL:-warn}" \
-    node dist/src/main.js
-}
-healthy() { curl -fsS -o /dev/null "http://127.0.0.1:$1/health"; }
 # The first node migrates the database and seeds the demo organization; the others start once it is healthy.
 say "starting parley-1 (migrates, seeds the demo organization when empty)"
 start_parley 1
@@ -209,6 +179,7 @@ for i in $(seq 2 "$CLUSTER_NODES"); do
 done
 for i in $(seq 2 "$CLUSTER_NODES"); do wait_for "parley-$i" 60 healthy "$(parley_port "$i")"; done
 wait_for "the API through haproxy" 30 healthy "$HTTP_PORT"
+for i in $(seq 1 "$CLUSTER_NODES"); do wait_for "haproxy marking parley-$i up" 30 haproxy_up parley "p$i"; done
 
 no_pk=$(mariadb --no-defaults --socket="$CLUSTER_DIR/galera-$bootstrap/mysqld.sock" -uroot -N -B -e "
   SELECT t.table_name FROM information_schema.tables t
