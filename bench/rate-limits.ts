@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 const CALLS = Number(process.env.BENCH_RATE_LIMIT_CALLS ?? 5000);
 
 async function measure(label: string, store: RateLimitStore, db: Knex): Promise<void> {
-  const limiter = createRateLimiter(store, db, `bench${Date.now()}`, { points: 200, durationSeconds: 60 });
+  const limiter = createRateLimiter(store, { db, redis: null }, `bench${Date.now()}`, { points: 200, durationSeconds: 60 });
   for (let i = 0; i < 200; i++) await limiter.consume(`warm${i}`);
   const start = process.hrtime.bigint();
   for (let i = 0; i < CALLS; i++) await limiter.consume(String(i % 1000));
