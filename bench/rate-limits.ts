@@ -1,9 +1,10 @@
 /**
  * What a rate limit costs each API request, per store (docs/adr/0010-rate-limits.md):
  * sequential `consume` calls for distinct users (as requests of many users
- * arrive) on the memory store, the database store on a SQLite file, and on
+ * arrive) on the memory store, the database store on a SQLite file, on
  * MariaDB when BENCH_MYSQL_URL (a server URL whose user may create databases)
- * is set. Prints the mean time per call.
+ * is set, and on Redis when BENCH_REDIS_URL (redis://host:port) is set.
+ * Prints the mean time per call.
  *
  *   npx tsc -p bench && node dist/bench/rate-limits.js
  */
@@ -13,14 +14,16 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { createDb } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
+import { closeRedis, openRateLimitRedis } from '../src/db/rate-limit-redis';
 import { createRateLimiter } from '../src/db/rate-limit-store';
 import type { RateLimitStore } from '../src/domain/rate-limits';
 import type { Knex } from 'knex';
+import type { Redis } from 'ioredis';
 
 const CALLS = Number(process.env.BENCH_RATE_LIMIT_CALLS ?? 5000);
 
-async function measure(label: string, store: RateLimitStore, db: Knex): Promise<void> {
-  const limiter = createRateLimiter(store, db, `bench${Date.now()}`, { points: 200, durationSeconds: 60 });
+async function measure(label: string, store: RateLimitStore, db: Knex, redis: Redis | null = null): Promise<void> {
+  const limiter = createRateLimiter(store, { db, redis }, `bench${Date.now()}`, { points: 200, durationSeconds: 60 });
   for (let i = 0; i < 200; i++) await limiter.consume(`warm${i}`);
   const start = process.hrtime.bigint();
   for (let i = 0; i < CALLS; i++) await limiter.consume(String(i % 1000));
@@ -34,6 +37,17 @@ async function main(): Promise<void> {
   await migrateLatest(sqlite);
   await measure('memory', 'memory', sqlite);
   await measure('database (SQLite file)', 'database', sqlite);
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  if (redisUrl) {
+    let done = false;
+    const redis = openRateLimitRedis({ url: redisUrl, name: 'parley-bench-rl', onError: (err) => done || console.error(err) });
+    await new Promise((resolve) => redis.once('ready', resolve));
+    await measure('redis', 'redis', sqlite, redis);
+    done = true;
+    await closeRedis(redis);
+  } else {
+    console.log('redis                    not measured: set BENCH_REDIS_URL');
+  }
   await sqlite.destroy();
   fs.rmSync(dir, { recursive: true, force: true });
 

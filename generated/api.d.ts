@@ -931,7 +931,7 @@ export interface paths {
         };
         /**
          * Check the server's health
-         * @description For load balancers, orchestrators and monitoring: 200 when this server process can serve requests, 503 when it cannot (its database does not answer, or the database lacks migrations this version ships). Cheap: two small statements and counters kept in memory. Answered at `/health`, outside the API, as Zulip's own health check is, and here under `/api/v1` for clients that know only the API's base URL. Needs no authentication and reveals no organization data.
+         * @description For load balancers, orchestrators and monitoring: 200 when this server process can serve requests, 503 when it cannot (its database does not answer, or the database lacks migrations this version ships). Cheap: two small statements, a PING to Redis when this server uses it, and counters kept in memory. Redis not answering is reported in `checks` but is not a 503 (see `checks.redis`). Answered at `/health`, outside the API, as Zulip's own health check is, and here under `/api/v1` for clients that know only the API's base URL. Needs no authentication and reveals no organization data.
          */
         get: operations["get-health"];
         put?: never;
@@ -5665,7 +5665,7 @@ export interface components {
             content?: string;
         };
         /**
-         * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer).
+         * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer) or the check does not apply (Redis, when this server does not use it).
          * @enum {string}
          */
         HealthCheckStatus: "ok" | "failed" | "skipped";
@@ -5693,6 +5693,14 @@ export interface components {
                 configured: boolean;
                 backlog: number;
             };
+            /** @description The Redis server of a cluster (a Parley setting, `REDIS_URL`): one PING on each connection this process holds to it, for the event bus (`EVENT_BUS=redis`) and for the rate limits (`RATE_LIMIT_STORE=redis`), with a time limit of a second. `skipped` when neither uses Redis. Unlike a failed database check, a failed Redis check leaves the answer 200 (Zulip's own check fails on Redis): every node shares the one Redis, so a 503 would take every node out of the load balancer at once, while each still serves requests without it (events wait for Redis to return; rate limits count per process meanwhile). Monitoring alerts on it. */
+            redis: {
+                status: components["schemas"]["HealthCheckStatus"];
+                /** @description What this process uses Redis for. */
+                used_by: ("event_bus" | "rate_limits")[];
+                /** @description Why the check failed (per connection, cut short); absent when it passed. */
+                error?: string;
+            };
         };
         /**
          * @example {
@@ -5715,6 +5723,13 @@ export interface components {
          *         "push_relay": {
          *           "configured": false,
          *           "backlog": 0
+         *         },
+         *         "redis": {
+         *           "status": "ok",
+         *           "used_by": [
+         *             "event_bus",
+         *             "rate_limits"
+         *           ]
          *         }
          *       }
          *     }

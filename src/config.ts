@@ -13,7 +13,8 @@ import {
   setting,
 } from './config-checks';
 import { eventBusSettings } from './config-event-bus';
-import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
+import type { RateLimitStore } from './domain/rate-limits';
+import { rateLimitStoreSetting } from './config-rate-limits';
 
 /** Typed configuration, read once from the environment. */
 export interface Config {
@@ -60,7 +61,7 @@ export interface Config {
   pushRelayMaxAttempts: number;
   /** Zulip's rate limits (docs/adr/0010-rate-limits.md); RATE_LIMITS=off turns them all off. */
   rateLimits: boolean;
-  /** Where the counters live: this process's memory, or the database every process shares. */
+  /** Where the counters live: this process's memory, or the database or Redis (REDIS_URL) every process shares. */
   rateLimitStore: RateLimitStore;
   /** API requests per minute per authenticated user (Zulip: 200). */
   rateLimitUserPerMinute: number;
@@ -141,7 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', setting(env, 'PUSH_RELAY_BACKOFF_MS') ?? '1000'),
     pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', setting(env, 'PUSH_RELAY_MAX_ATTEMPTS') ?? '8'),
     rateLimits: oneOf('RATE_LIMITS', setting(env, 'RATE_LIMITS') ?? 'on', ['on', 'off'] as const) === 'on',
-    rateLimitStore: oneOf('RATE_LIMIT_STORE', setting(env, 'RATE_LIMIT_STORE') ?? 'memory', RATE_LIMIT_STORES),
+    rateLimitStore: rateLimitStoreSetting(env),
     rateLimitUserPerMinute: positiveInt('RATE_LIMIT_USER_PER_MINUTE', setting(env, 'RATE_LIMIT_USER_PER_MINUTE') ?? '200'),
     rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', setting(env, 'RATE_LIMIT_IP_PER_MINUTE') ?? '100'),
     rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', setting(env, 'RATE_LIMIT_AUTH_ATTEMPTS') ?? '5'),

@@ -105,6 +105,34 @@ export class Metrics {
         for (const c of ctx.caches.stats()) this.inc({ cache: c.name }, c.misses);
       },
     });
+    new Gauge({
+      name: 'parley_redis_up',
+      help: 'Whether each Redis connection of this process is up (1) or not (0): the event bus (EVENT_BUS=redis), the rate limits (RATE_LIMIT_STORE=redis). No series for what does not use Redis.',
+      labelNames: ['connection'],
+      registers,
+      collect() {
+        if (ctx.bus.connected) this.set({ connection: 'event_bus' }, ctx.bus.connected() ? 1 : 0);
+        if (ctx.rateLimits.redis) this.set({ connection: 'rate_limits' }, ctx.rateLimits.redis.status === 'ready' ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'parley_event_bus_entries_read_total',
+      help: 'Entries this node read from the Redis event stream (deliveries, invalidations, markers); 0 without it.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(ctx.bus.stats?.read ?? 0);
+      },
+    });
+    new Counter({
+      name: 'parley_event_bus_resets_total',
+      help: 'Times this node dropped its event queues because entries of the Redis event stream were lost (it fell behind, or Redis lost them).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(ctx.bus.stats?.resets ?? 0);
+      },
+    });
   }
 
   /** Express middleware: counts and times every response, labelled once it is known which operation it was. */

@@ -26,6 +26,7 @@ export async function startContext(config: Config, log?: Logger): Promise<AppCon
 export async function listen(ctx: AppContext, log: Logger, metrics: Metrics | null = null): Promise<Server> {
   const spec = await loadSpec();
   ctx.push?.setLogger(log);
+  ctx.rateLimits.setLogger(log);
   const app = buildApp({ ctx, spec, log, metrics });
   const server = createHttpServer(app);
   return new Promise((resolve, reject) => {

@@ -65,7 +65,7 @@ export interface Running {
  * SIGTERM / SIGINT: stop accepting connections, answer the waiting long-polls
  * at once (a heartbeat: src/events/manager.ts drain), let the requests in
  * flight finish (at most `timeoutMs`, then their connections are cut), stop
- * the background work, close the database. Resolves when all is done; the
+ * the background work, close the Redis connections and the database. Resolves when all is done; the
  * caller exits.
  */
 export async function shutDown(r: Running): Promise<void> {
@@ -83,6 +83,9 @@ export async function shutDown(r: Running): Promise<void> {
   r.stopTimers();
   r.ctx.push?.stop(); // notifications not yet delivered are dropped with the process
   r.ctx.queues.close();
+  // The Redis connections (event bus, rate limits): the bus first sends the events it still
+  // holds. Each close is bounded in time, so a Redis that is away or hung does not hold the stop.
+  await Promise.all([r.ctx.bus.close?.(), r.ctx.rateLimits.close()]);
   await r.ctx.db.destroy();
   r.log.info('stopped');
 }

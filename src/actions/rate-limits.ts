@@ -1,6 +1,10 @@
+import os from 'node:os';
+import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config';
+import { closeRedis, openRateLimitRedis } from '../db/rate-limit-redis';
 import { createRateLimiter } from '../db/rate-limit-store';
 import { rateLimitedError, type RateLimitKind, type RateLimitNotes, type RateLimitResult } from '../domain/rate-limits';
 
@@ -11,7 +15,29 @@ import { rateLimitedError, type RateLimitKind, type RateLimitNotes, type RateLim
  * login clears its username's failures, as Zulip's does).
  */
 export class RateLimits {
-  constructor(private readonly limiters: Record<RateLimitKind, RateLimiterAbstract> | null) {}
+  constructor(
+    private readonly limiters: Record<RateLimitKind, RateLimiterAbstract> | null,
+    /** The connection of RATE_LIMIT_STORE=redis (health, metrics, shutdown); null for the other stores. */
+    readonly redis: Redis | null = null,
+  ) {}
+
+  private log: Logger | null = null;
+  private lastLogged = 0;
+  private closing = false;
+
+  /** Where Redis connection errors go, once the server has its logger (src/server.ts). */
+  setLogger(log: Logger): void {
+    this.log = log;
+  }
+
+  /** A Redis outage repeats the same error at every reconnection attempt: at most one line a second. */
+  reportRedisError(err: unknown): void {
+    if (this.closing) return;
+    const now = Date.now();
+    if (now - this.lastLogged < 1000) return;
+    this.lastLogged = now;
+    this.log?.warn({ err }, 'rate limits: Redis unreachable, counting in this process meanwhile');
+  }
 
   get enabled(): boolean {
     return this.limiters !== null;
@@ -35,16 +61,38 @@ export class RateLimits {
   async reset(kind: RateLimitKind, key: string): Promise<void> {
     await this.limiters?.[kind].delete(key);
   }
+
+  /** Closes the Redis connection, if any (shutdown). */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.redis) await closeRedis(this.redis);
+  }
 }
 
-/** The limits the configuration asks for, in the store it names (RATE_LIMITS=off: none). */
+/**
+ * The limits the configuration asks for, in the store it names (RATE_LIMITS=off: none).
+ * With RATE_LIMIT_STORE=redis the three limiters share one connection, opened here.
+ */
 export function createRateLimits(db: Knex, config: Config): RateLimits {
   if (!config.rateLimits) return new RateLimits(null);
+  let limits: RateLimits | null = null;
+  const redis =
+    config.rateLimitStore === 'redis'
+      ? openRateLimitRedis({
+          url: config.redisUrl!,
+          name: `parley-${config.nodeId ?? `${os.hostname()}-${process.pid}`}-rl`,
+          onError: (err) => limits?.reportRedisError(err),
+        })
+      : null;
   const make = (name: string, points: number, durationSeconds: number) =>
-    createRateLimiter(config.rateLimitStore, db, name, { points, durationSeconds });
-  return new RateLimits({
-    user: make('user', config.rateLimitUserPerMinute, 60),
-    ip: make('ip', config.rateLimitIpPerMinute, 60),
-    authByUsername: make('auth', config.rateLimitAuthAttempts, config.rateLimitAuthWindowSeconds),
-  });
+    createRateLimiter(config.rateLimitStore, { db, redis }, name, { points, durationSeconds });
+  limits = new RateLimits(
+    {
+      user: make('user', config.rateLimitUserPerMinute, 60),
+      ip: make('ip', config.rateLimitIpPerMinute, 60),
+      authByUsername: make('auth', config.rateLimitAuthAttempts, config.rateLimitAuthWindowSeconds),
+    },
+    redis,
+  );
+  return limits;
 }

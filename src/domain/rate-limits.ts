@@ -14,11 +14,13 @@ export type RateLimitKind = 'user' | 'ip' | 'authByUsername';
  * - `database`: the `rate_limits` table (migration 014) of Parley's own
  *   database, so every process on that database shares one count, at one
  *   database write per limited request.
+ * - `redis`: the Redis server of REDIS_URL, shared by every process that
+ *   names it, at one round trip per limited request and no database write.
  * Another store is one more case in src/db/rate-limit-store.ts.
  */
-export type RateLimitStore = 'memory' | 'database';
+export type RateLimitStore = 'memory' | 'database' | 'redis';
 
-export const RATE_LIMIT_STORES: readonly RateLimitStore[] = ['memory', 'database'];
+export const RATE_LIMIT_STORES: readonly RateLimitStore[] = ['memory', 'database', 'redis'];
 
 export interface RateLimitRule {
   points: number;

@@ -83,6 +83,17 @@ export interface EventBus {
    * in-process bus has nothing to wait for and leaves it out.
    */
   flushed?(): Promise<void>;
+  /**
+   * A bus with a transport (Redis) also says whether it is connected now
+   * (metrics read it at every scrape), answers a round trip to it within
+   * `timeoutMs` or rejects (the health check), counts the times this node
+   * dropped its queues because entries were lost, and closes, once what was
+   * published has gone out (shutdown). The in-process bus has none of this.
+   */
+  connected?(): boolean;
+  ping?(timeoutMs: number): Promise<void>;
+  readonly stats?: { read: number; resets: number };
+  close?(): Promise<void>;
 }
 
 /** One process: listeners run synchronously, in publish order, before `publish` returns. */

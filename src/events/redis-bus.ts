@@ -43,6 +43,17 @@ type Kind = 'd' | 'i' | 'h' | 'r';
 /** How long a request waits for its events to reach Redis before it is answered anyway. */
 const FLUSH_WAIT_MS = 2000;
 
+/** `work`'s value, or 'late' once `ms` have passed without it settling. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class RedisBus implements EventBus {
   private readonly listeners = new Set<Listener>();
   private readonly invalidationListeners = new Set<InvalidationListener>();
@@ -132,12 +143,46 @@ export class RedisBus implements EventBus {
     return Promise.race([this.lastWrite, bound]).finally(() => clearTimeout(timer));
   }
 
+  /** Both connections are up (metrics). */
+  connected(): boolean {
+    return this.writer.status === 'ready' && this.reader.status === 'ready';
+  }
+
+  /**
+   * A PING on the writer (the health check): it waits behind the appends in
+   * flight, so it also tells whether Redis keeps up. Not connected: refused
+   * at once, never queued.
+   */
+  async ping(timeoutMs: number): Promise<void> {
+    if (this.writer.status !== 'ready') throw new Error(`not connected (${this.writer.status})`);
+    if ((await within(this.writer.ping(), timeoutMs)) === 'late') throw new Error(`no answer in ${timeoutMs} ms`);
+  }
+
+  /**
+   * Sends what is still pending (at most FLUSH_WAIT_MS), then closes both
+   * connections. Redis away: appends still queued are dropped (the process
+   * is going away) rather than holding the stop for ever; a QUIT Redis does
+   * not answer is cut after FLUSH_WAIT_MS too.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.flushed();
+    const readerUp = this.reader.status === 'ready';
     this.reader.disconnect();
-    await this.loop?.catch(() => undefined);
-    await this.writer.quit().catch(() => undefined);
+    // Connected, the read in flight fails as the connection closes and the loop ends. Not
+    // connected, ioredis keeps the read queued for a reconnection that disconnect() cancels:
+    // it never settles, so the loop is left behind (the process is stopping).
+    if (readerUp && this.loop)
+      await within(
+        this.loop.catch(() => undefined),
+        FLUSH_WAIT_MS,
+      );
+    if (this.writer.status === 'ready')
+      await within(
+        this.writer.quit().catch(() => undefined),
+        FLUSH_WAIT_MS,
+      );
+    this.writer.disconnect();
   }
 
   private append(kind: Kind, payload: string, always = false): void {
