@@ -34,6 +34,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // req.ip: the socket's address, or the one a trusted proxy forwarded (TRUSTED_PROXIES).
+  app.set('trust proxy', ctx.config.trustedProxies.length ? ctx.config.trustedProxies : false);
   // Every response names its request, so a client's report of a failure can be
   // matched to the server's log line.
   app.use((_req, res, next) => {

@@ -15,6 +15,7 @@ import {
 import { eventBusSettings } from './config-event-bus';
 import type { RateLimitStore } from './domain/rate-limits';
 import { rateLimitStoreSetting } from './config-rate-limits';
+import { trustedProxiesSetting } from './config-proxies';
 
 /** Typed configuration, read once from the environment. */
 export interface Config {
@@ -116,6 +117,8 @@ export interface Config {
    * process: better-sqlite3 runs a statement to its end before anything else runs.
    */
   sqliteReaders: number;
+  /** Proxies whose X-Forwarded-For gives the client's address (src/config-proxies.ts); none by default. */
+  trustedProxies: string[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -160,5 +163,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cachePollMs: positiveInt('CACHE_POLL_MS', setting(env, 'CACHE_POLL_MS') ?? '250'),
     cacheMessages: nonNegativeInt('CACHE_MESSAGES', setting(env, 'CACHE_MESSAGES') ?? '10000'),
     sqliteReaders: Number(oneOf('SQLITE_READERS', setting(env, 'SQLITE_READERS') ?? '1', ['0', '1', '2', '3', '4'] as const)),
+    trustedProxies: trustedProxiesSetting(env),
   };
 }

@@ -64,3 +64,21 @@ describe('RATE_LIMIT_STORE', () => {
     }
   });
 });
+
+describe('TRUSTED_PROXIES', () => {
+  it('trusts no proxy by default and reads addresses, ranges and names', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8 ,::1,fd00::/8,loopback' }).trustedProxies).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+  });
+
+  it.each(['haproxy.local', '10.0.0.0/33', '::1/129', '10.0.0.1/8/8', '300.1.1.1'])('refuses %s', (value) => {
+    expect(() => loadConfig({ TRUSTED_PROXIES: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUSTED_PROXIES: value })).toThrow(/TRUSTED_PROXIES must list addresses or CIDR ranges/);
+  });
+});

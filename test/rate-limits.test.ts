@@ -115,6 +115,50 @@ eachDatabase('rate limits', (dialect) => {
     });
   });
 
+  describe('behind a load balancer (TRUSTED_PROXIES)', () => {
+    /** GET /server_settings from 127.0.0.1, saying it forwards for `forwardedFor`. */
+    async function forwarded(port: number, forwardedFor: string) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/server_settings`, { headers: { 'X-Forwarded-For': forwardedFor } });
+      return { status: res.status, remaining: res.headers.get('x-ratelimit-remaining') };
+    }
+
+    async function listening(config: Partial<Config>) {
+      const t = await withLimits(dialect, { rateLimitIpPerMinute: 3, ...config });
+      const server = http.createServer(t.app);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const close = async () => {
+        await new Promise((resolve) => server.close(resolve));
+        await t.close();
+      };
+      return { port, close };
+    }
+
+    it("counts each forwarded client on its own when the proxy's address is trusted", async () => {
+      const { port, close } = await listening({ trustedProxies: ['loopback'] });
+      try {
+        for (const left of ['2', '1', '0']) expect(await forwarded(port, '203.0.113.7')).toEqual({ status: 200, remaining: left });
+        expect((await forwarded(port, '203.0.113.7')).status).toBe(429);
+        // Another client behind the same proxy has its own count.
+        expect(await forwarded(port, '203.0.113.8')).toEqual({ status: 200, remaining: '2' });
+      } finally {
+        await close();
+      }
+    });
+
+    it('ignores X-Forwarded-For from an address it does not trust (the default)', async () => {
+      const { port, close } = await listening({});
+      try {
+        // A client cannot pick a fresh address for each request: all count as 127.0.0.1.
+        for (const [i, left] of ['2', '1', '0'].entries())
+          expect(await forwarded(port, `198.51.100.${i}`)).toEqual({ status: 200, remaining: left });
+        expect((await forwarded(port, '198.51.100.9')).status).toBe(429);
+      } finally {
+        await close();
+      }
+    });
+  });
+
   describe('password attempts per username (Zulip: 5 in 30 minutes)', () => {
     let t: TestServer;
     beforeAll(async () => {

@@ -36,7 +36,7 @@ start_parley() {
   start "parley-$i" env HOST=127.0.0.1 PORT="$(parley_port "$i")" DATA_DIR="$CLUSTER_DIR/parley" \
     DATABASE_URL="mysql://parley:parley@127.0.0.1:$SQL_PORT/parley" EXTERNAL_URL="http://127.0.0.1:$HTTP_PORT" \
     NODE_ID="p$i" EVENT_BUS=redis REDIS_URL="redis://127.0.0.1:$REDIS_PORT" LOG_LEVEL="${LOG_LEVEL:-warn}" \
-    RATE_LIMIT_STORE="${RATE_LIMIT_STORE:-redis}" \
+    RATE_LIMIT_STORE="${RATE_LIMIT_STORE:-redis}" TRUSTED_PROXIES=127.0.0.1 \
     node dist/src/main.js
 }
 

@@ -100,7 +100,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = state(res);
     if (s.user) await ctx.rateLimits.consume('user', String(s.user.id), s.limits);
-    else await ctx.rateLimits.consume('ip', clientAddressKey(req.socket.remoteAddress), s.limits);
+    else await ctx.rateLimits.consume('ip', clientAddressKey(req.ip ?? req.socket.remoteAddress), s.limits);
     next();
   });
 
