@@ -1,7 +1,7 @@
 import type { AppContext } from '../context';
 import type { Data, Schema } from '../contract';
 import { pendingMigrations, pingDatabase } from '../db/health';
-import { pingRedis } from '../db/rate-limit-redis';
+import { pingRedis } from '../events/redis-calls';
 import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
 

@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config';
-import { closeRedis, openRateLimitRedis } from '../db/rate-limit-redis';
+import { openRateLimitRedis, RATE_LIMIT_REDIS_TIMEOUT_MS } from '../db/rate-limit-redis';
+import { closeRedis } from '../events/redis-calls';
 import { createRateLimiter } from '../db/rate-limit-store';
 import { rateLimitedError, type RateLimitKind, type RateLimitNotes, type RateLimitResult } from '../domain/rate-limits';
 
@@ -65,7 +66,7 @@ export class RateLimits {
   /** Closes the Redis connection, if any (shutdown). */
   async close(): Promise<void> {
     this.closing = true;
-    if (this.redis) await closeRedis(this.redis);
+    if (this.redis) await closeRedis(this.redis, RATE_LIMIT_REDIS_TIMEOUT_MS);
   }
 }
 

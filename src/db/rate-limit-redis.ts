@@ -41,34 +41,3 @@ export function openRateLimitRedis(opts: RateLimitRedisOptions): Redis {
   client.on('close', () => opts.onError(new Error('connection closed')));
   return client;
 }
-
-/**
- * Closes the connection: QUIT when connected (replies still due arrive
- * first), bounded in time; at once when not connected (nothing is waiting:
- * commands are never queued for a connection that is not there).
- */
-export async function closeRedis(client: Redis, timeoutMs = RATE_LIMIT_REDIS_TIMEOUT_MS): Promise<void> {
-  if (client.status === 'ready')
-    await within(
-      client.quit().catch(() => undefined),
-      timeoutMs,
-    );
-  client.disconnect();
-}
-
-/** A PING within `timeoutMs` (the health check); not connected: refused at once. */
-export async function pingRedis(client: Redis, timeoutMs: number): Promise<void> {
-  if (client.status !== 'ready') throw new Error(`not connected (${client.status})`);
-  if ((await within(client.ping(), timeoutMs)) === 'late') throw new Error(`no answer in ${timeoutMs} ms`);
-}
-
-/** `work`'s value, or 'late' once `ms` have passed without it settling. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | 'late'> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

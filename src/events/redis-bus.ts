@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { closeRedis, pingRedis, within } from './redis-calls';
 import type { Delivery, EventBus, Invalidation, InvalidationListener, Listener } from './bus';
 import { decodeDelivery, decodeInvalidation, encodeDelivery, encodeInvalidation } from './bus-codec';
 
@@ -42,17 +43,6 @@ type Kind = 'd' | 'i' | 'h' | 'r';
 
 /** How long a request waits for its events to reach Redis before it is answered anyway. */
 const FLUSH_WAIT_MS = 2000;
-
-/** `work`'s value, or 'late' once `ms` have passed without it settling. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | 'late'> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export class RedisBus implements EventBus {
   private readonly listeners = new Set<Listener>();
@@ -154,8 +144,7 @@ export class RedisBus implements EventBus {
    * at once, never queued.
    */
   async ping(timeoutMs: number): Promise<void> {
-    if (this.writer.status !== 'ready') throw new Error(`not connected (${this.writer.status})`);
-    if ((await within(this.writer.ping(), timeoutMs)) === 'late') throw new Error(`no answer in ${timeoutMs} ms`);
+    await pingRedis(this.writer, timeoutMs);
   }
 
   /**
@@ -177,12 +166,7 @@ export class RedisBus implements EventBus {
         this.loop.catch(() => undefined),
         FLUSH_WAIT_MS,
       );
-    if (this.writer.status === 'ready')
-      await within(
-        this.writer.quit().catch(() => undefined),
-        FLUSH_WAIT_MS,
-      );
-    this.writer.disconnect();
+    await closeRedis(this.writer, FLUSH_WAIT_MS);
   }
 
   private append(kind: Kind, payload: string, always = false): void {
