@@ -36,6 +36,7 @@ gen-check: install
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
+	npx tsc --noEmit -p bench/tsconfig.json
 
 # The layers of docs/ARCHITECTURE.md (.dependency-cruiser.cjs).
 layers: install

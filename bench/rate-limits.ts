@@ -14,7 +14,8 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { createDb } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
-import { closeRedis, openRateLimitRedis } from '../src/db/rate-limit-redis';
+import { openRateLimitRedis } from '../src/db/rate-limit-redis';
+import { closeRedis } from '../src/events/redis-calls';
 import { createRateLimiter } from '../src/db/rate-limit-store';
 import type { RateLimitStore } from '../src/domain/rate-limits';
 import type { Knex } from 'knex';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => redis.once('ready', resolve));
     await measure('redis', 'redis', sqlite, redis);
     done = true;
-    await closeRedis(redis);
+    await closeRedis(redis, 1000);
   } else {
     console.log('redis                    not measured: set BENCH_REDIS_URL');
   }

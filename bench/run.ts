@@ -417,6 +417,13 @@ function machine(): string {
   return `${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
 }
 
+/**
+ * The code label of this run, read once: the report, the raw results and the
+ * search for the 10k reference must agree even if files change while the run
+ * goes on (a 10k reference run started from here inherits it).
+ */
+const CODE = env.BENCH_CODE ?? gitDescribe();
+
 function gitDescribe(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
@@ -460,7 +467,7 @@ function report(opts: {
   lines.push('', '| | |', '|---|---|');
   lines.push(`| machine | ${machine()} |`);
   lines.push(`| database | ${opts.dbInfo.version}${opts.dbInfo.detail ? `, ${opts.dbInfo.detail}` : ''} |`);
-  lines.push(`| code | ${gitDescribe()} |`);
+  lines.push(`| code | ${CODE} |`);
   lines.push(
     `| dataset | ${fmtInt(c.users!)} users, ${fmtInt(c.channels!)} channels, ${fmtInt(c.subscriptions!)} subscriptions, ` +
       `${fmtInt(c.messages!)} messages, ${fmtInt(c.user_messages!)} user_messages, ${fmtInt(c.reactions!)} reactions, ` +
@@ -551,7 +558,7 @@ function readReference(file: string): { code?: string; started?: string; rows: R
  * the scale for a code change.
  */
 async function flatReference(target: Target): Promise<Reference | null> {
-  const code = gitDescribe();
+  const code = CODE;
   const find = () => {
     const candidates = [path.join(BENCH_DIR, 'results'), path.join(BENCH_DIR, '.data', 'results')]
       .flatMap((dir) => (fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => path.join(dir, f)) : []))
@@ -564,7 +571,7 @@ async function flatReference(target: Target): Promise<Reference | null> {
   let found = find();
   if (!found && env.BENCH_FLAT !== '0') {
     process.stderr.write('no 10k run of this code on this database: running the 10k scale first for the "flat" column\n');
-    execFileSync(process.execPath, [__filename], { stdio: 'inherit', env: { ...env, BENCH_SCALE: 'small' } });
+    execFileSync(process.execPath, [__filename], { stdio: 'inherit', env: { ...env, BENCH_SCALE: 'small', BENCH_CODE: CODE } });
     found = find();
   }
   if (!found?.data) return null;
@@ -746,7 +753,7 @@ async function main(): Promise<void> {
   fs.mkdirSync(resultsDir, { recursive: true });
   const base = path.join(resultsDir, `${started.toISOString().slice(0, 10)}-${target.scale.name}-${target.db}`);
   fs.writeFileSync(`${base}.md`, md);
-  const code = gitDescribe();
+  const code = CODE;
   fs.writeFileSync(
     `${base}.json`,
     JSON.stringify(
