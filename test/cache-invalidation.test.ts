@@ -9,12 +9,14 @@ import { doCreateRealm } from '../src/actions/realms';
 import { createChannelInTx } from '../src/actions/channels';
 import { doRegenerateApiKey } from '../src/actions/users';
 import { inTransaction } from '../src/db/transaction';
+import { FieldType } from '../src/domain/profile-fields';
 import { Role } from '../src/domain/roles';
 import { addGroupMembers, getSystemGroupIds, insertGroup, removeGroupMembers } from '../src/queries/groups';
 import { updateRealm } from '../src/queries/realms';
 import { updateUser } from '../src/queries/users';
 import type { UserRow } from '../src/queries/rows';
 import { runCli } from './support/cli';
+import { createProfileField } from './users-fixtures';
 import { ContractChecker } from './support/contract';
 import { eachDatabase } from './support/databases';
 import { newInstance, type Instance } from './support/instances';
@@ -240,6 +242,57 @@ eachDatabase('cache invalidation', (dialect) => {
       expect((await narrow(member, channel.id)).body.messages).toHaveLength(1);
       expect((await t.api.delete('/users/me/subscriptions', member, { subscriptions: ['closed'] })).status).toBe(200);
       expect((await narrow(member, channel.id)).body.messages).toHaveLength(0);
+    });
+  });
+
+  describe("GET /users/me's extras (the newest message held, profile values)", () => {
+    const maxOf = async (who: UserRow): Promise<number> => {
+      const res = await me(t, who);
+      expect(res.status).toBe(200);
+      return res.body.max_message_id as number;
+    };
+
+    it('a message received raises max_message_id on the next request; deleting it lowers it again', async () => {
+      const { owner, member } = t.cast;
+      await createChannel(t, 'mine', [owner, member]);
+      const before = await maxOf(member);
+      const sent = await t.api.post('/messages', owner, { type: 'channel', to: 'mine', topic: 'm', content: 'new' });
+      expect(sent.body.id).toBeGreaterThan(before);
+      expect(await maxOf(member)).toBe(sent.body.id);
+      expect((await t.api.delete(`/messages/${sent.body.id}`, owner)).status).toBe(200);
+      expect(await maxOf(member)).toBe(before);
+    });
+
+    it("a message of a channel's history the user stars (a row of their own) raises it", async () => {
+      const { owner, member } = t.cast;
+      await createChannel(t, 'history', [owner]);
+      const sent = await t.api.post('/messages', owner, { type: 'channel', to: 'history', topic: 'h', content: 'old news' });
+      expect(await maxOf(member)).toBeLessThan(sent.body.id);
+      const star = await t.api.post('/messages/flags', member, { messages: [sent.body.id], op: 'add', flag: 'starred' });
+      expect(star.status).toBe(200);
+      expect(await maxOf(member)).toBe(sent.body.id);
+    });
+
+    it('a move into a private channel the user is not in takes the message away', async () => {
+      const { owner, member } = t.cast;
+      await createChannel(t, 'open', [owner, member]);
+      const closed = await createChannel(t, 'closed', [owner], { inviteOnly: true });
+      const before = await maxOf(member);
+      const sent = await t.api.post('/messages', owner, { type: 'channel', to: 'open', topic: 'm', content: 'moving' });
+      expect(await maxOf(member)).toBe(sent.body.id);
+      const moved = await t.api.patch(`/messages/${sent.body.id}`, owner, { stream_id: closed.id, propagate_mode: 'change_one' });
+      expect(moved.status).toBe(200);
+      expect(await maxOf(member)).toBe(before);
+    });
+
+    it("an administrator's change to a profile value shows on the next request", async () => {
+      const { admin, member } = t.cast;
+      const field = await createProfileField(t, 'Team', FieldType.SHORT_TEXT);
+      expect((await me(t, member)).body.profile_data).toEqual({});
+      expect((await t.api.patch(`/users/${member.id}`, admin, { profile_data: [{ id: field, value: 'Blue' }] })).status).toBe(200);
+      expect((await me(t, member)).body.profile_data).toEqual({ [field]: { value: 'Blue', rendered_value: '<p>Blue</p>' } });
+      expect((await t.api.patch(`/users/${member.id}`, admin, { profile_data: [{ id: field, value: null }] })).status).toBe(200);
+      expect((await me(t, member)).body.profile_data).toEqual({});
     });
   });
 

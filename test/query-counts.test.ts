@@ -204,6 +204,25 @@ eachDatabase('query counts', (dialect) => {
     });
   });
 
+  describe('GET /users/me', () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startTestServer(dialect);
+    });
+    afterAll(() => t.close());
+
+    it('no statement with warm caches; one again after a message arrives, then none', async () => {
+      const { owner, member } = t.cast;
+      await createChannel(t, 'counted', [owner, member]);
+      const warm = await warmCount(t, () => t.api.get('/users/me', member));
+      expect([warm.result.status, warm.queries]).toEqual([200, 0]);
+      const sent = await t.api.post('/messages', owner, { type: 'channel', to: 'counted', topic: 'q', content: 'hi' });
+      const after = await countQueries(t, () => t.api.get('/users/me', member));
+      expect([after.result.body.max_message_id, after.queries]).toEqual([sent.body.id, 1]);
+      expect((await countQueries(t, () => t.api.get('/users/me', member))).queries).toBe(0);
+    });
+  });
+
   describe('GET /users/me/subscriptions and POST /register', () => {
     let t: TestServer;
     let few: UserRow;

@@ -7,7 +7,7 @@ import { listProfileValuesOf } from '../queries/profile-fields';
 import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
-import { getOwnUserExtras, getUserInRealm, listRealmUsers } from '../queries/users';
+import { getUserInRealm, listRealmUsers } from '../queries/users';
 import { toApiOwnUser, toApiProfileData, toApiUser } from '../serializers/users';
 import { inGroup, Viewer } from './viewer';
 
@@ -27,7 +27,7 @@ function toListedUser(u: UserRow, viewer: Viewer, opts: UserListOptions, profile
 
 /** GET /users/me: the caller's own record. */
 export async function getOwnUser(ctx: AppContext, user: UserRow): Promise<Data<'get-own-user'>> {
-  const { maxMessageId, values } = await getOwnUserExtras(ctx.db, user);
+  const { maxMessageId, values } = await ctx.caches.ownUsers.get(user);
   return toApiOwnUser(user, maxMessageId, user.is_bot ? {} : (toApiProfileData(values).get(user.id) ?? {}));
 }
 

@@ -5,6 +5,7 @@ import type { EventBus, Invalidation } from '../events/bus';
 import { CallerCache } from './caller';
 import { ChannelCache } from './channels';
 import type { InvalidatingCache } from './invalidating-cache';
+import { OwnUserCache } from './own-users';
 import { RealmCache } from './realms';
 import { UserCache } from './users';
 
@@ -28,6 +29,8 @@ export class Caches {
   readonly channels: ChannelCache;
   /** User rows by id: the senders and participants that pages and polls name. */
   readonly users: UserCache;
+  /** GET /users/me's extras by user id: the newest message held and the profile values. */
+  readonly ownUsers: OwnUserCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -45,6 +48,8 @@ export class Caches {
     this.register(this.channels.cache, (inv) => this.channels.apply(inv));
     this.users = new UserCache(db, settings.cacheUsers, ttlMs);
     this.register(this.users.cache, (inv) => this.users.apply(inv));
+    this.ownUsers = new OwnUserCache(db, settings.cacheUsers, ttlMs);
+    this.register(this.ownUsers.cache, (inv) => this.ownUsers.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

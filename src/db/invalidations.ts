@@ -86,7 +86,13 @@ export function merge(invs: readonly Invalidation[]): Invalidation[] {
   const channels = new Set<number>();
   const messages = new Set<number>();
   const realms = new Set<number>();
+  const received = new Set<number>();
+  let receivedByAll = false;
   for (const inv of invs) {
+    if (inv.kind === 'received') {
+      if (inv.userIds === 'all') receivedByAll = true;
+      else for (const id of inv.userIds) received.add(id);
+    }
     if (inv.kind === 'user') for (const id of inv.userIds) users.add(id);
     else if (inv.kind === 'channel') for (const id of inv.channelIds) channels.add(id);
     else if (inv.kind === 'messages') for (const id of inv.messageIds) messages.add(id);
@@ -96,5 +102,7 @@ export function merge(invs: readonly Invalidation[]): Invalidation[] {
   if (users.size) out.push({ kind: 'user', userIds: [...users] });
   if (channels.size) out.push({ kind: 'channel', channelIds: [...channels] });
   if (messages.size) out.push({ kind: 'messages', messageIds: [...messages] });
+  if (receivedByAll) out.push({ kind: 'received', userIds: 'all' });
+  else if (received.size) out.push({ kind: 'received', userIds: [...received] });
   return out;
 }

@@ -66,6 +66,12 @@ export type Invalidation =
   | { kind: 'channel'; channelIds: readonly number[] }
   /** Stored messages: content, topic, channel, reactions, submessages, edit history. */
   | { kind: 'messages'; messageIds: readonly number[] }
+  /**
+   * Which messages users hold rows for (user_messages rows added or removed: a send, history
+   * a user acted on, a move that gives or takes access, a deletion); `'all'` where a bulk
+   * statement does not say whose rows it changed.
+   */
+  | { kind: 'received'; userIds: readonly number[] | 'all' }
   /** Everything (the `cache flush` command; a node that lost its place in the bus). */
   | { kind: 'all' };
 

@@ -106,6 +106,8 @@ export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: 
       await q(table).whereIn('message_id', slice).del();
     deleted += await q('messages').whereIn('id', slice).del();
   }
+  // Whose user_messages rows went is not read here (the caller may know; this statement does not).
+  if (deleted > 0) invalidates(q, { kind: 'received', userIds: 'all' });
   return deleted;
 }
 

@@ -234,6 +234,7 @@ export async function deleteUserMessagesOf(q: Q, userIds: readonly number[], mes
   await eachChunk(userIds, (users) =>
     eachChunk(messageIds, (msgs) => q('user_messages').whereIn('user_id', users).whereIn('message_id', msgs).del()),
   );
+  invalidates(q, { kind: 'received', userIds });
 }
 
 /**
@@ -252,6 +253,8 @@ export async function insertRowsForSubscribers(q: Q, recipientId: number, messag
     ),
   );
   await insertMissingSparseFlagRows(q, messageIds, flags);
+  // Whose rows were added is the subscriber list the statement read.
+  invalidates(q, { kind: 'received', userIds: 'all' });
 }
 
 /** The channel's oldest message now, written to channels.first_message_id; returns the old and new values. */

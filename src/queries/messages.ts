@@ -116,6 +116,7 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
     );
   }
   await insertSparseFlagRows(q, messageId, rows);
+  invalidates(q, { kind: 'received', userIds: rows.map((r) => r.userId) });
 }
 
 /** A user's rows for messages they had no row for (channel history they act on), all with the same flags. */
@@ -126,6 +127,7 @@ export async function insertUserMessagesOfUser(q: Q, userId: number, messageIds:
     messageIds.map((message_id) => ({ user_id: userId, message_id, flags })),
   );
   await insertSparseFlagRowsOfUser(q, userId, messageIds, flags);
+  invalidates(q, { kind: 'received', userIds: [userId] });
 }
 
 /** Sets (`add`) or clears (`remove`) flag bits on a user's rows for these messages, 1,000 messages per statement. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
 import type { ProfileFieldDef } from '../domain/profile-fields';
 
 type Q = Knex | Knex.Transaction;
@@ -41,9 +42,13 @@ export async function setProfileValue(q: Q, row: ProfileValueRow): Promise<void>
     .insert({ user_id, field_id, value, rendered_value })
     .onConflict(['user_id', 'field_id'])
     .merge(['value', 'rendered_value']);
+  // GET /users/me's cached extras hold the user's values (src/cache/own-users.ts).
+  invalidates(q, { kind: 'user', userIds: [user_id] });
 }
 
 /** Removes a value; whether there was one. */
 export async function deleteProfileValue(q: Q, userId: number, fieldId: number): Promise<boolean> {
-  return (await q('custom_profile_values').where({ user_id: userId, field_id: fieldId }).delete()) > 0;
+  const deleted = (await q('custom_profile_values').where({ user_id: userId, field_id: fieldId }).delete()) > 0;
+  if (deleted) invalidates(q, { kind: 'user', userIds: [userId] });
+  return deleted;
 }
