@@ -15,7 +15,16 @@ import { toApiServerSettings } from '../serializers/server';
  * there is. An account elsewhere does not authenticate here (Zulip: "Account
  * is not associated with this subdomain").
  */
-export const hostLabel = (host: string | undefined) => (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
+export function hostLabel(host: string | undefined): string {
+  if (!host) return '';
+  // Up to the first dot or colon (a port), whichever comes first: no arrays per request.
+  let end = host.length;
+  const dot = host.indexOf('.');
+  if (dot >= 0) end = dot;
+  const colon = host.indexOf(':');
+  if (colon >= 0 && colon < end) end = colon;
+  return host.slice(0, end).toLowerCase();
+}
 
 /** The string_id of the organization the host addresses, or undefined for none. */
 export function addressedRealm(

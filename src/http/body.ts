@@ -44,8 +44,17 @@ export function uploadedFiles(res: Response): UploadedFile[] {
 const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
 const malformed = (what = 'Malformed request body') => new ApiError(what, 'BAD_REQUEST', 400);
 
-export function bodyParsers(limits: BodyLimits): RequestHandler[] {
-  return [formBody(limits), multipartBody(limits)];
+export function bodyParsers(limits: BodyLimits): RequestHandler {
+  const form = formBody(limits);
+  const multipart = multipartBody(limits);
+  return (req, res, next) => {
+    // No Content-Length and no Transfer-Encoding: no body (most GETs), nothing to parse.
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+      next();
+      return;
+    }
+    form(req, res, (err?: unknown) => (err ? next(err) : multipart(req, res, next)));
+  };
 }
 
 /**

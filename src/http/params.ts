@@ -13,6 +13,14 @@ import type { OperationInfo } from './spec';
  *   in `ignored_parameters_unsupported` (feature level 167).
  */
 export function normalizeParams(req: Request, res: Response, info: OperationInfo): void {
+  if (info.method === 'get' && req.body === undefined && !req.originalUrl.includes('?') && uploadedFiles(res).length === 0) {
+    // Nothing sent (most GETs of a client's start-up): nothing to move, decode or drop. Express's
+    // req.query stays (an empty object), which saves redefining a property of every request.
+    res.locals.rawJsonQuery = {};
+    res.locals.ignoredParameters = [];
+    res.locals.sentParams = new Set<string>();
+    return;
+  }
   const ignored = new Set<string>();
   // Prototype-free copies: a parameter named __proto__ or constructor is a plain key here.
   const query: Record<string, unknown> = Object.assign(Object.create(null), req.query);

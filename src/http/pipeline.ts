@@ -75,9 +75,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     fileBytes: ctx.config.maxFileUploadSizeMib * 1024 * 1024,
     files: 10,
   };
-  for (const mw of bodyParsers(limits)) {
-    router.use(mw);
-  }
+  router.use(bodyParsers(limits));
 
   router.use((req: Request, res: Response, next: NextFunction) => {
     normalizeParams(req, res, state(res).info);
@@ -104,7 +102,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     next();
   });
 
-  for (const mw of requestValidator(spec.document, ctx.config.validateResponses)) router.use(mw);
+  router.use(requestValidator(spec.document, ctx.config.validateResponses));
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     if (res.locals.deferUploads === true) {

