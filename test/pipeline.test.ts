@@ -250,4 +250,18 @@ eachDatabase('request pipeline', (dialect) => {
       expect(res.headers['x-test']).toBe('y');
     });
   });
+
+  it('a success is written as res.json writes it, with or without the response validator', async () => {
+    const answers = [];
+    for (const validateResponses of [false, true]) {
+      const app = buildApp({ ctx: { ...t.ctx, config: { ...t.ctx.config, validateResponses } }, spec: t.spec });
+      const res = await request(app).get('/api/v1/users/me').set('Authorization', basic(t.cast.member));
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+      answers.push(res.text);
+    }
+    expect(answers[0]).toBe(answers[1]);
+    expect(JSON.parse(answers[0]!)).toMatchObject({ result: 'success', msg: '', user_id: t.cast.member.id });
+  });
 });
