@@ -25,6 +25,9 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
   // Prototype-free copies: a parameter named __proto__ or constructor is a plain key here.
   const query: Record<string, unknown> = Object.assign(Object.create(null), req.query);
   if (info.method === 'get') {
+    // A GET's parameters are its query string. Zulip (Django) never reads a GET's body, and
+    // nothing here validates one: it must not reach a handler.
+    req.body = undefined;
     for (const key of Object.keys(query)) {
       if (!info.queryParams.has(key)) {
         ignored.add(key);
