@@ -15,7 +15,7 @@ stop() {
     kill -TERM "$pid" 2>/dev/null || true
     # InnoDB's shutdown took over 30 s on a loaded machine: Galera nodes get 90 s before SIGKILL, the rest 30 s.
     # The limit is wall-clock time: a machine short of memory makes each check slow.
-    local seconds=30 deadline rss k v _ n=0
+    local seconds=30 deadline rss n=0
     case "$name" in galera-*) seconds=90 ;; esac
     deadline=$((SECONDS + seconds))
     # A Galera node's InnoDB shutdown sometimes hangs right after its full-text thread stops and
@@ -23,14 +23,8 @@ stop() {
     # 1 GiB (a node runs at ~160 MiB) is killed at once. The loop forks nothing but the periodic
     # `alive` check, so it notices within tens of milliseconds.
     while [ -d "/proc/$pid" ] && [ "$SECONDS" -lt "$deadline" ]; do
-      rss=0
-      while read -r k v _; do
-        if [ "$k" = VmRSS: ]; then
-          rss=$v
-          break
-        fi
-      done <"/proc/$pid/status" 2>/dev/null || true
-      if [ "$rss" -gt $((1024 * 1024)) ]; then
+      rss=$(rss_kib "$pid")
+      if [ "$rss" -gt "$RUNAWAY_KIB" ]; then
         echo "cluster: $name ($pid) grew to $((rss / 1024)) MiB while stopping" >&2
         break
       fi

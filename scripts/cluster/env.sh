@@ -28,6 +28,23 @@ sst_port() { echo $((CLUSTER_PORT + 50 + $1)); }
 
 # A PID file names a live process only if that process is not a zombie and is the program we
 # started (a PID can be reused once ours is gone).
+# Resident memory of a process in KiB (0 once it is gone), read from /proc without forking:
+# the loops that watch a mariadbd's memory call it every few tens of milliseconds.
+rss_kib() {
+  local k v _
+  while read -r k v _; do
+    if [ "$k" = VmRSS: ]; then
+      echo "$v"
+      return
+    fi
+  done <"/proc/$1/status" 2>/dev/null || true
+  echo 0
+}
+
+# A mariadbd of this cluster runs at about 160 MiB; one past this (KiB) is in the runaway growth
+# seen at its shutdown (docs/deployment.md) and is killed.
+RUNAWAY_KIB=$((1024 * 1024))
+
 alive() {
   local name=$1 pid state
   [ -f "$PIDS/$name.pid" ] || return 1
