@@ -1,7 +1,7 @@
 import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { nowSeconds } from '../queries/ids';
-import { getDmGroupByHash, insertDmGroup, insertMessage, type MessageRow, type NewMessageRow } from '../queries/messages';
+import { getDmGroupByHash, insertDmGroup, insertMessage, isMessageStored, type MessageRow, type NewMessageRow } from '../queries/messages';
 
 export interface RenderedContent {
   html: string;
@@ -56,6 +56,9 @@ export async function insertMessageRow(
     has_attachment: m.rendered.hasAttachment,
   };
   const id = await insertMessage(tx.trx, values);
+  // Should the connection drop during COMMIT, this row shows whether the
+  // message was saved: if it was, the send succeeds and its events go out.
+  tx.witness((db) => isMessageStored(db, { id, ...values }));
   return {
     id,
     ...values,

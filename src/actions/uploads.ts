@@ -76,7 +76,7 @@ export async function doStoreUpload(ctx: AppContext, user: UserRow, incoming: In
       create_time: seconds(ctx),
     };
     const stored = { id: await insertAttachment(tx.trx, fields), ...fields };
-    await queueAttachmentEvents(ctx.bus, { trx: tx.trx, afterCommit: (fn) => announce.push(fn) }, 'add', user.realm_id, [stored]);
+    await queueAttachmentEvents(ctx.bus, { ...tx, afterCommit: (fn) => announce.push(fn) }, 'add', user.realm_id, [stored]);
     return stored;
   });
   try {

@@ -10,7 +10,17 @@ import { collectInvalidations, publishInvalidations } from './invalidations';
 export interface Tx {
   trx: Knex.Transaction;
   afterCommit(fn: () => void): void;
+  /**
+   * Gives a way to tell, from another connection, whether this transaction
+   * committed: a read of something only it writes. It is consulted only when
+   * the connection is lost during COMMIT (see inTransaction). The first one
+   * given is kept: a transaction commits whole, so one witness speaks for all.
+   */
+  witness(check: CommitWitness): void;
 }
+
+/** Resolves true when the transaction's writes are visible (it committed), false when they are not. */
+export type CommitWitness = (db: Knex) => Promise<boolean>;
 
 /**
  * Errors after which the whole transaction may simply run again, because the
@@ -49,14 +59,23 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
   for (let attempt = 1; ; attempt++) {
     const pending: Array<() => void> = [];
     let invalidations: ReturnType<typeof collectInvalidations> = [];
+    // Assigned from inside the work (a closure): typed so that TypeScript does not narrow it to null.
+    let witness = null as CommitWitness | null;
     let result: T;
+    let value: T;
     // Set once the work has resolved: knex sends COMMIT next, so an error from
     // then on comes from COMMIT (or from releasing the connection after it).
     let committing = false;
     try {
       result = await db.transaction(async (trx) => {
         invalidations = collectInvalidations(trx);
-        const value = await work({ trx, afterCommit: (fn) => pending.push(fn) });
+        value = await work({
+          trx,
+          afterCommit: (fn) => pending.push(fn),
+          witness: (check) => {
+            witness ??= check;
+          },
+        });
         committing = true;
         return value;
       });
@@ -74,14 +93,25 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
       // A connection lost before COMMIT took its transaction with it: safe to run again.
       // Lost during COMMIT, the outcome is unknown: never replayed blindly.
       if (lost && committing) {
-        // If it did commit, whatever it changed may sit stale in the caches
-        // (its own invalidations are not published on a guess): drop them all.
-        publishInvalidations(db, [{ kind: 'all' }]);
-        throw new CommitOutcomeUnknownError();
+        // A witness can settle it. It did commit: the request succeeded, and
+        // its events and invalidations go out as after any commit (without
+        // this, a message that was saved reached no one's event queue).
+        if (witness && (await confirmCommitted(db, witness))) {
+          result = value!;
+        } else {
+          // If it did commit, whatever it changed may sit stale in the caches
+          // (its own invalidations are not published on a guess): drop them all.
+          // A witness that finds nothing is no proof either: on a single server
+          // that only lost the network, COMMIT may still be finishing. The client
+          // is told to check (POST /messages: its own recent messages).
+          publishInvalidations(db, [{ kind: 'all' }]);
+          throw new CommitOutcomeUnknownError();
+        }
+      } else {
+        if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
+        await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+        continue;
       }
-      if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
-      await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
-      continue;
     }
     // Committed: the hooks run outside the retry, since whatever they throw,
     // running the work again would store it a second time (a sent message twice).
@@ -90,6 +120,24 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     publishInvalidations(db, invalidations);
     for (const fn of pending) fn();
     return result;
+  }
+}
+
+/**
+ * Asks the witness, on whatever connection the pool gives next (the proxy may
+ * be moving the writer: connection errors are retried within the same budget
+ * as a transaction's). True only when it saw the writes.
+ */
+async function confirmCommitted(db: Knex, witness: CommitWitness): Promise<boolean> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await witness(db);
+    } catch (err) {
+      if (!isConnectionLost(err) && !isNodeNotReady(err as DbError)) return false;
+      if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) return false;
+      await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { causalRead } from '../db/causal-read';
 import { invalidates } from '../db/invalidations';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
@@ -101,6 +102,24 @@ export async function insertMessage(q: Q, row: NewMessageRow): Promise<number> {
   // Searchable from the moment the message is (same transaction).
   await indexNewMessage(q, id, row.topic, row.content);
   return id;
+}
+
+/**
+ * Whether this exact message row is stored, read causally (src/db/causal-read.ts).
+ * The id alone is not proof: a transaction that never committed gives its
+ * id back to no one on a single server, but a Galera cluster that loses a
+ * node recomputes each node's auto-increment offset, and another node may
+ * hand out the same id to another message.
+ */
+export async function isMessageStored(
+  db: Knex,
+  m: Pick<NewMessageRow, 'sender_id' | 'date_sent' | 'content'> & { id: number },
+): Promise<boolean> {
+  const rows = await causalRead(
+    db,
+    db('messages').where({ id: m.id, sender_id: m.sender_id, date_sent: m.date_sent, content: m.content }).select('id'),
+  );
+  return rows.length > 0;
 }
 
 /** One user_messages row per receiver of a new message, in batches (a 1,000-subscriber channel is two statements). */

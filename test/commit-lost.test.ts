@@ -1,0 +1,132 @@
+/**
+ * A connection lost during COMMIT: the transaction may or may not have
+ * committed. These tests lose the answer to a COMMIT that did commit (a TCP
+ * proxy in front of MariaDB passes the COMMIT on, then drops the connection
+ * instead of the reply), which is what a killed database node or proxy does
+ * to an in-flight send. MySQL/MariaDB only: SQLite has no connection to lose.
+ */
+import { onInvalidation } from '../src/db/invalidations';
+import { createDb } from '../src/db/connection';
+import { migrateLatest } from '../src/db/migrate';
+import { inTransaction } from '../src/db/transaction';
+import type { Invalidation } from '../src/events/bus';
+import { CommitOutcomeUnknownError } from '../src/errors';
+import { CommitCutter, startCommitCutter, throughCutter } from './support/commit-cutter';
+import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
+import { pending, register } from './support/events';
+import { createChannel, startTestServer, TestServer } from './support/server';
+
+/** A fresh, migrated MySQL database whose pool reaches it through a new cutter. */
+async function databaseBehindCutter(): Promise<{ testDb: TestDb; cutter: CommitCutter }> {
+  const mysql = await freshMysqlDatabase();
+  const cutter = await startCommitCutter(mysql.url);
+  const db = createDb({ databaseUrl: throughCutter(mysql.url, cutter), dataDir: '' });
+  await migrateLatest(db);
+  const testDb: TestDb = {
+    db,
+    drop: async () => {
+      await db.destroy();
+      await cutter.close();
+      await mysql.drop();
+    },
+  };
+  return { testDb, cutter };
+}
+
+eachDatabase('a connection lost during COMMIT', (dialect) => {
+  it('never consults the witness of a transaction whose COMMIT was answered', async () => {
+    const t = await freshDatabase(dialect);
+    let asked = 0;
+    const result = await inTransaction(t.db, async (tx) => {
+      await tx.trx('dm_groups').insert({ huddle_hash: 'answered', group_size: 1 });
+      tx.witness(async () => {
+        asked++;
+        return true;
+      });
+      return 'saved';
+    });
+    expect([result, asked]).toEqual(['saved', 0]);
+    await t.drop();
+  });
+
+  if (dialect !== 'mysql') return;
+
+  describe('inTransaction', () => {
+    let testDb: TestDb;
+    let cutter: CommitCutter;
+    beforeAll(async () => {
+      ({ testDb, cutter } = await databaseBehindCutter());
+    });
+    afterAll(() => testDb.drop());
+
+    it('asks the witness, and a transaction it finds committed succeeds once, with its hooks and its own invalidations', async () => {
+      const db = testDb.db;
+      const published: Invalidation[] = [];
+      const off = onInvalidation(db, (inv) => published.push(inv));
+      const hooks: string[] = [];
+      let runs = 0;
+      cutter.arm();
+      const cutsBefore = cutter.cuts;
+      const result = await inTransaction(db, async (tx) => {
+        runs++;
+        await tx.trx('dm_groups').insert({ huddle_hash: 'witnessed', group_size: 1 });
+        tx.afterCommit(() => hooks.push('ran'));
+        tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'witnessed' })).length > 0);
+        return 'saved';
+      });
+      off();
+      expect(cutter.cuts - cutsBefore).toBe(1);
+      expect([result, runs, hooks]).toEqual(['saved', 1, ['ran']]);
+      expect(await db('dm_groups').where({ huddle_hash: 'witnessed' }).count({ n: '*' })).toEqual([{ n: 1 }]);
+      // Not the everything-flush of an unknown outcome.
+      expect(published).not.toContainEqual({ kind: 'all' });
+    });
+
+    it('answers 503 "may or may not" when the witness does not find the writes, and drops every cache', async () => {
+      const db = testDb.db;
+      const published: Invalidation[] = [];
+      const off = onInvalidation(db, (inv) => published.push(inv));
+      const hooks: string[] = [];
+      cutter.arm();
+      const attempt = inTransaction(db, async (tx) => {
+        await tx.trx('dm_groups').insert({ huddle_hash: 'unwitnessed', group_size: 1 });
+        tx.afterCommit(() => hooks.push('ran'));
+        tx.witness(async () => false);
+      });
+      const err = await attempt.catch((e: unknown) => e);
+      off();
+      expect(err).toBeInstanceOf(CommitOutcomeUnknownError);
+      expect(hooks).toEqual([]);
+      expect(published).toEqual([{ kind: 'all' }]);
+    });
+  });
+
+  describe('POST /messages', () => {
+    let t: TestServer;
+    let cutter: CommitCutter;
+    beforeAll(async () => {
+      const behind = await databaseBehindCutter();
+      cutter = behind.cutter;
+      t = await startTestServer('mysql', behind.testDb);
+      await createChannel(t, 'general', [t.cast.owner, t.cast.member]);
+    });
+    afterAll(async () => {
+      t.ctx.queues.close();
+      await t.close();
+    });
+
+    it('succeeds when the message was saved, and the other subscriber gets it as an event', async () => {
+      const { owner, member } = t.cast;
+      const client = await register(t, member, { event_types: ['message'] });
+      cutter.arm();
+      const cutsBefore = cutter.cuts;
+      const res = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'saved despite the cut' });
+      expect(cutter.cuts - cutsBefore).toBe(1);
+      expect(res.status).toBe(200);
+      const events = await pending(t, client);
+      expect(events.map((e) => [e.type, e.message?.id])).toEqual([['message', res.body.id]]);
+      const stored = await t.ctx.db('messages').where({ content: 'saved despite the cut' }).pluck('id');
+      expect(stored).toEqual([res.body.id]);
+    });
+  });
+});
