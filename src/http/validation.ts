@@ -45,27 +45,21 @@ function chained(all: RequestHandler[], forParameterless: RequestHandler[]): Req
   return (req, res, next) => {
     const info = (res.locals.pipeline as { info?: OperationInfo } | undefined)?.info;
     const list = info && takesNothing(info) ? forParameterless : all;
-    // Each middleware gets a continuation that runs once: one that both called next() and
-    // returned a rejected promise would otherwise run the rest of the chain twice.
-    const run = (index: number, err?: unknown): void => {
-      if (err || index === list.length) {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err || i === list.length) {
         next(err);
         return;
       }
-      let done = false;
-      const proceed = (e?: unknown): void => {
-        if (done) return;
-        done = true;
-        run(index + 1, e);
-      };
+      const mw = list[i++]!;
       try {
-        const result = list[index]!(req, res, proceed) as unknown;
-        if (result instanceof Promise) result.catch(proceed);
+        const result = mw(req, res, step) as unknown;
+        if (result instanceof Promise) result.catch(step);
       } catch (e) {
-        proceed(e);
+        step(e);
       }
     };
-    run(0);
+    step();
   };
 }
 
