@@ -7,7 +7,7 @@
  * The realm, users (real API keys), channels with their subscriptions and
  * DM conversations are made through the actions (doCreateRealm,
  * createUserInTx, createChannelInTx, dmGroupRecipient). Messages,
- * user_messages and reactions are bulk-inserted with explicit ids, as
+ * user_messages and reactions are bulk-inserted (messages and reactions with explicit ids), as
  * src/actions/messages.ts would store them: rendered_content a plain
  * <p>…</p> (mention spans as the renderer writes them), topic_key the
  * lower-cased topic, a user_messages row for every subscriber at send time,
@@ -473,7 +473,7 @@ async function loadMessages(
   plan: Plan,
   ids: Ids,
   sink: BulkSink,
-  start: { message: number; userMessage: number; reaction: number },
+  start: { message: number; reaction: number },
 ): Promise<Stats> {
   const { scale, users, channels } = plan;
   const rng = new Rng(scale.seed + 1);
@@ -509,7 +509,6 @@ async function loadMessages(
   const span = 2 * 365 * 86400;
   const t0 = now - span;
   let messageId = start.message;
-  let umId = start.userMessage;
   let reactionId = start.reaction;
 
   const userMessageFlags = (u: number, f: number, isSender: boolean, mentioned: boolean, wildcard: boolean, base: number) => {
@@ -631,7 +630,7 @@ async function loadMessages(
       for (const term of messageSearchTerms(topic, body.content)) searchRows.push([term, id]);
       for (const u of receivers) {
         const flags = userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base);
-        userMessages.push([umId++, ids.users[u]!, id, flags]);
+        userMessages.push([ids.users[u]!, id, flags]);
         // The side tables of the sparse flags, as insertUserMessages and the flag updates keep them.
         SPARSE_FLAGS.forEach((sf, k) => {
           if ((flags & sf.mask) !== 0) sparseRows[k]!.push([ids.users[u]!, id]);
@@ -676,7 +675,8 @@ async function loadMessages(
         ],
         rows: messages,
       },
-      { table: 'user_messages', columns: ['id', 'user_id', 'message_id', 'flags'], rows: userMessages },
+      // No id: on MariaDB the table is keyed by (user_id, message_id) (migration 024).
+      { table: 'user_messages', columns: ['user_id', 'message_id', 'flags'], rows: userMessages },
       ...SPARSE_FLAGS.map((sf, k) => ({ table: sf.table, columns: ['user_id', 'message_id'], rows: sparseRows[k]! })),
       { table: 'reactions', columns: ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'], rows: reactions },
       { table: 'message_search_terms', columns: ['term', 'message_id'], rows: searchRows },
@@ -713,7 +713,6 @@ async function main(): Promise<void> {
 
   const start = {
     message: (await maxId(target, 'messages')) + 1,
-    userMessage: (await maxId(target, 'user_messages')) + 1,
     reaction: (await maxId(target, 'reactions')) + 1,
   };
   let t0 = Date.now();

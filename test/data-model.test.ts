@@ -111,6 +111,26 @@ eachDatabase('data model', (dialect) => {
     expect(cols).toEqual(['user_id', 'is_unread', 'message_id']);
   });
 
+  it('keys user_messages by (user_id, message_id) on MariaDB, keeping every row through migration 024 and back', async () => {
+    const db = t.ctx.db;
+    const sent = await t.api.post('/messages', t.cast.owner, { type: 'direct', to: [t.cast.member.id], content: 'keyed' });
+    expect(sent.status).toBe(200);
+    const rows = () => db('user_messages').where({ message_id: sent.body.id }).orderBy('user_id').select('user_id', 'message_id', 'flags');
+    const before = await rows();
+    expect(before).toHaveLength(2);
+    if (dialect !== 'mysql') return;
+    const primary = async () =>
+      (await db.raw("SHOW INDEX FROM user_messages WHERE Key_name = 'PRIMARY'"))[0].map((r: any) => r.Column_name);
+    expect(await primary()).toEqual(['user_id', 'message_id']);
+    const m024 = await import('../src/db/migrations/024_user_messages_key');
+    await m024.down(db);
+    expect(await primary()).toEqual(['id']);
+    expect(await rows()).toEqual(before);
+    await m024.up(db);
+    expect(await primary()).toEqual(['user_id', 'message_id']);
+    expect(await rows()).toEqual(before);
+  });
+
   it('has a column for every permission setting the domain lists', async () => {
     const { REALM_GROUP_SETTINGS, CHANNEL_GROUP_SETTINGS, GROUP_GROUP_SETTINGS } = await import('../src/domain/group-settings');
     for (const [table, settings] of [
@@ -177,6 +197,7 @@ eachDatabase('data model', (dialect) => {
       '021_search_terms',
       '022_sparse_flags',
       '023_cache_invalidations',
+      '024_user_messages_key',
     ]);
   });
 });

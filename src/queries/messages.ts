@@ -169,7 +169,7 @@ export async function updateUserMessageFlags(
 
 /** Whether the user holds a row for the message (received it, or acted on it as history). */
 export async function hasUserMessage(q: Q, userId: number, messageId: number): Promise<boolean> {
-  const row = await q('user_messages').where({ user_id: userId, message_id: messageId }).first('id');
+  const row = await q('user_messages').where({ user_id: userId, message_id: messageId }).first('message_id');
   return row !== undefined;
 }
 

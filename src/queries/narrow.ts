@@ -136,13 +136,13 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter, viewerId: number, i
         return;
       }
       // is_unread. In history mode a missing row means read.
-      if (f.negated) qb.where((b) => b.whereNull('um.id').orWhere(`um.${f.column}`, 0));
+      if (f.negated) qb.where((b) => b.whereNull('um.message_id').orWhere(`um.${f.column}`, 0));
       // The column name comes from the Filter type.
       else qb.whereRaw(`um.${f.column} = 1`);
       return;
     }
     case 'flagmask':
-      if (f.negated) qb.where((b) => b.whereNull('um.id').orWhereRaw('(um.flags & ?) = 0', [f.mask]));
+      if (f.negated) qb.where((b) => b.whereNull('um.message_id').orWhereRaw('(um.flags & ?) = 0', [f.mask]));
       else qb.whereRaw('(um.flags & ?) <> 0', [f.mask]);
       return;
     case 'has':
