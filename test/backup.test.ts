@@ -157,8 +157,8 @@ eachDatabase('backup and restore', (dialect) => {
 
     // Every restored row of the written tables is the source's row, unchanged.
     for (const table of ['messages', 'user_messages', 'reactions']) {
-      const theirs = await rowsById(src, table);
-      const ours = await rowsById(restored, table);
+      const theirs = await rowsByKey(src, table);
+      const ours = await rowsByKey(restored, table);
       for (const [id, row] of ours) expect({ table, id, row }).toEqual({ table, id, row: theirs.get(id) });
     }
   }, 180_000);
@@ -491,9 +491,11 @@ async function countRows(db: Knex, table: string): Promise<number> {
   return Number((await db(table).count({ n: '*' }).first())!.n);
 }
 
-async function rowsById(db: Knex, table: string): Promise<Map<number, string>> {
+/** A table's rows by their key: user_messages by (user_id, message_id), which is its primary key on MariaDB; the others by id. */
+async function rowsByKey(db: Knex, table: string): Promise<Map<string, string>> {
   const rows: Record<string, unknown>[] = await db(table).select('*');
-  return new Map(rows.map((r) => [Number(r.id), JSON.stringify(r, Object.keys(r).sort())]));
+  const key = (r: Record<string, unknown>) => (table === 'user_messages' ? `${r.user_id}/${r.message_id}` : String(r.id));
+  return new Map(rows.map((r) => [key(r), JSON.stringify(r, Object.keys(r).sort())]));
 }
 
 function sha256(file: string): string {
