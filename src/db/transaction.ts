@@ -109,7 +109,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
         }
       } else {
         if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
-        await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+        await sleep(unavailableBackoffMs(attempt));
         continue;
       }
     }
@@ -136,9 +136,12 @@ async function confirmCommitted(db: Knex, witness: CommitWitness): Promise<boole
     } catch (err) {
       if (!isConnectionLost(err) && !isNodeNotReady(err as DbError)) return false;
       if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) return false;
-      await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+      await sleep(unavailableBackoffMs(attempt));
     }
   }
 }
+
+/** While the database is away: 50 ms doubling up to 1 s, with jitter so that waiting requests do not return together. */
+const unavailableBackoffMs = (attempt: number) => Math.min(1000, 50 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

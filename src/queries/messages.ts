@@ -113,12 +113,10 @@ export async function insertMessage(q: Q, row: NewMessageRow): Promise<number> {
  */
 export async function isMessageStored(
   db: Knex,
-  m: Pick<NewMessageRow, 'sender_id' | 'date_sent' | 'content'> & { id: number },
+  m: Pick<NewMessageRow, 'sender_id' | 'recipient_id' | 'date_sent' | 'content'> & { id: number },
 ): Promise<boolean> {
-  const rows = await causalRead(
-    db,
-    db('messages').where({ id: m.id, sender_id: m.sender_id, date_sent: m.date_sent, content: m.content }).select('id'),
-  );
+  const { id, sender_id, recipient_id, date_sent, content } = m;
+  const rows = await causalRead(db, db('messages').where({ id, sender_id, recipient_id, date_sent, content }).select('id'));
   return rows.length > 0;
 }
 
