@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import type { Config } from '../config';
+import { PipelinedMysqlClient } from './mysql/pipelined-client';
 import { RoutedSqliteClient } from './sqlite/routed-client';
 
 export type Db = Knex;
@@ -65,7 +66,8 @@ export function mysqlConnectionOptions(url: string): {
 
 function mysqlConfig(url: string, poolMax: number): Knex.Config {
   return {
-    client: 'mysql2',
+    // knex's mysql2 client, with transactions that send fewer packets (ADR 0018).
+    client: PipelinedMysqlClient,
     // While the database is unreachable the pool keeps trying to connect until
     // this runs out; knex's 60 s default would hold a request (and its client)
     // for a minute. Ten seconds rides out a proxy's failover or a Galera node's
@@ -78,6 +80,9 @@ function mysqlConfig(url: string, poolMax: number): Knex.Config {
       supportBigNumbers: true,
       // Flags are < 2^53, so numbers stay exact.
       bigNumberStrings: false,
+      // A transaction sends its BEGIN and held writes in the packet of its next
+      // statement (mysql/pipelined-client.ts, ADR 0018).
+      multipleStatements: true,
     },
     pool: {
       min: 0,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
+import { pipelineWrite } from '../db/mysql/pipelined-client';
 import { messageSearchTerms, prefixRange } from '../domain/search';
 
 /**
@@ -18,12 +19,17 @@ export const SEARCH_TABLE = 'message_search_terms';
  */
 const ROWS_PER_INSERT = 16000;
 
-/** Inserts (term, message id) pairs, skipping pairs already present. */
+/**
+ * Inserts (term, message id) pairs, skipping pairs already present. Nothing
+ * reads the result: on MySQL the statement goes out with the transaction's
+ * next statement or its COMMIT (src/db/mysql/pipelined-client.ts).
+ */
 export async function insertSearchRows(q: Q, rows: ReadonlyArray<readonly [string, number]>): Promise<void> {
   const verb = dialectOf(q as Knex) === 'mysql' ? 'INSERT IGNORE INTO' : 'INSERT OR IGNORE INTO';
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const slice = rows.slice(i, i + ROWS_PER_INSERT);
-    await q.raw(
+    await pipelineWrite(
+      q,
       `${verb} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(() => '(?, ?)').join(', ')}`,
       slice.flatMap(([term, id]) => [term, id]),
     );

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { SPARSE_FLAGS, SparseFlag, sparseFlagsTouchedBy } from '../domain/sparse-flags';
+import { pipelineWrite } from '../db/mysql/pipelined-client';
 
 type Q = Knex | Knex.Transaction;
 
@@ -19,8 +20,10 @@ export async function insertSparseFlagRows(q: Q, messageId: number, rows: Readon
     const users = rows.filter((r) => (r.flags & f.mask) !== 0).map((r) => r.userId);
     for (let i = 0; i < users.length; i += 500) {
       const slice = users.slice(i, i + 500);
-      // A plain VALUES list, as insertUserMessages (knex writes SQLite's as a compound SELECT).
-      await q.raw(
+      // A plain VALUES list, as insertUserMessages (knex writes SQLite's as a
+      // compound SELECT); held for the next packet on MySQL, as those rows are.
+      await pipelineWrite(
+        q,
         `INSERT INTO ${f.table} (user_id, message_id) VALUES ${slice.map(() => '(?, ?)').join(', ')}`,
         slice.flatMap((u) => [u, messageId]),
       );

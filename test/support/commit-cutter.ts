@@ -19,8 +19,11 @@ export interface CommitCutter {
   close(): Promise<void>;
 }
 
-// A COM_QUERY packet (command byte 0x03) whose text starts with COMMIT.
+// A COM_QUERY packet (command byte 0x03) whose text starts with COMMIT, or
+// ends with it: a transaction's held writes travel in COMMIT's packet
+// (src/db/mysql/pipelined-client.ts).
 const COMMIT = Buffer.from('\x03COMMIT', 'latin1');
+const LAST_COMMIT = Buffer.from(';\nCOMMIT', 'latin1');
 
 /** A cutter in front of the database a mysql:// URL names (host and port, or its ?socket=). */
 export async function startCommitCutter(databaseUrl: string): Promise<CommitCutter> {
@@ -34,7 +37,7 @@ export async function startCommitCutter(databaseUrl: string): Promise<CommitCutt
     sockets.add(client).add(upstream);
     let cutNextReply = false;
     client.on('data', (chunk) => {
-      if (armed && chunk.includes(COMMIT)) {
+      if (armed && (chunk.includes(COMMIT) || chunk.includes(LAST_COMMIT))) {
         armed = false;
         cutNextReply = true;
       }

@@ -1,0 +1,152 @@
+/**
+ * Transactions on MySQL/MariaDB send BEGIN with their first statement and
+ * held writes with their next statement or COMMIT
+ * (src/db/mysql/pipelined-client.ts). Each knex 'query' event below is one
+ * packet, one round trip. On SQLite a held write simply runs at once: the
+ * same expectations on what is stored hold on both.
+ */
+import type { Knex } from 'knex';
+import { createDb } from '../src/db/connection';
+import { migrateLatest } from '../src/db/migrate';
+import { pipelineWrite } from '../src/db/mysql/pipelined-client';
+import { inTransaction } from '../src/db/transaction';
+import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
+import { createChannel, startTestServer } from './support/server';
+
+/** The statement texts of the packets `work` sends through `db`. */
+async function packets<T>(db: Knex, work: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
+  const sent: string[] = [];
+  const onQuery = (q: { sql: string }) => sent.push(q.sql);
+  db.on('query', onQuery);
+  try {
+    return { result: await work(), sent };
+  } finally {
+    db.removeListener('query', onQuery);
+  }
+}
+
+const hashes = (db: Knex) => db('dm_groups').orderBy('huddle_hash').pluck('huddle_hash');
+
+eachDatabase('a transaction that holds writes for its next packet', (dialect) => {
+  let t: TestDb;
+  beforeEach(async () => {
+    t = await freshDatabase(dialect);
+  });
+  afterEach(() => t.drop());
+
+  it('reads its own held writes, and stores them at COMMIT', async () => {
+    const seen = await inTransaction(t.db, async (tx) => {
+      await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?), (?, ?)', ['held-a', 1, 'held-b', 2]);
+      return tx.trx('dm_groups').orderBy('huddle_hash').pluck('huddle_hash');
+    });
+    expect(seen).toEqual(['held-a', 'held-b']);
+    expect(await hashes(t.db)).toEqual(['held-a', 'held-b']);
+  });
+
+  it('stores nothing of a transaction whose held write fails at COMMIT, and leaves no transaction open', async () => {
+    // One connection: the statement after the failure runs on the connection it happened on.
+    const one = dialect === 'mysql' ? await freshMysqlDatabase() : null;
+    const db = one ? createDb({ databaseUrl: one.url, dataDir: '', dbPoolMax: 1 }) : t.db;
+    if (one) await migrateLatest(db);
+    await db('dm_groups').insert({ huddle_hash: 'taken', group_size: 1 });
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('dm_groups').insert({ huddle_hash: 'written-first', group_size: 1 });
+        // A duplicate key, found only when the held write reaches the server.
+        await pipelineWrite(trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['taken', 1]);
+      }),
+    ).rejects.toMatchObject(dialect === 'mysql' ? { errno: 1062 } : { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    expect(await hashes(db)).toEqual(['taken']);
+    if (one) {
+      const [[row]] = (await db.raw('SELECT @@in_transaction AS open')) as [[{ open: number }]];
+      expect(row.open).toBe(0);
+      await db.destroy();
+      await one.drop();
+    }
+  });
+
+  if (dialect !== 'mysql') return;
+
+  it('sends BEGIN in the packet of its first statement and held writes in the packet of COMMIT', async () => {
+    const { result, sent } = await packets(t.db, () =>
+      inTransaction(t.db, async (tx) => {
+        const [id] = await tx.trx('dm_groups').insert({ huddle_hash: 'first', group_size: 1 });
+        await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['second', 2]);
+        return id;
+      }),
+    );
+    expect(sent.map((s) => s.split(';\n').map((x) => x.split(' ')[0]!.toUpperCase()))).toEqual([
+      ['BEGIN', 'INSERT'],
+      ['INSERT', 'COMMIT;'],
+    ]);
+    // The insert's id is its own statement's, not BEGIN's result.
+    expect(await t.db('dm_groups').where('huddle_hash', 'first').first('id')).toEqual({ id: result });
+    expect(await hashes(t.db)).toEqual(['first', 'second']);
+  });
+
+  it('gives a statement that carries held writes its own result', async () => {
+    const rows = await inTransaction(t.db, async (tx) => {
+      await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['x', 7]);
+      return tx.trx('dm_groups').select('huddle_hash', 'group_size');
+    });
+    expect(rows).toEqual([{ huddle_hash: 'x', group_size: 7 }]);
+  });
+
+  it('sends nothing for a transaction that runs no statement, whether it commits or throws', async () => {
+    const committed = await packets(t.db, () => inTransaction(t.db, async () => 'nothing to do'));
+    const thrown = await packets(t.db, () =>
+      inTransaction(t.db, async () => {
+        throw new Error('refused by a check');
+      }).catch((e: Error) => e.message),
+    );
+    expect([committed, thrown]).toEqual([
+      { result: 'nothing to do', sent: [] },
+      { result: 'refused by a check', sent: [] },
+    ]);
+  });
+
+  it('drops held writes when the transaction rolls back', async () => {
+    await expect(
+      inTransaction(t.db, async (tx) => {
+        await tx.trx('dm_groups').insert({ huddle_hash: 'sent', group_size: 1 });
+        await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['held', 1]);
+        throw new Error('changed its mind');
+      }),
+    ).rejects.toThrow('changed its mind');
+    expect(await hashes(t.db)).toEqual([]);
+  });
+
+  it('sends what it holds before a nested transaction (a savepoint) begins', async () => {
+    await t.db.transaction(async (trx) => {
+      await pipelineWrite(trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['outer', 1]);
+      await trx
+        .transaction(async (inner) => {
+          await inner('dm_groups').insert({ huddle_hash: 'inner', group_size: 1 });
+          throw new Error('inner rolls back');
+        })
+        .catch(() => undefined);
+    });
+    expect(await hashes(t.db)).toEqual(['outer']);
+  });
+  it('stores a channel message in two round trips: BEGIN with the message row, then its other rows with COMMIT', async () => {
+    const s = await startTestServer('mysql');
+    await createChannel(s, 'pipelined', [s.cast.owner, s.cast.member]);
+    // The channel's first message also records itself as such (an UPDATE in between): the second is the common case.
+    await s.api.post('/messages', s.cast.owner, { type: 'stream', to: 'pipelined', topic: 'trips', content: 'first' });
+    const { result: res, sent } = await packets(s.ctx.db, () =>
+      s.api.post('/messages', s.cast.owner, { type: 'stream', to: 'pipelined', topic: 'trips', content: 'two round trips' }),
+    );
+    expect(res.status).toBe(200);
+    const transaction = sent.filter((q) => /^BEGIN\b|COMMIT;$/.test(q));
+    expect(transaction).toHaveLength(2);
+    expect(transaction[0]).toMatch(/^BEGIN;\ninsert into `messages`/);
+    expect(transaction[1]).toMatch(/^INSERT IGNORE INTO message_search_terms[^;]*;\nINSERT INTO user_messages[^;]*;\nCOMMIT;$/);
+    const id = res.body.id as number;
+    expect(await s.ctx.db('user_messages').where('message_id', id).orderBy('user_id').pluck('user_id')).toEqual(
+      [s.cast.owner.id, s.cast.member.id].sort((a, b) => a - b),
+    );
+    expect(await s.ctx.db('message_search_terms').where({ message_id: id, term: 'trips' }).pluck('term')).toEqual(['trips']);
+    s.ctx.queues.close();
+    await s.close();
+  });
+});
