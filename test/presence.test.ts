@@ -3,7 +3,7 @@ import type { UserRow } from '../src/queries/rows';
 import { ManualClock } from './support/clock';
 import { eachDatabase } from './support/databases';
 import { pending, register, startEventsServer, stopEventsServer } from './support/events';
-import { countQueries, createMembers, type TestServer } from './support/server';
+import { countQueries, createMembers, statementsOf, type TestServer } from './support/server';
 
 eachDatabase('presence', (dialect) => {
   let t: TestServer;
@@ -32,7 +32,7 @@ eachDatabase('presence', (dialect) => {
     } finally {
       t.ctx.db.removeListener('query', on);
     }
-    return sqls.filter((s) => /^\s*(insert|update|delete|replace)\b/i.test(s));
+    return sqls.flatMap(statementsOf).filter((s) => /^\s*(insert|update|delete|replace)\b/i.test(s));
   };
 
   beforeAll(async () => {
