@@ -5,6 +5,7 @@
  * instead of the reply), which is what a killed database node or proxy does
  * to an in-flight send. MySQL/MariaDB only: SQLite has no connection to lose.
  */
+import { causalRead } from '../src/db/causal-read';
 import { onInvalidation } from '../src/db/invalidations';
 import { createDb } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
@@ -50,6 +51,19 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
   });
 
   if (dialect !== 'mysql') return;
+
+  it('gives up on a witness read that does not answer in time, and kills the statement', async () => {
+    const t = await freshDatabase(dialect);
+    const started = Date.now();
+    await expect(causalRead(t.db, t.db.select(t.db.raw('SLEEP(5) AS s')), 300)).rejects.toMatchObject({ name: 'KnexTimeoutError' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    // Killed on the server, not left running on a pooled connection.
+    const [running] = (await t.db.raw("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'select SLEEP(5)%'")) as [
+      Array<{ n: number }>,
+    ];
+    expect(Number(running[0]!.n)).toBe(0);
+    await t.drop();
+  });
 
   describe('inTransaction', () => {
     let testDb: TestDb;

@@ -34,9 +34,18 @@ function isGalera(db: Knex): Promise<boolean> {
  * for this statement alone (MariaDB's SET STATEMENT), so the pooled
  * connection keeps its session defaults. Elsewhere it is a plain read.
  */
-export async function causalRead<T>(db: Knex, query: Knex.QueryBuilder): Promise<T[]> {
-  if (dialectOf(db) !== 'mysql' || !(await isGalera(db))) return (await query) as T[];
+export async function causalRead<T>(db: Knex, query: Knex.QueryBuilder, timeoutMs = CAUSAL_READ_TIMEOUT_MS): Promise<T[]> {
+  // The read has a time limit of its own: its caller is deciding a request's
+  // outcome, and a node that neither answers nor drops the connection would
+  // otherwise hold that request for as long as the socket stays open. Past
+  // the limit knex kills the statement (KILL QUERY) and the read fails.
+  if (dialectOf(db) !== 'mysql' || !(await isGalera(db))) return (await query.timeout(timeoutMs, { cancel: true })) as T[];
   const { sql, bindings } = query.toSQL().toNative();
-  const [rows] = (await db.raw(`SET STATEMENT wsrep_sync_wait = 1 FOR ${sql}`, bindings as Knex.RawBinding[])) as unknown as [T[]];
+  const [rows] = (await db
+    .raw(`SET STATEMENT wsrep_sync_wait = 1 FOR ${sql}`, bindings as Knex.RawBinding[])
+    .timeout(timeoutMs, { cancel: true })) as unknown as [T[]];
   return rows;
 }
+
+/** Longer than a causal read takes on a cluster catching up, shorter than the 8 s a transaction waits for the database. */
+export const CAUSAL_READ_TIMEOUT_MS = 3000;

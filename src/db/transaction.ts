@@ -61,15 +61,17 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     let invalidations: ReturnType<typeof collectInvalidations> = [];
     // Assigned from inside the work (a closure): typed so that TypeScript does not narrow it to null.
     let witness = null as CommitWitness | null;
-    let result: T;
-    let value: T;
-    // Set once the work has resolved: knex sends COMMIT next, so an error from
-    // then on comes from COMMIT (or from releasing the connection after it).
+    // The work's value, set before COMMIT: it is returned too when COMMIT's
+    // answer was lost and the witness finds the transaction committed.
+    let result!: T;
+    // Set once the work has resolved: knex sends COMMIT next (on MySQL with the
+    // writes it still holds, src/db/mysql/pipelined-client.ts), so an error from
+    // then on comes from COMMIT's packet (or from releasing the connection after it).
     let committing = false;
     try {
-      result = await db.transaction(async (trx) => {
+      await db.transaction(async (trx) => {
         invalidations = collectInvalidations(trx);
-        value = await work({
+        result = await work({
           trx,
           afterCommit: (fn) => pending.push(fn),
           witness: (check) => {
@@ -77,7 +79,6 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           },
         });
         committing = true;
-        return value;
       });
     } catch (err) {
       const e = err as DbError;
@@ -96,9 +97,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
         // A witness can settle it. It did commit: the request succeeded, and
         // its events and invalidations go out as after any commit (without
         // this, a message that was saved reached no one's event queue).
-        if (witness && (await confirmCommitted(db, witness))) {
-          result = value!;
-        } else {
+        if (!witness || !(await confirmCommitted(db, witness))) {
           // If it did commit, whatever it changed may sit stale in the caches
           // (its own invalidations are not published on a guess): drop them all.
           // A witness that finds nothing is no proof either: on a single server
