@@ -128,6 +128,66 @@ eachDatabase('a transaction that holds writes for its next packet', (dialect) =>
     });
     expect(await hashes(t.db)).toEqual(['outer']);
   });
+  it('fails the outer transaction when a write it held fails as a nested transaction begins, even if the nested error is caught', async () => {
+    await t.db('dm_groups').insert({ huddle_hash: 'taken', group_size: 1 });
+    await expect(
+      t.db.transaction(async (trx) => {
+        await trx('dm_groups').insert({ huddle_hash: 'outer', group_size: 1 });
+        await pipelineWrite(trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['taken', 1]);
+        await trx.transaction(async (inner) => inner('dm_groups').insert({ huddle_hash: 'inner', group_size: 1 })).catch(() => undefined);
+      }),
+    ).rejects.toMatchObject({ errno: 1062 });
+    expect(await hashes(t.db)).toEqual(['taken']);
+  });
+
+  it('checks a held write as knex checks any raw statement, before holding it', async () => {
+    await expect(
+      inTransaction(t.db, async (tx) => {
+        await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['one', 1, 'spare']);
+      }),
+    ).rejects.toThrow('Expected 3 bindings, saw 2');
+    await expect(
+      inTransaction(t.db, async (tx) => {
+        await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['one', undefined]);
+      }),
+    ).rejects.toThrow(/Undefined binding/);
+    expect(await hashes(t.db)).toEqual([]);
+  });
+
+  it('refuses a write held for a transaction that has ended', async () => {
+    const trx = await t.db.transaction();
+    await trx('dm_groups').insert({ huddle_hash: 'committed', group_size: 1 });
+    await trx.commit();
+    await expect(pipelineWrite(trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['late', 1])).rejects.toThrow(
+      'A write held for a transaction that has ended',
+    );
+    expect(await hashes(t.db)).toEqual(['committed']);
+  });
+
+  it('sends held writes in a packet of their own once they pass 1 MiB, and stores them all', async () => {
+    const rows = Array.from({ length: 9000 }, (_, i) => [`bulk-${String(i).padStart(4, '0')}-${'x'.repeat(50)}`, 1] as const);
+    const { sent } = await packets(t.db, () =>
+      inTransaction(t.db, async (tx) => {
+        for (const r of rows) await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', r);
+      }),
+    );
+    // 9,000 writes of ~130 characters: 1.2 MB, so two packets, the second with COMMIT.
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.length).toBeLessThan(1 << 20);
+    expect(sent[1]).toMatch(/COMMIT;$/);
+    expect(await t.db('dm_groups').count({ n: '*' })).toEqual([{ n: rows.length }]);
+  });
+
+  it('leaves an empty statement for knex to refuse, after sending what it holds', async () => {
+    await expect(
+      inTransaction(t.db, async (tx) => {
+        await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, ?)', ['held', 1]);
+        await tx.trx.raw('');
+      }),
+    ).rejects.toThrow();
+    expect(await hashes(t.db)).toEqual([]);
+  });
+
   it('stores a channel message in two round trips: BEGIN with the message row, then its other rows with COMMIT', async () => {
     const s = await startTestServer('mysql');
     await createChannel(s, 'pipelined', [s.cast.owner, s.cast.member]);

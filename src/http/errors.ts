@@ -36,8 +36,16 @@ export function errorMiddleware(log: Logger) {
 /** The error for the log, with its message cut (a driver error repeats the whole SQL, bound values included). */
 function boundedError(err: unknown): unknown {
   if (!(err instanceof Error)) return { message: bounded(String(err), 2000) };
-  const e = err as Error & { code?: unknown; errno?: unknown };
-  return { type: e.name, message: bounded(e.message, 2000), code: e.code, errno: e.errno, stack: bounded(e.stack ?? '', 4000) };
+  const e = err as Error & { code?: unknown; errno?: unknown; sqlMessage?: unknown };
+  return {
+    type: e.name,
+    message: bounded(e.message, 2000),
+    // The server's own words: knex puts the statement (or a whole packet of them) before them in `message`.
+    sqlMessage: typeof e.sqlMessage === 'string' ? bounded(e.sqlMessage, 1000) : undefined,
+    code: e.code,
+    errno: e.errno,
+    stack: bounded(e.stack ?? '', 4000),
+  };
 }
 
 export function toErrorResponse(err: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {

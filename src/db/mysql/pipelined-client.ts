@@ -46,7 +46,10 @@ export class PipelinedMysqlClient extends Client_MySQL2 {
   }
 }
 
-type TxClient = Transaction_MySQL2.TxClient;
+type TxClient = Transaction_MySQL2.TxClient & {
+  stream?: (conn: unknown, obj: unknown, stream: unknown, options: unknown) => Promise<unknown>;
+  acquireConnection(): Promise<unknown>;
+};
 type QueryParam = Transaction_MySQL2.QueryParam;
 interface Statement {
   sql: string;
@@ -55,13 +58,24 @@ interface Statement {
 interface Pipeline {
   /** Whether BEGIN has been sent. */
   begun: boolean;
-  /** Writes waiting for the next packet. */
+  /** Writes waiting for the next packet, and their size (characters of SQL and string values). */
   held: Statement[];
+  heldSize: number;
+  /** A held write that failed where no caller saw it (in a packet of its own): the transaction's next statement throws it. */
+  failed: unknown;
   /** The transaction client's own query (one packet, one round trip). */
   send: (conn: unknown, obj: QueryParam) => ReturnType<TxClient['query']>;
   /** The same without knex's check that the transaction is still open. */
   sendAfterEnd: (conn: unknown, obj: QueryParam) => ReturnType<TxClient['query']>;
 }
+
+/**
+ * Past this much held SQL the writes go out in a packet of their own rather
+ * than wait: one packet must stay under the server's max_allowed_packet
+ * (16 MiB by default on MariaDB), and a rename of thousands of messages holds
+ * large search-term inserts.
+ */
+const MAX_HELD_SIZE = 1 << 20;
 
 const PIPELINE = Symbol('parley.pipeline');
 type PipelinedTxClient = TxClient & { [PIPELINE]?: Pipeline };
@@ -77,10 +91,10 @@ class PipelinedTransaction extends Transaction_MySQL2 {
   override async savepoint(conn: unknown): Promise<unknown> {
     // A nested transaction's statements go through a client of their own,
     // not through the outer one's pipeline: what the outer one holds (BEGIN
-    // included) goes out first.
-    const outer = this.outerTx?.trxClient as PipelinedTxClient | undefined;
-    const p = outer?.[PIPELINE];
-    if (p && (!p.begun || p.held.length)) await p.send(conn, packet(takePending(p)));
+    // included) goes out first. Should a held write fail there, the outer
+    // transaction fails too, even if the nested one's error is caught.
+    const p = (this.outerTx?.trxClient as PipelinedTxClient | undefined)?.[PIPELINE];
+    if (p) await sendPending(p, conn);
     return super.savepoint(conn);
   }
 }
@@ -90,6 +104,8 @@ function pipeline(trxClient: PipelinedTxClient): void {
   const p: Pipeline = {
     begun: false,
     held: [],
+    heldSize: 0,
+    failed: undefined,
     send: trxClient.query.bind(trxClient),
     sendAfterEnd: unchecked.bind(trxClient),
   };
@@ -99,9 +115,21 @@ function pipeline(trxClient: PipelinedTxClient): void {
     const ending = /^\s*(COMMIT|ROLLBACK)\b/i.exec(sql)?.[1]?.toUpperCase();
     if (ending === 'ROLLBACK') {
       p.held = [];
+      p.heldSize = 0;
       if (!p.begun) return undefined;
+      return p.send(conn, obj);
+    }
+    if (p.failed !== undefined) {
+      // Never commit past a write that failed: roll back, and fail as it did.
+      if (ending === 'COMMIT') await p.sendAfterEnd(conn, 'ROLLBACK').catch(() => undefined);
+      throw p.failed;
     }
     if (ending === 'COMMIT' && !p.begun && !p.held.length) return undefined;
+    // An empty statement is knex's to refuse ("The query is empty"), on its own.
+    if (!sql) {
+      await sendPending(p, conn);
+      return p.send(conn, obj);
+    }
     const prefix = takePending(p);
     if (!prefix.length) return p.send(conn, obj);
     const own = typeof obj === 'string' ? { sql: obj } : obj;
@@ -109,10 +137,12 @@ function pipeline(trxClient: PipelinedTxClient): void {
     try {
       const res = await p.send(conn, merged);
       // mysql2 answers a packet of several statements with a result (and a
-      // field list) per statement: the caller gets its own statement's.
+      // field list) per statement: the caller gets its own statement's (all
+      // of them, for a statement that has several: CALL).
       if (res?.response) {
         const [rows, fields] = res.response as [unknown[], unknown[] | undefined];
-        res.response = [rows[prefix.length], fields?.[prefix.length]];
+        const n = prefix.length;
+        res.response = rows.length === n + 1 ? [rows[n], fields?.[n]] : [rows.slice(n), fields?.slice(n)];
       }
       return res;
     } catch (err) {
@@ -126,6 +156,27 @@ function pipeline(trxClient: PipelinedTxClient): void {
       throw err;
     }
   };
+  // A stream (none in Parley today) reads after what the transaction holds, as any statement does.
+  const stream = trxClient.stream?.bind(trxClient);
+  if (stream) {
+    trxClient.stream = async (conn, obj, out, options) => {
+      if (p.failed !== undefined) throw p.failed;
+      await sendPending(p, conn);
+      return stream(conn, obj, out, options);
+    };
+  }
+}
+
+/** Sends BEGIN (if not yet sent) and the held writes as a packet of their own; a failure is kept for the transaction's next statement. */
+async function sendPending(p: Pipeline, conn: unknown): Promise<void> {
+  if (p.failed !== undefined) throw p.failed;
+  if (p.begun && !p.held.length) return;
+  try {
+    await p.send(conn, packet(takePending(p)));
+  } catch (err) {
+    p.failed = err;
+    throw err;
+  }
 }
 
 /** Statements as the text and bindings of one packet. */
@@ -139,8 +190,11 @@ function takePending(p: Pipeline): Statement[] {
   const pending = p.begun ? p.held : [{ sql: 'BEGIN', bindings: [] }, ...p.held];
   p.begun = true;
   p.held = [];
+  p.heldSize = 0;
   return pending;
 }
+
+const sizeOf = (s: Statement) => s.bindings.reduce<number>((n, b) => n + (typeof b === 'string' ? b.length : 8), s.sql.length);
 
 /**
  * Runs a write whose result the caller does not need. Inside a pipelined
@@ -148,13 +202,23 @@ function takePending(p: Pipeline): Statement[] {
  * transaction's next statement or its COMMIT; anywhere else (SQLite, a bare
  * connection) it runs now. An error it raises surfaces at that next
  * statement, so use it only for writes whose failure fails the transaction
- * (nothing may catch it and carry on).
+ * (nothing may catch it and carry on). knex checks the statement as it
+ * would any raw one (the count of bindings, no undefined value) before it is held.
  */
 export async function pipelineWrite(q: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<void> {
-  const p = (q.client as PipelinedTxClient)[PIPELINE];
-  if (p) {
-    p.held.push({ sql, bindings });
+  const trxClient = q.client as PipelinedTxClient;
+  const p = trxClient[PIPELINE];
+  if (!p) {
+    await q.raw(sql, bindings as Knex.RawBinding[]);
     return;
   }
-  await q.raw(sql, bindings as Knex.RawBinding[]);
+  if ((q as Knex.Transaction).isCompleted()) throw new Error(`A write held for a transaction that has ended: ${sql.slice(0, 100)}`);
+  const compiled = q
+    .raw(sql, bindings as Knex.RawBinding[])
+    .toSQL()
+    .toNative();
+  const statement = { sql: compiled.sql, bindings: compiled.bindings };
+  if (p.heldSize + sizeOf(statement) > MAX_HELD_SIZE) await sendPending(p, await trxClient.acquireConnection());
+  p.held.push(statement);
+  p.heldSize += sizeOf(statement);
 }
