@@ -194,6 +194,34 @@ function takePending(p: Pipeline): Statement[] {
   return pending;
 }
 
+/**
+ * A held statement goes to mysql2 as it is, beside others in one packet: a
+ * binding too many would shift values into the next statement. Plain `?`
+ * placeholders (all a held write uses) are counted here, without the arrays
+ * and strings knex's compiler makes for a 300-value insert (a sixth of what a
+ * send allocated, measured); anything else (`??`, an escaped `\?`) goes
+ * through knex's compiler.
+ */
+function checkedStatement(q: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Statement {
+  let placeholders = 0;
+  for (let i = 0; i < sql.length; i++) {
+    if (sql.charCodeAt(i) !== QUESTION_MARK) continue;
+    if (sql.charCodeAt(i + 1) === QUESTION_MARK || sql.charCodeAt(i - 1) === BACKSLASH) {
+      const compiled = q
+        .raw(sql, bindings as Knex.RawBinding[])
+        .toSQL()
+        .toNative();
+      return { sql: compiled.sql, bindings: compiled.bindings };
+    }
+    placeholders++;
+  }
+  if (placeholders !== bindings.length) throw new Error(`A held write has ${placeholders} placeholders and ${bindings.length} bindings`);
+  if (bindings.includes(undefined)) throw new Error(`Undefined binding in a held write: ${sql.slice(0, 100)}`);
+  return { sql, bindings };
+}
+const QUESTION_MARK = 63;
+const BACKSLASH = 92;
+
 const sizeOf = (s: Statement) => s.bindings.reduce<number>((n, b) => n + (typeof b === 'string' ? b.length : 8), s.sql.length);
 
 /**
@@ -202,8 +230,8 @@ const sizeOf = (s: Statement) => s.bindings.reduce<number>((n, b) => n + (typeof
  * transaction's next statement or its COMMIT; anywhere else (SQLite, a bare
  * connection) it runs now. An error it raises surfaces at that next
  * statement, so use it only for writes whose failure fails the transaction
- * (nothing may catch it and carry on). knex checks the statement as it
- * would any raw one (the count of bindings, no undefined value) before it is held.
+ * (nothing may catch it and carry on). The statement is checked before it
+ * is held: as many bindings as placeholders, none undefined.
  */
 export async function pipelineWrite(q: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<void> {
   const trxClient = q.client as PipelinedTxClient;
@@ -213,11 +241,7 @@ export async function pipelineWrite(q: Knex | Knex.Transaction, sql: string, bin
     return;
   }
   if ((q as Knex.Transaction).isCompleted()) throw new Error(`A write held for a transaction that has ended: ${sql.slice(0, 100)}`);
-  const compiled = q
-    .raw(sql, bindings as Knex.RawBinding[])
-    .toSQL()
-    .toNative();
-  const statement = { sql: compiled.sql, bindings: compiled.bindings };
+  const statement = checkedStatement(q, sql, bindings);
   if (p.heldSize + sizeOf(statement) > MAX_HELD_SIZE) await sendPending(p, await trxClient.acquireConnection());
   p.held.push(statement);
   p.heldSize += sizeOf(statement);
