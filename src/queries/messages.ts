@@ -1,14 +1,13 @@
 import type { Knex } from 'knex';
 import { causalRead } from '../db/causal-read';
 import { invalidates } from '../db/invalidations';
+import { pipelineWrite } from '../db/mysql/pipelined-client';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { inChunks, insertOne, insertRows } from './ids';
 import { indexNewMessage } from './search-index';
 import { mapBools, UserRow } from './rows';
 import { insertSparseFlagRows, insertSparseFlagRowsOfUser, syncSparseFlagsOfUser } from './sparse-flags';
-
-import { pipelineWrite } from '../db/mysql/pipelined-client';
 
 type Q = Knex | Knex.Transaction;
 

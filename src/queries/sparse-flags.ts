@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { SPARSE_FLAGS, SparseFlag, sparseFlagsTouchedBy } from '../domain/sparse-flags';
 import { pipelineWrite } from '../db/mysql/pipelined-client';
+import { SPARSE_FLAGS, SparseFlag, sparseFlagsTouchedBy } from '../domain/sparse-flags';
 
 type Q = Knex | Knex.Transaction;
 
