@@ -36,6 +36,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     timeout?: number;
+    /** Requests per second over all connections (latencies then corrected for coordinated omission). */
+    overallRate?: number;
     title?: string;
     setupClient?: (client: { setHeaders(headers: Record<string, string>): void; setBody(body: string): void }) => void;
   }
