@@ -241,7 +241,7 @@ eachDatabase('message cache', (dialect) => {
     expect(m!.sender_full_name).toBe(t.cast.admin.full_name);
   });
 
-  it("a channel's new name shows at once: names are read with the page", async () => {
+  it("a channel's new name shows at once: names come from the channel, not the cached message", async () => {
     const id = await send('rename the room', 'rooms', t.cast.member, 'other');
     await warm(id);
     // No API renames channels yet; the row changes as a rename would change it.

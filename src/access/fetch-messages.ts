@@ -40,11 +40,10 @@ export async function getMessages(
     allowEmptyTopicName: p.allow_empty_topic_name ?? false,
   };
   const { query, searchWords } = await resolveNarrow(db, viewer, parseNarrow(p.narrow), sources.channels);
-  // With the cache, the page query reads ids, flags and channel names, and
-  // only the messages the cache misses are read; without it, the page query
-  // returns the rows themselves.
-  if (sources.dicts) query.withChannelNames = true;
-  else query.withMessages = true;
+  // With the cache, the page query reads ids and flags, and only the
+  // messages the cache misses are read; without it, the page query returns
+  // the rows themselves.
+  if (!sources.dicts) query.withMessages = true;
 
   if (sent.has('message_ids')) {
     const conflicting = ['anchor', 'include_anchor', 'num_after', 'num_before', 'use_first_unread_anchor'].filter((k) => sent.has(k));
@@ -225,7 +224,7 @@ async function serialize(
     db,
     sources,
     viewer.user,
-    page.map((r) => ({ id: r.id, flags: r.flags, row: r.message, channelName: r.channelName })),
+    page.map((r) => ({ id: r.id, flags: r.flags, row: r.message })),
     view,
   );
   return rendered.map(({ message: m, dict }) => {

@@ -21,22 +21,27 @@ export interface PageSources {
   users: UserLookup;
   /** The channels a narrow names (src/cache/channels.ts). */
   channels: ChannelFinder;
+  /** The current names of channels by id (src/cache/channels.ts): the display_recipient of their messages. */
+  channelNames: (realmId: number, channelIds: Iterable<number>) => Promise<Map<number, string>>;
 }
 
 export const pageSources = (ctx: AppContext): PageSources => ({
   dicts: ctx.messageCache,
   users: ctx.caches.users.lookup,
   channels: async (realmId, to) => (await ctx.caches.channels.forSending(realmId, to))?.channel,
+  channelNames: async (realmId, ids) => {
+    const names = new Map<number, string>();
+    for (const [id, c] of await ctx.caches.channels.byIds(realmId, ids)) names.set(id, c.channel.name);
+    return names;
+  },
 });
 
 /** One message of a page: its id, the viewer's flags, and what the page query already read. */
 export interface PageMessage {
   id: number;
   flags: number | null;
-  /** The row, when the caller has it (no cache, or GET /messages/{id}). */
+  /** The row, when the caller has it (no cache, or GET /messages/{id}); it carries the channel's name. */
   row?: MessageRow;
-  /** The channel's current name (null: a direct message); taken from `row` when absent. */
-  channelName?: string | null;
 }
 
 /**
@@ -58,17 +63,43 @@ export async function renderPage(
   if (page.length === 0) return [];
   const { dicts, users } = await loadDicts(db, sources, page);
   const realm = await getRealmOfUser(db, viewer);
-  const channelNames = new Map<number, string>();
-  for (const m of page) {
-    const name = m.channelName !== undefined ? m.channelName : (m.row?.channel_name ?? null);
-    const d = dicts.get(m.id)!;
-    if (name !== null) channelNames.set(d.recipient_id, name);
-  }
-  const rc = { users, channelNames, realm, senderAvatars: new Map<number, string | null>() };
+  const rc = {
+    users,
+    channelNames: await channelNamesOf(sources, viewer.realm_id, page, dicts),
+    realm,
+    senderAvatars: new Map<number, string | null>(),
+  };
   return page.map((m) => {
     const dict = dicts.get(m.id)!;
     return { message: renderMessageDict(dict, m.flags, rc, opts), dict };
   });
+}
+
+/**
+ * The current name of each channel the page's messages are in, by recipient
+ * id: from the rows when the caller read them, otherwise from the channel
+ * cache (its misses in one statement, whatever the number of channels). The
+ * dicts leave names out, so a rename invalidates the channel, never its
+ * messages.
+ */
+async function channelNamesOf(
+  sources: PageSources,
+  realmId: number,
+  page: readonly PageMessage[],
+  dicts: ReadonlyMap<number, MessageDict>,
+): Promise<Map<number, string>> {
+  const names = new Map<number, string>();
+  const unnamed = new Map<number, number>(); // channel id → recipient id
+  for (const m of page) {
+    const d = dicts.get(m.id)!;
+    if (d.stream_id === null) continue;
+    if (m.row?.channel_name) names.set(d.recipient_id, m.row.channel_name);
+    else unnamed.set(d.stream_id, d.recipient_id);
+  }
+  if (unnamed.size) {
+    for (const [channelId, name] of await sources.channelNames(realmId, unnamed.keys())) names.set(unnamed.get(channelId)!, name);
+  }
+  return names;
 }
 
 async function loadDicts(

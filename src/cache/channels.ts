@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Invalidation } from '../events/bus';
-import { type ChannelRow, getChannelForSending } from '../queries/channels';
+import { type ChannelRow, getChannelForSending, listChannelsForSending } from '../queries/channels';
 import { InvalidatingCache } from './invalidating-cache';
 
 export interface ChannelToSend {
@@ -31,8 +31,22 @@ export class ChannelCache {
     const key = typeof to === 'number' ? `${realmId}#${to}` : `${realmId}:${to.trim().toLowerCase()}`;
     return this.cache.load(key, async () => {
       const found = await getChannelForSending(this.db, realmId, to);
-      return found && Object.freeze({ channel: Object.freeze(found.channel), subscriberIds: Object.freeze(found.subscriberIds) });
+      return found && frozen(found);
     });
+  }
+
+  /** Several channels by id, those not cached read in one statement (the channels a page of messages is in). */
+  async byIds(realmId: number, ids: Iterable<number>): Promise<Map<number, ChannelToSend>> {
+    const key = (id: number) => `${realmId}#${id}`;
+    const found = await this.cache.loadMany([...ids].map(key), async (missing) => {
+      const read = await listChannelsForSending(
+        this.db,
+        realmId,
+        missing.map((k) => Number(k.slice(k.indexOf('#') + 1))),
+      );
+      return new Map(read.map((c) => [key(c.channel.id), frozen(c)]));
+    });
+    return new Map([...found.values()].map((c) => [c.channel.id, c]));
   }
 
   apply(inv: Invalidation): void {
@@ -43,4 +57,9 @@ export class ChannelCache {
       this.cache.deleteWhere((_, c) => c.channel.realm_id === inv.realmId);
     }
   }
+}
+
+/** Entries are shared by every request: frozen, so that no caller changes them for the others. */
+function frozen(c: { channel: ChannelRow; subscriberIds: number[] }): ChannelToSend {
+  return Object.freeze({ channel: Object.freeze(c.channel), subscriberIds: Object.freeze(c.subscriberIds) });
 }

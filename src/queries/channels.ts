@@ -78,6 +78,26 @@ export async function getChannelsByNames(q: Q, realmId: number, names: readonly 
   return new Map(rows.map((r: Record<string, unknown>) => mapBools<ChannelRow>(r)).map((c) => [c.name_key, c]));
 }
 
+/** Channels of an organization, each with its active subscribers (active users) in the same statement. */
+function channelsWithSubscribers(q: Q, realmId: number): Knex.QueryBuilder {
+  return q('channels as c')
+    .where('c.realm_id', realmId)
+    .select(
+      'c.*',
+      q.raw(
+        `(SELECT group_concat(s.user_id) FROM subscriptions s JOIN users u ON u.id = s.user_id
+           WHERE s.recipient_id = c.recipient_id AND s.active = 1 AND u.is_active = 1) AS send_subscriber_ids`,
+      ),
+    );
+}
+
+function toChannelForSending(row: Record<string, unknown>): { channel: ChannelRow; subscriberIds: number[] } {
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) if (k !== 'send_subscriber_ids') fields[k] = v;
+  const ids = row.send_subscriber_ids === null || row.send_subscriber_ids === undefined ? '' : String(row.send_subscriber_ids);
+  return { channel: mapBools<ChannelRow>(fields), subscriberIds: ids ? ids.split(',').map(Number) : [] };
+}
+
 /**
  * A channel to send to, by id or name, with its active subscribers (active
  * users) in the same statement: POST /messages' lookups in one round trip.
@@ -88,24 +108,25 @@ export async function getChannelForSending(
   realmId: number,
   to: number | string,
 ): Promise<{ channel: ChannelRow; subscriberIds: number[] } | undefined> {
-  const qb = q('channels as c')
-    .where('c.realm_id', realmId)
-    .select(
-      'c.*',
-      q.raw(
-        `(SELECT group_concat(s.user_id) FROM subscriptions s JOIN users u ON u.id = s.user_id
-           WHERE s.recipient_id = c.recipient_id AND s.active = 1 AND u.is_active = 1) AS send_subscriber_ids`,
-      ),
-    )
-    .first();
+  const qb = channelsWithSubscribers(q, realmId).first();
   if (typeof to === 'number') qb.where('c.id', to);
   else qb.where('c.name_key', to.trim().toLowerCase());
   const row: Record<string, unknown> | undefined = await qb;
-  if (!row) return undefined;
-  const fields: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) if (k !== 'send_subscriber_ids') fields[k] = v;
-  const ids = row.send_subscriber_ids === null || row.send_subscriber_ids === undefined ? '' : String(row.send_subscriber_ids);
-  return { channel: mapBools<ChannelRow>(fields), subscriberIds: ids ? ids.split(',').map(Number) : [] };
+  return row ? toChannelForSending(row) : undefined;
+}
+
+/** Several channels as getChannelForSending reads them, by id: one statement per 1,000. */
+export async function listChannelsForSending(
+  q: Q,
+  realmId: number,
+  ids: readonly number[],
+): Promise<Array<{ channel: ChannelRow; subscriberIds: number[] }>> {
+  const rows = await inChunks<Record<string, unknown>>(
+    [...ids],
+    (slice) => channelsWithSubscribers(q, realmId).whereIn('c.id', slice),
+    1000,
+  );
+  return rows.map(toChannelForSending);
 }
 
 export async function getActiveSubscription(q: Q, userId: number, recipientId: number): Promise<SubscriptionRow | undefined> {

@@ -48,14 +48,13 @@ export interface NarrowQuery {
   /** null: personal mode. Otherwise the channel recipients history mode may read. */
   historyRecipients: number[] | null;
   filters: Filter[];
-  /** Page queries also return each message's row (GET /messages), saving a second round trip. */
-  withMessages?: boolean;
   /**
-   * Page queries return the id, the viewer's flags and the channel's current
-   * name (GET /messages served from the message cache: the cached dicts
-   * leave the name out, so that renaming a channel invalidates nothing).
+   * Page queries also return each message's row (GET /messages without the
+   * message cache), saving a second round trip. Otherwise they return ids and
+   * the viewer's flags only, which the indexes hold (channel names come from
+   * the channel cache).
    */
-  withChannelNames?: boolean;
+  withMessages?: boolean;
 }
 
 export interface NarrowRow {
@@ -64,8 +63,6 @@ export interface NarrowRow {
   flags: number | null;
   /** The message itself, when the query asked `withMessages`. */
   message?: MessageRow;
-  /** The channel's name (null: a direct message), when the query asked `withChannelNames`. */
-  channelName?: string | null;
 }
 
 /** The narrow flags kept in side tables (src/domain/sparse-flags.ts); is_unread stays an index of user_messages. */
@@ -81,7 +78,7 @@ function drivingSparseFilter(nq: NarrowQuery): Filter | undefined {
   return nq.filters.find((f) => f.kind === 'flag' && !f.negated && SPARSE_COLUMNS.has(f.column));
 }
 
-function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string; driver?: Filter } {
+function base(q: Q, nq: NarrowQuery, withRow: boolean): { qb: Knex.QueryBuilder; idCol: string; driver?: Filter } {
   if (nq.historyRecipients === null) {
     const driver = drivingSparseFilter(nq);
     if (driver?.kind === 'flag') {
@@ -96,16 +93,32 @@ function base(q: Q, nq: NarrowQuery): { qb: Knex.QueryBuilder; idCol: string; dr
         .where('sf.user_id', nq.viewerId);
       return { qb, idCol: 'sf.message_id', driver };
     }
-    const qb = q('user_messages as um').join('messages as m', 'm.id', 'um.message_id').where('um.user_id', nq.viewerId);
+    const qb = q('user_messages as um').where('um.user_id', nq.viewerId);
+    // Without a condition on the message itself, the page is read from
+    // user_messages' primary key alone (user_id, message_id, then flags):
+    // the join would fetch every message row only to drop its columns.
+    // Every user_messages row has its message (foreign key, ON DELETE CASCADE).
+    if (withRow || needsMessageRow(nq)) qb.join('messages as m', 'm.id', 'um.message_id');
     return { qb, idCol: 'um.message_id' };
   }
+  // No realm condition: the recipients are this realm's channels (resolveNarrow
+  // reads them through the viewer's realm), and a recipient belongs to one
+  // realm. Without it the page is read from the (recipient_id, topic_key, id)
+  // index alone, not from every message row it lists.
   const qb = q('messages as m')
     .leftJoin('user_messages as um', function () {
       this.on('um.message_id', '=', 'm.id').andOn('um.user_id', '=', q.raw('?', [nq.viewerId]));
     })
-    .where('m.realm_id', nq.realmId)
     .whereIn('m.recipient_id', nq.historyRecipients);
   return { qb, idCol: 'm.id' };
+}
+
+/** The filters that read nothing of the message row in personal mode: they use user_messages, a side table or the id. */
+const ROWLESS_FILTERS: ReadonlySet<Filter['kind']> = new Set(['flag', 'flagmask', 'search', 'nothing']);
+
+/** Whether a personal-mode query must join the messages table (a filter on its columns, or the rows themselves). */
+function needsMessageRow(nq: NarrowQuery): boolean {
+  return nq.withMessages === true || nq.filters.some((f) => !ROWLESS_FILTERS.has(f.kind));
 }
 
 function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter, viewerId: number, idCol: string, position: number): void {
@@ -230,8 +243,9 @@ function wordMessages(q: Q, w: SearchWord): Knex.QueryBuilder {
   return sub.where('term', '>=', from).andWhere('term', '<', to);
 }
 
-function filtered(q: Q, nq: NarrowQuery) {
-  const { qb, idCol, driver } = base(q, nq);
+/** `withRow`: the caller reads a column of the message row itself. */
+function filtered(q: Q, nq: NarrowQuery, withRow = false) {
+  const { qb, idCol, driver } = base(q, nq, withRow);
   // The side table that drives the query (is:starred, ...) is its filter already.
   nq.filters.forEach((f, position) => {
     if (f !== driver) applyFilter(q, qb, f, nq.viewerId, idCol, position);
@@ -267,11 +281,6 @@ export async function fetchNarrowRange(q: Q, nq: NarrowQuery, op: '<=' | '>=', a
 
 function selectPage(qb: Knex.QueryBuilder, nq: NarrowQuery, idCol: string): Promise<Array<Record<string, unknown>>> {
   if (nq.withMessages) return selectMessageColumns(qb).select('um.flags as um_flags');
-  if (nq.withChannelNames) {
-    return qb
-      .leftJoin('channels as c', 'c.recipient_id', 'm.recipient_id')
-      .select(`${idCol} as id`, 'um.flags as flags', 'c.name as channel_name');
-  }
   return qb.select(`${idCol} as id`, 'um.flags as flags');
 }
 
@@ -294,14 +303,13 @@ export async function findFirstUnread(q: Q, nq: NarrowQuery): Promise<number | n
 
 /** The first message of the narrow sent at or after a time. */
 export async function findFirstAtOrAfter(q: Q, nq: NarrowQuery, timestamp: number): Promise<number | null> {
-  const { qb, idCol } = filtered(q, nq);
+  const { qb, idCol } = filtered(q, nq, true);
   const row = await qb.where('m.date_sent', '>=', timestamp).orderBy(idCol, 'asc').first(`${idCol} as id`);
   return row ? Number(row.id) : null;
 }
 
 const toNarrowRow = (r: Record<string, unknown>): NarrowRow => {
   const row: NarrowRow = { id: Number(r.id), flags: r.flags === null || r.flags === undefined ? null : Number(r.flags) };
-  if (r.channel_name !== undefined) row.channelName = r.channel_name as string | null;
   return row;
 };
 
