@@ -15,7 +15,7 @@
  * BENCH_ONLY=key,key (a subset of scenarios), BENCH_REGENERATE=1,
  * BENCH_EVENTS (1,000 deliveries after 300 uncounted: the p99 is then the 10th slowest, not the 2nd), BENCH_CPU_PROF=1 (Parley runs with
  * --cpu-prof into bench/.data/prof/), BENCH_NOTE (a line for the results file),
- * BENCH_REPEAT (3: a scenario within 20 % of its target is run this many times
+ * BENCH_REPEAT (3: a scenario within 25 % of its target is run this many times
  * and reported by its median; 1 measures each scenario once).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';

@@ -57,15 +57,17 @@ export function judge(g: Goal, m: Measured, expressRps: number | null, flat: num
 
 /**
  * Whether a measurement sits so close to its target that this machine's
- * run-to-run spread (±20 % on an unchanged read path, 836–1,185 req/s for
- * one scenario) could turn the verdict: every bound the goal sets by rate or
- * latency is checked, and a measurement within 20 % of any of them on either
- * side is near. The runner measures such a scenario again and reports the
- * median (BENCH_REPEAT).
+ * drift could turn the verdict: on unchanged code one scenario ranged over
+ * 836–1,185 req/s between runs, and within one hour the same-run Express
+ * baseline moved from 7,347 to 9,925 req/s (is:starred: 791 in a full run,
+ * 1,071–1,322 twenty minutes later). Every bound the goal sets by rate or
+ * latency is checked; a measurement within 25 % of any of them, on either
+ * side (0.75–1.33 × the bound), is near. The runner measures such a scenario
+ * again and reports the median (BENCH_REPEAT).
  */
 export function nearTheLine(g: Goal, m: Measured, expressRps: number | null): boolean {
   const near = (value: number | null, bound: number | undefined) =>
-    value !== null && bound !== undefined && bound > 0 && value / bound >= 0.8 && value / bound <= 1.25;
+    value !== null && bound !== undefined && bound > 0 && value / bound >= 0.75 && value / bound <= 4 / 3;
   return (
     near(m.rps, g.rps) || near(m.p99, g.p99) || (g.ofExpress !== undefined && expressRps !== null && near(m.rps, g.ofExpress * expressRps))
   );
