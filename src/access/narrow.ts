@@ -163,7 +163,6 @@ export async function resolveNarrow(
   return {
     query: {
       viewerId: viewer.user.id,
-      realmId,
       historyRecipients: historyAllowed ? historyRecipients : null,
       filters,
     },

@@ -44,8 +44,7 @@ export type Filter =
  */
 export interface NarrowQuery {
   viewerId: number;
-  realmId: number;
-  /** null: personal mode. Otherwise the channel recipients history mode may read. */
+  /** null: personal mode. Otherwise the channel recipients history mode may read (all of the viewer's realm). */
   historyRecipients: number[] | null;
   filters: Filter[];
   /**
