@@ -156,7 +156,9 @@ eachDatabase('query counts', (dialect) => {
         } finally {
           t.ctx.db.removeListener('query', onQuery);
         }
-        const pages = seen.filter((sql) => /\bfrom [`"]?(user_messages|messages)[`"]? as [`"]?(um|m)[`"]?/i.test(sql));
+        const pages = seen.filter((sql) =>
+          /\bfrom [`"]?(user_messages|messages|user_message_starred)[`"]? as [`"]?(um|m|sf)[`"]?/i.test(sql),
+        );
         expect(pages).toHaveLength(1);
         return pages[0]!;
       };
@@ -174,6 +176,19 @@ eachDatabase('query counts', (dialect) => {
       });
       expect(topic).not.toMatch(/realm_id/i);
       expect(topic).not.toMatch(/[`"]?channels[`"]?/i);
+      // Starred messages: driven by the side table, joined to user_messages for the flags only.
+      const starred = await pageSql({ narrow: [{ operator: 'is', operand: 'starred' }], num_before: 20 });
+      expect(starred).toMatch(/user_message_starred/i);
+      expect(starred).not.toMatch(/join [`"]?messages/i);
+      expect(
+        await pageSql({
+          narrow: [
+            { operator: 'is', operand: 'starred' },
+            { operator: 'channel', operand: 'general' },
+          ],
+          num_before: 20,
+        }),
+      ).toMatch(/join [`"]?messages/i);
       // A filter on the message itself still joins it.
       expect(await pageSql({ narrow: [{ operator: 'sender', operand: t.cast.owner.id }], num_before: 20 })).toMatch(/join [`"]?messages/i);
     });

@@ -21,19 +21,15 @@ export interface PageSources {
   users: UserLookup;
   /** The channels a narrow names (src/cache/channels.ts). */
   channels: ChannelFinder;
-  /** The current names of channels by id (src/cache/channels.ts): the display_recipient of their messages. */
-  channelNames: (realmId: number, channelIds: Iterable<number>) => Promise<Map<number, string>>;
+  /** Channels by id (src/cache/channels.ts): their current names are the display_recipient of their messages. */
+  channelsById: (realmId: number, channelIds: Iterable<number>) => Promise<ReadonlyMap<number, { channel: { name: string } }>>;
 }
 
 export const pageSources = (ctx: AppContext): PageSources => ({
   dicts: ctx.messageCache,
   users: ctx.caches.users.lookup,
   channels: async (realmId, to) => (await ctx.caches.channels.forSending(realmId, to))?.channel,
-  channelNames: async (realmId, ids) => {
-    const names = new Map<number, string>();
-    for (const [id, c] of await ctx.caches.channels.byIds(realmId, ids)) names.set(id, c.channel.name);
-    return names;
-  },
+  channelsById: (realmId, ids) => ctx.caches.channels.byIds(realmId, ids),
 });
 
 /** One message of a page: its id, the viewer's flags, and what the page query already read. */
@@ -97,7 +93,7 @@ async function channelNamesOf(
     else unnamed.set(d.stream_id, d.recipient_id);
   }
   if (unnamed.size) {
-    for (const [channelId, name] of await sources.channelNames(realmId, unnamed.keys())) names.set(unnamed.get(channelId)!, name);
+    for (const [channelId, c] of await sources.channelsById(realmId, unnamed.keys())) names.set(unnamed.get(channelId)!, c.channel.name);
   }
   return names;
 }

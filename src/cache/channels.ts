@@ -37,14 +37,15 @@ export class ChannelCache {
 
   /** Several channels by id, those not cached read in one statement (the channels a page of messages is in). */
   async byIds(realmId: number, ids: Iterable<number>): Promise<Map<number, ChannelToSend>> {
-    const key = (id: number) => `${realmId}#${id}`;
-    const found = await this.cache.loadMany([...ids].map(key), async (missing) => {
+    const idOf = new Map<string, number>();
+    for (const id of ids) idOf.set(`${realmId}#${id}`, id);
+    const found = await this.cache.loadMany(idOf.keys(), async (missing) => {
       const read = await listChannelsForSending(
         this.db,
         realmId,
-        missing.map((k) => Number(k.slice(k.indexOf('#') + 1))),
+        missing.map((k) => idOf.get(k)!),
       );
-      return new Map(read.map((c) => [key(c.channel.id), frozen(c)]));
+      return new Map(read.map((c) => [`${realmId}#${c.channel.id}`, frozen(c)]));
     });
     return new Map([...found.values()].map((c) => [c.channel.id, c]));
   }

@@ -88,8 +88,9 @@ function base(q: Q, nq: NarrowQuery, withRow: boolean): { qb: Knex.QueryBuilder;
         .join('user_messages as um', function () {
           this.on('um.user_id', '=', 'sf.user_id').andOn('um.message_id', '=', 'sf.message_id');
         })
-        .join('messages as m', 'm.id', 'sf.message_id')
         .where('sf.user_id', nq.viewerId);
+      // As below: the message row only when a filter reads it.
+      if (withRow || needsMessageRow(nq)) qb.join('messages as m', 'm.id', 'sf.message_id');
       return { qb, idCol: 'sf.message_id', driver };
     }
     const qb = q('user_messages as um').where('um.user_id', nq.viewerId);
@@ -307,10 +308,10 @@ export async function findFirstAtOrAfter(q: Q, nq: NarrowQuery, timestamp: numbe
   return row ? Number(row.id) : null;
 }
 
-const toNarrowRow = (r: Record<string, unknown>): NarrowRow => {
-  const row: NarrowRow = { id: Number(r.id), flags: r.flags === null || r.flags === undefined ? null : Number(r.flags) };
-  return row;
-};
+const toNarrowRow = (r: Record<string, unknown>): NarrowRow => ({
+  id: Number(r.id),
+  flags: r.flags === null || r.flags === undefined ? null : Number(r.flags),
+});
 
 /**
  * `m.*` brings the message's own columns; the viewer's flags come as um_flags
