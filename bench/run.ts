@@ -16,7 +16,9 @@
  * BENCH_EVENTS (1,000 deliveries after 300 uncounted: the p99 is then the 10th slowest, not the 2nd), BENCH_CPU_PROF=1 (Parley runs with
  * --cpu-prof into bench/.data/prof/), BENCH_NOTE (a line for the results file),
  * BENCH_REPEAT (3: a scenario within 25 % of its target is run this many times
- * and reported by its median; 1 measures each scenario once).
+ * and reported by its median; 1 measures each scenario once; a scenario with
+ * a flat target is measured in that many pairs with the 10k dataset),
+ * BENCH_FLAT=0 (no 10k reference run and no pairs).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -149,7 +151,15 @@ interface Row {
   errors: number;
   serverCpu: number | null;
   dbCpu: number | null;
+  /** CPU time per request (µs), of the server and of the database: from the same run as its share. */
+  serverUs?: number | null;
+  dbUs?: number | null;
   loadCpu: number | null;
+  /**
+   * For a scenario with a flat target: the median of paired ratios, each a
+   * 10k run and the 1m run right after it (pairedFlat below), and the pairs' p99s.
+   */
+  paired?: { flat: number; p99s: Array<[number, number]> };
   /** Median latency of sequential requests (no concurrency). */
   alone?: number;
   note: string;
@@ -220,6 +230,8 @@ async function measure(
     flat,
     raw: r,
   };
+  row.serverUs = perRequestUs(row.serverCpu, row.rps);
+  row.dbUs = perRequestUs(row.dbCpu, row.rps);
   process.stderr.write(
     `  ${title}: ${fmtInt(row.rps!)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${errors ? `, ${errors} errors` : ''}` +
       ` (server CPU ${row.serverCpu?.toFixed(0) ?? '?'}%, db ${row.dbCpu?.toFixed(0) ?? '-'}%)\n`,
@@ -227,10 +239,15 @@ async function measure(
   return row;
 }
 
+/** CPU time per request in µs, from a share of one core (%) and the rate of the same run. */
+const perRequestUs = (pct: number | null, rps: number | null) => (pct !== null && rps ? (pct * 10_000) / rps : null);
+
 /**
- * One row for several runs of a scenario: the median of each figure (runs
- * are odd in number, so each median is one run's value), errors summed, and
- * every run's rate and p99 in the note, so the spread stays visible.
+ * One row for several runs of a scenario: the median of each figure, errors
+ * summed, and every run's rate and p99 in the note, so the spread stays
+ * visible. Each median is one run's value (percentile takes the lower middle
+ * of an even number), though not always the same run's for every figure;
+ * CPU per request is taken per run first, so its median is one run's too.
  */
 function medianRow(runs: Row[]): Row {
   if (runs.length === 1) return runs[0]!;
@@ -246,6 +263,8 @@ function medianRow(runs: Row[]): Row {
     p99: med((r) => r.p99),
     serverCpu: med((r) => r.serverCpu),
     dbCpu: med((r) => r.dbCpu),
+    serverUs: med((r) => r.serverUs ?? null),
+    dbUs: med((r) => r.dbUs ?? null),
     loadCpu: med((r) => r.loadCpu),
     errors: runs.reduce((a, r) => a + r.errors, 0),
     note:
@@ -281,6 +300,9 @@ async function measureMixed(port: number, send: LoadRequest, read: LoadRequest, 
       serverCpu: pct(cpuSeconds(pids.server), before.server),
       dbCpu: pct(cpuSeconds(pids.db), before.db),
       loadCpu: null,
+      // Each side's rate, but the CPU of both: no per-request figure.
+      serverUs: null,
+      dbUs: null,
       note:
         `both at once, ${CONNECTIONS}+${CONNECTIONS} connections; CPU for the pair` +
         (errors ? `; ${JSON.stringify(res.statusCodeStats)}` : ''),
@@ -490,9 +512,9 @@ const num = (x: number | null, digits = 0) =>
   x === null || Number.isNaN(x) ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** "76% · 1,080 µs": share of a core, and CPU time per request. */
-function cpuCell(pct: number | null, rps: number | null): string {
+function cpuCell(pct: number | null, us: number | null | undefined): string {
   if (pct === null) return '–';
-  return rps ? `${num(pct)}% · ${num((pct * 10_000) / rps)} µs` : `${num(pct)}%`;
+  return us ? `${num(pct)}% · ${num(us)} µs` : `${num(pct)}%`;
 }
 
 function report(opts: {
@@ -549,11 +571,11 @@ function report(opts: {
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|');
   for (const r of [baseline, ...rows]) {
     const ratio = (b: Row | null) => (r.rps !== null && b?.rps ? r.rps / b.rps : null);
-    const flat = flatRatio(r, reference);
+    const flat = r.paired ? r.paired.flat : flatRatio(r, reference);
     lines.push(
       `| ${r.title} | ${num(r.rps)} | ${num(r.p50)} | ${num(r.p99)} | ${num(ratio(baseline), 3)} | ${num(ratio(nodeHttp), 3)} | ${r.flat ? num(flat, 2) : ''} | ` +
         `${r.alone === undefined ? '' : num(r.alone, 1)} | ${r.errors} | ` +
-        `${cpuCell(r.serverCpu, r.rps)} | ${cpuCell(r.dbCpu, r.rps)} | ${r.note} | ` +
+        `${cpuCell(r.serverCpu, r.serverUs)} | ${cpuCell(r.dbCpu, r.dbUs)} | ${r.note} | ` +
         `${r.goal ? describeGoal(r.goal) : ''} | ${r.goal ? judge(r.goal, r, baseline.rps, target.scale.name === 'small' ? 1 : flat) : ''} |`,
     );
   }
@@ -565,6 +587,13 @@ function report(opts: {
         ? '"flat": this is the 10k run the larger scales divide by.'
         : '"flat": no 10k run of this database was found (run `make bench BENCH_SCALE=10k` first, or leave BENCH_FLAT unset).',
   );
+  if (rows.some((r) => r.paired)) {
+    lines.push(
+      `A scenario with a flat target is measured in ${REPEAT} pairs instead: the 10k dataset on a second Parley of the same build, ` +
+        'then this dataset right after it. Its "flat" is the median of the pairs\' quotients, its other figures the median of ' +
+        'its runs here; the note lists each pair. Two runs far apart in time would compare the machine as much as the scales.',
+    );
+  }
   lines.push('"alone": median of 5 requests sent one after another before the load (latency without concurrency).');
   lines.push(
     'CPU columns: share of one core used during the measured seconds (the server process; mariadbd), and that CPU time per request,',
@@ -646,6 +675,83 @@ function flatRatio(r: Row, reference: Reference | null): number | null {
   return base && r.p99 !== null ? r.p99 / base : null;
 }
 
+// ---------------------------------------------------------------- Parley
+
+/** How the benchmark runs Parley on a dataset. */
+function parleyEnv(target: Target): Record<string, string> {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    RATE_LIMITS: 'off',
+    DATA_DIR: target.dataDir,
+    DATABASE_URL: target.databaseUrl ?? '',
+    VALIDATE_RESPONSES: '',
+  };
+}
+
+type Scenario = ReturnType<typeof scenarios>[number];
+
+/** A scenario's request as autocannon sends it: its user's key (or each of its users' in turn), its form body. */
+function loadRequestOf(s: Scenario): LoadRequest {
+  const headers: Record<string, string> = s.user ? { authorization: basic(s.user) } : {};
+  if (s.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+  return {
+    path: s.path,
+    method: s.method,
+    headers,
+    body: s.form ? new URLSearchParams(s.form).toString() : undefined,
+    users: s.users,
+    rate: s.rate,
+  };
+}
+
+// ---------------------------------------------------------------- paired "flat"
+
+/** Parley on the 10k dataset of the same database, started at most once per run. */
+let twinServer: Promise<{ child: ChildProcess; port: number; target: Target } | null> | null = null;
+
+async function stopTwins(): Promise<void> {
+  const twin = await twinServer;
+  if (twin) await stopServer(twin.child);
+}
+
+/**
+ * The same scenario on the 10k dataset, on a second Parley of this build
+ * (null at 10k, with BENCH_FLAT=0, or when the 10k dataset is missing):
+ * measured right before each run here, so that the quotient compares two
+ * scales, not two moments of a machine whose speed drifts.
+ */
+async function smallTwin(target: Target, key: string): Promise<{ run: () => Promise<Row> } | null> {
+  if (target.scale.name === 'small' || env.BENCH_FLAT === '0') return null;
+  twinServer ??= (async () => {
+    const small = resolveTarget({ ...env, BENCH_SCALE: 'small' });
+    if (!readManifest(small) || !(await datasetPresent(small))) return null;
+    const twin = await startServer(
+      'Parley (10k)',
+      [path.join(ROOT, 'dist', 'src', 'main.js')],
+      parleyEnv(small),
+      path.join(small.dir, 'server.log'),
+    );
+    return { ...twin, target: small };
+  })();
+  const twin = await twinServer;
+  if (!twin) return null;
+  const manifest = readManifest(twin.target)!;
+  const scenario = scenarios(
+    manifest,
+    readCredentials(twin.target),
+    await channelMembers(twin.target, manifest.targets.channel100.id),
+  ).find((x) => x.key === key);
+  if (!scenario) return null;
+  const dbPid = (await databaseInfo(twin.target)).pid;
+  return {
+    run: () =>
+      measure(`${key}-10k`, `${scenario.title} at 10k`, twin.port, loadRequestOf(scenario), { server: twin.child.pid, db: dbPid }, ''),
+  };
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -701,16 +807,7 @@ async function main(): Promise<void> {
   const parley = await startServer(
     'Parley',
     [...nodeArgs, path.join(ROOT, 'dist', 'src', 'main.js')],
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-      RATE_LIMITS: 'off',
-      DATA_DIR: target.dataDir,
-      DATABASE_URL: target.databaseUrl ?? '',
-      VALIDATE_RESPONSES: '',
-    },
+    parleyEnv(target),
     path.join(target.dir, 'server.log'),
   );
   try {
@@ -760,45 +857,47 @@ async function main(): Promise<void> {
       // Latency without concurrency: the median of 5 requests one after another.
       const alone: number[] = [];
       for (let i = 0; i < 5; i++) alone.push((await request(agent, parley.port, s.method, s.path, auth, s.form)).ms);
-      const headers: Record<string, string> = auth ? { authorization: auth } : {};
-      let body: string | undefined;
-      if (s.form) {
-        body = new URLSearchParams(s.form).toString();
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-      }
       if (s.users?.length) note += `; ${s.users.length} users`;
       const run = () =>
-        measure(
-          s.key,
-          s.title,
-          parley.port,
-          { path: s.path, method: s.method, headers, body, users: s.users, rate: s.rate },
-          { server: parley.child.pid, db: dbInfo.pid },
-          note,
-          s.goal,
-          s.flat,
-        );
-      const runs = [await run()];
-      if (s.goal && nearTheLine(s.goal, runs[0]!, baseline.rps)) {
-        while (runs.length < REPEAT) runs.push(await run());
+        measure(s.key, s.title, parley.port, loadRequestOf(s), { server: parley.child.pid, db: dbInfo.pid }, note, s.goal, s.flat);
+      const twin = s.goal?.flat !== undefined ? await smallTwin(target, s.key) : null;
+      const runs: Row[] = [];
+      const pairs: Array<[number, number]> = [];
+      if (twin) {
+        while (runs.length < REPEAT) {
+          const small = await twin.run();
+          const large = await run();
+          runs.push(large);
+          if (small.p99 && large.p99) pairs.push([small.p99, large.p99]);
+        }
+      } else {
+        runs.push(await run());
+        if (s.goal && nearTheLine(s.goal, runs[0]!, baseline.rps)) {
+          while (runs.length < REPEAT) runs.push(await run());
+        }
       }
       const row = medianRow(runs);
+      if (pairs.length) {
+        row.paired = {
+          flat: percentile(
+            pairs.map(([a, b]) => b / a),
+            50,
+          ),
+          p99s: pairs,
+        };
+        row.note += `; paired p99 10k → here: ${pairs.map(([a, b]) => `${num(a)} → ${num(b)}`).join(', ')} ms`;
+      }
       row.alone = percentile(alone, 50);
       rows.push(row);
     }
     agent.destroy();
     if (!ONLY || ONLY.has('mixed')) {
       const all = scenarios(manifest, creds, await channelMembers(target, manifest.targets.channel100.id));
-      const load = (s: (typeof all)[number]): LoadRequest => ({
-        path: s.path,
-        method: s.method,
-        headers: { authorization: basic(s.user!), ...(s.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-        body: s.form ? new URLSearchParams(s.form).toString() : undefined,
-        users: s.users,
-      });
       const send = all.find((s) => s.key === 'send')!;
       const newest = all.find((s) => s.key === 'newest')!;
-      rows.push(...(await measureMixed(parley.port, load(send), load(newest), { server: parley.child.pid, db: dbInfo.pid })));
+      rows.push(
+        ...(await measureMixed(parley.port, loadRequestOf(send), loadRequestOf(newest), { server: parley.child.pid, db: dbInfo.pid })),
+      );
     }
     if (!ONLY || ONLY.has('events')) {
       events = await eventLatency(parley.port, manifest, creds);
@@ -810,6 +909,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopServer(parley.child);
+    await stopTwins();
     const removed = await removePosted(target, manifest);
     process.stderr.write(`removed the ${fmtInt(removed)} messages this run posted\n`);
   }
