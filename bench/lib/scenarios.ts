@@ -21,9 +21,9 @@ export interface Scenario {
   /** A GET whose p99 the report compares with the 10k run's (the "flat" column). */
   flat?: boolean;
   /**
-   * Requests per second offered over all connections (autocannon's overallRate,
-   * latencies corrected for coordinated omission); unset: each connection sends
-   * its next request when the last one is answered (the server's saturation).
+   * Requests per second offered over all connections, paced (lib/paced.ts:
+   * latencies count from when each request was due); unset: each connection
+   * sends its next request when the last one is answered (the server's saturation).
    */
   rate?: number;
 }
