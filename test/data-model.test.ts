@@ -131,6 +131,26 @@ eachDatabase('data model', (dialect) => {
     expect(await rows()).toEqual(before);
   });
 
+  it('checks no foreign key per user_messages row on MariaDB (ADR 0020), through migration 025 and back', async () => {
+    const db = t.ctx.db;
+    if (dialect !== 'mysql') return;
+    const parents = async (table: string) =>
+      (
+        await db.raw(
+          'SELECT REFERENCED_TABLE_NAME AS parent FROM information_schema.KEY_COLUMN_USAGE ' +
+            'WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND REFERENCED_TABLE_NAME IS NOT NULL ORDER BY 1',
+          [table],
+        )
+      )[0].map((r: { parent: string }) => r.parent);
+    expect(await parents('user_messages')).toEqual([]);
+    // The side tables of the sparse flags still go with their user_messages row.
+    expect(await parents('user_message_starred')).toContain('user_messages');
+    const m025 = await import('../src/db/migrations/025_user_messages_without_foreign_keys');
+    await m025.down(db);
+    expect(await parents('user_messages')).toEqual(['messages', 'users']);
+    await m025.up(db);
+    expect(await parents('user_messages')).toEqual([]);
+  });
   it('has a column for every permission setting the domain lists', async () => {
     const { REALM_GROUP_SETTINGS, CHANNEL_GROUP_SETTINGS, GROUP_GROUP_SETTINGS } = await import('../src/domain/group-settings');
     for (const [table, settings] of [
@@ -198,6 +218,7 @@ eachDatabase('data model', (dialect) => {
       '022_sparse_flags',
       '023_cache_invalidations',
       '024_user_messages_key',
+      '025_user_messages_without_foreign_keys',
     ]);
   });
 });

@@ -101,7 +101,8 @@ export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: 
       `INSERT INTO archived_submessages (id, message_id, sender_id, msg_type, content) SELECT id, message_id, sender_id, msg_type, content FROM submessages WHERE message_id IN (${list})`,
       slice,
     );
-    // Children first: the foreign keys would cascade, but explicit deletes cost the same on both databases.
+    // Children first, explicitly: on MariaDB user_messages has no foreign key to cascade
+    // (ADR 0020), and the deletes cost the same on both databases where one does.
     for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages', 'submessages', 'message_search_terms'])
       await q(table).whereIn('message_id', slice).del();
     deleted += await q('messages').whereIn('id', slice).del();

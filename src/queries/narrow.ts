@@ -97,7 +97,8 @@ function base(q: Q, nq: NarrowQuery, withRow: boolean): { qb: Knex.QueryBuilder;
     // Without a condition on the message itself, the page is read from
     // user_messages' primary key alone (user_id, message_id, then flags):
     // the join would fetch every message row only to drop its columns.
-    // Every user_messages row has its message (foreign key, ON DELETE CASCADE).
+    // Every user_messages row has its message: archiveMessages deletes a message's
+    // rows with it, in its transaction (ADR 0020; on SQLite a foreign key cascades too).
     if (withRow || needsMessageRow(nq)) qb.join('messages as m', 'm.id', 'um.message_id');
     return { qb, idCol: 'um.message_id' };
   }
