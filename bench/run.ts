@@ -197,6 +197,62 @@ async function runLoad(port: number, s: LoadRequest, seconds: number) {
   });
 }
 
+/** One measured run of a load, whichever generator ran it. */
+interface LoadResult {
+  rps: number;
+  p50: number | null;
+  p99: number | null;
+  errors: number;
+  statusCodes: unknown;
+  /** Said in the row's note (how the load was offered). */
+  how?: string;
+  raw: unknown;
+}
+
+/** autocannon, closed loop: the server's saturation. */
+async function closedLoad(port: number, req: LoadRequest, seconds: number): Promise<LoadResult> {
+  const r = await runLoad(port, req, seconds);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+    statusCodes: r.statusCodeStats,
+    raw: r,
+  };
+}
+
+/**
+ * lib/paced.ts, at the request's offered rate. The warm-up is a paced run of
+ * its own (measure runs it first): counted in one stream, the queue a cold
+ * server builds in its first second took the next four to drain at 500/s,
+ * and that is not what a client of a warm server sees.
+ */
+async function pacedLoad(port: number, req: LoadRequest, seconds: number): Promise<LoadResult> {
+  const r = await runPaced({
+    port,
+    method: req.method,
+    path: req.path,
+    headers: req.headers,
+    body: req.body,
+    auth: req.users?.map(basic),
+    connections: CONNECTIONS,
+    rate: req.rate!,
+    seconds,
+  });
+  const at = (q: number) =>
+    r.latencies.length ? r.latencies[Math.min(r.latencies.length - 1, Math.ceil(q * r.latencies.length) - 1)]! : null;
+  return {
+    rps: r.rps,
+    p50: at(0.5),
+    p99: at(0.99),
+    errors: r.errors,
+    statusCodes: r.statusCodes,
+    how: `paced, one request due every ${num(1000 / req.rate!, 1)} ms`,
+    raw: { ...r, latencies: undefined, p90: at(0.9), p999: at(0.999), max: r.latencies.at(-1) ?? null },
+  };
+}
+
 async function measure(
   key: string,
   title: string,
@@ -207,93 +263,33 @@ async function measure(
   goal?: Goal,
   flat?: boolean,
 ): Promise<Row> {
-  if (req.rate) return measurePaced(key, title, port, req, pids, note, goal, flat);
-  if (WARMUP > 0) await runLoad(port, req, WARMUP);
+  const load = req.rate ? pacedLoad : closedLoad;
+  if (WARMUP > 0) await load(port, req, WARMUP);
   const before = { server: cpuSeconds(pids.server), db: cpuSeconds(pids.db), self: process.cpuUsage(), at: Date.now() };
-  const r = await runLoad(port, req, DURATION);
+  const r = await load(port, req, DURATION);
   const wall = (Date.now() - before.at) / 1000;
   const pct = (now: number | null, then: number | null) => (now !== null && then !== null ? (100 * (now - then)) / wall : null);
   const self = process.cpuUsage(before.self);
-  const errors = r.errors + r.timeouts + r.non2xx;
-  const row: Row = {
-    key,
-    title,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors,
-    serverCpu: pct(cpuSeconds(pids.server), before.server),
-    dbCpu: pct(cpuSeconds(pids.db), before.db),
-    loadCpu: (100 * (self.user + self.system)) / 1e6 / wall,
-    note: errors ? `${note}; ${JSON.stringify(r.statusCodeStats)}` : note,
-    goal,
-    flat,
-    raw: r,
-  };
-  row.serverUs = perRequestUs(row.serverCpu, row.rps);
-  row.dbUs = perRequestUs(row.dbCpu, row.rps);
-  process.stderr.write(
-    `  ${title}: ${fmtInt(row.rps!)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${errors ? `, ${errors} errors` : ''}` +
-      ` (server CPU ${row.serverCpu?.toFixed(0) ?? '?'}%, db ${row.dbCpu?.toFixed(0) ?? '-'}%)\n`,
-  );
-  return row;
-}
-
-/**
- * A scenario at a fixed offered rate (lib/paced.ts). The warm-up is a paced
- * run of its own: counted in one stream, the queue a cold server builds in
- * its first second took the next four to drain at 500/s, and that is not
- * what a client of a warm server sees.
- */
-async function measurePaced(
-  key: string,
-  title: string,
-  port: number,
-  req: LoadRequest,
-  pids: { server?: number; db?: number },
-  note: string,
-  goal?: Goal,
-  flat?: boolean,
-): Promise<Row> {
-  const paced = (seconds: number) =>
-    runPaced({
-      port,
-      method: req.method,
-      path: req.path,
-      headers: req.headers,
-      body: req.body,
-      auth: req.users?.map(basic),
-      connections: CONNECTIONS,
-      rate: req.rate!,
-      seconds,
-    });
-  if (WARMUP > 0) await paced(WARMUP);
-  const before = { server: cpuSeconds(pids.server), db: cpuSeconds(pids.db), self: process.cpuUsage(), at: Date.now() };
-  const r = await paced(DURATION);
-  const wall = (Date.now() - before.at) / 1000;
-  const pct = (now: number | null, then: number | null) => (now !== null && then !== null ? (100 * (now - then)) / wall : null);
-  const self = process.cpuUsage(before.self);
-  const at = (q: number) =>
-    r.latencies.length ? r.latencies[Math.min(r.latencies.length - 1, Math.ceil(q * r.latencies.length) - 1)]! : null;
+  const notes = [note, r.how, r.errors ? JSON.stringify(r.statusCodes) : undefined].filter(Boolean);
   const row: Row = {
     key,
     title,
     rps: r.rps,
-    p50: at(0.5),
-    p99: at(0.99),
+    p50: r.p50,
+    p99: r.p99,
     errors: r.errors,
     serverCpu: pct(cpuSeconds(pids.server), before.server),
     dbCpu: pct(cpuSeconds(pids.db), before.db),
     loadCpu: (100 * (self.user + self.system)) / 1e6 / wall,
-    note: `${note}; paced, one request due every ${num(1000 / req.rate!, 1)} ms` + (r.errors ? `; ${JSON.stringify(r.statusCodes)}` : ''),
+    note: notes.join('; '),
     goal,
     flat,
-    raw: { ...r, latencies: undefined, max: r.latencies.at(-1) ?? null, p90: at(0.9), p999: at(0.999) },
+    raw: r.raw,
   };
   row.serverUs = perRequestUs(row.serverCpu, row.rps);
   row.dbUs = perRequestUs(row.dbCpu, row.rps);
   process.stderr.write(
-    `  ${title}: ${fmtInt(row.rps!)} req/s, p50 ${row.p50?.toFixed(1)} ms, p99 ${row.p99?.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}` +
+    `  ${title}: ${fmtInt(row.rps!)} req/s, p50 ${num(row.p50, 1)} ms, p99 ${num(row.p99, 1)} ms${r.errors ? `, ${r.errors} errors` : ''}` +
       ` (server CPU ${row.serverCpu?.toFixed(0) ?? '?'}%, db ${row.dbCpu?.toFixed(0) ?? '-'}%)\n`,
   );
   return row;
