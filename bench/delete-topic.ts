@@ -14,10 +14,10 @@
  */
 import http from 'node:http';
 import pino from 'pino';
-import { loadConfig } from '../src/config';
 import { listen, startContext } from '../src/server';
 import { insertRows } from '../src/queries/ids';
 import { readCredentials, readManifest, resolveTarget } from './lib/dataset';
+import { inProcessConfig } from './lib/in-process';
 import { basic, request } from './lib/http';
 import { fmtDuration, fmtInt } from './lib/progress';
 
@@ -28,15 +28,7 @@ async function main(): Promise<void> {
   const manifest = readManifest(target);
   if (!manifest) throw new Error(`no dataset for ${target.scale.name} on ${target.db}: run node dist/bench/generate.js first`);
   const creds = readCredentials(target);
-  const config = loadConfig({
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: target.dataDir,
-    DATABASE_URL: target.databaseUrl ?? '',
-    LOG_LEVEL: 'silent',
-    RATE_LIMITS: 'off',
-  });
+  const config = inProcessConfig(target);
   const ctx = await startContext(config);
   const db = ctx.db;
   const server = await listen(ctx, pino({ level: 'silent' }));

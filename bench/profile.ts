@@ -6,6 +6,7 @@
  *   node dist/bench/profile.js bench/.data/prof/CPU.….cpuprofile [top=25]
  */
 import fs from 'node:fs';
+import { sourceOf } from './lib/in-process';
 
 interface Node {
   id: number;
@@ -30,15 +31,7 @@ const selfUs = new Map<number, number>();
 profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
-const where = (url: string) => {
-  if (!url) return '(native/runtime)';
-  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (m) return m[1]!;
-  const d = /\/dist\/(src\/[^/]+|bench)\//.exec(url);
-  if (d) return d[1]!;
-  if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
-  return url.split('/').slice(-2).join('/');
-};
+const where = sourceOf;
 
 const fnSelf = new Map<string, number>();
 const areaSelf = new Map<string, number>();

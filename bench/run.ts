@@ -862,7 +862,10 @@ async function main(): Promise<void> {
   }
 
   const profDir = path.join(BENCH_DIR, '.data', 'prof');
-  const nodeArgs = env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const nodeArgs = [
+    ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+    ...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const parley = await startServer(
     'Parley',
     [...nodeArgs, path.join(ROOT, 'dist', 'src', 'main.js')],

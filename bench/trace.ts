@@ -9,10 +9,10 @@
  */
 import http from 'node:http';
 import pino from 'pino';
-import { loadConfig } from '../src/config';
 import { listen, startContext } from '../src/server';
 import { readCredentials, readManifest, removePosted, resolveTarget } from './lib/dataset';
 import { basic, request } from './lib/http';
+import { inProcessConfig } from './lib/in-process';
 import { scenarios } from './lib/scenarios';
 
 interface Traced {
@@ -29,15 +29,7 @@ async function main(): Promise<void> {
   const creds = readCredentials(target);
   const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
   const plans = Number(process.env.BENCH_TRACE_PLANS ?? 3);
-  const config = loadConfig({
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: target.dataDir,
-    DATABASE_URL: target.databaseUrl ?? '',
-    LOG_LEVEL: 'silent',
-    RATE_LIMITS: 'off',
-  });
+  const config = inProcessConfig(target);
   const ctx = await startContext(config);
   const server = await listen(ctx, pino({ level: 'silent' }));
   const port = (server.address() as { port: number }).port;
