@@ -10,6 +10,7 @@ import { createDb } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
 import { pipelineWrite } from '../src/db/mysql/pipelined-client';
 import { inTransaction } from '../src/db/transaction';
+import { insertUserMessages } from '../src/queries/messages';
 import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
 import { createChannel, startTestServer } from './support/server';
 
@@ -62,6 +63,39 @@ eachDatabase('a transaction that holds writes for its next packet', (dialect) =>
       expect(row.open).toBe(0);
       await db.destroy();
       await one.drop();
+    }
+  });
+
+  it('writes user_messages rows as integer literals, and refuses a value that is not a safe integer', async () => {
+    const s = await startTestServer(dialect);
+    try {
+      await createChannel(s, 'literals', [s.cast.owner, s.cast.member]);
+      const { result: res, sent } = await packets(s.ctx.db, () =>
+        s.api.post('/messages', s.cast.owner, { type: 'stream', to: 'literals', topic: 't', content: 'literal rows' }),
+      );
+      const id = res.body.id as number;
+      const [low, high] = [s.cast.owner.id, s.cast.member.id].sort((a, b) => a - b);
+      // On MySQL the statement shares its packet with others (`;\n` between them).
+      const insert = sent.flatMap((q) => q.split(';\n')).find((q) => q.startsWith('INSERT INTO user_messages'));
+      const stored = await s.ctx.db('user_messages').where('message_id', id).orderBy('user_id').select('user_id', 'flags');
+      expect(insert).toBe(
+        `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${stored.map((r) => `(${r.user_id},${id},${r.flags})`).join(',')}`,
+      );
+      expect(stored.map((r) => r.user_id)).toEqual([low, high]);
+      for (const bad of ['1),(2,3,4', 1.5, Number.NaN, 2 ** 60]) {
+        await expect(
+          inTransaction(s.ctx.db, (tx) =>
+            insertUserMessages(tx.trx, id, [
+              { userId: s.cast.admin.id, flags: 0 },
+              { userId: bad as number, flags: 0 },
+            ]),
+          ),
+        ).rejects.toThrow('Not an integer');
+      }
+      expect(await s.ctx.db('user_messages').where('message_id', id).orderBy('user_id').pluck('user_id')).toEqual([low, high]);
+    } finally {
+      s.ctx.queues.close();
+      await s.close();
     }
   });
 
@@ -193,6 +227,32 @@ eachDatabase('a transaction that holds writes for its next packet', (dialect) =>
       }),
     ).rejects.toThrow();
     expect(await hashes(t.db)).toEqual([]);
+  });
+
+  it("hands each transaction a trx built on one shared prototype, which still queries, nests, and forwards its client's events", async () => {
+    const handles: Knex.Transaction[] = [];
+    const seen: string[] = [];
+    await t.db.transaction(async (trx) => {
+      handles.push(trx);
+      trx.on('query', (q: { sql: string }) => seen.push(q.sql));
+      await trx('dm_groups').insert({ huddle_hash: 'one', group_size: 1 });
+      await trx.transaction(async (inner) => {
+        handles.push(inner);
+        await inner.raw('SELECT 1');
+      });
+    });
+    await t.db.transaction(async (trx) => {
+      handles.push(trx);
+      expect(trx.isTransaction).toBe(true);
+      expect(trx.isCompleted()).toBe(false);
+      await trx('dm_groups').insert({ huddle_hash: 'two', group_size: 2 });
+    });
+    // knex's own transactions make a new knex instance per transaction, each with a closure per query method.
+    expect(new Set(handles.map((h) => Object.getPrototypeOf(h) as object)).size).toBe(1);
+    expect(handles.some((h) => Object.hasOwn(h, 'select') || Object.hasOwn(h, 'insert'))).toBe(false);
+    expect(handles[0]!.isCompleted()).toBe(true);
+    expect(seen.some((sql) => sql.includes('insert into `dm_groups`'))).toBe(true);
+    expect(await hashes(t.db)).toEqual(['one', 'two']);
   });
 
   it('stores a channel message in two round trips: BEGIN with the message row, then its other rows with COMMIT', async () => {

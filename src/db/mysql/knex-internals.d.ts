@@ -10,6 +10,7 @@ declare module 'knex/lib/dialects/mysql2' {
 }
 
 declare module 'knex/lib/dialects/mysql2/transaction' {
+  import type { EventEmitter } from 'node:events';
   namespace Transaction_MySQL2 {
     /** What knex hands a client's `query`: a statement's text, or its compiled form. */
     type QueryParam = string | { sql: string; bindings?: readonly unknown[]; response?: unknown[]; [k: string]: unknown };
@@ -19,14 +20,33 @@ declare module 'knex/lib/dialects/mysql2/transaction' {
     }
   }
 
-  class Transaction_MySQL2 {
+  class Transaction_MySQL2 extends EventEmitter {
     constructor(client: unknown, container: unknown, config: unknown, outerTx: unknown);
+    /** The pool's client, or for a nested transaction the outer one's transaction client. */
+    client: EventEmitter & Record<string, unknown> & { transacting?: boolean };
     trxClient: Transaction_MySQL2.TxClient;
     outerTx?: Transaction_MySQL2 | null;
+    /** The `trx` handed to the transaction's work. */
+    transactor?: unknown;
+    userParams?: Record<string, unknown>;
+    _resolver: (value?: unknown) => void;
+    _rejecter: (err: unknown) => void;
+    _onAcquire(container: (trx: unknown) => unknown, connection: unknown): Promise<unknown>;
+    isCompleted(): boolean;
+    commit(conn: unknown, value: unknown): unknown;
+    rollback(conn: unknown, error: unknown): unknown;
+    release(conn: unknown, value: unknown): unknown;
+    rollbackTo(conn: unknown, error: unknown): unknown;
     isolationLevel?: string;
     readOnly?: boolean;
     begin(conn: unknown): Promise<unknown>;
     savepoint(conn: unknown): Promise<unknown>;
   }
   export = Transaction_MySQL2;
+}
+
+declare module 'knex/lib/knex-builder/make-knex' {
+  /** A knex instance on `client` (what `knex(config)` returns, and knex's transactions before src/db/mysql/transactor.ts). */
+  function makeKnex(client: unknown): unknown;
+  export = makeKnex;
 }

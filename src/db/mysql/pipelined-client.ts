@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import Client_MySQL2 from 'knex/lib/dialects/mysql2';
 import Transaction_MySQL2 from 'knex/lib/dialects/mysql2/transaction';
 import { isConnectionLost } from '../../errors';
+import { makeTransactor, makeTxClient } from './transactor';
 
 /**
  * knex's mysql2 client with transactions that spend fewer round trips
@@ -51,6 +52,12 @@ type TxClient = Transaction_MySQL2.TxClient & {
   acquireConnection(): Promise<unknown>;
 };
 type QueryParam = Transaction_MySQL2.QueryParam;
+type Transactor = {
+  parentTransaction?: unknown;
+  executionPromise?: Promise<unknown>;
+  commit(value: unknown): Promise<unknown>;
+  rollback(err: unknown): Promise<unknown>;
+};
 interface Statement {
   sql: string;
   bindings: readonly unknown[];
@@ -81,6 +88,41 @@ const PIPELINE = Symbol('parley.pipeline');
 type PipelinedTxClient = TxClient & { [PIPELINE]?: Pipeline };
 
 class PipelinedTransaction extends Transaction_MySQL2 {
+  /**
+   * knex's own `_onAcquire` (knex 3.3) with one change: the `trx` handed to
+   * the work is built from shared prototypes (./transactor.ts), not as a new
+   * knex instance per transaction.
+   */
+  override _onAcquire(container: (trx: unknown) => unknown, connection: unknown): Promise<unknown> {
+    const trxClient = makeTxClient(this, this.client, connection);
+    this.trxClient = trxClient;
+    const init = this.client.transacting ? this.savepoint(connection) : this.begin(connection);
+    const executionPromise = new Promise((resolve, reject) => {
+      this._resolver = resolve;
+      this._rejecter = reject;
+    });
+    init
+      .then(() => {
+        const transactor = makeTransactor(this, connection, trxClient) as Transactor;
+        this.transactor = transactor;
+        if (this.outerTx) transactor.parentTransaction = this.outerTx.transactor;
+        transactor.executionPromise = executionPromise;
+        // As knex: a thenable from the work commits or rolls back with it; a throw rolls back.
+        let result: unknown;
+        try {
+          result = container(transactor);
+        } catch (err) {
+          result = Promise.reject(err);
+        }
+        if (result && typeof (result as Promise<unknown>).then === 'function') {
+          (result as Promise<unknown>).then((value) => transactor.commit(value)).catch((err: unknown) => transactor.rollback(err));
+        }
+        return null;
+      })
+      .catch((err: unknown) => this._rejecter(err));
+    return executionPromise;
+  }
+
   override begin(conn: unknown): Promise<unknown> {
     // SET TRANSACTION must come before BEGIN: left to knex.
     if (this.isolationLevel || this.readOnly) return super.begin(conn);
