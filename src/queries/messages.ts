@@ -128,16 +128,37 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
   // most of a send's time on SQLite, measured.
   // Nothing reads these statements' results: on MySQL they go out with the
   // transaction's next statement or its COMMIT (src/db/mysql/pipelined-client.ts).
+  // The values are written into the text as integer literals (ADR 0021):
+  // each is checked to be a safe integer, so nothing needs escaping, and
+  // mysql2 no longer formats 300 bindings per send (with the arrays that
+  // carried them, a sixth of what a send allocated, measured).
   for (let i = 0; i < rows.length; i += 500) {
-    const slice = rows.slice(i, i + 500);
     await pipelineWrite(
       q,
-      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice.map(() => '(?, ?, ?)').join(', ')}`,
-      slice.flatMap((r) => [r.userId, messageId, r.flags]),
+      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${userMessageTuples(messageId, rows, i, i + 500)}`,
+      [],
     );
   }
   await insertSparseFlagRows(q, messageId, rows);
   invalidates(q, { kind: 'received', userIds: rows.map((r) => r.userId) });
+}
+
+/** `(user_id, message_id, flags)` literals of rows[from, to), each value checked to be a safe integer. */
+function userMessageTuples(messageId: number, rows: ReadonlyArray<{ userId: number; flags: number }>, from: number, to: number): string {
+  const message = `,${integerLiteral(messageId)},`;
+  const end = Math.min(to, rows.length);
+  const tuples = new Array<string>(end - from);
+  for (let i = from; i < end; i++) {
+    const r = rows[i]!;
+    tuples[i - from] = '(' + integerLiteral(r.userId) + message + integerLiteral(r.flags) + ')';
+  }
+  return tuples.join(',');
+}
+
+/** An integer as SQL text; anything else (a string, NaN, a fraction) is refused, never written. */
+function integerLiteral(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`Not an integer: ${String(value).slice(0, 40)}`);
+  return String(value);
 }
 
 /** A user's rows for messages they had no row for (channel history they act on), all with the same flags. */
