@@ -14,14 +14,7 @@ export const MAX_HEADER_BYTES = 64 * 1024;
  * limit) are answered with a Zulip error body too, not Node's empty one.
  */
 export function createHttpServer(app: Express): http.Server {
-  const server = http.createServer(
-    {
-      maxHeaderSize: MAX_HEADER_BYTES,
-      IncomingMessage: withPrototype(http.IncomingMessage, app.request),
-      ServerResponse: withPrototype(http.ServerResponse, app.response),
-    },
-    app,
-  );
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -37,29 +30,4 @@ export function createHttpServer(app: Express): http.Server {
     );
   });
   return server;
-}
-
-/**
- * A constructor that builds `base`'s objects with `proto` as their prototype.
- *
- * Express gives every request and response its own prototype
- * (`Object.setPrototypeOf(req, app.request)`) as it enters the app. On V8
- * that change of prototype makes objects allocated while serving a request
- * survive the young generation's collections: on an Express hello-world 36 %
- * of what was allocated survived each scavenge, which paused the process
- * 3.7 ms, against 0 % and 0.3 ms for bare node:http. Built with the app's
- * prototypes from the start, the objects make Express's call a no-op (V8
- * returns early when the prototype is already the one asked for). In
- * Parley's send path the gain is smaller, since knex's transactions were most
- * of what survived (src/db/mysql/transactor.ts): 44 → 39 KB a send left for
- * the old generation (bench/alloc.ts, ADR 0021).
- */
-function withPrototype<T>(base: T, proto: object): T {
-  const construct = base as unknown as new (...args: unknown[]) => object;
-  function WithPrototype(...args: unknown[]): object {
-    // Reflect.construct takes the prototype from its third argument, whether base is a class or a plain function.
-    return Reflect.construct(construct, args, WithPrototype) as object;
-  }
-  WithPrototype.prototype = proto;
-  return WithPrototype as unknown as T;
 }
