@@ -70,13 +70,10 @@ function protosFor(client: TxClient): Protos {
   const cls = Object.getPrototypeOf(client) as object;
   let protos = protosByClass.get(cls);
   if (protos) return protos;
-  // One real instance, to take knex's own definitions from; its listeners
-  // on the client are removed at once.
-  const sample = makeKnex(client) as unknown as Record<string, unknown> & {
-    context: Record<string, unknown>;
-    _internalListeners: Array<{ eventName: string; listener: (...args: unknown[]) => void }>;
-  };
-  for (const { eventName, listener } of sample._internalListeners) client.removeListener(eventName, listener);
+  // One real instance, to take knex's own definitions from. Its methods are
+  // closures over it, so it is made on a bare object of the client's class,
+  // not on a live client: the prototypes keep it for the life of the process.
+  const sample = makeKnex(Object.create(cls)) as unknown as Record<string, unknown> & { context: Record<string, unknown> };
 
   const transactor = Object.create(Function.prototype) as Record<string, unknown>;
   for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(sample))) {
