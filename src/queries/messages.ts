@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { causalRead } from '../db/causal-read';
+import { dialectOf } from '../db/connection';
 import { invalidates } from '../db/invalidations';
 import { pipelineWrite } from '../db/mysql/pipelined-client';
 import type { Schema } from '../contract';
@@ -128,16 +129,28 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
   // most of a send's time on SQLite, measured.
   // Nothing reads these statements' results: on MySQL they go out with the
   // transaction's next statement or its COMMIT (src/db/mysql/pipelined-client.ts).
-  // The values are written into the text as integer literals (ADR 0021):
-  // each is checked to be a safe integer, so nothing needs escaping, and
-  // mysql2 no longer formats 300 bindings per send (with the arrays that
-  // carried them, a sixth of what a send allocated, measured).
+  // On MySQL the values are written into the text as integer literals (ADR
+  // 0021): each is checked to be a safe integer, so nothing needs escaping,
+  // and mysql2 no longer formats 300 bindings per send (with the arrays that
+  // carried them, a sixth of what a send allocated, measured). SQLite keeps
+  // placeholders: its statements are prepared once per text and reused
+  // (ADR 0015), which a text with values in it would defeat.
+  const literals = dialectOf(q as Knex) === 'mysql';
   for (let i = 0; i < rows.length; i += 500) {
-    await pipelineWrite(
-      q,
-      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${userMessageTuples(messageId, rows, i, i + 500)}`,
-      [],
-    );
+    if (literals) {
+      await pipelineWrite(
+        q,
+        `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${userMessageTuples(messageId, rows, i, i + 500)}`,
+        [],
+      );
+    } else {
+      const slice = rows.slice(i, i + 500);
+      await pipelineWrite(
+        q,
+        `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice.map(() => '(?, ?, ?)').join(', ')}`,
+        slice.flatMap((r) => [r.userId, messageId, r.flags]),
+      );
+    }
   }
   await insertSparseFlagRows(q, messageId, rows);
   invalidates(q, { kind: 'received', userIds: rows.map((r) => r.userId) });
