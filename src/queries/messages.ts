@@ -137,20 +137,12 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
   // (ADR 0015), which a text with values in it would defeat.
   const literals = dialectOf(q as Knex) === 'mysql';
   for (let i = 0; i < rows.length; i += 500) {
-    if (literals) {
-      await pipelineWrite(
-        q,
-        `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${userMessageTuples(messageId, rows, i, i + 500)}`,
-        [],
-      );
-    } else {
-      const slice = rows.slice(i, i + 500);
-      await pipelineWrite(
-        q,
-        `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice.map(() => '(?, ?, ?)').join(', ')}`,
-        slice.flatMap((r) => [r.userId, messageId, r.flags]),
-      );
-    }
+    const slice = literals ? null : rows.slice(i, i + 500);
+    await pipelineWrite(
+      q,
+      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice ? slice.map(() => '(?, ?, ?)').join(', ') : userMessageTuples(messageId, rows, i, i + 500)}`,
+      slice ? slice.flatMap((r) => [r.userId, messageId, r.flags]) : [],
+    );
   }
   await insertSparseFlagRows(q, messageId, rows);
   invalidates(q, { kind: 'received', userIds: rows.map((r) => r.userId) });
