@@ -18,15 +18,13 @@ import { performance, PerformanceObserver, constants as perfConstants } from 'no
 import pino from 'pino';
 import { listen, startContext } from '../src/server';
 import { readCredentials, readManifest, removePosted, resolveTarget } from './lib/dataset';
-import { basic, request } from './lib/http';
+import { type DeliveryRound, now, runDeliveryLoop } from './lib/delivery-loop';
 import { inProcessConfig } from './lib/in-process';
 
 const env = process.env;
 const WARMUP = Number(env.TRACE_WARMUP ?? 3000);
 const ROUNDS = Number(env.TRACE_ROUNDS ?? 1500);
 const SLOWEST = Number(env.TRACE_SLOWEST ?? 12);
-
-const now = () => performance.timeOrigin + performance.now();
 
 interface Statement {
   start: number;
@@ -92,62 +90,32 @@ async function serve(): Promise<void> {
   process.send!({ port: (server.address() as { port: number }).port });
 }
 
-interface Round {
-  sent: number;
-  answered: number;
-  delivered: number;
-}
-
 /** The parent: A and B, one delivery at a time, as bench/run.ts's event figure. */
 async function drive(): Promise<void> {
   const target = resolveTarget();
   const manifest = readManifest(target);
   if (!manifest) throw new Error(`no dataset for ${target.scale.name} on ${target.db}: run make bench first`);
   const creds = readCredentials(target);
-  const sender = creds.get(manifest.targets.eventSender.id)!;
-  const receiver = creds.get(manifest.targets.eventReceiver.id)!;
   const child = fork(__filename, ['serve'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
   });
-  const agentA = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const agentB = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const rounds: Round[] = [];
-  try {
-    const reg = await request(agentB, port, 'POST', '/api/v1/register', basic(receiver), { event_types: JSON.stringify(['message']) });
-    if (reg.status !== 200) throw new Error(`POST /register: HTTP ${reg.status}`);
-    const queueId = reg.body.queue_id as string;
-    let lastEventId = reg.body.last_event_id as number;
-    for (let i = -WARMUP; i < ROUNDS; i++) {
-      const content = `delivery-trace-${i}-${Date.now()}`;
-      const poll = (async () => {
-        for (;;) {
-          const q = new URLSearchParams({ queue_id: queueId, last_event_id: String(lastEventId) });
-          const r = await request(agentB, port, 'GET', `/api/v1/events?${q}`, basic(receiver));
-          if (r.status !== 200) throw new Error(`GET /events: HTTP ${r.status}`);
-          const events = r.body.events as Array<{ id: number; type: string; message?: { content: string } }>;
-          if (events.length) lastEventId = events[events.length - 1]!.id;
-          if (events.some((e) => e.type === 'message' && String(e.message?.content).includes(content))) return now();
-        }
-      })();
-      await new Promise((r) => setTimeout(r, 5));
-      const sent = now();
-      const post = await request(agentA, port, 'POST', '/api/v1/messages', basic(sender), {
-        type: 'stream',
-        to: String(manifest.targets.eventChannel.id),
-        topic: 'latency',
-        content,
-      });
-      if (post.status !== 200) throw new Error(`POST /messages: HTTP ${post.status}`);
-      const answered = now();
-      const delivered = await poll;
-      if (i >= 0) rounds.push({ sent, answered, delivered });
-      if (i % 500 === 0) process.stderr.write(`  ${i < 0 ? `warm-up ${i + WARMUP}` : `round ${i}`}\n`);
-    }
-  } finally {
-    agentA.destroy();
-    agentB.destroy();
+  const { skipped, rounds } = await runDeliveryLoop({
+    port,
+    manifest,
+    creds,
+    warmup: WARMUP,
+    rounds: ROUNDS,
+    label: 'delivery-trace',
+    progress: (i) => process.stderr.write(`  ${i < 0 ? `warm-up ${i + WARMUP}` : `round ${i}`}\n`),
+  }).catch((err: unknown) => {
+    child.kill();
+    throw err;
+  });
+  if (skipped) {
+    child.kill();
+    throw new Error(skipped);
   }
   const dump = await new Promise<Dump>((resolve) => {
     child.once('message', (m: Dump) => resolve(m));
@@ -158,7 +126,7 @@ async function drive(): Promise<void> {
   report(rounds, dump);
 }
 
-function report(rounds: Round[], { sends, gcs }: Dump): void {
+function report(rounds: DeliveryRound[], { sends, gcs }: Dump): void {
   const young = gcs.filter((g) => g.young);
   const rows = rounds.map((r) => {
     const s = sends.find((x) => x.arrived >= r.sent - 1 && x.arrived <= r.answered);

@@ -29,7 +29,8 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { createDb } from '../src/db/connection';
 import { BENCH_DIR, Credential, Manifest, readCredentials, readManifest, removePosted, resolveTarget, ROOT, Target } from './lib/dataset';
-import { basic, qs, request } from './lib/http';
+import { basic, request } from './lib/http';
+import { runDeliveryLoop } from './lib/delivery-loop';
 import { runPaced } from './lib/paced';
 import { scenarios } from './lib/scenarios';
 import { fmtInt } from './lib/progress';
@@ -390,71 +391,22 @@ interface EventResult {
   postMs: number[];
 }
 
-async function eventLatency(port: number, m: Manifest, creds: Map<number, Credential>): Promise<EventResult> {
-  const sender = creds.get(m.targets.eventSender.id)!;
-  const receiver = creds.get(m.targets.eventReceiver.id)!;
-  const agentA = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const agentB = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const result: EventResult = { skipped: null, rounds: 0, deliveryMs: [], postMs: [] };
-  try {
-    const reg = await request(agentB, port, 'POST', '/api/v1/register', basic(receiver), { event_types: JSON.stringify(['message']) });
-    if (reg.status === 501) {
-      result.skipped = 'POST /register answers 501 (not implemented in this tree)';
-      return result;
-    }
-    if (reg.status !== 200) throw new Error(`POST /register: HTTP ${reg.status}: ${JSON.stringify(reg.body).slice(0, 300)}`);
-    const queueId = reg.body.queue_id as string;
-    let lastEventId = reg.body.last_event_id as number;
-    const started = Date.now();
-    for (let i = -EVENT_WARMUP_ROUNDS; i < EVENT_ROUNDS && Date.now() - started < EVENT_TIME_LIMIT_MS; i++) {
-      const content = `latency-probe-${i}-${Date.now()}`;
-      const poll = (async () => {
-        for (let tries = 0; tries < 20; tries++) {
-          const r = await request(
-            agentB,
-            port,
-            'GET',
-            '/api/v1/events' + qs({ queue_id: queueId, last_event_id: lastEventId }),
-            basic(receiver),
-          );
-          if (r.status === 501) throw new Error('GET /events answers 501');
-          if (r.status !== 200) throw new Error(`GET /events: HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-          const events = r.body.events as Array<{ id: number; type: string; message?: { content: string } }>;
-          if (events.length) lastEventId = events[events.length - 1]!.id;
-          if (events.some((e) => e.type === 'message' && String(e.message?.content ?? '').includes(content))) {
-            return process.hrtime.bigint();
-          }
-        }
-        throw new Error('no message event after 20 polls');
-      })();
-      // Let the long-poll reach the server and park before sending.
-      await new Promise((r) => setTimeout(r, 5));
-      const t0 = process.hrtime.bigint();
-      const post = await request(agentA, port, 'POST', '/api/v1/messages', basic(sender), {
-        type: 'stream',
-        to: String(m.targets.eventChannel.id),
-        topic: 'latency',
-        content,
-      });
-      if (post.status !== 200) throw new Error(`POST /messages: HTTP ${post.status}: ${JSON.stringify(post.body).slice(0, 300)}`);
-      const t1 = await poll;
-      if (i < 0) continue; // warming up
-      result.deliveryMs.push(Number(t1 - t0) / 1e6);
-      result.postMs.push(post.ms);
-      result.rounds++;
-    }
-    await request(agentB, port, 'DELETE', '/api/v1/events' + qs({ queue_id: queueId }), basic(receiver));
-    return result;
-  } catch (err) {
-    if (/501/.test(String(err))) {
-      result.skipped = String(err instanceof Error ? err.message : err);
-      return result;
-    }
-    throw err;
-  } finally {
-    agentA.destroy();
-    agentB.destroy();
-  }
+async function eventLatency(port: number, manifest: Manifest, creds: Map<number, Credential>): Promise<EventResult> {
+  const { skipped, rounds } = await runDeliveryLoop({
+    port,
+    manifest,
+    creds,
+    warmup: EVENT_WARMUP_ROUNDS,
+    rounds: EVENT_ROUNDS,
+    timeLimitMs: EVENT_TIME_LIMIT_MS,
+    label: 'latency-probe',
+  });
+  return {
+    skipped,
+    rounds: rounds.length,
+    deliveryMs: rounds.map((r) => r.delivered - r.sent),
+    postMs: rounds.map((r) => r.answered - r.sent),
+  };
 }
 
 const percentile = (xs: number[], p: number) => {
