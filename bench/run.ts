@@ -31,6 +31,7 @@ import { createDb } from '../src/db/connection';
 import { BENCH_DIR, Credential, Manifest, readCredentials, readManifest, removePosted, resolveTarget, ROOT, Target } from './lib/dataset';
 import { basic, request } from './lib/http';
 import { runDeliveryLoop } from './lib/delivery-loop';
+import { describeGc, GcLog, type GcWindow } from './lib/gc-log';
 import { runPaced } from './lib/paced';
 import { scenarios } from './lib/scenarios';
 import { fmtInt } from './lib/progress';
@@ -61,6 +62,10 @@ const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.tri
 // ---------------------------------------------------------------- processes
 
 const children: ChildProcess[] = [];
+/** Each started server's collections, by pid (lines only from a server run with --trace-gc). */
+const gcLogs = new Map<number, GcLog>();
+/** Parley and its 10k twin print their collections: a run's mark-compacts explain its p99 (lib/gc-log.ts). */
+const PARLEY_NODE_ARGS = ['--trace-gc'];
 
 /** Starts a process and resolves with the port it prints (`listening <port>`, or Parley's `listening on http://host:port`). */
 function startServer(
@@ -72,6 +77,7 @@ function startServer(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
+    if (child.pid !== undefined) gcLogs.set(child.pid, new GcLog(child.stdout!));
     if (logFile) {
       const log = fs.createWriteStream(logFile);
       child.stdout!.pipe(log);
@@ -162,6 +168,8 @@ interface Row {
   serverUs?: number | null;
   dbUs?: number | null;
   loadCpu: number | null;
+  /** The server's collections during the measured window (when it prints them). */
+  gc?: GcWindow;
   /**
    * For a scenario with a flat target: the median of paired ratios, each a
    * 10k run and the 1m run right after it (pairedFlat below), and the pairs' p99s.
@@ -276,7 +284,11 @@ async function measure(
   const wall = (Date.now() - before.at) / 1000;
   const pct = (now: number | null, then: number | null) => (now !== null && then !== null ? (100 * (now - then)) / wall : null);
   const self = process.cpuUsage(before.self);
-  const notes = [note, r.how, r.errors ? JSON.stringify(r.statusCodes) : undefined].filter(Boolean);
+  const gcLog = pids.server !== undefined ? gcLogs.get(pids.server) : undefined;
+  const gc = gcLog?.tracing ? gcLog.window(before.at, Date.now()) : undefined;
+  const notes = [note, r.how, r.errors ? JSON.stringify(r.statusCodes) : undefined, gc ? `server GC: ${describeGc(gc)}` : undefined].filter(
+    Boolean,
+  );
   const row: Row = {
     key,
     title,
@@ -287,6 +299,7 @@ async function measure(
     serverCpu: pct(cpuSeconds(pids.server), before.server),
     dbCpu: pct(cpuSeconds(pids.db), before.db),
     loadCpu: (100 * (self.user + self.system)) / 1e6 / wall,
+    gc,
     note: notes.join('; '),
     goal,
     flat,
@@ -331,7 +344,9 @@ function medianRow(runs: Row[]): Row {
     errors: runs.reduce((a, r) => a + r.errors, 0),
     note:
       `${first.note}; median of ${runs.length} runs (req/s ${runs.map((r) => num(r.rps)).join(' / ')}; ` +
-      `p99 ${runs.map((r) => num(r.p99)).join(' / ')} ms)`,
+      `p99 ${runs.map((r) => num(r.p99)).join(' / ')} ms` +
+      (runs.every((r) => r.gc) ? `; mark-compacts ${runs.map((r) => r.gc!.major).join(' / ')}` : '') +
+      ')',
     raw: runs.map((r) => r.raw),
   };
 }
@@ -746,7 +761,7 @@ async function smallTwin(target: Target, key: string): Promise<{ run: () => Prom
     if (!readManifest(small) || !(await datasetPresent(small))) return null;
     const twin = await startServer(
       'Parley (10k)',
-      [path.join(ROOT, 'dist', 'src', 'main.js')],
+      [...PARLEY_NODE_ARGS, path.join(ROOT, 'dist', 'src', 'main.js')],
       parleyEnv(small),
       path.join(small.dir, 'server.log'),
     );
@@ -820,8 +835,9 @@ async function main(): Promise<void> {
 
   const profDir = path.join(BENCH_DIR, '.data', 'prof');
   const nodeArgs = [
+    ...PARLEY_NODE_ARGS,
     ...(env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
-    ...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ...(env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a && !PARLEY_NODE_ARGS.includes(a)),
   ];
   const parley = await startServer(
     'Parley',
