@@ -10,6 +10,8 @@
  *   node dist/bench/alloc.js      (BENCH_SCALE, BENCH_DB, BENCH_MYSQL_URL as bench/run.ts)
  *   ALLOC_SCENARIO=send  ALLOC_REQUESTS=1000  ALLOC_WARMUP=300  ALLOC_TOP=25
  */
+// The server's own V8 flags (ADR 0025): Parley runs in this process.
+import '../src/runtime-flags';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';

@@ -12,6 +12,8 @@
  *   node dist/bench/delivery-trace.js   (BENCH_SCALE, BENCH_DB, BENCH_MYSQL_URL as bench/run.ts)
  *   TRACE_WARMUP=3000  TRACE_ROUNDS=1500  TRACE_SLOWEST=12; node flags pass through (--trace-gc-nvp…)
  */
+// The server's own V8 flags (ADR 0025): Parley runs in this process.
+import '../src/runtime-flags';
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { performance, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';

@@ -1,3 +1,5 @@
+// First: V8 flags that must hold before the server allocates anything (ADR 0025).
+import './runtime-flags';
 import { loadConfig } from './config';
 import { ConfigError } from './config-checks';
 import { ensureDemoOrganization } from './cli/demo';
