@@ -86,10 +86,15 @@ function startServer(
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${out}\n${err}`)), 60_000);
+    let started = false;
     child.stdout!.on('data', (d: Buffer) => {
+      // Once the port is known the rest (Parley's --trace-gc lines among it) goes only to the
+      // log and the GC log: kept here, every chunk of a run would rescan all that came before.
+      if (started) return;
       out += d.toString();
       const m = /listening (?:on http:\/\/[\d.]+:)?(\d+)/.exec(out);
       if (m) {
+        started = true;
         clearTimeout(timer);
         resolve({ child, port: Number(m[1]) });
       }
