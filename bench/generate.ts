@@ -30,6 +30,7 @@ import { flagMask } from '../src/domain/flags';
 import { messageSearchTerms } from '../src/domain/search';
 import { Role } from '../src/domain/roles';
 import { SPARSE_FLAGS } from '../src/domain/sparse-flags';
+import { UNREAD_TABLE } from '../src/queries/unread';
 import type { UserRow } from '../src/queries/rows';
 import { BulkSink, mysqlSink, sqliteSink, TableRows, Value } from './lib/bulk';
 import { credentialsPath, Manifest, MANIFEST_VERSION, manifestPath, resolveTarget, Target } from './lib/dataset';
@@ -551,6 +552,7 @@ async function loadMessages(
     const messages: Value[][] = [];
     const userMessages: Value[][] = [];
     const sparseRows: Value[][][] = SPARSE_FLAGS.map(() => []);
+    const unreadRows: Value[][] = [];
     const reactions: Value[][] = [];
     const searchRows: Value[][] = [];
     for (let k = 0; k < count; k++) {
@@ -635,6 +637,8 @@ async function loadMessages(
         SPARSE_FLAGS.forEach((sf, k) => {
           if ((flags & sf.mask) !== 0) sparseRows[k]!.push([ids.users[u]!, id]);
         });
+        // The unread side table, as migration 026 leaves it: every unread row (the horizons are set after the load).
+        if ((flags & READ) === 0) unreadRows.push([ids.users[u]!, id]);
         if (u === plan.reader) stats.readerMessageIds.push(id);
       }
       stats.userMessages += receivers.length;
@@ -678,6 +682,7 @@ async function loadMessages(
       // No id: on MariaDB the table is keyed by (user_id, message_id) (migration 024).
       { table: 'user_messages', columns: ['user_id', 'message_id', 'flags'], rows: userMessages },
       ...SPARSE_FLAGS.map((sf, k) => ({ table: sf.table, columns: ['user_id', 'message_id'], rows: sparseRows[k]! })),
+      { table: UNREAD_TABLE, columns: ['user_id', 'message_id'], rows: unreadRows },
       { table: 'reactions', columns: ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'], rows: reactions },
       { table: 'message_search_terms', columns: ['term', 'message_id'], rows: searchRows },
     ];
@@ -733,7 +738,12 @@ async function main(): Promise<void> {
       const first = stats.firstMessageId[c];
       if (first !== null && first !== undefined) await db('channels').where({ id: ids.channelIds[c] }).update({ first_message_id: first });
     }
-    if (target.db === 'mariadb') await db.raw('ANALYZE TABLE messages, user_messages, reactions, subscriptions, users, channels');
+    // Every user's unread horizon at the newest message, as migration 026 leaves an upgraded database.
+    const newest = await db('messages').max({ id: 'id' }).first();
+    await db('unread_horizons').del();
+    await db.raw('INSERT INTO unread_horizons (user_id, message_id) SELECT id, ? FROM users', [Number(newest?.id ?? 0)]);
+    if (target.db === 'mariadb')
+      await db.raw(`ANALYZE TABLE messages, user_messages, ${UNREAD_TABLE}, reactions, subscriptions, users, channels`);
     migrations = (await db('knex_migrations').orderBy('id').pluck('name')).map(String);
   } finally {
     await db.destroy();

@@ -102,13 +102,19 @@ eachDatabase('data model', (dialect) => {
     await t.ctx.db('channels').whereIn('id', ids).delete();
   });
 
-  it('answers unread lookups from the generated, indexed columns', async () => {
+  it('keeps unread state out of user_messages: no index of it there, a side table keyed (user_id, message_id) and a horizon per user', async () => {
     const db = t.ctx.db;
-    const cols =
+    const indexColumns =
       dialect === 'mysql'
-        ? (await db.raw("SHOW INDEX FROM user_messages WHERE Key_name = 'user_messages_is_unread'"))[0].map((r: any) => r.Column_name)
-        : (await db.raw("PRAGMA index_info('user_messages_is_unread')")).map((r: any) => r.name);
-    expect(cols).toEqual(['user_id', 'is_unread', 'message_id']);
+        ? (await db.raw('SHOW INDEX FROM user_messages'))[0].map((r: any) => r.Column_name)
+        : (await db.raw("SELECT name FROM pragma_table_xinfo('user_messages')")).map((r: any) => r.name);
+    expect(indexColumns).not.toContain('is_unread');
+    const key =
+      dialect === 'mysql'
+        ? (await db.raw("SHOW INDEX FROM user_message_unread WHERE Key_name = 'PRIMARY'"))[0].map((r: any) => r.Column_name)
+        : (await db.raw("SELECT name FROM pragma_table_info('user_message_unread') WHERE pk > 0 ORDER BY pk")).map((r: any) => r.name);
+    expect(key).toEqual(['user_id', 'message_id']);
+    expect(await db('unread_horizons').columnInfo()).toHaveProperty('message_id');
   });
 
   it('keys user_messages by (user_id, message_id) on MariaDB, keeping every row through migration 024 and back', async () => {
@@ -219,6 +225,7 @@ eachDatabase('data model', (dialect) => {
       '023_cache_invalidations',
       '024_user_messages_key',
       '025_user_messages_without_foreign_keys',
+      '026_unread_horizons',
     ]);
   });
 });

@@ -60,7 +60,7 @@ export async function mysqlSink(databaseUrl: string): Promise<BulkSink> {
 /**
  * Measured on MariaDB 10.11 (400k user_messages rows): 24k rows/s with the
  * four indexes on virtual generated columns (is_unread, is_starred, …; since
- * migration 022 only is_unread is left), 70k
+ * migration 026 none is left), 70k
  * without. So those indexes are dropped for the load and re-added
  * afterwards (a sorted build), from their own definitions as SHOW CREATE
  * TABLE prints them; restore() then checks that each table's definition is

@@ -4,7 +4,8 @@ import { loadViewer } from '../access/viewer';
 import { doSetEditTypingStatus, doSetTypingStatus } from '../actions/typing';
 import { ApiError } from '../errors';
 import { queueOptionsFor } from '../events/options';
-import { buildInitialState } from '../events/register/state';
+import { buildInitialState, wantsUnreadState } from '../events/register/state';
+import { doAdvanceUnreadHorizon } from '../actions/unread-horizon';
 import { shapeEvents } from '../events/shape';
 import { caller, HandlerTable } from '../http/handler';
 
@@ -19,9 +20,12 @@ export const eventHandlers: HandlerTable = {
     const opts = queueOptionsFor(user, p);
     const queue = ctx.queues.register(opts);
     const fetch = p.fetch_event_types ?? p.event_types;
+    const fetchEventTypes = fetch ? new Set(fetch) : null;
     try {
+      // Reading the unread state is when its scan above the horizon is bounded again (ADR 0024).
+      if (wantsUnreadState(fetchEventTypes)) await doAdvanceUnreadHorizon(ctx.db, user.id);
       const state = await buildInitialState(ctx, user, {
-        fetchEventTypes: fetch ? new Set(fetch) : null,
+        fetchEventTypes,
         includeSubscribers: subscriberListMode(p.include_subscribers),
         queue: opts,
         presence: { slim: p.slim_presence ?? false, historyLimitDays: p.presence_history_limit_days },

@@ -4,6 +4,7 @@ import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
 import { nowSeconds } from './ids';
 import { insertMissingSparseFlagRows, syncSparseFlagsOfMessage } from './sparse-flags';
+import { insertMissingUnreadRows, READ } from './unread';
 import { searchTerms } from '../domain/search';
 import { reindexMessages } from './search-index';
 
@@ -253,6 +254,7 @@ export async function insertRowsForSubscribers(q: Q, recipientId: number, messag
     ),
   );
   await insertMissingSparseFlagRows(q, messageIds, flags);
+  if ((flags & READ) === 0) await insertMissingUnreadRows(q, messageIds);
   // Whose rows were added is the subscriber list the statement read.
   invalidates(q, { kind: 'received', userIds: 'all' });
 }

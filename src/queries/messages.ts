@@ -9,6 +9,7 @@ import { inChunks, insertOne, insertRows } from './ids';
 import { indexNewMessage } from './search-index';
 import { mapBools, UserRow } from './rows';
 import { insertSparseFlagRows, insertSparseFlagRowsOfUser, syncSparseFlagsOfUser } from './sparse-flags';
+import { READ, syncUnreadRowsOfUser } from './unread';
 
 type Q = Knex | Knex.Transaction;
 
@@ -145,6 +146,8 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
     );
   }
   await insertSparseFlagRows(q, messageId, rows);
+  // No unread side rows: a new message's id is above every receiver's unread
+  // horizon, where the rows themselves are the index (ADR 0024).
   invalidates(q, { kind: 'received', userIds: rows.map((r) => r.userId) });
 }
 
@@ -174,6 +177,8 @@ export async function insertUserMessagesOfUser(q: Q, userId: number, messageIds:
     messageIds.map((message_id) => ({ user_id: userId, message_id, flags })),
   );
   await insertSparseFlagRowsOfUser(q, userId, messageIds, flags);
+  // Old messages, maybe below the horizon: unread ones need their side rows.
+  if ((flags & READ) === 0) await syncUnreadRowsOfUser(q, userId, messageIds);
   invalidates(q, { kind: 'received', userIds: [userId] });
 }
 
@@ -193,6 +198,7 @@ export async function updateUserMessageFlags(
       .update({ flags: q.raw(expr, [mask]) });
   }
   await syncSparseFlagsOfUser(q, userId, messageIds, mask);
+  if ((mask & READ) !== 0) await syncUnreadRowsOfUser(q, userId, messageIds);
 }
 
 /** Whether the user holds a row for the message (received it, or acted on it as history). */

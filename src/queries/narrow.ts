@@ -5,6 +5,7 @@ import { inChunks } from './ids';
 import { SEARCH_TABLE } from './search-index';
 import { prefixRange } from '../domain/search';
 import { MessageRow, selectMessageColumns, toMessageRow } from './messages';
+import { getUnreadHorizon, READ, UNREAD_TABLE } from './unread';
 
 type Q = Knex | Knex.Transaction;
 
@@ -37,8 +38,9 @@ export type Filter =
 
 /**
  * A narrow ready to run. Personal mode reads the viewer's user_messages
- * (index (user_id, message_id), the unread index) or, for is:starred,
- * is:mentioned and is:dm, that flag's side table; history mode reads
+ * (index (user_id, message_id)) or, for is:starred, is:mentioned and is:dm,
+ * that flag's side table, or for is:unread the rows above the viewer's
+ * unread horizon and the unread side rows below it; history mode reads
  * messages of channels whose history the viewer may read (index
  * (recipient_id, topic_key, id)), with the viewer's row joined when present.
  */
@@ -64,7 +66,7 @@ export interface NarrowRow {
   message?: MessageRow;
 }
 
-/** The narrow flags kept in side tables (src/domain/sparse-flags.ts); is_unread stays an index of user_messages. */
+/** The narrow flags kept in side tables (src/domain/sparse-flags.ts); is_unread has its own (src/queries/unread.ts). */
 const SPARSE_COLUMNS: ReadonlyMap<string, SparseFlag> = new Map([
   ['is_starred', sparseFlag('starred')],
   ['is_mentioned', sparseFlag('mentioned')],
@@ -77,8 +79,46 @@ function drivingSparseFilter(nq: NarrowQuery): Filter | undefined {
   return nq.filters.find((f) => f.kind === 'flag' && !f.negated && SPARSE_COLUMNS.has(f.column));
 }
 
-function base(q: Q, nq: NarrowQuery, withRow: boolean): { qb: Knex.QueryBuilder; idCol: string; driver?: Filter } {
+/**
+ * One of the two halves of a personal-mode is:unread query (ADR 0024): the
+ * viewer's rows above their unread horizon, or their unread side rows at or
+ * below it. Every id of the first is larger than every id of the second.
+ */
+interface UnreadBranch {
+  side: 'above' | 'below';
+  horizon: number;
+}
+
+/** Whether is:unread drives a query: personal mode, not negated, and no sparse flag to drive it instead. */
+function drivenByUnread(nq: NarrowQuery): boolean {
+  if (nq.historyRecipients !== null || drivingSparseFilter(nq)) return false;
+  return nq.filters.some((f) => f.kind === 'flag' && f.column === 'is_unread' && !f.negated);
+}
+
+/** The branches of a query driven by is:unread, in ascending id order; null for any other query (one branch). */
+async function unreadBranches(q: Q, nq: NarrowQuery): Promise<UnreadBranch[] | null> {
+  if (!drivenByUnread(nq)) return null;
+  const horizon = await getUnreadHorizon(q, nq.viewerId);
+  return [
+    { side: 'below', horizon },
+    { side: 'above', horizon },
+  ];
+}
+
+function base(q: Q, nq: NarrowQuery, withRow: boolean, branch?: UnreadBranch): { qb: Knex.QueryBuilder; idCol: string; driver?: Filter } {
   if (nq.historyRecipients === null) {
+    if (branch?.side === 'below') {
+      // The side rows in key order; the unread filter then reads each one's
+      // flags, for the side table may hold rows read since.
+      const qb = q(`${UNREAD_TABLE} as uu`)
+        .join('user_messages as um', function () {
+          this.on('um.user_id', '=', 'uu.user_id').andOn('um.message_id', '=', 'uu.message_id');
+        })
+        .where('uu.user_id', nq.viewerId)
+        .where('uu.message_id', '<=', branch.horizon);
+      if (withRow || needsMessageRow(nq)) qb.join('messages as m', 'm.id', 'uu.message_id');
+      return { qb, idCol: 'uu.message_id' };
+    }
     const driver = drivingSparseFilter(nq);
     if (driver?.kind === 'flag') {
       // The side table first, ordered by its key (user_id, message_id): a page
@@ -94,6 +134,7 @@ function base(q: Q, nq: NarrowQuery, withRow: boolean): { qb: Knex.QueryBuilder;
       return { qb, idCol: 'sf.message_id', driver };
     }
     const qb = q('user_messages as um').where('um.user_id', nq.viewerId);
+    if (branch) qb.where('um.message_id', '>', branch.horizon);
     // Without a condition on the message itself, the page is read from
     // user_messages' primary key alone (user_id, message_id, then flags):
     // the join would fetch every message row only to drop its columns.
@@ -149,10 +190,9 @@ function applyFilter(q: Q, qb: Knex.QueryBuilder, f: Filter, viewerId: number, i
         else qb.whereExists(sub);
         return;
       }
-      // is_unread. In history mode a missing row means read.
-      if (f.negated) qb.where((b) => b.whereNull('um.message_id').orWhere(`um.${f.column}`, 0));
-      // The column name comes from the Filter type.
-      else qb.whereRaw(`um.${f.column} = 1`);
+      // is_unread: the read bit decides (in history mode a missing row means read).
+      if (f.negated) qb.where((b) => b.whereNull('um.message_id').orWhereRaw('(um.flags & ?) <> 0', [READ]));
+      else qb.whereRaw('(um.flags & ?) = 0', [READ]);
       return;
     }
     case 'flagmask':
@@ -245,8 +285,8 @@ function wordMessages(q: Q, w: SearchWord): Knex.QueryBuilder {
 }
 
 /** `withRow`: the caller reads a column of the message row itself. */
-function filtered(q: Q, nq: NarrowQuery, withRow = false) {
-  const { qb, idCol, driver } = base(q, nq, withRow);
+function filtered(q: Q, nq: NarrowQuery, withRow = false, branch?: UnreadBranch) {
+  const { qb, idCol, driver } = base(q, nq, withRow, branch);
   // The side table that drives the query (is:starred, ...) is its filter already.
   nq.filters.forEach((f, position) => {
     if (f !== driver) applyFilter(q, qb, f, nq.viewerId, idCol, position);
@@ -273,7 +313,30 @@ function searchJoinColumn(nq: NarrowQuery): string | null {
 /** Keyset page: ids `op` anchor in `order`, at most `limit` (callers ask for one more to learn found_*). */
 export async function fetchNarrowRange(q: Q, nq: NarrowQuery, op: '<=' | '>=', anchor: number, limit: number): Promise<NarrowRow[]> {
   if (limit <= 0) return [];
-  const { qb, idCol } = filtered(q, nq);
+  const branches = await unreadBranches(q, nq);
+  if (!branches) return fetchBranchRange(q, nq, undefined, op, anchor, limit);
+  // The branches split the ids at the horizon: walked in the page's order,
+  // their pages concatenate into one sorted page.
+  const rows: NarrowRow[] = [];
+  for (const b of op === '<=' ? [...branches].reverse() : branches) {
+    if (rows.length >= limit) break;
+    // A branch wholly on the anchor's far side has nothing to give.
+    if (op === '<=' && b.side === 'above' && anchor <= b.horizon) continue;
+    if (op === '>=' && b.side === 'below' && anchor > b.horizon) continue;
+    rows.push(...(await fetchBranchRange(q, nq, b, op, anchor, limit - rows.length)));
+  }
+  return rows;
+}
+
+async function fetchBranchRange(
+  q: Q,
+  nq: NarrowQuery,
+  branch: UnreadBranch | undefined,
+  op: '<=' | '>=',
+  anchor: number,
+  limit: number,
+): Promise<NarrowRow[]> {
+  const { qb, idCol } = filtered(q, nq, false, branch);
   qb.where(idCol, op, anchor)
     .orderBy(idCol, op === '<=' ? 'desc' : 'asc')
     .limit(limit);
@@ -288,18 +351,31 @@ function selectPage(qb: Knex.QueryBuilder, nq: NarrowQuery, idCol: string): Prom
 /** The narrow's rows among explicit ids. */
 export async function fetchNarrowByIds(q: Q, nq: NarrowQuery, ids: number[]): Promise<NarrowRow[]> {
   if (ids.length === 0) return [];
-  const rows = await inChunks<Record<string, unknown>>(ids, (slice) => {
-    const { qb, idCol } = filtered(q, nq);
-    return selectPage(qb.whereIn(idCol, slice).orderBy(idCol, 'asc'), nq, idCol);
-  });
+  const rows: Array<Record<string, unknown>> = [];
+  // Below the horizon, then above it: ascending ids still.
+  for (const branch of (await unreadBranches(q, nq)) ?? [undefined]) {
+    rows.push(
+      ...(await inChunks<Record<string, unknown>>(ids, (slice) => {
+        const { qb, idCol } = filtered(q, nq, false, branch);
+        return selectPage(qb.whereIn(idCol, slice).orderBy(idCol, 'asc'), nq, idCol);
+      })),
+    );
+  }
   return rows.map(nq.withMessages ? toFullNarrowRow : toNarrowRow);
 }
 
-/** The oldest unread message of the narrow (an index range scan on (user_id, is_unread, message_id)). */
+/**
+ * The oldest unread message of the narrow. A message without the viewer's
+ * row is read, so their own rows are the whole search: the narrow runs in
+ * personal mode with is:unread (the side rows, then the rows above the
+ * horizon), history mode's channels becoming a filter.
+ */
 export async function findFirstUnread(q: Q, nq: NarrowQuery): Promise<number | null> {
-  const { qb, idCol } = filtered(q, nq);
-  const row = await qb.where('um.is_unread', 1).orderBy(idCol, 'asc').first(`${idCol} as id`);
-  return row ? Number(row.id) : null;
+  const filters: Filter[] = [...nq.filters];
+  if (nq.historyRecipients !== null) filters.push({ kind: 'recipient', ids: nq.historyRecipients, negated: false });
+  filters.push({ kind: 'flag', column: 'is_unread', negated: false });
+  const [row] = await fetchNarrowRange(q, { viewerId: nq.viewerId, historyRecipients: null, filters }, '>=', 0, 1);
+  return row ? row.id : null;
 }
 
 /** The first message of the narrow sent at or after a time. */

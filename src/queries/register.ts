@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { getUnreadHorizon, READ, UNREAD_TABLE } from './unread';
 import type { ChannelRow, SubscriptionRow } from './channels';
 import type { ProfileValueRow } from './profile-fields';
 import { mapBools } from './rows';
@@ -90,12 +91,34 @@ export interface UnreadRow {
   topic: string;
 }
 
-/** The user's newest `limit` unread messages (the indexed is_unread column), newest first. */
+/**
+ * The user's newest `limit` unread messages, newest first: their rows above
+ * their unread horizon, then their unread side rows at or below it
+ * (src/queries/unread.ts). The read bit decides in both.
+ */
 export async function listUnreadRows(q: Q, userId: number, limit: number): Promise<UnreadRow[]> {
-  const rows = await q('user_messages as um')
+  const horizon = await getUnreadHorizon(q, userId);
+  const above = await unreadRowsQuery(q, q('user_messages as um').where('um.user_id', userId).where('um.message_id', '>', horizon), limit);
+  if (above.length >= limit) return above;
+  const below = await unreadRowsQuery(
+    q,
+    q(`${UNREAD_TABLE} as uu`)
+      .join('user_messages as um', function () {
+        this.on('um.user_id', '=', 'uu.user_id').andOn('um.message_id', '=', 'uu.message_id');
+      })
+      .where('uu.user_id', userId)
+      .where('uu.message_id', '<=', horizon),
+    limit - above.length,
+  );
+  return [...above, ...below];
+}
+
+/** The unread rows among those `from` reads (aliased um), newest first, at most `limit`. */
+async function unreadRowsQuery(q: Q, from: Knex.QueryBuilder, limit: number): Promise<UnreadRow[]> {
+  const rows = await from
     .join('messages as m', 'm.id', 'um.message_id')
     .join('recipients as r', 'r.id', 'm.recipient_id')
-    .where({ 'um.user_id': userId, 'um.is_unread': 1 })
+    .whereRaw('(um.flags & ?) = 0', [READ])
     .orderBy('um.message_id', 'desc')
     .limit(limit)
     .select(
@@ -107,7 +130,7 @@ export async function listUnreadRows(q: Q, userId: number, limit: number): Promi
       'r.type_id as recipient_type_id',
       'm.topic',
     );
-  return rows.map((r: UnreadRow) => ({ ...r, flags: Number(r.flags) }));
+  return rows.map((r: UnreadRow) => ({ ...r, message_id: Number(r.message_id), flags: Number(r.flags) }));
 }
 
 /** The user's user_messages rows of these messages, in the shape of listUnreadRows (read or not), ascending. */

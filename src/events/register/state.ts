@@ -37,6 +37,10 @@ export interface StateRequest {
   presence?: { slim: boolean; historyLimitDays?: number };
 }
 
+/** Whether the state asked for includes unread_msgs (Zulip sends it for `message` with `update_message_flags`). */
+export const wantsUnreadState = (fetchEventTypes: ReadonlySet<string> | null): boolean =>
+  fetchEventTypes === null || (fetchEventTypes.has('message') && fetchEventTypes.has('update_message_flags'));
+
 /**
  * The initial state of POST /register for the requested kinds, as Zulip's
  * fetch_initial_state_data names them: `realm`, `realm_user`,
@@ -85,7 +89,7 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
     add(getRealmUserDefaultsRaw(db, user.realm_id).then((raw) => ({ realm_user_settings_defaults: realmUserSettingsDefaultsState(raw) })));
   }
   if (want('realm_user_groups')) add(groups().then((g) => ({ realm_user_groups: g.userGroups(caps.includeDeactivatedGroups) })));
-  const wantUnread = want('message') && want('update_message_flags');
+  const wantUnread = wantsUnreadState(r.fetchEventTypes);
   if (want('subscription') || wantUnread) {
     const subs = listChannelSubscriptions(db, user.id);
     if (want('subscription')) {

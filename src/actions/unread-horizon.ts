@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import { inTransaction } from '../db/transaction';
+import { nowSeconds } from '../queries/ids';
+import { copyUnreadRows, findNewestRowSentBefore, getUnreadHorizon, hasRowsAbove, raiseUnreadHorizon } from '../queries/unread';
+
+/**
+ * Rows above a user's horizon past which a read of their unread state moves
+ * it up. Reads scan the rows above the horizon (src/queries/unread.ts), so
+ * this bounds that scan, apart from the margin below; a higher horizon costs
+ * side rows only for the messages still unread when it passes them.
+ */
+export const UNREAD_HORIZON_BOUND = 2000;
+
+/**
+ * A horizon never passes a message sent less than this long ago. A send
+ * takes its message id (and date_sent) inside its transaction and commits
+ * its user_messages rows a round trip later; sends commit out of id order,
+ * so the newest rows a user can see may stand above a smaller id whose rows
+ * are not committed yet. A horizon moved past such an id would leave those
+ * rows unread below it with no side row: never seen as unread. Ten minutes
+ * is far beyond any transaction's life (requests give up long before, and
+ * a lost database connection ends its transaction), and far beyond the
+ * clock difference of two nodes.
+ */
+export const UNREAD_HORIZON_MARGIN_SECONDS = 600;
+
+/**
+ * Moves the user's horizon up when more than UNREAD_HORIZON_BOUND of their
+ * rows lie above it: to their newest row older than the margin, copying the
+ * still-unread rows it passes into the side table, in one transaction.
+ * Nothing a client sees changes, so no event. Returns whether it moved.
+ * (`now` and `bound` are the clock and UNREAD_HORIZON_BOUND; tests set them.)
+ */
+export async function doAdvanceUnreadHorizon(
+  db: Knex,
+  userId: number,
+  { now = nowSeconds(), bound = UNREAD_HORIZON_BOUND }: { now?: number; bound?: number } = {},
+): Promise<boolean> {
+  const horizon = await getUnreadHorizon(db, userId);
+  if (!(await hasRowsAbove(db, userId, horizon, bound))) return false;
+  const to = await findNewestRowSentBefore(db, userId, horizon, now - UNREAD_HORIZON_MARGIN_SECONDS);
+  if (to === null) return false;
+  await inTransaction(db, async (tx) => {
+    await copyUnreadRows(tx.trx, userId, horizon, to);
+    await raiseUnreadHorizon(tx.trx, userId, to);
+  });
+  return true;
+}

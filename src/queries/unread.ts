@@ -1,0 +1,123 @@
+import type { Knex } from 'knex';
+import { flagMask } from '../domain/flags';
+import { dialectOf } from '../db/connection';
+
+type Q = Knex | Knex.Transaction;
+
+/**
+ * Where a user's unread rows are found (docs/adr/0024-unread-without-a-write-per-receiver.md):
+ * - above the user's horizon (`unread_horizons`, 0 without a row), by the
+ *   user's primary-key range in user_messages: a send writes nothing else;
+ * - at or below it, through `user_message_unread`, which holds a superset
+ *   of them.
+ * `user_messages.flags` decides in both places: a side row whose message was
+ * read since is simply not unread. So a write that marks rows unread adds
+ * their side rows wherever they are (a side row above the horizon is
+ * harmless), and marking rows read may leave side rows behind (it deletes
+ * them, to keep the table small). The one thing that must never happen is
+ * an unread row at or below the horizon without a side row:
+ * `advanceUnreadHorizon` (src/actions/unread-horizon.ts) is the only writer
+ * of horizons, and it never moves one past a message a send may still be
+ * committing.
+ */
+export const UNREAD_TABLE = 'user_message_unread';
+
+/** The read bit: a row is unread when it is clear. */
+export const READ = flagMask('read');
+
+/** 1,000 ids a statement, as updateUserMessageFlags. */
+const CHUNK = 1000;
+
+/** The user's horizon: 0 when they have none (every row of theirs is above it). */
+export async function getUnreadHorizon(q: Q, userId: number): Promise<number> {
+  const row = await q('unread_horizons').where('user_id', userId).first('message_id');
+  return row ? Number(row.message_id) : 0;
+}
+
+/** Whether the user has more than `bound` user_messages rows above `horizon` (reads at most bound + 1 index entries). */
+export async function hasRowsAbove(q: Q, userId: number, horizon: number, bound: number): Promise<boolean> {
+  const row = await q('user_messages')
+    .where('user_id', userId)
+    .where('message_id', '>', horizon)
+    .orderBy('message_id', 'asc')
+    .offset(bound)
+    .first('message_id');
+  return row !== undefined;
+}
+
+/**
+ * The newest message of the user's rows above `horizon` that was sent
+ * before `before` (seconds), or null: scanned from the newest row down, so
+ * it reads only the rows newer than that.
+ */
+export async function findNewestRowSentBefore(q: Q, userId: number, horizon: number, before: number): Promise<number | null> {
+  const row = await q('user_messages as um')
+    .join('messages as m', 'm.id', 'um.message_id')
+    .where('um.user_id', userId)
+    .where('um.message_id', '>', horizon)
+    .where('m.date_sent', '<', before)
+    .orderBy('um.message_id', 'desc')
+    .first('um.message_id as id');
+  return row ? Number(row.id) : null;
+}
+
+/** Side rows for the user's unread rows in (from, to], those already there left alone. */
+export async function copyUnreadRows(q: Q, userId: number, from: number, to: number): Promise<void> {
+  // Side rows of marked-unread messages may already be there: skipped, not an error.
+  const insert = dialectOf(q as Knex) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+  await q.raw(
+    `${insert} INTO ${UNREAD_TABLE} (user_id, message_id)
+     SELECT user_id, message_id FROM user_messages WHERE user_id = ? AND message_id > ? AND message_id <= ? AND (flags & ?) = 0`,
+    [userId, from, to, READ],
+  );
+}
+
+/** Moves the user's horizon up to `to` (never down: a concurrent advance may have gone further). */
+export async function raiseUnreadHorizon(q: Q, userId: number, to: number): Promise<void> {
+  if (dialectOf(q as Knex) === 'mysql') {
+    await q.raw(
+      'INSERT INTO unread_horizons (user_id, message_id) VALUES (?, ?) ON DUPLICATE KEY UPDATE message_id = GREATEST(message_id, VALUES(message_id))',
+      [userId, to],
+    );
+    return;
+  }
+  await q.raw(
+    'INSERT INTO unread_horizons (user_id, message_id) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET message_id = MAX(message_id, excluded.message_id)',
+    [userId, to],
+  );
+}
+
+/**
+ * After the read bit changed on a user's rows of these messages: side rows
+ * for those now unread (wherever they are, see above), none for those now read.
+ */
+export async function syncUnreadRowsOfUser(q: Q, userId: number, messageIds: readonly number[]): Promise<void> {
+  for (let i = 0; i < messageIds.length; i += CHUNK) {
+    const slice = messageIds.slice(i, i + CHUNK);
+    await q(UNREAD_TABLE).where('user_id', userId).whereIn('message_id', slice).del();
+    const select = q('user_messages')
+      .where('user_id', userId)
+      .whereIn('message_id', slice)
+      .whereRaw('(flags & ?) = 0', [READ])
+      .select('user_id', 'message_id');
+    await q.into(q.raw('?? (user_id, message_id)', [UNREAD_TABLE])).insert(select);
+  }
+}
+
+/**
+ * Side rows for rows just given, unread, to a channel's subscribers (a move
+ * into it): rows of these messages that are unread and have none yet.
+ */
+export async function insertMissingUnreadRows(q: Q, messageIds: readonly number[]): Promise<void> {
+  for (let i = 0; i < messageIds.length; i += CHUNK) {
+    const slice = messageIds.slice(i, i + CHUNK);
+    const select = q('user_messages as um')
+      .whereIn('um.message_id', slice)
+      .whereRaw('(um.flags & ?) = 0', [READ])
+      .whereNotExists(
+        q(`${UNREAD_TABLE} as u`).whereRaw('u.user_id = um.user_id').whereRaw('u.message_id = um.message_id').select(q.raw('1')),
+      )
+      .select('um.user_id', 'um.message_id');
+    await q.into(q.raw('?? (user_id, message_id)', [UNREAD_TABLE])).insert(select);
+  }
+}
