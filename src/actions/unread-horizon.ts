@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { inTransaction } from '../db/transaction';
 import { nowSeconds } from '../queries/ids';
-import { copyUnreadRows, findNewestRowSentBefore, getUnreadHorizon, hasRowsAbove, raiseUnreadHorizon } from '../queries/unread';
+import { copyUnreadRows, findLastMessageSentBefore, getUnreadHorizon, hasRowsAbove, raiseUnreadHorizon } from '../queries/unread';
+import type { UserRow } from '../queries/rows';
 
 /**
  * Rows above a user's horizon past which a read of their unread state moves
@@ -20,26 +21,31 @@ export const UNREAD_HORIZON_BOUND = 2000;
  * rows unread below it with no side row: never seen as unread. Ten minutes
  * is far beyond any transaction's life (requests give up long before, and
  * a lost database connection ends its transaction), and far beyond the
- * clock difference of two nodes.
+ * clock difference of two nodes. (It relies on date_sent being the time of
+ * the insert: messages written with an earlier date, by an import, must not
+ * be written while the server runs.)
  */
 export const UNREAD_HORIZON_MARGIN_SECONDS = 600;
 
 /**
  * Moves the user's horizon up when more than UNREAD_HORIZON_BOUND of their
- * rows lie above it: to their newest row older than the margin, copying the
- * still-unread rows it passes into the side table, in one transaction.
+ * rows lie above it: to their organization's newest message older than the
+ * margin (every smaller id was taken earlier still, so its rows are
+ * committed), copying the still-unread rows it passes into the side table,
+ * in one transaction.
  * Nothing a client sees changes, so no event. Returns whether it moved.
  * (`now` and `bound` are the clock and UNREAD_HORIZON_BOUND; tests set them.)
  */
 export async function doAdvanceUnreadHorizon(
   db: Knex,
-  userId: number,
+  user: Pick<UserRow, 'id' | 'realm_id'>,
   { now = nowSeconds(), bound = UNREAD_HORIZON_BOUND }: { now?: number; bound?: number } = {},
 ): Promise<boolean> {
+  const userId = user.id;
   const horizon = await getUnreadHorizon(db, userId);
   if (!(await hasRowsAbove(db, userId, horizon, bound))) return false;
-  const to = await findNewestRowSentBefore(db, userId, horizon, now - UNREAD_HORIZON_MARGIN_SECONDS);
-  if (to === null) return false;
+  const to = await findLastMessageSentBefore(db, user.realm_id, now - UNREAD_HORIZON_MARGIN_SECONDS);
+  if (to === null || to <= horizon) return false;
   await inTransaction(db, async (tx) => {
     await copyUnreadRows(tx.trx, userId, horizon, to);
     await raiseUnreadHorizon(tx.trx, userId, to);

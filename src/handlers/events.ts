@@ -23,7 +23,7 @@ export const eventHandlers: HandlerTable = {
     const fetchEventTypes = fetch ? new Set(fetch) : null;
     try {
       // Reading the unread state is when its scan above the horizon is bounded again (ADR 0024).
-      if (wantsUnreadState(fetchEventTypes)) await doAdvanceUnreadHorizon(ctx.db, user.id);
+      if (wantsUnreadState(fetchEventTypes)) await doAdvanceUnreadHorizon(ctx.db, user);
       const state = await buildInitialState(ctx, user, {
         fetchEventTypes,
         includeSubscribers: subscriberListMode(p.include_subscribers),

@@ -46,18 +46,18 @@ export async function hasRowsAbove(q: Q, userId: number, horizon: number, bound:
 }
 
 /**
- * The newest message of the user's rows above `horizon` that was sent
- * before `before` (seconds), or null: scanned from the newest row down, so
- * it reads only the rows newer than that.
+ * The organization's newest message sent before `before` (seconds), or null:
+ * one probe of the (realm_id, date_sent) index, whose entries end with the id.
  */
-export async function findNewestRowSentBefore(q: Q, userId: number, horizon: number, before: number): Promise<number | null> {
-  const row = await q('user_messages as um')
-    .join('messages as m', 'm.id', 'um.message_id')
-    .where('um.user_id', userId)
-    .where('um.message_id', '>', horizon)
-    .where('m.date_sent', '<', before)
-    .orderBy('um.message_id', 'desc')
-    .first('um.message_id as id');
+export async function findLastMessageSentBefore(q: Q, realmId: number, before: number): Promise<number | null> {
+  const row = await q('messages')
+    .where('realm_id', realmId)
+    .where('date_sent', '<', before)
+    .orderBy([
+      { column: 'date_sent', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first('id');
   return row ? Number(row.id) : null;
 }
 
