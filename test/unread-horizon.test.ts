@@ -169,6 +169,16 @@ eachDatabase('unread horizons', (dialect) => {
     });
     expect(byIds.status).toBe(200);
     expect(byIds.body.messages.map((m: any) => m.id)).toEqual(unread);
+    // By date: the first unread sent at or after it, found below the horizon first.
+    const byDate = await t.api.get('/messages', t.cast.admin, {
+      anchor: 'date',
+      anchor_date: '2000-01-01T00:00:00Z',
+      num_before: 0,
+      num_after: 0,
+      narrow: [{ operator: 'is', operand: 'unread' }],
+    });
+    expect(byDate.status).toBe(200);
+    expect(byDate.body.anchor).toBe(ids[0]);
     // Read on one side, the first unread moves to the other.
     await flag(t.cast.admin, [ids[0]!, ids[2]!], 'add');
     expect(await firstUnread(t.cast.admin, topic)).toBe(ids[3]);
@@ -239,6 +249,22 @@ eachDatabase('unread horizons', (dialect) => {
     // Already bounded: the next register leaves it where it is.
     await unreadMsgs(u);
     expect(await horizonOf(u)).toBe(ids[count - 1]);
+    // Marking messages read bounds it too (a client connected for days does not register).
+    await t.ctx
+      .db('unread_horizons')
+      .where('user_id', u.id)
+      .update({ message_id: ids[0]! - 1 });
+    await flag(u, [ids[5]!], 'add');
+    expect(await horizonOf(u)).toBe(ids[count - 1]);
+    // Marking unread does not.
+    await t.ctx
+      .db('unread_horizons')
+      .where('user_id', u.id)
+      .update({ message_id: ids[0]! - 1 });
+    await flag(u, [ids[5]!], 'remove');
+    expect(await horizonOf(u)).toBe(ids[0]! - 1);
+    await flag(u, [ids[5]!], 'add');
+    await expectConsistent();
   });
 
   it('deleting a message takes its side rows with it', async () => {

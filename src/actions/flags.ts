@@ -13,6 +13,7 @@ import { parseNarrow } from '../domain/narrow';
 import { unreadMessageDetails } from '../events/register/unread';
 import type { PublishedEvent } from '../events/shape';
 import { RecipientType } from '../domain/recipients';
+import { doAdvanceUnreadHorizon } from './unread-horizon';
 
 export type FlagOp = 'add' | 'remove';
 
@@ -89,6 +90,7 @@ export async function doUpdateMessageFlags(
     await queueFlagEvent(ctx, tx, viewer, op, flag, c.changed);
     return c;
   });
+  await afterMarkedRead(ctx, viewer, op, flag);
   return {
     messages: p.messages,
     ...(op === 'remove' && flag === 'read' ? { ignored_because_not_subscribed_channels: change.ignoredChannels } : {}),
@@ -123,6 +125,15 @@ export async function queueFlagEvent(
   tx.afterCommit(() => ctx.bus.publish({ event, userIds: [viewer.user.id] }));
 }
 
+/**
+ * Marking messages read is, with POST /register, when the scan above the
+ * viewer's unread horizon is bounded again (ADR 0024): a client that stays
+ * connected for days never registers, but it marks what its user reads.
+ */
+async function afterMarkedRead(ctx: AppContext, viewer: Viewer, op: FlagOp, flag: EditableFlag): Promise<void> {
+  if (op === 'add' && flag === 'read') await doAdvanceUnreadHorizon(ctx.db, viewer.user);
+}
+
 /** Zulip clamps a narrow update to this many messages per request (MAX_MESSAGES_PER_UPDATE). */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
 
@@ -148,6 +159,7 @@ export async function doUpdateFlagsForNarrow(
     await queueFlagEvent(ctx, tx, viewer, op, flag, c.changed);
     return c;
   });
+  await afterMarkedRead(ctx, viewer, op, flag);
   return {
     processed_count: ids.length,
     updated_count: change.changed.length,

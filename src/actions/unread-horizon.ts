@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
-import { inTransaction } from '../db/transaction';
 import { nowSeconds } from '../queries/ids';
-import { copyUnreadRows, findLastMessageSentBefore, getUnreadHorizon, hasRowsAbove, raiseUnreadHorizon } from '../queries/unread';
+import {
+  copyUnreadRows,
+  findLastMessageSentBefore,
+  findNthRowAbove,
+  getUnreadHorizon,
+  hasRowsAbove,
+  raiseUnreadHorizon,
+} from '../queries/unread';
 import type { UserRow } from '../queries/rows';
 
 /**
@@ -27,12 +33,19 @@ export const UNREAD_HORIZON_BOUND = 2000;
  */
 export const UNREAD_HORIZON_MARGIN_SECONDS = 600;
 
+/** Rows an advance's copy reads per statement. */
+const COPY_CHUNK = 1000;
+
 /**
  * Moves the user's horizon up when more than UNREAD_HORIZON_BOUND of their
  * rows lie above it: to their organization's newest message older than the
  * margin (every smaller id was taken earlier still, so its rows are
- * committed), copying the still-unread rows it passes into the side table,
- * in one transaction.
+ * committed), once the still-unread rows it passes are in the side table.
+ * The copy goes COPY_CHUNK rows a statement, each on its own: the side
+ * table may hold more than it must, never less, so nothing needs the
+ * copies in one transaction, and on MariaDB one long INSERT … SELECT would
+ * hold locks on the user's rows (up to the gap where their next rows go)
+ * for its whole length, holding up every send to them.
  * Nothing a client sees changes, so no event. Returns whether it moved.
  * (`now` and `bound` are the clock and UNREAD_HORIZON_BOUND; tests set them.)
  */
@@ -46,9 +59,11 @@ export async function doAdvanceUnreadHorizon(
   if (!(await hasRowsAbove(db, userId, horizon, bound))) return false;
   const to = await findLastMessageSentBefore(db, user.realm_id, now - UNREAD_HORIZON_MARGIN_SECONDS);
   if (to === null || to <= horizon) return false;
-  await inTransaction(db, async (tx) => {
-    await copyUnreadRows(tx.trx, userId, horizon, to);
-    await raiseUnreadHorizon(tx.trx, userId, to);
-  });
+  for (let from = horizon; from < to;) {
+    const end = await findNthRowAbove(db, userId, from, to, COPY_CHUNK);
+    await copyUnreadRows(db, userId, from, end);
+    from = end;
+  }
+  await raiseUnreadHorizon(db, userId, to);
   return true;
 }

@@ -178,7 +178,7 @@ export async function insertUserMessagesOfUser(q: Q, userId: number, messageIds:
   );
   await insertSparseFlagRowsOfUser(q, userId, messageIds, flags);
   // Old messages, maybe below the horizon: unread ones need their side rows.
-  if ((flags & READ) === 0) await syncUnreadRowsOfUser(q, userId, messageIds);
+  if ((flags & READ) === 0) await syncUnreadRowsOfUser(q, userId, messageIds, 'remove');
   invalidates(q, { kind: 'received', userIds: [userId] });
 }
 
@@ -198,7 +198,7 @@ export async function updateUserMessageFlags(
       .update({ flags: q.raw(expr, [mask]) });
   }
   await syncSparseFlagsOfUser(q, userId, messageIds, mask);
-  if ((mask & READ) !== 0) await syncUnreadRowsOfUser(q, userId, messageIds);
+  if ((mask & READ) !== 0) await syncUnreadRowsOfUser(q, userId, messageIds, op);
 }
 
 /** Whether the user holds a row for the message (received it, or acted on it as history). */

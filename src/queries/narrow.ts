@@ -378,11 +378,14 @@ export async function findFirstUnread(q: Q, nq: NarrowQuery): Promise<number | n
   return row ? row.id : null;
 }
 
-/** The first message of the narrow sent at or after a time. */
+/** The first message of the narrow sent at or after a time (an is:unread narrow's branches in id order: the first found is the first). */
 export async function findFirstAtOrAfter(q: Q, nq: NarrowQuery, timestamp: number): Promise<number | null> {
-  const { qb, idCol } = filtered(q, nq, true);
-  const row = await qb.where('m.date_sent', '>=', timestamp).orderBy(idCol, 'asc').first(`${idCol} as id`);
-  return row ? Number(row.id) : null;
+  for (const branch of (await unreadBranches(q, nq)) ?? [undefined]) {
+    const { qb, idCol } = filtered(q, nq, true, branch);
+    const row = await qb.where('m.date_sent', '>=', timestamp).orderBy(idCol, 'asc').first(`${idCol} as id`);
+    if (row) return Number(row.id);
+  }
+  return null;
 }
 
 const toNarrowRow = (r: Record<string, unknown>): NarrowRow => ({

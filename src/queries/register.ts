@@ -109,17 +109,22 @@ export async function listUnreadRows(q: Q, userId: number, limit: number): Promi
       .where('uu.user_id', userId)
       .where('uu.message_id', '<=', horizon),
     limit - above.length,
+    'uu.message_id',
   );
   return [...above, ...below];
 }
 
-/** The unread rows among those `from` reads (aliased um), newest first, at most `limit`. */
-async function unreadRowsQuery(q: Q, from: Knex.QueryBuilder, limit: number): Promise<UnreadRow[]> {
+/**
+ * The unread rows among those `from` reads (aliased um), newest first, at
+ * most `limit`; ordered by `idCol`, the id column of the table it walks (so
+ * the database reads that table's key backwards rather than sorting).
+ */
+async function unreadRowsQuery(q: Q, from: Knex.QueryBuilder, limit: number, idCol = 'um.message_id'): Promise<UnreadRow[]> {
   const rows = await from
     .join('messages as m', 'm.id', 'um.message_id')
     .join('recipients as r', 'r.id', 'm.recipient_id')
     .whereRaw('(um.flags & ?) = 0', [READ])
-    .orderBy('um.message_id', 'desc')
+    .orderBy(idCol, 'desc')
     .limit(limit)
     .select(
       'um.message_id',

@@ -88,20 +88,36 @@ export async function raiseUnreadHorizon(q: Q, userId: number, to: number): Prom
 }
 
 /**
- * After the read bit changed on a user's rows of these messages: side rows
- * for those now unread (wherever they are, see above), none for those now read.
+ * After the read bit was set (`add`) or cleared (`remove`) on a user's rows
+ * of these messages: their side rows deleted, or added for those now unread
+ * (wherever they are, see above; one already there is left alone).
  */
-export async function syncUnreadRowsOfUser(q: Q, userId: number, messageIds: readonly number[]): Promise<void> {
+export async function syncUnreadRowsOfUser(q: Q, userId: number, messageIds: readonly number[], op: 'add' | 'remove'): Promise<void> {
+  const insert = dialectOf(q as Knex) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
   for (let i = 0; i < messageIds.length; i += CHUNK) {
     const slice = messageIds.slice(i, i + CHUNK);
-    await q(UNREAD_TABLE).where('user_id', userId).whereIn('message_id', slice).del();
-    const select = q('user_messages')
-      .where('user_id', userId)
-      .whereIn('message_id', slice)
-      .whereRaw('(flags & ?) = 0', [READ])
-      .select('user_id', 'message_id');
-    await q.into(q.raw('?? (user_id, message_id)', [UNREAD_TABLE])).insert(select);
+    if (op === 'add') {
+      await q(UNREAD_TABLE).where('user_id', userId).whereIn('message_id', slice).del();
+      continue;
+    }
+    await q.raw(
+      `${insert} INTO ${UNREAD_TABLE} (user_id, message_id)
+       SELECT user_id, message_id FROM user_messages WHERE user_id = ? AND message_id IN (${slice.map(() => '?').join(', ')}) AND (flags & ?) = 0`,
+      [userId, ...slice, READ],
+    );
   }
+}
+
+/** The id of the `n`th of the user's rows above `from`, or `to` when there are fewer up to it. */
+export async function findNthRowAbove(q: Q, userId: number, from: number, to: number, n: number): Promise<number> {
+  const row = await q('user_messages')
+    .where('user_id', userId)
+    .where('message_id', '>', from)
+    .where('message_id', '<=', to)
+    .orderBy('message_id', 'asc')
+    .offset(n - 1)
+    .first('message_id');
+  return row ? Number(row.message_id) : to;
 }
 
 /**
