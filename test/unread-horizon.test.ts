@@ -1,5 +1,5 @@
 import { eachDatabase } from './support/databases';
-import { createChannel, startTestServer, TestServer } from './support/server';
+import { createChannel, startTestServer, statementsOf, TestServer } from './support/server';
 import type { UserRow } from '../src/queries/rows';
 import { doAdvanceUnreadHorizon, UNREAD_HORIZON_BOUND, UNREAD_HORIZON_MARGIN_SECONDS } from '../src/actions/unread-horizon';
 import { listUnreadRows } from '../src/queries/register';
@@ -179,6 +179,24 @@ eachDatabase('unread horizons', (dialect) => {
     });
     expect(byDate.status).toBe(200);
     expect(byDate.body.anchor).toBe(ids[0]);
+    // An is:unread page on both sides of its first unread reads the horizon once.
+    let horizonReads = 0;
+    const onQuery = (q: { sql: string }) =>
+      (horizonReads += statementsOf(q.sql).filter((s) => /from [`"]?unread_horizons/i.test(s)).length);
+    t.ctx.db.on('query', onQuery);
+    try {
+      const around = await t.api.get('/messages', t.cast.admin, {
+        anchor: 'first_unread',
+        num_before: 2,
+        num_after: 2,
+        narrow: [{ operator: 'is', operand: 'unread' }],
+      });
+      expect(around.status).toBe(200);
+      expect(around.body.messages.map((m: any) => m.id)).toEqual([ids[0], ids[2], ids[3]]);
+    } finally {
+      t.ctx.db.removeListener('query', onQuery);
+    }
+    expect(horizonReads).toBe(1);
     // Read on one side, the first unread moves to the other.
     await flag(t.cast.admin, [ids[0]!, ids[2]!], 'add');
     expect(await firstUnread(t.cast.admin, topic)).toBe(ids[3]);

@@ -56,6 +56,14 @@ export interface NarrowQuery {
    * the channel cache).
    */
   withMessages?: boolean;
+  /**
+   * The viewer's unread horizon, read once per request by the first query
+   * that splits at it (a page, its other side, first_unread) and shared by
+   * the rest. A horizon only rises, and both branches stay right for one
+   * read at any earlier moment: rows above an old horizon are still scanned,
+   * and side rows at or below it are still there.
+   */
+  unreadHorizon?: Promise<number>;
 }
 
 export interface NarrowRow {
@@ -98,7 +106,7 @@ function drivenByUnread(nq: NarrowQuery): boolean {
 /** The branches of a query driven by is:unread, in ascending id order; null for any other query (one branch). */
 async function unreadBranches(q: Q, nq: NarrowQuery): Promise<UnreadBranch[] | null> {
   if (!drivenByUnread(nq)) return null;
-  const horizon = await getUnreadHorizon(q, nq.viewerId);
+  const horizon = await (nq.unreadHorizon ??= getUnreadHorizon(q, nq.viewerId));
   return [
     { side: 'below', horizon },
     { side: 'above', horizon },
@@ -374,7 +382,9 @@ export async function findFirstUnread(q: Q, nq: NarrowQuery): Promise<number | n
   const filters: Filter[] = [...nq.filters];
   if (nq.historyRecipients !== null) filters.push({ kind: 'recipient', ids: nq.historyRecipients, negated: false });
   filters.push({ kind: 'flag', column: 'is_unread', negated: false });
-  const [row] = await fetchNarrowRange(q, { viewerId: nq.viewerId, historyRecipients: null, filters }, '>=', 0, 1);
+  // The same horizon as the page's, when that is an is:unread page too.
+  const unreadHorizon = (nq.unreadHorizon ??= getUnreadHorizon(q, nq.viewerId));
+  const [row] = await fetchNarrowRange(q, { viewerId: nq.viewerId, historyRecipients: null, filters, unreadHorizon }, '>=', 0, 1);
   return row ? row.id : null;
 }
 
