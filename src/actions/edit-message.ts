@@ -25,7 +25,7 @@ import {
   getRoles,
   insertEditEntry,
   insertMoveEntries,
-  insertRowsForSubscribers,
+  insertReadRowsForSubscribers,
   listActiveSubscribersWithRole,
   listEverSubscribedIds,
   listMessageAttachments,
@@ -453,7 +453,7 @@ async function applyEdit(
     await deleteUserMessagesOf(tx.trx, losingRows, ids);
     if (targetChannel.invite_only && !targetChannel.history_public_to_subscribers) {
       // Without shared history, subscribers read only what they hold rows for: the moved messages arrive read.
-      await insertRowsForSubscribers(tx.trx, targetChannel.recipient_id, ids, flagMask('read'));
+      await insertReadRowsForSubscribers(tx.trx, targetChannel.recipient_id, ids);
     }
   }
 

@@ -13,6 +13,11 @@ export function dialectOf(db: Knex): Dialect {
   return client === 'mysql2' || client === 'mysql' ? 'mysql' : 'sqlite';
 }
 
+/** The statement head that inserts rows and skips those whose key is already there. */
+export function insertIgnoreInto(db: Knex | Knex.Transaction): string {
+  return dialectOf(db as Knex) === 'mysql' ? 'INSERT IGNORE INTO' : 'INSERT OR IGNORE INTO';
+}
+
 /**
  * Knex for SQLite (default, a file under dataDir) or MySQL/MariaDB (DATABASE_URL=mysql://…).
  * SQLite gets one writer and `sqliteReaders` read-only connections (sqlite/routed-client.ts).

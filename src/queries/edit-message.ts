@@ -3,8 +3,8 @@ import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
 import { nowSeconds } from './ids';
-import { insertMissingSparseFlagRows, syncSparseFlagsOfMessage } from './sparse-flags';
-import { insertMissingUnreadRows, READ } from './unread';
+import { syncSparseFlagsOfMessage } from './sparse-flags';
+import { READ } from './unread';
 import { searchTerms } from '../domain/search';
 import { reindexMessages } from './search-index';
 
@@ -239,22 +239,22 @@ export async function deleteUserMessagesOf(q: Q, userIds: readonly number[], mes
 }
 
 /**
- * Gives the active subscribers of a channel a row (flags `flags`) for each
- * of these messages they have none of: one INSERT … SELECT per chunk of
- * messages, whatever the number of subscribers.
+ * Gives the active subscribers of a channel a row, flagged read, for each of
+ * these messages they have none of: one INSERT … SELECT per chunk of
+ * messages, whatever the number of subscribers. Read rows need no side
+ * rows: read is not a sparse flag (src/domain/sparse-flags.ts), and only
+ * unread rows below a horizon have unread side rows (src/queries/unread.ts).
  */
-export async function insertRowsForSubscribers(q: Q, recipientId: number, messageIds: readonly number[], flags: number): Promise<void> {
+export async function insertReadRowsForSubscribers(q: Q, recipientId: number, messageIds: readonly number[]): Promise<void> {
   await eachChunk(messageIds, (slice) =>
     q.raw(
       `INSERT INTO user_messages (user_id, message_id, flags)
        SELECT s.user_id, m.id, ? FROM subscriptions s JOIN messages m ON m.id IN (${slice.map(() => '?').join(', ')})
        WHERE s.recipient_id = ? AND s.active = ?
          AND NOT EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = s.user_id AND um.message_id = m.id)`,
-      [flags, ...slice, recipientId, true],
+      [READ, ...slice, recipientId, true],
     ),
   );
-  await insertMissingSparseFlagRows(q, messageIds, flags);
-  if ((flags & READ) === 0) await insertMissingUnreadRows(q, messageIds);
   // Whose rows were added is the subscriber list the statement read.
   invalidates(q, { kind: 'received', userIds: 'all' });
 }

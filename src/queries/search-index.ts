@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOf } from '../db/connection';
+import { insertIgnoreInto } from '../db/connection';
 import { pipelineWrite } from '../db/mysql/pipelined-client';
 import { messageSearchTerms, prefixRange } from '../domain/search';
 
@@ -25,12 +25,11 @@ const ROWS_PER_INSERT = 16000;
  * next statement or its COMMIT (src/db/mysql/pipelined-client.ts).
  */
 export async function insertSearchRows(q: Q, rows: ReadonlyArray<readonly [string, number]>): Promise<void> {
-  const verb = dialectOf(q as Knex) === 'mysql' ? 'INSERT IGNORE INTO' : 'INSERT OR IGNORE INTO';
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const slice = rows.slice(i, i + ROWS_PER_INSERT);
     await pipelineWrite(
       q,
-      `${verb} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(() => '(?, ?)').join(', ')}`,
+      `${insertIgnoreInto(q)} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(() => '(?, ?)').join(', ')}`,
       slice.flatMap(([term, id]) => [term, id]),
     );
   }

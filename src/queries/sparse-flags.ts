@@ -70,26 +70,6 @@ export async function syncSparseFlagsOfMessage(q: Q, messageId: number, userIds:
   }
 }
 
-/**
- * Side rows for rows just given, with `flags`, to a channel's subscribers
- * (a move into it): rows of these messages that have the flag and no side
- * row yet.
- */
-export async function insertMissingSparseFlagRows(q: Q, messageIds: readonly number[], flags: number): Promise<void> {
-  for (const f of sparseFlagsTouchedBy(flags)) {
-    for (let i = 0; i < messageIds.length; i += CHUNK) {
-      const slice = messageIds.slice(i, i + CHUNK);
-      await copyFlagged(q, f, (b) =>
-        b
-          .whereIn('um.message_id', slice)
-          .whereNotExists(
-            q(`${f.table} as s`).whereRaw('s.user_id = um.user_id').whereRaw('s.message_id = um.message_id').select(q.raw('1')),
-          ),
-      );
-    }
-  }
-}
-
 /** INSERT … SELECT of the user_messages rows `where` picks that have the flag. */
 async function copyFlagged(q: Q, f: SparseFlag, where: (b: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<void> {
   const select = where(q('user_messages as um').whereRaw('(um.flags & ?) <> 0', [f.mask])).select('um.user_id', 'um.message_id');

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { flagMask } from '../domain/flags';
-import { dialectOf } from '../db/connection';
+import { dialectOf, insertIgnoreInto } from '../db/connection';
 
 type Q = Knex | Knex.Transaction;
 
@@ -64,9 +64,8 @@ export async function findLastMessageSentBefore(q: Q, realmId: number, before: n
 /** Side rows for the user's unread rows in (from, to], those already there left alone. */
 export async function copyUnreadRows(q: Q, userId: number, from: number, to: number): Promise<void> {
   // Side rows of marked-unread messages may already be there: skipped, not an error.
-  const insert = dialectOf(q as Knex) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
   await q.raw(
-    `${insert} INTO ${UNREAD_TABLE} (user_id, message_id)
+    `${insertIgnoreInto(q)} ${UNREAD_TABLE} (user_id, message_id)
      SELECT user_id, message_id FROM user_messages WHERE user_id = ? AND message_id > ? AND message_id <= ? AND (flags & ?) = 0`,
     [userId, from, to, READ],
   );
@@ -93,7 +92,6 @@ export async function raiseUnreadHorizon(q: Q, userId: number, to: number): Prom
  * (wherever they are, see above; one already there is left alone).
  */
 export async function syncUnreadRowsOfUser(q: Q, userId: number, messageIds: readonly number[], op: 'add' | 'remove'): Promise<void> {
-  const insert = dialectOf(q as Knex) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
   for (let i = 0; i < messageIds.length; i += CHUNK) {
     const slice = messageIds.slice(i, i + CHUNK);
     if (op === 'add') {
@@ -101,7 +99,7 @@ export async function syncUnreadRowsOfUser(q: Q, userId: number, messageIds: rea
       continue;
     }
     await q.raw(
-      `${insert} INTO ${UNREAD_TABLE} (user_id, message_id)
+      `${insertIgnoreInto(q)} ${UNREAD_TABLE} (user_id, message_id)
        SELECT user_id, message_id FROM user_messages WHERE user_id = ? AND message_id IN (${slice.map(() => '?').join(', ')}) AND (flags & ?) = 0`,
       [userId, ...slice, READ],
     );
@@ -118,22 +116,4 @@ export async function findNthRowAbove(q: Q, userId: number, from: number, to: nu
     .offset(n - 1)
     .first('message_id');
   return row ? Number(row.message_id) : to;
-}
-
-/**
- * Side rows for rows just given, unread, to a channel's subscribers (a move
- * into it): rows of these messages that are unread and have none yet.
- */
-export async function insertMissingUnreadRows(q: Q, messageIds: readonly number[]): Promise<void> {
-  for (let i = 0; i < messageIds.length; i += CHUNK) {
-    const slice = messageIds.slice(i, i + CHUNK);
-    const select = q('user_messages as um')
-      .whereIn('um.message_id', slice)
-      .whereRaw('(um.flags & ?) = 0', [READ])
-      .whereNotExists(
-        q(`${UNREAD_TABLE} as u`).whereRaw('u.user_id = um.user_id').whereRaw('u.message_id = um.message_id').select(q.raw('1')),
-      )
-      .select('um.user_id', 'um.message_id');
-    await q.into(q.raw('?? (user_id, message_id)', [UNREAD_TABLE])).insert(select);
-  }
 }
