@@ -5,7 +5,7 @@ import { inChunks } from './ids';
 import { SEARCH_TABLE } from './search-index';
 import { prefixRange } from '../domain/search';
 import { MessageRow, selectMessageColumns, toMessageRow } from './messages';
-import { getUnreadHorizon, READ, UNREAD_TABLE } from './unread';
+import { getUnreadHorizon, READ, sideRowsAtOrBelow } from './unread';
 
 type Q = Knex | Knex.Transaction;
 
@@ -118,12 +118,7 @@ function base(q: Q, nq: NarrowQuery, withRow: boolean, branch?: UnreadBranch): {
     if (branch?.side === 'below') {
       // The side rows in key order; the unread filter then reads each one's
       // flags, for the side table may hold rows read since.
-      const qb = q(`${UNREAD_TABLE} as uu`)
-        .join('user_messages as um', function () {
-          this.on('um.user_id', '=', 'uu.user_id').andOn('um.message_id', '=', 'uu.message_id');
-        })
-        .where('uu.user_id', nq.viewerId)
-        .where('uu.message_id', '<=', branch.horizon);
+      const qb = sideRowsAtOrBelow(q, nq.viewerId, branch.horizon);
       if (withRow || needsMessageRow(nq)) qb.join('messages as m', 'm.id', 'uu.message_id');
       return { qb, idCol: 'uu.message_id' };
     }

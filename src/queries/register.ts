@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { getUnreadHorizon, READ, UNREAD_TABLE } from './unread';
+import { getUnreadHorizon, READ, sideRowsAtOrBelow } from './unread';
 import type { ChannelRow, SubscriptionRow } from './channels';
 import type { ProfileValueRow } from './profile-fields';
 import { mapBools } from './rows';
@@ -100,17 +100,7 @@ export async function listUnreadRows(q: Q, userId: number, limit: number): Promi
   const horizon = await getUnreadHorizon(q, userId);
   const above = await unreadRowsQuery(q, q('user_messages as um').where('um.user_id', userId).where('um.message_id', '>', horizon), limit);
   if (above.length >= limit) return above;
-  const below = await unreadRowsQuery(
-    q,
-    q(`${UNREAD_TABLE} as uu`)
-      .join('user_messages as um', function () {
-        this.on('um.user_id', '=', 'uu.user_id').andOn('um.message_id', '=', 'uu.message_id');
-      })
-      .where('uu.user_id', userId)
-      .where('uu.message_id', '<=', horizon),
-    limit - above.length,
-    'uu.message_id',
-  );
+  const below = await unreadRowsQuery(q, sideRowsAtOrBelow(q, userId, horizon), limit - above.length, 'uu.message_id');
   return [...above, ...below];
 }
 

@@ -28,6 +28,20 @@ export const READ = flagMask('read');
 /** 1,000 ids a statement, as updateUserMessageFlags. */
 const CHUNK = 1000;
 
+/**
+ * The user's side rows at or below `horizon` (aliased uu), each joined to its
+ * user_messages row (aliased um), whose read bit decides; `uu.message_id`
+ * walks the side table's key.
+ */
+export function sideRowsAtOrBelow(q: Q, userId: number, horizon: number): Knex.QueryBuilder {
+  return q(`${UNREAD_TABLE} as uu`)
+    .join('user_messages as um', function () {
+      this.on('um.user_id', '=', 'uu.user_id').andOn('um.message_id', '=', 'uu.message_id');
+    })
+    .where('uu.user_id', userId)
+    .where('uu.message_id', '<=', horizon);
+}
+
 /** The user's horizon: 0 when they have none (every row of theirs is above it). */
 export async function getUnreadHorizon(q: Q, userId: number): Promise<number> {
   const row = await q('unread_horizons').where('user_id', userId).first('message_id');
