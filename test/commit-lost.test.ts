@@ -142,5 +142,21 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       const stored = await t.ctx.db('messages').where({ content: 'saved despite the cut' }).pluck('id');
       expect(stored).toEqual([res.body.id]);
     });
+
+    it('finds the saved message by its row when the one packet that carried it never answered with its id', async () => {
+      const { owner, member } = t.cast;
+      // Not the channel's first message (that one asks for its id before COMMIT): the whole send is one packet.
+      expect((await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'before' })).status).toBe(200);
+      const client = await register(t, member, { event_types: ['message'] });
+      cutter.arm();
+      const cutsBefore = cutter.cuts;
+      const res = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'one packet, cut' });
+      expect(cutter.cuts - cutsBefore).toBe(1);
+      expect(res.status).toBe(200);
+      const stored = await t.ctx.db('messages').where({ content: 'one packet, cut' }).pluck('id');
+      expect(stored).toEqual([res.body.id]);
+      const events = await pending(t, client);
+      expect(events.map((e) => [e.type, e.message?.id])).toEqual([['message', res.body.id]]);
+    });
   });
 });

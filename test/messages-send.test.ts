@@ -1,3 +1,4 @@
+import { resolveHeldInsertId } from '../src/db/mysql/pipelined-client';
 import request from 'supertest';
 import { loadViewer } from '../src/access/viewer';
 import { sendMessageInTx } from '../src/actions/messages';
@@ -312,10 +313,12 @@ eachDatabase('POST /messages', (dialect) => {
     const sendIn = async (tx: Tx, content: string) => {
       const { channel } = (await getChannelForSending(tx.trx, t.realmId, 'general'))!;
       const viewer = await loadViewer(tx.trx, t.cast.owner);
-      return sendMessageInTx(tx, t.ctx.bus, viewer, { kind: 'channel', channel, topic: 'tx' }, content, {
+      const id = await sendMessageInTx(tx, t.ctx.bus, viewer, { kind: 'channel', channel, topic: 'tx' }, content, {
         client: 'test',
         readBySender: false,
       });
+      // On MariaDB the id is known once the held insert is sent: a round trip here.
+      return resolveHeldInsertId(tx.trx, id);
     };
 
     it('publishes the message with each receiver its own flags', async () => {

@@ -51,6 +51,8 @@ import type { RealmRow } from '../queries/rows';
 import { channelAudience } from './channel-events';
 import { moveTopicPolicies } from './move-topic-policies';
 import { WILDCARD_MENTION_THRESHOLD, sendMessageInTx } from './messages';
+import { resolveHeldInsertId } from '../db/mysql/pipelined-client';
+import type { NewId } from '../queries/ids';
 import { INTERNAL, notificationBot } from './notifications';
 import { renderForRealm, type RenderedMessage } from './render';
 
@@ -638,7 +640,7 @@ async function sendMoveNotices(
   // A notice about one's own action arrives read (Zulip's mark_as_read_for_acting_user).
   const readByActor = { ...INTERNAL, readBy: (id: number) => id === viewer.user.id };
 
-  let resolveNoticeId: number | null = null;
+  let resolveNotice: NewId | null = null;
   if (plan.topic !== undefined && !plan.content && !channelChanged && (plan.topicResolved || plan.topicUnresolved)) {
     const text = plan.topicResolved ? `${who} has marked this topic as resolved.` : `${who} has marked this topic as unresolved.`;
     // resolved_topic_notice_auto_read_policy: the notice starts read except for users who chose
@@ -654,7 +656,7 @@ async function sendMoveNotices(
         .map((u) => u.id),
     );
     keepUnread.delete(viewer.user.id);
-    resolveNoticeId = await sendMessageInTx(tx, ctx.bus, botViewer, { kind: 'channel', channel: origChannel, topic: newTopic }, text, {
+    resolveNotice = await sendMessageInTx(tx, ctx.bus, botViewer, { kind: 'channel', channel: origChannel, topic: newTopic }, text, {
       ...INTERNAL,
       messageType: 2,
       readBy: (id) => !keepUnread.has(id),
@@ -669,7 +671,7 @@ async function sendMoveNotices(
     (p.send_notification_to_new_thread ?? true) &&
     (channelChanged || (plan.topic !== undefined && !plan.topicResolved && !plan.topicUnresolved));
   if (notifyNew) {
-    const exclude = resolveNoticeId === null ? ids : [...ids, resolveNoticeId];
+    const exclude = resolveNotice === null ? ids : [...ids, await resolveHeldInsertId(tx.trx, resolveNotice)];
     const preexisting = await topicHasOtherMessages(
       tx.trx,
       targetChannel.recipient_id,

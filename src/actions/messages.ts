@@ -1,5 +1,6 @@
 import type { AppContext } from '../context';
 import type { Data, Params } from '../contract';
+import { committedInsertId, resolveHeldInsertId } from '../db/mysql/pipelined-client';
 import { inTransaction, Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { flagMask } from '../domain/flags';
@@ -15,6 +16,7 @@ import { getRecursiveMemberIds } from '../queries/groups';
 import { getRealmOfUser } from '../queries/realms';
 import { getDmGroupByHash, insertUserMessages, setChannelFirstMessageId } from '../queries/messages';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
+import type { NewId } from '../queries/ids';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { type MessageBusEvent, renderMessageDict, toMessageDict } from '../serializers/messages';
@@ -86,7 +88,7 @@ export async function doSendMessage(
     localId: p.local_id,
     messageCache: ctx.messageCache,
   };
-  const id = await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts));
+  const id = committedInsertId(await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts)));
   // Sending is activity: partial subscriber lists keep users active in the last 14 days.
   await recordActivity(ctx, viewer.user.id);
   return { id };
@@ -164,6 +166,9 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: Params<
  * receiver (flags: read for the sender's copy when read_by_sender, the
  * mention flags, is_private for DMs), and queues the message event for
  * after commit. Used by POST /messages and by the demo organization.
+ * Returns the message's id: on MySQL/MariaDB a held insert's, known once the
+ * transaction committed (`committedInsertId`), or within it at the cost of a
+ * round trip (`resolveHeldInsertId`).
  */
 export async function sendMessageInTx(
   tx: Tx,
@@ -172,7 +177,7 @@ export async function sendMessageInTx(
   target: SendTarget,
   content: string,
   opts: SendOptions,
-): Promise<number> {
+): Promise<NewId> {
   const sender = viewer.user;
   const realm = await getRealmOfUser(tx.trx, sender);
   const rendered = await renderForRealm(
@@ -252,7 +257,7 @@ export async function sendMessageInTx(
   // an upload record, not merely a /user_uploads/ URL.
   const uploads = referencedUploads(content);
   const claimed = uploads.length ? await listAttachableUploads(tx.trx, sender, uploads) : [];
-  const stored = await insertMessageRow(tx, {
+  const inserted = await insertMessageRow(tx, {
     realmId: realm.id,
     senderId: sender.id,
     recipient,
@@ -262,42 +267,57 @@ export async function sendMessageInTx(
     client: opts.client,
     type: opts.messageType,
   });
-  const id = stored.id;
-  await insertUserMessages(tx.trx, id, rows);
+  // On MySQL/MariaDB the id is a held insert's (ADR 0026): the rows below name
+  // it in SQL, and a send that needs nothing else goes out whole with COMMIT.
+  await insertUserMessages(tx.trx, inserted.id, rows);
+  // The rarer writes that need the id as a value cost a round trip for it.
   if (claimed.length) {
     await linkAttachments(
       tx.trx,
-      id,
+      await resolveHeldInsertId(tx.trx, inserted.id),
       claimed.map((a) => a.id),
     );
     if (bus) await queueAttachmentEvents(bus, tx, 'update', realm.id, claimed);
   }
 
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
-    await setChannelFirstMessageId(tx.trx, target.channel.id, id);
+    await setChannelFirstMessageId(tx.trx, target.channel.id, await resolveHeldInsertId(tx.trx, inserted.id));
   }
   // Content starting with /poll, /todo or /rsvp makes the message a widget:
   // its definition is the message's first submessage, from the sender.
   const widget = widgetFromContent(content);
   const submessages: SubmessageRow[] = [];
   if (widget) {
-    const row = { message_id: id, sender_id: sender.id, msg_type: 'widget', content: JSON.stringify(widget) };
+    const row = {
+      message_id: await resolveHeldInsertId(tx.trx, inserted.id),
+      sender_id: sender.id,
+      msg_type: 'widget',
+      content: JSON.stringify(widget),
+    };
     submessages.push({ id: await insertSubmessage(tx.trx, row), ...row });
   }
-  // Everything the dict and the event need is in hand: the stored row, the
-  // sender and (for a DM) its participants; a new message has no reactions
-  // or edits.
+  // Everything the dict and the event need is in hand but the id: the rest
+  // of the stored row, the sender and (for a DM) its participants; a new
+  // message has no reactions or edits. Both are built once committed, when
+  // the id is known.
   const people = target.kind === 'direct' ? [sender, ...target.recipients] : [sender];
-  const dict = toMessageDict(stored, {
-    reactions: [],
-    submessages,
-    edits: [],
-    dmParticipantIds: recipient.channel ? null : [...new Set(people.map((u) => u.id))].sort((a, b) => a - b),
-  });
+  const dictOf = (id: number) =>
+    toMessageDict(
+      { id, ...inserted.row },
+      {
+        reactions: [],
+        submessages,
+        edits: [],
+        dmParticipantIds: recipient.channel ? null : [...new Set(people.map((u) => u.id))].sort((a, b) => a - b),
+      },
+    );
   const cache = opts.messageCache;
-  // Stored unless something invalidated it meanwhile (a load that reads nothing).
-  if (cache) tx.afterCommit(() => void cache.load(id, () => Promise.resolve(dict)));
-  if (bus) {
+  if (!cache && !bus) return inserted.id;
+  tx.afterCommit(() => {
+    const dict = dictOf(committedInsertId(inserted.id));
+    // Stored unless something invalidated it meanwhile (a load that reads nothing).
+    if (cache) void cache.load(dict.id, () => Promise.resolve(dict));
+    if (!bus) return;
     // Each receiver's flags travel beside the shared message (perUser).
     const { flags: _flags, ...message } = renderMessageDict(
       dict,
@@ -319,16 +339,14 @@ export async function sendMessageInTx(
       sender,
     };
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
-    tx.afterCommit(() =>
-      bus.publish({
-        event,
-        userIds: rows.map((r) => r.userId),
-        perUser: flagsPerUser(flagsByUser),
-        ...(target.kind === 'channel' && !target.channel.invite_only ? { publicChannelRealmId: realm.id } : {}),
-      }),
-    );
-  }
-  return id;
+    bus.publish({
+      event,
+      userIds: rows.map((r) => r.userId),
+      perUser: flagsPerUser(flagsByUser),
+      ...(target.kind === 'channel' && !target.channel.invite_only ? { publicChannelRealmId: realm.id } : {}),
+    });
+  });
+  return inserted.id;
 }
 
 /** Channel posting rules: archived channels, content access, can_send_message_group, topics policy, new-topic permission. */

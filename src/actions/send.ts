@@ -1,7 +1,15 @@
 import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { nowSeconds } from '../queries/ids';
-import { getDmGroupByHash, insertDmGroup, insertMessage, isMessageStored, type MessageRow, type NewMessageRow } from '../queries/messages';
+import type { NewId } from '../queries/ids';
+import {
+  findStoredMessage,
+  getDmGroupByHash,
+  insertDmGroup,
+  insertMessage,
+  type MessageRow,
+  type NewMessageRow,
+} from '../queries/messages';
 
 export interface RenderedContent {
   html: string;
@@ -21,9 +29,18 @@ export interface StoredRecipient {
 }
 
 /**
- * Inserts the message row (callers have validated and rendered it) and
- * returns it as getMessageRow would read it back, so the send path builds
- * its event without another round trip.
+ * A message being inserted: its id (on MySQL/MariaDB a held insert's, known
+ * once the transaction's COMMIT is answered: ADR 0026) and the rest of its
+ * row as getMessageRow would read it back, so the send path builds its
+ * event without another round trip.
+ */
+export interface InsertedMessage {
+  id: NewId;
+  row: Omit<MessageRow, 'id'>;
+}
+
+/**
+ * Inserts the message row (callers have validated and rendered it).
  */
 export async function insertMessageRow(
   tx: Tx,
@@ -37,7 +54,7 @@ export async function insertMessageRow(
     client: string;
     type?: number;
   },
-): Promise<MessageRow> {
+): Promise<InsertedMessage> {
   const values: NewMessageRow = {
     realm_id: m.realmId,
     sender_id: m.senderId,
@@ -58,9 +75,13 @@ export async function insertMessageRow(
   const id = await insertMessage(tx.trx, values);
   // Should the connection drop during COMMIT, this row shows whether the
   // message was saved: if it was, the send succeeds and its events go out.
-  tx.witness((db) => isMessageStored(db, { id, ...values }));
-  return {
-    id,
+  // A held insert's id is unknown then (its answer was lost): the row found gives it.
+  tx.witness(async (db) => {
+    const found = await findStoredMessage(db, values, typeof id === 'number' ? id : id.value);
+    if (found !== null && typeof id !== 'number') id.value ??= found;
+    return found !== null;
+  });
+  const row: Omit<MessageRow, 'id'> = {
     ...values,
     last_edit_time: null,
     last_moved_time: null,
@@ -71,6 +92,7 @@ export async function insertMessageRow(
     channel_id: m.recipient.channel?.id ?? null,
     channel_name: m.recipient.channel?.name ?? null,
   };
+  return { id, row };
 }
 
 /**

@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import { causalRead } from '../db/causal-read';
 import { dialectOf } from '../db/connection';
 import { invalidates } from '../db/invalidations';
-import { pipelineWrite } from '../db/mysql/pipelined-client';
+import { holdsWrites, pipelineInsert, pipelineWrite } from '../db/mysql/pipelined-client';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
-import { inChunks, insertOne, insertRows } from './ids';
+import { inChunks, insertOne, insertRows, type NewId } from './ids';
 import { indexNewMessage } from './search-index';
 import { mapBools, UserRow } from './rows';
 import { insertSparseFlagRows, insertSparseFlagRowsOfUser, syncSparseFlagsOfUser } from './sparse-flags';
@@ -99,32 +99,62 @@ export type NewMessageRow = {
   has_attachment: boolean;
 };
 
-/** Inserts a message row; returns its id. */
-export async function insertMessage(q: Q, row: NewMessageRow): Promise<number> {
-  const id = await insertOne(q, 'messages', row);
+/** The session variable that names a held message insert's id (src/db/mysql/pipelined-client.ts). */
+const MESSAGE_ID_VARIABLE = '@parley_message_id';
+
+/**
+ * Inserts a message row and its search rows. In a transaction that holds
+ * writes (MySQL/MariaDB) nothing is sent yet: the id comes back with the
+ * packet that carries the insert (a send's COMMIT), and the transaction's
+ * later writes name it by a session variable (ADR 0026). Elsewhere the row
+ * is written now and its id returned.
+ */
+export async function insertMessage(q: Q, row: NewMessageRow): Promise<NewId> {
+  let id: NewId;
+  if (holdsWrites(q)) {
+    // Written out rather than compiled by knex for each send: the columns are
+    // NewMessageRow's, named by this code, never by a request.
+    const columns = Object.keys(row) as Array<keyof NewMessageRow>;
+    id = pipelineInsert(
+      q,
+      `INSERT INTO messages (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      columns.map((c) => row[c]),
+      MESSAGE_ID_VARIABLE,
+    );
+  } else {
+    id = await insertOne(q, 'messages', row);
+  }
   // Searchable from the moment the message is (same transaction).
   await indexNewMessage(q, id, row.topic, row.content);
   return id;
 }
 
 /**
- * Whether this exact message row is stored, read causally (src/db/causal-read.ts).
- * The id alone is not proof: a transaction that never committed gives its
- * id back to no one on a single server, but a Galera cluster that loses a
- * node recomputes each node's auto-increment offset, and another node may
- * hand out the same id to another message.
+ * The id of this exact message row, if it is stored (read causally,
+ * src/db/causal-read.ts); null if it is not.
+ * - With its id, by the id, the other columns checked too: the id alone is
+ *   not proof, for a Galera cluster that loses a node recomputes each node's
+ *   auto-increment offset, and another node may hand out the same id to
+ *   another message.
+ * - Without it (a held insert whose packet was never answered), among the
+ *   organization's messages of that second (the (realm_id, date_sent)
+ *   index), by sender, recipient, topic and content. An identical message
+ *   from the same sender to the same place in the same second would be
+ *   taken for it (ADR 0026 weighs this).
  */
-export async function isMessageStored(
+export async function findStoredMessage(
   db: Knex,
-  m: Pick<NewMessageRow, 'sender_id' | 'recipient_id' | 'date_sent' | 'content'> & { id: number },
-): Promise<boolean> {
-  const { id, sender_id, recipient_id, date_sent, content } = m;
-  const rows = await causalRead(db, db('messages').where({ id, sender_id, recipient_id, date_sent, content }).select('id'));
-  return rows.length > 0;
+  m: Pick<NewMessageRow, 'realm_id' | 'sender_id' | 'recipient_id' | 'topic' | 'date_sent' | 'content'>,
+  id?: number,
+): Promise<number | null> {
+  const { realm_id, sender_id, recipient_id, topic, date_sent, content } = m;
+  const where = { realm_id, sender_id, recipient_id, topic, date_sent, content, ...(id === undefined ? {} : { id }) };
+  const rows = await causalRead(db, db('messages').where(where).orderBy('id', 'desc').limit(1).select('id'));
+  return rows.length > 0 ? Number((rows[0] as { id: number }).id) : null;
 }
 
 /** One user_messages row per receiver of a new message, in batches (a 1,000-subscriber channel is two statements). */
-export async function insertUserMessages(q: Q, messageId: number, rows: ReadonlyArray<{ userId: number; flags: number }>): Promise<void> {
+export async function insertUserMessages(q: Q, messageId: NewId, rows: ReadonlyArray<{ userId: number; flags: number }>): Promise<void> {
   // A plain multi-row VALUES list: knex writes SQLite batch inserts as a
   // 100-arm `SELECT … UNION ALL` (for SQLite older than 3.7.11), which took
   // most of a send's time on SQLite, measured.
@@ -137,6 +167,7 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
   // placeholders: its statements are prepared once per text and reused
   // (ADR 0015), which a text with values in it would defeat.
   const literals = dialectOf(q as Knex) === 'mysql';
+  if (!literals && typeof messageId !== 'number') throw new Error('A held message id outside MySQL');
   for (let i = 0; i < rows.length; i += 500) {
     const slice = literals ? null : rows.slice(i, i + 500);
     await pipelineWrite(
@@ -152,8 +183,8 @@ export async function insertUserMessages(q: Q, messageId: number, rows: Readonly
 }
 
 /** `(user_id, message_id, flags)` literals of rows[from, to), each value checked to be a safe integer. */
-function userMessageTuples(messageId: number, rows: ReadonlyArray<{ userId: number; flags: number }>, from: number, to: number): string {
-  const message = `,${integerLiteral(messageId)},`;
+function userMessageTuples(messageId: NewId, rows: ReadonlyArray<{ userId: number; flags: number }>, from: number, to: number): string {
+  const message = `,${typeof messageId === 'number' ? integerLiteral(messageId) : messageId.sql},`;
   const end = Math.min(to, rows.length);
   const tuples = new Array<string>(end - from);
   for (let i = from; i < end; i++) {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { insertIgnoreInto } from '../db/connection';
 import { pipelineWrite } from '../db/mysql/pipelined-client';
 import { messageSearchTerms, prefixRange } from '../domain/search';
+import { idBindings, idSql, type NewId } from './ids';
 
 /**
  * message_search_terms: one row per (word, message) (migration 021, ADR
@@ -24,19 +25,19 @@ const ROWS_PER_INSERT = 16000;
  * reads the result: on MySQL the statement goes out with the transaction's
  * next statement or its COMMIT (src/db/mysql/pipelined-client.ts).
  */
-export async function insertSearchRows(q: Q, rows: ReadonlyArray<readonly [string, number]>): Promise<void> {
+export async function insertSearchRows(q: Q, rows: ReadonlyArray<readonly [string, NewId]>): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const slice = rows.slice(i, i + ROWS_PER_INSERT);
     await pipelineWrite(
       q,
-      `${insertIgnoreInto(q)} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(() => '(?, ?)').join(', ')}`,
-      slice.flatMap(([term, id]) => [term, id]),
+      `${insertIgnoreInto(q)} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(([, id]) => `(?, ${idSql(id)})`).join(', ')}`,
+      slice.flatMap(([term, id]) => [term, ...idBindings(id)]),
     );
   }
 }
 
 /** Indexes a new message. */
-export async function indexNewMessage(q: Q, id: number, topic: string, content: string): Promise<void> {
+export async function indexNewMessage(q: Q, id: NewId, topic: string, content: string): Promise<void> {
   await insertSearchRows(
     q,
     messageSearchTerms(topic, content).map((t) => [t, id] as const),

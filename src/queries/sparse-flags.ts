@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { pipelineWrite } from '../db/mysql/pipelined-client';
 import { SPARSE_FLAGS, SparseFlag, sparseFlagsTouchedBy } from '../domain/sparse-flags';
+import { idBindings, idSql, type NewId } from './ids';
 
 type Q = Knex | Knex.Transaction;
 
@@ -15,7 +16,7 @@ type Q = Knex | Knex.Transaction;
 const CHUNK = 1000;
 
 /** Side rows for new user_messages rows of one message, from their flags: one INSERT per table that gets any (none for most sends). */
-export async function insertSparseFlagRows(q: Q, messageId: number, rows: ReadonlyArray<{ userId: number; flags: number }>): Promise<void> {
+export async function insertSparseFlagRows(q: Q, messageId: NewId, rows: ReadonlyArray<{ userId: number; flags: number }>): Promise<void> {
   for (const f of SPARSE_FLAGS) {
     const users = rows.filter((r) => (r.flags & f.mask) !== 0).map((r) => r.userId);
     for (let i = 0; i < users.length; i += 500) {
@@ -24,8 +25,8 @@ export async function insertSparseFlagRows(q: Q, messageId: number, rows: Readon
       // compound SELECT); held for the next packet on MySQL, as those rows are.
       await pipelineWrite(
         q,
-        `INSERT INTO ${f.table} (user_id, message_id) VALUES ${slice.map(() => '(?, ?)').join(', ')}`,
-        slice.flatMap((u) => [u, messageId]),
+        `INSERT INTO ${f.table} (user_id, message_id) VALUES ${slice.map(() => `(?, ${idSql(messageId)})`).join(', ')}`,
+        slice.flatMap((u) => [u, ...idBindings(messageId)]),
       );
     }
   }

@@ -6,14 +6,14 @@ import { makeTransactor, makeTxClient } from './transactor';
 
 /**
  * knex's mysql2 client with transactions that spend fewer round trips
- * (ADR 0018).
+ * (ADR 0018, ADR 0026).
  *
  * Each statement knex sends is a round trip: a packet out, a wait, a packet
  * back, and on this machine two context switches. A send to a channel was
  * five of them (BEGIN, the message row, its search terms, its user_messages
  * rows, COMMIT) and the stalls in its latency tail were single round trips
- * that waited a few milliseconds for a CPU. Two changes, both on the
- * transaction's own connection, take it to two:
+ * that waited a few milliseconds for a CPU. Three changes, all on the
+ * transaction's own connection, take it to one:
  *
  * - BEGIN is not sent on its own: it travels in front of the transaction's
  *   first statement, in the same packet. InnoDB takes a transaction's
@@ -24,6 +24,9 @@ import { makeTransactor, makeTxClient } from './transactor';
  *   in front of the transaction's next statement, or of its COMMIT. Statements
  *   still run in the order they were written, on the same connection, so the
  *   transaction reads its own writes as before.
+ * - An INSERT whose generated id later writes need (`pipelineInsert`) is held
+ *   too: its id goes into a session variable those writes name, and comes
+ *   back to the caller with the packet's answer.
  *
  * Several statements in one packet need mysql2's `multipleStatements`, set on
  * this pool's connections. Values are still escaped by mysql2 whichever flag
@@ -61,6 +64,8 @@ type Transactor = {
 interface Statement {
   sql: string;
   bindings: readonly unknown[];
+  /** Given the statement's own result when its packet is answered (a held insert's id). */
+  onResult?: (result: unknown) => void;
 }
 interface Pipeline {
   /** Whether BEGIN has been sent. */
@@ -184,6 +189,7 @@ function pipeline(trxClient: PipelinedTxClient): void {
       if (res?.response) {
         const [rows, fields] = res.response as [unknown[], unknown[] | undefined];
         const n = prefix.length;
+        deliverResults(prefix, rows);
         res.response = rows.length === n + 1 ? [rows[n], fields?.[n]] : [rows.slice(n), fields?.slice(n)];
       }
       return res;
@@ -213,12 +219,22 @@ function pipeline(trxClient: PipelinedTxClient): void {
 async function sendPending(p: Pipeline, conn: unknown): Promise<void> {
   if (p.failed !== undefined) throw p.failed;
   if (p.begun && !p.held.length) return;
+  const statements = takePending(p);
+  let res: Awaited<ReturnType<Pipeline['send']>>;
   try {
-    await p.send(conn, packet(takePending(p)));
+    res = await p.send(conn, packet(statements));
   } catch (err) {
     p.failed = err;
     throw err;
   }
+  const rows = (res?.response as [unknown] | undefined)?.[0];
+  // One statement alone is answered with its own result, not a list of one.
+  if (rows !== undefined) deliverResults(statements, statements.length === 1 ? [rows] : (rows as unknown[]));
+}
+
+/** Hands each statement of an answered packet that asked for its result that result (same order). */
+function deliverResults(statements: readonly Statement[], results: readonly unknown[]): void {
+  for (let i = 0; i < statements.length; i++) statements[i]!.onResult?.(results[i]);
 }
 
 /** Statements as the text and bindings of one packet. */
@@ -265,6 +281,70 @@ const QUESTION_MARK = 63;
 const BACKSLASH = 92;
 
 const sizeOf = (s: Statement) => s.bindings.reduce<number>((n, b) => n + (typeof b === 'string' ? b.length : 8), s.sql.length);
+
+/**
+ * The id an INSERT held in a transaction generates (`pipelineInsert`). The
+ * transaction's later statements name it by `sql`, a session variable set
+ * from LAST_INSERT_ID() right after the insert, in the same packet; `value`
+ * is filled when that packet is answered (for a send, the packet that
+ * commits), or by a commit witness that found the row (src/db/transaction.ts).
+ */
+export class HeldInsertId {
+  value: number | undefined = undefined;
+  constructor(readonly sql: string) {}
+}
+
+/** Whether `q` is a transaction that holds writes (MySQL/MariaDB, not nested). */
+export function holdsWrites(q: Knex | Knex.Transaction): boolean {
+  return (q.client as PipelinedTxClient)[PIPELINE] !== undefined;
+}
+
+/**
+ * Holds an INSERT of one row into a table with an AUTO_INCREMENT key, in a
+ * transaction that holds writes (see `holdsWrites`), followed by
+ * `SET <variable> = LAST_INSERT_ID()`. Later held writes name the new id by
+ * the variable, so a transaction that reads nothing after it sends it all
+ * with its COMMIT: one round trip (ADR 0026). `variable` is a constant of the
+ * caller's, such as `@parley_message_id`.
+ */
+export function pipelineInsert(q: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[], variable: string): HeldInsertId {
+  if (!/^@[a-z_]+$/.test(variable)) throw new Error(`Not a session variable name: ${variable.slice(0, 40)}`);
+  const trxClient = q.client as PipelinedTxClient;
+  const p = trxClient[PIPELINE];
+  if (!p) throw new Error('pipelineInsert outside a transaction that holds writes');
+  if ((q as Knex.Transaction).isCompleted()) throw new Error(`A write held for a transaction that has ended: ${sql.slice(0, 100)}`);
+  const id = new HeldInsertId(variable);
+  const insert = checkedStatement(q, sql, bindings);
+  insert.onResult = (result) => {
+    id.value = Number((result as { insertId: number }).insertId);
+  };
+  // No size check here: the row is one, and the held writes after it check.
+  p.held.push(insert, { sql: `SET ${variable} = LAST_INSERT_ID()`, bindings: [] });
+  p.heldSize += sizeOf(insert);
+  return id;
+}
+
+/**
+ * A held insert's id now: sends what the transaction holds when the id is not
+ * known yet (a round trip), for the statements that need it as a value.
+ */
+export async function resolveHeldInsertId(q: Knex | Knex.Transaction, id: number | HeldInsertId): Promise<number> {
+  if (typeof id === 'number') return id;
+  if (id.value === undefined) {
+    const trxClient = q.client as PipelinedTxClient;
+    const p = trxClient[PIPELINE];
+    if (p) await sendPending(p, await trxClient.acquireConnection());
+  }
+  if (id.value === undefined) throw new Error('A held insert was sent without its id coming back');
+  return id.value;
+}
+
+/** A held insert's id once its transaction has committed (its COMMIT packet answered it, or its witness found the row). */
+export function committedInsertId(id: number | HeldInsertId): number {
+  if (typeof id === 'number') return id;
+  if (id.value === undefined) throw new Error('The id of a held insert is not known before its packet is answered');
+  return id.value;
+}
 
 /**
  * Runs a write whose result the caller does not need. Inside a pipelined
