@@ -314,7 +314,12 @@ export async function sendMessageInTx(
   const cache = opts.messageCache;
   if (!cache && !bus) return inserted.id;
   tx.afterCommit(() => {
-    const dict = dictOf(committedInsertId(inserted.id));
+    const id = typeof inserted.id === 'number' ? inserted.id : inserted.id.value;
+    // Unknown only when COMMIT's answer was lost and this send was not the
+    // transaction's witness (a move's second notice): the message is stored,
+    // but no event can name it (ADR 0026).
+    if (id === undefined) return;
+    const dict = dictOf(id);
     // Stored unless something invalidated it meanwhile (a load that reads nothing).
     if (cache) void cache.load(dict.id, () => Promise.resolve(dict));
     if (!bus) return;
