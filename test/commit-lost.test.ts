@@ -158,5 +158,33 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       const events = await pending(t, client);
       expect(events.map((e) => [e.type, e.message?.id])).toEqual([['message', res.body.id]]);
     });
+
+    it('a move whose COMMIT answer is lost succeeds; a notice whose id was lost with it is stored but sends no event', async () => {
+      const { owner, member } = t.cast;
+      const sent = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'moving', content: 'to be moved' });
+      expect(sent.status).toBe(200);
+      const client = await register(t, member, { event_types: ['message', 'update_message'] });
+      cutter.arm();
+      const cutsBefore = cutter.cuts;
+      const res = await t.api.patch(`/messages/${sent.body.id}`, owner, {
+        topic: 'moved',
+        propagate_mode: 'change_all',
+        send_notification_to_old_thread: true,
+        send_notification_to_new_thread: true,
+      });
+      expect(cutter.cuts - cutsBefore).toBe(1);
+      expect(res.status).toBe(200);
+      // Both notices are stored: the new thread's (the witness) and the old thread's.
+      const notices = (await t.ctx.db('messages').where('id', '>', sent.body.id).orderBy('id').select('id', 'topic')).map((r) => [
+        Number(r.id),
+        r.topic,
+      ]);
+      expect(notices.map(([, topic]) => topic)).toEqual(['moved', 'moving']);
+      const events = await pending(t, client);
+      expect(events.map((e) => [e.type, e.message?.id])).toEqual([
+        ['update_message', undefined],
+        ['message', notices[0]![0]],
+      ]);
+    });
   });
 });
