@@ -316,8 +316,9 @@ export async function sendMessageInTx(
   tx.afterCommit(() => {
     const id = typeof inserted.id === 'number' ? inserted.id : inserted.id.value;
     // Unknown only when COMMIT's answer was lost and this send was not the
-    // transaction's witness (a move's second notice): the message is stored,
-    // but no event can name it (ADR 0026).
+    // transaction's witness (any send after the first of a transaction: a
+    // move's second notice, the second of several notification DMs): the
+    // message is stored, but no event can name it (ADR 0026).
     if (id === undefined) return;
     const dict = dictOf(id);
     // Stored unless something invalidated it meanwhile (a load that reads nothing).

@@ -315,8 +315,10 @@ export function pipelineInsert(q: Knex | Knex.Transaction, sql: string, bindings
   if ((q as Knex.Transaction).isCompleted()) throw new Error(`A write held for a transaction that has ended: ${sql.slice(0, 100)}`);
   const id = new HeldInsertId(variable);
   const insert = checkedStatement(q, sql, bindings);
+  // Never throws: it runs while COMMIT's answer is read, where a throw would be taken for a failed COMMIT.
   insert.onResult = (result) => {
-    id.value = Number((result as { insertId: number }).insertId);
+    const value = Number((result as { insertId?: unknown } | undefined)?.insertId);
+    if (Number.isSafeInteger(value) && value > 0) id.value = value;
   };
   // No size check here: the row is one, and the held writes after it check.
   p.held.push(insert, { sql: `SET ${variable} = LAST_INSERT_ID()`, bindings: [] });
