@@ -159,7 +159,7 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       expect(events.map((e) => [e.type, e.message?.id])).toEqual([['message', res.body.id]]);
     });
 
-    it('a move whose COMMIT answer is lost succeeds; a notice whose id was lost with it is stored but sends no event', async () => {
+    it('a move whose COMMIT answer is lost succeeds, and both its notices, whose ids were lost with it, go out as events', async () => {
       const { owner, member } = t.cast;
       const sent = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'moving', content: 'to be moved' });
       expect(sent.status).toBe(200);
@@ -174,7 +174,7 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       });
       expect(cutter.cuts - cutsBefore).toBe(1);
       expect(res.status).toBe(200);
-      // Both notices are stored: the new thread's (the witness) and the old thread's.
+      // Both notices are stored: the new thread's (the witness that decides) and the old thread's (found by its row after).
       const notices = (await t.ctx.db('messages').where('id', '>', sent.body.id).orderBy('id').select('id', 'topic')).map((r) => [
         Number(r.id),
         r.topic,
@@ -184,6 +184,7 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       expect(events.map((e) => [e.type, e.message?.id])).toEqual([
         ['update_message', undefined],
         ['message', notices[0]![0]],
+        ['message', notices[1]![0]],
       ]);
     });
   });

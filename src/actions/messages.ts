@@ -1,6 +1,6 @@
 import type { AppContext } from '../context';
 import type { Data, Params } from '../contract';
-import { committedInsertId, resolveHeldInsertId } from '../db/mysql/pipelined-client';
+import { committedInsertId, knownInsertId, resolveHeldInsertId } from '../db/mysql/pipelined-client';
 import { inTransaction, Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { flagMask } from '../domain/flags';
@@ -314,10 +314,9 @@ export async function sendMessageInTx(
   const cache = opts.messageCache;
   if (!cache && !bus) return inserted.id;
   tx.afterCommit(() => {
-    const id = typeof inserted.id === 'number' ? inserted.id : inserted.id.value;
-    // Unknown only when COMMIT's answer was lost and this send was not the
-    // transaction's witness (any send after the first of a transaction: a
-    // move's second notice, the second of several notification DMs): the
+    const id = knownInsertId(inserted.id);
+    // Unknown only when COMMIT's answer was lost and the witness could not
+    // read the row back (not visible yet from the connection it asked on): the
     // message is stored, but no event can name it (ADR 0026).
     if (id === undefined) return;
     const dict = dictOf(id);

@@ -1,3 +1,4 @@
+import { knownInsertId } from '../db/mysql/pipelined-client';
 import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { nowSeconds } from '../queries/ids';
@@ -75,9 +76,11 @@ export async function insertMessageRow(
   const id = await insertMessage(tx.trx, values);
   // Should the connection drop during COMMIT, this row shows whether the
   // message was saved: if it was, the send succeeds and its events go out.
-  // A held insert's id is unknown then (its answer was lost): the row found gives it.
+  // A held insert's id is unknown then (its answer was lost): the row found
+  // gives it, for the transaction's first send (the witness that decides) and
+  // for each later one (its witness runs once the first found the commit).
   tx.witness(async (db) => {
-    const found = await findStoredMessage(db, values, typeof id === 'number' ? id : id.value);
+    const found = await findStoredMessage(db, values, knownInsertId(id));
     if (found !== null && typeof id !== 'number') id.value ??= found;
     return found !== null;
   });

@@ -14,7 +14,10 @@ export interface Tx {
    * Gives a way to tell, from another connection, whether this transaction
    * committed: a read of something only it writes. It is consulted only when
    * the connection is lost during COMMIT (see inTransaction). The first one
-   * given is kept: a transaction commits whole, so one witness speaks for all.
+   * given decides: a transaction commits whole, so one witness speaks for all.
+   * Once it has found the transaction committed, every later one runs too,
+   * for what it recovers on the way (a send's id whose answer was lost with
+   * COMMIT's); what they answer no longer matters.
    */
   witness(check: CommitWitness): void;
 }
@@ -59,8 +62,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
   for (let attempt = 1; ; attempt++) {
     const pending: Array<() => void> = [];
     let invalidations: ReturnType<typeof collectInvalidations> = [];
-    // Assigned from inside the work (a closure): typed so that TypeScript does not narrow it to null.
-    let witness = null as CommitWitness | null;
+    const witnesses: CommitWitness[] = [];
     // The work's value, set before COMMIT: it is returned too when COMMIT's
     // answer was lost and the witness finds the transaction committed.
     let result!: T;
@@ -74,9 +76,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
         result = await work({
           trx,
           afterCommit: (fn) => pending.push(fn),
-          witness: (check) => {
-            witness ??= check;
-          },
+          witness: (check) => witnesses.push(check),
         });
         committing = true;
       });
@@ -97,6 +97,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
         // A witness can settle it. It did commit: the request succeeded, and
         // its events and invalidations go out as after any commit (without
         // this, a message that was saved reached no one's event queue).
+        const [witness, ...others] = witnesses;
         if (!witness || !(await confirmCommitted(db, witness))) {
           // If it did commit, whatever it changed may sit stale in the caches
           // (its own invalidations are not published on a guess): drop them all.
@@ -106,6 +107,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           publishInvalidations(db, [{ kind: 'all' }]);
           throw new CommitOutcomeUnknownError();
         }
+        for (const other of others) await confirmCommitted(db, other);
       } else {
         if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
         await sleep(unavailableBackoffMs(attempt));

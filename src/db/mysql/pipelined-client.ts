@@ -294,9 +294,12 @@ export class HeldInsertId {
   constructor(readonly sql: string) {}
 }
 
+/** The pipeline of `q` when it is a transaction that holds writes. */
+const pipelineOf = (q: Knex | Knex.Transaction): Pipeline | undefined => (q.client as PipelinedTxClient)[PIPELINE];
+
 /** Whether `q` is a transaction that holds writes (MySQL/MariaDB, not nested). */
 export function holdsWrites(q: Knex | Knex.Transaction): boolean {
-  return (q.client as PipelinedTxClient)[PIPELINE] !== undefined;
+  return pipelineOf(q) !== undefined;
 }
 
 /**
@@ -309,8 +312,7 @@ export function holdsWrites(q: Knex | Knex.Transaction): boolean {
  */
 export function pipelineInsert(q: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[], variable: string): HeldInsertId {
   if (!/^@[a-z_]+$/.test(variable)) throw new Error(`Not a session variable name: ${variable.slice(0, 40)}`);
-  const trxClient = q.client as PipelinedTxClient;
-  const p = trxClient[PIPELINE];
+  const p = pipelineOf(q);
   if (!p) throw new Error('pipelineInsert outside a transaction that holds writes');
   if ((q as Knex.Transaction).isCompleted()) throw new Error(`A write held for a transaction that has ended: ${sql.slice(0, 100)}`);
   const id = new HeldInsertId(variable);
@@ -333,9 +335,8 @@ export function pipelineInsert(q: Knex | Knex.Transaction, sql: string, bindings
 export async function resolveHeldInsertId(q: Knex | Knex.Transaction, id: number | HeldInsertId): Promise<number> {
   if (typeof id === 'number') return id;
   if (id.value === undefined) {
-    const trxClient = q.client as PipelinedTxClient;
-    const p = trxClient[PIPELINE];
-    if (p) await sendPending(p, await trxClient.acquireConnection());
+    const p = pipelineOf(q);
+    if (p) await sendPending(p, await q.client.acquireConnection());
   }
   if (id.value === undefined) throw new Error('A held insert was sent without its id coming back');
   return id.value;
@@ -343,9 +344,14 @@ export async function resolveHeldInsertId(q: Knex | Knex.Transaction, id: number
 
 /** A held insert's id once its transaction has committed (its COMMIT packet answered it, or its witness found the row). */
 export function committedInsertId(id: number | HeldInsertId): number {
-  if (typeof id === 'number') return id;
-  if (id.value === undefined) throw new Error('The id of a held insert is not known before its packet is answered');
-  return id.value;
+  const known = knownInsertId(id);
+  if (known === undefined) throw new Error('The id of a held insert is not known before its packet is answered');
+  return known;
+}
+
+/** An id as far as it is known: undefined for a held insert whose packet has not answered (or whose answer was lost). */
+export function knownInsertId(id: number | HeldInsertId): number | undefined {
+  return typeof id === 'number' ? id : id.value;
 }
 
 /**
@@ -358,15 +364,14 @@ export function committedInsertId(id: number | HeldInsertId): number {
  * is held: as many bindings as placeholders, none undefined.
  */
 export async function pipelineWrite(q: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<void> {
-  const trxClient = q.client as PipelinedTxClient;
-  const p = trxClient[PIPELINE];
+  const p = pipelineOf(q);
   if (!p) {
     await q.raw(sql, bindings as Knex.RawBinding[]);
     return;
   }
   if ((q as Knex.Transaction).isCompleted()) throw new Error(`A write held for a transaction that has ended: ${sql.slice(0, 100)}`);
   const statement = checkedStatement(q, sql, bindings);
-  if (p.heldSize + sizeOf(statement) > MAX_HELD_SIZE) await sendPending(p, await trxClient.acquireConnection());
+  if (p.heldSize + sizeOf(statement) > MAX_HELD_SIZE) await sendPending(p, await q.client.acquireConnection());
   p.held.push(statement);
   p.heldSize += sizeOf(statement);
 }
