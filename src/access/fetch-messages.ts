@@ -3,7 +3,7 @@ import type { Data, Params } from '../contract';
 import { parseNarrow } from '../domain/narrow';
 import { ApiError, IncompatibleParametersError, MissingArgumentError } from '../errors';
 import { fetchNarrowByIds, fetchNarrowRange, findFirstAtOrAfter, findFirstUnread, NarrowQuery, NarrowRow } from '../queries/narrow';
-import { escapeHtml, searchHighlighter } from '../serializers/highlight';
+import { searchHighlighter } from '../serializers/highlight';
 import { topicForClient } from '../serializers/messages';
 import { type PageSources, renderPage } from './message-dicts';
 import { accessMessage } from './messages';
@@ -227,14 +227,11 @@ async function serialize(
     page.map((r) => ({ id: r.id, flags: r.flags, row: r.message })),
     view,
   );
-  const highlight = searchWords.length ? searchHighlighter(searchWords) : null;
+  if (searchWords.length === 0) return rendered.map(({ message }) => message);
+  const highlight = searchHighlighter(searchWords);
   return rendered.map(({ message: m, dict }) => {
-    if (searchWords.length) {
-      m.match_content = highlight ? highlight.html(dict.rendered_content) : dict.rendered_content;
-      m.match_subject = highlight
-        ? highlight.text(topicForClient(dict.topic, view.allowEmptyTopicName))
-        : escapeHtml(topicForClient(dict.topic, view.allowEmptyTopicName));
-    }
+    m.match_content = highlight.html(dict.rendered_content);
+    m.match_subject = highlight.text(topicForClient(dict.topic, view.allowEmptyTopicName));
     return m;
   });
 }

@@ -103,10 +103,15 @@ function drivenByUnread(nq: NarrowQuery): boolean {
   return nq.filters.some((f) => f.kind === 'flag' && f.column === 'is_unread' && !f.negated);
 }
 
+/** The viewer's unread horizon, read once per request (the memo is the query's). */
+function unreadHorizonOf(q: Q, nq: NarrowQuery): Promise<number> {
+  return (nq.unreadHorizon ??= getUnreadHorizon(q, nq.viewerId));
+}
+
 /** The branches of a query driven by is:unread, in ascending id order; null for any other query (one branch). */
 async function unreadBranches(q: Q, nq: NarrowQuery): Promise<UnreadBranch[] | null> {
   if (!drivenByUnread(nq)) return null;
-  const horizon = await (nq.unreadHorizon ??= getUnreadHorizon(q, nq.viewerId));
+  const horizon = await unreadHorizonOf(q, nq);
   return [
     { side: 'below', horizon },
     { side: 'above', horizon },
@@ -378,7 +383,7 @@ export async function findFirstUnread(q: Q, nq: NarrowQuery): Promise<number | n
   if (nq.historyRecipients !== null) filters.push({ kind: 'recipient', ids: nq.historyRecipients, negated: false });
   filters.push({ kind: 'flag', column: 'is_unread', negated: false });
   // The same horizon as the page's, when that is an is:unread page too.
-  const unreadHorizon = (nq.unreadHorizon ??= getUnreadHorizon(q, nq.viewerId));
+  const unreadHorizon = unreadHorizonOf(q, nq);
   const [row] = await fetchNarrowRange(q, { viewerId: nq.viewerId, historyRecipients: null, filters, unreadHorizon }, '>=', 0, 1);
   return row ? row.id : null;
 }

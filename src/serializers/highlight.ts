@@ -14,11 +14,11 @@ export interface Highlighter {
  * One highlighter for a page's search words: its expression is built once,
  * not for each message and topic of the page (with Unicode classes, building
  * it twice per message was a tenth of a search page's CPU, measured).
- * Null when there is nothing to highlight.
+ * With no word to highlight, html passes as it is and text is only escaped.
  */
-export function searchHighlighter(words: string[]): Highlighter | null {
+export function searchHighlighter(words: string[]): Highlighter {
   const re = wordsRegex(words);
-  if (!re) return null;
+  if (!re) return { html: (s) => s, text: escapeHtml };
   const html = (s: string) =>
     // Tags and character references (&amp; &quot; &#39;) pass through whole; only text between them is searched.
     s.replace(/(<[^>]*>|&#?\w+;)|([^<&]+|&)/g, (_m, skip: string | undefined, text: string | undefined) =>
@@ -29,7 +29,7 @@ export function searchHighlighter(words: string[]): Highlighter | null {
 
 /** One HTML text highlighted (tests; pages use one searchHighlighter). */
 export function highlightHtml(html: string, words: string[]): string {
-  return searchHighlighter(words)?.html(html) ?? html;
+  return searchHighlighter(words).html(html);
 }
 
 function wordsRegex(words: string[]): RegExp | null {
