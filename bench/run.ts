@@ -502,7 +502,7 @@ async function databaseInfo(target: Target): Promise<{ version: string; detail: 
       const r = await db.raw('select sqlite_version() as v');
       return { version: `SQLite ${r[0].v} (better-sqlite3, WAL)`, detail: '' };
     }
-    const [rows] = await db.raw('select version() as v, @@innodb_buffer_pool_size as bp, @@pid_file as pidFile');
+    const [rows] = await db.raw('select version() as v, @@innodb_buffer_pool_size as bp, @@thread_handling as th, @@pid_file as pidFile');
     const r = rows[0];
     let pid: number | undefined;
     try {
@@ -511,7 +511,11 @@ async function databaseInfo(target: Target): Promise<{ version: string; detail: 
       /* not on this machine's filesystem */
     }
     const via = target.databaseUrl && new URL(target.databaseUrl).searchParams.get('socket') ? 'Unix socket' : 'TCP';
-    return { version: `MariaDB ${r.v}`, detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB, Parley connects over ${via}`, pid };
+    return {
+      version: `MariaDB ${r.v}`,
+      detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB, ${String(r.th)}, Parley connects over ${via}`,
+      pid,
+    };
   } finally {
     await db.destroy();
   }
