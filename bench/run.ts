@@ -502,7 +502,9 @@ async function databaseInfo(target: Target): Promise<{ version: string; detail: 
       const r = await db.raw('select sqlite_version() as v');
       return { version: `SQLite ${r[0].v} (better-sqlite3, WAL)`, detail: '' };
     }
-    const [rows] = await db.raw('select version() as v, @@innodb_buffer_pool_size as bp, @@thread_handling as th, @@pid_file as pidFile');
+    const [rows] = await db.raw(
+      'select version() as v, @@innodb_buffer_pool_size as bp, @@thread_handling as th, @@thread_pool_size as tps, @@pid_file as pidFile',
+    );
     const r = rows[0];
     let pid: number | undefined;
     try {
@@ -513,7 +515,7 @@ async function databaseInfo(target: Target): Promise<{ version: string; detail: 
     const via = target.databaseUrl && new URL(target.databaseUrl).searchParams.get('socket') ? 'Unix socket' : 'TCP';
     return {
       version: `MariaDB ${r.v}`,
-      detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB, ${String(r.th)}, Parley connects over ${via}`,
+      detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB, ${String(r.th)}${r.th === 'pool-of-threads' ? ` (${String(r.tps)} thread groups)` : ''}, Parley connects over ${via}`,
       pid,
     };
   } finally {

@@ -36,14 +36,18 @@ if ! mariadb-admin --no-defaults --socket="$SOCK" -uroot ping >/dev/null 2>&1; t
   # --innodb-spin-wait-delay=0: a thread waiting for an InnoDB latch sleeps at
   # once instead of spinning first. Where Parley, MariaDB and clients share a
   # few cores, the spin burns the CPU the latch's holder needs (README.md).
-  # --thread-handling=pool-of-threads: statements run on about one thread per
-  # core instead of one thread per connection, so ten connections' statements
-  # queue in MariaDB instead of preempting Parley and one another (ADR 0027).
+  # --thread-handling=pool-of-threads: statements run on a few threads instead
+  # of one thread per connection, so ten connections' statements queue in
+  # MariaDB instead of preempting Parley and one another. One thread group per
+  # core that Parley leaves it: all cores but one, at least one (ADR 0027).
+  cores=$(nproc)
+  pool_size=$((cores > 1 ? cores - 1 : 1))
   mariadbd --no-defaults --user=root --datadir="$DB_DIR/data" --socket="$SOCK" --port="$DB_PORT" \
     --bind-address=127.0.0.1 --pid-file="$DB_DIR/mariadbd.pid" --log-error="$DB_DIR/error.log" --skip-log-bin \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
     --innodb-buffer-pool-size=${INNODB_BUFFER_POOL:-256M} --innodb-flush-log-at-trx-commit=2 \
-    --innodb-spin-wait-delay=0 --thread-handling=pool-of-threads --max-connections=500 ${MARIADB_ARGS:-} >/dev/null 2>&1 &
+    --innodb-spin-wait-delay=0 --thread-handling=pool-of-threads \
+    --thread-pool-size="$pool_size" --max-connections=500 ${MARIADB_ARGS:-} >/dev/null 2>&1 &
   for _ in $(seq 1 300); do
     mariadb-admin --no-defaults --socket="$SOCK" -uroot ping >/dev/null 2>&1 && break
     sleep 0.1
