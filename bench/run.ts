@@ -515,7 +515,7 @@ async function databaseInfo(target: Target): Promise<{ version: string; detail: 
     const via = target.databaseUrl && new URL(target.databaseUrl).searchParams.get('socket') ? 'Unix socket' : 'TCP';
     return {
       version: `MariaDB ${r.v}`,
-      detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB, ${String(r.th)}${r.th === 'pool-of-threads' ? ` (${String(r.tps)} thread groups)` : ''}, Parley connects over ${via}`,
+      detail: `buffer pool ${Math.round(Number(r.bp) / 2 ** 20)} MiB, ${String(r.th)}${r.th === 'pool-of-threads' ? ` (${String(r.tps)} thread group${Number(r.tps) === 1 ? '' : 's'})` : ''}, Parley connects over ${via}`,
       pid,
     };
   } finally {

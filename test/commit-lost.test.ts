@@ -44,6 +44,9 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
         asked++;
         return true;
       });
+      tx.afterLostCommit(async () => {
+        asked++;
+      });
       return 'saved';
     });
     expect([result, asked]).toEqual(['saved', 0]);
@@ -86,11 +89,20 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
         await tx.trx('dm_groups').insert({ huddle_hash: 'witnessed', group_size: 1 });
         tx.afterCommit(() => hooks.push('ran'));
         tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'witnessed' })).length > 0);
+        // One witness speaks for the transaction: a second is not asked.
+        tx.witness(async () => {
+          hooks.push('second witness');
+          return false;
+        });
+        // Recoveries run once the commit is confirmed, before the after-commit hooks.
+        tx.afterLostCommit(async () => {
+          hooks.push('recovered');
+        });
         return 'saved';
       });
       off();
       expect(cutter.cuts - cutsBefore).toBe(1);
-      expect([result, runs, hooks]).toEqual(['saved', 1, ['ran']]);
+      expect([result, runs, hooks]).toEqual(['saved', 1, ['recovered', 'ran']]);
       expect(await db('dm_groups').where({ huddle_hash: 'witnessed' }).count({ n: '*' })).toEqual([{ n: 1 }]);
       // Not the everything-flush of an unknown outcome.
       expect(published).not.toContainEqual({ kind: 'all' });
@@ -106,6 +118,9 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
         await tx.trx('dm_groups').insert({ huddle_hash: 'unwitnessed', group_size: 1 });
         tx.afterCommit(() => hooks.push('ran'));
         tx.witness(async () => false);
+        tx.afterLostCommit(async () => {
+          hooks.push('recovered');
+        });
       });
       const err = await attempt.catch((e: unknown) => e);
       off();

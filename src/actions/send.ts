@@ -1,4 +1,5 @@
-import { knownInsertId } from '../db/mysql/pipelined-client';
+import type { Knex } from 'knex';
+import { fillHeldInsertId, knownInsertId } from '../db/mysql/pipelined-client';
 import type { Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { nowSeconds } from '../queries/ids';
@@ -76,13 +77,17 @@ export async function insertMessageRow(
   const id = await insertMessage(tx.trx, values);
   // Should the connection drop during COMMIT, this row shows whether the
   // message was saved: if it was, the send succeeds and its events go out.
-  // A held insert's id is unknown then (its answer was lost): the row found
-  // gives it, for the transaction's first send (the witness that decides) and
-  // for each later one (its witness runs once the first found the commit).
-  tx.witness(async (db) => {
+  const recover = async (db: Knex) => {
     const found = await findStoredMessage(db, values, knownInsertId(id));
-    if (found !== null && typeof id !== 'number') id.value ??= found;
+    if (found !== null) fillHeldInsertId(id, found);
     return found !== null;
+  };
+  // The transaction's first send is the witness that decides.
+  tx.witness(recover);
+  // A held insert's id was lost with COMMIT's answer: the row found gives it,
+  // to this send's event. A witness or an earlier round trip may have given it already.
+  tx.afterLostCommit(async (db) => {
+    if (knownInsertId(id) === undefined) await recover(db);
   });
   const row: Omit<MessageRow, 'id'> = {
     ...values,

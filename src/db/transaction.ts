@@ -15,11 +15,15 @@ export interface Tx {
    * committed: a read of something only it writes. It is consulted only when
    * the connection is lost during COMMIT (see inTransaction). The first one
    * given decides: a transaction commits whole, so one witness speaks for all.
-   * Once it has found the transaction committed, every later one runs too,
-   * for what it recovers on the way (a send's id whose answer was lost with
-   * COMMIT's); what they answer no longer matters.
    */
   witness(check: CommitWitness): void;
+  /**
+   * Runs only when the connection was lost during COMMIT and the witness
+   * found the transaction committed, before the after-commit hooks: it
+   * recovers what COMMIT's lost answer carried (a held insert's id, ADR 0026),
+   * on whatever connection the pool gives next.
+   */
+  afterLostCommit(recover: (db: Knex) => Promise<void>): void;
 }
 
 /** Resolves true when the transaction's writes are visible (it committed), false when they are not. */
@@ -63,6 +67,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     const pending: Array<() => void> = [];
     let invalidations: ReturnType<typeof collectInvalidations> = [];
     const witnesses: CommitWitness[] = [];
+    const recoveries: Array<(db: Knex) => Promise<void>> = [];
     // The work's value, set before COMMIT: it is returned too when COMMIT's
     // answer was lost and the witness finds the transaction committed.
     let result!: T;
@@ -77,6 +82,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           trx,
           afterCommit: (fn) => pending.push(fn),
           witness: (check) => witnesses.push(check),
+          afterLostCommit: (recover) => recoveries.push(recover),
         });
         committing = true;
       });
@@ -97,8 +103,8 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
         // A witness can settle it. It did commit: the request succeeded, and
         // its events and invalidations go out as after any commit (without
         // this, a message that was saved reached no one's event queue).
-        const [witness, ...others] = witnesses;
-        if (!witness || !(await confirmCommitted(db, witness))) {
+        const [witness] = witnesses;
+        if (!witness || !(await askAnotherConnection(db, witness, false))) {
           // If it did commit, whatever it changed may sit stale in the caches
           // (its own invalidations are not published on a guess): drop them all.
           // A witness that finds nothing is no proof either: on a single server
@@ -107,7 +113,8 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           publishInvalidations(db, [{ kind: 'all' }]);
           throw new CommitOutcomeUnknownError();
         }
-        for (const other of others) await confirmCommitted(db, other);
+        // What a recovery cannot read stays unknown; the caller copes (a send's event is skipped).
+        for (const recover of recoveries) await askAnotherConnection(db, async (d) => recover(d), undefined);
       } else {
         if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
         await sleep(unavailableBackoffMs(attempt));
@@ -125,18 +132,19 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
 }
 
 /**
- * Asks the witness, on whatever connection the pool gives next (the proxy may
- * be moving the writer: connection errors are retried within the same budget
- * as a transaction's). True only when it saw the writes.
+ * Runs a read after a lost COMMIT (a witness, a recovery) on whatever
+ * connection the pool gives next (the proxy may be moving the writer:
+ * connection errors are retried within the same budget as a transaction's).
+ * `otherwise` when it cannot: a witness that could not look saw nothing.
  */
-async function confirmCommitted(db: Knex, witness: CommitWitness): Promise<boolean> {
+async function askAnotherConnection<T>(db: Knex, read: (db: Knex) => Promise<T>, otherwise: T): Promise<T> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await witness(db);
+      return await read(db);
     } catch (err) {
-      if (!isConnectionLost(err) && !isNodeNotReady(err as DbError)) return false;
-      if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) return false;
+      if (!isConnectionLost(err) && !isNodeNotReady(err as DbError)) return otherwise;
+      if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) return otherwise;
       await sleep(unavailableBackoffMs(attempt));
     }
   }

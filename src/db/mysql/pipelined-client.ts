@@ -349,6 +349,11 @@ export function committedInsertId(id: number | HeldInsertId): number {
   return known;
 }
 
+/** Gives a held insert the id a commit witness read back (its packet's answer was lost); a known id stays. */
+export function fillHeldInsertId(id: number | HeldInsertId, value: number): void {
+  if (typeof id !== 'number') id.value ??= value;
+}
+
 /** An id as far as it is known: undefined for a held insert whose packet has not answered (or whose answer was lost). */
 export function knownInsertId(id: number | HeldInsertId): number | undefined {
   return typeof id === 'number' ? id : id.value;
