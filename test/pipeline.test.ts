@@ -264,4 +264,21 @@ eachDatabase('request pipeline', (dialect) => {
     expect(answers[0]).toBe(answers[1]);
     expect(JSON.parse(answers[0]!)).toMatchObject({ result: 'success', msg: '', user_id: t.cast.member.id });
   });
+
+  it('counts the bytes of a text beyond Latin-1 (a two-byte string), not its characters, and a HEAD gets the length without the body', async () => {
+    const app = buildApp({ ctx: t.ctx, spec: t.spec });
+    const name = 'Zoë 日本語 🚀';
+    const renamed = await request(app)
+      .patch('/api/v1/settings')
+      .type('form')
+      .send({ full_name: name })
+      .set('Authorization', basic(t.cast.member));
+    expect(renamed.status).toBe(200);
+    const res = await request(app).get('/api/v1/users/me').set('Authorization', basic(t.cast.member));
+    expect((res.body as { full_name: string }).full_name).toBe(name);
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+    expect(Number(res.headers['content-length'])).toBeGreaterThan(res.text.length);
+    const head = await request(app).head('/api/v1/users/me').set('Authorization', basic(t.cast.member));
+    expect([head.status, head.headers['content-length'], head.text]).toEqual([200, res.headers['content-length'], undefined]);
+  });
 });

