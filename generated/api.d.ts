@@ -57,7 +57,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a message
-         * @description Changes the content, the topic and/or the channel of a message, and can move the later messages of the topic or the whole topic with it (propagate_mode). Resolving a topic is an edit of the topic to `✔ ` plus its name with propagate_mode=change_all. content and stream_id cannot be sent together. Returns the caller's uploads that the edit left unreferenced.
+         * @description Changes the content, the topic and/or the channel of a message, and can move the later messages of the topic or the whole topic with it (propagate_mode). Resolving a topic is an edit of the topic to the resolved-topic prefix (U+2714 HEAVY CHECK MARK and a space) plus its name with propagate_mode=change_all. content and stream_id cannot be sent together. Returns the caller's uploads that the edit left unreferenced.
          */
         patch: operations["update-message"];
         trace?: never;
@@ -1626,7 +1626,7 @@ export interface components {
          *     }
          */
         UpdateMessageRequest: {
-            /** @description New topic. Only for channel messages (a direct message gives an error). Limited to max_topic_length (60); longer topics are truncated. When topics are required it may not be empty, `(no topic)`, or the realm's empty-topic display name. Setting it to `✔ ` plus the old name with propagate_mode=change_all resolves the topic; the empty topic cannot be resolved. */
+            /** @description New topic. Only for channel messages (a direct message gives an error). Limited to max_topic_length (60); longer topics are truncated. When topics are required it may not be empty, `(no topic)`, or the realm's empty-topic display name. Setting it to the resolved-topic prefix (U+2714 HEAVY CHECK MARK and a space) plus the old name with propagate_mode=change_all resolves the topic; the empty topic cannot be resolved. */
             topic?: string;
             /**
              * @deprecated
@@ -2362,7 +2362,7 @@ export interface components {
             not_removed: string[];
         };
         /**
-         * @description A personal subscription setting. `color` takes a hex colour string, the others a boolean. `in_home_view` is the legacy inverse of `is_muted` and is still accepted; changing either sends one subscription update event for each of the two (feature level 139). One of color, is_muted, in_home_view, pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, wildcard_mentions_notify; the server answers any other name with Zulip's "Unknown subscription property: …" (so the schema lists no enum).
+         * @description A personal subscription setting. `color` takes a hex colour string, the others a boolean. `in_home_view` is the legacy inverse of `is_muted` and is still accepted; changing either sends one subscription update event for each of the two (feature level 139). One of color, is_muted, in_home_view, pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, wildcard_mentions_notify; the server answers any other name with Zulip's "Unknown subscription property: ..." (so the schema lists no enum).
          * @example pin_to_top
          */
         SubscriptionProperty: string;
