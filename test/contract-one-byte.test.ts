@@ -21,9 +21,22 @@ const ROOT = path.join(__dirname, '..');
 const SCRIPT = `
 const v8 = require('node:v8');
 const SwaggerParser = require('@apidevtools/swagger-parser');
-// v8.serialize writes a version header, maybe padding (0), then the tag:
-// '"' for a one-byte string, 'c' for a two-byte one.
-const twoByte = (s) => { const b = v8.serialize(s); let i = 2; while (b[i] === 0) i++; return b[i] === 0x63; };
+// v8.serialize writes 0xFF, the format version (a varint), maybe padding
+// (0), then the tag: '"' (0x22) for a one-byte string, 'c' (0x63) for a
+// two-byte one. Anything else means the format changed: fail, not pass.
+const twoByte = (s) => {
+  const b = v8.serialize(s);
+  if (b[0] !== 0xff) throw new Error('unknown serialization header');
+  let i = 1;
+  while (b[i] & 0x80) i++;
+  i++;
+  while (b[i] === 0) i++;
+  if (b[i] === 0x63) return true;
+  if (b[i] === 0x22) return false;
+  throw new Error('unknown string tag ' + b[i]);
+};
+// The detector itself, on strings of known representation.
+if (!twoByte('\u2714abcdefghijklmnopqrstuvwxyz'.slice(1)) || twoByte('abc')) throw new Error('the two-byte detector is wrong');
 (async () => {
   const doc = await SwaggerParser.validate('openapi/openapi.yaml');
   const found = new Set();

@@ -265,7 +265,7 @@ eachDatabase('request pipeline', (dialect) => {
     expect(JSON.parse(answers[0]!)).toMatchObject({ result: 'success', msg: '', user_id: t.cast.member.id });
   });
 
-  it('counts the bytes of a text beyond Latin-1 (a two-byte string), not its characters, and a HEAD gets the length without the body', async () => {
+  it('sets Content-Length to the bytes of a text beyond Latin-1 (a two-byte string), not its characters, and a HEAD gets the same length', async () => {
     const app = buildApp({ ctx: t.ctx, spec: t.spec });
     const name = 'Zoë 日本語 🚀';
     const renamed = await request(app)

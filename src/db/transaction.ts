@@ -103,8 +103,10 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
         // A witness can settle it. It did commit: the request succeeded, and
         // its events and invalidations go out as after any commit (without
         // this, a message that was saved reached no one's event queue).
+        // The witness and the recoveries share one budget: a lost COMMIT answers within it.
+        const deadline = Date.now() + UNAVAILABLE_BUDGET_MS;
         const [witness] = witnesses;
-        if (!witness || !(await askAnotherConnection(db, witness, false))) {
+        if (!witness || !(await askAnotherConnection(db, deadline, witness, false))) {
           // If it did commit, whatever it changed may sit stale in the caches
           // (its own invalidations are not published on a guess): drop them all.
           // A witness that finds nothing is no proof either: on a single server
@@ -114,7 +116,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           throw new CommitOutcomeUnknownError();
         }
         // What a recovery cannot read stays unknown; the caller copes (a send's event is skipped).
-        for (const recover of recoveries) await askAnotherConnection(db, async (d) => recover(d), undefined);
+        for (const recover of recoveries) await askAnotherConnection(db, deadline, async (d) => recover(d), undefined);
       } else {
         if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
         await sleep(unavailableBackoffMs(attempt));
@@ -134,17 +136,17 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
 /**
  * Runs a read after a lost COMMIT (a witness, a recovery) on whatever
  * connection the pool gives next (the proxy may be moving the writer:
- * connection errors are retried within the same budget as a transaction's).
- * `otherwise` when it cannot: a witness that could not look saw nothing.
+ * connection errors are retried until `deadline`, which the witness and the
+ * recoveries of one transaction share). `otherwise` when it cannot: a
+ * witness that could not look saw nothing.
  */
-async function askAnotherConnection<T>(db: Knex, read: (db: Knex) => Promise<T>, otherwise: T): Promise<T> {
-  const started = Date.now();
+async function askAnotherConnection<T>(db: Knex, deadline: number, read: (db: Knex) => Promise<T>, otherwise: T): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await read(db);
     } catch (err) {
       if (!isConnectionLost(err) && !isNodeNotReady(err as DbError)) return otherwise;
-      if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) return otherwise;
+      if (Date.now() >= deadline) return otherwise;
       await sleep(unavailableBackoffMs(attempt));
     }
   }
