@@ -275,35 +275,25 @@ async function idleMain(): Promise<void> {
     );
   }
   const after = memory();
-  const q = queues[queues.length >> 1]!;
-  const owner = users.find((u) => u.id === q.opts.userId)!;
   const agent = new http.Agent({ keepAlive: true });
-  const t0 = now();
-  const r = await request(
-    agent,
-    port,
-    { email: owner.email, key: owner.api_key },
-    'GET',
-    `/api/v1/events?queue_id=${q.id}&last_event_id=-1&dont_block=true`,
-  );
-  const pollMs = now() - t0;
-  if (r.status !== 200) throw new Error(`GET /events answered ${r.status}: ${r.text}`);
-  // What a poll costs among that many queues, once the server is warm.
-  const warm: number[] = [];
-  for (let i = 1; i <= WARM_POLLS; i++) {
-    const wq = queues[Math.floor((i * queues.length) / (WARM_POLLS + 1))]!;
-    const user = users.find((u) => u.id === wq.opts.userId)!;
+  /** One dont_block poll of `queue` by its owner, timed (ms). */
+  const timedPoll = async (queue: EventQueue): Promise<number> => {
+    const user = users.find((u) => u.id === queue.opts.userId)!;
     const t = now();
-    const w = await request(
+    const r = await request(
       agent,
       port,
       { email: user.email, key: user.api_key },
       'GET',
-      `/api/v1/events?queue_id=${wq.id}&last_event_id=-1&dont_block=true`,
+      `/api/v1/events?queue_id=${queue.id}&last_event_id=-1&dont_block=true`,
     );
-    if (w.status !== 200) throw new Error(`GET /events answered ${w.status}: ${w.text}`);
-    warm.push(now() - t);
-  }
+    if (r.status !== 200) throw new Error(`GET /events answered ${r.status}: ${r.text}`);
+    return now() - t;
+  };
+  const pollMs = await timedPoll(queues[queues.length >> 1]!);
+  // What a poll costs among that many queues, once the server is warm.
+  const warm: number[] = [];
+  for (let i = 1; i <= WARM_POLLS; i++) warm.push(await timedPoll(queues[Math.floor((i * queues.length) / (WARM_POLLS + 1))]!));
   const warmPollMs = warm.sort((a, b) => a - b)[warm.length >> 1]!;
   clock.time += ctx.queues.limits.idleTimeoutMs;
   const t1 = now();

@@ -116,7 +116,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           throw new CommitOutcomeUnknownError();
         }
         // What a recovery cannot read stays unknown; the caller copes (a send's event is skipped).
-        for (const recover of recoveries) await askAnotherConnection(db, deadline, async (d) => recover(d), undefined);
+        for (const recover of recoveries) await askAnotherConnection(db, deadline, recover, undefined);
       } else {
         if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
         await sleep(unavailableBackoffMs(attempt));

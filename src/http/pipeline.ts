@@ -150,9 +150,10 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
     };
     // The response validator (VALIDATE_RESPONSES: dredd's server and the wiring tests turn it
-    // on; jest checks responses in its client instead) checks what passes through res.json. Otherwise the body is written directly: Express's res.send adds charset
-    // parsing, a Buffer copy and freshness checks that no API response needs (a tenth of a
-    // long-poll answer's CPU, when 10,000 are written at once).
+    // on; jest checks responses in its client instead) checks what passes through res.json.
+    // Otherwise the body is written directly: Express's res.send adds charset parsing, a
+    // Buffer copy and freshness checks that no API response needs (a tenth of a long-poll
+    // answer's CPU, when 10,000 are written at once).
     if (ctx.config.validateResponses) res.json(body);
     else sendJson(res, body);
   }
