@@ -158,6 +158,16 @@ eachDatabase('editing message content', (dialect) => {
     expect((await row(id)).content).toBe('steady');
   });
 
+  it("refuses content beside the message's own channel, as Zulip refuses content beside any stream_id", async () => {
+    const id = await send('anchored');
+    const res = await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'moved?', stream_id: general.id });
+    expect([res.status, res.body]).toEqual([
+      400,
+      { result: 'error', msg: 'Cannot change message content while changing channel', code: 'BAD_REQUEST' },
+    ]);
+    expect((await row(id)).content).toBe('anchored');
+  });
+
   it('answers Invalid message(s) for a message the caller cannot read', async () => {
     const res = await t.api.patch('/messages/999999', t.cast.member, { content: 'x' });
     expect(res.body).toEqual({ result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });

@@ -136,6 +136,9 @@ async function checkEdit(tx: Tx, viewer: Viewer, row: MessageRow, p: Params<'upd
     if (streamId !== undefined) throw new ApiError('Direct messages cannot be moved to channels.');
     if (topic !== undefined) throw new ApiError('Direct messages cannot have topics.');
   }
+  // Content beside any stream_id is refused, the message's own channel included: Zulip
+  // checks the parameters as sent, before it works out what would move.
+  if (p.stream_id !== undefined && p.content !== undefined) throw new ApiError('Cannot change message content while changing channel');
   if (propagate !== 'change_one' && topic === undefined && streamId === undefined) {
     throw new ApiError('Invalid propagate_mode without topic edit');
   }
@@ -145,7 +148,6 @@ async function checkEdit(tx: Tx, viewer: Viewer, row: MessageRow, p: Params<'upd
   ) {
     throw new ApiError('General chat cannot be marked as resolved');
   }
-  if (streamId !== undefined && p.content !== undefined) throw new ApiError('Cannot change message content while changing channel');
   // Checked on the row locked for this transaction, and again by the write itself.
   if (p.prev_content_sha256 !== undefined && p.prev_content_sha256 !== sha256Hex(row.content)) throw contentMismatch();
 
