@@ -84,6 +84,10 @@ eachDatabase('GET /messages', (dialect) => {
       expect(res.body.anchor).toBe(ids.g1);
       const legacy = await fetch(t.cast.moderator, { anchor: undefined, use_first_unread_anchor: true, num_before: 0, num_after: 0 });
       expect(idsOf(legacy)).toEqual([ids.g1]);
+      // Zulip's server lets use_first_unread_anchor win over an anchor beside it
+      // (zulip-terminal's first request sends both).
+      const both = await fetch(t.cast.moderator, { anchor: 'newest', use_first_unread_anchor: true, num_before: 0, num_after: 0 });
+      expect([both.status, both.body.anchor, idsOf(both)]).toEqual([200, ids.g1, [ids.g1]]);
       const none = await fetch(t.cast.moderator, {
         anchor: 'first_unread',
         num_before: 0,

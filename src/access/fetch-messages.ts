@@ -53,7 +53,6 @@ export async function getMessages(
     return { found_anchor: false, found_oldest: false, found_newest: false, history_limited: false, messages };
   }
 
-  if (sent.has('anchor') && p.use_first_unread_anchor) throw new IncompatibleParametersError(['anchor', 'use_first_unread_anchor']);
   if (!sent.has('num_before')) throw new MissingArgumentError('num_before');
   if (!sent.has('num_after')) throw new MissingArgumentError('num_after');
   const numBefore = p.num_before ?? 0;
@@ -97,6 +96,9 @@ export async function resolveAnchor(
   sent: ReadonlySet<string>,
 ): Promise<number> {
   // The contract sends anchor as text (a message ID in digits, or a keyword).
+  // use_first_unread_anchor wins over an anchor sent beside it: Zulip's server
+  // reads it first and ignores the anchor (its documentation calls the two
+  // exclusive), and zulip-terminal's first request sends both.
   const raw = p.use_first_unread_anchor ? 'first_unread' : sent.has('anchor') ? p.anchor : undefined;
   if (raw === undefined) throw new MissingArgumentError('anchor');
   switch (raw) {
