@@ -78,6 +78,29 @@ eachDatabase('custom emoji', (dialect) => {
     expect((await serve(original)).status).toBe(404);
   });
 
+  it('takes the type of a file part sent without Content-Type from its name, as the Python bindings send it', async () => {
+    // requests (the `zulip` package) writes a file part with no Content-Type header at all.
+    const boundary = 'parley-no-type';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="f0"; filename="img.jpg"\r\n\r\n`),
+      await sharp({ create: { width: 40, height: 40, channels: 3, background: '#00ff00' } })
+        .jpeg()
+        .toBuffer(),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const url = '/api/v1/realm/emoji/untyped_green';
+    const res = await request(t.app)
+      .post(url)
+      .auth(t.cast.member.email, t.cast.member.api_key)
+      .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+      .send(body);
+    new ContractChecker(t.spec).check('post', url, res.status, res.body);
+    expect([res.status, res.body]).toEqual([200, { result: 'success', msg: '' }]);
+    const emoji = (await byName('untyped_green'))!;
+    expect(emoji.source_url).toMatch(/\.jpg$/);
+    expect((await serve(emoji.source_url)).headers['content-type']).toBe('image/jpeg');
+  });
+
   it('keeps a GIF animated and writes a still PNG of its first frame', async () => {
     expect((await upload(t.cast.member, 'blinker', [{ content: await animatedGif(), type: 'image/gif' }])).status).toBe(200);
     const emoji = (await byName('blinker'))!;

@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { LEFTOVER_AGE_MS, sweepUnclaimedUploads, sweepUploadLeftovers } from '../src/actions/uploads';
 import { listUploads } from '../src/db/backup/uploads';
-import { sanitizeFileName } from '../src/domain/uploads';
+import { filePartType, sanitizeFileName } from '../src/domain/uploads';
 import { dialectOf } from '../src/db/connection';
 import { ManualClock, until } from './support/clock';
 import { eachDatabase } from './support/databases';
@@ -129,6 +129,14 @@ eachDatabase('POST /user_uploads', (dialect) => {
     expect(sanitizeFileName(' - ')).toBe('-');
     expect(sanitizeFileName(' ?! ')).toBe('uploaded-file');
     expect(sanitizeFileName('a -- b\t\tc.txt')).toBe('a-b-c.txt');
+  });
+
+  it('reads a file part reported as text/plain (no Content-Type sent) by its name, unless the name says text', () => {
+    expect(filePartType('text/plain', 'report.pdf')).toBe('application/pdf');
+    expect(filePartType('text/plain', 'IMG.JPG')).toBe('image/jpeg');
+    expect(filePartType('text/plain', 'notes.md')).toBe('text/plain');
+    expect(filePartType('text/plain', 'README')).toBe('text/plain');
+    expect(filePartType('image/png', 'photo.jpg')).toBe('image/png');
   });
 
   it('keeps a long name to its last 100 characters', () => {

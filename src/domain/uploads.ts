@@ -130,8 +130,28 @@ const BY_EXTENSION: ReadonlyMap<string, string> = new Map([
 export function uploadContentType(declared: string | undefined, fileName: string): string {
   const d = (declared ?? '').split(';')[0]!.trim().toLowerCase();
   if (d && d !== 'application/octet-stream' && /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(d)) return d;
+  return typeByExtension(fileName) ?? 'application/octet-stream';
+}
+
+/** The type a file name's extension names, if it is one Parley knows. */
+function typeByExtension(fileName: string): string | undefined {
   const dot = fileName.lastIndexOf('.');
-  return (dot >= 0 && BY_EXTENSION.get(fileName.slice(dot + 1).toLowerCase())) || 'application/octet-stream';
+  return dot >= 0 ? BY_EXTENSION.get(fileName.slice(dot + 1).toLowerCase()) : undefined;
+}
+
+/**
+ * The type of a multipart file part, as Zulip reads it. A part without a
+ * Content-Type header (the Python bindings send every file so) has no
+ * declared type there, and Zulip guesses one from the file name. busboy
+ * reports such a part as text/plain, the multipart default, and cannot tell
+ * it from a declared text/plain: so text/plain counts as undeclared when the
+ * name's extension names a type that is not text (img.jpg: image/jpeg), and
+ * a text file keeps it.
+ */
+export function filePartType(reported: string, fileName: string): string {
+  if (reported.toLowerCase() !== 'text/plain') return reported;
+  const guessed = typeByExtension(fileName);
+  return guessed !== undefined && !guessed.startsWith('text/') ? guessed : reported;
 }
 
 /** How long a temporary file URL works (Zulip: 60 seconds). */

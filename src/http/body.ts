@@ -2,6 +2,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { bounded } from '../domain/bounded';
+import { filePartType } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { FileStore, PendingFile } from '../storage/files';
 
@@ -294,7 +295,14 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
           store.create().then(
             (file) =>
               new Promise<void>((done) => {
-                const entry: ReceivedFile = { fieldname: name, originalname: info.filename ?? '', mimetype: info.mimeType, size: 0, file };
+                const originalname = info.filename ?? '';
+                const entry: ReceivedFile = {
+                  fieldname: name,
+                  originalname,
+                  mimetype: filePartType(info.mimeType, originalname),
+                  size: 0,
+                  file,
+                };
                 received.push(entry);
                 if (settled) {
                   stream.resume();
