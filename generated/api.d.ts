@@ -1197,9 +1197,29 @@ export interface paths {
         };
         /**
          * Redirect to a user's avatar
-         * @description Redirects (302) to the avatar of the user with this ID or email address: the uploaded image or the Gravatar one. With `medium`, to the 500x500 size. An ID or address that names nobody in the organization redirects to the Gravatar URL of that string, as for a user who never uploaded an avatar. The request's query string is kept on the target.
+         * @description Redirects (302) to the avatar of the user with this ID or email address: the uploaded image or the Gravatar one. With `medium`, to the 500x500 size. An ID or address that names nobody in the organization redirects to the Gravatar URL of that string, as for a user who never uploaded an avatar. The request's query string is kept on the target. As in Zulip, it is also served at the site root (/avatar/{user_id_or_email}, with the same authentication), where clients build avatar URLs from the organization's address.
          */
         get: operations["get-avatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/avatar/{user_id_or_email}/medium": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Redirect to a user's medium-size avatar
+         * @description The path form of GET /avatar/{user_id_or_email} with `medium`: redirects (302) to the 500x500 size of the avatar of the user with this ID or email address, the uploaded image or the Gravatar one. An ID or address that names nobody in the organization redirects to the Gravatar URL of that string. The request's query string is kept on the target. Like the short form, it is also served at the site root (/avatar/{user_id_or_email}/medium), where clients build avatar URLs.
+         */
+        get: operations["get-avatar-medium"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6115,7 +6135,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Where the range is centred: a message ID (as text), or `newest`, `oldest`, `first_unread` (the oldest unread message matching the narrow, or newest if none), or `date` (the first message on or after anchor_date, or newest if none; feature level 445). Cannot be combined with message_ids or use_first_unread_anchor. An unparsable value gives "Invalid anchor".
+                 * @description Where the range is centred: a message ID (as text), or `newest`, `oldest`, `first_unread` (the oldest unread message matching the narrow, or newest if none), or `date` (the first message on or after anchor_date, or newest if none; feature level 445). Cannot be combined with message_ids; use_first_unread_anchor=true beside it wins, as on Zulip's server. An unparsable value gives "Invalid anchor".
                  * @example newest
                  */
                 anchor?: string;
@@ -6165,7 +6185,7 @@ export interface operations {
                 allow_empty_topic_name?: boolean;
                 /**
                  * @deprecated
-                 * @description Legacy form of anchor=first_unread. Cannot be combined with anchor.
+                 * @description Legacy form of anchor=first_unread. Zulip's documentation says it cannot be combined with anchor, but its server lets it win over an anchor sent beside it (zulip-terminal sends both), and so does Parley. Cannot be combined with message_ids.
                  * @example false
                  */
                 use_first_unread_anchor?: boolean;
@@ -7570,7 +7590,7 @@ export interface operations {
                 include_all?: boolean;
                 /**
                  * @deprecated
-                 * @description Legacy name for include_all.
+                 * @description Legacy name for include_all. Before feature level 356 only administrators could send it ("User not authorized for this query"); since then, as include_all, any user may.
                  * @example false
                  */
                 include_all_active?: boolean;
@@ -10022,6 +10042,38 @@ export interface operations {
             302: {
                 headers: {
                     /** @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b-medium.png?version=2&medium=true */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-avatar-medium": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or (API) email address.
+                 * @example 8
+                 */
+                user_id_or_email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The medium avatar's URL is in Location. */
+            302: {
+                headers: {
+                    /** @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b-medium.png?version=2 */
                     Location?: string;
                     [name: string]: unknown;
                 };

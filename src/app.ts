@@ -77,7 +77,12 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // before the API pipeline and its 404, as neither is an operation of openapi/.
   app.use('/api/v1', servedContractRouter(ctx.config));
   app.use('/api/docs', docsPageRouter(ctx.config));
-  app.use('/api/v1', apiRouter(ctx, spec, handlers));
+  const api = apiRouter(ctx, spec, handlers);
+  app.use('/api/v1', api);
+  // Zulip serves GET /avatar/{user_id_or_email}[/medium] at the site root too, with API
+  // authentication: clients build those URLs from the organization's address. The same
+  // operation, through the same pipeline.
+  app.use((req, res, next) => (req.path.startsWith('/avatar/') ? api(req, res, next) : next()));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
   app.use('/user_uploads', fileRouter(ctx));
   // Custom emoji images, public as in Zulip.

@@ -208,5 +208,25 @@ eachDatabase('avatars', (dialect) => {
     it('needs credentials', async () => {
       expect((await get(null, String(t.cast.owner.id))).status).toBe(401);
     });
+
+    it('has a /medium path form, and both are served at the site root too, where clients build them', async () => {
+      const { member, owner } = t.cast;
+      const up = await upload(member, [{ name: 'm.png', content: await image(10, 10, 'png'), type: 'image/png' }]);
+      const mediumUrl = up.body.avatar_url.replace('.png?', '-medium.png?');
+      const at = async (path: string, user: UserRow | null = owner) => {
+        let req = request(t.app).get(path);
+        if (user) req = req.auth(user.email, user.api_key);
+        const res = await req.redirects(0);
+        return [res.status, res.headers.location] as const;
+      };
+      const pathMedium = await request(t.app).get(`/api/v1/avatar/${member.id}/medium`).auth(owner.email, owner.api_key).redirects(0);
+      contract.check('get', `/api/v1/avatar/${member.id}/medium`, pathMedium.status, pathMedium.body);
+      expect([pathMedium.status, pathMedium.headers.location]).toEqual([302, mediumUrl]);
+      expect(await at(`/avatar/${member.id}`)).toEqual([302, up.body.avatar_url]);
+      expect(await at(`/avatar/${encodeURIComponent(member.email)}?s=50`)).toEqual([302, `${up.body.avatar_url}&s=50`]);
+      expect(await at(`/avatar/${member.id}/medium`)).toEqual([302, mediumUrl]);
+      const anonymous = await request(t.app).get(`/avatar/${member.id}`).redirects(0);
+      expect([anonymous.status, anonymous.body.code]).toEqual([401, 'UNAUTHORIZED']);
+    });
   });
 });

@@ -1,5 +1,5 @@
 'use strict';
-/* Scenarios for avatars: POST and DELETE /users/me/avatar, GET /avatar/{user_id_or_email}. */
+/* Scenarios for avatars: POST and DELETE /users/me/avatar, GET /avatar/{user_id_or_email} and its /medium form. */
 const { refusal, unauthenticated } = require('./core');
 
 /** A 1x1 PNG, sent as bytes (hooks.js setBody). */
@@ -28,6 +28,13 @@ const scenarios = {
     401: unauthenticated(),
   },
   'get-avatar': {
+    302: (req, s) => {
+      req.user = s.users.member;
+      req.pathParams = { user_id_or_email: String(s.users.owner.id) };
+    },
+    401: unauthenticated(),
+  },
+  'get-avatar-medium': {
     302: (req, s) => {
       req.user = s.users.member;
       req.pathParams = { user_id_or_email: String(s.users.owner.id) };
