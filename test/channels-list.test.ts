@@ -51,6 +51,15 @@ eachDatabase('channel lists and topics', (dialect) => {
       expect(names(await listAs(t.cast.admin))).not.toContain('alpha private');
     });
 
+    it('lets a member ask for include_all_active, the legacy name of include_all (open to all since feature level 356)', async () => {
+      // Before level 356 Zulip answered "User not authorized for this query" to anyone but an
+      // administrator; since then the legacy name means include_all, which every user may send.
+      const res = await t.api.get('/streams', t.cast.member, { include_all_active: true });
+      expect(res.status).toBe(200);
+      expect(names(res.body.streams)).toEqual(names(await listAs(t.cast.member, { include_all: true })));
+      expect(names(res.body.streams)).not.toContain('alpha private');
+    });
+
     it('gives guests only their own channels, even with include_public', async () => {
       expect(names(await listAs(t.cast.guest, { include_public: true }))).toEqual(['guest room']);
     });

@@ -42,6 +42,10 @@ export async function authenticateBasic(caches: Caches, header: string | undefin
     label,
   );
   if (addressed !== realm.string_id) throw new UnauthorizedError('Invalid API key');
+  // Zulip's documentation gives these USER_DEACTIVATED and REALM_DEACTIVATED, but its
+  // server turns every error of an API key's check into a 401 UNAUTHORIZED with the same
+  // message (authenticated_rest_api_view), and clients see that. The documented codes
+  // are POST /fetch_api_key's (src/actions/login.ts).
   if (realm.deactivated) throw new UnauthorizedError('This organization has been deactivated');
   if (!caller.user.is_active) throw new UnauthorizedError('Account is deactivated');
   // A copy per request: the request may change its user object, and what is
