@@ -833,7 +833,7 @@ export interface paths {
         put?: never;
         /**
          * Register a device for end-to-end encrypted push notifications
-         * @description Registers a device for end-to-end encrypted push notifications, or rotates its encryption key or its push token (feature level 406, redesigned at 468). A first registration sends both the key fields (push_key, push_key_id) and the token fields (token_kind, token_id, bouncer_public_key, encrypted_push_registration); a key rotation sends only the key fields and a token rotation only the token fields. On success any legacy registration of the same token for the user is removed (feature level 483). Repeating an identical registration succeeds without change.
+         * @description Registers a device for end-to-end encrypted push notifications, or rotates its encryption key or its push token (feature level 406, redesigned at 468). A first registration sends both the key fields (push_key, push_key_id) and the token fields (token_kind, token_id, bouncer_public_key, encrypted_push_registration); a key rotation sends only the key fields and a token rotation only the token fields. On success any legacy registration of the same token for the user is removed (feature level 483). Repeating an identical registration succeeds without change. The device is one POST /register_client_device gave the caller (feature level 468); the registration lives with it and goes when the device is removed. The push notification service confirms a token in the background: until then the token is pending (POST /register's `devices`, and device update events, tell the outcome), and a registration naming a token while one is pending is refused, unless the service refused the pending one or a day has passed.
          */
         post: operations["register-push-device"];
         delete?: never;
@@ -863,6 +863,72 @@ export interface paths {
          * @description Stops legacy push notifications to an iOS device by forgetting its APNs token. Deprecated together with add-apns-token.
          */
         delete: operations["remove-apns-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/android_gcm_reg_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an FCM registration token
+         * @deprecated
+         * @description Registers a Firebase Cloud Messaging token for the caller's Android device (legacy, unencrypted push; the path keeps FCM's old name, GCM). Deprecated since feature level 406 in favor of POST /mobile_push/register; the apps still send it when they cannot use end-to-end encrypted push. Registering a token that is already registered succeeds and changes nothing. The token is stored whether or not a push service is configured (as Zulip stores it locally), so this endpoint never answers PUSH_SERVICE_NOT_CONFIGURED; Parley's push relay speaks only the end-to-end encrypted protocol, so a legacy token receives no notifications. A later POST /mobile_push/register naming the same token removes it (feature level 483).
+         */
+        post: operations["add-fcm-token"];
+        /**
+         * Remove an FCM registration token
+         * @deprecated
+         * @description Forgets a Firebase Cloud Messaging token of the caller's (legacy push). Deprecated together with add-fcm-token; the apps send it at logout and before they switch to end-to-end encrypted push.
+         */
+        delete: operations["remove-fcm-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/register_client_device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a logged-in device
+         * @description Registers a device the caller is logged in on, and returns its ID (new in feature level 468). Mobile apps register their device once per login and name it in POST /mobile_push/register, which configures its end-to-end encrypted push notifications, and in POST /remove_client_device when the user logs out. The caller's clients learn of it through a device add event, and POST /register's `devices` lists it. A user may have at most 1,000 devices (a Parley limit).
+         */
+        post: operations["register-client-device"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/remove_client_device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a registered device
+         * @description Removes a device the caller registered with POST /register_client_device (new in feature level 470); mobile apps call it when the user logs out. The device's push registration goes with it: no further notification is sent to it. The caller's clients learn of it through a device remove event.
+         */
+        post: operations["remove-client-device"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3892,6 +3958,43 @@ export interface components {
             /** @description Creation time, UNIX seconds. */
             date_created: number;
         };
+        /**
+         * @description One of the caller's registered devices, as POST /register's `devices` reports it (keyed by the device's ID as a string). Every field is present and null until the device has a push registration.
+         * @example {
+         *       "push_key_id": 2408,
+         *       "push_token_id": "3q2+78r+ur4=",
+         *       "pending_push_token_id": null,
+         *       "push_token_last_updated_timestamp": 1764400000,
+         *       "push_registration_error_code": null
+         *     }
+         */
+        ClientDevice: {
+            /** @description The push_key_id of the device's current push key. */
+            push_key_id: number | null;
+            /** @description The token_id (standard Base64 of 8 bytes) the push notification service confirmed for the device; notifications go to that token. */
+            push_token_id: string | null;
+            /** @description The token_id of a registration the push notification service has not confirmed yet (it stays set when the service refused it; see push_registration_error_code). */
+            pending_push_token_id: string | null;
+            /** @description When the device last sent a token (UNIX seconds). */
+            push_token_last_updated_timestamp: number | null;
+            /** @description Why the push notification service refused the pending registration: INVALID_BOUNCER_PUBLIC_KEY (the app should be updated), REQUEST_EXPIRED (register again with a fresh encrypted_push_registration), or BAD_REQUEST. A registration left pending for a day counts as REQUEST_EXPIRED. */
+            push_registration_error_code: string | null;
+        };
+        /**
+         * @description The caller's registered devices, keyed by device ID (as a string). New in feature level 468.
+         * @example {
+         *       "1": {
+         *         "push_key_id": 2408,
+         *         "push_token_id": "3q2+78r+ur4=",
+         *         "pending_push_token_id": null,
+         *         "push_token_last_updated_timestamp": 1764400000,
+         *         "push_registration_error_code": null
+         *       }
+         *     }
+         */
+        ClientDevices: {
+            [key: string]: components["schemas"]["ClientDevice"];
+        };
         /** @description A custom emoji uploaded to the organization. */
         RealmEmoji: {
             id: string;
@@ -4226,6 +4329,8 @@ export interface components {
             /** @description The highest message ID the user has received; -1 if none. */
             max_message_id?: number;
             saved_snippets?: components["schemas"]["SavedSnippet"][];
+            /** @description Owned by `device`; the caller's registered devices and their push registrations, keyed by device ID (feature level 468). */
+            devices?: components["schemas"]["ClientDevices"];
             /** @description Owned by `alert_words`; the user's alert words. */
             alert_words?: string[];
             /** @description Custom emoji, keyed by emoji ID. */
@@ -5351,8 +5456,66 @@ export interface components {
                 [key: string]: components["schemas"]["RealmEmoji"];
             };
         };
+        /**
+         * @description The caller registered a device (POST /register_client_device). Its fields start null. New in feature level 468.
+         * @example {
+         *       "id": 30,
+         *       "type": "device",
+         *       "op": "add",
+         *       "device_id": 2
+         *     }
+         */
+        DeviceAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "device";
+            /** @enum {string} */
+            op: "add";
+            device_id: number;
+        };
+        /**
+         * @description The caller removed a device (POST /remove_client_device). New in feature level 468.
+         * @example {
+         *       "id": 31,
+         *       "type": "device",
+         *       "op": "remove",
+         *       "device_id": 2
+         *     }
+         */
+        DeviceRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "device";
+            /** @enum {string} */
+            op: "remove";
+            device_id: number;
+        };
+        /**
+         * @description A device's push registration changed: only the fields that changed are present (null when a field was cleared). A registration or token rotation sets pending_push_token_id; the push notification service's confirmation sets push_token_id and clears pending_push_token_id; its refusal sets push_registration_error_code. New in feature level 468.
+         * @example {
+         *       "id": 32,
+         *       "type": "device",
+         *       "op": "update",
+         *       "device_id": 2,
+         *       "push_token_id": "3q2+78r+ur4=",
+         *       "pending_push_token_id": null
+         *     }
+         */
+        DeviceUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "device";
+            /** @enum {string} */
+            op: "update";
+            device_id: number;
+            push_key_id?: number | null;
+            push_token_id?: string | null;
+            pending_push_token_id?: string | null;
+            push_token_last_updated_timestamp?: number | null;
+            push_registration_error_code?: string | null;
+        };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -5623,6 +5786,47 @@ export interface components {
         RemoveApnsTokenRequest: {
             /** @description The device token to forget, as it was registered. Checked like the token of add-apns-token. */
             token: string;
+        };
+        /**
+         * @example {
+         *       "token": "fcm-registration-token-of-this-phone"
+         *     }
+         */
+        AddFcmTokenRequest: {
+            /** @description The registration token Firebase Cloud Messaging issued to the Android app. Any text of 1 to 4,096 characters; otherwise "Empty or invalid length token". */
+            token: string;
+        };
+        /**
+         * @example {
+         *       "token": "fcm-registration-token-of-this-phone"
+         *     }
+         */
+        RemoveFcmTokenRequest: {
+            /** @description The token to forget, as it was registered. Checked like the token of add-fcm-token. */
+            token: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "device_id": 2
+         *     }
+         */
+        RegisterClientDeviceResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new device's ID, unique on the server. The client keeps it and names it in POST /mobile_push/register and POST /remove_client_device. */
+            device_id: number;
+        };
+        /**
+         * @example {
+         *       "device_id": 1
+         *     }
+         */
+        RemoveClientDeviceRequest: {
+            /** @description A device the caller registered with POST /register_client_device. */
+            device_id: number;
         };
         /**
          * @example {
@@ -9288,6 +9492,163 @@ export interface operations {
         responses: {
             200: components["responses"]["SimpleSuccess"];
             /** @description The token is malformed or not registered for the caller. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingArgumentError"] | components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "add-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "fcm-registration-token-of-this-phone"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AddFcmTokenRequest"];
+                /**
+                 * @example {
+                 *       "token": "fcm-registration-token-of-this-phone"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AddFcmTokenRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The token is empty or too long, or missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingArgumentError"] | components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "fcm-registration-token-of-this-phone"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["RemoveFcmTokenRequest"];
+                /**
+                 * @example {
+                 *       "token": "fcm-registration-token-of-this-phone"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["RemoveFcmTokenRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The token is malformed or not registered for the caller. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingArgumentError"] | components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "register-client-device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new device's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisterClientDeviceResponse"];
+                };
+            };
+            /** @description The caller has 1,000 devices already. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-client-device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "device_id": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["RemoveClientDeviceRequest"];
+                /**
+                 * @example {
+                 *       "device_id": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["RemoveClientDeviceRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The device is not one of the caller's, or device_id is missing or malformed. */
             400: {
                 headers: {
                     [name: string]: unknown;

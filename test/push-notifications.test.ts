@@ -1,6 +1,6 @@
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
-import { decryptWithPushKey, pushKeyOf, registration, TestRelay, tokenIdOf } from './support/push-relay';
+import { decryptWithPushKey, pushKeyOf, registerDevice, registration, TestRelay, tokenIdOf } from './support/push-relay';
 import { countQueries, createChannel, createMembers, startTestServer, type TestServer } from './support/server';
 
 eachDatabase('encrypted push notifications', (dialect) => {
@@ -16,18 +16,18 @@ eachDatabase('encrypted push notifications', (dialect) => {
     await createChannel(t, 'general', [owner, admin, member, moderator, guest]);
     // The member has two phones, the admin one; nobody else has any.
     const devices: Array<[UserRow, ReturnType<typeof registration>]> = [
-      [member, registration(1, { keySeed: 11 })],
-      [member, registration(2, { keySeed: 12 })],
-      [admin, registration(1, { keySeed: 21 })],
+      [member, registration(await registerDevice(t.api, member), { keySeed: 11 })],
+      [member, registration(await registerDevice(t.api, member), { keySeed: 12 })],
+      [admin, registration(await registerDevice(t.api, admin), { keySeed: 21 })],
     ];
     for (const [user, fields] of devices) {
       const res = await t.api.post('/mobile_push/register', user, fields);
       if (res.status !== 200) throw new Error(JSON.stringify(res.body));
     }
     await t.ctx.push!.whenIdle();
-    const rows = (await t.ctx.db('push_devices').select('user_id', 'device_id', 'relay_device_id')) as Array<Record<string, number>>;
+    const rows = (await t.ctx.db('client_devices').select('user_id', 'id', 'relay_device_id')) as Array<Record<string, number>>;
     for (const [user, fields] of devices) {
-      const row = rows.find((r) => Number(r.user_id) === user.id && Number(r.device_id) === fields.device_id)!;
+      const row = rows.find((r) => Number(r.user_id) === user.id && Number(r.id) === fields.device_id)!;
       keys.set(Number(row.relay_device_id), { userId: user.id, pushKey: fields.push_key, pushKeyId: fields.push_key_id });
     }
   });
@@ -81,10 +81,12 @@ eachDatabase('encrypted push notifications', (dialect) => {
         message_id: id,
         sender_id: owner.id,
         sender_full_name: 'Test Owner',
-        sender_avatar_url: expect.any(String),
+        sender_avatar_url: expect.stringMatching(/^https:\/\//),
         time: expect.any(Number),
         content: 'Lunch at noon?',
         recipient_type: 'direct',
+        // Every participant, sorted (Zulip since feature level 429): the form the apps parse.
+        recipient_user_ids: [owner.id, member.id].sort((a, b) => a - b),
       });
     }
     // The relay cannot open it, nor can another device's key.
@@ -93,7 +95,7 @@ eachDatabase('encrypted push notifications', (dialect) => {
     expect(decryptWithPushKey(first!.encrypted_data, other.pushKey)).toBeNull();
   });
 
-  it('a group direct message notifies each recipient’s devices, with pm_users', async () => {
+  it('a group direct message notifies each recipient’s devices, with every participant in recipient_user_ids', async () => {
     const { owner, member, admin } = t.cast;
     const { id, delivered } = await sendAndCollect(owner, {
       type: 'direct',
@@ -102,8 +104,11 @@ eachDatabase('encrypted push notifications', (dialect) => {
     });
     const opened = open(delivered);
     expect(opened.map((o) => o.userId).sort()).toEqual([admin.id, member.id, member.id].sort());
-    const pmUsers = [owner.id, member.id, admin.id].sort((a, b) => a - b).join(',');
-    for (const { payload } of opened) expect(payload).toMatchObject({ message_id: id, recipient_type: 'direct', pm_users: pmUsers });
+    const everyone = [owner.id, member.id, admin.id].sort((a, b) => a - b);
+    for (const { payload } of opened) {
+      expect(payload).toMatchObject({ message_id: id, recipient_type: 'direct', recipient_user_ids: everyone });
+      expect(payload).not.toHaveProperty('pm_users');
+    }
   });
 
   it('a mention in a channel notifies the mentioned user’s devices only', async () => {
@@ -128,7 +133,7 @@ eachDatabase('encrypted push notifications', (dialect) => {
         content: 'hello @Test Member',
         sender_id: owner.id,
       });
-      expect(payload).not.toHaveProperty('pm_users');
+      expect(payload).not.toHaveProperty('recipient_user_ids');
     }
   });
 
@@ -208,10 +213,9 @@ eachDatabase('encrypted push notifications', (dialect) => {
     const crowd = await createMembers(t, 'crowd', 201);
     await createChannel(t, 'crowded', [t.cast.owner, ...crowd]);
     // Fixture: confirmed devices written directly, as registrations and relay answers would.
-    await t.ctx.db('push_devices').insert(
+    await t.ctx.db('client_devices').insert(
       crowd.map((u, i) => ({
         user_id: u.id,
-        device_id: 1,
         push_key_id: 5,
         push_key: pushKeyOf(200),
         token_kind: 'fcm',
@@ -219,6 +223,7 @@ eachDatabase('encrypted push notifications', (dialect) => {
         bouncer_public_key: 'a2V5',
         encrypted_push_registration: 'cmVn',
         relay_device_id: 50_000 + i,
+        confirmed_token_id: tokenIdOf(`crowd-${i}`),
         date_created: 0,
       })),
     );

@@ -1,24 +1,43 @@
 import type { AppContext } from '../context';
 import type { Data, Params } from '../contract';
 import { inTransaction } from '../db/transaction';
-import { checkPushKey, checkRelayBlob, checkTokenId, classifyRegistration, pushServiceNotConfigured } from '../domain/push-devices';
+import {
+  canonicalTokenId,
+  checkPushKey,
+  checkRelayBlob,
+  checkTokenId,
+  classifyRegistration,
+  invalidDeviceId,
+  pushServiceNotConfigured,
+} from '../domain/push-devices';
 import { checkHumanUser } from '../domain/push-tokens';
 import { ApiError } from '../errors';
-import { deleteLegacyTokensByTokenId, getPushDevice, updatePushKey, updatePushToken, upsertPushDevice } from '../queries/push-devices';
+import { nowSeconds } from '../queries/ids';
+import {
+  deleteLegacyTokensByTokenId,
+  getClientDeviceForUpdate,
+  setPushKey,
+  setPushToken,
+  type ClientDeviceRow,
+  type PushToken,
+} from '../queries/client-devices';
 import type { UserRow } from '../queries/rows';
+import { pendingTokenId, registrationErrorOf } from '../serializers/devices';
+import { queueDeviceEvent } from './client-devices';
 import type { RegistrationToForward } from './push-relay';
 
 /**
- * POST /mobile_push/register: registers a device for end-to-end encrypted
- * push notifications, or rotates its key or its token (Zulip's
- * register_push_device). Every check runs before anything is written; the
- * row, the removal of the legacy token and nothing else commit together, and
- * the registration goes to the relay after the commit (src/actions/push-relay.ts).
- *
- * Parley has no device registry (Zulip's POST /register_client_device): a
- * device_id names the caller's own registration and is created by its first
- * complete registration. Rotating the key or the token of a device never
- * registered is Zulip's "No push registration exists…" error.
+ * POST /mobile_push/register: registers a device (one POST
+ * /register_client_device gave the caller) for end-to-end encrypted push
+ * notifications, or rotates its key or its token (Zulip's
+ * register_push_device, feature level 468). Zulip's checks in Zulip's order,
+ * which decides the error a request with several faults gets: bots, the
+ * relay, the device, the groups of fields, a key rotation, a token still
+ * pending, the token id, a token rotation, a registration. Nothing is written
+ * before every check passed; the device's row, the removal of the legacy
+ * token and nothing else commit together; the registration goes to the relay
+ * after the commit (src/actions/push-relay.ts), whose answer arrives as a
+ * device update event.
  */
 export async function doRegisterPushDevice(
   ctx: AppContext,
@@ -28,64 +47,87 @@ export async function doRegisterPushDevice(
   checkHumanUser(user);
   const relay = ctx.push;
   if (!relay) throw pushServiceNotConfigured();
-  const kind = classifyRegistration(p);
-  const key = p.push_key !== undefined ? checkPushKey(p.push_key) : null;
-  let tokenIdHex: string | null = null;
-  if (p.token_id !== undefined) tokenIdHex = checkTokenId(p.token_id).toString('hex');
-  if (p.bouncer_public_key !== undefined) checkRelayBlob('bouncer_public_key', p.bouncer_public_key);
-  if (p.encrypted_push_registration !== undefined) checkRelayBlob('encrypted_push_registration', p.encrypted_push_registration);
 
   const forward = await inTransaction(ctx.db, async (tx): Promise<RegistrationToForward | null> => {
-    const existing = await getPushDevice(tx.trx, user.id, p.device_id);
+    const device = await getClientDeviceForUpdate(tx.trx, user.id, p.device_id);
+    if (!device) throw invalidDeviceId();
+    const kind = classifyRegistration(p);
+    const now = nowSeconds();
+
     if (kind === 'rotate-key') {
-      if (!existing || existing.push_key_id === null) throw new ApiError('No push registration exists to rotate key for.');
-      await updatePushKey(tx.trx, user.id, p.device_id, p.push_key_id!, key!.encoded);
+      if (device.push_key_id === null) throw new ApiError('No push registration exists to rotate key for.');
+      const key = checkPushKey(p.push_key!);
+      // The same key again changes nothing and tells nobody.
+      if (device.push_key_id === p.push_key_id && device.push_key === key.encoded) return null;
+      await setPushKey(tx.trx, device.id, p.push_key_id!, key.encoded);
+      queueDeviceEvent(ctx, tx, user.id, { type: 'device', op: 'update', device_id: device.id, push_key_id: p.push_key_id! });
       return null;
     }
-    const token = {
+
+    // One registration of a token at a time: the relay's answer to the
+    // pending one comes first, unless it refused it or never answered.
+    if (pendingTokenId(device) !== null && registrationErrorOf(device, now) === null) {
+      throw new ApiError('A registration for the device already in progress.');
+    }
+    const tokenId = checkTokenId(p.token_id!);
+    checkRelayBlob('bouncer_public_key', p.bouncer_public_key!);
+    checkRelayBlob('encrypted_push_registration', p.encrypted_push_registration!);
+    const token: PushToken = {
       token_kind: p.token_kind!,
-      token_id: p.token_id!,
+      token_id: canonicalTokenId(tokenId),
       bouncer_public_key: p.bouncer_public_key!,
       encrypted_push_registration: p.encrypted_push_registration!,
     };
+
     if (kind === 'rotate-token') {
-      if (!existing || existing.push_key_id === null) throw new ApiError('No push registration exists to rotate token for.');
-      // The same token again changes nothing (Zulip answers success at once) —
-      // unless the relay never confirmed it: then it is forwarded again, as
-      // Zulip retries a registration its bouncer failed.
-      const confirmed = existing.relay_device_id !== null;
-      if (confirmed && existing.token_id === token.token_id && existing.token_kind === token.token_kind) return null;
-      await updatePushToken(tx.trx, user.id, p.device_id, token);
+      if (device.push_key_id === null) throw new ApiError('No push registration exists to rotate token for.');
+      // The token the relay confirmed, again: nothing to do (Zulip answers success at once).
+      if (isConfirmed(device, token)) return null;
+      await setPushToken(tx.trx, device.id, token, now);
+      queueDeviceEvent(ctx, tx, user.id, { type: 'device', op: 'update', device_id: device.id, ...pendingFields(token, now) });
     } else {
-      const same =
-        existing !== null &&
-        existing.relay_device_id !== null &&
-        existing.push_key_id === p.push_key_id &&
-        existing.push_key === key!.encoded &&
-        existing.token_id === token.token_id &&
-        existing.token_kind === token.token_kind;
+      const key = checkPushKey(p.push_key!);
       // Repeating an identical, confirmed registration is a success without change (Zulip: idempotent).
-      if (same) return null;
-      await upsertPushDevice(tx.trx, {
-        user_id: user.id,
-        device_id: p.device_id,
+      if (isConfirmed(device, token) && device.push_key_id === p.push_key_id && device.push_key === key.encoded) return null;
+      await setPushKey(tx.trx, device.id, p.push_key_id!, key.encoded);
+      await setPushToken(tx.trx, device.id, token, now);
+      queueDeviceEvent(ctx, tx, user.id, {
+        type: 'device',
+        op: 'update',
+        device_id: device.id,
         push_key_id: p.push_key_id!,
-        push_key: key!.encoded,
-        ...token,
+        ...pendingFields(token, now),
       });
     }
     // From feature level 483 the new registration replaces the legacy one of the same token.
-    await deleteLegacyTokensByTokenId(tx.trx, user.id, token.token_kind, tokenIdHex!);
+    await deleteLegacyTokensByTokenId(tx.trx, user.id, token.token_kind!, tokenId.toString('hex'));
     return {
       userId: user.id,
-      deviceId: p.device_id,
-      tokenKind: token.token_kind,
-      tokenId: token.token_id,
-      bouncerPublicKey: token.bouncer_public_key,
-      encryptedPushRegistration: token.encrypted_push_registration,
+      deviceId: device.id,
+      tokenKind: token.token_kind!,
+      tokenId: token.token_id!,
+      bouncerPublicKey: token.bouncer_public_key!,
+      encryptedPushRegistration: token.encrypted_push_registration!,
     };
   });
   relay.noteDevice(user.id);
   if (forward) relay.forwardRegistration(forward);
   return {};
 }
+
+/** Whether the device's confirmed, unrefused token is this one, of this kind. */
+function isConfirmed(device: ClientDeviceRow, token: PushToken): boolean {
+  return (
+    device.registration_error === null &&
+    device.relay_device_id !== null &&
+    device.confirmed_token_id === token.token_id &&
+    device.token_kind === token.token_kind
+  );
+}
+
+/** What a device update event says of a token just sent: pending since now, no refusal. */
+const pendingFields = (token: PushToken, now: number) => ({
+  pending_push_token_id: token.token_id,
+  push_token_last_updated_timestamp: now,
+  push_registration_error_code: null,
+});

@@ -2,10 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import nacl from 'tweetnacl';
 import type { Config } from '../config';
-import { pushContent } from '../domain/push-devices';
+import { pushContent, REGISTRATION_ERROR_CODES, REGISTRATION_EXPIRED } from '../domain/push-devices';
 import type { Delivery, EventBus } from '../events/bus';
-import { listDeliverableDevices, listUserIdsWithPushDevices, setRelayDeviceId, type DeliverableDevice } from '../queries/push-devices';
+import {
+  confirmPushToken,
+  listDeliverableDevices,
+  listUserIdsWithPushDevices,
+  refusePushToken,
+  type DeliverableDevice,
+} from '../queries/client-devices';
 import type { MessageBusEvent } from '../serializers/messages';
+import { fullAvatarUrl } from '../serializers/users';
 
 /**
  * Delivery of end-to-end encrypted push notifications through the push
@@ -56,6 +63,8 @@ interface Job {
   path: string;
   build: () => Promise<object | null>;
   onSuccess?: (answer: unknown) => Promise<void>;
+  /** Once the job is refused, or abandoned after its last attempt. */
+  onGiveUp?: (err: unknown) => Promise<void>;
   attempts: number;
 }
 
@@ -70,6 +79,26 @@ export interface RegistrationToForward {
 
 /** A failure worth retrying (the relay or the network), as opposed to a refusal. */
 class RetryableError extends Error {}
+
+/** The relay refused a request (a 4xx other than 429), with the Zulip error code of its answer, if any. */
+class RelayRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The code a device's refused registration reports: the relay's, when it is
+ * one Zulip's devices report, else BAD_REQUEST; a registration never answered
+ * (the attempts ran out) is REQUEST_EXPIRED, so the app sends a fresh one.
+ */
+export function registrationErrorCode(err: unknown): string {
+  if (!(err instanceof RelayRefusal)) return REGISTRATION_EXPIRED;
+  return err.code !== null && REGISTRATION_ERROR_CODES.has(err.code) ? err.code : 'BAD_REQUEST';
+}
 
 export class PushRelay {
   private usersWithDevices: Set<number> | null = null;
@@ -146,10 +175,27 @@ export class PushRelay {
       }),
       onSuccess: async (answer) => {
         const id = (answer as { device_id?: unknown } | null)?.device_id;
-        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new Error('the relay answered without a device_id');
-        await setRelayDeviceId(this.db, r.userId, r.deviceId, r.tokenId, id);
+        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new RelayRefusal('the relay answered without a device_id', null);
+        // Unless the device's token changed meanwhile (or the device is gone): then this answer is stale.
+        if (await confirmPushToken(this.db, r.deviceId, r.tokenId, id)) {
+          this.publishDeviceUpdate(r, { push_token_id: r.tokenId, pending_push_token_id: null });
+        }
+      },
+      onGiveUp: async (err) => {
+        const code = registrationErrorCode(err);
+        if (await refusePushToken(this.db, r.deviceId, r.tokenId, code)) {
+          this.publishDeviceUpdate(r, { push_registration_error_code: code });
+        }
       },
     });
+  }
+
+  /** The outcome of a registration, to the device's owner (Zulip's device update event). */
+  private publishDeviceUpdate(
+    r: RegistrationToForward,
+    fields: { push_token_id?: string; pending_push_token_id?: null; push_registration_error_code?: string },
+  ): void {
+    this.bus.publish({ event: { type: 'device', op: 'update', device_id: r.deviceId, ...fields }, userIds: [r.userId] });
   }
 
   /**
@@ -274,6 +320,11 @@ export class PushRelay {
         return;
       }
       this.log.error({ job: job.what, attempts: job.attempts, err: errorText(err) }, 'push relay: gave up');
+      if (job.onGiveUp) {
+        await job
+          .onGiveUp(err)
+          .catch((e: unknown) => this.log.error({ job: job.what, err: errorText(e) }, 'push relay: could not record the refusal'));
+      }
       this.done();
     }
   }
@@ -299,7 +350,7 @@ export class PushRelay {
     if (res.status >= 500 || res.status === 429) throw new RetryableError(`relay answered ${res.status}`);
     // Any other refusal (a registration the relay cannot decrypt, an unknown
     // device) will not change by asking again.
-    if (!res.ok) throw new Error(`relay refused with ${res.status}: ${text.slice(0, 200)}`);
+    if (!res.ok) throw new RelayRefusal(`relay refused with ${res.status}: ${text.slice(0, 200)}`, codeOf(text));
     try {
       return text ? (JSON.parse(text) as unknown) : null;
     } catch {
@@ -310,9 +361,14 @@ export class PushRelay {
 
 /**
  * The plaintext of a message notification, in Zulip's E2EE payload format
- * (api_docs "Mobile notifications"): `pm_users` only for group direct
- * messages, channel fields only for channel messages; the content as text
- * (src/domain/push-devices.ts pushContent).
+ * (api_docs "Mobile notifications", feature level 429): the identity
+ * (realm, user), the sender with an absolute avatar URL, the message id and
+ * time as integers, the content as text (src/domain/push-devices.ts
+ * pushContent); a channel message names its channel and topic, a direct
+ * message every participant in `recipient_user_ids`, sorted (the sender and
+ * the receiver of a 1:1 conversation; the user alone in their own). The
+ * apps parse no other form of a direct message's recipients from an
+ * encrypted payload.
  */
 export function messagePayload(
   event: MessageBusEvent,
@@ -320,6 +376,7 @@ export function messagePayload(
   realmUrl: string,
 ): object {
   const m = event.message;
+  const avatar = fullAvatarUrl(event.sender);
   const base = {
     type: 'message',
     realm_name: device.realm_name,
@@ -328,15 +385,15 @@ export function messagePayload(
     message_id: m.id,
     sender_id: m.sender_id,
     sender_full_name: m.sender_full_name,
-    sender_avatar_url: m.avatar_url ?? null,
+    sender_avatar_url: avatar.startsWith('/') ? new URL(avatar, realmUrl).href : avatar,
     time: m.timestamp,
     content: pushContent(m.content),
   };
   if (m.type === 'stream') {
     return { ...base, recipient_type: 'channel', channel_id: m.stream_id, channel_name: m.display_recipient, topic: m.subject };
   }
-  const people = Array.isArray(m.display_recipient) ? m.display_recipient.map((u) => u.id).sort((a, b) => a - b) : [];
-  return { ...base, recipient_type: 'direct', ...(people.length > 2 ? { pm_users: people.join(',') } : {}) };
+  const people = Array.isArray(m.display_recipient) ? m.display_recipient.map((u) => u.id) : [m.sender_id, device.user_id];
+  return { ...base, recipient_type: 'direct', recipient_user_ids: [...new Set(people)].sort((a, b) => a - b) };
 }
 
 /** Base64 of nonce ‖ secretbox(JSON payload) under the device's key (the bytes after push_key's cryptosystem byte). */
@@ -345,6 +402,16 @@ export function encryptForDevice(device: Pick<DeliverableDevice, 'push_key'>, pa
   const nonce = randomBytes(nacl.secretbox.nonceLength);
   const box = nacl.secretbox(Buffer.from(JSON.stringify(payload), 'utf8'), nonce, key);
   return Buffer.concat([nonce, Buffer.from(box)]).toString('base64');
+}
+
+/** The `code` of a Zulip-shaped error body, if the text is one. */
+function codeOf(text: string): string | null {
+  try {
+    const code = (JSON.parse(text) as { code?: unknown } | null)?.code;
+    return typeof code === 'string' ? code : null;
+  } catch {
+    return null;
+  }
 }
 
 function errorText(err: unknown): string {

@@ -11,6 +11,7 @@ import { apiEmailFor, BotTypeCode, checkFullName, emailKey, isValidEmail } from 
 import { loadConfig } from '../config';
 import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
 import { insertAuditLog } from '../queries/audit';
+import { clearPushRegistrations } from '../queries/client-devices';
 import { addGroupMembers, getSystemGroupIds } from '../queries/groups';
 import { nowSeconds } from '../queries/ids';
 import { getRealmById, getRealmUserDefaultsRaw } from '../queries/realms';
@@ -129,6 +130,10 @@ export async function doRegenerateApiKey(db: Knex, user: Pick<UserRow, 'id' | 'r
   const apiKey = generateApiKey();
   await inTransaction(db, async ({ trx }) => {
     await updateUser(trx, user.id, { api_key: apiKey });
+    // The apps logged in with the old key are logged out: their encrypted push registrations go
+    // too, so no notification reaches a phone that can no longer read the account (Zulip since
+    // feature level 492). The devices stay registered until the apps remove them.
+    await clearPushRegistrations(trx, user.id);
     await insertAuditLog(trx, { realmId: user.realm_id, actorId, eventType: AuditEventType.USER_API_KEY_CHANGED, userId: user.id });
   });
   return apiKey;

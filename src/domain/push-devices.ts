@@ -52,6 +52,15 @@ export function checkTokenId(text: string): Buffer {
 }
 
 /**
+ * The form a token_id is stored and reported in: standard Base64 of its 8
+ * bytes, as Zulip re-encodes the integer it keeps (so a client comparing the
+ * token_id it computed with POST /register's `devices` finds it equal).
+ */
+export function canonicalTokenId(bytes: Buffer): string {
+  return bytes.toString('base64');
+}
+
+/**
  * bouncer_public_key and encrypted_push_registration are opaque to the
  * server (only the relay can decrypt the registration); Zulip's relay
  * refuses them with these messages. Parley checks their Base64 before
@@ -93,6 +102,30 @@ export function classifyRegistration(p: RegistrationFields): RegistrationKind {
   if (complete(key) && complete(token)) return 'register';
   return complete(key) ? 'rotate-key' : 'rotate-token';
 }
+
+/** A device_id that names no device the caller registered (Zulip's check_device_id: one error for missing and another user's). */
+export function invalidDeviceId(): ApiError {
+  return new ApiError('Invalid `device_id`');
+}
+
+/** How many devices a user may have registered at once: a Parley limit (Zulip has none), far above any person's phones. */
+export const MAX_CLIENT_DEVICES_PER_USER = 1000;
+
+/**
+ * How long a token may stay pending at the push relay before it counts as
+ * expired (Zulip's PUSH_REGISTRATION_LIVENESS_TIMEOUT, a day: longer than any
+ * minor outage). Within it, another registration of a token is refused.
+ */
+export const PUSH_REGISTRATION_LIVENESS_SECONDS = 24 * 60 * 60;
+
+/**
+ * The codes a refused registration reports (Zulip's Device choices): the
+ * relay's own code when it is one of these, else BAD_REQUEST; a registration
+ * the relay never answered counts as REQUEST_EXPIRED, which tells the app to
+ * register again with a fresh encrypted_push_registration.
+ */
+export const REGISTRATION_ERROR_CODES: ReadonlySet<string> = new Set(['INVALID_BOUNCER_PUBLIC_KEY', 'REQUEST_EXPIRED', 'BAD_REQUEST']);
+export const REGISTRATION_EXPIRED = 'REQUEST_EXPIRED';
 
 /** The error of a push registration when no relay is configured (Zulip's PushServiceNotConfiguredError). */
 export function pushServiceNotConfigured(): ApiError {

@@ -1,4 +1,3 @@
-import { apnsTokenHandlers } from '../handlers/apns-tokens';
 import { avatarHandlers } from '../handlers/avatars';
 import { authHandlers } from '../handlers/auth';
 import { eventHandlers } from '../handlers/events';
@@ -28,7 +27,6 @@ export const HANDLERS: HandlerTable = {
   ...eventHandlers,
   ...channelHandlers,
   ...savedSnippetHandlers,
-  ...apnsTokenHandlers,
   ...pushHandlers,
   ...uploadHandlers,
   ...healthHandlers,

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nacl from 'tweetnacl';
+import type { UserRow } from '../../src/queries/rows';
+import type { ApiClient } from './server';
 
 /**
  * A push relay for tests: an HTTP server on 127.0.0.1 speaking the relay's
@@ -21,6 +23,8 @@ export class TestRelay {
   readonly requests: RelayRequest[] = [];
   /** Statuses to answer, per path, before answering 200. */
   readonly script = new Map<string, number[]>();
+  /** The Zulip error code a refusal carries (a 4xx of `script`), per path; none by default. */
+  readonly refusalCodes = new Map<string, string>();
   /** How long to hold each next answer, per path, in milliseconds (a slow relay). */
   readonly delays = new Map<string, number[]>();
   private nextDeviceId = 9000;
@@ -39,7 +43,8 @@ export class TestRelay {
         const delay = this.delays.get(path)?.shift() ?? 0;
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
         res.writeHead(status, { 'Content-Type': 'application/json' });
-        if (status !== 200) return res.end(JSON.stringify({ result: 'error', msg: 'scripted failure' }));
+        const code = this.refusalCodes.get(path);
+        if (status !== 200) return res.end(JSON.stringify({ result: 'error', msg: 'scripted failure', ...(code ? { code } : {}) }));
         if (path === TestRelay.REGISTER) return res.end(JSON.stringify({ result: 'success', msg: '', device_id: this.nextDeviceId++ }));
         res.end(JSON.stringify({ result: 'success', msg: '' }));
       });
@@ -94,6 +99,13 @@ export function decryptWithPushKey(encryptedData: string, pushKey: string): Reco
   const key = Buffer.from(pushKey, 'base64').subarray(1);
   const opened = nacl.secretbox.open(data.subarray(nacl.secretbox.nonceLength), data.subarray(0, nacl.secretbox.nonceLength), key);
   return opened ? (JSON.parse(Buffer.from(opened).toString('utf8')) as Record<string, any>) : null;
+}
+
+/** Registers a device for the user (POST /register_client_device) and returns its id. */
+export async function registerDevice(api: ApiClient, user: UserRow): Promise<number> {
+  const res = await api.post('/register_client_device', user);
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  return res.body.device_id as number;
 }
 
 /** A complete first registration for a device. */

@@ -9,6 +9,9 @@ import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, Subscripti
 import { toApiRealmEmojiMap } from '../../serializers/custom-emoji';
 import type { UserRow } from '../../queries/rows';
 import { listAlertWords } from '../../queries/alert-words';
+import { listClientDevices } from '../../queries/client-devices';
+import { nowSeconds } from '../../queries/ids';
+import { toApiClientDevices } from '../../serializers/devices';
 import { getMaxMessageIdForUser } from '../../queries/users';
 import { listUserTopicPolicies, listUserTopics } from '../../queries/user-topics';
 import { VisibilityPolicy } from '../../domain/user-topics';
@@ -110,6 +113,7 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   }
   if (want('message')) add(getMaxMessageIdForUser(db, user.id).then((max_message_id) => ({ max_message_id })));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
+  if (want('device')) add(listClientDevices(db, user.id).then((rows) => ({ devices: toApiClientDevices(rows, nowSeconds()) })));
   if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
   if (want('presence')) add(viewer().then((v) => presenceState(ctx, v, r.presence ?? { slim: r.queue.slimPresence ?? false })));
   if (want('user_status')) add(viewer().then((v) => userStatusState(db, v)));

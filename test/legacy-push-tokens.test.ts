@@ -2,7 +2,7 @@ import { eachDatabase } from './support/databases';
 import type { TestServer } from './support/server';
 import { startTestServer } from './support/server';
 
-eachDatabase('APNs device tokens', (dialect) => {
+eachDatabase('legacy push tokens (APNs and FCM)', (dialect) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer(dialect);
@@ -51,6 +51,8 @@ eachDatabase('APNs device tokens', (dialect) => {
       ['a token of 4,097 characters', { token: 'a'.repeat(4097), appid: APP }, 'Empty or invalid length token'],
       ['an odd number of hex digits', { token: 'abc', appid: APP }, 'Invalid APNS token'],
       ['a token that is not hex', { token: 'zz'.repeat(32), appid: APP }, 'Invalid APNS token'],
+      // Zulip before its E2EE push era read APNs tokens as lenient Base64 and took this one; its server since reads hex.
+      ['a token of the old Base64 examples', { token: 'apple-tokenbb', appid: APP }, 'Invalid APNS token'],
       ['whitespace inside a byte pair', { token: 'a b', appid: APP }, 'Invalid APNS token'],
       ['an app ID with a space', { token: TOKEN, appid: 'org.example parley' }, 'appid has invalid format'],
       ['an empty app ID', { token: TOKEN, appid: '' }, 'appid has invalid format'],
@@ -122,6 +124,53 @@ eachDatabase('APNs device tokens', (dialect) => {
       const res = await t.api.delete('/users/me/apns_device_token', t.cast.bot, { token: TOKEN });
       expect(res.status).toBe(400);
       expect(res.body).toEqual(refusal('This endpoint does not accept bot requests.'));
+    });
+  });
+  describe('POST and DELETE /users/me/android_gcm_reg_id (FCM)', () => {
+    const FCM = 'dGhpcyBpcyBhbiBGQ00gdG9rZW4:APA91b-example_token';
+
+    it('stores any text as sent, once, without any push service configured; removes the caller’s only', async () => {
+      for (const who of [t.cast.member, t.cast.member, t.cast.admin]) {
+        const res = await t.api.post('/users/me/android_gcm_reg_id', who, { token: FCM });
+        expect([res.status, res.body]).toEqual([200, { result: 'success', msg: '' }]);
+      }
+      const fcmOf = async (userId: number) => (await tokensOf(userId)).filter((r: { kind: string }) => r.kind === 'fcm');
+      expect(await fcmOf(t.cast.member.id)).toEqual([{ kind: 'fcm', token: FCM, ios_app_id: null }]);
+      // The same text as an APNs token is another registration.
+      expect((await tokensOf(t.cast.member.id)).map((r: { kind: string }) => r.kind).sort()).toEqual(['apns', 'fcm']);
+      const gone = await t.api.delete('/users/me/android_gcm_reg_id', t.cast.member, { token: FCM });
+      expect([gone.status, gone.body]).toEqual([200, { result: 'success', msg: '' }]);
+      expect(await fcmOf(t.cast.member.id)).toEqual([]);
+      expect(await fcmOf(t.cast.admin.id)).toHaveLength(1);
+      const again = await t.api.delete('/users/me/android_gcm_reg_id', t.cast.member, { token: FCM });
+      expect([again.status, again.body]).toEqual([400, refusal('Token does not exist')]);
+    });
+
+    it('takes a token of 4,096 characters and refuses an empty or longer one, storing nothing', async () => {
+      expect((await t.api.post('/users/me/android_gcm_reg_id', t.cast.moderator, { token: 'x'.repeat(4096) })).status).toBe(200);
+      for (const token of ['', 'x'.repeat(4097)]) {
+        const before = await countAll();
+        for (const res of [
+          await t.api.post('/users/me/android_gcm_reg_id', t.cast.moderator, { token }),
+          await t.api.delete('/users/me/android_gcm_reg_id', t.cast.moderator, { token }),
+        ]) {
+          expect([res.status, res.body]).toEqual([400, refusal('Empty or invalid length token')]);
+        }
+        expect(await countAll()).toBe(before);
+      }
+    });
+
+    it('needs token, and refuses bots', async () => {
+      const missing = await t.api.post('/users/me/android_gcm_reg_id', t.cast.guest, {});
+      expect(missing.body).toEqual({
+        result: 'error',
+        msg: "Missing 'token' argument",
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: 'token',
+      });
+      const bot = await t.api.post('/users/me/android_gcm_reg_id', t.cast.bot, { token: FCM });
+      expect([bot.status, bot.body]).toEqual([400, refusal('This endpoint does not accept bot requests.')]);
+      expect(await tokensOf(t.cast.bot.id)).toEqual([]);
     });
   });
 });
