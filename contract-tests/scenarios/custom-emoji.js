@@ -46,7 +46,8 @@ const scenarios = {
     400: refusal('BAD_IMAGE', 'Invalid image format', (req, s) => {
       req.user = s.users.member;
       req.pathParams = { emoji_name: freshName('text') };
-      req.body = { file: image(Buffer.from('plain text'), 'text/plain') };
+      // A declared type that is not an image's (a part declared text/plain, or none, would be read by its name).
+      req.body = { file: image(Buffer.from('%PDF-1.4'), 'application/pdf') };
     }),
     401: unauthenticated((req) => {
       req.pathParams = { emoji_name: freshName('anonymous') };

@@ -6,6 +6,7 @@
  * is tested by jest (test/push-register.test.ts), as are the other refusals.
  */
 const { api, refusal, unauthenticated } = require('./core');
+const { runSql } = require('./database');
 
 /** A new device of the user (POST /register_client_device): each scenario registers its own. */
 async function newDevice(s, user) {
@@ -19,6 +20,14 @@ const scenarios = {
     200: (req, s) => {
       req.user = s.users.member;
     },
+    // Fixture: the guest has 1,000 devices already (a user who never logs out).
+    400: refusal('BAD_REQUEST', 'Too many devices registered (the limit is 1000); remove one first.', async (req, s) => {
+      req.user = s.users.guest;
+      await runSql(
+        'INSERT INTO client_devices (user_id, date_created) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) SELECT ?, 0 FROM n',
+        [s.users.guest.id],
+      );
+    }),
     401: unauthenticated(),
   },
   'remove-client-device': {
