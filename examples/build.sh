@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Generates both example clients from the bundled contract and compiles the
+# Generates the example clients from the bundled contract and compiles the
 # examples into dist/examples/. The clients are generated, never committed:
 # they always match the contract of this checkout (make spec writes it).
 set -euo pipefail
@@ -13,4 +13,9 @@ npx openapi-typescript ./dist/openapi.bundled.json -o examples/openapi-fetch/gen
 # (The ./ matters: a bare dist/… would be read as a registry shorthand.)
 rm -rf examples/hey-api/generated
 npx openapi-ts -i ./dist/openapi.bundled.json -o examples/hey-api/generated --silent --no-log-file
+# oazapfts: types and a function per operation over @oazapfts/runtime; --optimistic makes
+# each return its success body and throw on any other answer. It writes only into a directory that exists.
+rm -rf examples/oazapfts/generated
+mkdir -p examples/oazapfts/generated
+npx oazapfts ./dist/openapi.bundled.json examples/oazapfts/generated/api.ts --optimistic
 npx tsc -p examples/tsconfig.json

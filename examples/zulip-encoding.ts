@@ -2,9 +2,9 @@
  * How Zulip reads a form field or a query parameter: a string is taken as it
  * is, and every other value (number, boolean, list, object) as JSON text, so
  * `to=general` but `subscriptions=[{"name":"general"}]` and `num_before=5`.
- * Generic form serializers repeat a key per list item or spell objects as
- * `a[b]=…`, which the server does not read; both examples hand this function
- * to their client instead.
+ * Generic form serializers repeat a key per list item, join the items with
+ * commas or spell objects as `a[b]=…`, which the server does not read; every
+ * example has its client use this function instead.
  */
 export function zulipEncode(values: unknown): string {
   const out = new URLSearchParams();

@@ -5686,7 +5686,7 @@ export interface components {
              */
             filename?: string;
         } & {
-            [key: string]: string;
+            [key: string]: unknown;
         };
         /**
          * @example {
@@ -6126,7 +6126,7 @@ export interface components {
              */
             filename?: string;
         } & {
-            [key: string]: string;
+            [key: string]: unknown;
         };
         UpdateStatusRequest: {
             /** @description At most 60 characters after trimming whitespace; the empty string clears it. Checked by the server ("status_text is too long (limit: 60 characters)"). */

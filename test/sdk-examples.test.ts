@@ -8,13 +8,14 @@ import { ProcessClient, ServerProcess, startServerProcess } from './support/serv
 import { testSpec } from './support/server';
 
 /**
- * The typed clients of examples/ (openapi-typescript + openapi-fetch, and
- * @hey-api/openapi-ts), generated from dist/openapi.bundled.json and compiled
- * with tsc by examples/build.sh, each run as a program against a Parley
- * process: it creates a channel, long-polls its event queue while sending a
- * message there, and fetches the message back. What each client reports is
- * checked against what the server holds, read through the contract-checked
- * test client.
+ * The typed clients of examples/ (openapi-typescript + openapi-fetch,
+ * @hey-api/openapi-ts, and oazapfts), generated from
+ * dist/openapi.bundled.json and compiled with tsc --strict by
+ * examples/build.sh, each run as a program against a Parley process: it
+ * creates a channel, long-polls its event queue while sending a message
+ * there, and fetches the message back. What each client reports is checked
+ * against what the server holds, read through the contract-checked test
+ * client.
  */
 const ROOT = path.join(__dirname, '..');
 const run = promisify(execFile);
@@ -32,7 +33,7 @@ describe('generated SDK examples against a running server', () => {
   let client: ProcessClient;
 
   beforeAll(async () => {
-    // Generation and two tsc runs: about half a minute on a busy machine.
+    // Three generators and a tsc run: about half a minute on a busy machine.
     execFileSync('bash', [path.join(ROOT, 'examples', 'build.sh')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-sdk-'));
     server = await startServerProcess({ DATA_DIR: dataDir });
@@ -47,6 +48,7 @@ describe('generated SDK examples against a running server', () => {
   it.each([
     ['openapi-fetch', 'Hello from openapi-fetch'],
     ['hey-api', 'Hello from hey-api'],
+    ['oazapfts', 'Hello from oazapfts'],
   ])('%s: creates a channel, sends, long-polls the event and fetches the message', async (example, content) => {
     const channel = `sdk ${example}`;
     const { stdout } = await run(process.execPath, [path.join(ROOT, 'dist', 'examples', example, 'chat.js'), channel], {
