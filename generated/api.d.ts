@@ -529,7 +529,7 @@ export interface paths {
         };
         /**
          * Get all users
-         * @description Lists every user and bot of the organization that the caller can see, including deactivated accounts. Real email addresses are shown only where each user's email_address_visibility allows.
+         * @description Lists every user and bot of the organization that the caller can see, including deactivated accounts, or with user_ids only the ones named there. Real email addresses are shown only where each user's email_address_visibility allows.
          */
         get: operations["get-users"];
         put?: never;
@@ -8108,6 +8108,8 @@ export interface operations {
                  * @example true
                  */
                 include_custom_profile_fields?: boolean;
+                /** @description Lists only these users (a JSON list of user IDs), with the other parameters applying as usual. As on Zulip's server, an ID that names nobody in the organization is left out without an error, and so is a user the caller may not see (the list without user_ids leaves them out too); an empty list gives an empty list. At most 10,000 IDs (a Parley limit); negative IDs are refused. New in feature level 384. */
+                user_ids?: string;
             };
             header?: never;
             path?: never;

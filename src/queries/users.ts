@@ -73,8 +73,11 @@ export async function updateUser(q: Q, id: number, changes: Partial<Omit<UserRow
   invalidates(q, { kind: 'user', userIds: [id] });
 }
 
-export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> {
-  const rows = await q('users').where({ realm_id: realmId }).orderBy('id');
+/** The organization's users by id, or only those of `ids` (ids of other organizations or of nobody match nothing). */
+export async function listRealmUsers(q: Q, realmId: number, ids?: readonly number[]): Promise<UserRow[]> {
+  const query = q('users').where({ realm_id: realmId }).orderBy('id');
+  if (ids) query.whereIn('id', ids);
+  const rows = await query;
   return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
 }
 
