@@ -971,7 +971,7 @@ export interface paths {
         };
         /**
          * Get a user's presence
-         * @description One user's presence, by user ID or by Zulip API email (feature level 43): `aggregated` and `website`, each with a status and a timestamp; the aggregated status is `offline` when its timestamp is more than 140 seconds old. Meant for bots and integrations; clients use POST /users/me/presence.
+         * @description One user's presence, by user ID or by Zulip API email (feature level 43): the modern `active_timestamp` and `idle_timestamp` beside the legacy `aggregated` and `website`, each with a status and a timestamp (the aggregated status is `offline` when its timestamp is more than 140 seconds old), and the `server_timestamp` of the read. Zulip's server answered with the legacy keys only before feature level 487, with the modern ones only from 487 to 496, and with both and server_timestamp from 497. Parley announces 496 but answers as 497 does: a superset of both earlier answers, so clients written for either find what they read, and nothing a 496 client reads differs. Meant for bots and integrations; clients use POST /users/me/presence.
          */
         get: operations["get-user-presence"];
         put?: never;
@@ -5822,8 +5822,12 @@ export interface components {
             /** @description The highest update id among the returned users (feature level 263); when none was returned, the last_update_id sent, else -1. Send it as last_update_id next time. Absent with ping_only. */
             presence_last_update_id?: number;
         };
-        /** @description GET /users/{user_id_or_email}/presence: `aggregated` and `website`, each a status and a timestamp; `aggregated`'s status is `offline` when its timestamp is older than 140 seconds. */
+        /** @description GET /users/{user_id_or_email}/presence: the modern format's two times (feature level 487) beside the legacy format's `aggregated` and `website` (feature level 497 restored them), each a status and a timestamp. `website` and `aggregated` hold the same data, except that `aggregated`'s status is `offline` when its timestamp is more than 140 seconds old. */
         UserPresenceEntry: {
+            /** @description When a client last reported the user active (UNIX seconds); the date the user joined if none ever did. */
+            active_timestamp: number;
+            /** @description When the user last had a client connected, idle or not (UNIX seconds); the date the user joined if none ever was. */
+            idle_timestamp: number;
             aggregated: {
                 /** @enum {string} */
                 status: "active" | "idle" | "offline";
@@ -5840,6 +5844,8 @@ export interface components {
          *       "result": "success",
          *       "msg": "",
          *       "presence": {
+         *         "active_timestamp": 1732280000,
+         *         "idle_timestamp": 1732280060,
          *         "aggregated": {
          *           "status": "active",
          *           "timestamp": 1732280000
@@ -5848,7 +5854,8 @@ export interface components {
          *           "status": "active",
          *           "timestamp": 1732280000
          *         }
-         *       }
+         *       },
+         *       "server_timestamp": 1732280061.25
          *     }
          */
         GetUserPresenceResponse: {
@@ -5856,6 +5863,8 @@ export interface components {
             msg: string;
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             presence: components["schemas"]["UserPresenceEntry"];
+            /** @description The server's time when it read the presence (UNIX seconds, fractional), as in the other presence answers (feature level 497). */
+            server_timestamp: number;
         };
         /**
          * @example {
