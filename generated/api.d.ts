@@ -1572,7 +1572,7 @@ export interface components {
              * @description Legacy alias of `topic`. Sending both gives REQUEST_CONFUSING_VAR.
              */
             subject?: string;
-            /** @description Message content in Markdown. Limited to max_message_length (10000) characters; longer content is truncated with a `[message truncated]` marker, not rejected. Must not be empty (after trimming) and must not contain NUL bytes. */
+            /** @description Message content in Markdown. Limited to max_message_length (10000) characters; longer content is truncated with a `[message truncated]` marker, not rejected. Must not be empty (after trimming) and must not contain NUL bytes. Zulip's link syntax links channels (`#**channel**`), topics (`#**channel>topic**`) and messages (`#**channel>topic@id**`); the topic may be empty (`#**channel>**`, `#**channel>@id**`, feature level 346), shown as the empty topic's display name. */
             content: string;
             /** @description For local echo: the ID of the client's event queue. With it, local_id is required, and the message event delivered to that queue carries local_id back. */
             queue_id?: string;
