@@ -535,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user
-         * @description Creates a user account in the organization with the given email, password and full name. The account can log in at once.
+         * @description Creates a user account in the organization with the given email, password and full name. The account can log in at once; its date_joined is the creation time until its first login (POST /fetch_api_key), which replaces it (feature level 475).
          */
         post: operations["create-user"];
         delete?: never;
@@ -773,7 +773,7 @@ export interface paths {
         put?: never;
         /**
          * Fetch an API key
-         * @description Exchanges a user's email and password for their API key, which the client then uses (with the returned email) for HTTP Basic authentication on every other endpoint. This is how mobile and terminal clients log in with a password. Attempts are rate-limited per username.
+         * @description Exchanges a user's email and password for their API key, which the client then uses (with the returned email) for HTTP Basic authentication on every other endpoint. This is how mobile and terminal clients log in with a password. Attempts are rate-limited per username. The first successful one for an account made through POST /users is its first login: the account's date_joined becomes the time of this request and everyone who may know the user gets a realm_user update with the new date_joined (feature level 475).
          */
         post: operations["fetch-api-key"];
         delete?: never;
@@ -3023,7 +3023,7 @@ export interface components {
             role: components["schemas"]["Role"];
             /** @description IANA time zone of the profile, or the empty string when unset. */
             timezone: string;
-            /** @description ISO 8601 time the account joined. For imported or API-created users it is the creation time until their first login, when it is updated (feature level 475). */
+            /** @description ISO 8601 time the account joined. For imported or API-created users it is the creation time until their first login, when it becomes the time of that login (feature level 475; in Parley, accounts made through POST /users, and the login is POST /fetch_api_key). */
             date_joined: string;
             profile_data?: components["schemas"]["ProfileData"];
         };
@@ -4427,6 +4427,7 @@ export interface components {
             bot_owner_id?: number;
             is_active?: boolean;
             is_imported_stub?: boolean;
+            /** @description The user's new date_joined (ISO 8601): an account made through POST /users logged in for the first time (feature level 475). */
             date_joined?: string;
             custom_profile_field?: {
                 id: number;

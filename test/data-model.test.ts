@@ -226,6 +226,7 @@ eachDatabase('data model', (dialect) => {
       '024_user_messages_key',
       '025_user_messages_without_foreign_keys',
       '026_unread_horizons',
+      '028_first_login',
     ]);
   });
 });

@@ -23,6 +23,7 @@ import * as m023 from './migrations/023_cache_invalidations';
 import * as m024 from './migrations/024_user_messages_key';
 import * as m025 from './migrations/025_user_messages_without_foreign_keys';
 import * as m026 from './migrations/026_unread_horizons';
+import * as m028 from './migrations/028_first_login';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '024_user_messages_key': m024,
   '025_user_messages_without_foreign_keys': m025,
   '026_unread_horizons': m026,
+  '028_first_login': m028,
 };
 
 /** Every migration this code knows, in the order they apply. */
