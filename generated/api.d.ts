@@ -529,13 +529,13 @@ export interface paths {
         };
         /**
          * Get all users
-         * @description Lists every user and bot of the organization that the caller can see, including deactivated accounts. Real email addresses are shown only where each user's email_address_visibility allows.
+         * @description Lists every user and bot of the organization that the caller can see, including deactivated accounts, or with user_ids only the ones named there. Real email addresses are shown only where each user's email_address_visibility allows.
          */
         get: operations["get-users"];
         put?: never;
         /**
          * Create a user
-         * @description Creates a user account in the organization with the given email, password and full name. The account can log in at once.
+         * @description Creates a user account in the organization with the given email, password and full name. The account can log in at once; its date_joined is the creation time until its first login (POST /fetch_api_key), which replaces it (feature level 475).
          */
         post: operations["create-user"];
         delete?: never;
@@ -773,7 +773,7 @@ export interface paths {
         put?: never;
         /**
          * Fetch an API key
-         * @description Exchanges a user's email and password for their API key, which the client then uses (with the returned email) for HTTP Basic authentication on every other endpoint. This is how mobile and terminal clients log in with a password. Attempts are rate-limited per username.
+         * @description Exchanges a user's email and password for their API key, which the client then uses (with the returned email) for HTTP Basic authentication on every other endpoint. This is how mobile and terminal clients log in with a password. Attempts are rate-limited per username. The first successful one for an account made through POST /users is its first login: the account's date_joined becomes the time of this request and everyone who may know the user gets a realm_user update with the new date_joined (feature level 475).
          */
         post: operations["fetch-api-key"];
         delete?: never;
@@ -1037,7 +1037,7 @@ export interface paths {
         };
         /**
          * Get a user's presence
-         * @description One user's presence, by user ID or by Zulip API email (feature level 43): `aggregated` and `website`, each with a status and a timestamp; the aggregated status is `offline` when its timestamp is more than 140 seconds old. Meant for bots and integrations; clients use POST /users/me/presence.
+         * @description One user's presence, by user ID or by Zulip API email (feature level 43): the modern `active_timestamp` and `idle_timestamp` beside the legacy `aggregated` and `website`, each with a status and a timestamp (the aggregated status is `offline` when its timestamp is more than 140 seconds old), and the `server_timestamp` of the read. Zulip's server answered with the legacy keys only before feature level 487, with the modern ones only from 487 to 496, and with both and server_timestamp from 497. Parley announces 496 but answers as 497 does: a superset of both earlier answers, so clients written for either find what they read, and nothing a 496 client reads differs. Meant for bots and integrations; clients use POST /users/me/presence.
          */
         get: operations["get-user-presence"];
         put?: never;
@@ -1638,7 +1638,7 @@ export interface components {
              * @description Legacy alias of `topic`. Sending both gives REQUEST_CONFUSING_VAR.
              */
             subject?: string;
-            /** @description Message content in Markdown. Limited to max_message_length (10000) characters; longer content is truncated with a `[message truncated]` marker, not rejected. Must not be empty (after trimming) and must not contain NUL bytes. */
+            /** @description Message content in Markdown. Limited to max_message_length (10000) characters; longer content is truncated with a `[message truncated]` marker, not rejected. Must not be empty (after trimming) and must not contain NUL bytes. Zulip's link syntax links channels (`#**channel**`), topics (`#**channel>topic**`) and messages (`#**channel>topic@id**`); the topic may be empty (`#**channel>**`, `#**channel>@id**`, feature level 346), shown as the empty topic's display name. */
             content: string;
             /** @description For local echo: the ID of the client's event queue. With it, local_id is required, and the message event delivered to that queue carries local_id back. */
             queue_id?: string;
@@ -3089,7 +3089,7 @@ export interface components {
             role: components["schemas"]["Role"];
             /** @description IANA time zone of the profile, or the empty string when unset. */
             timezone: string;
-            /** @description ISO 8601 time the account joined. For imported or API-created users it is the creation time until their first login, when it is updated (feature level 475). */
+            /** @description ISO 8601 time the account joined. For imported or API-created users it is the creation time until their first login, when it becomes the time of that login (feature level 475; in Parley, accounts made through POST /users, and the login is POST /fetch_api_key). */
             date_joined: string;
             profile_data?: components["schemas"]["ProfileData"];
         };
@@ -4532,6 +4532,7 @@ export interface components {
             bot_owner_id?: number;
             is_active?: boolean;
             is_imported_stub?: boolean;
+            /** @description The user's new date_joined (ISO 8601): an account made through POST /users logged in for the first time (feature level 475). */
             date_joined?: string;
             custom_profile_field?: {
                 id: number;
@@ -6026,8 +6027,12 @@ export interface components {
             /** @description The highest update id among the returned users (feature level 263); when none was returned, the last_update_id sent, else -1. Send it as last_update_id next time. Absent with ping_only. */
             presence_last_update_id?: number;
         };
-        /** @description GET /users/{user_id_or_email}/presence: `aggregated` and `website`, each a status and a timestamp; `aggregated`'s status is `offline` when its timestamp is older than 140 seconds. */
+        /** @description GET /users/{user_id_or_email}/presence: the modern format's two times (feature level 487) beside the legacy format's `aggregated` and `website` (feature level 497 restored them), each a status and a timestamp. `website` and `aggregated` hold the same data, except that `aggregated`'s status is `offline` when its timestamp is more than 140 seconds old. */
         UserPresenceEntry: {
+            /** @description When a client last reported the user active (UNIX seconds); the date the user joined if none ever did. */
+            active_timestamp: number;
+            /** @description When the user last had a client connected, idle or not (UNIX seconds); the date the user joined if none ever was. */
+            idle_timestamp: number;
             aggregated: {
                 /** @enum {string} */
                 status: "active" | "idle" | "offline";
@@ -6044,6 +6049,8 @@ export interface components {
          *       "result": "success",
          *       "msg": "",
          *       "presence": {
+         *         "active_timestamp": 1732280000,
+         *         "idle_timestamp": 1732280060,
          *         "aggregated": {
          *           "status": "active",
          *           "timestamp": 1732280000
@@ -6052,7 +6059,8 @@ export interface components {
          *           "status": "active",
          *           "timestamp": 1732280000
          *         }
-         *       }
+         *       },
+         *       "server_timestamp": 1732280061.25
          *     }
          */
         GetUserPresenceResponse: {
@@ -6060,6 +6068,8 @@ export interface components {
             msg: string;
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             presence: components["schemas"]["UserPresenceEntry"];
+            /** @description The server's time when it read the presence (UNIX seconds, fractional), as in the other presence answers (feature level 497). */
+            server_timestamp: number;
         };
         /**
          * @example {
@@ -8312,6 +8322,8 @@ export interface operations {
                  * @example true
                  */
                 include_custom_profile_fields?: boolean;
+                /** @description Lists only these users (a JSON list of user IDs), with the other parameters applying as usual. As on Zulip's server, an ID that names nobody in the organization is left out without an error, and so is a user the caller may not see (the list without user_ids leaves them out too); an empty list gives an empty list. At most 10,000 IDs (a Parley limit); negative IDs are refused. New in feature level 384. */
+                user_ids?: string;
             };
             header?: never;
             path?: never;

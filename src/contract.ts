@@ -23,9 +23,11 @@ type RawQueryOf<O> = O extends { parameters: { query?: infer Q } } ? OrUnknown<N
  */
 export interface JsonQueryParams {
   'get-messages': { narrow?: components['schemas']['Narrow']; message_ids?: Array<components['schemas']['Id']> };
+  'get-users': { user_ids?: Array<components['schemas']['Id']> };
 }
 export const JSON_QUERY_PARAMS: { readonly [K in keyof JsonQueryParams]: ReadonlyArray<keyof JsonQueryParams[K]> } = {
   'get-messages': ['narrow', 'message_ids'],
+  'get-users': ['user_ids'],
 };
 type QueryOf<O, K> = K extends keyof JsonQueryParams ? Omit<RawQueryOf<O>, keyof JsonQueryParams[K]> & JsonQueryParams[K] : RawQueryOf<O>;
 type PathOf<O> = O extends { parameters: { path?: infer P } } ? OrUnknown<NonNullable<P>> : unknown;

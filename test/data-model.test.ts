@@ -227,6 +227,7 @@ eachDatabase('data model', (dialect) => {
       '025_user_messages_without_foreign_keys',
       '026_unread_horizons',
       '027_client_devices',
+      '028_first_login',
     ]);
   });
 });

@@ -253,6 +253,58 @@ eachDatabase('POST /messages', (dialect) => {
     });
   });
 
+  describe('channel, topic and message links', () => {
+    const linkHtml = (inner: string) => `<p>${inner}</p>`;
+
+    it("links the empty topic with #**channel>**, shown as the empty topic's display name in <em> (feature level 346)", async () => {
+      const res = await t.api.post('/messages', t.cast.member, {
+        type: 'channel',
+        to: 'general',
+        topic: 'links',
+        content: 'see #**general>**',
+      });
+      expect(res.status).toBe(200);
+      const got = await t.api.get(`/messages/${res.body.id}`, t.cast.member);
+      expect(got.body.message.content).toBe(
+        linkHtml(
+          `see <a class="stream-topic" data-stream-id="${general.id}" href="/#narrow/channel/${general.id}-general/topic/">` +
+            '#general &gt; <em>general chat</em></a>',
+        ),
+      );
+      const preview = await t.api.post('/messages/render', t.cast.member, { content: '#**general>**' });
+      expect(preview.body.rendered).toBe(
+        linkHtml(
+          `<a class="stream-topic" data-stream-id="${general.id}" href="/#narrow/channel/${general.id}-general/topic/">` +
+            '#general &gt; <em>general chat</em></a>',
+        ),
+      );
+    });
+
+    it('links a message in the empty topic with #**channel>@id**, and in a named topic with #**channel>topic@id**', async () => {
+      const target = await t.api.post('/messages', t.cast.member, {
+        type: 'channel',
+        to: 'general',
+        topic: '',
+        content: 'in general chat',
+      });
+      const id = target.body.id as number;
+      const res = await t.api.post('/messages/render', t.cast.member, { content: `#**general>@${id}** and #**general>lunch@${id}**` });
+      expect(res.body.rendered).toBe(
+        linkHtml(
+          `<a class="message-link" href="/#narrow/channel/${general.id}-general/topic//near/${id}">` +
+            '#general &gt; <em>general chat</em> @ 💬</a> and ' +
+            `<a class="message-link" href="/#narrow/channel/${general.id}-general/topic/lunch/near/${id}">` +
+            '#general &gt; lunch @ 💬</a>',
+        ),
+      );
+    });
+
+    it('leaves the syntax to Markdown for a channel the sender does not know', async () => {
+      const res = await t.api.post('/messages/render', t.cast.member, { content: '#**nowhere>** #**nowhere>@5**' });
+      expect(res.body.rendered).toBe(linkHtml('#<strong>nowhere&gt;</strong> #<strong>nowhere&gt;@5</strong>'));
+    });
+  });
+
   describe('direct messages', () => {
     it('sends 1:1 by ids, and both directions share a recipient_id', async () => {
       const a = await t.api.post('/messages', t.cast.member, { type: 'direct', to: [t.cast.moderator.id], content: 'ping' });

@@ -271,7 +271,7 @@ eachDatabase('presence', (dialect) => {
   });
 
   describe('GET /users/{user_id_or_email}/presence', () => {
-    it('by ID or email: active, then offline after 140 seconds', async () => {
+    it('by ID or email, modern and legacy keys together (feature level 497): active, then offline after 140 seconds', async () => {
       await ping(t.cast.member);
       const at = now();
       for (const key of [String(t.cast.member.id), 'member@example.com', 'MEMBER@example.com']) {
@@ -279,14 +279,48 @@ eachDatabase('presence', (dialect) => {
         expect(res.body).toEqual({
           result: 'success',
           msg: '',
-          presence: { aggregated: { status: 'active', timestamp: at }, website: { status: 'active', timestamp: at } },
+          presence: {
+            active_timestamp: at,
+            idle_timestamp: at,
+            aggregated: { status: 'active', timestamp: at },
+            website: { status: 'active', timestamp: at },
+          },
+          server_timestamp: clock.now() / 1000,
         });
       }
-      clock.advance(141_000);
+      clock.advance(141_500);
       const later = await t.api.get(`/users/${t.cast.member.id}/presence`, t.cast.owner);
+      expect(later.body).toMatchObject({ server_timestamp: clock.now() / 1000 });
       expect(later.body.presence).toEqual({
+        active_timestamp: at,
+        idle_timestamp: at,
         aggregated: { status: 'offline', timestamp: at },
         website: { status: 'active', timestamp: at },
+      });
+    });
+
+    it('gives the modern times as stored, the date joined for one never reported, and the legacy status from them', async () => {
+      // Only idle reports: never active, so active_timestamp is the date the user joined.
+      await ping(t.cast.moderator, { status: 'idle' });
+      const connected = now();
+      const idle = await t.api.get(`/users/${t.cast.moderator.id}/presence`, t.cast.member);
+      expect(idle.body.presence).toEqual({
+        active_timestamp: t.cast.moderator.date_joined,
+        idle_timestamp: connected,
+        aggregated: { status: 'idle', timestamp: connected },
+        website: { status: 'idle', timestamp: connected },
+      });
+      // Active, then only connected for a while: the two times part, the legacy status follows the connection.
+      await ping(t.cast.member);
+      const active = now();
+      clock.advance(100_000);
+      await ping(t.cast.member, { status: 'idle' });
+      const res = await t.api.get(`/users/${t.cast.member.id}/presence`, t.cast.owner);
+      expect(res.body.presence).toEqual({
+        active_timestamp: active,
+        idle_timestamp: now(),
+        aggregated: { status: 'idle', timestamp: now() },
+        website: { status: 'idle', timestamp: now() },
       });
     });
 

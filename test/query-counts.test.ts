@@ -275,6 +275,46 @@ eachDatabase('query counts', (dialect) => {
     });
   });
 
+  describe('GET /users', () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startTestServer(dialect);
+    });
+    afterAll(() => t.close());
+
+    itWhen('get-users', 'the same number of queries with 5 and with 50 users, for 2 and for 40 user_ids', async () => {
+      const { guest, member, owner } = t.cast;
+      const cases = (ids: number[]) => [
+        {},
+        { include_custom_profile_fields: true },
+        { user_ids: ids, include_custom_profile_fields: true },
+      ];
+      const count = async (who: UserRow, ids: number[]) => {
+        const out: number[] = [];
+        for (const q of cases(ids)) {
+          const { result, queries } = await warmCount(t, () => t.api.get('/users', who, q));
+          if (result.status !== 200) throw new Error(JSON.stringify(result.body));
+          out.push(queries);
+        }
+        return out;
+      };
+      const before = await count(member, [owner.id, guest.id]);
+      const crowd = await createMembers(t, 'counted', 45);
+      const after = await count(
+        member,
+        crowd.slice(0, 40).map((u) => u.id),
+      );
+      expect(after).toEqual(before);
+      // A guest limited to the people they share a conversation with costs no more per user either.
+      expect(
+        await count(
+          guest,
+          crowd.slice(0, 40).map((u) => u.id),
+        ),
+      ).toEqual(await count(guest, [owner.id]));
+    });
+  });
+
   describe('GET /users/me/subscriptions and POST /register', () => {
     let t: TestServer;
     let few: UserRow;

@@ -77,6 +77,39 @@ eachDatabase('reading users', (dialect) => {
       }
     });
 
+    it('lists only the users of user_ids, skipping IDs of nobody and of other organizations (feature level 384)', async () => {
+      const stranger = await userOfAnotherRealm(t, `idsother${dialect}`);
+      const { admin, bot, deactivated, member } = t.cast;
+      const res = await t.api.get('/users', t.cast.guest, {
+        user_ids: [deactivated.id, 99999, member.id, bot.id, stranger.id, member.id],
+        include_custom_profile_fields: true,
+        client_gravatar: false,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.members.map((m: any) => m.user_id)).toEqual([member.id, bot.id, deactivated.id].sort((a, b) => a - b));
+      const byId = new Map(res.body.members.map((m: any) => [m.user_id, m])) as Map<number, any>;
+      // The other parameters apply as without user_ids.
+      expect(byId.get(member.id).profile_data).toEqual({ [phone]: { value: '555', rendered_value: '<p>555</p>' } });
+      expect(byId.get(bot.id)).not.toHaveProperty('profile_data');
+      expect(byId.get(deactivated.id)).toMatchObject({ is_active: false, profile_data: {} });
+      expect(typeof byId.get(member.id).avatar_url).toBe('string');
+      const one = await t.api.get('/users', t.cast.member, { user_ids: [admin.id] });
+      expect(one.body.members).toEqual([(await t.api.get(`/users/${admin.id}`, t.cast.member)).body.user]);
+      expect((await t.api.get('/users', t.cast.member, { user_ids: [] })).body.members).toEqual([]);
+    });
+
+    it("refuses a user_ids that is not a list of IDs in Zulip's words", async () => {
+      const cases: Array<[unknown, string]> = [
+        ['[1,', 'user_ids is not valid JSON'],
+        [{ a: 1 }, 'user_ids is not a list'],
+        [['x'], 'user_ids[0] is not an integer'],
+      ];
+      for (const [value, msg] of cases) {
+        const res = await t.api.get('/users', t.cast.member, { user_ids: value });
+        expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
+      }
+    });
+
     it("refuses a non-boolean flag in Zulip's words", async () => {
       const res = await t.api.get('/users', t.cast.member, { client_gravatar: 'maybe' });
       expect(res.status).toBe(400);
@@ -123,6 +156,15 @@ eachDatabase('reading users', (dialect) => {
       expect(ids).toEqual([t.cast.guest.id, t.cast.bot.id, t.cast.moderator.id].sort());
       const member = await t.api.get('/users', t.cast.member);
       expect(member.body.members.length).toBeGreaterThan(ids.length);
+    });
+
+    it('find user_ids they may not see left out, as the whole list leaves them out', async () => {
+      const { admin, bot, guest, moderator } = t.cast;
+      const asked = [admin.id, moderator.id, bot.id, guest.id];
+      const res = await t.api.get('/users', guest, { user_ids: asked });
+      expect(res.body.members.map((m: any) => m.user_id)).toEqual([moderator.id, bot.id, guest.id].sort((a, b) => a - b));
+      const member = await t.api.get('/users', t.cast.member, { user_ids: asked });
+      expect(member.body.members.map((m: any) => m.user_id)).toEqual([...asked].sort((a, b) => a - b));
     });
 
     it('get Insufficient permission for anyone else', async () => {

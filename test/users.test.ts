@@ -1,4 +1,5 @@
 import { eachDatabase } from './support/databases';
+import { pending, register } from './support/events';
 import { CAST_PASSWORD, startTestServer, TestServer } from './support/server';
 
 eachDatabase('users', (dialect) => {
@@ -6,7 +7,10 @@ eachDatabase('users', (dialect) => {
   beforeAll(async () => {
     t = await startTestServer(dialect);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    t.ctx.queues.close();
+    await t.close();
+  });
 
   describe('GET /users/me', () => {
     it('returns every field of the own-user record', async () => {
@@ -206,6 +210,55 @@ eachDatabase('users', (dialect) => {
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' });
       }
+    });
+
+    it("moves an API-made account's date_joined to its first login, with a realm_user update (feature level 475)", async () => {
+      const made = await t.api.post('/users', t.cast.owner, {
+        email: 'first.login@example.com',
+        password: 'a-long-password',
+        full_name: 'First Login',
+      });
+      const id = made.body.user_id as number;
+      // Created a while ago: the creation time is what everyone sees until the first login.
+      await t.ctx.db('users').where({ id }).update({ date_joined: 1_700_000_000 });
+      const joinedOf = async () => (await t.api.get(`/users/${id}`, t.cast.member)).body.user.date_joined;
+      expect(await joinedOf()).toBe('2023-11-14T22:13:20.000+00:00');
+      const owner = await register(t, t.cast.owner, { event_types: ['realm_user'] });
+      const before = Math.floor(Date.now() / 1000);
+      const login = await t.api.post('/fetch_api_key', null, { username: 'first.login@example.com', password: 'a-long-password' });
+      const after = Math.ceil(Date.now() / 1000);
+      expect(login.status).toBe(200);
+      const joined = await joinedOf();
+      const seconds = Date.parse(joined) / 1000;
+      expect(seconds).toBeGreaterThanOrEqual(before);
+      expect(seconds).toBeLessThanOrEqual(after);
+      expect(joined).toMatch(/\+00:00$/);
+      expect(await pending(t, owner)).toEqual([
+        { id: expect.any(Number), type: 'realm_user', op: 'update', person: { user_id: id, date_joined: joined } },
+      ]);
+      // Only the first login counts.
+      await t.ctx.db('users').where({ id }).update({ date_joined: 1_700_000_000 });
+      expect((await t.api.post('/fetch_api_key', null, { username: 'first.login@example.com', password: 'a-long-password' })).status).toBe(
+        200,
+      );
+      expect(await joinedOf()).toBe('2023-11-14T22:13:20.000+00:00');
+      expect(await pending(t, owner)).toEqual([]);
+    });
+
+    it('leaves the date_joined of an account its owner made alone, and a failed login changes nothing', async () => {
+      const joined = (await t.api.get(`/users/${t.cast.guest.id}`, t.cast.owner)).body.user.date_joined;
+      const owner = await register(t, t.cast.owner, { event_types: ['realm_user'] });
+      expect((await t.api.post('/fetch_api_key', null, { username: 'guest@example.com', password: CAST_PASSWORD })).status).toBe(200);
+      const made = await t.api.post('/users', t.cast.owner, {
+        email: 'not.yet@example.com',
+        password: 'a-long-password',
+        full_name: 'Not Yet',
+      });
+      await t.ctx.db('users').where({ id: made.body.user_id }).update({ date_joined: 1_700_000_000 });
+      expect((await t.api.post('/fetch_api_key', null, { username: 'not.yet@example.com', password: 'wrong-password' })).status).toBe(401);
+      expect((await t.api.get(`/users/${t.cast.guest.id}`, t.cast.owner)).body.user.date_joined).toBe(joined);
+      expect((await t.api.get(`/users/${made.body.user_id}`, t.cast.owner)).body.user.date_joined).toBe('2023-11-14T22:13:20.000+00:00');
+      expect((await pending(t, owner)).filter((e) => e.op === 'update')).toEqual([]);
     });
 
     it('tells a deactivated user who knows the password', async () => {

@@ -85,6 +85,12 @@ export async function getPresence(ctx: AppContext, user: UserRow): Promise<Data<
  * another organization's, or one a limited guest may not know) is "No such
  * user"; bots have no presence; a user who never reported is "No presence
  * data for <what was asked>".
+ *
+ * The answer has Zulip's shape of feature level 497: the modern times
+ * beside the legacy entries (which lose their client and pushable keys) and
+ * the server's time. Zulip sent only the legacy entries before level 487
+ * and only the modern times from 487 to 496, so this one shape serves
+ * clients of every level.
  */
 export async function getUserPresenceOf(
   ctx: AppContext,
@@ -105,12 +111,14 @@ export async function getUserPresenceOf(
   const row = await getUserPresence(ctx.db, target.id);
   if (!row) throw new ApiError(`No presence data for ${key}`);
   const { website } = legacyPresence(row, row.date_joined);
-  const now = Math.floor(ctx.clock.now() / 1000);
-  const offline = now - website.timestamp > PRESENCE_OFFLINE_THRESHOLD_SECONDS;
+  const server_timestamp = ctx.clock.now() / 1000;
+  const offline = Math.floor(server_timestamp) - website.timestamp > PRESENCE_OFFLINE_THRESHOLD_SECONDS;
   return {
     presence: {
+      ...modernPresence(row, row.date_joined),
       aggregated: { status: offline ? 'offline' : website.status, timestamp: website.timestamp },
       website: { status: website.status, timestamp: website.timestamp },
     },
+    server_timestamp,
   };
 }

@@ -45,13 +45,20 @@ async function visibleUserIds(db: Knex, viewer: Viewer): Promise<Set<number> | n
 
 const mayView = (visible: Set<number> | null, u: UserRow) => visible === null || u.is_bot || visible.has(u.id);
 
-/** GET /users: every user and bot the viewer may see, deactivated ones included, by ID. */
-export async function getUsers(ctx: AppContext, viewer: Viewer, opts: UserListOptions): Promise<Data<'get-users'>> {
+/**
+ * GET /users: every user and bot the viewer may see, deactivated ones
+ * included, by ID; with user_ids (feature level 384) only those. Zulip
+ * filters the organization's users by the IDs it is given and never
+ * complains: an ID of nobody, or of another organization's user, is simply
+ * not in the answer, and neither is anyone the viewer may not see.
+ */
+export async function getUsers(ctx: AppContext, viewer: Viewer, opts: Params<'get-users'>): Promise<Data<'get-users'>> {
   const realmId = viewer.user.realm_id;
+  const ids = opts.user_ids ? [...new Set(opts.user_ids)] : undefined;
   const [users, visible, values] = await Promise.all([
-    listRealmUsers(ctx.db, realmId),
+    listRealmUsers(ctx.db, realmId, ids),
     visibleUserIds(ctx.db, viewer),
-    opts.include_custom_profile_fields ? listProfileValuesOf(ctx.db, realmId, null) : Promise.resolve([]),
+    opts.include_custom_profile_fields ? listProfileValuesOf(ctx.db, realmId, ids ?? null) : Promise.resolve([]),
   ]);
   const profiles = toApiProfileData(values);
   return { members: users.filter((u) => mayView(visible, u)).map((u) => toListedUser(u, viewer, opts, profiles)) };

@@ -5,8 +5,13 @@ import { isValidEmail } from '../domain/users';
 import { ApiError } from '../errors';
 import type { RateLimitNotes } from '../domain/rate-limits';
 import { getUserAtAddressedRealm } from '../access/addressed-realm';
+import { inTransaction } from '../db/transaction';
 import { getPasswordAuthEnabled } from '../queries/realms';
-import { toApiCredentials } from '../serializers/users';
+import { nowSeconds } from '../queries/ids';
+import type { UserRow } from '../queries/rows';
+import { listUsersWhoMayAccess } from '../queries/user-access';
+import { recordFirstLogin } from '../queries/users';
+import { isoFromSeconds, toApiCredentials, toApiRealmUserUpdateEvent } from '../serializers/users';
 
 // Unlike authenticated endpoints, these 401s carry a specific code and no Basic challenge.
 const unauthorized = (msg: string, code: string) => new ApiError(msg, code, 401);
@@ -42,5 +47,24 @@ export async function doFetchApiKey(
   }
   if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
   await ctx.rateLimits.reset('authByUsername', key);
+  if (user.awaiting_first_login) await doFirstLogin(ctx, user);
   return toApiCredentials(user);
+}
+
+/**
+ * The first login of an account made through POST /users (Zulip's
+ * tos_version TOS_VERSION_BEFORE_FIRST_LOGIN): from feature level 475 its
+ * date_joined, the creation time until now, becomes the login time, and
+ * everyone who may know the user gets a realm_user update carrying the new
+ * date_joined. Zulip's own first login is its web app's; Parley's login is
+ * POST /fetch_api_key, which every client with a password goes through.
+ */
+async function doFirstLogin(ctx: AppContext, user: UserRow): Promise<void> {
+  await inTransaction(ctx.db, async (tx) => {
+    const now = nowSeconds();
+    if (!(await recordFirstLogin(tx.trx, user.id, now))) return;
+    const audience = await listUsersWhoMayAccess(tx.trx, user.realm_id, user.id, user.is_bot);
+    const event = toApiRealmUserUpdateEvent({ user_id: user.id, date_joined: isoFromSeconds(now) });
+    tx.afterCommit(() => ctx.bus.publish({ event, userIds: audience }));
+  });
 }

@@ -48,6 +48,8 @@ export interface NewUser {
   actorId?: number | null;
   /** The invitation link the person signed up with, for the audit log. */
   inviteId?: number;
+  /** Made for the person (POST /users): their first login moves date_joined (feature level 475). */
+  awaitingFirstLogin?: boolean;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
     timezone: input.timezone ?? '',
     date_joined: now,
     settings: JSON.stringify(defaults),
+    awaiting_first_login: input.awaitingFirstLogin ?? false,
   });
   // A hidden address is replaced by a placeholder in the API email, as Zulip does.
   const apiEmail = apiEmailFor(userId, email, defaults.email_address_visibility, input.isBot ?? false, apiEmailHost());
@@ -121,7 +124,15 @@ export async function doCreateUser(ctx: AppContext, actor: UserRow, input: Param
   if (!isValidEmail(email)) throw new ApiError('Bad name or username');
   if (!isPasswordStrongEnough(input.password)) throw new ApiError('The password is too weak.');
   return inTransaction(ctx.db, (tx) =>
-    createUserInTx(tx, ctx.bus, { realmId: actor.realm_id, email, fullName, password: input.password, actorId: actor.id }),
+    createUserInTx(tx, ctx.bus, {
+      realmId: actor.realm_id,
+      email,
+      fullName,
+      password: input.password,
+      actorId: actor.id,
+      // Zulip creates these with tos_version TOS_VERSION_BEFORE_FIRST_LOGIN: the person has not logged in yet.
+      awaitingFirstLogin: true,
+    }),
   );
 }
 

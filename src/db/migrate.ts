@@ -24,6 +24,7 @@ import * as m024 from './migrations/024_user_messages_key';
 import * as m025 from './migrations/025_user_messages_without_foreign_keys';
 import * as m026 from './migrations/026_unread_horizons';
 import * as m027 from './migrations/027_client_devices';
+import * as m028 from './migrations/028_first_login';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '025_user_messages_without_foreign_keys': m025,
   '026_unread_horizons': m026,
   '027_client_devices': m027,
+  '028_first_login': m028,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -38,7 +38,13 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
     // inside them ([null] → [0], [true] → [1]); the text as sent is kept so
     // the pipeline can refuse a value that only passed by coercion.
     const rawJson: Record<string, string> = {};
-    for (const name of info.jsonQueryParams) if (typeof query[name] === 'string') rawJson[name] = query[name];
+    for (const name of info.jsonQueryParams) {
+      if (typeof query[name] !== 'string') continue;
+      rawJson[name] = query[name];
+      // Text that is not JSON at all is Zulip's "is not valid JSON", as for a body field
+      // (the validator would call it by the type it expected: "is not a list").
+      decodeField(name, query[name], 'json');
+    }
     res.locals.rawJsonQuery = rawJson;
   } else {
     const body: Record<string, unknown> = Object.assign(Object.create(null), isPlainObject(req.body) ? req.body : {});

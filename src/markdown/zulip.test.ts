@@ -306,6 +306,19 @@ describe('channel and topic links', () => {
     );
   });
 
+  it('links the empty topic: #**channel>** and #**channel>@id** (feature level 346)', () => {
+    expect(html('#**general>**')).toBe(
+      '<p><a class="stream-topic" data-stream-id="7" href="/#narrow/channel/7-general/topic/">#general &gt; <em>general chat</em></a></p>',
+    );
+    expect(html('#**general>@42**')).toBe(
+      '<p><a class="message-link" href="/#narrow/channel/7-general/topic//near/42">#general &gt; <em>general chat</em> @ 💬</a></p>',
+    );
+    // A topic that merely looks like a message id suffix is still a topic.
+    expect(html('#**general>@x**')).toBe(
+      '<p><a class="stream-topic" data-stream-id="7" href="/#narrow/channel/7-general/topic/.40x">#general &gt; @x</a></p>',
+    );
+  });
+
   it('leaves unknown channels to Markdown', () => {
     const result = render('#**secret**');
     expect(result.html).toBe('<p>#<strong>secret</strong></p>');

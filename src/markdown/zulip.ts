@@ -15,6 +15,7 @@
  * `renderMessage` with the maps; the renderer itself never touches the DB.
  */
 import MarkdownIt from 'markdown-it';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import { canonicalEmojiName, emojiCodeForName } from './emoji';
 
 type Token = MarkdownIt.Token;
@@ -98,9 +99,13 @@ const CHANNEL_LINK_SCAN = new RegExp(String.raw`${BEFORE_MENTION}#\*\*([^*]+)\*\
 
 /** `@**name|id**` and `@**|id**`: the id picks the user, the name must then match. */
 const MENTION_WITH_ID = /^(.+)?\|(\d+)$/;
-/** `#**channel>topic@123**` (message link) and `#**channel>topic**`. */
-const CHANNEL_TOPIC_MESSAGE = /^([^*>]+)>([^*]+)@(\d+)$/;
-const CHANNEL_TOPIC = /^([^*>]+)>([^*]+)$/;
+/**
+ * `#**channel>topic@123**` (message link) and `#**channel>topic**`. The
+ * topic may be empty (feature level 346): `#**channel>**` links to the
+ * channel's empty topic and `#**channel>@123**` to a message in it.
+ */
+const CHANNEL_TOPIC_MESSAGE = /^([^*>]+)>([^*]*)@(\d+)$/;
+const CHANNEL_TOPIC = /^([^*>]+)>([^*]*)$/;
 
 // Wildcards are matched case-sensitively, exactly as typed (zerver/lib/mention.py).
 const STREAM_WILDCARDS = new Set(['all', 'everyone', 'stream', 'channel']);
@@ -820,13 +825,15 @@ function renderChannelLink(meta: ChannelLinkMeta): string {
   if (meta.kind === 'channel') {
     return `<a class="stream" data-stream-id="${meta.id}" href="${escapeHtml(channelPath)}">${escapeHtml(`#${meta.name}`)}</a>`;
   }
+  // The empty topic's path segment is empty ("/topic/", "/topic//near/5"), and Zulip shows it
+  // as the empty topic's display name in <em> (Message.EMPTY_TOPIC_FALLBACK_NAME, not the topic).
   const topicPath = `${channelPath}/topic/${encodeHashComponent(meta.topic)}`;
+  const topicText = meta.topic === '' ? `<em>${EMPTY_TOPIC_DISPLAY_NAME}</em>` : escapeHtml(meta.topic);
+  const text = `${escapeHtml(`#${meta.name} > `)}${topicText}`;
   if (meta.kind === 'topic') {
-    const text = escapeHtml(`#${meta.name} > ${meta.topic}`);
     return `<a class="stream-topic" data-stream-id="${meta.id}" href="${escapeHtml(topicPath)}">${text}</a>`;
   }
-  const text = escapeHtml(`#${meta.name} > ${meta.topic} @ 💬`);
-  return `<a class="message-link" href="${escapeHtml(`${topicPath}/near/${meta.messageId}`)}">${text}</a>`;
+  return `<a class="message-link" href="${escapeHtml(`${topicPath}/near/${meta.messageId}`)}">${text} @ 💬</a>`;
 }
 
 function renderEmoji(meta: EmojiMeta): string {

@@ -65,6 +65,8 @@ export interface UserRow {
   /** The uploaded avatar's file name stem (avatar_source 'U'), null for Gravatar. */
   avatar_hash: string | null;
   date_joined: number;
+  /** Made through POST /users and not logged in yet: the first login moves date_joined (migration 028). */
+  awaiting_first_login: boolean;
   last_active_time: number | null;
   long_term_idle: boolean;
   recipient_id: number | null;
@@ -86,6 +88,7 @@ const BOOL_COLUMNS = new Set([
   'is_active',
   'is_imported_stub',
   'is_mirror_dummy',
+  'awaiting_first_login',
   'can_create_users',
   'can_change_user_emails',
   'long_term_idle',

@@ -33,7 +33,8 @@ export type NewUserRow = Pick<
   | 'timezone'
   | 'date_joined'
   | 'settings'
->;
+> &
+  Partial<Pick<UserRow, 'awaiting_first_login'>>;
 
 export async function insertUser(q: Q, row: NewUserRow): Promise<number> {
   const id = await insertOne(q, 'users', row);
@@ -68,13 +69,28 @@ export async function getUserByApiEmail(q: Q, realmId: number, email: string): P
   return toUser(await q('users').where({ realm_id: realmId, email }).first());
 }
 
+/**
+ * The first login of an account made through the API: its date_joined
+ * becomes `now` and the mark goes, in one statement that only an account
+ * still marked matches, so of two logins at once only one counts. Whether
+ * this call was that one.
+ */
+export async function recordFirstLogin(q: Q, id: number, now: number): Promise<boolean> {
+  const changed = await q('users').where({ id, awaiting_first_login: true }).update({ date_joined: now, awaiting_first_login: false });
+  if (changed > 0) invalidates(q, { kind: 'user', userIds: [id] });
+  return changed > 0;
+}
+
 export async function updateUser(q: Q, id: number, changes: Partial<Omit<UserRow, 'id'>>): Promise<void> {
   await q('users').where({ id }).update(changes);
   invalidates(q, { kind: 'user', userIds: [id] });
 }
 
-export async function listRealmUsers(q: Q, realmId: number): Promise<UserRow[]> {
-  const rows = await q('users').where({ realm_id: realmId }).orderBy('id');
+/** The organization's users by id, or only those of `ids` (ids of other organizations or of nobody match nothing). */
+export async function listRealmUsers(q: Q, realmId: number, ids?: readonly number[]): Promise<UserRow[]> {
+  const query = q('users').where({ realm_id: realmId }).orderBy('id');
+  if (ids) query.whereIn('id', ids);
+  const rows = await query;
   return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
 }
 
