@@ -4363,7 +4363,12 @@ export interface components {
          *       "emoji_name": "thumbs_up",
          *       "emoji_code": "1f44d",
          *       "reaction_type": "unicode_emoji",
-         *       "user_id": 10
+         *       "user_id": 10,
+         *       "user": {
+         *         "user_id": 10,
+         *         "email": "iago@example.com",
+         *         "full_name": "Iago"
+         *       }
          *     }
          */
         ReactionEvent: {
@@ -4378,6 +4383,16 @@ export interface components {
             reaction_type: components["schemas"]["ReactionType"];
             /** @description The user who added or removed the reaction. */
             user_id: number;
+            /**
+             * @deprecated
+             * @description The same user as user_id, in the object older clients read (Zulip dropped it at feature level 328, sent it again from 339 and dropped it for good at 484). Parley keeps sending it: clients such as zulip-terminal still look for the reacting user here, and draw no reaction made by someone else without it.
+             */
+            user?: {
+                user_id: number;
+                /** @description The user's API email. */
+                email: string;
+                full_name: string;
+            };
         };
         /** @description A user became visible to the current user (new account, or access gained). */
         RealmUserAddEvent: {
@@ -4457,29 +4472,6 @@ export interface components {
                 user_id: number;
                 /** @description Always "Unknown user", the name to show for them. */
                 full_name: string;
-            };
-        };
-        /**
-         * @description A bot the current user owns or administers changed. Parley sends it when a bot is deactivated (with its owner) or reactivated, to the bot's owner and the organization's administrators.
-         * @example {
-         *       "id": 8,
-         *       "type": "realm_bot",
-         *       "op": "update",
-         *       "bot": {
-         *         "user_id": 15,
-         *         "is_active": false
-         *       }
-         *     }
-         */
-        RealmBotUpdateEvent: {
-            id: components["schemas"]["EventId"];
-            /** @enum {string} */
-            type: "realm_bot";
-            /** @enum {string} */
-            op: "update";
-            bot: {
-                user_id: number;
-                is_active: boolean;
             };
         };
         /**
@@ -5332,7 +5324,7 @@ export interface components {
             };
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"];
         /**
          * @example {
          *       "result": "success",

@@ -196,9 +196,13 @@ export function toApiRealmUserUpdateEvent(person: Schema<'RealmUserUpdatePerson'
   return { type: 'realm_user', op: 'update', person };
 }
 
-/** realm_bot update: a bot's owner and the administrators learn it was (re)activated. */
-export function toApiRealmBotActiveEvent(botId: number, isActive: boolean): EventBody<Schema<'RealmBotUpdateEvent'>> {
-  return { type: 'realm_bot', op: 'update', bot: { user_id: botId, is_active: isActive } };
+/**
+ * The `user` object of reaction events: the reacting user's id, API email and
+ * name. Zulip dropped it at feature level 484; clients such as zulip-terminal
+ * still read the reacting user from it (the events contract, ReactionEvent).
+ */
+export function toApiReactionUser(user: UserRow): NonNullable<Schema<'ReactionEvent'>['user']> {
+  return { user_id: user.id, email: user.email, full_name: user.full_name };
 }
 
 /** user_group add_members / remove_members: users joined or left a group's direct members. */
