@@ -7,6 +7,7 @@ import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../do
 import { EmailVisibility, emailVisibilityOf } from '../domain/user-settings';
 import type { UserGroupRow } from '../queries/groups';
 import type { ProfileValueRow } from '../queries/profile-fields';
+import type { CustomProfileFieldRow } from '../queries/register';
 import type { UserRow } from '../queries/rows';
 import type { GroupLookup } from './subscriptions';
 
@@ -194,6 +195,37 @@ export function toApiUserGroup(
 /** realm_user update: the user's id and the one group of fields that changed. */
 export function toApiRealmUserUpdateEvent(person: Schema<'RealmUserUpdatePerson'>): EventBody<Schema<'RealmUserUpdateEvent'>> {
   return { type: 'realm_user', op: 'update', person };
+}
+
+/**
+ * A bot of POST /register's realm_bots. Since feature level 474 Zulip sends
+ * only what the user object lacks; Parley's bots have no default channels
+ * and are neither outgoing webhooks nor embedded bots, so no services.
+ */
+export function toApiRealmBot(botId: number): Schema<'RealmBot'> {
+  return {
+    user_id: botId,
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: false,
+    services: [],
+  };
+}
+
+/** A custom profile field as POST /register lists it; display_in_profile_summary only when true, as Zulip. */
+export function toApiCustomProfileField(f: CustomProfileFieldRow): Schema<'CustomProfileField'> {
+  const out: Schema<'CustomProfileField'> = {
+    id: f.id,
+    name: f.name,
+    type: f.field_type,
+    hint: f.hint,
+    field_data: f.field_data,
+    order: f.order,
+    required: f.required,
+    editable_by_user: f.editable_by_user,
+  };
+  if (f.display_in_profile_summary) out.display_in_profile_summary = true;
+  return out;
 }
 
 /**
