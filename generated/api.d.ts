@@ -2941,7 +2941,7 @@ export interface components {
             default_language?: string;
         };
         /**
-         * @description A user or bot as listed by GET /users and in realm_users of /register. The field is_billing_admin was removed at feature level 363.
+         * @description A user or bot as listed by GET /users and sent in realm_user events (POST /register's lists carry RealmUser, the same without is_active). The field is_billing_admin was removed at feature level 363.
          * @example {
          *       "user_id": 10,
          *       "email": "cordelia@example.com",
@@ -3529,6 +3529,46 @@ export interface components {
             max_height: number;
             format: string;
             animated: boolean;
+        };
+        /**
+         * @description A user or bot in realm_users or realm_non_active_users of POST /register: the User object without is_active, which the list it is in already says (Zulip leaves the field out there too).
+         * @example {
+         *       "user_id": 10,
+         *       "email": "cordelia@example.com",
+         *       "delivery_email": "cordelia@example.com",
+         *       "full_name": "Cordelia Lear",
+         *       "avatar_url": "/avatar/10?s=80&version=1",
+         *       "avatar_version": 1,
+         *       "is_admin": false,
+         *       "is_owner": false,
+         *       "is_guest": false,
+         *       "is_bot": false,
+         *       "is_imported_stub": false,
+         *       "role": 400,
+         *       "timezone": "Europe/London",
+         *       "date_joined": "2025-01-15T09:30:00+00:00",
+         *       "profile_data": {}
+         *     }
+         */
+        RealmUser: {
+            user_id: number;
+            email: string;
+            delivery_email: string | null;
+            full_name: string;
+            avatar_url: string | null;
+            avatar_version: number;
+            is_admin: boolean;
+            is_owner: boolean;
+            is_guest: boolean;
+            is_bot: boolean;
+            /** @enum {integer|null} */
+            bot_type?: 1 | 2 | 3 | 4 | null;
+            bot_owner_id?: number | null;
+            is_imported_stub: boolean;
+            role: components["schemas"]["Role"];
+            timezone: string;
+            date_joined: string;
+            profile_data?: components["schemas"]["ProfileData"];
         };
         EmojisetChoice: {
             key: string;
@@ -4252,7 +4292,7 @@ export interface components {
             streams: number[];
         };
         /**
-         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all), and then always: `realm` owns the max_* limits, the server_* and password_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity and permission fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `stream` owns streams; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `custom_profile_fields` owns custom_profile_fields and custom_profile_field_types; `onboarding_steps` owns onboarding_steps and navigation_tour_video_url; `presence` owns presences, presence_last_update_id and server_timestamp; `realm_bot` owns realm_bots; `default_streams` owns realm_default_streams; `default_stream_groups` owns realm_default_stream_groups; `video_calls` owns has_zoom_token; `giphy` and `tenor` own their API keys; every other key belongs to the event type of the same name (`user_status` to user_status, `user_topic` to user_topics, `realm_billing` to realm_billing and so on). Where Parley has no objects of a kind (drafts, scheduled messages, linkifiers, muted users...) the key is sent with Zulip's empty value. The realm_users objects keep `is_active` (Zulip drops it there; the lists already say it).
+         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all), and then always: `realm` owns the max_* limits, the server_* and password_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity and permission fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `stream` owns streams; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `custom_profile_fields` owns custom_profile_fields and custom_profile_field_types; `onboarding_steps` owns onboarding_steps and navigation_tour_video_url; `presence` owns presences, presence_last_update_id and server_timestamp; `realm_bot` owns realm_bots; `default_streams` owns realm_default_streams; `default_stream_groups` owns realm_default_stream_groups; `video_calls` owns has_zoom_token; `giphy` and `tenor` own their API keys; every other key belongs to the event type of the same name (`user_status` to user_status, `user_topic` to user_topics, `realm_billing` to realm_billing and so on). muted_topics is left out when fetch_event_types (or event_types) names `user_topic` too, as Zulip does. Where Parley has no objects of a kind (drafts, scheduled messages, linkifiers, muted users...) the key is sent with Zulip's empty value.
          * @example {
          *       "result": "success",
          *       "msg": "",
@@ -4337,7 +4377,7 @@ export interface components {
          *       "full_name": "Iago",
          *       "is_admin": true,
          *       "is_owner": false,
-         *       "is_moderator": false,
+         *       "is_moderator": true,
          *       "is_guest": false,
          *       "can_create_streams": true,
          *       "can_create_public_streams": true,
@@ -4688,10 +4728,10 @@ export interface components {
             server_min_deactivated_realm_deletion_days?: number | null;
             /** @description Most days a deactivated organization's data is kept; null for no limit (feature level 332). */
             server_max_deactivated_realm_deletion_days?: number | null;
-            /** @description Active users the current user can see, bots included. */
-            realm_users?: components["schemas"]["User"][];
-            /** @description Deactivated users. */
-            realm_non_active_users?: components["schemas"]["User"][];
+            /** @description Active users the current user can see, bots included, without is_active. */
+            realm_users?: components["schemas"]["RealmUser"][];
+            /** @description Deactivated users, without is_active. */
+            realm_non_active_users?: components["schemas"]["RealmUser"][];
             /** @description System bots shared by all organizations on the server. */
             cross_realm_bots?: components["schemas"]["User"][];
             /** @description The current user's ID. */
@@ -4706,6 +4746,7 @@ export interface components {
             avatar_url_medium?: string | null;
             is_admin?: boolean;
             is_owner?: boolean;
+            /** @description Whether the current user is a moderator or more - administrators and owners too since feature level 380. */
             is_moderator?: boolean;
             is_guest?: boolean;
             /** @description Whether the current user may create public channels (feature level 102). */
@@ -4740,7 +4781,7 @@ export interface components {
             realm_emoji?: {
                 [key: string]: components["schemas"]["RealmEmoji"];
             };
-            /** @description Owned by `presence`: users connected within presence_history_limit_days (default 14), keyed by user ID in the modern format with slim_presence, else by email in the legacy one. */
+            /** @description Owned by `presence`: users connected within presence_history_limit_days (default 14), keyed by user ID in the modern format with slim_presence or the simplified_presence_events capability (as Zulip), else by email in the legacy one. */
             presences?: {
                 [key: string]: components["schemas"]["ModernPresence"] | components["schemas"]["LegacyPresence"];
             };

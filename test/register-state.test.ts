@@ -291,6 +291,17 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
     for (const key of FLUTTER_REQUIRED) expect(state[key]).not.toBeNull();
   });
 
+  it('leaves muted_topics out when user_topic is asked for by name, as Zulip does', async () => {
+    expect(Object.keys((await register(t, t.cast.member, { fetch_event_types: ['muted_topics', 'user_topic'] })).state)).not.toContain(
+      'muted_topics',
+    );
+    // event_types stands in for fetch_event_types, with the same rule.
+    expect(Object.keys((await register(t, t.cast.member, { event_types: ['muted_topics', 'user_topic'] })).state)).not.toContain(
+      'muted_topics',
+    );
+    expect((await register(t, t.cast.member, { fetch_event_types: ['muted_topics'] })).state.muted_topics).toEqual([]);
+  });
+
   it('sends the empty values where Parley has no such objects', async () => {
     const { state } = await register(t, t.cast.member);
     for (const key of [
@@ -385,7 +396,7 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
     }
   });
 
-  it("gives the current user's permissions by role and group settings", async () => {
+  it("gives the current user's permissions and moderator status by role and group settings", async () => {
     const flags = async (who: keyof TestServer['cast']) => {
       const { state } = await register(t, t.cast[who], { fetch_event_types: ['realm_user'] });
       return {
@@ -406,8 +417,10 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
     };
     const membersCan = { ...none, can_create_streams: true, can_create_public_streams: true, can_create_private_streams: true };
     expect(await flags('member')).toEqual({ is_moderator: false, ...membersCan, can_invite_others_to_realm: true });
+    // Moderators and up are moderators since feature level 380.
     expect(await flags('moderator')).toMatchObject({ is_moderator: true });
-    expect(await flags('owner')).toEqual({ is_moderator: false, ...membersCan, can_invite_others_to_realm: true });
+    expect(await flags('admin')).toMatchObject({ is_moderator: true });
+    expect(await flags('owner')).toEqual({ is_moderator: true, ...membersCan, can_invite_others_to_realm: true });
     expect(await flags('guest')).toEqual({ is_moderator: false, ...none });
     // Never a guest, whatever group the setting names (as POST /users/me/subscriptions refuses them).
     const everyone = await systemGroupId(t, 'role:everyone');
@@ -433,6 +446,12 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
         .where({ id: t.realmId })
         .update({ enable_spectator_access: false, can_invite_users_group: await systemGroupId(t, 'role:members') });
     }
+  });
+
+  it('lists users without is_active, which their list already says', async () => {
+    const { state } = await register(t, t.cast.member, { fetch_event_types: ['realm_user'] });
+    for (const u of [...state.realm_users, ...state.realm_non_active_users]) expect(u).not.toHaveProperty('is_active');
+    expect(state.realm_non_active_users.map((u: { user_id: number }) => u.user_id)).toEqual([t.cast.deactivated.id]);
   });
 
   it('lists the starred messages, ascending', async () => {
@@ -548,6 +567,17 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
     ]);
     expect((await bots('admin')).map((b) => b.user_id)).toEqual(expect.arrayContaining([t.cast.bot.id, mine.id]));
     expect(await bots('moderator')).toEqual([]);
+  });
+
+  it('sends presence in the modern form to clients declaring simplified_presence_events', async () => {
+    await t.api.post('/users/me/presence', t.cast.owner, { status: 'active' });
+    const { state } = await register(t, t.cast.member, {
+      fetch_event_types: ['presence'],
+      client_capabilities: { simplified_presence_events: true },
+    });
+    expect(state.presences[String(t.cast.owner.id)]).toEqual({ active_timestamp: expect.any(Number), idle_timestamp: expect.any(Number) });
+    const legacy = (await register(t, t.cast.member, { fetch_event_types: ['presence'] })).state;
+    expect(legacy.presences[t.cast.owner.email]).toHaveProperty('aggregated');
   });
 
   it('serves the emoji names where server_emoji_data_url points, revalidated by ETag', async () => {

@@ -130,6 +130,16 @@ export function toApiUser(user: UserRow, opts: UserViewOptions): Schema<'User'> 
 }
 
 /**
+ * A user of POST /register's realm_users or realm_non_active_users: the
+ * User object without is_active, which Zulip leaves out there (the list a
+ * user is in says it).
+ */
+export function toApiRealmUser(user: UserRow, opts: UserViewOptions): Schema<'RealmUser'> {
+  const { is_active: _listSaysIt, ...rest } = toApiUser(user, opts);
+  return rest;
+}
+
+/**
  * GET /users/me: the user object as its owner sees it (the real email and
  * avatar URL always), plus max_message_id; profile_data for humans only.
  */

@@ -131,7 +131,12 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   if (want('recent_private_conversations')) add(recentDmState(db, user.id));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
   if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
-  if (want('presence')) add(viewer().then((v) => presenceState(ctx, v, r.presence ?? { slim: r.queue.slimPresence ?? false })));
+  if (want('presence')) {
+    // The modern form for clients that asked for it (slim_presence) or that declare
+    // simplified_presence_events, which Zulip's fetch_initial_state_data takes as a request for it.
+    const slim = (r.presence?.slim ?? r.queue.slimPresence ?? false) || caps.simplifiedPresenceEvents;
+    add(viewer().then((v) => presenceState(ctx, v, { slim, historyLimitDays: r.presence?.historyLimitDays })));
+  }
   if (want('user_status')) add(viewer().then((v) => userStatusState(db, v)));
   if (want('realm_emoji'))
     add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: toApiRealmEmojiMap(user.realm_id, rows) })));
@@ -139,7 +144,9 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   if (want('user_topic')) {
     add(listUserTopics(db, user.id).then((rows) => ({ user_topics: rows.map((r) => toApiUserTopic(r, caps.emptyTopicName)) })));
   }
-  if (want('muted_topics')) {
+  // A client naming user_topic as well gets no muted_topics (Zulip sends the legacy list only to
+  // clients that may not know user_topic), unless it asked for everything.
+  if (want('muted_topics') && (r.fetchEventTypes === null || !want('user_topic'))) {
     add(
       listUserTopics(db, user.id, VisibilityPolicy.MUTED).then((rows) => ({ muted_topics: toApiMutedTopics(rows, caps.emptyTopicName) })),
     );

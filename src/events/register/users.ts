@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import type { Schema } from '../../contract';
 import { inGroup, type Viewer } from '../../access/viewer';
 import { FieldType } from '../../domain/profile-fields';
-import { isAdminRole, isGuestRole, isOwnerRole, Role } from '../../domain/roles';
+import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../../domain/roles';
 import { NOTIFICATION_SOUNDS, parseSettings, realmDefaultsOf } from '../../domain/user-settings';
 import { listBotIds, listCustomProfileFields, listRealmProfileValues, listUserIdsSharingRecipients } from '../../queries/register';
 import type { RealmRow, UserRow } from '../../queries/rows';
 import { listRealmUsers } from '../../queries/users';
-import { fullAvatarUrl, toApiCustomProfileField, toApiProfileData, toApiRealmBot, toApiUser } from '../../serializers/users';
+import { fullAvatarUrl, toApiCustomProfileField, toApiProfileData, toApiRealmBot, toApiRealmUser } from '../../serializers/users';
 import type { StatePart } from './state';
 
 /** Zulip's emoji sets. */
@@ -46,7 +46,8 @@ export interface RealmUserStateOptions {
 
 /**
  * The `realm_user` part: every user the caller may see (active in
- * realm_users, deactivated in realm_non_active_users) and the caller's own
+ * realm_users, deactivated in realm_non_active_users, both without
+ * is_active, as Zulip's post_process_state leaves them) and the caller's own
  * identity and permissions. Users outside can_access_all_users_group see
  * only the people they share a channel or conversation with, and bots.
  */
@@ -65,11 +66,11 @@ export async function realmUserState(
   ]);
   const profiles = toApiProfileData(values);
   const visible = sharing ? new Set([...sharing, me.id]) : null;
-  const realmUsers: Array<Schema<'User'>> = [];
-  const nonActive: Array<Schema<'User'>> = [];
+  const realmUsers: Array<Schema<'RealmUser'>> = [];
+  const nonActive: Array<Schema<'RealmUser'>> = [];
   for (const u of users) {
     if (visible && !visible.has(u.id) && !u.is_bot) continue;
-    const api = toApiUser(u, {
+    const api = toApiRealmUser(u, {
       viewer: me,
       clientGravatar: o.clientGravatar,
       profileData: u.is_bot ? undefined : (profiles.get(u.id) ?? {}),
@@ -91,7 +92,8 @@ export async function realmUserState(
     avatar_url_medium: fullAvatarUrl(me, true),
     is_admin: isAdminRole(me.role),
     is_owner: isOwnerRole(me.role),
-    is_moderator: me.role === Role.MODERATOR,
+    // "At least a moderator" since feature level 380, as Zulip's is_moderator property.
+    is_moderator: isModeratorOrAbove(me.role),
     is_guest: isGuestRole(me.role),
     ...channelCreation,
     can_create_streams:
