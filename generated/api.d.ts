@@ -3027,7 +3027,7 @@ export interface components {
             default_language?: string;
         };
         /**
-         * @description A user or bot as listed by GET /users and in realm_users of /register. The field is_billing_admin was removed at feature level 363.
+         * @description A user or bot as listed by GET /users and sent in realm_user events (POST /register's lists carry RealmUser, the same without is_active). The field is_billing_admin was removed at feature level 363.
          * @example {
          *       "user_id": 10,
          *       "email": "cordelia@example.com",
@@ -3486,8 +3486,13 @@ export interface components {
          *         "realm",
          *         "realm_user",
          *         "subscription",
+         *         "stream",
          *         "message",
-         *         "update_message_flags"
+         *         "update_message_flags",
+         *         "starred_messages",
+         *         "recent_private_conversations",
+         *         "custom_profile_fields",
+         *         "muted_users"
          *       ],
          *       "client_capabilities": {
          *         "notification_settings_null": true,
@@ -3580,6 +3585,76 @@ export interface components {
             group: {
                 [key: string]: components["schemas"]["GroupPermissionSetting"];
             };
+        };
+        /** @description Whether one way of logging in is on in the organization, and whether it could be. */
+        AuthenticationMethod: {
+            enabled: boolean;
+            available: boolean;
+            /** @description Present only when available is false. */
+            unavailable_reason?: string;
+        };
+        /** @description One choice of a setting, with the value to store (`id`) and a name to show. */
+        NamedOption: {
+            name: string;
+            id: number;
+        };
+        /** @description A site whose account names an external-account profile field can link to. */
+        ExternalAccountType: {
+            /** @description The label users see next to the value. */
+            name: string;
+            /** @description The site, as administrators see it. */
+            text: string;
+            hint: string;
+            /** @description The profile URL, with `%(username)s` where the value goes; the empty string when the value is not linked. */
+            url_pattern: string;
+        };
+        /** @description A size and format uploaded images are thumbnailed into (feature level 273). */
+        ThumbnailFormat: {
+            name: string;
+            max_width: number;
+            max_height: number;
+            format: string;
+            animated: boolean;
+        };
+        /**
+         * @description A user or bot in realm_users or realm_non_active_users of POST /register: the User object without is_active, which the list it is in already says (Zulip leaves the field out there too).
+         * @example {
+         *       "user_id": 10,
+         *       "email": "cordelia@example.com",
+         *       "delivery_email": "cordelia@example.com",
+         *       "full_name": "Cordelia Lear",
+         *       "avatar_url": "/avatar/10?s=80&version=1",
+         *       "avatar_version": 1,
+         *       "is_admin": false,
+         *       "is_owner": false,
+         *       "is_guest": false,
+         *       "is_bot": false,
+         *       "is_imported_stub": false,
+         *       "role": 400,
+         *       "timezone": "Europe/London",
+         *       "date_joined": "2025-01-15T09:30:00+00:00",
+         *       "profile_data": {}
+         *     }
+         */
+        RealmUser: {
+            user_id: number;
+            email: string;
+            delivery_email: string | null;
+            full_name: string;
+            avatar_url: string | null;
+            avatar_version: number;
+            is_admin: boolean;
+            is_owner: boolean;
+            is_guest: boolean;
+            is_bot: boolean;
+            /** @enum {integer|null} */
+            bot_type?: 1 | 2 | 3 | 4 | null;
+            bot_owner_id?: number | null;
+            is_imported_stub: boolean;
+            role: components["schemas"]["Role"];
+            timezone: string;
+            date_joined: string;
+            profile_data?: components["schemas"]["ProfileData"];
         };
         EmojisetChoice: {
             key: string;
@@ -4102,7 +4177,245 @@ export interface components {
          */
         MutedTopic: (string | number)[];
         /**
-         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all): `realm` owns the max_* limits, the server_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `user_settings`, `realm_user_settings_defaults`, `realm_user_groups`, `saved_snippets` and `realm_emoji` own the keys of the same names. The realm_users objects keep `is_active` (Zulip drops it there; the lists already say it).
+         * @description A custom profile field of the organization; users' values are in the profile_data of user objects, keyed by this id.
+         * @example {
+         *       "id": 1,
+         *       "name": "Phone number",
+         *       "type": 1,
+         *       "hint": "Work phone",
+         *       "field_data": "",
+         *       "order": 1,
+         *       "required": false,
+         *       "editable_by_user": true
+         *     }
+         */
+        CustomProfileField: {
+            id: number;
+            /** @description The label shown with the value. */
+            name: string;
+            /**
+             * @description The kind of value: 1 short text, 2 long text (paragraph), 3 a choice from a list, 4 a date, 5 a link, 6 users, 7 an external account, 8 pronouns (feature level 151).
+             * @enum {integer}
+             */
+            type: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+            /** @description Help text for the people filling the field in. */
+            hint: string;
+            /** @description JSON text with the type's extra configuration: the choices of a list field (type 3), the account kind of an external account (type 7); the empty string for the other types. */
+            field_data: string;
+            /** @description Fields are shown in increasing order. */
+            order: number;
+            /** @description Whether administrators ask everyone to fill the field in (feature level 244). */
+            required: boolean;
+            /** @description Whether users may set their own value; administrators always can (feature level 296). */
+            editable_by_user: boolean;
+            /**
+             * @description Present (and true) only for fields shown on the small user card (feature level 146).
+             * @enum {boolean}
+             */
+            display_in_profile_summary?: true;
+            /**
+             * @description Present (and true) only for fields whose values also match users in typeahead (feature level 455). Parley has no such fields.
+             * @enum {boolean}
+             */
+            use_for_user_matching?: true;
+        };
+        /** @description One kind of custom profile field, in custom_profile_field_types. */
+        CustomProfileFieldType: {
+            /** @description The value of a field's `type`. */
+            id: number;
+            /** @description A name for the kind, for administration screens. */
+            name: string;
+        };
+        /** @description A one-time notice the web app shows a user once (feature level 233). */
+        OnboardingStep: {
+            /** @enum {string} */
+            type: "one_time_notice";
+            name: string;
+        };
+        /** @description One of the user's views in the web app's sidebar (feature level 390). */
+        NavigationView: {
+            /** @description The URL fragment the view opens. */
+            fragment: string;
+            /** @description Shown in the sidebar itself (true) or in its "more" menu. */
+            is_pinned: boolean;
+            /** @description The name of a custom view; null for built-in ones. */
+            name?: string | null;
+        };
+        /** @description A message being composed, kept on the server so the user's other devices see it (Parley keeps none). */
+        Draft: {
+            id: number;
+            /**
+             * @description `stream` or `private`, or the empty string for a draft with no recipient yet.
+             * @enum {string}
+             */
+            type: "" | "stream" | "private";
+            /** @description The channel ID (one entry) or the user IDs of a direct message; empty without a recipient. */
+            to: number[];
+            topic: string;
+            content: string;
+            /** @description Last edit, UNIX seconds. */
+            timestamp: number;
+        };
+        /** @description A message the user asked the server to send later, not yet sent (feature level 179; Parley schedules none). */
+        ScheduledMessage: {
+            scheduled_message_id: number;
+            /** @enum {string} */
+            type: "stream" | "private";
+            /** @description The channel ID for a channel message, the recipients' user IDs for a direct message. */
+            to: number | number[];
+            /** @description Present for channel messages only. */
+            topic?: string;
+            content: string;
+            rendered_content: string;
+            /** @description When it is to be sent, UNIX seconds. */
+            scheduled_delivery_timestamp: number;
+            /** @description Whether sending it at its time failed (feature level 181). */
+            failed: boolean;
+        };
+        /** @description A reminder about a message, delivered later as a direct message to the user (feature level 399; Parley has none). */
+        Reminder: {
+            reminder_id: number;
+            /** @enum {string} */
+            type: "private";
+            to: number[];
+            content: string;
+            rendered_content: string;
+            scheduled_delivery_timestamp: number;
+            failed: boolean;
+            /** @description The message the reminder is about. */
+            reminder_target_message_id: number;
+        };
+        /** @description A user the current user muted (feature level 48). */
+        MutedUser: {
+            /** @description The muted user. */
+            id: number;
+            /** @description When they were muted, UNIX seconds. */
+            timestamp: number;
+        };
+        /** @description An email domain whose owners may join the organization without an invitation. */
+        RealmDomain: {
+            domain: string;
+            allow_subdomains: boolean;
+        };
+        /** @description A rule turning text that matches a pattern into a link (feature level 54). */
+        Linkifier: {
+            id: number;
+            /** @description A regular expression with named groups. */
+            pattern: string;
+            /** @description An RFC 6570 URL template filled from the groups (feature level 176). */
+            url_template: string;
+            /** @description Text the pattern matches, for documentation (feature level 471). */
+            example_input?: string | null;
+            /** @description How to write a link back as text (feature level 471). */
+            reverse_template?: string | null;
+            alternative_url_templates?: string[];
+        };
+        /** @description An external site code blocks of one language can be opened in (feature level 49). */
+        RealmPlayground: {
+            id: number;
+            name: string;
+            pygments_language: string;
+            /** @description An RFC 6570 URL template with one variable, `code` (feature level 196). */
+            url_template: string;
+        };
+        /**
+         * @description A bot the current user may administer, in realm_bots: since feature level 474 only what the user object does not say (name, email, owner, activity and avatar are in realm_users).
+         * @example {
+         *       "user_id": 15,
+         *       "default_sending_stream": null,
+         *       "default_events_register_stream": null,
+         *       "default_all_public_streams": false,
+         *       "services": []
+         *     }
+         */
+        RealmBot: {
+            user_id: number;
+            /** @description Name of the channel the bot sends to by default; null when it has none. */
+            default_sending_stream: string | null;
+            /** @description Name of the channel whose events the bot receives by default; null when it has none. */
+            default_events_register_stream: string | null;
+            default_all_public_streams: boolean;
+            /** @description The configuration of an outgoing webhook or embedded bot (one entry); empty for other bots. Parley's bots are all of the other kinds. */
+            services: ({
+                base_url: string;
+                token: string;
+                /** @description 1 Zulip's format, 2 Slack's. */
+                interface: number;
+            } | {
+                service_name: string;
+                config_data: {
+                    [key: string]: string;
+                };
+            })[];
+        };
+        /** @description A kind of bot the server runs itself, with its configuration fields. */
+        EmbeddedBotType: {
+            name: string;
+            config: {
+                [key: string]: string;
+            };
+        };
+        IncomingWebhookOption: {
+            key: string;
+            label: string;
+            validator: string;
+        };
+        /** @description An integration whose incoming webhook the server understands. */
+        IncomingWebhookType: {
+            name: string;
+            /** @description Feature level 207. */
+            display_name: string;
+            /** @description The event types the integration can filter on; null when it cannot filter (feature level 207). */
+            all_event_types: string[] | null;
+            config_options: components["schemas"]["IncomingWebhookOption"][];
+            /** @description Optional parameters of the webhook URL (feature level 403). */
+            url_options: components["schemas"]["IncomingWebhookOption"][];
+        };
+        /** @description A direct message conversation the user took part in recently. */
+        RecentDmConversation: {
+            /** @description The newest message of the conversation the user has. */
+            max_message_id: number;
+            /** @description The other participants, ascending; empty for the user's notes to self. */
+            user_ids: number[];
+        };
+        /**
+         * @description A folder the organization groups channels in (feature level 389); a channel's folder_id names it.
+         * @example {
+         *       "id": 1,
+         *       "name": "Engineering",
+         *       "order": 0,
+         *       "date_created": 1732280000,
+         *       "creator_id": 10,
+         *       "description": "",
+         *       "rendered_description": "",
+         *       "is_archived": false
+         *     }
+         */
+        ChannelFolder: {
+            id: number;
+            name: string;
+            /** @description Folders are shown in increasing order (feature level 414). */
+            order: number;
+            /** @description Creation time, UNIX seconds. */
+            date_created: number | null;
+            /** @description Who made the folder; null when unknown. */
+            creator_id: number | null;
+            /** @description Markdown source; may be empty. */
+            description: string;
+            /** @description The description as HTML. */
+            rendered_description: string;
+            is_archived: boolean;
+        };
+        /** @description A named set of default channels offered to new users (an experimental Zulip feature; Parley has none). */
+        DefaultChannelGroup: {
+            id: number;
+            name: string;
+            description: string;
+            /** @description IDs of the group's channels (objects before feature level 330). */
+            streams: number[];
+        };
+        /**
+         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all), and then always: `realm` owns the max_* limits, the server_* and password_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity and permission fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `stream` owns streams; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `custom_profile_fields` owns custom_profile_fields and custom_profile_field_types; `onboarding_steps` owns onboarding_steps and navigation_tour_video_url; `presence` owns presences, presence_last_update_id and server_timestamp; `realm_bot` owns realm_bots; `default_streams` owns realm_default_streams; `default_stream_groups` owns realm_default_stream_groups; `video_calls` owns has_zoom_token; `giphy` and `tenor` own their API keys; every other key belongs to the event type of the same name (`user_status` to user_status, `user_topic` to user_topics, `realm_billing` to realm_billing and so on). muted_topics is left out when fetch_event_types (or event_types) names `user_topic` too, as Zulip does. Where Parley has no objects of a kind (drafts, scheduled messages, linkifiers, muted users...) the key is sent with Zulip's empty value.
          * @example {
          *       "result": "success",
          *       "msg": "",
@@ -4158,6 +4471,27 @@ export interface components {
          *       "realm_message_edit_history_visibility_policy": "all",
          *       "realm_topics_policy": "allow_empty_topic",
          *       "realm_moderation_request_channel_id": -1,
+         *       "realm_new_stream_announcements_stream_id": -1,
+         *       "realm_message_retention_days": -1,
+         *       "realm_date_created": 1732280000,
+         *       "realm_icon_url": "https://secure.gravatar.com/avatar/d41d8cd98f00b204e9800998ecf8427e?d=identicon",
+         *       "realm_wildcard_mention_policy": 5,
+         *       "realm_create_public_stream_policy": 1,
+         *       "realm_authentication_methods": {
+         *         "Email": {
+         *           "enabled": true,
+         *           "available": true
+         *         }
+         *       },
+         *       "realm_default_external_accounts": {
+         *         "github": {
+         *           "name": "GitHub account",
+         *           "text": "GitHub",
+         *           "hint": "",
+         *           "url_pattern": "https://github.com/%(username)s"
+         *         }
+         *       },
+         *       "server_emoji_data_url": "http://127.0.0.1:9991/static/generated/emoji/emoji_api.json",
          *       "realm_can_resolve_topics_group": 11,
          *       "realm_can_move_messages_between_topics_group": 11,
          *       "user_id": 10,
@@ -4166,9 +4500,39 @@ export interface components {
          *       "full_name": "Iago",
          *       "is_admin": true,
          *       "is_owner": false,
-         *       "is_moderator": false,
+         *       "is_moderator": true,
          *       "is_guest": false,
+         *       "can_create_streams": true,
+         *       "can_create_public_streams": true,
+         *       "can_create_private_streams": true,
+         *       "can_create_web_public_streams": false,
+         *       "can_invite_others_to_realm": true,
          *       "max_message_id": 42,
+         *       "starred_messages": [
+         *         40
+         *       ],
+         *       "recent_private_conversations": [
+         *         {
+         *           "max_message_id": 41,
+         *           "user_ids": [
+         *             12
+         *           ]
+         *         }
+         *       ],
+         *       "custom_profile_fields": [
+         *         {
+         *           "id": 1,
+         *           "name": "Phone number",
+         *           "type": 1,
+         *           "hint": "Work phone",
+         *           "field_data": "",
+         *           "order": 1,
+         *           "required": false,
+         *           "editable_by_user": true
+         *         }
+         *       ],
+         *       "muted_users": [],
+         *       "drafts": [],
          *       "unread_msgs": {
          *         "count": 1,
          *         "pms": [],
@@ -4296,10 +4660,201 @@ export interface components {
             realm_can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValue"];
             realm_can_set_topics_policy_group?: components["schemas"]["GroupSettingValue"];
             realm_can_summarize_topics_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Active users the current user can see, bots included. */
-            realm_users?: components["schemas"]["User"][];
-            /** @description Deactivated users. */
-            realm_non_active_users?: components["schemas"]["User"][];
+            /** @description Who counts as a workplace user for billing (feature level 477). Parley has no billing: always role:everyone, Zulip's default. */
+            realm_workplace_users_group?: components["schemas"]["GroupSettingValue"];
+            /**
+             * @deprecated
+             * @description Deprecated (feature level 264): realm_can_create_public_channel_group as the old enum - 1 members, 2 administrators, 3 full members, 4 moderators; 1 when the group is not one of those roles.
+             * @enum {integer}
+             */
+            realm_create_public_stream_policy?: 1 | 2 | 3 | 4;
+            /**
+             * @deprecated
+             * @description Deprecated (feature level 266): realm_can_create_private_channel_group as the same enum as realm_create_public_stream_policy.
+             * @enum {integer}
+             */
+            realm_create_private_stream_policy?: 1 | 2 | 3 | 4;
+            /**
+             * @deprecated
+             * @description Deprecated (feature level 280): realm_can_create_web_public_channel_group as the old enum - 2 administrators, 4 moderators, 6 nobody, 7 owners; 4 when the group is not one of those roles.
+             * @enum {integer}
+             */
+            realm_create_web_public_stream_policy?: 2 | 4 | 6 | 7;
+            /**
+             * @deprecated
+             * @description Deprecated (feature level 352): realm_can_mention_many_users_group as the old enum - 1 everyone, 2 members, 3 full members, 5 administrators, 6 nobody, 7 moderators; 1 when the group is not one of those roles.
+             * @enum {integer}
+             */
+            realm_wildcard_mention_policy?: 1 | 2 | 3 | 5 | 6 | 7;
+            /** @description When the organization was created, UNIX seconds (feature level 203). */
+            realm_date_created?: number;
+            /** @description A stable identifier of the organization (feature level 466), also the salt of generated avatars. Parley derives it from the organization's subdomain and creation time, so a backup restored elsewhere keeps it. */
+            realm_uuid?: string;
+            /** @description Whether joining needs an invitation. */
+            realm_invite_required?: boolean;
+            /** @description Whether new users need an address in realm_domains. */
+            realm_emails_restricted_to_domains?: boolean;
+            realm_disallow_disposable_email_addresses?: boolean;
+            /** @description Days messages are kept before they are deleted; -1 keeps them for ever (null meant the same before feature level 22). */
+            realm_message_retention_days?: number;
+            /** @description Channel that announces new channels; -1 when there is none (renamed at feature level 241). */
+            realm_new_stream_announcements_stream_id?: number;
+            /** @description Channel that announces new users; -1 when there is none (renamed at feature level 241). */
+            realm_signup_announcements_stream_id?: number;
+            /** @description Channel for announcements of new server features; -1 when there is none, always in Parley (feature level 242). */
+            realm_zulip_update_announcements_stream_id?: number;
+            /** @description The ways to log in the server offers, by name, and whether each is on in the organization (objects since feature level 241). Parley offers one, `Email` (email and password). */
+            realm_authentication_methods?: {
+                [key: string]: components["schemas"]["AuthenticationMethod"];
+            };
+            /** @description Whether email and password logins are on. */
+            realm_email_auth_enabled?: boolean;
+            /** @description Whether any password login is on. */
+            realm_password_auth_enabled?: boolean;
+            realm_avatar_changes_disabled?: boolean;
+            realm_name_changes_disabled?: boolean;
+            realm_email_changes_disabled?: boolean;
+            /** @description Whether two users may not have the same name (feature level 246). */
+            realm_require_unique_names?: boolean;
+            /** @description Language assumed for code blocks without one; empty for none. */
+            realm_default_code_block_language?: string;
+            /** @description Whether weekly digest emails are sent; Parley sends no email. */
+            realm_digest_emails_enabled?: boolean;
+            /** @description Day digests go out, 0 Monday to 6 Sunday. */
+            realm_digest_weekday?: number;
+            /** @description Whether new users get a welcome email; Parley sends no email. */
+            realm_send_welcome_emails?: boolean;
+            realm_message_content_allowed_in_email_notifications?: boolean;
+            /** @description The organization's own text in the welcome message to new users (feature level 416). */
+            realm_welcome_message_custom_text?: string;
+            /** @description Whether changes to a channel are announced in the channel (feature level 434). */
+            realm_send_channel_events_messages?: boolean;
+            /** @description Whether clients mark guests as such after their names (feature level 216). */
+            realm_enable_guest_user_indicator?: boolean;
+            /** @description Whether clients warn when a direct message goes to a guest (feature level 348). */
+            realm_enable_guest_user_dm_warning?: boolean;
+            /** @description Whether linked images are previewed in messages. */
+            realm_inline_image_preview?: boolean;
+            /** @description Whether linked web pages are previewed in messages. */
+            realm_inline_url_embed_preview?: boolean;
+            /**
+             * @description Height of image and video previews, in percent of the default (feature level 469).
+             * @enum {integer}
+             */
+            realm_media_preview_size?: 100 | 150 | 200;
+            /**
+             * @description How new users' avatars are made - G Gravatar, J generated (feature level 456).
+             * @enum {string}
+             */
+            realm_default_avatar_source?: "G" | "J";
+            /** @description The video call provider - 0 none, 1 Jitsi Meet, 3 Zoom (user OAuth), 4 BigBlueButton, 5 Zoom (server to server), 6 Constructor Groups, 7 Nextcloud Talk. Parley offers none. */
+            realm_video_chat_provider?: number;
+            /** @description The providers an administrator could choose, by name. */
+            realm_available_video_chat_providers?: {
+                [key: string]: components["schemas"]["NamedOption"];
+            };
+            /** @description The organization's own Jitsi server; null to use server_jitsi_server_url (feature level 212). */
+            realm_jitsi_server_url?: string | null;
+            /** @description The server's default Jitsi server; null when there is none (feature level 212). */
+            server_jitsi_server_url?: string | null;
+            /**
+             * @deprecated
+             * @description realm_jitsi_server_url, else server_jitsi_server_url (deprecated at feature level 212).
+             */
+            jitsi_server_url?: string | null;
+            /** @description The highest rating of GIFs the GIF pickers offer, an id of gif_rating_policy_options (called realm_giphy_rating before feature level 453). */
+            realm_gif_rating_policy?: number;
+            /** @description The ratings an administrator could choose, by key (feature level 453; earlier giphy_rating_options). */
+            gif_rating_policy_options?: {
+                [key: string]: components["schemas"]["NamedOption"];
+            };
+            /** @description Feature level 129. */
+            realm_want_advertise_in_communities_directory?: boolean;
+            /** @description Whether owners may read every private conversation of the organization (feature level 438). */
+            realm_owner_full_content_access?: boolean;
+            /** @description Whether mobile push notifications reach this organization's users (a push relay is configured). */
+            realm_push_notifications_enabled?: boolean;
+            /** @description When push notifications are expected to stop, UNIX seconds; null when not expected to (feature level 231). */
+            realm_push_notifications_enabled_end_timestamp?: number | null;
+            /** @description Whether notifications without end-to-end encryption carry no message content (feature level 409). */
+            realm_require_e2ee_push_notifications?: boolean;
+            /** @description The organization's total upload quota in MiB; null for no quota (feature level 72, MiB since 251). */
+            realm_upload_quota_mib?: number | null;
+            /** @description URL of the organization's icon. */
+            realm_icon_url?: string;
+            /**
+             * @description G for the default (Gravatar) icon, U for an uploaded one.
+             * @enum {string}
+             */
+            realm_icon_source?: "G" | "U";
+            /** @description URL of the organization's wide logo. */
+            realm_logo_url?: string;
+            /**
+             * @description D for the default logo, U for an uploaded one.
+             * @enum {string}
+             */
+            realm_logo_source?: "D" | "U";
+            /** @description URL of the wide logo for dark themes. */
+            realm_night_logo_url?: string;
+            /** @enum {string} */
+            realm_night_logo_source?: "D" | "U";
+            /** @description The domain of the email addresses new bots get. */
+            realm_bot_domain?: string;
+            /** @description The kind of organization (feature level 128); 0 unspecified. */
+            realm_org_type?: number;
+            /** @description 1 self-hosted (always in Parley), 2 to 4 Zulip Cloud plans. */
+            realm_plan_type?: number;
+            /** @description False only on Zulip Cloud's free plan. */
+            zulip_plan_is_not_limited?: boolean;
+            /** @description Text for plans without wide logos; empty in Parley, which has no such plan. */
+            upgrade_text_for_wide_organization_logo?: string;
+            /** @description The sites external-account profile fields can name, by key. */
+            realm_default_external_accounts?: {
+                [key: string]: components["schemas"]["ExternalAccountType"];
+            };
+            /** @description Largest avatar upload in MiB (feature level 72). */
+            max_avatar_file_size_mib?: number;
+            /** @description Largest organization icon in MiB (feature level 72). */
+            max_icon_file_size_mib?: number;
+            /** @description Largest organization logo in MiB (feature level 72). */
+            max_logo_file_size_mib?: number;
+            /** @description Up to how many new subscribers send_new_subscription_messages is honoured (feature level 397); in Parley, as many as one request may name. */
+            max_bulk_new_subscription_messages?: number;
+            /** @description Longest reminder note in code points (feature level 415). */
+            max_reminder_note_length?: number;
+            /** @description Shortest password accepted. */
+            password_min_length?: number;
+            /** @description Longest password a client should offer (feature level 338). */
+            password_max_length?: number;
+            /** @description The password strength (zxcvbn guesses) a client should require; 0, since Parley checks only the length. */
+            password_min_guesses?: number;
+            /** @description Whether the server can send digest emails at all. */
+            settings_send_digest_emails?: boolean;
+            server_inline_image_preview?: boolean;
+            server_inline_url_embed_preview?: boolean;
+            /** @description The thumbnail formats of uploaded images (feature level 273); Parley makes none. */
+            server_thumbnail_formats?: components["schemas"]["ThumbnailFormat"][];
+            server_avatar_changes_disabled?: boolean;
+            server_name_changes_disabled?: boolean;
+            /** @description Whether the server lets organizations have web-public channels (feature level 110). */
+            server_web_public_streams_enabled?: boolean;
+            /** @description URL of a JSON document `{"code_to_names": {...}}` mapping each Unicode emoji code the server accepts to its names, the canonical name first (feature level 140). */
+            server_emoji_data_url?: string;
+            /** @description Feature level 74. */
+            server_needs_upgrade?: boolean;
+            /** @description Whether topic summaries are available (feature level 350). */
+            server_can_summarize_topics?: boolean;
+            /** @description When the server process started, UNIX seconds. */
+            server_generation?: number;
+            development_environment?: boolean;
+            /** @description Fewest days before a deactivated organization's data may be deleted; null for no minimum (feature level 332). */
+            server_min_deactivated_realm_deletion_days?: number | null;
+            /** @description Most days a deactivated organization's data is kept; null for no limit (feature level 332). */
+            server_max_deactivated_realm_deletion_days?: number | null;
+            /** @description Active users the current user can see, bots included, without is_active. */
+            realm_users?: components["schemas"]["RealmUser"][];
+            /** @description Deactivated users, without is_active. */
+            realm_non_active_users?: components["schemas"]["RealmUser"][];
             /** @description System bots shared by all organizations on the server. */
             cross_realm_bots?: components["schemas"]["User"][];
             /** @description The current user's ID. */
@@ -4314,8 +4869,22 @@ export interface components {
             avatar_url_medium?: string | null;
             is_admin?: boolean;
             is_owner?: boolean;
+            /** @description Whether the current user is a moderator or more - administrators and owners too since feature level 380. */
             is_moderator?: boolean;
             is_guest?: boolean;
+            /** @description Whether the current user may create public channels (feature level 102). */
+            can_create_public_streams?: boolean;
+            /** @description Whether the current user may create private channels (feature level 102). */
+            can_create_private_streams?: boolean;
+            /** @description Whether the current user may create web-public channels: never when the server or the organization does not allow spectators (feature level 103). */
+            can_create_web_public_streams?: boolean;
+            /**
+             * @deprecated
+             * @description Any of the three above (deprecated at feature level 102).
+             */
+            can_create_streams?: boolean;
+            /** @description Whether the current user is in realm_can_invite_users_group (feature level 51). */
+            can_invite_others_to_realm?: boolean;
             user_settings?: components["schemas"]["UserSettings"];
             realm_user_settings_defaults?: components["schemas"]["UserSettingsDefaults"];
             /** @description Channels the user is subscribed to. */
@@ -4337,7 +4906,7 @@ export interface components {
             realm_emoji?: {
                 [key: string]: components["schemas"]["RealmEmoji"];
             };
-            /** @description Owned by `presence`: users connected within presence_history_limit_days (default 14), keyed by user ID in the modern format with slim_presence, else by email in the legacy one. */
+            /** @description Owned by `presence`: users connected within presence_history_limit_days (default 14), keyed by user ID in the modern format with slim_presence or the simplified_presence_events capability (as Zulip), else by email in the legacy one. */
             presences?: {
                 [key: string]: components["schemas"]["ModernPresence"] | components["schemas"]["LegacyPresence"];
             };
@@ -4353,6 +4922,68 @@ export interface components {
             user_topics?: components["schemas"]["UserTopic"][];
             /** @description Owned by `muted_topics` (deprecated, feature level 134): the muted topics in the legacy form. */
             muted_topics?: components["schemas"]["MutedTopic"][];
+            /** @description The organization's custom profile fields, in display order. */
+            custom_profile_fields?: components["schemas"]["CustomProfileField"][];
+            /** @description Every kind of custom profile field the server has, keyed by its name (SHORT_TEXT, LONG_TEXT, ...). */
+            custom_profile_field_types?: {
+                [key: string]: components["schemas"]["CustomProfileFieldType"];
+            };
+            /** @description Notices still to show the user once (feature level 233); Parley has none. */
+            onboarding_steps?: components["schemas"]["OnboardingStep"][];
+            /** @description URL of the introduction video for new users; null when there is none (feature level 369). */
+            navigation_tour_video_url?: string | null;
+            /** @description The user's sidebar views (feature level 390); Parley keeps none. */
+            navigation_views?: components["schemas"]["NavigationView"][];
+            /** @description The user's drafts kept on the server, newest first; Parley keeps none. */
+            drafts?: components["schemas"]["Draft"][];
+            /** @description The user's messages waiting to be sent (feature level 179); Parley schedules none. */
+            scheduled_messages?: components["schemas"]["ScheduledMessage"][];
+            /** @description The user's reminders not yet delivered (feature level 399); Parley has none. */
+            reminders?: components["schemas"]["Reminder"][];
+            /** @description The users the current user muted (feature level 48); Parley has no muting of users. */
+            muted_users?: components["schemas"]["MutedUser"][];
+            /** @description The email domains that may join without an invitation; Parley keeps none. */
+            realm_domains?: components["schemas"]["RealmDomain"][];
+            /** @description The organization's linkifiers, in the order they apply (feature level 54); Zulip sends them only to clients declaring linkifier_url_template. Parley has none. */
+            realm_linkifiers?: components["schemas"]["Linkifier"][];
+            /**
+             * @deprecated
+             * @description The legacy form of realm_linkifiers; always empty since feature level 176.
+             */
+            realm_filters?: (number | string)[][];
+            /** @description The organization's code playgrounds (feature level 49); Parley has none. */
+            realm_playgrounds?: components["schemas"]["RealmPlayground"][];
+            /** @description The organization's billing state (feature level 363). */
+            realm_billing?: {
+                /** @description Always false in Parley, which has no billing. */
+                has_pending_sponsorship_request: boolean;
+            };
+            /** @description The bots the current user may administer: every bot of the organization for administrators, the bots they own for others. */
+            realm_bots?: components["schemas"]["RealmBot"][];
+            /** @description The kinds of bot the server runs itself; Parley runs none. */
+            realm_embedded_bots?: components["schemas"]["EmbeddedBotType"][];
+            /** @description The integrations with an incoming webhook on the server; Parley has none. */
+            realm_incoming_webhook_bots?: components["schemas"]["IncomingWebhookType"][];
+            /** @description The conversations of the user's 1,000 newest direct messages (group ones included), one entry each, newest first. */
+            recent_private_conversations?: components["schemas"]["RecentDmConversation"][];
+            /** @description IDs of the messages the user starred, ascending (at most 10,000, as Zulip). */
+            starred_messages?: number[];
+            /** @description Every channel the user may know exists, web-public ones included, sorted by name; archived ones only with the archived_channels capability. */
+            streams?: components["schemas"]["BasicChannel"][];
+            /** @description The organization's channel folders, archived ones included, in display order (feature level 389). */
+            channel_folders?: components["schemas"]["ChannelFolder"][];
+            /** @description IDs of the default channels new users join (IDs since feature level 330); empty for guests, as Zulip. */
+            realm_default_streams?: number[];
+            /** @description Named groups of default channels (objects with channel IDs since feature level 330); Parley has none. */
+            realm_default_stream_groups?: components["schemas"]["DefaultChannelGroup"][];
+            /** @description Words full-text search ignores; empty, as Parley's search ignores none. */
+            stop_words?: string[];
+            /** @description Whether the user connected a Zoom account for video calls; never in Parley. */
+            has_zoom_token?: boolean;
+            /** @description The key clients use for GIPHY's GIF picker (feature level 47); empty when not configured, always in Parley. */
+            giphy_api_key?: string;
+            /** @description The key clients use for Tenor's GIF picker (feature level 442); empty when not configured, always in Parley. */
+            tenor_api_key?: string;
         };
         /**
          * @description The event's position in its queue. IDs increase within a queue but are not guaranteed to be consecutive.
@@ -4488,7 +5119,12 @@ export interface components {
          *       "emoji_name": "thumbs_up",
          *       "emoji_code": "1f44d",
          *       "reaction_type": "unicode_emoji",
-         *       "user_id": 10
+         *       "user_id": 10,
+         *       "user": {
+         *         "user_id": 10,
+         *         "email": "iago@example.com",
+         *         "full_name": "Iago"
+         *       }
          *     }
          */
         ReactionEvent: {
@@ -4503,6 +5139,16 @@ export interface components {
             reaction_type: components["schemas"]["ReactionType"];
             /** @description The user who added or removed the reaction. */
             user_id: number;
+            /**
+             * @deprecated
+             * @description The same user as user_id, in the object older clients read (Zulip dropped it at feature level 328, sent it again from 339 and dropped it for good at 484). Parley keeps sending it: clients such as zulip-terminal still look for the reacting user here, and draw no reaction made by someone else without it.
+             */
+            user?: {
+                user_id: number;
+                /** @description The user's API email. */
+                email: string;
+                full_name: string;
+            };
         };
         /** @description A user became visible to the current user (new account, or access gained). */
         RealmUserAddEvent: {
@@ -4583,29 +5229,6 @@ export interface components {
                 user_id: number;
                 /** @description Always "Unknown user", the name to show for them. */
                 full_name: string;
-            };
-        };
-        /**
-         * @description A bot the current user owns or administers changed. Parley sends it when a bot is deactivated (with its owner) or reactivated, to the bot's owner and the organization's administrators.
-         * @example {
-         *       "id": 8,
-         *       "type": "realm_bot",
-         *       "op": "update",
-         *       "bot": {
-         *         "user_id": 15,
-         *         "is_active": false
-         *       }
-         *     }
-         */
-        RealmBotUpdateEvent: {
-            id: components["schemas"]["EventId"];
-            /** @enum {string} */
-            type: "realm_bot";
-            /** @enum {string} */
-            op: "update";
-            bot: {
-                user_id: number;
-                is_active: boolean;
             };
         };
         /**
@@ -5516,7 +6139,7 @@ export interface components {
             push_registration_error_code?: string | null;
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -9037,8 +9660,13 @@ export interface operations {
                  *         "realm",
                  *         "realm_user",
                  *         "subscription",
+                 *         "stream",
                  *         "message",
-                 *         "update_message_flags"
+                 *         "update_message_flags",
+                 *         "starred_messages",
+                 *         "recent_private_conversations",
+                 *         "custom_profile_fields",
+                 *         "muted_users"
                  *       ],
                  *       "client_capabilities": {
                  *         "notification_settings_null": true,
@@ -9062,8 +9690,13 @@ export interface operations {
                  *         "realm",
                  *         "realm_user",
                  *         "subscription",
+                 *         "stream",
                  *         "message",
-                 *         "update_message_flags"
+                 *         "update_message_flags",
+                 *         "starred_messages",
+                 *         "recent_private_conversations",
+                 *         "custom_profile_fields",
+                 *         "muted_users"
                  *       ],
                  *       "client_capabilities": {
                  *         "notification_settings_null": true,

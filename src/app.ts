@@ -11,6 +11,8 @@ import { docsPageRouter } from './http/docs-page';
 import { fileRouter } from './http/files';
 import { avatarFileRouter } from './http/avatar-files';
 import { emojiFileRouter } from './http/emoji-files';
+import { emojiDataRouter } from './http/emoji-data';
+import { emojiCodeToNames } from './markdown/emoji';
 import { apiRouter } from './http/pipeline';
 import { tusRouter } from './http/tus';
 import { HANDLERS } from './http/routes';
@@ -89,6 +91,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   app.use('/user_avatars', emojiFileRouter(ctx));
   // Uploaded avatars, public as in Zulip.
   app.use('/user_avatars', avatarFileRouter(ctx));
+  // The Unicode emoji names, where POST /register's server_emoji_data_url points.
+  app.use(emojiDataRouter(emojiCodeToNames));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
   app.get('/', (_req, res) => {
     res.type('text/plain').send('Parley is running. The API is under /api/v1.\n');

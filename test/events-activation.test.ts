@@ -74,22 +74,23 @@ eachDatabase('deactivation and reactivation events', (dialect) => {
     expect(generalNow.subscribers).toContain(u.id);
   });
 
-  it('tells the bot owner and the administrators of bots deactivated with their owner, and of their return', async () => {
+  it('tells of bots deactivated with their owner, and of their return, with realm_user updates alone (feature level 474)', async () => {
     const owner = await freshUser(t);
     const bot = await freshUser(t, { isBot: true, botOwnerId: owner.id });
     const [admin, member] = [await listen(t.cast.admin), await listen(t.cast.member)];
     expect((await t.api.delete(`/users/${owner.id}`, t.cast.owner)).status).toBe(200);
     const forAdmin = await summary(admin);
-    expect(forAdmin.filter((e) => e.type === 'realm_bot')).toEqual([
-      { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, is_active: false } },
+    expect(forAdmin.filter((e) => e.type === 'realm_user').map((e) => e.person)).toEqual([
+      { user_id: bot.id, is_active: false },
+      { user_id: owner.id, is_active: false },
     ]);
-    expect(forAdmin.filter((e) => e.type === 'realm_user').map((e) => e.person.user_id)).toEqual([bot.id, owner.id]);
+    expect(forAdmin.filter((e) => e.type === 'realm_bot')).toEqual([]);
     expect((await summary(member)).filter((e) => e.type === 'realm_bot')).toEqual([]);
 
     expect((await t.api.post(`/users/${bot.id}/reactivate`, t.cast.admin)).status).toBe(200);
-    expect((await summary(admin)).filter((e) => e.type === 'realm_bot')).toEqual([
-      { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, is_active: true } },
-    ]);
+    const back = await summary(admin);
+    expect(back.filter((e) => e.type === 'realm_user').map((e) => e.person)).toEqual([{ user_id: bot.id, is_active: true }]);
+    expect(back.filter((e) => e.type === 'realm_bot')).toEqual([]);
   });
 
   describe('in an organization that limits guests', () => {

@@ -66,6 +66,8 @@ eachDatabase('events: who receives what', (dialect) => {
         op,
         message_id: id,
         user_id: t.cast.moderator.id,
+        // The deprecated object zulip-terminal reads the reacting user from.
+        user: { user_id: t.cast.moderator.id, email: t.cast.moderator.email, full_name: 'Test Moderator' },
         emoji_name: 'octopus',
         reaction_type: 'unicode_emoji',
       }),

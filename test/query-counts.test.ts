@@ -9,6 +9,7 @@ import { PENDING_OPERATIONS } from '../src/http/routes';
 import type { OpId } from '../src/http/handler';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
+import { sendDirect } from './support/events';
 import { countQueries, createChannel, createMembers, startTestServer, statementsOf, subscribe, TestServer } from './support/server';
 
 /**
@@ -351,6 +352,24 @@ eachDatabase('query counts', (dialect) => {
       expect(small.result.status).toBe(200);
       expect(large.result.status).toBe(200);
       expect(large.queries).toBe(small.queries);
+    });
+
+    // POST /register of everything, warm caches (authentication reads nothing): the unread horizon
+    // (2 to check it, 3 to read the unread rows around it, 1 for their conversations' participants,
+    // the topic policies), the organization row (and presence's setting), its groups (3: rows,
+    // members, subgroups), the user defaults, the users and their profile values, the caller's
+    // subscriptions, the channels (3: rows, subscriber counts, weekly traffic), presence, statuses,
+    // max_message_id, saved snippets, alert words, custom emoji, user_topics and muted_topics (2),
+    // and one each for the custom profile fields, channel folders, starred messages, recent
+    // direct message conversations and the caller's bots (those five added with them: 27 before).
+    // A ceiling, so a new round trip is a decision.
+    const REGISTER_CEILING = 32;
+    itWhen('register-queue', `POST /register of every event type: at most ${REGISTER_CEILING} statements`, async () => {
+      await sendDirect(t, t.cast.owner, [few], 'a conversation, so its participants are read');
+      const all = await warmCount(t, () => t.api.post('/register', few, {}));
+      expect(all.result.status).toBe(200);
+      expect(all.result.body.recent_private_conversations).toHaveLength(1);
+      expect(all.queries).toBeLessThanOrEqual(REGISTER_CEILING);
     });
 
     itWhen('register-queue', 'POST /register: the same number of queries with 5 and with 50 users in the organization', async () => {

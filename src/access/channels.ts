@@ -37,6 +37,10 @@ export async function accessChannelIdByName(db: Knex, viewer: Viewer, name: stri
 
 type ChannelListParams = Params<'get-streams'>;
 
+/** A channel spectators may read (web-public, hence public with shared history), which every user may list too. */
+export const isWebPublicChannel = (c: Pick<ChannelRow, 'is_web_public' | 'invite_only' | 'history_public_to_subscribers'>) =>
+  c.is_web_public && !c.invite_only && c.history_public_to_subscribers;
+
 /**
  * Which of the organization's channels GET /streams lists: the union of the
  * sources asked for, as Zulip's get_streams_for_user. include_all (and its
@@ -55,7 +59,7 @@ function selectChannels(channels: ChannelRow[], viewer: Viewer, p: ChannelListPa
       (p.include_can_access_content && canAccessChannelContent(viewer, c)) ||
       (includeSubscribed && viewer.subscribedRecipients.has(c.recipient_id)) ||
       (includePublic && !c.invite_only) ||
-      (p.include_web_public && c.is_web_public && !c.invite_only && c.history_public_to_subscribers && !c.deactivated) ||
+      (p.include_web_public && isWebPublicChannel(c) && !c.deactivated) ||
       ownerRecipients.has(c.recipient_id),
   );
 }

@@ -9,6 +9,8 @@ export interface RealmGroups {
   lookup: GroupLookup;
   /** realm_user_groups: named and system groups (deactivated ones only for clients that filter them). */
   userGroups(includeDeactivated: boolean): Array<Schema<'UserGroup'>>;
+  /** The id of one of the organization's system groups (role:everyone...). */
+  systemGroupId(name: string): number | undefined;
 }
 
 const isNamed = (g: UserGroupRow): g is UserGroupRow & { name: string } => g.name !== null;
@@ -55,6 +57,7 @@ export async function loadRealmGroups(db: Knex, realmId: number): Promise<RealmG
 
   return {
     lookup,
+    systemGroupId: (name) => groups.find((g) => g.is_system_group && g.name === name)?.id,
     userGroups: (includeDeactivated) =>
       groups
         .filter(isNamed)

@@ -8,6 +8,7 @@ import { emojiCodeForName, isEmojiCode } from '../markdown/emoji';
 import { accessMessage } from '../access/messages';
 import type { Viewer } from '../access/viewer';
 import type { PublishedEvent } from '../events/shape';
+import { toApiReactionUser } from '../serializers/users';
 import { insertUserMessagesOfUser } from '../queries/messages';
 import {
   findReaction,
@@ -95,6 +96,7 @@ export async function doAddReaction(ctx: AppContext, viewer: Viewer, p: Params<'
       op: 'add',
       message_id: messageId,
       user_id: viewer.user.id,
+      user: toApiReactionUser(viewer.user),
       emoji_name: emoji.name,
       emoji_code: emoji.code,
       reaction_type: emoji.type,
@@ -122,6 +124,7 @@ export async function doRemoveReaction(ctx: AppContext, viewer: Viewer, p: Param
       op: 'remove',
       message_id: messageId,
       user_id: viewer.user.id,
+      user: toApiReactionUser(viewer.user),
       emoji_name: existing.emoji_name,
       emoji_code: existing.emoji_code,
       reaction_type: existing.reaction_type,

@@ -2,6 +2,8 @@ import { ApiError } from '../errors';
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
+/** Most users one request may subscribe or unsubscribe (the contract's Principals; a Parley limit). */
+export const MAX_PRINCIPALS = 10_000;
 
 /** Zulip's channel name rules: trimmed, non-empty, ≤ 60 characters, no control or private-use characters. */
 export function checkChannelName(raw: string): string {

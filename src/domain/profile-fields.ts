@@ -11,6 +11,7 @@ export const FieldType = {
   EXTERNAL_ACCOUNT: 7,
   PRONOUNS: 8,
 } as const;
+export type FieldTypeCode = (typeof FieldType)[keyof typeof FieldType];
 
 export interface ProfileFieldDef {
   id: number;

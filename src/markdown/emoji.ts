@@ -120,6 +120,17 @@ export function emojiNamesForCode(code: string): string[] {
   return [...(emojiData().codeToNames.get(code) ?? [])];
 }
 
+/**
+ * Every Unicode emoji code the server accepts with its names, canonical name
+ * first: the `code_to_names` of the emoji data document
+ * (server_emoji_data_url).
+ */
+export function emojiCodeToNames(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [code, names] of emojiData().codeToNames) out[code] = [...names];
+  return out;
+}
+
 const HEX_PART = /^[0-9a-f]{1,6}$/;
 
 /**

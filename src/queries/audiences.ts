@@ -49,15 +49,6 @@ export async function listDirectNamedGroupIds(q: Q, userId: number): Promise<num
   return ids.map(Number);
 }
 
-/** Active human users with at least the given role (lower codes are more privileged). */
-export async function listActiveHumanIdsWithRole(q: Q, realmId: number, maxRole: number): Promise<number[]> {
-  const ids: number[] = await q('users')
-    .where({ realm_id: realmId, is_active: true, is_bot: false })
-    .where('role', '<=', maxRole)
-    .pluck('id');
-  return ids.map(Number);
-}
-
 /** An active user and their role code (src/domain/roles.ts). */
 export interface ActiveUserRole {
   id: number;

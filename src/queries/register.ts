@@ -3,6 +3,7 @@ import { getUnreadHorizon, READ, sideRowsAtOrBelow } from './unread';
 import type { ChannelRow, SubscriptionRow } from './channels';
 import type { ProfileValueRow } from './profile-fields';
 import { mapBools } from './rows';
+import type { FieldTypeCode } from '../domain/profile-fields';
 import { RecipientType } from '../domain/recipients';
 
 /**
@@ -211,4 +212,91 @@ export async function listUserIdsSharingRecipients(q: Q, userId: number): Promis
     .andWhere((b) => b.whereNot('r.type', RecipientType.CHANNEL).orWhere({ 'mine.is_user_active': true, 'other.is_user_active': true }))
     .distinct('other.user_id')
     .pluck('other.user_id');
+}
+
+export interface CustomProfileFieldRow {
+  id: number;
+  name: string;
+  hint: string;
+  /** One of Zulip's codes (src/domain/profile-fields.ts), the only ones stored. */
+  field_type: FieldTypeCode;
+  field_data: string;
+  order: number;
+  display_in_profile_summary: boolean;
+  required: boolean;
+  editable_by_user: boolean;
+}
+
+/** The organization's custom profile fields in display order (Zulip orders them by `order`). */
+export async function listCustomProfileFields(q: Q, realmId: number): Promise<CustomProfileFieldRow[]> {
+  const rows = await q('custom_profile_fields')
+    .where({ realm_id: realmId })
+    .orderBy(['order', 'id'])
+    .select('id', 'name', 'hint', 'field_type', 'field_data', 'order', 'display_in_profile_summary', 'required', 'editable_by_user');
+  return rows.map((r: Record<string, unknown>) => mapBools<CustomProfileFieldRow>(r));
+}
+
+/** The user's starred messages, oldest first, at most `limit` (their side table, in key order). */
+export async function listStarredMessageIds(q: Q, userId: number, limit: number): Promise<number[]> {
+  const ids: Array<number | string> = await q('user_message_starred')
+    .where('user_id', userId)
+    .orderBy('message_id')
+    .limit(limit)
+    .pluck('message_id');
+  return ids.map(Number);
+}
+
+/** One conversation of recent_private_conversations and one of its other participants (null: a note to self). */
+export interface RecentDmRow {
+  recipient_id: number;
+  max_message_id: number;
+  user_id: number | null;
+}
+
+/**
+ * The conversations of the user's `limit` newest direct messages (their DM
+ * side rows, newest first), each with its newest of those messages and its
+ * participants other than the user, one row per participant: one
+ * statement. Every DM, one-to-one ones too, has a DM-group recipient whose
+ * subscribers are its participants (ADR 0006).
+ */
+export async function listRecentDmConversations(q: Q, userId: number, limit: number): Promise<RecentDmRow[]> {
+  const newest = q('user_message_dm').where('user_id', userId).orderBy('message_id', 'desc').limit(limit).select('message_id');
+  const conversations = q
+    .from(newest.as('d'))
+    .join('messages as m', 'm.id', 'd.message_id')
+    .groupBy('m.recipient_id')
+    .select('m.recipient_id')
+    .max({ max_message_id: 'm.id' });
+  const rows: Array<{ recipient_id: number; max_message_id: number | string; user_id: number | null }> = await q
+    .from(conversations.as('c'))
+    .leftJoin('subscriptions as s', (j) => j.on('s.recipient_id', 'c.recipient_id').andOnVal('s.user_id', '<>', userId))
+    .orderBy([{ column: 'c.max_message_id', order: 'desc' }, 's.user_id'])
+    .select('c.recipient_id', 'c.max_message_id', 's.user_id');
+  return rows.map((r) => ({ recipient_id: Number(r.recipient_id), max_message_id: Number(r.max_message_id), user_id: r.user_id }));
+}
+
+export interface ChannelFolderRow {
+  id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  order: number;
+  creator_id: number | null;
+  date_created: number;
+  is_archived: boolean;
+}
+
+/** Every channel folder of the organization, archived ones too, in display order. */
+export async function listChannelFolders(q: Q, realmId: number): Promise<ChannelFolderRow[]> {
+  const rows = await q('channel_folders').where({ realm_id: realmId }).orderBy(['order', 'id']);
+  return rows.map((r: Record<string, unknown>) => mapBools<ChannelFolderRow>(r));
+}
+
+/** The organization's bots (deactivated ones too), or only those `ownerId` owns; ascending. */
+export async function listBotIds(q: Q, realmId: number, ownerId: number | null): Promise<number[]> {
+  const query = q('users').where({ realm_id: realmId, is_bot: true }).orderBy('id');
+  if (ownerId !== null) query.where('bot_owner_id', ownerId);
+  const ids: Array<number | string> = await query.pluck('id');
+  return ids.map(Number);
 }

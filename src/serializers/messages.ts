@@ -22,3 +22,20 @@ export type MessageBusEvent = {
   local_message_id: string | null;
   sender: UserRow;
 };
+
+/**
+ * recent_private_conversations from the rows of listRecentDmConversations
+ * (newest conversation first, one row per other participant, none for a
+ * note to self): each conversation once, its other participants ascending.
+ */
+export function toApiRecentDmConversations(
+  rows: ReadonlyArray<{ recipient_id: number; max_message_id: number; user_id: number | null }>,
+): Array<Schema<'RecentDmConversation'>> {
+  const byRecipient = new Map<number, Schema<'RecentDmConversation'>>();
+  for (const r of rows) {
+    let c = byRecipient.get(r.recipient_id);
+    if (!c) byRecipient.set(r.recipient_id, (c = { max_message_id: r.max_message_id, user_ids: [] }));
+    if (r.user_id !== null) c.user_ids.push(r.user_id);
+  }
+  return [...byRecipient.values()];
+}

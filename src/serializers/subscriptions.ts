@@ -1,6 +1,7 @@
 import type { Schema } from '../contract';
 import type { ChannelGroupSetting, GroupSettingValue } from '../domain/group-settings';
 import type { ChannelRow, SubscriptionRow } from '../queries/channels';
+import type { ChannelFolderRow } from '../queries/register';
 
 export type { GroupSettingValue };
 
@@ -133,4 +134,18 @@ export function toApiSubscriptionUpdateEvent(
   value: Schema<'SubscriptionUpdateEvent'>['value'],
 ): Unnumbered<Schema<'SubscriptionUpdateEvent'>> {
   return { type: 'subscription', op: 'update', stream_id: streamId, property, value };
+}
+
+/** A channel folder (POST /register's channel_folders). */
+export function toApiChannelFolder(f: ChannelFolderRow): Schema<'ChannelFolder'> {
+  return {
+    id: f.id,
+    name: f.name,
+    order: f.order,
+    date_created: f.date_created,
+    creator_id: f.creator_id,
+    description: f.description,
+    rendered_description: f.rendered_description,
+    is_archived: f.is_archived,
+  };
 }

@@ -7,6 +7,7 @@ import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../do
 import { EmailVisibility, emailVisibilityOf } from '../domain/user-settings';
 import type { UserGroupRow } from '../queries/groups';
 import type { ProfileValueRow } from '../queries/profile-fields';
+import type { CustomProfileFieldRow } from '../queries/register';
 import type { UserRow } from '../queries/rows';
 import type { GroupLookup } from './subscriptions';
 
@@ -129,6 +130,16 @@ export function toApiUser(user: UserRow, opts: UserViewOptions): Schema<'User'> 
 }
 
 /**
+ * A user of POST /register's realm_users or realm_non_active_users: the
+ * User object without is_active, which Zulip leaves out there (the list a
+ * user is in says it).
+ */
+export function toApiRealmUser(user: UserRow, opts: UserViewOptions): Schema<'RealmUser'> {
+  const { is_active: _listSaysIt, ...rest } = toApiUser(user, opts);
+  return rest;
+}
+
+/**
  * GET /users/me: the user object as its owner sees it (the real email and
  * avatar URL always), plus max_message_id; profile_data for humans only.
  */
@@ -196,9 +207,44 @@ export function toApiRealmUserUpdateEvent(person: Schema<'RealmUserUpdatePerson'
   return { type: 'realm_user', op: 'update', person };
 }
 
-/** realm_bot update: a bot's owner and the administrators learn it was (re)activated. */
-export function toApiRealmBotActiveEvent(botId: number, isActive: boolean): EventBody<Schema<'RealmBotUpdateEvent'>> {
-  return { type: 'realm_bot', op: 'update', bot: { user_id: botId, is_active: isActive } };
+/**
+ * A bot of POST /register's realm_bots. Since feature level 474 Zulip sends
+ * only what the user object lacks; Parley's bots have no default channels
+ * and are neither outgoing webhooks nor embedded bots, so no services.
+ */
+export function toApiRealmBot(botId: number): Schema<'RealmBot'> {
+  return {
+    user_id: botId,
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: false,
+    services: [],
+  };
+}
+
+/** A custom profile field as POST /register lists it; display_in_profile_summary only when true, as Zulip. */
+export function toApiCustomProfileField(f: CustomProfileFieldRow): Schema<'CustomProfileField'> {
+  const out: Schema<'CustomProfileField'> = {
+    id: f.id,
+    name: f.name,
+    type: f.field_type,
+    hint: f.hint,
+    field_data: f.field_data,
+    order: f.order,
+    required: f.required,
+    editable_by_user: f.editable_by_user,
+  };
+  if (f.display_in_profile_summary) out.display_in_profile_summary = true;
+  return out;
+}
+
+/**
+ * The `user` object of reaction events: the reacting user's id, API email and
+ * name. Zulip dropped it at feature level 484; clients such as zulip-terminal
+ * still read the reacting user from it (the events contract, ReactionEvent).
+ */
+export function toApiReactionUser(user: UserRow): NonNullable<Schema<'ReactionEvent'>['user']> {
+  return { user_id: user.id, email: user.email, full_name: user.full_name };
 }
 
 /** user_group add_members / remove_members: users joined or left a group's direct members. */

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Data } from '../../contract';
 import type { AppContext } from '../../context';
 import type { SubscriberListMode } from '../../access/subscriber-lists';
-import { inGroup, loadViewer } from '../../access/viewer';
+import { loadViewer } from '../../access/viewer';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
 import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
 import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
@@ -19,10 +19,13 @@ import { toApiMutedTopics, toApiUserTopic } from '../../serializers/user-topics'
 import type { QueueOptions } from '../options';
 import { loadRealmGroups } from '../../access/realm-groups';
 import { realmState } from './realm';
+import { channelFoldersState, defaultStreamsState, streamsState } from './channels';
+import { FIXED_PARTS } from './fixed';
+import { recentDmState, starredMessagesState } from './messages';
 import { presenceState, userStatusState } from './presence';
-import { subscriptionState } from './subscriptions';
+import { loadRealmChannels, subscriptionState } from './subscriptions';
 import { unreadState } from './unread';
-import { realmUserSettingsDefaultsState, realmUserState, userSettingsState } from './users';
+import { customProfileFieldsState, realmBotsState, realmUserSettingsDefaultsState, realmUserState, userSettingsState } from './users';
 
 /** What POST /register answers: the success body without the envelope. */
 type RegisterData = Data<'register-queue'>;
@@ -46,11 +49,15 @@ export const wantsUnreadState = (fetchEventTypes: ReadonlySet<string> | null): b
 
 /**
  * The initial state of POST /register for the requested kinds, as Zulip's
- * fetch_initial_state_data names them: `realm`, `realm_user`,
- * `user_settings`, `realm_user_settings_defaults`, `subscription`,
+ * fetch_initial_state_data names them: `realm`, `realm_user`, `realm_bot`,
+ * `custom_profile_fields`, `user_settings`, `realm_user_settings_defaults`,
+ * `subscription`, `stream`, `default_streams`, `channel_folders`,
  * `realm_user_groups`, `message` (max_message_id), `message` with
- * `update_message_flags` (unread_msgs), `saved_snippets`, `realm_emoji`,
- * `presence`, `user_status`.
+ * `update_message_flags` (unread_msgs), `starred_messages`,
+ * `recent_private_conversations`, `saved_snippets`, `alert_words`,
+ * `realm_emoji`, `presence`, `user_status`, `user_topic`, `muted_topics`,
+ * and Zulip's empty values for the kinds of objects Parley does not have
+ * (./fixed.ts). Every key of a requested kind is sent.
  * A fixed number of statements whatever the organization's size.
  */
 export async function buildInitialState(ctx: AppContext, user: UserRow, r: StateRequest): Promise<InitialState> {
@@ -72,21 +79,25 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   const parts: Array<Promise<Partial<InitialState>>> = [];
   const add = (p: Promise<Partial<InitialState>> | Partial<InitialState>) => parts.push(Promise.resolve(p));
 
+  // The channels with their counts and traffic, for every kind that lists channels.
+  const channels = once(() => loadRealmChannels(db, user.realm_id));
+
   if (want('realm')) {
     const cfg = {
       realmUrl: ctx.config.externalUrl,
       maxFileUploadSizeMib: ctx.config.maxFileUploadSizeMib,
       heartbeatMs: ctx.queues.limits.heartbeatMs,
+      webPublicStreamsEnabled: ctx.config.webPublicStreamsEnabled,
+      pushNotificationsEnabled: ctx.config.pushRelayUrl !== null,
     };
-    add(Promise.all([realm(), groups()]).then(([r, g]) => realmState(r, g.lookup, cfg)));
+    add(Promise.all([realm(), groups()]).then(([rl, g]) => realmState(rl, g, cfg)));
   }
   if (want('realm_user')) {
-    add(
-      Promise.all([viewer(), realm()]).then(([v, rl]) =>
-        realmUserState(db, user, inGroup(v, rl.can_access_all_users_group), r.queue.clientGravatar),
-      ),
-    );
+    const o = { clientGravatar: r.queue.clientGravatar, webPublicStreamsEnabled: ctx.config.webPublicStreamsEnabled };
+    add(Promise.all([viewer(), realm()]).then(([v, rl]) => realmUserState(db, v, rl, o)));
   }
+  if (want('realm_bot')) add(viewer().then((v) => realmBotsState(db, v)));
+  if (want('custom_profile_fields')) add(customProfileFieldsState(db, user.realm_id));
   if (want('user_settings')) add({ user_settings: userSettingsState(user) });
   if (want('realm_user_settings_defaults')) {
     add(getRealmUserDefaultsRaw(db, user.realm_id).then((raw) => ({ realm_user_settings_defaults: realmUserSettingsDefaultsState(raw) })));
@@ -103,19 +114,33 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
       };
       // The channel objects are serializers/subscriptions.ts's, which build them as records for now: the
       // one part of the state the compiler cannot yet check against the contract.
+      // Started now, read beside the subscriber lists once the rest is in.
+      const realmChannels = channels();
       add(
         Promise.all([subs, viewer(), groups()]).then(
-          async ([rows, v, g]) => (await subscriptionState(db, v, g.lookup, rows, o)) as StatePart<SubscriptionKey>,
+          async ([rows, v, g]) => (await subscriptionState(db, v, g.lookup, rows, realmChannels, o)) as StatePart<SubscriptionKey>,
         ),
       );
     }
     if (wantUnread) add(subs.then((rows) => unreadFor(db, user.id, rows, caps.emptyTopicName)));
   }
+  if (want('stream')) {
+    add(Promise.all([viewer(), groups(), channels()]).then(([v, g, ch]) => streamsState(v, g.lookup, ch, caps.archivedChannels)));
+  }
+  if (want('default_streams')) add(Promise.all([viewer(), channels()]).then(([v, ch]) => defaultStreamsState(v, ch)));
+  if (want('channel_folders')) add(channelFoldersState(db, user.realm_id));
   if (want('message')) add(getMaxMessageIdForUser(db, user.id).then((max_message_id) => ({ max_message_id })));
+  if (want('starred_messages')) add(starredMessagesState(db, user.id));
+  if (want('recent_private_conversations')) add(recentDmState(db, user.id));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
   if (want('device')) add(listClientDevices(db, user.id).then((rows) => ({ devices: toApiClientDevices(rows, nowSeconds()) })));
   if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
-  if (want('presence')) add(viewer().then((v) => presenceState(ctx, v, r.presence ?? { slim: r.queue.slimPresence ?? false })));
+  if (want('presence')) {
+    // The modern form for clients that asked for it (slim_presence) or that declare
+    // simplified_presence_events, which Zulip's fetch_initial_state_data takes as a request for it.
+    const slim = (r.presence?.slim ?? r.queue.slimPresence ?? false) || caps.simplifiedPresenceEvents;
+    add(viewer().then((v) => presenceState(ctx, v, { slim, historyLimitDays: r.presence?.historyLimitDays })));
+  }
   if (want('user_status')) add(viewer().then((v) => userStatusState(db, v)));
   if (want('realm_emoji'))
     add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: toApiRealmEmojiMap(user.realm_id, rows) })));
@@ -123,20 +148,34 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   if (want('user_topic')) {
     add(listUserTopics(db, user.id).then((rows) => ({ user_topics: rows.map((r) => toApiUserTopic(r, caps.emptyTopicName)) })));
   }
-  if (want('muted_topics')) {
+  // A client naming user_topic as well gets no muted_topics (Zulip sends the legacy list only to
+  // clients that may not know user_topic), unless it asked for everything.
+  if (want('muted_topics') && (r.fetchEventTypes === null || !want('user_topic'))) {
     add(
       listUserTopics(db, user.id, VisibilityPolicy.MUTED).then((rows) => ({ muted_topics: toApiMutedTopics(rows, caps.emptyTopicName) })),
     );
   }
+  for (const [kind, part] of Object.entries(FIXED_PARTS)) if (want(kind)) add(part());
 
   for (const part of await Promise.all(parts)) Object.assign(state, part);
   return state;
 }
 
-/** The first call starts `load`; every call shares its promise. */
+/**
+ * The first call starts `load`; every call shares its promise. A failure
+ * counts as handled at once (whoever awaits the promise later still gets
+ * it): a read started early and awaited after another part failed must not
+ * be an unhandled rejection.
+ */
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | undefined;
-  return () => (p ??= load());
+  return () => {
+    if (!p) {
+      p = load();
+      p.catch(() => undefined);
+    }
+    return p;
+  };
 }
 
 type SubscriptionKey = 'subscriptions' | 'unsubscribed' | 'never_subscribed';

@@ -12,6 +12,23 @@ import { ChannelViewOptions, GroupLookup, toApiBasicChannel, toApiSubscription }
 
 const byName = <T extends { name: string }>(list: T[]) => list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+/** The organization's channels with their active subscriber counts and weekly traffic, as the channel objects need them. */
+export interface RealmChannels {
+  channels: ChannelRow[];
+  counts: Map<number, number>;
+  traffic: Map<number, number | null>;
+}
+
+/**
+ * Read once for every part of the state that lists channels (subscription,
+ * stream, default_streams): three statements, whatever the number of
+ * channels.
+ */
+export async function loadRealmChannels(db: Knex, realmId: number): Promise<RealmChannels> {
+  const [channels, counts] = await Promise.all([listRealmChannels(db, realmId), countChannelSubscribers(db, realmId)]);
+  return { channels, counts, traffic: await getWeeklyTraffic(db, channels, nowSeconds()) };
+}
+
 /** The keys of POST /register's state that the `subscription` event type owns. */
 export type SubscriptionState = Required<Pick<Data<'register-queue'>, 'subscriptions' | 'unsubscribed' | 'never_subscribed'>>;
 
@@ -48,16 +65,13 @@ export async function subscriptionState(
   viewer: Viewer,
   groups: GroupLookup,
   subs: SubscriptionSettings[],
+  realmChannels: Promise<RealmChannels>,
   o: SubscriptionStateOptions,
 ): Promise<SubscriptionState> {
-  const realmId = viewer.user.realm_id;
-  const now = nowSeconds();
-  const [channels, counts, subscribers] = await Promise.all([
-    listRealmChannels(db, realmId),
-    countChannelSubscribers(db, realmId),
-    loadSubscriberLists(db, realmId, o.includeSubscribers, now),
+  const [{ channels, counts, traffic }, subscribers] = await Promise.all([
+    realmChannels,
+    loadSubscriberLists(db, viewer.user.realm_id, o.includeSubscribers, nowSeconds()),
   ]);
-  const traffic = await getWeeklyTraffic(db, channels, now);
   const subByRecipient = new Map(subs.map((s) => [s.recipient_id, s]));
   // Subscriber lists of private channels are for their subscribers and administrators; guests see only their own channels'.
   const maySeeSubscribers = (c: ChannelRow, subscribed: boolean) =>

@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
 import type { Schema } from '../../contract';
-import { isAdminRole, isGuestRole, isOwnerRole, Role } from '../../domain/roles';
+import { inGroup, type Viewer } from '../../access/viewer';
+import { FieldType } from '../../domain/profile-fields';
+import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../../domain/roles';
 import { NOTIFICATION_SOUNDS, parseSettings, realmDefaultsOf } from '../../domain/user-settings';
-import { listRealmProfileValues, listUserIdsSharingRecipients } from '../../queries/register';
-import type { UserRow } from '../../queries/rows';
+import { listBotIds, listCustomProfileFields, listRealmProfileValues, listUserIdsSharingRecipients } from '../../queries/register';
+import type { RealmRow, UserRow } from '../../queries/rows';
 import { listRealmUsers } from '../../queries/users';
-import { fullAvatarUrl, toApiProfileData, toApiUser } from '../../serializers/users';
+import { fullAvatarUrl, toApiCustomProfileField, toApiProfileData, toApiRealmBot, toApiRealmUser } from '../../serializers/users';
 import type { StatePart } from './state';
 
 /** Zulip's emoji sets. */
@@ -29,51 +31,131 @@ type RealmUserKey =
   | 'is_admin'
   | 'is_owner'
   | 'is_moderator'
-  | 'is_guest';
+  | 'is_guest'
+  | 'can_create_public_streams'
+  | 'can_create_private_streams'
+  | 'can_create_web_public_streams'
+  | 'can_create_streams'
+  | 'can_invite_others_to_realm';
+
+export interface RealmUserStateOptions {
+  clientGravatar: boolean;
+  /** The server's WEB_PUBLIC_STREAMS_ENABLED. */
+  webPublicStreamsEnabled: boolean;
+}
 
 /**
  * The `realm_user` part: every user the caller may see (active in
- * realm_users, deactivated in realm_non_active_users) and the caller's own
- * identity. Users outside can_access_all_users_group see only the people
- * they share a channel or conversation with, and bots.
+ * realm_users, deactivated in realm_non_active_users, both without
+ * is_active, as Zulip's post_process_state leaves them) and the caller's own
+ * identity and permissions. Users outside can_access_all_users_group see
+ * only the people they share a channel or conversation with, and bots.
  */
 export async function realmUserState(
   db: Knex,
-  viewer: UserRow,
-  mayAccessAll: boolean,
-  clientGravatar: boolean,
+  viewer: Viewer,
+  realm: RealmRow,
+  o: RealmUserStateOptions,
 ): Promise<StatePart<RealmUserKey>> {
+  const me = viewer.user;
+  const mayAccessAll = inGroup(viewer, realm.can_access_all_users_group);
   const [users, values, sharing] = await Promise.all([
-    listRealmUsers(db, viewer.realm_id),
-    listRealmProfileValues(db, viewer.realm_id),
-    mayAccessAll ? Promise.resolve(null) : listUserIdsSharingRecipients(db, viewer.id),
+    listRealmUsers(db, me.realm_id),
+    listRealmProfileValues(db, me.realm_id),
+    mayAccessAll ? Promise.resolve(null) : listUserIdsSharingRecipients(db, me.id),
   ]);
   const profiles = toApiProfileData(values);
-  const visible = sharing ? new Set([...sharing, viewer.id]) : null;
-  const realmUsers: Array<Schema<'User'>> = [];
-  const nonActive: Array<Schema<'User'>> = [];
+  const visible = sharing ? new Set([...sharing, me.id]) : null;
+  const realmUsers: Array<Schema<'RealmUser'>> = [];
+  const nonActive: Array<Schema<'RealmUser'>> = [];
   for (const u of users) {
     if (visible && !visible.has(u.id) && !u.is_bot) continue;
-    const api = toApiUser(u, { viewer, clientGravatar, profileData: u.is_bot ? undefined : (profiles.get(u.id) ?? {}) });
+    const api = toApiRealmUser(u, {
+      viewer: me,
+      clientGravatar: o.clientGravatar,
+      profileData: u.is_bot ? undefined : (profiles.get(u.id) ?? {}),
+    });
     (u.is_active ? realmUsers : nonActive).push(api);
   }
+  const channelCreation = channelCreationRights(viewer, realm, o.webPublicStreamsEnabled);
   // The caller's own avatar is always a URL (Zulip forces client_gravatar off here).
   return {
     realm_users: realmUsers,
     realm_non_active_users: nonActive,
     cross_realm_bots: [],
-    user_id: viewer.id,
-    email: viewer.email,
-    delivery_email: viewer.delivery_email,
-    full_name: viewer.full_name,
-    avatar_source: viewer.avatar_source,
-    avatar_url: fullAvatarUrl(viewer),
-    avatar_url_medium: fullAvatarUrl(viewer, true),
-    is_admin: isAdminRole(viewer.role),
-    is_owner: isOwnerRole(viewer.role),
-    is_moderator: viewer.role === Role.MODERATOR,
-    is_guest: isGuestRole(viewer.role),
+    user_id: me.id,
+    email: me.email,
+    delivery_email: me.delivery_email,
+    full_name: me.full_name,
+    avatar_source: me.avatar_source,
+    avatar_url: fullAvatarUrl(me),
+    avatar_url_medium: fullAvatarUrl(me, true),
+    is_admin: isAdminRole(me.role),
+    is_owner: isOwnerRole(me.role),
+    // "At least a moderator" since feature level 380, as Zulip's is_moderator property.
+    is_moderator: isModeratorOrAbove(me.role),
+    is_guest: isGuestRole(me.role),
+    ...channelCreation,
+    can_create_streams:
+      channelCreation.can_create_public_streams ||
+      channelCreation.can_create_private_streams ||
+      channelCreation.can_create_web_public_streams,
+    can_invite_others_to_realm: inGroup(viewer, realm.can_invite_users_group),
   };
+}
+
+/**
+ * Which channels the caller may create, by the rules POST /users/me/subscriptions
+ * applies (src/actions/channels.ts checkCanCreateChannel): never a guest; the
+ * organization's group for the kind; web-public ones only while the server
+ * and the organization allow spectators.
+ */
+function channelCreationRights(
+  viewer: Viewer,
+  realm: RealmRow,
+  webPublicStreamsEnabled: boolean,
+): StatePart<'can_create_public_streams' | 'can_create_private_streams' | 'can_create_web_public_streams'> {
+  const guest = isGuestRole(viewer.user.role);
+  return {
+    can_create_public_streams: !guest && inGroup(viewer, realm.can_create_public_channel_group),
+    can_create_private_streams: !guest && inGroup(viewer, realm.can_create_private_channel_group),
+    can_create_web_public_streams:
+      !guest && webPublicStreamsEnabled && realm.enable_spectator_access && inGroup(viewer, realm.can_create_web_public_channel_group),
+  };
+}
+
+/** `realm_bot`: the bots the caller may administer - every bot of the organization for administrators, their own for others. */
+export async function realmBotsState(db: Knex, viewer: Viewer): Promise<StatePart<'realm_bots'>> {
+  const me = viewer.user;
+  const ids = await listBotIds(db, me.realm_id, isAdminRole(me.role) ? null : me.id);
+  return { realm_bots: ids.map(toApiRealmBot) };
+}
+
+/**
+ * Every kind of custom profile field, keyed by Zulip's name for it (the
+ * `type` of a field is the id). Parley's clients all know pronouns, the
+ * kind Zulip leaves out for old mobile apps.
+ */
+const CUSTOM_PROFILE_FIELD_TYPES: Record<keyof typeof FieldType, Schema<'CustomProfileFieldType'>> = {
+  SHORT_TEXT: { id: FieldType.SHORT_TEXT, name: 'Short text' },
+  LONG_TEXT: { id: FieldType.LONG_TEXT, name: 'Long text' },
+  SELECT: { id: FieldType.SELECT, name: 'List of options' },
+  DATE: { id: FieldType.DATE, name: 'Date' },
+  URL: { id: FieldType.URL, name: 'Link' },
+  USER: { id: FieldType.USER, name: 'Users' },
+  EXTERNAL_ACCOUNT: { id: FieldType.EXTERNAL_ACCOUNT, name: 'External account' },
+  PRONOUNS: { id: FieldType.PRONOUNS, name: 'Pronouns' },
+};
+
+/** `custom_profile_fields`: the organization's fields in display order, and the kinds of field there are. */
+export async function customProfileFieldsState(
+  db: Knex,
+  realmId: number,
+): Promise<StatePart<'custom_profile_fields' | 'custom_profile_field_types'>> {
+  const rows = await listCustomProfileFields(db, realmId);
+  const types: Record<string, Schema<'CustomProfileFieldType'>> = {};
+  for (const [key, t] of Object.entries(CUSTOM_PROFILE_FIELD_TYPES)) types[key] = { ...t };
+  return { custom_profile_fields: rows.map(toApiCustomProfileField), custom_profile_field_types: types };
 }
 
 export function userSettingsState(user: UserRow): Schema<'UserSettings'> {

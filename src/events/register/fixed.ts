@@ -1,0 +1,33 @@
+import type { InitialState } from './state';
+
+/**
+ * The parts of the initial state for kinds of objects Parley does not have
+ * (drafts, scheduled messages, linkifiers, muted users...) or features it
+ * does not offer (video calls, GIF pickers, billing): Zulip's value for a
+ * user and organization that have none, keyed by the event type that owns
+ * the keys. Clients that require a key (zulip-flutter reads muted_users
+ * unconditionally) then find it. Each call builds new objects: nothing is
+ * shared between responses.
+ */
+export const FIXED_PARTS = {
+  onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
+  navigation_views: () => ({ navigation_views: [] }),
+  drafts: () => ({ drafts: [] }),
+  scheduled_messages: () => ({ scheduled_messages: [] }),
+  reminders: () => ({ reminders: [] }),
+  muted_users: () => ({ muted_users: [] }),
+  realm_domains: () => ({ realm_domains: [] }),
+  realm_linkifiers: () => ({ realm_linkifiers: [] }),
+  // The legacy form: always empty since feature level 176, even on servers with linkifiers.
+  realm_filters: () => ({ realm_filters: [] }),
+  realm_playgrounds: () => ({ realm_playgrounds: [] }),
+  realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),
+  realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
+  realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
+  default_stream_groups: () => ({ realm_default_stream_groups: [] }),
+  // Zulip lists PostgreSQL's English stop words here; Parley's search (src/domain/search.ts) drops no word.
+  stop_words: () => ({ stop_words: [] }),
+  video_calls: () => ({ has_zoom_token: false }),
+  giphy: () => ({ giphy_api_key: '' }),
+  tenor: () => ({ tenor_api_key: '' }),
+} satisfies Record<string, () => Partial<InitialState>>;
