@@ -9,13 +9,13 @@ const ALWAYS = ['result', 'msg', 'queue_id', 'last_event_id', 'zulip_feature_lev
 
 /**
  * Every key Zulip's POST /register sends for each fetch_event_type it
- * documents (feature level 496), the `device` type left out (devices are
- * not here yet). Each must be present when its type is asked for, and no
+ * documents (feature level 496). Each must be present when its type is asked for, and no
  * other key may come along. The shapes are the contract's: every response
  * is checked against it (test/support/contract.ts).
  */
 const KEYS_BY_TYPE: Record<string, string[]> = {
   alert_words: ['alert_words'],
+  device: ['devices'],
   custom_profile_fields: ['custom_profile_fields', 'custom_profile_field_types'],
   onboarding_steps: ['onboarding_steps', 'navigation_tour_video_url'],
   message: ['max_message_id'],
@@ -501,6 +501,26 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
     } finally {
       await t.ctx.db('channels').where({ id: open.id }).update({ is_default: false, is_web_public: false });
     }
+  });
+
+  it('says which channels are recently active from their messages (feature level 323), in streams and subscriptions alike', async () => {
+    const day = 24 * 3600;
+    const now = Math.floor(Date.now() / 1000);
+    // Fixture: #general and #open are a year old; #general's messages too, #open has one today.
+    await t.ctx
+      .db('channels')
+      .whereIn('id', [general.id, open.id])
+      .update({ date_created: now - 365 * day });
+    await t.ctx
+      .db('messages')
+      .where({ recipient_id: general.recipient_id })
+      .update({ date_sent: now - 200 * day });
+    await sendToChannel(t, t.cast.owner, 'open', 'today', 'still here');
+    const { state } = await register(t, t.cast.owner, { fetch_event_types: ['stream', 'subscription'] });
+    const activity = (list: Array<{ stream_id: number; is_recently_active: boolean }>) =>
+      Object.fromEntries(list.filter((c) => [general.id, open.id].includes(c.stream_id)).map((c) => [c.stream_id, c.is_recently_active]));
+    expect(activity(state.streams)).toEqual({ [general.id]: false, [open.id]: true });
+    expect(activity(state.subscriptions)).toEqual({ [general.id]: false, [open.id]: true });
   });
 
   it('sends the custom profile fields in display order, and the channel folders', async () => {

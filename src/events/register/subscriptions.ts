@@ -4,7 +4,7 @@ import { loadSubscriberLists, SubscriberListMode } from '../../access/subscriber
 import { canSeeChannel, Viewer } from '../../access/viewer';
 import { isAdminRole, isGuestRole } from '../../domain/roles';
 import { parseSettings } from '../../domain/user-settings';
-import { getWeeklyTraffic } from '../../queries/channel-stats';
+import { getRecentlyActive, getWeeklyTraffic } from '../../queries/channel-stats';
 import type { ChannelRow } from '../../queries/channels';
 import { nowSeconds } from '../../queries/ids';
 import { countChannelSubscribers, listRealmChannels, SubscriptionSettings } from '../../queries/register';
@@ -21,12 +21,17 @@ export interface RealmChannels {
 
 /**
  * Read once for every part of the state that lists channels (subscription,
- * stream, default_streams): three statements, whatever the number of
- * channels.
+ * stream, default_streams): four statements, whatever the number of
+ * channels. is_recently_active comes from the channels' messages, as GET
+ * /streams computes it (the stored column is only the value a new channel
+ * starts with): clients order and demote channels by it since level 323.
  */
 export async function loadRealmChannels(db: Knex, realmId: number): Promise<RealmChannels> {
-  const [channels, counts] = await Promise.all([listRealmChannels(db, realmId), countChannelSubscribers(db, realmId)]);
-  return { channels, counts, traffic: await getWeeklyTraffic(db, channels, nowSeconds()) };
+  const now = nowSeconds();
+  const [rows, counts] = await Promise.all([listRealmChannels(db, realmId), countChannelSubscribers(db, realmId)]);
+  const [traffic, recent] = await Promise.all([getWeeklyTraffic(db, rows, now), getRecentlyActive(db, rows, now)]);
+  const channels = rows.map((c) => ({ ...c, is_recently_active: recent.get(c.id) ?? false }));
+  return { channels, counts, traffic };
 }
 
 /** The keys of POST /register's state that the `subscription` event type owns. */
