@@ -6240,6 +6240,7 @@ export interface components {
             zulip_feature_level: number;
             zulip_version: string;
             zulip_merge_base: string;
+            /** @description Whether the server sends mobile push notifications, that is whether a push relay is configured (PUSH_RELAY_URL). */
             push_notifications_enabled: boolean;
             /** @description Whether the client sending the request is too old. */
             is_incompatible: boolean;

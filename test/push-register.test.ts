@@ -390,6 +390,12 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
     });
   });
 
+  it('says push notifications are enabled in GET /server_settings and POST /register, a relay being configured', async () => {
+    expect((await t.api.get('/server_settings', null)).body.push_notifications_enabled).toBe(true);
+    const state = (await registerQueue(t, t.cast.member, { fetch_event_types: ['realm'] })).state;
+    expect(state.realm_push_notifications_enabled).toBe(true);
+  });
+
   it('the token_id of the test helper is what a client computes', () => {
     // SHA-256("x") starts 2d711642b726b044.
     expect(Buffer.from(tokenIdOf('x'), 'base64').toString('hex')).toBe('2d711642b726b044');
@@ -412,6 +418,12 @@ eachDatabase('POST /mobile_push/register without a push relay', (dialect) => {
     expect(res.body).toEqual(refusal('Server is not configured to use push notification service.', 'PUSH_SERVICE_NOT_CONFIGURED'));
     expect(await t.ctx.db('client_devices').whereNotNull('push_key').count('* as n').first()).toEqual({ n: 0 });
     expect(await t.ctx.db('push_tokens').where({ user_id: t.cast.member.id }).pluck('token')).toEqual(['ab'.repeat(32)]);
+  });
+
+  it('says so in GET /server_settings and POST /register, where the apps look before registering', async () => {
+    expect((await t.api.get('/server_settings', null)).body.push_notifications_enabled).toBe(false);
+    const state = (await t.api.post('/register', t.cast.member, { fetch_event_types: JSON.stringify(['realm']) })).body;
+    expect(state.realm_push_notifications_enabled).toBe(false);
   });
 
   it('answers it before looking at the device or the fields', async () => {

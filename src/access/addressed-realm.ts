@@ -49,8 +49,13 @@ export async function getUserAtAddressedRealm(
 }
 
 /** GET /server_settings: what a client needs to know about the organization this host addresses, before logging in. */
-export async function getServerSettings(db: Knex, host: string | undefined, externalUrl: string): Promise<Data<'get-server-settings'>> {
+export async function getServerSettings(
+  db: Knex,
+  host: string | undefined,
+  externalUrl: string,
+  pushNotificationsEnabled: boolean,
+): Promise<Data<'get-server-settings'>> {
   const realm = await getRealmForHost(db, host);
   if (!realm) throw new ApiError('There is no organization at this address.', 'BAD_REQUEST', 404);
-  return toApiServerSettings(realm, externalUrl, renderMarkdown(realm.description));
+  return toApiServerSettings(realm, externalUrl, renderMarkdown(realm.description), pushNotificationsEnabled);
 }

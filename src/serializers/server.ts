@@ -8,7 +8,12 @@ import type { RealmRow } from '../queries/rows';
  * them) and how the organization presents itself. `descriptionHtml` is the
  * description rendered (serializers render no Markdown themselves).
  */
-export function toApiServerSettings(realm: RealmRow, url: string, descriptionHtml: string): Data<'get-server-settings'> {
+export function toApiServerSettings(
+  realm: RealmRow,
+  url: string,
+  descriptionHtml: string,
+  pushNotificationsEnabled: boolean,
+): Data<'get-server-settings'> {
   return {
     authentication_methods: {
       password: realm.password_auth_enabled,
@@ -28,7 +33,8 @@ export function toApiServerSettings(realm: RealmRow, url: string, descriptionHtm
     zulip_feature_level: ZULIP_FEATURE_LEVEL,
     zulip_version: ZULIP_VERSION,
     zulip_merge_base: ZULIP_MERGE_BASE,
-    push_notifications_enabled: false,
+    // As POST /register's realm_push_notifications_enabled: whether a push relay is configured.
+    push_notifications_enabled: pushNotificationsEnabled,
     is_incompatible: false,
     email_auth_enabled: realm.password_auth_enabled,
     require_email_format_usernames: true,
