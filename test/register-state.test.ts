@@ -503,6 +503,13 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
     }
   });
 
+  it('names the same organization icon as GET /server_settings, one a client can load', async () => {
+    const { state } = await register(t, t.cast.member, { fetch_event_types: ['realm'] });
+    const settings = (await t.api.get('/server_settings', null)).body;
+    expect(settings.realm_icon).toBe(state.realm_icon_url);
+    expect(state.realm_icon_url).toMatch(/^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon$/);
+  });
+
   it('says which channels are recently active from their messages (feature level 323), in streams and subscriptions alike', async () => {
     const day = 24 * 3600;
     const now = Math.floor(Date.now() / 1000);

@@ -10,6 +10,7 @@ import { REPORT_MESSAGE_TYPES } from '../../domain/reports';
 import { MIN_PASSWORD_LENGTH } from '../../domain/secrets';
 import type { RealmRow } from '../../queries/rows';
 import { SERVER_SUPPORTED_PERMISSION_SETTINGS } from '../../serializers/permission-settings';
+import { realmIconUrl } from '../../serializers/server';
 import type { StatePart } from './state';
 
 /** Zulip's ChannelFolder limits. */
@@ -348,15 +349,6 @@ function legacyPolicies(realm: RealmRow, groups: RealmGroups) {
     realm_create_web_public_stream_policy: WEB_PUBLIC_POLICY[role(realm.can_create_web_public_channel_group)] ?? 4,
     realm_wildcard_mention_policy: WILDCARD_MENTION_POLICY[role(realm.can_mention_many_users_group)] ?? 1,
   };
-}
-
-/**
- * The organization's icon: Zulip's default, a Gravatar identicon of the
- * subdomain (Parley has no icon upload).
- */
-function realmIconUrl(realm: RealmRow): string {
-  const hash = createHash('md5').update(realm.string_id.toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`;
 }
 
 /**
