@@ -6373,9 +6373,9 @@ export interface components {
             token_kind?: "fcm" | "apns";
             /** @description Standard Base64 of the first 8 bytes of the SHA-256 of the device token. */
             token_id?: string;
-            /** @description Standard Base64 naming which public key of the push relay was used. */
+            /** @description Standard Base64 naming which public key of the push relay was used (at most 1,000 characters, a Parley limit). */
             bouncer_public_key?: string;
-            /** @description Standard Base64 ciphertext of a JSON object with token, token_kind, timestamp and, for iOS, ios_app_id. */
+            /** @description Standard Base64 ciphertext of a JSON object with token, token_kind, timestamp and, for iOS, ios_app_id; at most 20,000 characters (a Parley limit: a token of 4,096 characters, sealed, fits). */
             encrypted_push_registration?: string;
         };
         /**

@@ -1,3 +1,4 @@
+import { PushRelay } from '../src/actions/push-relay';
 import { eachDatabase } from './support/databases';
 import { pending, register as registerQueue, type Client } from './support/events';
 import { pushKeyOf, registerDevice, registration, TestRelay, tokenIdOf } from './support/push-relay';
@@ -37,6 +38,7 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
         'encrypted_push_registration',
         'relay_device_id',
         'confirmed_token_id',
+        'pending_token_id',
         'registration_error',
       );
   const snapshot = async () => ({
@@ -139,7 +141,14 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
     const res = await register(t.cast.member, tokenFields);
     expect(res.status).toBe(200);
     const pendingRow = await deviceRow(phone);
-    expect(pendingRow).toMatchObject({ token_kind: 'apns', token_id: next.token_id, push_key: pushKeyOf(77), relay_device_id: null });
+    // Notifications keep going to the confirmed token meanwhile (its relay id stays), as in Zulip.
+    expect(pendingRow).toMatchObject({
+      token_kind: 'apns',
+      token_id: next.token_id,
+      pending_token_id: next.token_id,
+      push_key: pushKeyOf(77),
+      relay_device_id: old.relay_device_id,
+    });
     // The token confirmed before is still the one reported as registered, the new one pending.
     expect(await stateOf(phone)).toMatchObject({ push_token_id: old.token_id, pending_push_token_id: next.token_id });
     await settle();
@@ -153,6 +162,83 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
       ['device_id', 'id', 'op', 'pending_push_token_id', 'push_registration_error_code', 'push_token_last_updated_timestamp', 'type'],
       ['device_id', 'id', 'op', 'pending_push_token_id', 'push_token_id', 'type'],
     ]);
+  });
+
+  it('keeps notifying the confirmed token while a new one is pending and after the relay refused it', async () => {
+    const { admin, owner } = t.cast;
+    const device = await registerDevice(t.api, admin);
+    expect((await register(admin, registration(device, { token: 'kept' }))).status).toBe(200);
+    await settle();
+    const dm = async () => {
+      const before = relay.delivered().length;
+      expect((await t.api.post('/messages', owner, { type: 'direct', to: JSON.stringify([admin.id]), content: 'ping' })).status).toBe(200);
+      await settle();
+      return relay.delivered().length - before;
+    };
+    expect(await dm()).toBe(1);
+    const { push_key: _k, push_key_id: _i, ...rotation } = registration(device, { token: 'refused' });
+    relay.script.set(TestRelay.REGISTER, [400]);
+    relay.delays.set(TestRelay.REGISTER, [600]);
+    expect((await register(admin, rotation)).status).toBe(200);
+    // Pending: the DM still reaches the phone through the token confirmed before.
+    const before = relay.delivered().length;
+    expect((await t.api.post('/messages', owner, { type: 'direct', to: JSON.stringify([admin.id]), content: 'during' })).status).toBe(200);
+    await settle();
+    expect(relay.delivered().length - before).toBe(1);
+    // Refused: still through the old token, which stays the registered one.
+    expect(await deviceRow(device)).toMatchObject({ confirmed_token_id: tokenIdOf('kept'), registration_error: 'BAD_REQUEST' });
+    expect(await dm()).toBe(1);
+    // Sending the confirmed token again after the refusal is a registration in progress like any other.
+    relay.delays.set(TestRelay.REGISTER, [600]);
+    const { push_key: _k2, push_key_id: _i2, ...again } = registration(device, { token: 'kept' });
+    expect((await register(admin, again)).status).toBe(200);
+    const admins = await registerQueue(t, admin, { fetch_event_types: ['device'] });
+    expect(admins.state.devices[String(device)]).toMatchObject({
+      push_token_id: tokenIdOf('kept'),
+      pending_push_token_id: tokenIdOf('kept'),
+      push_registration_error_code: null,
+    });
+    const meanwhile = await register(admin, registration(device, { token: 'third' }));
+    expect([meanwhile.status, meanwhile.body]).toEqual([400, refusal('A registration for the device already in progress.')]);
+    await settle();
+    expect(await deviceRow(device)).toMatchObject({
+      confirmed_token_id: tokenIdOf('kept'),
+      pending_token_id: null,
+      registration_error: null,
+    });
+  });
+
+  it('sends again at start the registrations a stopped process left unanswered', async () => {
+    const device = await registerDevice(t.api, t.cast.guest);
+    const now = Math.floor(Date.now() / 1000);
+    // Fixture: a registration committed by a process that stopped before forwarding it.
+    const lost = registration(device, { token: 'left-behind' });
+    await t.ctx
+      .db('client_devices')
+      .where({ id: device })
+      .update({
+        push_key_id: lost.push_key_id,
+        push_key: lost.push_key,
+        token_kind: 'fcm',
+        token_id: lost.token_id,
+        pending_token_id: lost.token_id,
+        bouncer_public_key: lost.bouncer_public_key,
+        encrypted_push_registration: lost.encrypted_push_registration,
+        token_updated_at: now - 60,
+      });
+    const sent = relay.to(TestRelay.REGISTER).length;
+    const restarted = new PushRelay(t.ctx.db, t.ctx.bus, t.ctx.config);
+    restarted.start();
+    try {
+      // Its start reads the device set and the unanswered registrations; wait for the forward.
+      for (let i = 0; i < 100 && relay.to(TestRelay.REGISTER).length === sent; i++) await new Promise((r) => setTimeout(r, 20));
+      await restarted.whenIdle();
+    } finally {
+      restarted.stop();
+    }
+    const forwarded = relay.to(TestRelay.REGISTER).slice(sent);
+    expect(forwarded.map((r) => r.body.device_id)).toContain(device);
+    expect(await deviceRow(device)).toMatchObject({ confirmed_token_id: lost.token_id, pending_token_id: null });
   });
 
   it('refuses a second token while one is pending, and takes it once the relay refused the first', async () => {
@@ -198,6 +284,7 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
         push_key: pushKeyOf(1),
         token_kind: 'fcm',
         token_id: tokenIdOf('lost'),
+        pending_token_id: tokenIdOf('lost'),
         bouncer_public_key: 'a2V5',
         encrypted_push_registration: 'cmVn',
         token_updated_at: Math.floor(Date.now() / 1000) - DAY - 5,
@@ -359,6 +446,11 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
       ['a push_key_id beyond 32 bits', { push_key_id: 4294967296 }, 'push_key_id is too large'],
       ['a device_id that is not JSON', { device_id: 'phone' }, 'device_id is not valid JSON'],
       ['a device_id that is not an integer', { device_id: 1.5 }, 'device_id is not an integer'],
+      [
+        'an encrypted_push_registration over 20,000 characters',
+        { encrypted_push_registration: 'QUJD'.repeat(5001) },
+        'encrypted_push_registration is too long (limit: 20000 characters)',
+      ],
     ])('refuses %s with the validator’s words', async (_name, change, msg) => {
       const before = await snapshot();
       const res = await register(t.cast.member, { ...registration(fresh), ...change });

@@ -4,7 +4,7 @@ import { inTransaction, type Tx } from '../db/transaction';
 import { invalidDeviceId, MAX_CLIENT_DEVICES_PER_USER } from '../domain/push-devices';
 import { ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
-import { countClientDevices, deleteClientDevice, insertClientDevice } from '../queries/client-devices';
+import { countClientDevices, deleteClientDevice, insertClientDevice, lockDeviceOwner } from '../queries/client-devices';
 import type { UserRow } from '../queries/rows';
 
 /**
@@ -19,6 +19,8 @@ import type { UserRow } from '../queries/rows';
 /** POST /register_client_device: a new device, with its push fields empty. */
 export async function doRegisterClientDevice(ctx: AppContext, user: UserRow): Promise<Data<'register-client-device'>> {
   const deviceId = await inTransaction(ctx.db, async (tx) => {
+    // Two registrations at once count one after the other, so the limit holds.
+    await lockDeviceOwner(tx.trx, user.id);
     if ((await countClientDevices(tx.trx, user.id)) >= MAX_CLIENT_DEVICES_PER_USER) {
       throw new ApiError(`Too many devices registered (the limit is ${MAX_CLIENT_DEVICES_PER_USER}); remove one first.`);
     }

@@ -9,6 +9,7 @@ import {
   classifyRegistration,
   invalidDeviceId,
   pushServiceNotConfigured,
+  registrationInProgress,
 } from '../domain/push-devices';
 import { checkHumanUser } from '../domain/push-tokens';
 import { ApiError } from '../errors';
@@ -22,7 +23,6 @@ import {
   type PushToken,
 } from '../queries/client-devices';
 import type { UserRow } from '../queries/rows';
-import { pendingTokenId, registrationErrorOf } from '../serializers/devices';
 import { queueDeviceEvent } from './client-devices';
 import type { RegistrationToForward } from './push-relay';
 
@@ -64,12 +64,14 @@ export async function doRegisterPushDevice(
       return null;
     }
 
-    // One registration of a token at a time: the relay's answer to the
-    // pending one comes first, unless it refused it or never answered.
-    if (pendingTokenId(device) !== null && registrationErrorOf(device, now) === null) {
-      throw new ApiError('A registration for the device already in progress.');
-    }
+    // One token at a time: the relay's answer to the pending one comes
+    // first, unless it refused it or a day went by without an answer.
+    if (registrationInProgress(device, now)) throw new ApiError('A registration for the device already in progress.');
     const tokenId = checkTokenId(p.token_id!);
+    if (kind === 'rotate-token' && device.push_key_id === null) throw new ApiError('No push registration exists to rotate token for.');
+    const key = kind === 'register' ? checkPushKey(p.push_key!) : null;
+    // Zulip's relay refuses these; Parley checks them before storing anything, so a malformed one
+    // fails the request instead of the registration in the background.
     checkRelayBlob('bouncer_public_key', p.bouncer_public_key!);
     checkRelayBlob('encrypted_push_registration', p.encrypted_push_registration!);
     const token: PushToken = {
@@ -78,27 +80,20 @@ export async function doRegisterPushDevice(
       bouncer_public_key: p.bouncer_public_key!,
       encrypted_push_registration: p.encrypted_push_registration!,
     };
-
-    if (kind === 'rotate-token') {
-      if (device.push_key_id === null) throw new ApiError('No push registration exists to rotate token for.');
-      // The token the relay confirmed, again: nothing to do (Zulip answers success at once).
-      if (isConfirmed(device, token)) return null;
-      await setPushToken(tx.trx, device.id, token, now);
-      queueDeviceEvent(ctx, tx, user.id, { type: 'device', op: 'update', device_id: device.id, ...pendingFields(token, now) });
-    } else {
-      const key = checkPushKey(p.push_key!);
-      // Repeating an identical, confirmed registration is a success without change (Zulip: idempotent).
-      if (isConfirmed(device, token) && device.push_key_id === p.push_key_id && device.push_key === key.encoded) return null;
-      await setPushKey(tx.trx, device.id, p.push_key_id!, key.encoded);
-      await setPushToken(tx.trx, device.id, token, now);
-      queueDeviceEvent(ctx, tx, user.id, {
-        type: 'device',
-        op: 'update',
-        device_id: device.id,
-        push_key_id: p.push_key_id!,
-        ...pendingFields(token, now),
-      });
-    }
+    const sameKey = key === null || (device.push_key_id === p.push_key_id && device.push_key === key.encoded);
+    // The confirmed token again (with the same key): nothing to do (Zulip answers success at once).
+    if (isConfirmed(device, token) && sameKey) return null;
+    if (key && !sameKey) await setPushKey(tx.trx, device.id, p.push_key_id!, key.encoded);
+    await setPushToken(tx.trx, device.id, token, now);
+    queueDeviceEvent(ctx, tx, user.id, {
+      type: 'device',
+      op: 'update',
+      device_id: device.id,
+      ...(key ? { push_key_id: p.push_key_id! } : {}),
+      pending_push_token_id: token.token_id,
+      push_token_last_updated_timestamp: now,
+      push_registration_error_code: null,
+    });
     // From feature level 483 the new registration replaces the legacy one of the same token.
     await deleteLegacyTokensByTokenId(tx.trx, user.id, token.token_kind!, tokenId.toString('hex'));
     return {
@@ -124,10 +119,3 @@ function isConfirmed(device: ClientDeviceRow, token: PushToken): boolean {
     device.token_kind === token.token_kind
   );
 }
-
-/** What a device update event says of a token just sent: pending since now, no refusal. */
-const pendingFields = (token: PushToken, now: number) => ({
-  pending_push_token_id: token.token_id,
-  push_token_last_updated_timestamp: now,
-  push_registration_error_code: null,
-});

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import nacl from 'tweetnacl';
 import type { Config } from '../config';
-import { pushContent, REGISTRATION_ERROR_CODES, REGISTRATION_EXPIRED } from '../domain/push-devices';
+import { PUSH_REGISTRATION_LIVENESS_SECONDS, pushContent, REGISTRATION_ERROR_CODES, REGISTRATION_EXPIRED } from '../domain/push-devices';
 import type { Delivery, EventBus } from '../events/bus';
 import {
   confirmPushToken,
   listDeliverableDevices,
+  listUnansweredRegistrations,
   listUserIdsWithPushDevices,
   refusePushToken,
   type DeliverableDevice,
@@ -126,6 +127,7 @@ export class PushRelay {
   start(): void {
     this.unsubscribe = this.bus.subscribe((d) => this.onDelivery(d));
     void this.refreshDeviceSet();
+    void this.resendUnanswered();
     const t = setInterval(() => void this.refreshDeviceSet(), DEVICE_SET_REFRESH_MS);
     t.unref();
     this.timers.add(t);
@@ -188,6 +190,31 @@ export class PushRelay {
         }
       },
     });
+  }
+
+  /**
+   * Registrations the relay never answered, whose jobs went with a process
+   * that stopped or crashed: forwarded again at start, so that no device
+   * waits a day for its registration to count as expired. With several
+   * processes one may be forwarded twice; the relay's second answer finds
+   * nothing pending and changes nothing.
+   */
+  private async resendUnanswered(): Promise<void> {
+    try {
+      const since = Math.floor(Date.now() / 1000) - PUSH_REGISTRATION_LIVENESS_SECONDS;
+      for (const d of await listUnansweredRegistrations(this.db, since)) {
+        this.forwardRegistration({
+          userId: d.user_id,
+          deviceId: d.id,
+          tokenKind: d.token_kind!,
+          tokenId: d.pending_token_id!,
+          bouncerPublicKey: d.bouncer_public_key!,
+          encryptedPushRegistration: d.encrypted_push_registration!,
+        });
+      }
+    } catch (err) {
+      this.log.error({ err: errorText(err) }, 'push relay: could not read the registrations to send again');
+    }
   }
 
   /** The outcome of a registration, to the device's owner (Zulip's device update event). */
@@ -277,6 +304,10 @@ export class PushRelay {
     if (this.stopped) return;
     if (this.pending >= RELAY_QUEUE_LIMIT) {
       this.log.error({ job: job.what }, 'push relay: queue full, dropped');
+      // A dropped registration is reported at once (REQUEST_EXPIRED), so its app may register again.
+      void job
+        .onGiveUp?.(new Error('queue full'))
+        .catch((e: unknown) => this.log.error({ job: job.what, err: errorText(e) }, 'push relay: could not record the refusal'));
       return;
     }
     this.pending++;

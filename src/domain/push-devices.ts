@@ -127,6 +127,31 @@ export const PUSH_REGISTRATION_LIVENESS_SECONDS = 24 * 60 * 60;
 export const REGISTRATION_ERROR_CODES: ReadonlySet<string> = new Set(['INVALID_BOUNCER_PUBLIC_KEY', 'REQUEST_EXPIRED', 'BAD_REQUEST']);
 export const REGISTRATION_EXPIRED = 'REQUEST_EXPIRED';
 
+/** What the rules below read of a device's registration state. */
+export interface RegistrationState {
+  pending_token_id: string | null;
+  token_updated_at: number | null;
+  registration_error: string | null;
+}
+
+/**
+ * Why the device's pending token is not registered: the relay's refusal, or
+ * REQUEST_EXPIRED once it has been pending a day without an answer (its
+ * relay job was lost with a process and not sent again): the app then
+ * registers again with a fresh payload, as after Zulip's bouncer worker
+ * times out. Null while the relay may still answer.
+ */
+export function registrationErrorOf(d: RegistrationState, now: number): string | null {
+  if (d.registration_error !== null) return d.registration_error;
+  const stale =
+    d.pending_token_id !== null && d.token_updated_at !== null && now - d.token_updated_at >= PUSH_REGISTRATION_LIVENESS_SECONDS;
+  return stale ? REGISTRATION_EXPIRED : null;
+}
+
+/** Whether the relay may still answer the device's pending token: then another token is refused. */
+export const registrationInProgress = (d: RegistrationState, now: number): boolean =>
+  d.pending_token_id !== null && registrationErrorOf(d, now) === null;
+
 /** The error of a push registration when no relay is configured (Zulip's PushServiceNotConfiguredError). */
 export function pushServiceNotConfigured(): ApiError {
   return new ApiError('Server is not configured to use push notification service.', 'PUSH_SERVICE_NOT_CONFIGURED');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
 import { inChunks, insertOne, nowSeconds } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -13,17 +14,19 @@ export interface ClientDeviceRow {
   push_key_id: number | null;
   push_key: string | null;
   token_kind: string | null;
-  /** The token the device's latest registration names (standard Base64 of 8 bytes). */
+  /** The token the device last sent (standard Base64 of 8 bytes), with the fields the relay needs for it. */
   token_id: string | null;
   bouncer_public_key: string | null;
   encrypted_push_registration: string | null;
-  /** The relay's id for the device, once it confirmed token_id; notifications need it. */
+  /** The relay's id for the device under its confirmed token; notifications need it. */
   relay_device_id: number | null;
-  /** The token the relay last confirmed (Zulip's push_token_id). */
+  /** The token the relay last confirmed (Zulip's push_token_id): notifications go to it. */
   confirmed_token_id: string | null;
-  /** When token_id last changed (Zulip's push_token_last_updated_timestamp). */
+  /** A token sent to the relay that it has not confirmed (Zulip's pending_push_token_id). */
+  pending_token_id: string | null;
+  /** When a token was last sent (Zulip's push_token_last_updated_timestamp). */
   token_updated_at: number | null;
-  /** The relay's refusal of token_id, as a Zulip error code (Zulip's push_registration_error_code). */
+  /** The relay's refusal of the pending token, as a Zulip error code (Zulip's push_registration_error_code). */
   registration_error: string | null;
 }
 
@@ -41,6 +44,7 @@ const toRow = (r: Record<string, unknown>): ClientDeviceRow => ({
   encrypted_push_registration: nullableString(r.encrypted_push_registration),
   relay_device_id: nullableNumber(r.relay_device_id),
   confirmed_token_id: nullableString(r.confirmed_token_id),
+  pending_token_id: nullableString(r.pending_token_id),
   token_updated_at: nullableNumber(r.token_updated_at),
   registration_error: nullableString(r.registration_error),
 });
@@ -55,10 +59,26 @@ export async function countClientDevices(q: Q, userId: number): Promise<number> 
   return Number(row?.n ?? 0);
 }
 
-/** The user's device of this id, locked for the transaction on MySQL; another user's device is not found. */
-export async function getClientDeviceForUpdate(q: Q, userId: number, deviceId: number): Promise<ClientDeviceRow | null> {
-  const r = (await q('client_devices').where({ id: deviceId, user_id: userId }).forUpdate().first()) as Record<string, unknown> | undefined;
+/**
+ * The user's device of this id, locked until the transaction ends on MySQL
+ * (SQLite's one writer holds the database); another user's device is not
+ * found.
+ */
+export async function getClientDeviceForUpdate(trx: Knex.Transaction, userId: number, deviceId: number): Promise<ClientDeviceRow | null> {
+  const query = trx('client_devices').where({ id: deviceId, user_id: userId }).first();
+  if (dialectOf(trx) === 'mysql') query.forUpdate();
+  const r = (await query) as Record<string, unknown> | undefined;
   return r ? toRow(r) : null;
+}
+
+/**
+ * Locks the user's row until the transaction ends on MySQL, so that two
+ * registrations of devices of one user count the devices one after the
+ * other (the limit holds under concurrency); SQLite's one writer already
+ * serialises them.
+ */
+export async function lockDeviceOwner(trx: Knex.Transaction, userId: number): Promise<void> {
+  if (dialectOf(trx) === 'mysql') await trx('users').where({ id: userId }).forUpdate().first('id');
 }
 
 /** The user's devices, oldest first (POST /register's `devices`). */
@@ -86,6 +106,7 @@ const NO_REGISTRATION = {
   encrypted_push_registration: null,
   relay_device_id: null,
   confirmed_token_id: null,
+  pending_token_id: null,
   token_updated_at: null,
   registration_error: null,
 };
@@ -99,31 +120,46 @@ export type PushToken = Pick<ClientDeviceRow, 'token_kind' | 'token_id' | 'bounc
 
 /**
  * A new token (a first registration, or a token rotation): pending until
- * the relay confirms it, so the device gets no notification meanwhile; the
- * token confirmed before stays reported (Zulip's push_token_id) until then.
+ * the relay confirms it. Meanwhile notifications still go to the token
+ * confirmed before, if any (its relay id is kept), as in Zulip.
  */
 export async function setPushToken(q: Q, deviceId: number, token: PushToken, now: number): Promise<void> {
   await q('client_devices')
     .where({ id: deviceId })
-    .update({ ...token, relay_device_id: null, token_updated_at: now, registration_error: null });
+    .update({ ...token, pending_token_id: token.token_id, token_updated_at: now, registration_error: null });
 }
 
 /**
- * The relay confirmed the token: the device gets notifications under the
- * relay's id — unless its token changed since the registration was forwarded
- * (the newer one's answer will do it). Whether the row took it.
+ * The relay confirmed the pending token: notifications go to it under the
+ * relay's id from now on — unless the device sent another token since (that
+ * one's answer will do it) or is gone. Whether the row took it.
  */
 export async function confirmPushToken(q: Q, deviceId: number, tokenId: string, relayDeviceId: number): Promise<boolean> {
   const n = await q('client_devices')
-    .where({ id: deviceId, token_id: tokenId })
-    .update({ relay_device_id: relayDeviceId, confirmed_token_id: tokenId, registration_error: null });
+    .where({ id: deviceId, pending_token_id: tokenId })
+    .update({ relay_device_id: relayDeviceId, confirmed_token_id: tokenId, pending_token_id: null, registration_error: null });
   return n > 0;
 }
 
-/** The relay refused the token (a Zulip error code), unless the token changed since. Whether the row took it. */
+/**
+ * The relay refused the pending token (a Zulip error code), or it was never
+ * answered: the token stays pending with the refusal beside it, so the app
+ * registers again, and notifications keep going to the token confirmed
+ * before. Unless the device sent another token since. Whether the row took it.
+ */
 export async function refusePushToken(q: Q, deviceId: number, tokenId: string, code: string): Promise<boolean> {
-  const n = await q('client_devices').where({ id: deviceId, token_id: tokenId }).update({ registration_error: code });
+  const n = await q('client_devices').where({ id: deviceId, pending_token_id: tokenId }).update({ registration_error: code });
   return n > 0;
+}
+
+/** Registrations the relay has not answered (pending, not refused), oldest token first: those a lost job left behind. */
+export async function listUnansweredRegistrations(q: Q, sentSince: number): Promise<ClientDeviceRow[]> {
+  const rows = (await q('client_devices')
+    .whereNotNull('pending_token_id')
+    .whereNull('registration_error')
+    .where('token_updated_at', '>=', sentSince)
+    .orderBy('token_updated_at')) as Array<Record<string, unknown>>;
+  return rows.map(toRow);
 }
 
 /**

@@ -16,8 +16,9 @@ import type { Knex } from 'knex';
  *
  * Besides the registration as the client sent it, a row keeps what POST
  * /register's `devices` reports: the token the relay confirmed
- * (`confirmed_token_id`, Zulip's push_token_id), when the token last changed
- * (`token_updated_at`), and the relay's refusal, if any
+ * (`confirmed_token_id`, Zulip's push_token_id), the token sent to the relay
+ * and not confirmed yet (`pending_token_id`), when a token was last sent
+ * (`token_updated_at`), and the relay's refusal of the pending one, if any
  * (`registration_error`, a Zulip error code).
  */
 /** The columns of a registration as the client sends it, and the relay's id for the device: both tables have them. */
@@ -38,6 +39,7 @@ export async function up(knex: Knex): Promise<void> {
     t.increments('id').unsigned().primary();
     registrationColumns(t);
     t.string('confirmed_token_id', 64).nullable();
+    t.string('pending_token_id', 64).nullable();
     t.bigInteger('token_updated_at').nullable();
     t.string('registration_error', 100).nullable();
     t.index(['user_id'], 'client_devices_user_id');
