@@ -11,7 +11,8 @@ import { listChannelTopics } from '../queries/topics';
 import { topicForClient } from '../serializers/messages';
 import { toApiBasicChannel } from '../serializers/subscriptions';
 import { loadRealmGroups } from './realm-groups';
-import { canAccessChannelContent, canSeeChannel, type Viewer } from './viewer';
+import type { RealmRow } from '../queries/rows';
+import { canAccessChannelContent, canSeeChannel, inGroup, type Viewer } from './viewer';
 
 /** A channel the viewer may know exists; a missing one and a hidden one give the same error. */
 export async function accessChannelMetadata(db: Knex, viewer: Viewer, channelId: number): Promise<ChannelRow> {
@@ -64,6 +65,21 @@ function selectChannels(channels: ChannelRow[], viewer: Viewer, p: ChannelListPa
   );
 }
 
+/**
+ * What every channel object needs beside its row, for these channels: its
+ * weekly traffic, and is_recently_active from its messages (the stored column
+ * is only the value a new channel starts with). Two statements, whatever the
+ * number of channels.
+ */
+export async function withActivity(
+  db: Knex,
+  rows: ChannelRow[],
+  now: number,
+): Promise<{ channels: ChannelRow[]; traffic: Map<number, number | null> }> {
+  const [traffic, recent] = await Promise.all([getWeeklyTraffic(db, rows, now), getRecentlyActive(db, rows, now)]);
+  return { channels: rows.map((c) => ({ ...c, is_recently_active: recent.get(c.id) ?? false })), traffic };
+}
+
 /** GET /streams: the selected channels without personal settings, sorted by name; is_default on request. */
 export async function listChannels(db: Knex, viewer: Viewer, p: ChannelListParams): Promise<Array<Schema<'BasicChannel'>>> {
   const realmId = viewer.user.realm_id;
@@ -78,12 +94,13 @@ export async function listChannels(db: Knex, viewer: Viewer, p: ChannelListParam
   const selected = selectChannels(channels, viewer, p, owner?.subscribedRecipients ?? new Set()).sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
-  const [traffic, recent] = await Promise.all([getWeeklyTraffic(db, selected, now), getRecentlyActive(db, selected, now)]);
-  return selected.map((c) => ({
-    ...toApiBasicChannel(
-      { ...c, is_recently_active: recent.get(c.id) ?? false },
-      { groups: groups.lookup, subscriberCount: counts.get(c.recipient_id) ?? 0, weeklyTraffic: traffic.get(c.id) ?? null },
-    ),
+  const { channels: listed, traffic } = await withActivity(db, selected, now);
+  return listed.map((c) => ({
+    ...toApiBasicChannel(c, {
+      groups: groups.lookup,
+      subscriberCount: counts.get(c.recipient_id) ?? 0,
+      weeklyTraffic: traffic.get(c.id) ?? null,
+    }),
     ...(p.include_default && { is_default: c.is_default }),
   }));
 }
@@ -92,16 +109,16 @@ export async function listChannels(db: Knex, viewer: Viewer, p: ChannelListParam
 export async function getChannel(db: Knex, viewer: Viewer, channelId: number): Promise<Schema<'BasicChannel'>> {
   const channel = await accessChannelMetadata(db, viewer, channelId);
   const now = nowSeconds();
-  const [groups, counts, traffic, recent] = await Promise.all([
+  const [groups, counts, activity] = await Promise.all([
     loadRealmGroups(db, viewer.user.realm_id),
     countChannelSubscribers(db, viewer.user.realm_id),
-    getWeeklyTraffic(db, [channel], now),
-    getRecentlyActive(db, [channel], now),
+    withActivity(db, [channel], now),
   ]);
-  return toApiBasicChannel(
-    { ...channel, is_recently_active: recent.get(channel.id) ?? false },
-    { groups: groups.lookup, subscriberCount: counts.get(channel.recipient_id) ?? 0, weeklyTraffic: traffic.get(channel.id) ?? null },
-  );
+  return toApiBasicChannel(activity.channels[0]!, {
+    groups: groups.lookup,
+    subscriberCount: counts.get(channel.recipient_id) ?? 0,
+    weeklyTraffic: activity.traffic.get(channel.id) ?? null,
+  });
 }
 
 /**
@@ -118,4 +135,21 @@ export async function listTopics(
   const publicHistory = !channel.invite_only || channel.history_public_to_subscribers;
   const rows = await listChannelTopics(db, channel.recipient_id, publicHistory ? null : viewer.user.id);
   return rows.map((r) => ({ name: topicForClient(r.topic, allowEmptyTopicName), max_id: r.max_id }));
+}
+
+export type ChannelKind = 'public' | 'private' | 'web_public';
+
+/**
+ * Whether the viewer may create a channel of this kind, as Zulip decides it:
+ * never a guest; the organization's can_create_{public,private,web_public}
+ * _channel_group; web-public ones only while the server
+ * (WEB_PUBLIC_STREAMS_ENABLED) and the organization allow spectators. What
+ * channel creation enforces (src/actions/channels.ts) and POST /register's
+ * can_create_*_streams report.
+ */
+export function canCreateChannelKind(viewer: Viewer, realm: RealmRow, kind: ChannelKind, webPublicEnabled: boolean): boolean {
+  if (isGuestRole(viewer.user.role)) return false;
+  if (kind === 'web_public')
+    return webPublicEnabled && realm.enable_spectator_access && inGroup(viewer, realm.can_create_web_public_channel_group);
+  return inGroup(viewer, kind === 'private' ? realm.can_create_private_channel_group : realm.can_create_public_channel_group);
 }

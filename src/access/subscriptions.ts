@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Schema } from '../contract';
 import { loadRealmGroups } from './realm-groups';
-import { getRecentlyActive, getWeeklyTraffic } from '../queries/channel-stats';
+import { withActivity } from './channels';
 import { nowSeconds } from '../queries/ids';
 import { countChannelSubscribers, listChannelSubscriptions, listRealmChannels } from '../queries/register';
 import { toApiSubscription } from '../serializers/subscriptions';
@@ -29,14 +29,13 @@ export async function getSubscriptions(
   ]);
   const active = new Map(subs.filter((s) => s.active).map((s) => [s.recipient_id, s]));
   const mine = channels.filter((c) => active.has(c.recipient_id));
-  const [traffic, recent, subscribers] = await Promise.all([
-    getWeeklyTraffic(db, mine, now),
-    getRecentlyActive(db, mine, now),
+  const [{ channels: withStats, traffic }, subscribers] = await Promise.all([
+    withActivity(db, mine, now),
     loadSubscriberLists(db, realmId, includeSubscribers, now),
   ]);
-  return mine.map((c) => {
+  return withStats.map((c) => {
     const count = counts.get(c.recipient_id) ?? 0;
-    return toApiSubscription({ ...c, is_recently_active: recent.get(c.id) ?? false }, active.get(c.recipient_id)!, {
+    return toApiSubscription(c, active.get(c.recipient_id)!, {
       groups: groups.lookup,
       subscriberCount: count,
       // Subscribers always may list their channel's subscribers.

@@ -6,6 +6,7 @@ import { CHANNEL_GROUP_SETTINGS, CHANNEL_SETTING_RULES, ChannelGroupSetting, Gro
 import { isAdminRole, isGuestRole, isOwnerRole } from '../domain/roles';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { renderMarkdown } from '../markdown/render';
+import { canCreateChannelKind } from '../access/channels';
 import { inGroup, Viewer } from '../access/viewer';
 import { insertAuditLog } from '../queries/audit';
 import {
@@ -100,16 +101,12 @@ export function parseRetentionDays(value: Schema<'MessageRetentionDaysValue'> | 
  */
 export function checkCanCreateChannel(viewer: Viewer, realm: RealmRow, c: NewChannel, webPublicEnabled: boolean): void {
   if (isGuestRole(viewer.user.role)) throw new ApiError('Not allowed for guest users');
-  const group = c.isWebPublic
-    ? realm.can_create_web_public_channel_group
-    : c.inviteOnly
-      ? realm.can_create_private_channel_group
-      : realm.can_create_public_channel_group;
   if (c.isWebPublic) {
     if (c.inviteOnly) throw new ApiError('A web-public channel cannot be private.');
     if (!webPublicEnabled || !realm.enable_spectator_access) throw new ApiError('Web-public channels are not enabled.');
   }
-  if (!inGroup(viewer, group)) throw new ApiError('Insufficient permission');
+  const kind = c.isWebPublic ? 'web_public' : c.inviteOnly ? 'private' : 'public';
+  if (!canCreateChannelKind(viewer, realm, kind, webPublicEnabled)) throw new ApiError('Insufficient permission');
   if (c.isDefault) {
     if (!isAdminRole(viewer.user.role)) throw adminRequired();
     if (c.inviteOnly) throw new ApiError('A default channel cannot be private.');

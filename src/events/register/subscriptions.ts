@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Data, Schema } from '../../contract';
+import { withActivity } from '../../access/channels';
 import { loadSubscriberLists, SubscriberListMode } from '../../access/subscriber-lists';
 import { canSeeChannel, Viewer } from '../../access/viewer';
 import { isAdminRole, isGuestRole } from '../../domain/roles';
 import { parseSettings } from '../../domain/user-settings';
-import { getRecentlyActive, getWeeklyTraffic } from '../../queries/channel-stats';
 import type { ChannelRow } from '../../queries/channels';
 import { nowSeconds } from '../../queries/ids';
 import { countChannelSubscribers, listRealmChannels, SubscriptionSettings } from '../../queries/register';
@@ -27,11 +27,8 @@ export interface RealmChannels {
  * starts with): clients order and demote channels by it since level 323.
  */
 export async function loadRealmChannels(db: Knex, realmId: number): Promise<RealmChannels> {
-  const now = nowSeconds();
   const [rows, counts] = await Promise.all([listRealmChannels(db, realmId), countChannelSubscribers(db, realmId)]);
-  const [traffic, recent] = await Promise.all([getWeeklyTraffic(db, rows, now), getRecentlyActive(db, rows, now)]);
-  const channels = rows.map((c) => ({ ...c, is_recently_active: recent.get(c.id) ?? false }));
-  return { channels, counts, traffic };
+  return { ...(await withActivity(db, rows, nowSeconds())), counts };
 }
 
 /** The keys of POST /register's state that the `subscription` event type owns. */

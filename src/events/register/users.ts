@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Schema } from '../../contract';
+import { canCreateChannelKind } from '../../access/channels';
 import { inGroup, type Viewer } from '../../access/viewer';
 import { FieldType } from '../../domain/profile-fields';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../../domain/roles';
@@ -104,23 +105,16 @@ export async function realmUserState(
   };
 }
 
-/**
- * Which channels the caller may create, by the rules POST /users/me/subscriptions
- * applies (src/actions/channels.ts checkCanCreateChannel): never a guest; the
- * organization's group for the kind; web-public ones only while the server
- * and the organization allow spectators.
- */
+/** Which channels the caller may create, by the rule channel creation applies (canCreateChannelKind). */
 function channelCreationRights(
   viewer: Viewer,
   realm: RealmRow,
   webPublicStreamsEnabled: boolean,
 ): StatePart<'can_create_public_streams' | 'can_create_private_streams' | 'can_create_web_public_streams'> {
-  const guest = isGuestRole(viewer.user.role);
   return {
-    can_create_public_streams: !guest && inGroup(viewer, realm.can_create_public_channel_group),
-    can_create_private_streams: !guest && inGroup(viewer, realm.can_create_private_channel_group),
-    can_create_web_public_streams:
-      !guest && webPublicStreamsEnabled && realm.enable_spectator_access && inGroup(viewer, realm.can_create_web_public_channel_group),
+    can_create_public_streams: canCreateChannelKind(viewer, realm, 'public', webPublicStreamsEnabled),
+    can_create_private_streams: canCreateChannelKind(viewer, realm, 'private', webPublicStreamsEnabled),
+    can_create_web_public_streams: canCreateChannelKind(viewer, realm, 'web_public', webPublicStreamsEnabled),
   };
 }
 
