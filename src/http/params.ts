@@ -16,7 +16,7 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
   if (info.method === 'get' && req.body === undefined && !req.originalUrl.includes('?') && uploadedFiles(res).length === 0) {
     // Nothing sent (most GETs of a client's start-up): nothing to move, decode or drop. Express's
     // req.query stays (an empty object), which saves redefining a property of every request.
-    res.locals.rawJsonQuery = {};
+    res.locals.jsonQueryAsSent = {};
     res.locals.ignoredParameters = [];
     res.locals.sentParams = new Set<string>();
     return;
@@ -35,17 +35,15 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
       }
     }
     // The validator decodes JSON query parameters and coerces what it finds
-    // inside them ([null] → [0], [true] → [1]); the text as sent is kept so
-    // the pipeline can refuse a value that only passed by coercion.
-    const rawJson: Record<string, string> = {};
+    // inside them ([null] → [0], [true] → [1]); the value as sent is kept so
+    // the pipeline can refuse a value that only passed by coercion. Text that
+    // is not JSON at all is Zulip's "is not valid JSON", as for a body field
+    // (the validator would call it by the type it expected: "is not a list").
+    const asSent: Record<string, unknown> = {};
     for (const name of info.jsonQueryParams) {
-      if (typeof query[name] !== 'string') continue;
-      rawJson[name] = query[name];
-      // Text that is not JSON at all is Zulip's "is not valid JSON", as for a body field
-      // (the validator would call it by the type it expected: "is not a list").
-      decodeField(name, query[name], 'json');
+      if (typeof query[name] === 'string') asSent[name] = decodeField(name, query[name], 'json');
     }
-    res.locals.rawJsonQuery = rawJson;
+    res.locals.jsonQueryAsSent = asSent;
   } else {
     const body: Record<string, unknown> = Object.assign(Object.create(null), isPlainObject(req.body) ? req.body : {});
     for (const [key, value] of Object.entries(query)) {

@@ -128,7 +128,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     if (!handler) throw new NotImplementedError(s.info.operationId);
     const params: Record<string, unknown> = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
     for (const [name, value] of Object.entries(params)) checkNumbersInRange(value, name);
-    checkJsonQueryAsSent(s.info, res.locals.rawJsonQuery as Record<string, string> | undefined);
+    checkJsonQueryAsSent(s.info, res.locals.jsonQueryAsSent as Record<string, unknown> | undefined);
     const data = await handler({
       ctx,
       user: s.user,

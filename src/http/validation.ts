@@ -198,13 +198,14 @@ const decodeSegment = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
  * type coercion on (it must, for plain query parameters), and coerces inside
  * them too: message_ids=[null] would pass as [0], [true] as [1], where Zulip
  * answers "message_ids[0] is not an integer". A second, strict validation of
- * the text the client sent closes that gap.
+ * the value as the client sent it (decoded once, by the parameter
+ * normalisation of src/http/params.ts) closes that gap.
  */
 const strict = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, validateFormats: false });
 const strictValidators = new Map<string, ValidateFunction>();
 
-export function checkJsonQueryAsSent(info: OperationInfo, raw: Record<string, string> | undefined): void {
-  for (const [name, text] of Object.entries(raw ?? {})) {
+export function checkJsonQueryAsSent(info: OperationInfo, asSent: Record<string, unknown> | undefined): void {
+  for (const [name, value] of Object.entries(asSent ?? {})) {
     const key = `${info.operationId} ${name}`;
     let validate = strictValidators.get(key);
     if (!validate) {
@@ -212,12 +213,6 @@ export function checkJsonQueryAsSent(info: OperationInfo, raw: Record<string, st
         { content?: Record<string, { schema?: SchemaObject }> } | undefined;
       validate = strict.compile(param?.content?.['application/json']?.schema ?? {});
       strictValidators.set(key, validate);
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      continue; // the validator has already refused text that is not JSON
     }
     if (validate(value)) continue;
     const errors = (validate.errors ?? []).map((e) => ({
