@@ -73,18 +73,24 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
     res.locals.operationId = 'get-health';
     res.json({ result: 'success', msg: '', ...(await checkHealth(ctx)) });
   });
+  // Zulip serves GET /avatar/{user_id_or_email}[/medium] at the site root too, with API
+  // authentication: clients build those URLs from the organization's address. Such a
+  // request is the same operation under /api/v1, and goes through the API pipeline as
+  // one (validation, logs and metrics see the canonical path).
+  app.use((req, _res, next) => {
+    if (req.path.startsWith('/avatar/')) {
+      req.url = `/api/v1${req.url}`;
+      req.originalUrl = `/api/v1${req.originalUrl}`;
+    }
+    next();
+  });
   // Resumable uploads speak tus, not the API's form bodies: before the API pipeline.
   app.use('/api/v1/tus', tusRouter(ctx));
   // The contract itself and its browsable reference, without authentication:
   // before the API pipeline and its 404, as neither is an operation of openapi/.
   app.use('/api/v1', servedContractRouter(ctx.config));
   app.use('/api/docs', docsPageRouter(ctx.config));
-  const api = apiRouter(ctx, spec, handlers);
-  app.use('/api/v1', api);
-  // Zulip serves GET /avatar/{user_id_or_email}[/medium] at the site root too, with API
-  // authentication: clients build those URLs from the organization's address. The same
-  // operation, through the same pipeline.
-  app.use((req, res, next) => (req.path.startsWith('/avatar/') ? api(req, res, next) : next()));
+  app.use('/api/v1', apiRouter(ctx, spec, handlers));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
   app.use('/user_uploads', fileRouter(ctx));
   // Custom emoji images, public as in Zulip.
