@@ -48,6 +48,41 @@ export async function loadSpec(root: string = resolveSpecRoot()): Promise<SpecIn
   return indexSpec(document);
 }
 
+/**
+ * The contract a server starts with: dist/openapi.dereferenced.json, which
+ * scripts/bundle-spec.js validated and wrote and jest and dredd read, when
+ * it is newer than every file of openapi/; otherwise openapi/ itself,
+ * validated here. Validating takes about a second, every restart paid it
+ * (ADR 0030); a contract edited after the last bundle is still what runs.
+ */
+export async function loadServedSpec(): Promise<SpecIndex> {
+  const root = resolveSpecRoot();
+  const built = builtContractFile('openapi.dereferenced.json', path.dirname(root));
+  return built ? loadSpecFile(built) : loadSpec(root);
+}
+
+/**
+ * A file scripts/bundle-spec.js wrote into dist/ (beside src/ when run from
+ * the sources, beside dist/src/ when built), if it exists and no file under
+ * `sources` is newer; null otherwise.
+ */
+export function builtContractFile(name: string, sources: string = path.dirname(resolveSpecRoot())): string | null {
+  const candidates = [path.join(__dirname, '..', '..', 'dist', name), path.join(__dirname, '..', '..', name)];
+  const file = candidates.find((f) => fs.existsSync(f));
+  if (!file) return null;
+  const built = fs.statSync(file).mtimeMs;
+  return newestFile(sources) <= built ? file : null;
+}
+
+function newestFile(dir: string): number {
+  let newest = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestFile(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
 /** Loads an already validated and dereferenced document (dist/openapi.dereferenced.json). */
 export function loadSpecFile(file: string): SpecIndex {
   return indexSpec(JSON.parse(fs.readFileSync(file, 'utf8')) as Document);
