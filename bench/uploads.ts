@@ -69,9 +69,13 @@ async function startServer(dataDir: string, databaseUrl: string): Promise<Starte
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      const email = /Owner email:\s+(\S+)/.exec(out);
-      const key = /Owner API key:\s+(\S+)/.exec(out);
-      if (port && email && key) resolve({ child, port: Number(port[1]), email: email[1]!, apiKey: key[1]! });
+      // The key is printed only when the organization is created; the zuliprc always holds it.
+      const zuliprc = /^zuliprc:\s+(\S+)/m.exec(out);
+      if (!port || !zuliprc) return;
+      const text = fs.readFileSync(zuliprc[1]!, 'utf8');
+      const email = /^email=(.*)$/m.exec(text);
+      const key = /^key=(.*)$/m.exec(text);
+      if (email && key) resolve({ child, port: Number(port[1]), email: email[1]!, apiKey: key[1]! });
     });
   });
 }

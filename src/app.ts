@@ -59,9 +59,10 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
         customErrorObject: (_req, res, _err, line: object) => ({ ...line, ...requestFacts(res as express.Response) }),
         customAttributeKeys: { responseTime: 'durationMs' },
         // Never the Authorization header (an API key) or a body; the URL bounded, secrets in its query replaced.
+        // The request id is the line's reqId and the status its `status`: neither is said twice.
         serializers: {
-          req: (r: { id: unknown; method: string; url: string }) => ({ id: r.id, method: r.method, url: bounded(redactUrl(r.url), 300) }),
-          res: (r: { statusCode: number }) => ({ statusCode: r.statusCode }),
+          req: (r: { method: string; url: string }) => ({ method: r.method, url: bounded(redactUrl(r.url), 300) }),
+          res: () => undefined,
         },
       }),
     );
@@ -107,12 +108,23 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   return app;
 }
 
-/** What the access log line says about a request once it is answered: its operation and caller. */
-function requestFacts(res: express.Response): { operationId: string | null; userId: number | null; status: number } {
+/**
+ * What the access log line says about a request once it is answered: its
+ * operation and caller, and for an error the `code` and `msg` its body gave
+ * (src/http/errors.ts keeps them), so the line alone explains a 4xx.
+ */
+function requestFacts(res: express.Response): {
+  operationId: string | null;
+  userId: number | null;
+  status: number;
+  error?: { code: string; msg: string };
+} {
   const pipeline = res.locals?.pipeline as { user?: { id: number } | null } | undefined;
+  const error = res.locals?.error as { code: string; msg: string } | undefined;
   return {
     operationId: typeof res.locals?.operationId === 'string' ? res.locals.operationId : null,
     userId: pipeline?.user?.id ?? null,
     status: res.statusCode,
+    ...(error ? { error } : {}),
   };
 }

@@ -62,6 +62,16 @@ export function hostName(name: string, raw: string): string {
   return v;
 }
 
+/**
+ * The URL this machine reaches a listener at, EXTERNAL_URL's default: an IPv6
+ * address in brackets, and for a wildcard address (listening everywhere) the
+ * loopback of its family, since no client can connect to 0.0.0.0 or ::.
+ */
+export function listenerUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '::0' ? '::1' : host;
+  return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
+}
+
 /** Resolved; refused when something other than a directory is already there. */
 export function directory(name: string, raw: string): string {
   const resolved = path.resolve(raw);

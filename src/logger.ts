@@ -1,5 +1,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { PinoPretty } from 'pino-pretty';
+import { prettyLine } from './log-pretty';
+import { StdoutLines } from './stdio';
 
 /**
  * Never logged, wherever they appear in a logged object: credentials a
@@ -28,13 +30,30 @@ export const REDACTED_PATHS = [
 
 /**
  * The process's logger: JSON lines when stdout is not a terminal (log
- * collectors parse them), pino-pretty's readable lines when it is.
+ * collectors parse them), one readable line per entry when it is
+ * (src/log-pretty.ts). Either way to stdout through StdoutLines, which never
+ * holds the process when nobody reads any more.
  */
-export function createLogger(level: string, opts: { destination?: DestinationStream; pretty?: boolean } = {}): Logger {
+export function createLogger(
+  level: string,
+  opts: { destination?: DestinationStream & NodeJS.WritableStream; pretty?: boolean; colorize?: boolean } = {},
+): Logger {
   const options = { level, redact: { paths: REDACTED_PATHS, censor: '[Redacted]' } };
   const pretty = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
-  if (pretty) return pino(options, PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  const destination = opts.destination ?? new StdoutLines();
+  if (!pretty) return pino(options, destination);
+  return pino(
+    options,
+    PinoPretty({
+      colorize: opts.colorize ?? true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      // Everything an entry says is in its one line (prettyLine): no object below it.
+      hideObject: true,
+      messageFormat: (entry) => prettyLine(entry),
+      destination,
+      sync: true,
+    }),
+  );
 }
 
 /** Query parameters whose values never reach a log line. */

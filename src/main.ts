@@ -1,7 +1,7 @@
 // First: V8 flags that must hold before the server allocates anything (ADR 0025).
 import './runtime-flags';
 import { loadConfig } from './config';
-import { ConfigError } from './config-checks';
+import { listenerUrl } from './config-checks';
 import { ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
 import { createLogger } from './logger';
@@ -10,13 +10,18 @@ import { listen, startContext } from './server';
 import { RequestTracker, shutDown } from './shutdown';
 import { startUploadSweep } from './actions/uploads';
 import { startInvalidationPoll } from './cache/remote';
+import { listenFailure, startupFailureLine } from './startup-errors';
+import { keepWritesFromBlockingExit } from './stdio';
 
 /**
  * Process entry: configuration, database (migrated), demo organization when
- * the database is empty, then listen. Prints the owner's credentials and
- * writes DATA_DIR/zuliprc so a Zulip client or library can connect at once.
+ * the database is empty, then listen. Writes DATA_DIR/zuliprc (the owner's
+ * credentials) so a Zulip client or library can connect at once, and prints
+ * the API key only when it was just created: stdout goes to journals and
+ * container logs, which must not collect keys on every restart.
  */
 async function main(): Promise<void> {
+  keepWritesFromBlockingExit();
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const ctx = await startContext(config, log);
@@ -24,7 +29,11 @@ async function main(): Promise<void> {
   const metrics = config.metricsPort === null ? null : new Metrics(ctx);
   const server = await listen(ctx, log, metrics);
   const tracker = new RequestTracker(server);
-  const metricsServer = metrics ? await metrics.listen(config.metricsHost, config.metricsPort!) : null;
+  const metricsServer = metrics
+    ? await metrics.listen(config.metricsHost, config.metricsPort!).catch((err: unknown) => {
+        throw listenFailure(err, 'METRICS_PORT', config.metricsHost, config.metricsPort!);
+      })
+    : null;
   const stopSweep = startUploadSweep(ctx, (err) => log.error({ err }, 'unclaimed upload sweep failed'));
   const stopCachePoll = startInvalidationPoll(ctx.db, ctx.caches, config.cachePollMs, (err) =>
     log.warn({ err }, 'reading cache invalidations failed'),
@@ -32,21 +41,24 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
-  if (config.port === 0 && !process.env.EXTERNAL_URL) config.externalUrl = `http://${config.host}:${port}`;
+  if (config.port === 0 && !process.env.EXTERNAL_URL) config.externalUrl = listenerUrl(config.host, port);
   const site = config.externalUrl;
   const owner = demo.owner;
   const zuliprc = owner ? writeZuliprc(config.dataDir, 'zuliprc', owner.email, owner.api_key, site) : null;
   const lines = [
-    `Parley is listening on http://${config.host}:${port} (${config.databaseUrl ? 'MySQL' : 'SQLite'})`,
+    `Parley is listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (${config.databaseUrl ? 'MySQL' : 'SQLite'})`,
     demo.created ? 'Created the demo organization.' : 'Using the existing organization.',
   ];
   const metricsAddress = metricsServer?.address();
   if (metricsAddress && typeof metricsAddress === 'object') {
     lines.push(`Metrics:       http://${config.metricsHost}:${metricsAddress.port}/metrics`);
   }
-  if (owner) {
+  if (owner && demo.created) {
     lines.push(`Owner email:   ${owner.email}`, `Owner API key: ${owner.api_key}`, `zuliprc:       ${zuliprc}`);
     lines.push(`Try: curl -u ${owner.email}:${owner.api_key} ${site}/api/v1/users/me`);
+    lines.push('The API key is shown this once; the zuliprc keeps it.');
+  } else if (owner) {
+    lines.push(`Owner email:   ${owner.email}`, `zuliprc:       ${zuliprc} (the owner's API key)`);
   }
   process.stdout.write(lines.join('\n') + '\n');
   let stopping = false;
@@ -75,8 +87,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  // A refused setting is the operator's to fix: one line naming it, no stack trace.
-  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
-  else process.stderr.write(`Parley failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  // A refused setting, a database that does not answer, a port in use: the operator's
+  // to fix, so one line naming the cause (src/startup-errors.ts), no stack trace.
+  process.stderr.write(`${startupFailureLine(err, process.env.LOG_LEVEL)}\n`);
   process.exit(1);
 });

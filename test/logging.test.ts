@@ -5,7 +5,7 @@ import { createLogger } from '../src/logger';
 import { createChannel, startTestServer, type TestServer } from './support/server';
 
 /** Log lines as the process would write them to a pipe, kept for the test. */
-function captured() {
+function captured(pretty = false) {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -13,7 +13,7 @@ function captured() {
       done();
     },
   });
-  return { lines, log: createLogger('info', { destination: stream }) };
+  return { lines, log: createLogger('info', { destination: stream, pretty, colorize: false }) };
 }
 
 describe('logging', () => {
@@ -80,5 +80,56 @@ describe('logging', () => {
       api_key: '[Redacted]',
       user: { api_key: '[Redacted]' },
     });
+  });
+
+  it("says each thing once in a JSON line, and a refused request's Zulip code and msg", async () => {
+    const { lines, log } = captured();
+    const app = buildApp({ ctx: t.ctx, spec: t.spec, log });
+    const member = t.cast.member;
+    const res = await request(app)
+      .get('/api/v1/messages')
+      .auth(member.email, member.api_key)
+      .query({ anchor: 'nowhere', num_before: 1, num_after: 0 });
+    expect(res.status).toBe(400);
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, any>);
+    expect(entries).toHaveLength(1);
+    const line = entries[0]!;
+    expect(line).toMatchObject({
+      operationId: 'get-messages',
+      userId: member.id,
+      status: 400,
+      error: { code: res.body.code, msg: res.body.msg },
+    });
+    expect(line.reqId).toBe(res.headers['x-request-id']);
+    expect(line.req).toEqual({ method: 'GET', url: expect.stringMatching(/^\/api\/v1\/messages\?/) });
+    expect(line).not.toHaveProperty('res');
+  });
+
+  it('writes one readable line per request at a terminal, with the code and msg of an error', async () => {
+    const { lines, log } = captured(true);
+    const app = buildApp({ ctx: t.ctx, spec: t.spec, log });
+    const member = t.cast.member;
+    const ok = await request(app).get('/api/v1/users/me').auth(member.email, member.api_key);
+    expect(ok.status).toBe(200);
+    const refused = await request(app)
+      .post('/api/v1/messages')
+      .auth(member.email, member.api_key)
+      .type('form')
+      .send({ type: 'stream', to: 'no such channel', topic: 'x', content: 'x' });
+    expect(refused.status).toBe(400);
+    expect(lines).toHaveLength(2);
+    const [first, second] = lines as [string, string];
+    expect(first).toMatch(
+      new RegExp(`INFO.*: GET /api/v1/users/me 200 \\d+ms get-own-user user=${member.id} req=${ok.headers['x-request-id']}$`),
+    );
+    expect(second).toContain(`POST /api/v1/messages 400 `);
+    expect(second).toContain(`send-message user=${member.id} ${refused.body.code} ${JSON.stringify(refused.body.msg)} req=`);
+  });
+
+  it('writes any other entry on one line, its fields as key=value', () => {
+    const { lines, log } = captured(true);
+    log.warn({ inFlight: 2, timeoutMs: 100 }, 'shutting down');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/WARN.*: shutting down inFlight=2 timeoutMs=100$/);
   });
 });

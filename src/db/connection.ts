@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { PipelinedMysqlClient } from './mysql/pipelined-client';
 import { RoutedSqliteClient } from './sqlite/routed-client';
@@ -25,8 +26,9 @@ export function insertIgnoreInto(db: Knex | Knex.Transaction): string {
 export function createDb(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbPoolMax' | 'sqliteReaders'>>,
   sqliteFile?: string,
+  log?: Logger,
 ): Knex {
-  if (config.databaseUrl) return knexFactory(mysqlConfig(config.databaseUrl, config.dbPoolMax ?? 10));
+  if (config.databaseUrl) return knexFactory({ ...mysqlConfig(config.databaseUrl, config.dbPoolMax ?? 10), log: knexLog(log) });
   const filename = sqliteFile ?? path.join(config.dataDir, 'parley.sqlite3');
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
   const sqliteConfig: Knex.Config & { readers: number } = {
@@ -66,6 +68,23 @@ export function mysqlConnectionOptions(url: string): {
     user: decodeURIComponent(u.username),
     password: decodeURIComponent(u.password),
     database: u.pathname.replace(/^\//, ''),
+  };
+}
+
+/**
+ * knex's own messages, into the process's log rather than the console (where
+ * they broke the JSON lines). Its warning about a failed connection repeats,
+ * stack and all, the error its caller receives and reports (a 503, or the
+ * start-up line), so it is debug detail.
+ */
+function knexLog(log: Logger | undefined): Knex.Config['log'] {
+  const quiet = () => undefined;
+  if (!log) return { warn: quiet, error: quiet, deprecate: quiet, debug: quiet };
+  return {
+    warn: (message: unknown) => log.debug({ knex: String(message).slice(0, 2000) }, 'database client warning'),
+    error: (message: unknown) => log.error({ knex: String(message).slice(0, 2000) }, 'database client error'),
+    deprecate: quiet,
+    debug: quiet,
   };
 }
 

@@ -28,6 +28,8 @@ export function errorMiddleware(log: Logger) {
       );
     }
     if (res.headersSent) return;
+    // For the request's log line (src/app.ts requestFacts).
+    res.locals.error = { code: body.code, msg: body.msg };
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json(body);
   };

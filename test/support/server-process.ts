@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { ContractChecker } from './contract';
@@ -58,10 +59,14 @@ export function startServerProcess(
     child.once('exit', onExit);
     child.once('error', (err) => fail(err.message));
     child.stdout!.on('data', () => {
-      const url = /Parley is listening on (http:\/\/[\d.]+:\d+)/.exec(out)?.[1];
-      const email = /^Owner email:\s+(\S+)$/m.exec(out)?.[1];
-      const apiKey = /^Owner API key:\s+(\S+)$/m.exec(out)?.[1];
-      if (!url || !email || !apiKey) return;
+      const url = /Parley is listening on (http:\/\/\S+:\d+)/.exec(out)?.[1];
+      // The API key is printed only when the organization is created: the zuliprc always holds it.
+      const zuliprc = /^zuliprc:\s+(\S+)/m.exec(out)?.[1];
+      if (!url || !zuliprc) return;
+      const text = fs.readFileSync(zuliprc, 'utf8');
+      const email = /^email=(.*)$/m.exec(text)?.[1];
+      const apiKey = /^key=(.*)$/m.exec(text)?.[1];
+      if (!email || !apiKey) return fail(`no credentials in ${zuliprc}`);
       clearTimeout(timer);
       child.removeListener('exit', onExit);
       resolve(handle(child, exited, url, { email, apiKey }, () => out));
