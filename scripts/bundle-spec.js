@@ -8,6 +8,8 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+// make run bundles the contract before it builds: this script may use production
+// dependencies only (swagger-parser here, @redocly/openapi-core below; package.json).
 const SwaggerParser = require('@apidevtools/swagger-parser');
 
 async function main() {
