@@ -17,6 +17,7 @@ import { apiRouter } from './http/pipeline';
 import { tusRouter } from './http/tus';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
+import { sitePagesRouter } from './http/site-pages';
 import type { SpecIndex } from './http/spec';
 import { checkHealth } from './actions/health';
 import { redactUrl } from './logger';
@@ -101,9 +102,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // The Unicode emoji names, where POST /register's server_emoji_data_url points.
   app.use(emojiDataRouter(emojiCodeToNames));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
-  app.get('/', (_req, res) => {
-    res.type('text/plain').send('Parley is running. The API is under /api/v1.\n');
-  });
+  // `/`, `/join/<key>/` and a 404 page for any other path, in HTML for a browser.
+  app.use(sitePagesRouter(ctx.db));
   app.use(errorMiddleware(log));
   return app;
 }

@@ -2,6 +2,7 @@ import type { Params } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
+import { isInviteLinkUsable } from '../domain/invite-links';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from '../domain/roles';
 import { isPasswordStrongEnough, randomInviteKey } from '../domain/secrets';
 import { checkFullName, isValidEmail } from '../domain/users';
@@ -136,14 +137,7 @@ export async function doAcceptMultiuseInvite(
   return inTransaction(ctx.db, async (tx) => {
     const invite = await getInviteByKey(tx.trx, key);
     const now = nowSeconds();
-    if (
-      !invite ||
-      invite.revoked ||
-      (invite.expires_at !== null && invite.expires_at <= now) ||
-      (invite.max_uses !== null && invite.use_count >= invite.max_uses)
-    ) {
-      throw expired();
-    }
+    if (!invite || !isInviteLinkUsable(invite, now)) throw expired();
     const realm = await getRealmById(tx.trx, invite.realm_id);
     if (!realm || realm.deactivated) throw expired();
     // Nobody acts for the person signing up (as in Zulip's audit log); the user-created row names the link.

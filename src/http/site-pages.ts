@@ -1,0 +1,99 @@
+import { Router, type Request, type Response } from 'express';
+import type { Knex } from 'knex';
+import { getInviteLinkRealm, getSitePageRealm } from '../access/site-pages';
+
+/**
+ * The few HTML pages outside the API, for a person who opens the server's
+ * address in a browser: `/` names the organization and points to the apps
+ * and the API reference; `/join/<key>/`, the `invite_link` of a reusable
+ * invitation, says how to accept it (the sign-up form comes with email); any
+ * other path that is not the API's a small 404 page, not Express's default.
+ * The API's own paths keep answering JSON (src/app.ts mounts these last).
+ */
+export function sitePagesRouter(db: Knex): Router {
+  const router = Router();
+  router.get('/', async (req, res) => {
+    const realm = await getSitePageRealm(db, req.headers.host);
+    if (!realm) {
+      return sendPage(res, 404, 'Parley', `<h1>Parley</h1>\n<p>There is no organization at this address.</p>`);
+    }
+    const site = siteOf(req);
+    const name = escapeHtml(realm.name);
+    sendPage(
+      res,
+      200,
+      realm.name,
+      `<h1>${name}</h1>
+<p>${name} chats on Parley, a server of the Zulip API: the Zulip mobile app and zulip-terminal connect to it.</p>
+<ul>
+<li><a href="https://zulip.com/apps/">Get a Zulip app</a> and log in at <code>${escapeHtml(site)}</code> with your email and password.</li>
+<li><a href="/api/docs">The API reference</a>, where you can try each operation, and <a href="/api/v1/openapi.json">its OpenAPI document</a>.</li>
+</ul>`,
+    );
+  });
+  router.get(['/join/:key', '/join/:key/'], async (req, res) => {
+    const key = String(req.params.key);
+    const realm = await getInviteLinkRealm(db, key);
+    if (!realm) {
+      return sendPage(res, 404, 'Invitation', `<h1>Invitation</h1>\n<p>The invitation link has expired or is not valid.</p>`);
+    }
+    const site = escapeHtml(siteOf(req));
+    const name = escapeHtml(realm.name);
+    sendPage(
+      res,
+      200,
+      `Join ${realm.name}`,
+      `<h1>Join ${name}</h1>
+<p>You are invited to join ${name}. This server has no sign-up form yet: create your account with this invitation's key,
+choosing your email address, name and password (at least 8 characters):</p>
+<pre>curl ${site}/api/v1/invites/multiuse/${escapeHtml(encodeURIComponent(key))}/accept \\
+  --data-urlencode email=you@example.com --data-urlencode 'full_name=Your Name' --data-urlencode 'password=…'</pre>
+<p>Then <a href="https://zulip.com/apps/">log in with a Zulip app</a> at <code>${site}</code> with that email and password.</p>`,
+    );
+  });
+  // Last: whatever no router above answered and is not under /api (which answers JSON).
+  router.use((_req, res) => {
+    sendPage(
+      res,
+      404,
+      'Page not found',
+      `<h1>Page not found</h1>\n<p>Nothing is at this address. <a href="/">The organization's page</a>.</p>`,
+    );
+  });
+  return router;
+}
+
+/** The address the visitor used, which is the one they can reach. */
+function siteOf(req: Request): string {
+  return `${req.protocol}://${req.headers.host ?? 'localhost'}`;
+}
+
+/**
+ * No script, no resource from anywhere: the only style is the page's own
+ * <style> element.
+ */
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function sendPage(res: Response, status: number, title: string, body: string): void {
+  res.status(status);
+  res.setHeader('Content-Security-Policy', PAGE_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.type('html').send(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;line-height:1.5}pre{white-space:pre-wrap;background:#f4f4f4;padding:.5rem}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`);
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
