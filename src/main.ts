@@ -5,7 +5,6 @@ import { listenerUrl } from './config-checks';
 import { ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
 import { createLogger } from './logger';
-import { Metrics } from './metrics';
 import { listen, startContext } from './server';
 import { RequestTracker, shutDown } from './shutdown';
 import { startUploadSweep } from './actions/uploads';
@@ -26,7 +25,8 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const ctx = await startContext(config, log);
   const demo = await ensureDemoOrganization(ctx);
-  const metrics = config.metricsPort === null ? null : new Metrics(ctx);
+  // prom-client is loaded only where metrics are served (METRICS_PORT).
+  const metrics = config.metricsPort === null ? null : new (await import('./metrics')).Metrics(ctx);
   const server = await listen(ctx, log, metrics);
   const tracker = new RequestTracker(server);
   const metricsServer = metrics

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { sharp } from './sharp';
 import { badImage } from '../domain/avatars';
 
 /** Images larger than this many pixels are refused before decoding (a decompression bomb). */

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { sharp } from './sharp';
 import { badImage, EMOJI_SIZE } from '../domain/custom-emoji';
 
 /** Zulip's IMAGE_BOMB_TOTAL_PIXELS: a larger image is refused before it is decoded. */

@@ -1,0 +1,14 @@
+import type Sharp from 'sharp';
+
+let loaded: typeof Sharp | undefined;
+
+/**
+ * sharp, loaded on the first image rather than at start: loading it (libvips
+ * and its bindings) took a tenth of a restart, and most starts serve no image
+ * work for a while (ADR 0030).
+ */
+export function sharp(...args: Parameters<typeof Sharp>): ReturnType<typeof Sharp> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= require('sharp') as typeof Sharp;
+  return loaded(...args);
+}
