@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   const lines = [
     `Parley is listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (${config.databaseUrl ? 'MySQL' : 'SQLite'})`,
     demo.created ? 'Created the demo organization.' : 'Using the existing organization.',
+    `Site:          ${site} (API reference: ${site}/api/docs)`,
   ];
   const metricsAddress = metricsServer?.address();
   if (metricsAddress && typeof metricsAddress === 'object') {
