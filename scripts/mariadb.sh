@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts a private MariaDB for tests and development, without systemd.
-#   scripts/mariadb.sh start   → prints the TEST_MYSQL_URL to use
+#   scripts/mariadb.sh start   → prints the TEST_MYSQL_URL to use (the server: tests make their
+#                                own databases); with /parley appended, a DATABASE_URL for make run
 #   scripts/mariadb.sh stop
 # Installs Debian's mariadb-server when it is missing and we are root.
 # MARIADB_ARGS: more mariadbd options, given last (so they override the ones below).
@@ -62,3 +63,5 @@ GRANT ALL PRIVILEGES ON \`parley%\`.* TO 'parley'@'localhost';
 CREATE DATABASE IF NOT EXISTS parley CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 SQL
 echo "mysql://parley:parley@127.0.0.1:$DB_PORT"
+# On stderr, so that $(...) still captures the URL alone.
+echo "(make run: DATABASE_URL=mysql://parley:parley@127.0.0.1:$DB_PORT/parley; TEST_MYSQL_URL: the line above)" >&2
