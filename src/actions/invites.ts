@@ -3,6 +3,7 @@ import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { isInviteLinkUsable } from '../domain/invite-links';
+import { realmUrl } from '../domain/realm-address';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from '../domain/roles';
 import { isPasswordStrongEnough, randomInviteKey } from '../domain/secrets';
 import { checkFullName, isValidEmail } from '../domain/users';
@@ -114,7 +115,7 @@ export async function doCreateMultiuseInvite(
       extra: { multiuse_invite_id: inviteId, invited_as: role, channel_ids: channelIds, group_ids: groupIds, expires_at: expiresAt },
     });
   });
-  return `${ctx.config.externalUrl}/join/${key}/`;
+  return `${realmUrl(ctx.config.externalUrl, realm.string_id)}/join/${key}/`;
 }
 
 /** The answer to every unusable link, so links cannot be probed. */
