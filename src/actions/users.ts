@@ -5,10 +5,10 @@ import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { isAdminRole, isRoleCode, Role } from '../domain/roles';
-import { generateApiKey, hashPassword, isPasswordStrongEnough } from '../domain/secrets';
+import { generateApiKey, hashPassword } from '../domain/secrets';
 import { realmHost } from '../domain/realm-address';
 import { parseSettings } from '../domain/user-settings';
-import { apiEmailFor, BotTypeCode, checkFullName, emailKey, isValidEmail } from '../domain/users';
+import { apiEmailFor, BotTypeCode, checkNewAccount, emailKey } from '../domain/users';
 import { loadConfig } from '../config';
 import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
 import { insertAuditLog } from '../queries/audit';
@@ -120,16 +120,16 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
 export async function doCreateUser(ctx: AppContext, actor: UserRow, input: Params<'create-user'>): Promise<UserRow> {
   if (!isAdminRole(actor.role)) throw adminRequired();
   if (!actor.can_create_users) throw new ApiError('User not authorized to create users');
-  const fullName = checkFullName(input.full_name);
-  const email = input.email.trim();
-  if (!isValidEmail(email)) throw new ApiError('Bad name or username');
-  if (!isPasswordStrongEnough(input.password)) throw new ApiError('The password is too weak.');
+  const { email, fullName, password } = checkNewAccount(
+    { email: input.email, fullName: input.full_name, password: input.password },
+    'Bad name or username',
+  );
   return inTransaction(ctx.db, (tx) =>
     createUserInTx(tx, ctx.bus, {
       realmId: actor.realm_id,
       email,
       fullName,
-      password: input.password,
+      password,
       actorId: actor.id,
       // Zulip creates these with tos_version TOS_VERSION_BEFORE_FIRST_LOGIN: the person has not logged in yet.
       awaitingFirstLogin: true,
