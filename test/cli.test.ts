@@ -140,11 +140,11 @@ eachDatabase('the command line', (dialect) => {
         if (result.code !== 0) throw new Error(`${args.join(' ')}: ${result.stderr}`);
         return result.stdout;
       };
-      // The root organization first (the server prints its owner), then acme.
-      await run(['create-realm', '--string-id', '', '--name', 'Root']);
-      await run(['create-user', '--realm', '', '--email', 'root@example.com', '--name', 'Root Owner', '--role', 'owner']);
+      // acme first (the server prints the first organization's owner), then the root organization.
       await run(['create-realm', '--string-id', 'acme', '--name', 'Acme']);
       await run(['create-user', '--realm', 'acme', '--email', 'boss@acme.example', '--name', 'Acme Boss', '--role', 'owner']);
+      await run(['create-realm', '--string-id', '', '--name', 'Root']);
+      await run(['create-user', '--realm', '', '--email', 'root@example.com', '--name', 'Root Owner', '--role', 'owner']);
 
       const port = await freePort();
       server = await startServerProcess({ ...instance.env, DATABASE_URL: instance.databaseUrl ?? '', PORT: String(port) });
@@ -170,6 +170,9 @@ eachDatabase('the command line', (dialect) => {
       expect([settings.body.realm_name, settings.body.realm_url]).toEqual(['Acme', zuliprc.site]);
       // The root organization's site is another organization: the key is refused there.
       expect((await get(port, `127.0.0.1:${port}`, '/api/v1/users/me', auth)).status).toBe(401);
+      // The server's own zuliprc for acme's owner (DATA_DIR/zuliprc) names the same site.
+      expect(server.owner.email).toBe('boss@acme.example');
+      expect(parseZuliprc(fs.readFileSync(path.join(instance.dataDir, 'zuliprc'), 'utf8')).site).toBe(zuliprc.site);
     }, 180_000);
   });
 });
