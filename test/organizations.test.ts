@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { doCreateRealm } from '../src/actions/realms';
 import { createUserInTx } from '../src/actions/users';
 import { inTransaction } from '../src/db/transaction';
@@ -79,10 +80,13 @@ eachDatabase('organizations beyond the first, by their own URL', (dialect) => {
     expect((await at('127.0.0.1:9991', 'get', '/users/me', acmeOwner)).status).toBe(401);
   });
 
-  it("an invitation link of acme's starts with acme's URL", async () => {
+  it("an invitation link of acme's starts with acme's URL, where its page names acme", async () => {
     const res = await at(ACME_HOST, 'post', '/invites/multiuse', acmeOwner, { invite_expires_in_minutes: 60 });
     expect(res.status).toBe(200);
     expect(res.body.invite_link).toMatch(new RegExp(`^${ACME_URL.replace(/\./g, '\\.')}/join/`));
+    const link = new URL(res.body.invite_link as string);
+    expect((await request(t.app).get(link.pathname).set('Host', link.host)).text).toContain('<h1>Join Acme</h1>');
+    expect((await request(t.app).get('/').set('Host', ACME_HOST)).text).toContain('<h1>Acme</h1>');
   });
 
   it("the push relay is told acme's URL, for the registration and in the notification", async () => {
@@ -127,6 +131,7 @@ eachDatabase('organizations beyond the first, by their own URL', (dialect) => {
       const res = await at('chat.example.com', 'get', '/server_settings', null);
       expect(res.body).toMatchObject({ realm_name: 'Test Organization', realm_url: 'https://chat.example.com' });
       expect((await at('chat.example.com', 'get', '/users/me', t.cast.member)).status).toBe(200);
+      expect((await request(t.app).get('/').set('Host', 'chat.example.com')).text).toContain('<h1>Test Organization</h1>');
       // Any other host whose first label is "chat" is that organization's.
       expect((await at('chat.other.example', 'get', '/server_settings', null)).body.realm_name).toBe('Chat');
     });
