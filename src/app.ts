@@ -103,7 +103,7 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   app.use(emojiDataRouter(emojiCodeToNames));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
   // `/`, `/join/<key>/` and a 404 page for any other path, in HTML for a browser.
-  app.use(sitePagesRouter(ctx.db));
+  app.use(sitePagesRouter(ctx.db, ctx.config));
   app.use(errorMiddleware(log));
   return app;
 }

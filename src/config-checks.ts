@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { SETTINGS, type SettingName, type SettingWithDefault } from './config-settings';
 
 /**
  * One setting refused at start. main.ts prints its message as the one line
@@ -19,10 +20,18 @@ function bounded(s: string): string {
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 
-/** A setting's raw value; empty or blank is the same as unset (`FOO= node …`). */
-export function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+/**
+ * A setting's raw value; empty or blank is the same as unset (`FOO= node …`).
+ * Only the settings src/config-settings.ts lists can be read.
+ */
+export function setting(env: NodeJS.ProcessEnv, name: SettingName): string | undefined {
   const v = env[name]?.trim();
   return v ? v : undefined;
+}
+
+/** A setting's raw value, or its default from src/config-settings.ts when unset. */
+export function settingOrDefault(env: NodeJS.ProcessEnv, name: SettingWithDefault): string {
+  return setting(env, name) ?? SETTINGS[name].default;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -112,7 +121,7 @@ export function databaseUrl(name: string, raw: string | undefined): string | nul
 }
 
 /** The user:password@ part of a URL-like text, with the password replaced, whether or not it parses. */
-function withoutPassword(raw: string): string {
+export function withoutPassword(raw: string): string {
   return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^:@/]*):[^@]*@/i, '$1$2:***@');
 }
 

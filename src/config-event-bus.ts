@@ -1,4 +1,4 @@
-import { ConfigError, oneOf, positiveInt, setting } from './config-checks';
+import { ConfigError, oneOf, positiveInt, setting, settingOrDefault } from './config-checks';
 
 /** A node name: what HAProxy matches in a queue id, so no `:` (the separator) and nothing a URL escapes. */
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
@@ -9,11 +9,11 @@ export function eventBusSettings(env: NodeJS.ProcessEnv) {
   if (nodeId !== null && !NODE_ID.test(nodeId)) {
     throw new ConfigError('NODE_ID', 'must be 1 to 32 letters, digits, - or _ (starting with a letter or digit)', nodeId);
   }
-  const eventBus = oneOf('EVENT_BUS', setting(env, 'EVENT_BUS') ?? 'memory', ['memory', 'redis'] as const);
+  const eventBus = oneOf('EVENT_BUS', settingOrDefault(env, 'EVENT_BUS'), ['memory', 'redis'] as const);
   const rawRedisUrl = setting(env, 'REDIS_URL');
   const redisUrl = rawRedisUrl === undefined ? null : redisUrlSetting(rawRedisUrl);
   if (eventBus === 'redis' && redisUrl === null) throw new ConfigError('REDIS_URL', 'must be set when EVENT_BUS=redis', '');
-  const redisStreamMaxLen = positiveInt('REDIS_STREAM_MAXLEN', setting(env, 'REDIS_STREAM_MAXLEN') ?? '100000');
+  const redisStreamMaxLen = positiveInt('REDIS_STREAM_MAXLEN', settingOrDefault(env, 'REDIS_STREAM_MAXLEN'));
   return { nodeId, eventBus, redisUrl, redisStreamMaxLen };
 }
 

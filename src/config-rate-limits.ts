@@ -1,4 +1,4 @@
-import { ConfigError, oneOf, setting } from './config-checks';
+import { ConfigError, oneOf, setting, settingOrDefault } from './config-checks';
 import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
 
 /**
@@ -8,7 +8,7 @@ import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
  * start rather than found out at the first request.
  */
 export function rateLimitStoreSetting(env: NodeJS.ProcessEnv): RateLimitStore {
-  const store = oneOf('RATE_LIMIT_STORE', setting(env, 'RATE_LIMIT_STORE') ?? 'memory', RATE_LIMIT_STORES);
+  const store = oneOf('RATE_LIMIT_STORE', settingOrDefault(env, 'RATE_LIMIT_STORE'), RATE_LIMIT_STORES);
   if (store === 'redis' && setting(env, 'REDIS_URL') === undefined) {
     throw new ConfigError('REDIS_URL', 'must be set when RATE_LIMIT_STORE=redis', '');
   }

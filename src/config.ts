@@ -12,6 +12,7 @@ import {
   positiveInt,
   nonNegativeInt,
   setting,
+  settingOrDefault,
 } from './config-checks';
 import { eventBusSettings } from './config-event-bus';
 import type { RateLimitStore } from './domain/rate-limits';
@@ -122,48 +123,53 @@ export interface Config {
   trustedProxies: string[];
 }
 
+/** A database URL as messages show it: the password replaced. */
+export { withoutPassword } from './config-checks';
+/** Every setting this reads, and the lines --help lists them with. */
+export { SETTINGS, settingsHelp } from './config-settings';
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const host = hostName('HOST', setting(env, 'HOST') ?? '127.0.0.1');
-  const port = portNumber('PORT', setting(env, 'PORT') ?? '9991');
+  const host = hostName('HOST', settingOrDefault(env, 'HOST'));
+  const port = portNumber('PORT', settingOrDefault(env, 'PORT'));
   const metricsPort = setting(env, 'METRICS_PORT');
   return {
     host,
     port,
-    dataDir: directory('DATA_DIR', setting(env, 'DATA_DIR') ?? './data'),
+    dataDir: directory('DATA_DIR', settingOrDefault(env, 'DATA_DIR')),
     databaseUrl: databaseUrl('DATABASE_URL', setting(env, 'DATABASE_URL')),
     externalUrl: httpUrl('EXTERNAL_URL', setting(env, 'EXTERNAL_URL') ?? listenerUrl(host, port)).replace(/\/+$/, ''),
-    logLevel: oneOf('LOG_LEVEL', setting(env, 'LOG_LEVEL') ?? 'info', LOG_LEVELS),
-    validateResponses: boolean('VALIDATE_RESPONSES', setting(env, 'VALIDATE_RESPONSES') ?? 'false'),
-    maxFileUploadSizeMib: positiveInt('MAX_FILE_UPLOAD_SIZE_MIB', setting(env, 'MAX_FILE_UPLOAD_SIZE_MIB') ?? '100'),
-    secretKey: env.SECRET_KEY?.trim() || null,
-    unclaimedUploadsGraceDays: positiveInt('UNCLAIMED_UPLOADS_GRACE_DAYS', setting(env, 'UNCLAIMED_UPLOADS_GRACE_DAYS') ?? '35'),
-    uploadSweepIntervalMs: positiveInt('UPLOAD_SWEEP_INTERVAL_MS', setting(env, 'UPLOAD_SWEEP_INTERVAL_MS') ?? '600000'),
-    uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', setting(env, 'UPLOAD_SWEEP_BATCH_SIZE') ?? '100'),
-    webPublicStreamsEnabled: boolean('WEB_PUBLIC_STREAMS_ENABLED', setting(env, 'WEB_PUBLIC_STREAMS_ENABLED') ?? 'true'),
-    deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', setting(env, 'DELETE_TOPIC_BATCH_SIZE') ?? '100'),
-    deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', setting(env, 'DELETE_TOPIC_TIME_BUDGET_MS') ?? '50000'),
+    logLevel: oneOf('LOG_LEVEL', settingOrDefault(env, 'LOG_LEVEL'), LOG_LEVELS),
+    validateResponses: boolean('VALIDATE_RESPONSES', settingOrDefault(env, 'VALIDATE_RESPONSES')),
+    maxFileUploadSizeMib: positiveInt('MAX_FILE_UPLOAD_SIZE_MIB', settingOrDefault(env, 'MAX_FILE_UPLOAD_SIZE_MIB')),
+    secretKey: setting(env, 'SECRET_KEY') ?? null,
+    unclaimedUploadsGraceDays: positiveInt('UNCLAIMED_UPLOADS_GRACE_DAYS', settingOrDefault(env, 'UNCLAIMED_UPLOADS_GRACE_DAYS')),
+    uploadSweepIntervalMs: positiveInt('UPLOAD_SWEEP_INTERVAL_MS', settingOrDefault(env, 'UPLOAD_SWEEP_INTERVAL_MS')),
+    uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', settingOrDefault(env, 'UPLOAD_SWEEP_BATCH_SIZE')),
+    webPublicStreamsEnabled: boolean('WEB_PUBLIC_STREAMS_ENABLED', settingOrDefault(env, 'WEB_PUBLIC_STREAMS_ENABLED')),
+    deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', settingOrDefault(env, 'DELETE_TOPIC_BATCH_SIZE')),
+    deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', settingOrDefault(env, 'DELETE_TOPIC_TIME_BUDGET_MS')),
     pushRelayUrl: optionalHttpUrl('PUSH_RELAY_URL', setting(env, 'PUSH_RELAY_URL'))?.replace(/\/+$/, '') ?? null,
-    pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', setting(env, 'PUSH_RELAY_BACKOFF_MS') ?? '1000'),
-    pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', setting(env, 'PUSH_RELAY_MAX_ATTEMPTS') ?? '8'),
-    rateLimits: oneOf('RATE_LIMITS', setting(env, 'RATE_LIMITS') ?? 'on', ['on', 'off'] as const) === 'on',
+    pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', settingOrDefault(env, 'PUSH_RELAY_BACKOFF_MS')),
+    pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', settingOrDefault(env, 'PUSH_RELAY_MAX_ATTEMPTS')),
+    rateLimits: oneOf('RATE_LIMITS', settingOrDefault(env, 'RATE_LIMITS'), ['on', 'off'] as const) === 'on',
     rateLimitStore: rateLimitStoreSetting(env),
-    rateLimitUserPerMinute: positiveInt('RATE_LIMIT_USER_PER_MINUTE', setting(env, 'RATE_LIMIT_USER_PER_MINUTE') ?? '200'),
-    rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', setting(env, 'RATE_LIMIT_IP_PER_MINUTE') ?? '100'),
-    rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', setting(env, 'RATE_LIMIT_AUTH_ATTEMPTS') ?? '5'),
-    rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', setting(env, 'RATE_LIMIT_AUTH_WINDOW_SECONDS') ?? '1800'),
-    tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', setting(env, 'TUS_UPLOAD_EXPIRY_HOURS') ?? '24'),
-    dbPoolMax: positiveInt('DB_POOL_MAX', setting(env, 'DB_POOL_MAX') ?? '10'),
+    rateLimitUserPerMinute: positiveInt('RATE_LIMIT_USER_PER_MINUTE', settingOrDefault(env, 'RATE_LIMIT_USER_PER_MINUTE')),
+    rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', settingOrDefault(env, 'RATE_LIMIT_IP_PER_MINUTE')),
+    rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', settingOrDefault(env, 'RATE_LIMIT_AUTH_ATTEMPTS')),
+    rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', settingOrDefault(env, 'RATE_LIMIT_AUTH_WINDOW_SECONDS')),
+    tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', settingOrDefault(env, 'TUS_UPLOAD_EXPIRY_HOURS')),
+    dbPoolMax: positiveInt('DB_POOL_MAX', settingOrDefault(env, 'DB_POOL_MAX')),
     metricsPort: metricsPort === undefined ? null : portNumber('METRICS_PORT', metricsPort),
-    metricsHost: hostName('METRICS_HOST', setting(env, 'METRICS_HOST') ?? '127.0.0.1'),
-    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', setting(env, 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
+    metricsHost: hostName('METRICS_HOST', settingOrDefault(env, 'METRICS_HOST')),
+    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', settingOrDefault(env, 'SHUTDOWN_TIMEOUT_MS')),
     ...eventBusSettings(env),
-    cacheUsers: positiveInt('CACHE_USERS', setting(env, 'CACHE_USERS') ?? '10000'),
-    cacheRealms: positiveInt('CACHE_REALMS', setting(env, 'CACHE_REALMS') ?? '1000'),
-    cacheChannels: positiveInt('CACHE_CHANNELS', setting(env, 'CACHE_CHANNELS') ?? '10000'),
-    cacheTtlSeconds: positiveInt('CACHE_TTL_SECONDS', setting(env, 'CACHE_TTL_SECONDS') ?? '300'),
-    cachePollMs: positiveInt('CACHE_POLL_MS', setting(env, 'CACHE_POLL_MS') ?? '250'),
-    cacheMessages: nonNegativeInt('CACHE_MESSAGES', setting(env, 'CACHE_MESSAGES') ?? '10000'),
-    sqliteReaders: Number(oneOf('SQLITE_READERS', setting(env, 'SQLITE_READERS') ?? '1', ['0', '1', '2', '3', '4'] as const)),
+    cacheUsers: positiveInt('CACHE_USERS', settingOrDefault(env, 'CACHE_USERS')),
+    cacheRealms: positiveInt('CACHE_REALMS', settingOrDefault(env, 'CACHE_REALMS')),
+    cacheChannels: positiveInt('CACHE_CHANNELS', settingOrDefault(env, 'CACHE_CHANNELS')),
+    cacheTtlSeconds: positiveInt('CACHE_TTL_SECONDS', settingOrDefault(env, 'CACHE_TTL_SECONDS')),
+    cachePollMs: positiveInt('CACHE_POLL_MS', settingOrDefault(env, 'CACHE_POLL_MS')),
+    cacheMessages: nonNegativeInt('CACHE_MESSAGES', settingOrDefault(env, 'CACHE_MESSAGES')),
+    sqliteReaders: Number(oneOf('SQLITE_READERS', settingOrDefault(env, 'SQLITE_READERS'), ['0', '1', '2', '3', '4'] as const)),
     trustedProxies: trustedProxiesSetting(env),
   };
 }

@@ -4,6 +4,7 @@ import { loadConfig } from './config';
 import { listenerUrl } from './config-checks';
 import { ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
+import { realmUrl } from './domain/realm-address';
 import { createLogger } from './logger';
 import { listen, startContext } from './server';
 import { RequestTracker, shutDown } from './shutdown';
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
   if (config.port === 0 && !process.env.EXTERNAL_URL) config.externalUrl = listenerUrl(config.host, port);
-  const site = config.externalUrl;
+  const site = realmUrl(config.externalUrl, demo.realmStringId);
   const owner = demo.owner;
   const zuliprc = owner ? writeZuliprc(config.dataDir, 'zuliprc', owner.email, owner.api_key, site) : null;
   const lines = [

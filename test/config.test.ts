@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config';
+import { loadConfig, SETTINGS } from '../src/config';
 import { ConfigError } from '../src/config-checks';
 
 const ROOT = path.join(__dirname, '..');
@@ -141,5 +141,36 @@ describe('configuration', () => {
       '',
     ]);
     expect(res.stderr).not.toContain('s3cret');
+  });
+});
+
+describe('the list of settings (src/config-settings.ts), which --help prints', () => {
+  /** The names loadConfig reads from an environment, whatever way it reads them. */
+  function namesRead(env: Record<string, string>): Set<string> {
+    const read = new Set<string>();
+    const recording = new Proxy(env, {
+      get(target, name) {
+        if (typeof name === 'string') read.add(name);
+        return target[name as string];
+      },
+    });
+    loadConfig(recording);
+    return read;
+  }
+
+  it('holds every setting loadConfig reads, and none it does not', () => {
+    // The defaults, then the branches that read more (Redis for the event bus and the rate limits, metrics).
+    const read = new Set([
+      ...namesRead({}),
+      ...namesRead({ EVENT_BUS: 'redis', RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:6379', METRICS_PORT: '9102' }),
+    ]);
+    expect([...read].sort()).toEqual(Object.keys(SETTINGS).sort());
+  });
+
+  it('gives each default as loadConfig takes it: set to its listed default, a setting changes nothing', () => {
+    const unset = loadConfig({});
+    for (const [name, s] of Object.entries(SETTINGS)) {
+      if ('default' in s) expect([name, loadConfig({ [name]: s.default })]).toEqual([name, unset]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Data } from '../contract';
+import { hostLabel, realmUrl } from '../domain/realm-address';
 import { ApiError } from '../errors';
 import { renderMarkdown } from '../markdown/render';
 import type { LoginCandidate } from '../queries/auth';
@@ -10,23 +11,13 @@ import { toApiServerSettings } from '../serializers/server';
 
 /**
  * The organization a request addresses decides which account an address
- * means: the one whose subdomain is the host's first label; for any other
- * host the root organization (empty subdomain), or the only organization
- * there is. An account elsewhere does not authenticate here (Zulip: "Account
- * is not associated with this subdomain").
+ * means: the one whose subdomain the host names (src/domain/realm-address.ts);
+ * for any other host the root organization (empty subdomain), or the only
+ * organization there is. An account elsewhere does not authenticate here
+ * (Zulip: "Account is not associated with this subdomain").
+ *
+ * The string_id of the organization the host's label addresses, or undefined for none.
  */
-export function hostLabel(host: string | undefined): string {
-  if (!host) return '';
-  // Up to the first dot or colon (a port), whichever comes first: no arrays per request.
-  let end = host.length;
-  const dot = host.indexOf('.');
-  if (dot >= 0) end = dot;
-  const colon = host.indexOf(':');
-  if (colon >= 0 && colon < end) end = colon;
-  return host.slice(0, end).toLowerCase();
-}
-
-/** The string_id of the organization the host addresses, or undefined for none. */
 export function addressedRealm(
   c: Pick<LoginCandidate, 'host_realm_exists' | 'root_realm_exists' | 'realm_count' | 'realm_string_id'>,
   label: string,
@@ -39,8 +30,9 @@ export async function getUserAtAddressedRealm(
   db: Knex,
   email: string,
   host: string | undefined,
+  externalUrl: string,
 ): Promise<(UserRow & { realm_deactivated: boolean }) | undefined> {
-  const label = hostLabel(host);
+  const label = hostLabel(host, externalUrl);
   const candidates = await findUsersForLogin(db, email, label);
   const first = candidates[0];
   if (!first) return undefined;
@@ -55,7 +47,7 @@ export async function getServerSettings(
   externalUrl: string,
   pushNotificationsEnabled: boolean,
 ): Promise<Data<'get-server-settings'>> {
-  const realm = await getRealmForHost(db, host);
+  const realm = await getRealmForHost(db, hostLabel(host, externalUrl));
   if (!realm) throw new ApiError('There is no organization at this address.', 'BAD_REQUEST', 404);
-  return toApiServerSettings(realm, externalUrl, renderMarkdown(realm.description), pushNotificationsEnabled);
+  return toApiServerSettings(realm, realmUrl(externalUrl, realm.string_id), renderMarkdown(realm.description), pushNotificationsEnabled);
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isInviteLinkUsable } from '../domain/invite-links';
+import { hostLabel } from '../domain/realm-address';
 import { getInviteByKey } from '../queries/invites';
 import { nowSeconds } from '../queries/ids';
 import { getRealmForHost } from '../queries/realm-for-host';
@@ -7,8 +8,8 @@ import { getRealmById } from '../queries/realms';
 import type { RealmRow } from '../queries/rows';
 
 /** The organization a site page at this host names, if the host addresses one that is active. */
-export async function getSitePageRealm(db: Knex, host: string | undefined): Promise<RealmRow | undefined> {
-  const realm = await getRealmForHost(db, host);
+export async function getSitePageRealm(db: Knex, host: string | undefined, externalUrl: string): Promise<RealmRow | undefined> {
+  const realm = await getRealmForHost(db, hostLabel(host, externalUrl));
   return realm && !realm.deactivated ? realm : undefined;
 }
 

@@ -3,9 +3,10 @@ import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { isInviteLinkUsable } from '../domain/invite-links';
+import { realmUrl } from '../domain/realm-address';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from '../domain/roles';
-import { isPasswordStrongEnough, randomInviteKey } from '../domain/secrets';
-import { checkFullName, isValidEmail } from '../domain/users';
+import { randomInviteKey } from '../domain/secrets';
+import { checkNewAccount } from '../domain/users';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
@@ -114,7 +115,7 @@ export async function doCreateMultiuseInvite(
       extra: { multiuse_invite_id: inviteId, invited_as: role, channel_ids: channelIds, group_ids: groupIds, expires_at: expiresAt },
     });
   });
-  return `${ctx.config.externalUrl}/join/${key}/`;
+  return `${realmUrl(ctx.config.externalUrl, realm.string_id)}/join/${key}/`;
 }
 
 /** The answer to every unusable link, so links cannot be probed. */
@@ -130,10 +131,10 @@ export async function doAcceptMultiuseInvite(
   key: string,
   p: Pick<Params<'accept-invite-link'>, 'email' | 'password' | 'full_name'>,
 ): Promise<UserRow> {
-  const fullName = checkFullName(p.full_name);
-  const email = p.email.trim();
-  if (!isValidEmail(email)) throw new ApiError('Enter a valid email address.');
-  if (!isPasswordStrongEnough(p.password)) throw new ApiError('The password is too weak.');
+  const { email, fullName } = checkNewAccount(
+    { email: p.email, fullName: p.full_name, password: p.password },
+    'Enter a valid email address.',
+  );
   return inTransaction(ctx.db, async (tx) => {
     const invite = await getInviteByKey(tx.trx, key);
     const now = nowSeconds();

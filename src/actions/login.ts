@@ -36,7 +36,7 @@ export async function doFetchApiKey(
   const key = username.trim().toLowerCase();
   if (!isValidEmail(key)) throw new ApiError('Enter a valid email address.');
   await ctx.rateLimits.consume('authByUsername', key, limits);
-  const user = await getUserAtAddressedRealm(ctx.db, username, host);
+  const user = await getUserAtAddressedRealm(ctx.db, username, host, ctx.config.externalUrl);
   if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
   if (user && !(await getPasswordAuthEnabled(ctx.db, user.realm_id))) {
     throw unauthorized('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED');

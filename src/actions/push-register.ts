@@ -22,6 +22,7 @@ import {
   type ClientDeviceRow,
   type PushToken,
 } from '../queries/client-devices';
+import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { queueDeviceEvent } from './client-devices';
 import type { RegistrationToForward } from './push-relay';
@@ -47,6 +48,8 @@ export async function doRegisterPushDevice(
   checkHumanUser(user);
   const relay = ctx.push;
   if (!relay) throw pushServiceNotConfigured();
+  // The relay is told which organization the device belongs to (its URL).
+  const realm = await getRealmOfUser(ctx.db, user);
 
   const forward = await inTransaction(ctx.db, async (tx): Promise<RegistrationToForward | null> => {
     const device = await getClientDeviceForUpdate(tx.trx, user.id, p.device_id);
@@ -98,6 +101,7 @@ export async function doRegisterPushDevice(
     await deleteLegacyTokensByTokenId(tx.trx, user.id, token.token_kind!, tokenId.toString('hex'));
     return {
       userId: user.id,
+      realmStringId: realm.string_id,
       deviceId: device.id,
       tokenKind: token.token_kind!,
       tokenId: token.token_id!,

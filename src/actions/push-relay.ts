@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import nacl from 'tweetnacl';
 import type { Config } from '../config';
+import { realmUrl, urlOnSite } from '../domain/realm-address';
 import { PUSH_REGISTRATION_LIVENESS_SECONDS, pushContent, REGISTRATION_ERROR_CODES, REGISTRATION_EXPIRED } from '../domain/push-devices';
 import type { Delivery, EventBus } from '../events/bus';
 import {
@@ -71,6 +72,8 @@ interface Job {
 
 export interface RegistrationToForward {
   userId: number;
+  /** The user's organization, whose URL the relay is told. */
+  realmStringId: string;
   deviceId: number;
   tokenKind: string;
   tokenId: string;
@@ -167,7 +170,7 @@ export class PushRelay {
       what: `registration of device ${r.deviceId} of user ${r.userId}`,
       path: '/api/v1/remotes/push/e2ee/register',
       build: async () => ({
-        realm_url: this.config.externalUrl,
+        realm_url: realmUrl(this.config.externalUrl, r.realmStringId),
         user_id: r.userId,
         device_id: r.deviceId,
         token_kind: r.tokenKind,
@@ -205,6 +208,7 @@ export class PushRelay {
       for (const d of await listUnansweredRegistrations(this.db, since)) {
         this.forwardRegistration({
           userId: d.user_id,
+          realmStringId: d.realm_string_id,
           deviceId: d.id,
           tokenKind: d.token_kind!,
           tokenId: d.pending_token_id!,
@@ -272,12 +276,14 @@ export class PushRelay {
       build: async () => {
         const devices = await listDeliverableDevices(this.db, notified);
         if (devices.length === 0) return null;
+        // A message's receivers are all of its organization: the first device's is every device's.
+        const url = realmUrl(this.config.externalUrl, devices[0]!.realm_string_id);
         return {
-          realm_url: this.config.externalUrl,
+          realm_url: url,
           push_requests: devices.map((device) => ({
             device_id: device.relay_device_id,
             push_key_id: device.push_key_id,
-            encrypted_data: encryptForDevice(device, messagePayload(event, device, this.config.externalUrl)),
+            encrypted_data: encryptForDevice(device, messagePayload(event, device, url)),
           })),
         };
       },
@@ -401,22 +407,18 @@ export class PushRelay {
  * apps parse no other form of a direct message's recipients from an
  * encrypted payload.
  */
-export function messagePayload(
-  event: MessageBusEvent,
-  device: Pick<DeliverableDevice, 'user_id' | 'realm_name'>,
-  realmUrl: string,
-): object {
+export function messagePayload(event: MessageBusEvent, device: Pick<DeliverableDevice, 'user_id' | 'realm_name'>, siteUrl: string): object {
   const m = event.message;
   const avatar = fullAvatarUrl(event.sender);
   const base = {
     type: 'message',
     realm_name: device.realm_name,
-    realm_url: realmUrl,
+    realm_url: siteUrl,
     user_id: device.user_id,
     message_id: m.id,
     sender_id: m.sender_id,
     sender_full_name: m.sender_full_name,
-    sender_avatar_url: avatar.startsWith('/') ? new URL(avatar, realmUrl).href : avatar,
+    sender_avatar_url: avatar.startsWith('/') ? urlOnSite(siteUrl, avatar) : avatar,
     time: m.timestamp,
     content: pushContent(m.content),
   };

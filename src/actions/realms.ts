@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { inTransaction } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { GROUP_GROUP_SETTINGS, REALM_GROUP_SETTINGS, REALM_SETTING_RULES, USER_GROUP_SETTING_RULES } from '../domain/group-settings';
+import { checkRealmDescription, checkRealmName, checkRealmStringId } from '../domain/realms';
 import { SYSTEM_GROUP_PARENT, SYSTEM_GROUPS, SystemGroupName } from '../domain/roles';
 import { USER_SETTING_DEFAULTS } from '../domain/user-settings';
 import { ApiError } from '../errors';
@@ -17,7 +18,18 @@ export interface NewRealm {
   description?: string;
 }
 
-const STRING_ID_RE = /^[a-z0-9-]{0,40}$/;
+/**
+ * A new organization's subdomain, name and description as doCreateRealm
+ * takes them, or the first refusal: the command line checks its arguments
+ * with it before it opens (or creates) the database.
+ */
+export function checkNewRealm(input: NewRealm): Required<NewRealm> {
+  return {
+    stringId: checkRealmStringId(input.stringId),
+    name: checkRealmName(input.name),
+    description: checkRealmDescription(input.description ?? ''),
+  };
+}
 
 /**
  * Creates an organization with Zulip's default settings: the eight system
@@ -25,20 +37,14 @@ const STRING_ID_RE = /^[a-z0-9-]{0,40}$/;
  * at them, and realm_user_defaults.
  */
 export async function doCreateRealm(db: Knex, input: NewRealm): Promise<number> {
-  if (!STRING_ID_RE.test(input.stringId)) {
-    throw new ApiError('Subdomains may only contain lowercase letters, digits and dashes (at most 40).');
-  }
-  const name = input.name.trim();
-  if (name.length === 0 || name.length > 40) throw new ApiError('Organization name must be 1..40 characters.');
+  const { stringId, name, description } = checkNewRealm(input);
   return inTransaction(db, async ({ trx }) => {
-    if (await getRealmByStringId(trx, input.stringId)) {
-      throw new ApiError(`Subdomain '${input.stringId}' is already in use.`);
-    }
+    if (await getRealmByStringId(trx, stringId)) throw new ApiError('Subdomain already in use. Please choose a different one.');
     const now = nowSeconds();
     const realmId = await insertRealm(trx, {
-      string_id: input.stringId,
+      string_id: stringId,
       name,
-      description: input.description ?? '',
+      description,
       date_created: now,
       message_content_edit_limit_seconds: 600,
       move_messages_within_stream_limit_seconds: 604800,
@@ -75,7 +81,7 @@ export async function doCreateRealm(db: Knex, input: NewRealm): Promise<number> 
       realmId,
       actorId: null,
       eventType: AuditEventType.REALM_CREATED,
-      extra: { string_id: input.stringId, name },
+      extra: { string_id: stringId, name },
     });
     return realmId;
   });

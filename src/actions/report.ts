@@ -1,6 +1,7 @@
 import type { AppContext } from '../context';
 import type { Data, Params } from '../contract';
 import { inTransaction } from '../db/transaction';
+import { realmUrl } from '../domain/realm-address';
 import { RecipientType } from '../domain/recipients';
 import { reportTypeName } from '../domain/reports';
 import { effectiveTopicsPolicy, EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, normalizeTopic } from '../domain/topics';
@@ -53,7 +54,7 @@ export async function doReportMessage(ctx: AppContext, viewer: Viewer, p: Params
     participants,
     reason,
     description,
-    realmUrl: ctx.config.externalUrl,
+    realmUrl: realmUrl(ctx.config.externalUrl, realm.string_id),
   });
   // A channel that allows only the empty topic gets the reports there.
   const topic =

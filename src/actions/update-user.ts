@@ -5,14 +5,14 @@ import { AuditEntry, AuditEventType, valueChange } from '../domain/audit';
 import { isAdminRole, Role, RoleCode } from '../domain/roles';
 import { checkProfileValue, isClearingValue, isRenderable, ProfileFieldDef } from '../domain/profile-fields';
 import { apiEmailFor, checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
+import { realmHost } from '../domain/realm-address';
 import { parseSettings } from '../domain/user-settings';
-import { apiEmailHost } from './users';
 import { adminRequired, ApiError, noSuchUser } from '../errors';
 import { insertAuditLog } from '../queries/audit';
 import { nowSeconds } from '../queries/ids';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue } from '../queries/profile-fields';
-import { getRealmById } from '../queries/realms';
+import { getRealmById, getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { getUserByEmailKey, getUserInRealm, listUsersByIds, updateUser } from '../queries/users';
 import { canSeeDeliveryEmail, toApiRealmUserUpdateEvent } from '../serializers/users';
@@ -70,7 +70,9 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, changes: Par
       }
     }
     if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
-      for (const p of await changeEmailInTx(tx, target, changes.new_email, audience)) emit(p);
+      const realm = await getRealmOfUser(tx.trx, actor);
+      const emailHost = realmHost(ctx.config.externalUrl, realm.string_id);
+      for (const p of await changeEmailInTx(tx, target, changes.new_email, audience, emailHost)) emit(p);
       await audit(AuditEventType.USER_EMAIL_CHANGED, valueChange(target.delivery_email, changes.new_email.trim()));
     }
   });
@@ -147,14 +149,14 @@ async function checkProfileUsers(tx: Tx, realmId: number, ids: number[]): Promis
  * those of its own email-change path. Users who may see the real address
  * get delivery_email; everyone gets the new API email.
  */
-async function changeEmailInTx(tx: Tx, target: UserRow, raw: string, audience: number[]): Promise<Pending[]> {
+async function changeEmailInTx(tx: Tx, target: UserRow, raw: string, audience: number[], emailHost: string): Promise<Pending[]> {
   const email = raw.trim();
   if (!isValidEmail(email)) throw new ApiError('Invalid address.');
   const holder = await getUserByEmailKey(tx.trx, target.realm_id, emailKey(email));
   if (holder && holder.id !== target.id) {
     throw new ApiError(holder.is_active ? 'Already has an account.' : 'Account has been deactivated.');
   }
-  const apiEmail = apiEmailFor(target.id, email, parseSettings(target.settings).email_address_visibility, target.is_bot, apiEmailHost());
+  const apiEmail = apiEmailFor(target.id, email, parseSettings(target.settings).email_address_visibility, target.is_bot, emailHost);
   await updateUser(tx.trx, target.id, { email: apiEmail, delivery_email: email, email_key: emailKey(email) });
   const viewers = await listUsersByIds(tx.trx, target.realm_id, audience);
   const seeing = viewers.filter((v) => canSeeDeliveryEmail(target, v)).map((v) => v.id);

@@ -5,9 +5,10 @@ import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { isAdminRole, isRoleCode, Role } from '../domain/roles';
-import { generateApiKey, hashPassword, isPasswordStrongEnough } from '../domain/secrets';
+import { generateApiKey, hashPassword } from '../domain/secrets';
+import { realmHost } from '../domain/realm-address';
 import { parseSettings } from '../domain/user-settings';
-import { apiEmailFor, BotTypeCode, checkFullName, emailKey, isValidEmail } from '../domain/users';
+import { apiEmailFor, BotTypeCode, checkNewAccount, emailKey } from '../domain/users';
 import { loadConfig } from '../config';
 import { adminRequired, ApiError, noSuchUser, ownerRequired } from '../errors';
 import { insertAuditLog } from '../queries/audit';
@@ -90,7 +91,7 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
     awaiting_first_login: input.awaitingFirstLogin ?? false,
   });
   // A hidden address is replaced by a placeholder in the API email, as Zulip does.
-  const apiEmail = apiEmailFor(userId, email, defaults.email_address_visibility, input.isBot ?? false, apiEmailHost());
+  const apiEmail = apiEmailFor(userId, email, defaults.email_address_visibility, input.isBot ?? false, apiEmailHost(realm.string_id));
   if (apiEmail !== email) await updateUser(trx, userId, { email: apiEmail });
   const recipientId = await insertPersonalRecipient(trx, userId);
   await updateUser(trx, userId, { recipient_id: recipientId });
@@ -119,16 +120,16 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
 export async function doCreateUser(ctx: AppContext, actor: UserRow, input: Params<'create-user'>): Promise<UserRow> {
   if (!isAdminRole(actor.role)) throw adminRequired();
   if (!actor.can_create_users) throw new ApiError('User not authorized to create users');
-  const fullName = checkFullName(input.full_name);
-  const email = input.email.trim();
-  if (!isValidEmail(email)) throw new ApiError('Bad name or username');
-  if (!isPasswordStrongEnough(input.password)) throw new ApiError('The password is too weak.');
+  const { email, fullName, password } = checkNewAccount(
+    { email: input.email, fullName: input.full_name, password: input.password },
+    'Bad name or username',
+  );
   return inTransaction(ctx.db, (tx) =>
     createUserInTx(tx, ctx.bus, {
       realmId: actor.realm_id,
       email,
       fullName,
-      password: input.password,
+      password,
       actorId: actor.id,
       // Zulip creates these with tos_version TOS_VERSION_BEFORE_FIRST_LOGIN: the person has not logged in yet.
       awaitingFirstLogin: true,
@@ -207,7 +208,12 @@ export async function doReactivateUser(ctx: AppContext, actor: UserRow, userId: 
   });
 }
 
-/** The host part of placeholder API emails: the server's external host name. */
-export function apiEmailHost(): string {
-  return new URL(loadConfig().externalUrl).hostname;
+/**
+ * The host part of placeholder API emails: the organization's host name
+ * (Zulip's realm host). Read from the environment: the callers that create
+ * users (sign-ups, the command line, the notification bot) carry no
+ * configuration; EXTERNAL_URL's host name is the same in every process.
+ */
+function apiEmailHost(realmStringId: string): string {
+  return realmHost(loadConfig().externalUrl, realmStringId);
 }

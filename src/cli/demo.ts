@@ -12,6 +12,8 @@ import { listRealms, updateRealm } from '../queries/realms';
 import { getFirstActiveOwner, getUserById } from '../queries/users';
 
 export const DEMO_PASSWORD = 'parley-demo-password';
+/** The demo organization is the root organization, at EXTERNAL_URL itself. */
+const DEMO_STRING_ID = '';
 
 const PEOPLE = [
   { key: 'owner', email: 'olivia@example.com', name: 'Olivia Owner', role: Role.OWNER },
@@ -27,18 +29,23 @@ type Who = (typeof PEOPLE)[number]['key'];
  * On an empty database, creates the demo organization: an owner (who may
  * create users), an administrator, a moderator, two members and a guest,
  * public and private channels (shared and protected history), and a few
- * conversations. Otherwise finds the first organization's owner.
+ * conversations. Otherwise finds the first organization's owner. Either
+ * way says which organization that is (its subdomain), for its URL.
  */
-export async function ensureDemoOrganization(ctx: AppContext): Promise<{ created: boolean; owner: UserRow | undefined }> {
+export async function ensureDemoOrganization(
+  ctx: AppContext,
+): Promise<{ created: boolean; owner: UserRow | undefined; realmStringId: string }> {
   const realms = await listRealms(ctx.db);
-  if (realms.length > 0) return { created: false, owner: await getFirstActiveOwner(ctx.db, realms[0]!.id) };
+  if (realms.length > 0) {
+    return { created: false, owner: await getFirstActiveOwner(ctx.db, realms[0]!.id), realmStringId: realms[0]!.string_id };
+  }
   const owner = await seedDemo(ctx);
-  return { created: true, owner };
+  return { created: true, owner, realmStringId: DEMO_STRING_ID };
 }
 
 async function seedDemo(ctx: AppContext): Promise<UserRow> {
   const realmId = await doCreateRealm(ctx.db, {
-    stringId: '',
+    stringId: DEMO_STRING_ID,
     name: 'Parley Demo',
     description: 'A demo organization for trying **Parley**.',
   });

@@ -1,15 +1,19 @@
 import { parseArgs } from 'node:util';
-import { doCreateRealm } from '../actions/realms';
+import { checkNewRealm, doCreateRealm } from '../actions/realms';
 import { auditLogCommand } from './audit-log';
 import { createUserInTx, doRegenerateApiKey } from '../actions/users';
-import { loadConfig } from '../config';
+import { type Config, loadConfig, settingsHelp, withoutPassword } from '../config';
 import type { AppContext } from '../context';
+import { sqliteFileOf } from '../db/connection';
+import { isParleyDatabase } from '../db/existing';
 import { inTransaction } from '../db/transaction';
+import { hasSubdomains, realmUrl } from '../domain/realm-address';
 import { Role } from '../domain/roles';
+import { checkNewAccount } from '../domain/users';
 import { BackupError } from '../db/backup/errors';
 import { ApiError } from '../errors';
 import { getRealmByStringId } from '../queries/realms';
-import type { UserRow } from '../queries/rows';
+import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByEmailKey } from '../queries/users';
 import { startContext } from '../server';
 import { collectForOtherProcesses, recordInvalidations } from '../cache/remote';
@@ -17,19 +21,34 @@ import { BACKUP_USAGE, backupCommand } from './backup';
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
 
+/** Every command; anything else is refused before a database is opened. */
+const COMMANDS = ['migrate', 'seed-demo', 'create-realm', 'create-user', 'api-key', 'zuliprc', 'audit-log', 'cache', 'backup', 'restore'];
+
+/**
+ * The commands that make the database when DATA_DIR / DATABASE_URL holds
+ * none: the ways an operator starts one. The others would only find it empty
+ * (and leave an empty database behind), so they refuse, naming where they
+ * looked: a mistyped DATA_DIR shows at once. backup and restore have rules
+ * of their own (a backup needs a database; a restore makes one).
+ */
+const CREATES_DATABASE = new Set(['migrate', 'seed-demo', 'create-realm']);
+
 const USAGE = `Parley administration (npm run cli -- <command> [options])
 
-  migrate                                  apply database migrations
+  migrate                                  create the database if there is none, and apply migrations
   seed-demo                                create the demo organization if the database is empty
   create-realm --string-id ID --name NAME [--description TEXT]
-                                           create an organization ("" is the root organization)
+                                           create an organization: "" is the root organization, at
+                                           EXTERNAL_URL; ID is at EXTERNAL_URL with ID. before its host
   create-user --email EMAIL --name NAME [--realm ID] [--role owner|admin|moderator|member|guest]
               [--password PASSWORD] [--can-create-users]
-                                           create a user and print the API key
+                                           create a user and print the API key (no --password: the
+                                           account has an API key only)
   api-key --email EMAIL [--realm ID] [--regenerate]
                                            print (or replace and print) a user's API key
   zuliprc --email EMAIL [--realm ID] [--output FILE] [--site URL]
-                                           print a zuliprc for a user, or write it to FILE
+                                           print a zuliprc for a user, or write it to FILE; its site is
+                                           the organization's URL unless --site
   audit-log [--realm ID] [--user EMAIL] [--limit N] [--json]
                                            print the audit log, newest first (50 rows unless
                                            --limit, at most 1000); --user: rows by or about them
@@ -38,7 +57,14 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
                                            commands above tell the servers what they change
 ${BACKUP_USAGE}
 
-Configuration comes from the environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
+migrate, seed-demo and create-realm create the database where DATA_DIR / DATABASE_URL
+points if it holds none (a MariaDB database must exist: they create its tables). The other
+commands refuse to work on a database never migrated, naming where they looked: run migrate
+first, or point DATA_DIR / DATABASE_URL at the server's.
+
+Settings: environment variables, read as the server reads them. Give the CLI the server's:
+the site zuliprc writes is made from EXTERNAL_URL (or HOST and PORT).
+${settingsHelp()}`;
 
 const ROLES: Record<string, number> = {
   owner: Role.OWNER,
@@ -54,6 +80,10 @@ async function main(argv: string[]): Promise<number> {
   if (!command || command === 'help' || command === '--help') {
     process.stdout.write(USAGE + '\n');
     return command ? 0 : 2;
+  }
+  if (!COMMANDS.includes(command)) {
+    process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
+    return 2;
   }
   // Before startContext: a backup must not migrate the database it copies, nor a restore its target.
   if (command === 'backup' || command === 'restore') return backupCommand(command, rest);
@@ -79,6 +109,17 @@ async function main(argv: string[]): Promise<number> {
     strict: true,
   });
   const config = loadConfig();
+  // The arguments are checked first, with the API's own rules: a refused one leaves nothing behind.
+  const newRealm =
+    command === 'create-realm'
+      ? checkNewRealm({
+          stringId: need(values['string-id'], '--string-id'),
+          name: need(values.name, '--name'),
+          description: values.description,
+        })
+      : null;
+  const newUser = command === 'create-user' ? checkCliUser(values) : null;
+  if (!CREATES_DATABASE.has(command) && !(await isParleyDatabase(config))) throw new ApiError(noDatabase(config));
   const ctx = await startContext(config);
   // What this command changes, for the running servers' caches (src/cache/remote.ts).
   const invalidations = collectForOtherProcesses(ctx.bus, ctx.db);
@@ -98,40 +139,34 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'create-realm': {
-        const id = await doCreateRealm(ctx.db, {
-          stringId: need(values['string-id'], '--string-id'),
-          name: need(values.name, '--name'),
-          description: values.description,
-        });
-        process.stdout.write(`Created organization ${id}.\n`);
+        const id = await doCreateRealm(ctx.db, newRealm!);
+        const url = realmUrl(config.externalUrl, newRealm!.stringId);
+        process.stdout.write(`Created organization ${id} at ${url}.\n`);
+        if (newRealm!.stringId !== '' && !hasSubdomains(config.externalUrl)) {
+          process.stderr.write(
+            `Warning: EXTERNAL_URL ${config.externalUrl} is an IP address, which has no subdomains: set it to a host name (with DNS for *.that name) for ${url} to be reachable.\n`,
+          );
+        }
         return 0;
       }
       case 'create-user': {
         const realm = await realmOf(ctx, values.realm!);
-        const role = Object.hasOwn(ROLES, values.role ?? '') ? ROLES[values.role!] : undefined;
-        if (role === undefined) throw new ApiError(`Unknown role '${values.role}'`);
         const user = await inTransaction(ctx.db, (tx) =>
-          createUserInTx(tx, ctx.bus, {
-            realmId: realm.id,
-            email: need(values.email, '--email'),
-            fullName: need(values.name, '--name'),
-            role,
-            password: values.password ?? null,
-            canCreateUsers: values['can-create-users'],
-          }),
+          createUserInTx(tx, ctx.bus, { ...newUser!, realmId: realm.id, canCreateUsers: values['can-create-users'] }),
         );
         process.stdout.write(`Created user ${user.id} <${user.email}>\nAPI key: ${user.api_key}\n`);
         return 0;
       }
       case 'api-key': {
-        const user = await userOf(ctx, values.realm!, need(values.email, '--email'));
+        const { user } = await userOf(ctx, values.realm!, need(values.email, '--email'));
         const key = values.regenerate ? await doRegenerateApiKey(ctx.db, user) : user.api_key;
         process.stdout.write(key + '\n');
         return 0;
       }
       case 'zuliprc': {
-        const user = await userOf(ctx, values.realm!, need(values.email, '--email'));
-        const site = values.site ?? config.externalUrl;
+        const { realm, user } = await userOf(ctx, values.realm!, need(values.email, '--email'));
+        // The organization's own URL: the key works nowhere else.
+        const site = values.site ?? realmUrl(config.externalUrl, realm.string_id);
         if (values.output) {
           process.stdout.write(`Wrote ${writeZuliprc(process.cwd(), values.output, user.email, user.api_key, site)}\n`);
         } else {
@@ -151,8 +186,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       default:
-        process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
-        return 2;
+        throw new Error(`command '${command}' is listed but not handled`);
     }
   } finally {
     try {
@@ -161,6 +195,25 @@ async function main(argv: string[]): Promise<number> {
       await ctx.db.destroy();
     }
   }
+}
+
+/** create-user's account by POST /users's rules (the password optional: without one the account has an API key only). */
+function checkCliUser(values: { email?: string; name?: string; password?: string; role?: string }) {
+  const role = Object.hasOwn(ROLES, values.role ?? '') ? ROLES[values.role!] : undefined;
+  if (role === undefined) throw new ApiError(`Unknown role '${values.role}' (owner, admin, moderator, member or guest)`);
+  const email = need(values.email, '--email');
+  const account = checkNewAccount(
+    { email, fullName: need(values.name, '--name'), password: values.password ?? null },
+    `--email ${JSON.stringify(email)} is not a valid email address.`,
+  );
+  return { ...account, role };
+}
+
+/** The one line a command prints when DATA_DIR / DATABASE_URL holds no Parley database. */
+function noDatabase(config: Config): string {
+  return config.databaseUrl
+    ? `No Parley database at DATABASE_URL=${withoutPassword(config.databaseUrl)} (it was never migrated): run "migrate" first, or set DATABASE_URL to the server's.`
+    : `No Parley database in DATA_DIR=${config.dataDir} (no ${sqliteFileOf(config)}): run "migrate" first, or set DATA_DIR to the server's.`;
 }
 
 function need(value: string | undefined, flag: string): string {
@@ -174,11 +227,11 @@ async function realmOf(ctx: AppContext, stringId: string) {
   return realm;
 }
 
-async function userOf(ctx: AppContext, realmStringId: string, email: string): Promise<UserRow> {
+async function userOf(ctx: AppContext, realmStringId: string, email: string): Promise<{ realm: RealmRow; user: UserRow }> {
   const realm = await realmOf(ctx, realmStringId);
   const user = await getUserByEmailKey(ctx.db, realm.id, email.trim().toLowerCase());
   if (!user) throw new ApiError(`No user ${email} in that organization`);
-  return user;
+  return { realm, user };
 }
 
 /**
@@ -188,9 +241,12 @@ async function userOf(ctx: AppContext, realmStringId: string, email: string): Pr
  */
 function describe(err: unknown): string {
   if (err instanceof ApiError || err instanceof BackupError) return err.message;
-  if (err instanceof Error) return typeof (err as { code?: unknown }).code === 'string' ? err.message : (err.stack ?? err.message);
+  // One line: a bad argument's message (node's parseArgs) runs over several.
+  if (err instanceof Error) return typeof (err as { code?: unknown }).code === 'string' ? oneLine(err.message) : (err.stack ?? err.message);
   return String(err);
 }
+
+const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

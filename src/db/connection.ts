@@ -19,6 +19,11 @@ export function insertIgnoreInto(db: Knex | Knex.Transaction): string {
   return dialectOf(db as Knex) === 'mysql' ? 'INSERT IGNORE INTO' : 'INSERT OR IGNORE INTO';
 }
 
+/** The SQLite database of a configuration without DATABASE_URL. */
+export function sqliteFileOf(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'parley.sqlite3');
+}
+
 /**
  * Knex for SQLite (default, a file under dataDir) or MySQL/MariaDB (DATABASE_URL=mysql://…).
  * SQLite gets one writer and `sqliteReaders` read-only connections (sqlite/routed-client.ts).
@@ -29,7 +34,7 @@ export function createDb(
   log?: Logger,
 ): Knex {
   if (config.databaseUrl) return knexFactory({ ...mysqlConfig(config.databaseUrl, config.dbPoolMax ?? 10), log: knexLog(log) });
-  const filename = sqliteFile ?? path.join(config.dataDir, 'parley.sqlite3');
+  const filename = sqliteFile ?? sqliteFileOf(config);
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
   const sqliteConfig: Knex.Config & { readers: number } = {
     client: RoutedSqliteClient,

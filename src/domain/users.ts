@@ -1,5 +1,6 @@
 import { ApiError, ownerRequired } from '../errors';
 import { isAdminRole, isGuestRole, Role } from './roles';
+import { isPasswordStrongEnough } from './secrets';
 
 /** Zulip's bot type codes: generic, incoming webhook, outgoing webhook, embedded. */
 export const BotType = {
@@ -34,6 +35,28 @@ const EMAIL_RE = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:".]+$/;
 
 export function isValidEmail(email: string): boolean {
   return email.length <= 254 && EMAIL_RE.test(email);
+}
+
+/** A new account's address and name as they are stored, and the password it gets (null: none, an API key only). */
+export interface NewAccount {
+  email: string;
+  fullName: string;
+  password: string | null;
+}
+
+/**
+ * The checks every way of making an account applies before anything is
+ * written (POST /users, sign-up with an invitation link, the command line's
+ * create-user), in Zulip's order: the name, the address, the password. Each
+ * way words a bad address its own way, as Zulip's do; the rules are these.
+ * Whether the address is taken is createUserInTx's to check.
+ */
+export function checkNewAccount(input: NewAccount, badEmailMessage: string): NewAccount {
+  const fullName = checkFullName(input.fullName);
+  const email = input.email.trim();
+  if (!isValidEmail(email)) throw new ApiError(badEmailMessage);
+  if (input.password !== null && !isPasswordStrongEnough(input.password)) throw new ApiError('The password is too weak.');
+  return { email, fullName, password: input.password };
 }
 
 /** Case-insensitive key under which an address is unique within a realm. */

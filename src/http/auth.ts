@@ -3,7 +3,8 @@ import { constantTimeEqual } from '../domain/secrets';
 import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
 import { rememberRealm } from '../queries/realms';
-import { addressedRealm, hostLabel } from '../access/addressed-realm';
+import { addressedRealm } from '../access/addressed-realm';
+import { hostLabel } from '../domain/realm-address';
 import { rememberMemberships } from '../access/viewer';
 
 /**
@@ -11,7 +12,12 @@ import { rememberMemberships } from '../access/viewer';
  * Zulip does: every failure is a 401 with `WWW-Authenticate: Basic realm="zulip"`
  * except a non-Basic scheme, which is a 400.
  */
-export async function authenticateBasic(caches: Caches, header: string | undefined, host: string | undefined): Promise<UserRow> {
+export async function authenticateBasic(
+  caches: Caches,
+  header: string | undefined,
+  host: string | undefined,
+  externalUrl: string,
+): Promise<UserRow> {
   if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);
@@ -31,7 +37,7 @@ export async function authenticateBasic(caches: Caches, header: string | undefin
   }
   const [realm, subdomains] = await Promise.all([caches.realms.get(caller.user.realm_id), caches.realms.subdomains()]);
   if (!realm) throw new UnauthorizedError('Invalid API key');
-  const label = hostLabel(host);
+  const label = hostLabel(host, externalUrl);
   const addressed = addressedRealm(
     {
       host_realm_exists: subdomains.has(label),

@@ -29,7 +29,7 @@ export function fileRouter(ctx: AppContext): Router {
   });
 
   router.get(/.*/, async (req: Request, res: Response) => {
-    const user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host);
+    const user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
     const pathId = decodePathId(req.path);
     if (pathId === null) throw fileNotFound();
     await serve(ctx, req, res, await accessUpload(ctx.db, user, pathId));

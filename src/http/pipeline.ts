@@ -85,7 +85,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = state(res);
     if (s.info.authenticated) {
-      s.user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host);
+      s.user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
     }
     if (res.locals.noFilePart === true) throw uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib).noFile();
     next();

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Knex } from 'knex';
+import type { Config } from '../config';
 import { getInviteLinkRealm, getSitePageRealm } from '../access/site-pages';
 
 /**
@@ -10,10 +11,10 @@ import { getInviteLinkRealm, getSitePageRealm } from '../access/site-pages';
  * other path that is not the API's a small 404 page, not Express's default.
  * The API's own paths keep answering JSON (src/app.ts mounts these last).
  */
-export function sitePagesRouter(db: Knex): Router {
+export function sitePagesRouter(db: Knex, config: Pick<Config, 'externalUrl'>): Router {
   const router = Router();
   router.get('/', async (req, res) => {
-    const realm = await getSitePageRealm(db, req.headers.host);
+    const realm = await getSitePageRealm(db, req.headers.host, config.externalUrl);
     if (!realm) {
       return sendPage(res, 404, 'Parley', `<h1>Parley</h1>\n<p>There is no organization at this address.</p>`);
     }

@@ -128,7 +128,8 @@ export function tusRouter(ctx: AppContext): Router {
   const router = Router();
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
-      if (req.method !== 'OPTIONS') users.set(req, await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host));
+      if (req.method !== 'OPTIONS')
+        users.set(req, await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl));
     } catch (err) {
       next(err);
       return;

@@ -153,13 +153,16 @@ export async function refusePushToken(q: Q, deviceId: number, tokenId: string, c
 }
 
 /** Registrations the relay has not answered (pending, not refused), oldest token first: those a lost job left behind. */
-export async function listUnansweredRegistrations(q: Q, sentSince: number): Promise<ClientDeviceRow[]> {
-  const rows = (await q('client_devices')
-    .whereNotNull('pending_token_id')
-    .whereNull('registration_error')
-    .where('token_updated_at', '>=', sentSince)
-    .orderBy('token_updated_at')) as Array<Record<string, unknown>>;
-  return rows.map(toRow);
+export async function listUnansweredRegistrations(q: Q, sentSince: number): Promise<Array<ClientDeviceRow & { realm_string_id: string }>> {
+  const rows = (await q('client_devices as d')
+    .join('users as u', 'u.id', 'd.user_id')
+    .join('realms as r', 'r.id', 'u.realm_id')
+    .whereNotNull('d.pending_token_id')
+    .whereNull('d.registration_error')
+    .where('d.token_updated_at', '>=', sentSince)
+    .orderBy('d.token_updated_at')
+    .select('d.*', 'r.string_id as realm_string_id')) as Array<Record<string, unknown>>;
+  return rows.map((r) => ({ ...toRow(r), realm_string_id: String(r.realm_string_id) }));
 }
 
 /**
@@ -187,9 +190,11 @@ export interface DeliverableDevice {
   push_key_id: number;
   push_key: string;
   realm_name: string;
+  /** The organization's subdomain, for its URL. */
+  realm_string_id: string;
 }
 
-/** The confirmed devices (relay id known) of these users, with the organization name the payload carries. */
+/** The confirmed devices (relay id known) of these users, with the organization name and subdomain the payload carries. */
 export async function listDeliverableDevices(q: Q, userIds: readonly number[]): Promise<DeliverableDevice[]> {
   return inChunks(userIds, async (slice) => {
     const rows = (await q('client_devices as d')
@@ -200,9 +205,15 @@ export async function listDeliverableDevices(q: Q, userIds: readonly number[]): 
       .whereNotNull('d.push_key')
       .whereNotNull('d.push_key_id')
       .orderBy('d.id')
-      .select('d.user_id', 'd.id as device_id', 'd.relay_device_id', 'd.push_key_id', 'd.push_key', 'r.name as realm_name')) as Array<
-      Record<string, unknown>
-    >;
+      .select(
+        'd.user_id',
+        'd.id as device_id',
+        'd.relay_device_id',
+        'd.push_key_id',
+        'd.push_key',
+        'r.name as realm_name',
+        'r.string_id as realm_string_id',
+      )) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       user_id: Number(r.user_id),
       device_id: Number(r.device_id),
@@ -210,6 +221,7 @@ export async function listDeliverableDevices(q: Q, userIds: readonly number[]): 
       push_key_id: Number(r.push_key_id),
       push_key: String(r.push_key),
       realm_name: String(r.realm_name),
+      realm_string_id: String(r.realm_string_id),
     }));
   });
 }

@@ -4,11 +4,10 @@ import type { RealmRow } from './rows';
 
 /**
  * The organization a request addresses: the one whose subdomain is the
- * host's first label, else the root organization (empty subdomain), else the
- * only one there is.
+ * host's label (src/domain/realm-address.ts hostLabel), else the root
+ * organization (empty subdomain), else the only one there is.
  */
-export async function getRealmForHost(db: Knex, host: string | undefined): Promise<RealmRow | undefined> {
-  const label = (host ?? '').split(':')[0]!.split('.')[0]!.toLowerCase();
+export async function getRealmForHost(db: Knex, label: string): Promise<RealmRow | undefined> {
   if (label) {
     const bySub = await getRealmByStringId(db, label);
     if (bySub) return bySub;

@@ -13,17 +13,18 @@ export interface CliResult {
 }
 
 /**
- * Runs the admin CLI with ARGS and DATA_DIR / DATABASE_URL from `env`, in its own process, as an operator would.
+ * Runs the admin CLI with ARGS and DATA_DIR / DATABASE_URL (and any other setting) from `env`, in its own
+ * process, as an operator would; nothing else of this process's environment reaches it.
  * `onStderr` sees stderr as it arrives (the progress lines).
  */
 export function runCli(
   args: string[],
-  env: { DATA_DIR: string; DATABASE_URL?: string | null },
+  env: { DATA_DIR: string; DATABASE_URL?: string | null; [setting: string]: string | null | undefined },
   onStderr: (soFar: string) => void = () => {},
 ): Promise<CliResult> {
   const started = Date.now();
-  const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: env.DATA_DIR };
-  if (env.DATABASE_URL) childEnv.DATABASE_URL = env.DATABASE_URL;
+  const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  for (const [name, value] of Object.entries(env)) if (value) childEnv[name] = value;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...CLI_ARGS, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config';
-import type { Dialect } from '../connection';
+import { sqliteFileOf, type Dialect } from '../connection';
 import { writeArchive } from './archive';
 import { BackupAborted, BackupError } from './errors';
 import { hashFile, renameDurably } from './files';
@@ -45,7 +45,7 @@ export async function createBackup(config: Pick<Config, 'dataDir' | 'databaseUrl
     let snapshot: { tables: Record<string, number>; migration: string | null; bytes: number; sha256: string };
     if (dialect === 'sqlite') {
       progress.step('Copying the SQLite database (online backup)');
-      const contents = await snapshotSqlite(path.join(config.dataDir, 'parley.sqlite3'), dbFile, progress, opts.signal);
+      const contents = await snapshotSqlite(sqliteFileOf(config), dbFile, progress, opts.signal);
       snapshot = { ...contents, ...(await hashFile(dbFile)) };
     } else {
       progress.step('Dumping the MariaDB database (mariadb-dump --single-transaction)');

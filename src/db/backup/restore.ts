@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config';
-import { createDb, Dialect, mysqlConnectionOptions } from '../connection';
+import { createDb, Dialect, mysqlConnectionOptions, sqliteFileOf } from '../connection';
 import { MIGRATION_NAMES, migrateLatest } from '../migrate';
 import { extractArchive, readManifest } from './archive';
 import { BackupError, throwIfAborted } from './errors';
@@ -149,7 +149,7 @@ class SqliteTarget implements Target {
   readonly label: string;
 
   constructor(dataDir: string) {
-    this.name = path.join(dataDir, 'parley.sqlite3');
+    this.name = sqliteFileOf({ dataDir });
     this.label = this.name;
   }
 

@@ -5,6 +5,7 @@ import { MAX_AVATAR_FILE_SIZE_MIB } from '../../domain/avatars';
 import type { RealmGroupSetting } from '../../domain/group-settings';
 import { MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, MAX_PRINCIPALS } from '../../domain/channels';
 import { EMOJI_DATA_PATH } from '../../domain/emoji';
+import { realmHost, realmUrl } from '../../domain/realm-address';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../../domain/topics';
 import { REPORT_MESSAGE_TYPES } from '../../domain/reports';
 import { MIN_PASSWORD_LENGTH } from '../../domain/secrets';
@@ -36,7 +37,8 @@ const SERVER_TIMINGS: StatePart<
 };
 
 export interface RealmStateConfig {
-  realmUrl: string;
+  /** The server's EXTERNAL_URL: the organization's own URL and host are made from it (src/domain/realm-address.ts). */
+  externalUrl: string;
   maxFileUploadSizeMib: number;
   heartbeatMs: number;
   /** The server's WEB_PUBLIC_STREAMS_ENABLED. */
@@ -104,6 +106,7 @@ type RealmKey =
 export function realmState(realm: RealmRow, realmGroups: RealmGroups, cfg: RealmStateConfig): StatePart<RealmKey> {
   const groups = realmGroups.lookup;
   const icon = realmIconUrl(realm);
+  const url = realmUrl(cfg.externalUrl, realm.string_id);
   return {
     ...serverSettings(),
     ...organizationSettings(realm),
@@ -115,14 +118,14 @@ export function realmState(realm: RealmRow, realmGroups: RealmGroups, cfg: Realm
     // Zulip's default wide logo is a file of its own web app, which Parley does not serve: the icon stands in.
     realm_logo_url: icon,
     realm_night_logo_url: icon,
-    realm_bot_domain: new URL(cfg.realmUrl).hostname,
+    realm_bot_domain: realmHost(cfg.externalUrl, realm.string_id),
     realm_push_notifications_enabled: cfg.pushNotificationsEnabled,
     // Parley's one way to log in is email and password (GET /server_settings says the same).
     realm_authentication_methods: { Email: { enabled: realm.password_auth_enabled, available: true } },
     realm_email_auth_enabled: realm.password_auth_enabled,
     realm_password_auth_enabled: realm.password_auth_enabled,
     server_web_public_streams_enabled: cfg.webPublicStreamsEnabled,
-    server_emoji_data_url: `${cfg.realmUrl}${EMOJI_DATA_PATH}`,
+    server_emoji_data_url: `${url}${EMOJI_DATA_PATH}`,
     max_topic_length: MAX_TOPIC_LENGTH,
     max_message_length: MAX_MESSAGE_LENGTH,
     max_stream_name_length: MAX_CHANNEL_NAME_LENGTH,
@@ -138,8 +141,8 @@ export function realmState(realm: RealmRow, realmGroups: RealmGroups, cfg: Realm
     event_queue_longpoll_timeout_seconds: Math.ceil(cfg.heartbeatMs / 1000) + 40,
     realm_name: realm.name,
     realm_description: realm.description,
-    realm_url: cfg.realmUrl,
-    realm_uri: cfg.realmUrl,
+    realm_url: url,
+    realm_uri: url,
     realm_default_language: realm.default_language,
     realm_waiting_period_threshold: realm.waiting_period_threshold,
     realm_enable_spectator_access: realm.enable_spectator_access,

@@ -84,7 +84,7 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
 
   if (want('realm')) {
     const cfg = {
-      realmUrl: ctx.config.externalUrl,
+      externalUrl: ctx.config.externalUrl,
       maxFileUploadSizeMib: ctx.config.maxFileUploadSizeMib,
       heartbeatMs: ctx.queues.limits.heartbeatMs,
       webPublicStreamsEnabled: ctx.config.webPublicStreamsEnabled,
