@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Router, type Response } from 'express';
+import { INIT_SCRIPT } from './docs-init-script';
 
 /**
  * The browsable API reference at /api/docs: Swagger UI (swagger-ui-dist)
@@ -56,13 +57,14 @@ function sendAsset(res: Response, file: string): void {
  * initializer is /api/docs/init.js; Swagger UI sets styles through the DOM,
  * which style-src does not govern); requests to this server only, where
  * "try it" sends them whatever address the page was opened at; data:
- * images (its icons).
+ * images (its icons) and blob: ones ("try it" shows an image it received,
+ * such as an avatar, from a blob: URL).
  */
 const PAGE_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
   "font-src 'self' data:",
   "connect-src 'self'",
   "base-uri 'none'",
@@ -88,36 +90,3 @@ function page(assets: string): string {
 </html>
 `;
 }
-
-/**
- * Swagger UI's settings: every operation listed with its operationId (the
- * name Zulip's documentation and client libraries use), a filter box, no
- * online validator badge (it would call out to the validator's site), and
- * the HTTP Basic credentials kept for the page's lifetime only.
- *
- * "Try it" requests go without the browser's own credentials (the page
- * sends the API key in its Authorization header): API 401s carry
- * `WWW-Authenticate: Basic`, as Zulip's do, and a browser answers that with
- * its own login prompt whenever the request may carry credentials, holding
- * the request until someone answers it; this way the 401 reaches the page.
- */
-const INIT_SCRIPT = `'use strict';
-window.ui = SwaggerUIBundle({
-  url: '/api/v1/openapi.json',
-  dom_id: '#swagger-ui',
-  presets: [SwaggerUIBundle.presets.apis],
-  deepLinking: true,
-  displayOperationId: true,
-  displayRequestDuration: true,
-  docExpansion: 'list',
-  defaultModelsExpandDepth: 0,
-  filter: true,
-  validatorUrl: null,
-  persistAuthorization: false,
-  queryConfigEnabled: false,
-  requestInterceptor: function (request) {
-    request.credentials = 'omit';
-    return request;
-  },
-});
-`;
