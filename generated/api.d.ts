@@ -579,9 +579,9 @@ export interface paths {
             path: {
                 /**
                  * @description The ID of the user.
-                 * @example 1
+                 * @example 6
                  */
-                user_id: components["parameters"]["UserId"];
+                user_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -7004,10 +7004,7 @@ export interface operations {
                  * @example true
                  */
                 client_gravatar?: boolean;
-                /**
-                 * @description Whether the client can compute avatar URLs itself; same meaning as client_gravatar. Default true (false before feature level 92).
-                 * @example true
-                 */
+                /** @description Whether the client can compute avatar URLs itself; same meaning as client_gravatar. Default true (false before feature level 92). Sending both names gives REQUEST_CONFUSING_VAR. */
                 client_avatar_service?: boolean;
                 /**
                  * @description Return rendered HTML (true) or the raw Markdown (false) in `content`.
@@ -7023,8 +7020,7 @@ export interface operations {
                 allow_empty_topic_name?: boolean;
                 /**
                  * @deprecated
-                 * @description Legacy form of anchor=first_unread. Zulip's documentation says it cannot be combined with anchor, but its server lets it win over an anchor sent beside it (zulip-terminal sends both), and so does Parley. Cannot be combined with message_ids.
-                 * @example false
+                 * @description Legacy form of anchor=first_unread. Zulip's documentation says it cannot be combined with anchor, but its server lets it win over an anchor sent beside it (zulip-terminal sends both), and so does Parley. Cannot be combined with message_ids. Default false.
                  */
                 use_first_unread_anchor?: boolean;
             };
@@ -8428,8 +8424,7 @@ export interface operations {
                 include_all?: boolean;
                 /**
                  * @deprecated
-                 * @description Legacy name for include_all. Before feature level 356 only administrators could send it ("User not authorized for this query"); since then, as include_all, any user may.
-                 * @example false
+                 * @description Legacy name for include_all. Before feature level 356 only administrators could send it ("User not authorized for this query"); since then, as include_all, any user may. Default false.
                  */
                 include_all_active?: boolean;
                 /**
@@ -9172,9 +9167,9 @@ export interface operations {
             path: {
                 /**
                  * @description The ID of the user.
-                 * @example 1
+                 * @example 6
                  */
-                user_id: components["parameters"]["UserId"];
+                user_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -9258,9 +9253,9 @@ export interface operations {
             path: {
                 /**
                  * @description The ID of the user.
-                 * @example 1
+                 * @example 6
                  */
-                user_id: components["parameters"]["UserId"];
+                user_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -9862,15 +9857,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "username": "iago@example.com",
-                 *       "password": "demo-password"
+                 *       "username": "olivia@example.com",
+                 *       "password": "parley-demo-password"
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["FetchApiKeyRequest"];
                 /**
                  * @example {
-                 *       "username": "iago@example.com",
-                 *       "password": "demo-password"
+                 *       "username": "olivia@example.com",
+                 *       "password": "parley-demo-password"
                  *     }
                  */
                 "multipart/form-data": components["schemas"]["FetchApiKeyRequest"];
@@ -10585,7 +10580,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's ID or Zulip API email.
-                 * @example member@example.com
+                 * @example olivia@example.com
                  */
                 user_id_or_email: string;
             };
@@ -11037,7 +11032,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's ID or (API) email address.
-                 * @example 8
+                 * @example 1
                  */
                 user_id_or_email: string;
             };
@@ -11069,7 +11064,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's ID or (API) email address.
-                 * @example 8
+                 * @example 1
                  */
                 user_id_or_email: string;
             };

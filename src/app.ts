@@ -90,8 +90,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   app.use('/api/v1/tus', tusRouter(ctx));
   // The contract itself and its browsable reference, without authentication:
   // before the API pipeline and its 404, as neither is an operation of openapi/.
-  app.use('/api/v1', servedContractRouter(ctx.config));
-  app.use('/api/docs', docsPageRouter(ctx.config));
+  app.use('/api/v1', servedContractRouter());
+  app.use('/api/docs', docsPageRouter());
   app.use('/api/v1', apiRouter(ctx, spec, handlers));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
   app.use('/user_uploads', fileRouter(ctx));

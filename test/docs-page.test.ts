@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type ConsoleMessage, type Locator, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { startServerProcess, type ServerProcess } from './support/server-process';
 
 /**
@@ -9,8 +10,11 @@ import { startServerProcess, type ServerProcess } from './support/server-process
  * `chromium`, driven by playwright-core) from a real Parley process: every
  * operation of the contract is on the page, one shows its parameters,
  * responses and example, and "try it" reaches the running server, with and
- * without the demo owner's credentials. The page must load nothing from
- * outside the server and break no rule of its Content-Security-Policy.
+ * without the demo owner's credentials, from whatever address the page was
+ * opened at. "Try it" of every GET operation and of POST /messages, with
+ * the form as the page fills it from the contract's examples, is a request
+ * the server accepts. The page must load nothing from outside the server
+ * and break no rule of its Content-Security-Policy.
  *
  * Without Chromium this file is skipped, loudly; under CI (CI=true) it fails
  * instead: .ci/run installs Chromium.
@@ -18,11 +22,26 @@ import { startServerProcess, type ServerProcess } from './support/server-process
 const CHROMIUM = findChromium();
 const IN_CI = Boolean(process.env.CI) && process.env.CI !== 'false' && process.env.CI !== '0';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+let operations: ContractOperation[] | undefined; // contractOperations()
+
+/**
+ * The operations whose "try it", as the page fills the form, cannot succeed
+ * against the demo organization, and the Zulip error each answers instead:
+ * their examples name something only a client's earlier request creates,
+ * under a name the server draws at random.
+ */
+const UNREACHABLE_EXAMPLES: Record<string, { status: string; body: object }> = {
+  // An event queue's ID comes from POST /register.
+  'get-events': { status: '400', body: { result: 'error', code: 'BAD_EVENT_QUEUE_ID' } },
+  // An upload's path carries a token drawn when it is uploaded.
+  'get-file-temporary-url': { status: '404', body: { result: 'error', msg: 'File not found.', code: 'BAD_REQUEST' } },
+};
 
 interface ContractOperation {
   method: string;
   path: string;
   operationId: string;
+  tag: string;
   parameters: string[];
   responses: string[];
 }
@@ -56,17 +75,7 @@ if (!CHROMIUM && IN_CI) {
     beforeAll(async () => {
       server = await startServerProcess({ DATA_DIR: dataDir });
       browser = await chromium.launch({ executablePath: CHROMIUM });
-      page = await browser.newPage();
-      page.on('console', (m) => {
-        // The 401 of GET /users/me before authorizing is provoked below; Chromium logs every failed status.
-        if (m.type() === 'error' && !/status of 401 \(Unauthorized\)/.test(m.text())) problems.push(`console: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('request', (r) => {
-        if (!r.url().startsWith(`${server.url}/`) && !r.url().startsWith('data:')) problems.push(`request outside the server: ${r.url()}`);
-      });
-      await page.goto(`${server.url}/api/docs`);
-      await page.locator('.opblock').first().waitFor({ timeout: 60_000 });
+      page = await openDocs(browser, server.url, problems);
     }, 120_000);
 
     afterAll(async () => {
@@ -91,14 +100,14 @@ if (!CHROMIUM && IN_CI) {
       expect(rendered.sort()).toEqual(expected.sort());
     });
 
-    it('offers this server, as EXTERNAL_URL names it, as the target of "try it"', async () => {
+    it('offers /api/v1 of the address the page was opened at as the target of "try it"', async () => {
       const servers = await page.locator('.servers select option').allTextContents();
-      expect(servers.map((s) => s.trim())).toEqual([expect.stringContaining(`${server.url}/api/v1`)]);
+      expect(servers.map((s) => s.trim())).toEqual(['/api/v1 - This Parley server']);
     });
 
     it("shows an operation's parameters, responses and example", async () => {
       const op = contract.find((o) => o.operationId === 'get-messages')!;
-      const block = await expand(page, op.operationId);
+      const block = await expand(page, op);
       const params = await block.locator('.parameters .parameter__name').allTextContents();
       // A required parameter's name is followed by "*" in the table.
       expect(params.map((p) => p.replace(/\s*\*$/, '').trim()).sort()).toEqual([...op.parameters].sort());
@@ -107,17 +116,18 @@ if (!CHROMIUM && IN_CI) {
       // The 200 response's example body, as the contract gives it.
       const example = await block.locator('.responses-table .response').first().locator('pre.microlight').first().textContent();
       expect(JSON.parse(example ?? '')).toMatchObject({ result: 'success', messages: expect.any(Array) });
+      await collapse(block);
     });
 
     it('"try it" without credentials reaches the server: GET /server_settings answers 200', async () => {
-      const res = await tryIt(page, 'get-server-settings');
+      const res = await tryIt(page, operation('get-server-settings'));
       expect(res.url).toBe(`${server.url}/api/v1/server_settings`);
       expect(res.status).toBe('200');
       expect(JSON.parse(res.body)).toMatchObject({ result: 'success', realm_url: expect.any(String) });
     });
 
     it('"try it" with the demo owner\'s API key: GET /users/me is 401 before authorizing, 200 after', async () => {
-      const before = await tryIt(page, 'get-own-user');
+      const before = await tryIt(page, operation('get-own-user'));
       expect(before.status).toBe('401');
 
       await page.locator('.auth-wrapper .authorize').click();
@@ -127,20 +137,119 @@ if (!CHROMIUM && IN_CI) {
       await dialog.locator('button.authorize').click();
       await dialog.locator('button.btn-done').click();
 
-      const after = await tryIt(page, 'get-own-user');
+      const after = await tryIt(page, operation('get-own-user'));
       expect(after.status).toBe('200');
       expect(JSON.parse(after.body)).toMatchObject({ result: 'success', email: server.owner.email });
+    });
+
+    describe('"try it" of each GET operation and of POST /messages, the form as the page fills it, as the demo owner', () => {
+      beforeAll(async () => {
+        // What the demo organization lacks and a user's first steps make: presence data
+        // (GET /users/{user_id_or_email}/presence), and an uploaded avatar. The Gravatar
+        // avatar every demo user starts with is on another site, where the page may not
+        // connect (connect-src 'self', and a server may have no way out): GET /avatar/{id}
+        // redirects there, and only an avatar this server holds can be followed.
+        await api(server, 'POST', '/users/me/presence', new URLSearchParams({ status: 'active' }));
+        const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#3a7' } })
+          .png()
+          .toBuffer();
+        const avatar = new FormData();
+        avatar.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'avatar.png');
+        await api(server, 'POST', '/users/me/avatar', avatar);
+      });
+
+      // By tag, so that the page's filter shows few operations at a time (it re-renders every shown one on each change).
+      const tried = contract
+        .filter((op) => op.method === 'get' || op.operationId === 'send-message')
+        .sort((a, b) => a.tag.localeCompare(b.tag) || a.path.localeCompare(b.path));
+
+      it.each(tried.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op] as const))('%s', async (_name, op) => {
+        const sent = op.method === 'get' ? null : page.waitForRequest((r) => r.url().endsWith(`/api/v1${op.path}`) && r.method() !== 'GET');
+        const res = await tryIt(page, op);
+        const unreachable = UNREACHABLE_EXAMPLES[op.operationId];
+        if (unreachable) {
+          expect([res.status, JSON.parse(res.body)]).toEqual([unreachable.status, expect.objectContaining(unreachable.body)]);
+          return;
+        }
+        // The body is in the failure message: the Zulip error says what the page sent wrong.
+        expect(`${res.status} ${res.body}`).toMatch(/^2\d\d /);
+        if (res.body.startsWith('{')) expect(JSON.parse(res.body)).toMatchObject({ result: 'success' });
+        if (sent) {
+          // POST /messages: the fields of the contract's example and no other (no deprecated `subject`, no empty `queue_id`).
+          const fields = new URLSearchParams((await sent).postData() ?? '');
+          expect([...fields.keys()].sort()).toEqual(['content', 'to', 'topic', 'type']);
+        }
+      });
+    });
+
+    it('"try it" from the page opened at http://localhost:PORT reaches the server there', async () => {
+      const elsewhere: string[] = [];
+      const url = server.url.replace('//127.0.0.1:', '//localhost:');
+      const other = await openDocs(browser, url, elsewhere);
+      try {
+        const res = await tryIt(other, operation('get-server-settings'));
+        expect([res.url, res.status]).toEqual([`${url}/api/v1/server_settings`, '200']);
+        expect(JSON.parse(res.body)).toMatchObject({ result: 'success' });
+        expect(elsewhere).toEqual([]);
+      } finally {
+        await other.close();
+      }
     });
 
     it('loaded nothing from elsewhere, broke no CSP rule and logged no error', () => {
       expect(problems).toEqual([]);
     });
+
+    function operation(operationId: string): ContractOperation {
+      return contract.find((op) => op.operationId === operationId)!;
+    }
   });
 }
 
-/** Every operation of dist/openapi.bundled.json, the document the server serves. */
+/**
+ * A new page showing the reference at `origin`, its operations listed.
+ * Console errors, page errors, CSP violations and requests to any other
+ * origin go to `problems`.
+ */
+async function openDocs(browser: Browser, origin: string, problems: string[]): Promise<Page> {
+  const page = await browser.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !isTryItStatus(m)) problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(`${origin}/`) && !/^(data|blob):/.test(r.url())) problems.push(`request outside the server: ${r.url()}`);
+  });
+  await page.goto(`${origin}/api/docs`);
+  await page.locator('.opblock').first().waitFor({ timeout: 60_000 });
+  return page;
+}
+
+/** Chromium logs every error status a page's request gets: those of "try it" are what the tests provoke and check. */
+function isTryItStatus(m: ConsoleMessage): boolean {
+  return /the server responded with a status of 4\d\d/.test(m.text()) && /\/api\/v1\/(?!openapi\.)/.test(m.location().url);
+}
+
+/** A request of the demo owner's, outside the page. */
+async function api(server: ServerProcess, method: string, apiPath: string, body: URLSearchParams | FormData): Promise<void> {
+  const authorization = `Basic ${Buffer.from(`${server.owner.email}:${server.owner.apiKey}`).toString('base64')}`;
+  const res = await fetch(`${server.url}/api/v1${apiPath}`, { method, headers: { authorization }, body });
+  if (!res.ok) throw new Error(`${method} ${apiPath}: ${res.status} ${await res.text()}`);
+}
+
+/** Every operation of dist/openapi.bundled.json, the document the server serves (read once). */
 function contractOperations(): ContractOperation[] {
-  type Op = { operationId: string; parameters?: Array<{ name?: string; $ref?: string }>; responses: Record<string, unknown> };
+  operations ??= readContractOperations();
+  return operations;
+}
+
+function readContractOperations(): ContractOperation[] {
+  type Op = {
+    operationId: string;
+    tags: string[];
+    parameters?: Array<{ name?: string; $ref?: string }>;
+    responses: Record<string, unknown>;
+  };
   type Doc = { paths: Record<string, Record<string, Op | undefined>> };
   const doc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'dist', 'openapi.bundled.json'), 'utf8')) as Doc;
   const resolve = (ref: string): { name: string } => {
@@ -156,25 +265,49 @@ function contractOperations(): ContractOperation[] {
       const op = item[method];
       if (!op) continue;
       const parameters = (op.parameters ?? []).map((x) => (x.$ref ? resolve(x.$ref).name : x.name!));
-      out.push({ method, path: p, operationId: op.operationId, parameters, responses: Object.keys(op.responses) });
+      out.push({ method, path: p, operationId: op.operationId, tag: op.tags[0]!, parameters, responses: Object.keys(op.responses) });
     }
   }
   return out;
 }
 
-/** The operation's block, opened. */
-async function expand(page: Page, operationId: string): Promise<Locator> {
+/**
+ * The operation's block, opened, the page's filter set to the operation's
+ * tag (Swagger UI re-renders every shown operation on each change).
+ */
+async function expand(page: Page, op: ContractOperation): Promise<Locator> {
+  const filter = page.locator('.operation-filter-input');
+  if ((await filter.inputValue()) !== op.tag) {
+    await filter.fill(op.tag);
+    // The page applies the filter on a later render: a click before it lands on a block about to be replaced.
+    // It shows a tag whose name or one of whose paths contains the phrase.
+    const shown = new Set(
+      contractOperations()
+        .filter((o) => o.tag.includes(op.tag) || o.path.includes(op.tag))
+        .map((o) => o.tag),
+    );
+    await page.locator('.opblock-tag').nth(shown.size).waitFor({ state: 'detached' });
+  }
   const block = page
     .locator('.opblock')
-    .filter({ has: page.locator('.opblock-summary-operation-id', { hasText: new RegExp(`^${operationId}$`) }) });
+    .filter({ has: page.locator('.opblock-summary-operation-id', { hasText: new RegExp(`^${op.operationId}$`) }) });
   if (!(await block.locator('.opblock-body').isVisible())) await block.locator('.opblock-summary-control').click();
   await block.locator('.opblock-body').waitFor();
   return block;
 }
 
-/** Opens the operation, presses "Try it out" (once) and "Execute", and reads what the page shows of the live response. */
-async function tryIt(page: Page, operationId: string): Promise<{ url: string; status: string; body: string }> {
-  const block = await expand(page, operationId);
+/** Closes the operation's block (each open one slows down every later render of the page). */
+async function collapse(block: Locator): Promise<void> {
+  await block.locator('.opblock-summary-control').click();
+  await block.locator('.opblock-body').waitFor({ state: 'detached' });
+}
+
+/**
+ * Opens the operation, presses "Try it out" (once) and "Execute", reads
+ * what the page shows of the live response, and closes the operation.
+ */
+async function tryIt(page: Page, op: ContractOperation): Promise<{ url: string; status: string; body: string }> {
+  const block = await expand(page, op);
   const tryOut = block.locator('button.try-out__btn');
   if ((await tryOut.textContent())?.trim() === 'Try it out') await tryOut.click();
   const live = block.locator('.live-responses-table');
@@ -186,11 +319,16 @@ async function tryIt(page: Page, operationId: string): Promise<{ url: string; st
   }
   await block.locator('button.execute').click();
   await live.locator('.response .response-col_status').first().waitFor({ timeout: 30_000 });
-  return {
+  // An image (an avatar) is shown as one, not as text.
+  const text = live.locator('.response .response-col_description pre.microlight').first();
+  const res = {
     url: ((await block.locator('.request-url pre').textContent()) ?? '').trim(),
-    status: ((await live.locator('.response .response-col_status').first().textContent()) ?? '').trim(),
-    body: ((await live.locator('.response .response-col_description pre.microlight').first().textContent()) ?? '').trim(),
+    // The status, without the "Undocumented" beside one the contract does not list (200 after a followed 302).
+    status: /^\d*/.exec(((await live.locator('.response .response-col_status').first().textContent()) ?? '').trim())![0],
+    body: (await text.count()) ? ((await text.textContent()) ?? '').trim() : '',
   };
+  await collapse(block);
+  return res;
 }
 
 /** An executable Chromium: CHROMIUM_PATH, else chromium or chromium-browser on PATH. */

@@ -349,6 +349,9 @@ eachDatabase('GET /messages', (dialect) => {
       expect(typeof m.timestamp).toBe('number');
       const gravatar = await fetch(t.cast.member, { anchor: String(ids.g2), num_before: 0, num_after: 0 });
       expect(gravatar.body.messages[0].avatar_url).toBeNull();
+      // client_gravatar's other name, alone, is not overridden by client_gravatar's default.
+      const otherName = await fetch(t.cast.member, { anchor: String(ids.g2), num_before: 0, num_after: 0, client_avatar_service: false });
+      expect(otherName.body.messages[0].avatar_url).toBe(m.avatar_url);
     });
 
     it('issue the same number of queries for 10 and for 200 messages', async () => {

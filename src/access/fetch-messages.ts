@@ -36,7 +36,8 @@ export async function getMessages(
   const view = {
     viewer: viewer.user,
     applyMarkdown: p.apply_markdown ?? true,
-    clientGravatar: p.client_gravatar ?? p.client_avatar_service ?? true,
+    // The validator fills in client_gravatar's default: the name the client sent decides.
+    clientGravatar: (sent.has('client_avatar_service') ? p.client_avatar_service : p.client_gravatar) ?? true,
     allowEmptyTopicName: p.allow_empty_topic_name ?? false,
   };
   const { query, searchWords } = await resolveNarrow(db, viewer, parseNarrow(p.narrow), sources.channels);

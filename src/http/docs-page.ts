@@ -1,14 +1,15 @@
 import path from 'node:path';
 import { Router, type Response } from 'express';
-import type { Config } from '../config';
+import { INIT_SCRIPT } from './docs-init-script';
 
 /**
  * The browsable API reference at /api/docs: Swagger UI (swagger-ui-dist)
  * over /api/v1/openapi.json, every asset served by this server from
  * node_modules (servers may run with no way out to a CDN), "try it" sending
- * requests to the contract's `servers` entry, this server.
+ * requests to the contract's `servers` entry, /api/v1 on the address the
+ * page was opened at.
  */
-export function docsPageRouter(config: Config): Router {
+export function docsPageRouter(): Router {
   const router = Router();
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   // swagger-ui-dist's version is in the asset URLs, so they can be cached for good.
@@ -17,7 +18,7 @@ export function docsPageRouter(config: Config): Router {
   const assets = `/api/docs/assets/${version}`;
 
   router.get('/', (_req, res) => {
-    res.setHeader('Content-Security-Policy', pagePolicy(config.externalUrl));
+    res.setHeader('Content-Security-Policy', PAGE_POLICY);
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.type('html').send(page(assets));
@@ -54,22 +55,22 @@ function sendAsset(res: Response, file: string): void {
 /**
  * Scripts and styles from this server only (no inline script: the
  * initializer is /api/docs/init.js; Swagger UI sets styles through the DOM,
- * which style-src does not govern); requests to this server and to
- * EXTERNAL_URL, where "try it" sends them; data: images (its icons).
+ * which style-src does not govern); requests to this server only, where
+ * "try it" sends them whatever address the page was opened at; data:
+ * images (its icons) and blob: ones ("try it" shows an image it received,
+ * such as an avatar, from a blob: URL).
  */
-function pagePolicy(externalUrl: string): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    `connect-src 'self' ${new URL(externalUrl).origin}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
+const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 function page(assets: string): string {
   return `<!doctype html>
@@ -89,36 +90,3 @@ function page(assets: string): string {
 </html>
 `;
 }
-
-/**
- * Swagger UI's settings: every operation listed with its operationId (the
- * name Zulip's documentation and client libraries use), a filter box, no
- * online validator badge (it would call out to the validator's site), and
- * the HTTP Basic credentials kept for the page's lifetime only.
- *
- * "Try it" requests go without the browser's own credentials (the page
- * sends the API key in its Authorization header): API 401s carry
- * `WWW-Authenticate: Basic`, as Zulip's do, and a browser answers that with
- * its own login prompt whenever the request may carry credentials, holding
- * the request until someone answers it; this way the 401 reaches the page.
- */
-const INIT_SCRIPT = `'use strict';
-window.ui = SwaggerUIBundle({
-  url: '/api/v1/openapi.json',
-  dom_id: '#swagger-ui',
-  presets: [SwaggerUIBundle.presets.apis],
-  deepLinking: true,
-  displayOperationId: true,
-  displayRequestDuration: true,
-  docExpansion: 'list',
-  defaultModelsExpandDepth: 0,
-  filter: true,
-  validatorUrl: null,
-  persistAuthorization: false,
-  queryConfigEnabled: false,
-  requestInterceptor: function (request) {
-    request.credentials = 'omit';
-    return request;
-  },
-});
-`;

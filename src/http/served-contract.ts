@@ -4,7 +4,6 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
 import yaml from 'js-yaml';
-import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { SPEC_ROOT } from './spec';
 
@@ -17,33 +16,39 @@ interface Body {
 }
 
 interface Served {
-  externalUrl: string;
   json: Body;
   yaml: Body;
 }
 
 /**
+ * Relative, so Swagger UI (and any reader) resolves it against the address
+ * the document was fetched from: the reference's "try it" then works from
+ * any address that reaches this server (127.0.0.1, localhost, a proxy's
+ * name). An absolute URL (EXTERNAL_URL) would make the page, opened at any
+ * other of those, send cross-origin requests the browser refuses.
+ */
+const SERVERS = [{ url: '/api/v1', description: 'This Parley server' }];
+
+/**
  * GET /api/v1/openapi.json and /api/v1/openapi.yaml: the bundled contract
  * (one document, internal $refs) that this server routes and validates by,
- * with `servers` naming this server's EXTERNAL_URL so a reader's "try it"
- * reaches it. No authentication: the contract holds nothing private.
+ * with `servers` naming /api/v1 on whatever address the document was read
+ * from, so a reader's "try it" reaches this server. No authentication: the
+ * contract holds nothing private.
  *
  * These two are mounted before the API pipeline and are not operations of
  * openapi/: they are not Zulip endpoints (no `{result, msg}` envelope, one
  * of them is not JSON), and a document describing the URL it is served from
  * would list itself to every client and SDK generated from it.
  *
- * Both bodies are built on the first request and kept; they are rebuilt
- * only if EXTERNAL_URL changed (a server on PORT=0 learns its address after
- * binding).
+ * Both bodies are built on the first request and kept.
  */
-export function servedContractRouter(config: Config, load: () => Promise<object> = loadBundledContract): Router {
+export function servedContractRouter(load: () => Promise<object> = loadBundledContract): Router {
   const router = Router();
   let served: Promise<Served> | null = null;
-  const current = async (): Promise<Served> => {
-    const externalUrl = config.externalUrl;
-    if (served && (await served).externalUrl === externalUrl) return served;
-    served = load().then((doc) => serialise(doc, externalUrl));
+  const current = (): Promise<Served> => {
+    if (served) return served;
+    served = load().then(serialise);
     served.catch(() => (served = null)); // a failed load is retried by the next request
     return served;
   };
@@ -78,10 +83,9 @@ export async function loadBundledContract(): Promise<object> {
   return SwaggerParser.bundle(fs.existsSync(fromSource) ? fromSource : SPEC_ROOT);
 }
 
-function serialise(bundled: object, externalUrl: string): Served {
-  const doc = { ...bundled, servers: [{ url: `${externalUrl}/api/v1`, description: 'This Parley server' }] };
+function serialise(bundled: object): Served {
+  const doc = { ...bundled, servers: SERVERS };
   return {
-    externalUrl,
     json: body('application/json; charset=utf-8', JSON.stringify(doc)),
     // noRefs: no YAML anchors, so every YAML reader sees the same tree as the JSON;
     // lineWidth -1: descriptions stay on one line rather than being folded.
@@ -97,7 +101,7 @@ function body(type: string, text: string): Body {
 /**
  * `no-cache`: a client keeps its copy but asks each time (a 304 when the
  * ETag still matches), since the document changes with the server's
- * version and EXTERNAL_URL. The gzip representation has its own ETag, as a
+ * version. The gzip representation has its own ETag, as a
  * strong validator must.
  */
 function send(req: Request, res: Response, b: Body): void {
