@@ -27,6 +27,10 @@ node_modules/.installed-run: package-lock.json
 	@if [ node_modules/.installed -nt package-lock.json ]; then touch $@; else \
 	  npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund; touch $@; fi
 
+# node-gyp compiles a native addon's sources in parallel (better-sqlite3 has two big ones, built
+# from source wherever its prebuilt binary cannot be downloaded).
+export JOBS ?= max
+
 install-run: node_modules/.installed-run
 
 # The contract bundle (scripts/bundle-spec.js), rebuilt only when openapi/ or the script changed.
