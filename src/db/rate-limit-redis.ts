@@ -1,4 +1,8 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+
+/** ioredis, loaded only where Redis is configured: a start without it does not pay for the module. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ioredis = () => require('ioredis') as typeof import('ioredis');
 
 /**
  * The connection of RATE_LIMIT_STORE=redis, one per process, shared by the
@@ -24,7 +28,7 @@ export const RATE_LIMIT_REDIS_TIMEOUT_MS = 1000;
 export const RATE_LIMIT_REDIS_PREFIX = 'parley:ratelimit:';
 
 export function openRateLimitRedis(opts: RateLimitRedisOptions): Redis {
-  const client = new Redis(opts.url, {
+  const client = new (ioredis().Redis)(opts.url, {
     connectionName: opts.name,
     keyPrefix: RATE_LIMIT_REDIS_PREFIX,
     // Not connected: a command fails at once (no queue of requests waiting for Redis)...

@@ -1,4 +1,8 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+
+/** ioredis, loaded only where Redis is configured: a start without it does not pay for the module. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ioredis = () => require('ioredis') as typeof import('ioredis');
 import { closeRedis, pingRedis, within } from './redis-calls';
 import type { Delivery, EventBus, Invalidation, InvalidationListener, Listener } from './bus';
 import { decodeDelivery, decodeInvalidation, encodeDelivery, encodeInvalidation } from './bus-codec';
@@ -75,8 +79,8 @@ export class RedisBus implements EventBus {
       retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2000),
       lazyConnect: false,
     };
-    this.writer = new Redis(opts.url, { ...common, connectionName: `parley-${opts.nodeId}-w` });
-    this.reader = new Redis(opts.url, { ...common, connectionName: `parley-${opts.nodeId}-r` });
+    this.writer = new (ioredis().Redis)(opts.url, { ...common, connectionName: `parley-${opts.nodeId}-w` });
+    this.reader = new (ioredis().Redis)(opts.url, { ...common, connectionName: `parley-${opts.nodeId}-r` });
     for (const c of [this.writer, this.reader]) c.on('error', (err) => this.report(err, 'redis connection'));
     // Appends dropped while Redis was away: once it is back, every node is told to start over.
     this.writer.on('ready', () => {

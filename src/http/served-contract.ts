@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
-import yaml from 'js-yaml';
 import { ApiError } from '../errors';
 import { SPEC_ROOT } from './spec';
 
@@ -83,13 +82,17 @@ export async function loadBundledContract(): Promise<object> {
   return SwaggerParser.bundle(fs.existsSync(fromSource) ? fromSource : SPEC_ROOT);
 }
 
+/** js-yaml, loaded when the contract is first asked for rather than at every start. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yamlModule = () => require('js-yaml') as typeof import('js-yaml');
+
 function serialise(bundled: object): Served {
   const doc = { ...bundled, servers: SERVERS };
   return {
     json: body('application/json; charset=utf-8', JSON.stringify(doc)),
     // noRefs: no YAML anchors, so every YAML reader sees the same tree as the JSON;
     // lineWidth -1: descriptions stay on one line rather than being folded.
-    yaml: body('application/yaml; charset=utf-8', yaml.dump(doc, { noRefs: true, lineWidth: -1 })),
+    yaml: body('application/yaml; charset=utf-8', yamlModule().dump(doc, { noRefs: true, lineWidth: -1 })),
   };
 }
 
