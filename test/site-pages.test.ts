@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { MIN_PASSWORD_LENGTH } from '../src/domain/secrets';
 import { eachDatabase } from './support/databases';
 import { startTestServer, TestServer } from './support/server';
 
@@ -39,6 +40,7 @@ eachDatabase('site pages', (dialect) => {
     const page = await request(t.app).get(link.pathname).set('Host', link.host);
     expect(page.status).toBe(200);
     expect(page.text).toContain(`<h1>Join ${realmName}</h1>`);
+    expect(page.text).toContain(`password (at least ${MIN_PASSWORD_LENGTH} characters)`);
     const accept = `${link.origin}/api/v1/invites/multiuse/${keyOf(link.href)}/accept`;
     expect(page.text).toContain(`curl ${accept}`);
     const joined = await t.api.post(new URL(accept).pathname.replace('/api/v1', ''), null, {

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { getInviteLinkRealm, getSitePageRealm } from '../access/site-pages';
+import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
 
 /**
  * The few HTML pages outside the API, for a person who opens the server's
@@ -46,7 +47,7 @@ export function sitePagesRouter(db: Knex, config: Pick<Config, 'externalUrl'>): 
       `Join ${realm.name}`,
       `<h1>Join ${name}</h1>
 <p>You are invited to join ${name}. This server has no sign-up form yet: create your account with this invitation's key,
-choosing your email address, name and password (at least 8 characters):</p>
+choosing your email address, name and password (at least ${MIN_PASSWORD_LENGTH} characters):</p>
 <pre>curl ${site}/api/v1/invites/multiuse/${escapeHtml(encodeURIComponent(key))}/accept \\
   --data-urlencode email=you@example.com --data-urlencode 'full_name=Your Name' --data-urlencode 'password=…'</pre>
 <p>Then <a href="https://zulip.com/apps/">log in with a Zulip app</a> at <code>${site}</code> with that email and password.</p>`,
