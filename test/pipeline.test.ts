@@ -229,8 +229,14 @@ eachDatabase('request pipeline', (dialect) => {
       expect(errors[0]).toMatchObject({ requestId, operationId: 'get-users', method: 'GET', path: '/api/v1/users', msg: 'request failed' });
       expect(errors[0]!.err.message).toContain('select * from users');
       expect(errors[0]!.err.message.length).toBeLessThanOrEqual(2001);
-      // The access line names the same request and operation, at info level.
-      expect(lines.find((l) => l.level < 50)).toMatchObject({ level: 30, req: { id: requestId }, operationId: 'get-users' });
+      // The access line names the same request and operation, at info level, with the code the client got.
+      expect(lines.find((l) => l.level < 50)).toMatchObject({
+        level: 30,
+        reqId: requestId,
+        operationId: 'get-users',
+        status: 500,
+        error: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error' },
+      });
       expect(JSON.stringify(lines)).not.toContain(t.cast.member.api_key);
     });
 
