@@ -53,5 +53,6 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(@tus|srvx)/)'],
   globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 30000,
 };

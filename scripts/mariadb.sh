@@ -41,13 +41,18 @@ if ! mariadb-admin --no-defaults --socket="$SOCK" -uroot ping >/dev/null 2>&1; t
   # of one thread per connection, so ten connections' statements queue in
   # MariaDB instead of preempting Parley and one another. One thread group per
   # core that Parley leaves it: all cores but one, at least one (ADR 0027).
+  # --innodb-file-per-table=0: tables live in the shared tablespace, so creating
+  # or dropping a database is not some fifty files created, synced and removed;
+  # the suite makes hundreds (test/support/template-databases.ts), each in half
+  # the time. That tablespace never shrinks: fine for development and tests,
+  # which is all this server is for (docs/deployment.md for production).
   cores=$(nproc)
   pool_size=$((cores > 1 ? cores - 1 : 1))
   mariadbd --no-defaults --user=root --datadir="$DB_DIR/data" --socket="$SOCK" --port="$DB_PORT" \
     --bind-address=127.0.0.1 --pid-file="$DB_DIR/mariadbd.pid" --log-error="$DB_DIR/error.log" --skip-log-bin \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
     --innodb-buffer-pool-size=${INNODB_BUFFER_POOL:-256M} --innodb-flush-log-at-trx-commit=2 \
-    --innodb-spin-wait-delay=0 --thread-handling=pool-of-threads \
+    --innodb-spin-wait-delay=0 --innodb-file-per-table=0 --thread-handling=pool-of-threads \
     --thread-pool-size="$pool_size" --max-connections=500 ${MARIADB_ARGS:-} >/dev/null 2>&1 &
   for _ in $(seq 1 300); do
     mariadb-admin --no-defaults --socket="$SOCK" -uroot ping >/dev/null 2>&1 && break

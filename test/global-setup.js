@@ -5,4 +5,7 @@ const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 module.exports = async () => {
   execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'bundle-spec.js')], { stdio: 'inherit' });
+  // Names this run's template databases (test/support/template-databases.ts); the
+  // workers start after this and inherit it.
+  process.env.PARLEY_TEST_RUN = String(process.pid);
 };

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import { createDb, Dialect } from '../../src/db/connection';
-import { migrateLatest } from '../../src/db/migrate';
+import { copyMysqlTemplate, copySqliteTemplate } from './template-databases';
 
 /** MySQL/MariaDB for tests: TEST_MYSQL_URL=mysql://user:pass@127.0.0.1:3307 (a user who may create databases). */
 export const MYSQL_URL = process.env.TEST_MYSQL_URL?.trim() || null;
@@ -26,12 +26,13 @@ export interface TestDb {
  * A fresh, migrated database: a SQLite file in a directory of its own (a file,
  * not :memory:, so that reads outside transactions go to the read-only
  * connections as they do in production), or a new MySQL database; dropped afterwards.
+ * It is a copy of this worker's migrated template (test/support/template-databases.ts).
  */
 export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-db-'));
+    await copySqliteTemplate(path.join(dir, 'parley.sqlite3'));
     const db = createDb({ databaseUrl: null, dataDir: dir });
-    await migrateLatest(db);
     return {
       db,
       drop: async () => {
@@ -41,8 +42,8 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
     };
   }
   const mysql = await freshMysqlDatabase();
+  await copyMysqlTemplate(mysql.url);
   const db = createDb({ databaseUrl: mysql.url, dataDir: '' });
-  await migrateLatest(db);
   return {
     db,
     drop: async () => {
@@ -53,9 +54,10 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
 }
 
 /** A new, empty MySQL database on TEST_MYSQL_URL's server: its name, its DATABASE_URL, and how to drop it. */
-export async function freshMysqlDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+export async function freshMysqlDatabase(
+  name = `parley_test_${crypto.randomBytes(5).toString('hex')}`,
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const base = new URL(MYSQL_URL!);
-  const name = `parley_test_${crypto.randomBytes(5).toString('hex')}`;
   const admin = knexFactory({
     client: 'mysql2',
     connection: {
