@@ -12,7 +12,8 @@ import { Role } from '../../src/domain/roles';
 import path from 'node:path';
 import { loadSpecFile, SpecIndex } from '../../src/http/spec';
 import type { UserRow } from '../../src/queries/rows';
-import { getUserById } from '../../src/queries/users';
+import { getUserById, updateUser } from '../../src/queries/users';
+import { hashPassword } from '../../src/domain/secrets';
 import { type Config, loadConfig } from '../../src/config';
 import { ContractChecker } from './contract';
 import { freshDatabase, TestDb } from './databases';
@@ -22,6 +23,14 @@ let spec: SpecIndex | null = null;
 export const testSpec = async () => (spec ??= loadSpecFile(path.join(__dirname, '..', '..', 'dist', 'openapi.dereferenced.json')));
 
 export const CAST_PASSWORD = 'correct-horse-battery';
+
+/**
+ * The cast's password hash, made once per worker: scrypt takes about 0.1 s of
+ * CPU by design, and seven of them for every test server added minutes to a
+ * run. The cast then share one salt, which nothing here can tell.
+ */
+let castPasswordHash: Promise<string> | undefined;
+const castHash = () => (castPasswordHash ??= hashPassword(CAST_PASSWORD));
 
 export type CastName = 'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot' | 'deactivated';
 export type Cast = Record<CastName, UserRow>;
@@ -63,18 +72,20 @@ export async function startTestServer(
     ['deactivated', Role.MEMBER, {}],
   ];
   const cast = {} as Cast;
+  const passwordHash = await castHash();
   await inTransaction(ctx.db, async (tx) => {
     for (const [name, role, extra] of roles) {
-      cast[name] = await createUserInTx(tx, null, {
+      const user = await createUserInTx(tx, null, {
         realmId,
         email: `${name}@example.com`,
         fullName: `Test ${name[0]!.toUpperCase()}${name.slice(1)}`,
         role,
-        password: CAST_PASSWORD,
         isBot: extra.isBot,
         botType: extra.isBot ? 1 : null,
         canCreateUsers: extra.canCreateUsers,
       });
+      await updateUser(tx.trx, user.id, { password_hash: passwordHash });
+      cast[name] = { ...user, password_hash: passwordHash };
     }
   });
   await doDeactivateUser(ctx, cast.deactivated.id);
