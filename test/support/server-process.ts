@@ -94,9 +94,13 @@ function handle(
       await signal('SIGKILL');
     },
     stop: async () => {
-      const forced = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      // The server bounds its own stop (SHUTDOWN_TIMEOUT_MS, 10 s by default, for requests in
+      // flight); one still running well past that is a failure to show, with what it printed.
+      let forced = false;
+      const timer = setTimeout(() => ((forced = true), child.kill('SIGKILL')), 30_000);
       const code = await signal('SIGTERM');
-      clearTimeout(forced);
+      clearTimeout(timer);
+      if (forced) throw new Error(`Parley did not exit within 30 s of SIGTERM\n--- its output ---\n${output()}`);
       return code;
     },
   };
