@@ -1,5 +1,6 @@
 import { eachDatabase } from './support/databases';
 import { countQueries, createChannel, startTestServer, subscribe, TestServer } from './support/server';
+import { startRawServer } from './support/raw-http';
 import type { UserRow } from '../src/queries/rows';
 
 eachDatabase('GET /messages', (dialect) => {
@@ -221,6 +222,27 @@ eachDatabase('GET /messages', (dialect) => {
       const none = await fetch(t.cast.member, { narrow: [{ operator: 'search', operand: 'nonexistentword' }] });
       expect(idsOf(none)).toEqual([]);
       expect(none.body.messages).toEqual([]);
+    });
+
+    it('search with a 20,000-character word finds and highlights what begins with its first 64 characters', async () => {
+      const long = 'x'.repeat(80);
+      const sent = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'lobby', topic: 'long', content: `a ${long}` });
+      // Over Parley's own HTTP server: the query string is longer than Node's default header limit (16 KB).
+      const server = await startRawServer(t.app);
+      try {
+        const narrow = [
+          { operator: 'channels', operand: 'public' },
+          { operator: 'search', operand: `${'x'.repeat(20_000)} a` },
+        ];
+        const query = new URLSearchParams({ narrow: JSON.stringify(narrow), anchor: 'newest', num_before: '10', num_after: '0' });
+        const res = await server.request({ method: 'GET', path: `/api/v1/messages?${query}`, user: t.cast.member });
+        expect([res.status, res.body?.messages?.map((m: { id: number }) => m.id)]).toEqual([200, [sent.body.id]]);
+        expect(res.body.messages[0].match_content).toBe(`<p><span class="highlight">a</span> <span class="highlight">${long}</span></p>`);
+      } finally {
+        await server.close();
+      }
+      await t.ctx.db('user_messages').where({ message_id: sent.body.id }).delete();
+      await t.ctx.db('messages').where({ id: sent.body.id }).delete();
     });
 
     it('search finds short words and stopwords too, on both databases', async () => {

@@ -24,7 +24,7 @@ import {
 } from '../queries/narrow';
 import { listSearchTermsWithPrefix } from '../queries/search-index';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
-import { MAX_SEARCH_WORDS, searchTerms } from '../domain/search';
+import { cutSearchWord, MAX_SEARCH_WORDS, searchTerms } from '../domain/search';
 import { canReadChannelHistory, Viewer } from './viewer';
 import { RecipientType } from '../domain/recipients';
 
@@ -301,11 +301,17 @@ async function searchFilter(db: Knex, operand: string, negated: boolean): Promis
   return { kind: 'search', words, negated };
 }
 
-/** Words of a search operand as the highlighter marks them (matching uses src/domain/search.ts). */
+/**
+ * Words of a search operand as the highlighter marks them (matching uses src/domain/search.ts),
+ * cut as matching cuts them: a word becomes part of a regular expression, and one of 20,000
+ * characters overflowed V8's stack compiling it (a 500). The message it matched begins with the
+ * cut word, so highlighting words that begin with it marks the same ones.
+ */
 export function searchTokens(text: string): string[] {
   return text
     .toLowerCase()
     .split(/[^\p{L}\p{N}_]+/u)
     .filter((w) => w.length > 0)
-    .slice(0, MAX_SEARCH_WORDS);
+    .slice(0, MAX_SEARCH_WORDS)
+    .map(cutSearchWord);
 }

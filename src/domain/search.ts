@@ -29,7 +29,7 @@ export function searchTerms(text: string): string[] {
   const out = new Set<string>();
   for (const word of foldForSearch(text).split(/[^\p{L}\p{N}_]+/u)) {
     if (word.length === 0) continue;
-    out.add(cut(word));
+    out.add(cutSearchWord(word));
   }
   return [...out];
 }
@@ -48,8 +48,8 @@ export function prefixRange(word: string): [string, string] {
   return [word, `${word}\u{10FFFF}`];
 }
 
-/** Cut by code points, never inside a surrogate pair. */
-function cut(word: string): string {
+/** A word cut to MAX_SEARCH_TERM_LENGTH code points (never inside a surrogate pair). */
+export function cutSearchWord(word: string): string {
   if (word.length <= MAX_SEARCH_TERM_LENGTH) return word;
   return [...word].slice(0, MAX_SEARCH_TERM_LENGTH).join('');
 }
