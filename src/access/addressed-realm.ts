@@ -4,9 +4,9 @@ import { hostLabel, realmUrl } from '../domain/realm-address';
 import { ApiError } from '../errors';
 import { renderMarkdown } from '../markdown/render';
 import type { LoginCandidate } from '../queries/auth';
-import { findUsersForLogin } from '../queries/auth';
+import { getUserForLogin } from '../queries/auth';
 import { getRealmForHost } from '../queries/realm-for-host';
-import type { UserRow } from '../queries/rows';
+import type { RealmRow, UserRow } from '../queries/rows';
 import { toApiServerSettings } from '../serializers/server';
 
 /**
@@ -25,19 +25,19 @@ export function addressedRealm(
   return c.host_realm_exists ? label : c.root_realm_exists ? '' : c.realm_count === 1 ? c.realm_string_id : undefined;
 }
 
-/** The account an email address names at the organization this host addresses (POST /fetch_api_key). */
-export async function getUserAtAddressedRealm(
+/**
+ * POST /fetch_api_key: the organization this host addresses, and the account
+ * the address names there (its real address in any case, or its API email).
+ */
+export async function getLoginAtAddressedRealm(
   db: Knex,
   email: string,
   host: string | undefined,
   externalUrl: string,
-): Promise<(UserRow & { realm_deactivated: boolean }) | undefined> {
-  const label = hostLabel(host, externalUrl);
-  const candidates = await findUsersForLogin(db, email, label);
-  const first = candidates[0];
-  if (!first) return undefined;
-  const addressed = addressedRealm(first, label);
-  return candidates.find((u) => u.realm_string_id === addressed);
+): Promise<{ realm?: RealmRow; user?: UserRow }> {
+  const realm = await getRealmForHost(db, hostLabel(host, externalUrl));
+  if (!realm) return {};
+  return { realm, user: await getUserForLogin(db, realm.id, email) };
 }
 
 /** GET /server_settings: what a client needs to know about the organization this host addresses, before logging in. */

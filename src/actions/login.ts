@@ -4,9 +4,8 @@ import { verifyPassword } from '../domain/secrets';
 import { isValidEmail } from '../domain/users';
 import { ApiError } from '../errors';
 import type { RateLimitNotes } from '../domain/rate-limits';
-import { getUserAtAddressedRealm } from '../access/addressed-realm';
+import { getLoginAtAddressedRealm } from '../access/addressed-realm';
 import { inTransaction } from '../db/transaction';
-import { getPasswordAuthEnabled } from '../queries/realms';
 import { nowSeconds } from '../queries/ids';
 import type { UserRow } from '../queries/rows';
 import { listUsersWhoMayAccess } from '../queries/user-access';
@@ -18,8 +17,10 @@ const unauthorized = (msg: string, code: string) => new ApiError(msg, code, 401)
 
 /**
  * POST /fetch_api_key: email + password → the user's API key. A wrong
- * address and a wrong password get the same answer; the account's state
- * (deactivated) is only revealed to someone who knows the password.
+ * address and a wrong password get the same answer, in the same time (one
+ * scrypt run either way, ADR 0004): what does not need the password is
+ * decided from the organization alone, and the account's state (deactivated)
+ * is only revealed to someone who knows the password.
  *
  * Every attempt counts against its username's limit before the password is
  * looked at, and a success clears the count, as Zulip's authentication
@@ -36,15 +37,13 @@ export async function doFetchApiKey(
   const key = username.trim().toLowerCase();
   if (!isValidEmail(key)) throw new ApiError('Enter a valid email address.');
   await ctx.rateLimits.consume('authByUsername', key, limits);
-  const user = await getUserAtAddressedRealm(ctx.db, username, host, ctx.config.externalUrl);
-  if (user?.realm_deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
-  if (user && !(await getPasswordAuthEnabled(ctx.db, user.realm_id))) {
+  const { realm, user } = await getLoginAtAddressedRealm(ctx.db, username, host, ctx.config.externalUrl);
+  if (realm?.deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
+  if (realm && !realm.password_auth_enabled) {
     throw unauthorized('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED');
   }
-  const ok = user !== undefined && (await verifyPassword(password, user.password_hash));
-  if (!ok || !user) {
-    throw unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
-  }
+  const passwordMatches = await verifyPassword(password, user?.password_hash);
+  if (!user || !passwordMatches) throw unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
   if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
   await ctx.rateLimits.reset('authByUsername', key);
   if (user.awaiting_first_login) await doFirstLogin(ctx, user);

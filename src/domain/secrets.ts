@@ -21,10 +21,22 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  if (!stored) return false;
-  const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+/**
+ * Checked against when there is no hash to check (no such account, or one
+ * without a password): the same scrypt run as a real check, so a login's time
+ * does not tell whether the account exists (ADR 0004).
+ */
+const NO_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(SCRYPT.keylen).toString('base64')}`;
+
+/** Whether `password` is the one `stored` was made from; false, at the same cost, when nothing is stored. */
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  const parts = (stored ?? '').split('$');
+  const usable = parts.length === 6 && parts[0] === 'scrypt';
+  const matches = await scryptMatches(password, usable ? parts : NO_HASH.split('$'));
+  return usable && matches;
+}
+
+async function scryptMatches(password: string, parts: string[]): Promise<boolean> {
   const [, n, r, p, saltB64, keyB64] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(keyB64, 'base64');
   const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {

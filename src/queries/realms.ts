@@ -50,14 +50,6 @@ export async function updateRealm(q: Q, id: number, changes: Partial<Omit<RealmR
   invalidates(q, { kind: 'realm', realmId: id });
 }
 
-/** Whether the organization lets people log in with a password (false for an unknown id). */
-export async function getPasswordAuthEnabled(q: Q, realmId: number): Promise<boolean> {
-  const row: { password_auth_enabled: number | boolean } | undefined = await q('realms')
-    .where({ id: realmId })
-    .first('password_auth_enabled');
-  return Boolean(row?.password_auth_enabled);
-}
-
 export async function getRealmUserDefaultsRaw(q: Q, realmId: number): Promise<string | undefined> {
   const row = await q('realm_user_defaults').where({ realm_id: realmId }).first('settings');
   return row?.settings;
