@@ -8,6 +8,7 @@ import path from 'node:path';
 import { FileStore, LocalFileStore } from './storage/files';
 import { serverSecret } from './storage/secret';
 import { createRateLimits, RateLimits } from './actions/rate-limits';
+import { ImageQueue } from './actions/image-queue';
 import { Caches } from './cache';
 import { createMessageCache } from './cache/messages';
 import type { InvalidatingCache } from './cache/invalidating-cache';
@@ -36,6 +37,8 @@ export interface AppContext {
   caches: Caches;
   /** Rendered message dicts by id (src/cache/messages.ts); null when CACHE_MESSAGES is 0. */
   messageCache: InvalidatingCache<number, MessageDict> | null;
+  /** Avatar and custom emoji image work, one job at a time (src/actions/image-queue.ts). */
+  images: ImageQueue;
 }
 
 export function createContext(
@@ -59,6 +62,7 @@ export function createContext(
     rateLimits: createRateLimits(db, config),
     caches: new Caches(bus, db, config),
     messageCache: null,
+    images: new ImageQueue(),
   };
   ctx.messageCache = createMessageCache(ctx.caches, config.cacheMessages);
   return ctx;

@@ -39,7 +39,11 @@ export async function doUploadAvatar(ctx: AppContext, caller: UserRow, files: re
   await incoming.file.commit(key('original'));
   try {
     const original = await readAll(ctx, key('original'));
-    const [small, medium] = await Promise.all([squarePng(original, AVATAR_SIZE), squarePng(original, MEDIUM_AVATAR_SIZE)]);
+    // One image job (src/actions/image-queue.ts): both sizes, one after the other.
+    const [small, medium] = await ctx.images.run(caller.id, async () => [
+      await squarePng(original, AVATAR_SIZE),
+      await squarePng(original, MEDIUM_AVATAR_SIZE),
+    ]);
     await Promise.all([store(ctx, key('small'), small), store(ctx, key('medium'), medium)]);
   } catch (err) {
     await ctx.storage.remove([key('original'), key('small'), key('medium')]);

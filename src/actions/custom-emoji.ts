@@ -70,7 +70,8 @@ export async function doUploadCustomEmoji(
   const keys = [emojiOriginalKey(realm.id, fileName), emojiKey(realm.id, fileName), emojiStillKey(realm.id, fileName)];
   await file.file.commit(keys[0]!);
   try {
-    const images = await resizeEmoji(await readAll(ctx.storage, keys[0]!), ext);
+    const original = await readAll(ctx.storage, keys[0]!);
+    const images = await ctx.images.run(user.id, () => resizeEmoji(original, ext));
     await writeBytes(ctx.storage, keys[1]!, images.image);
     if (images.still) await writeBytes(ctx.storage, keys[2]!, images.still);
     await inTransaction(ctx.db, async (tx) => {

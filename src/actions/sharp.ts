@@ -8,7 +8,12 @@ let loaded: typeof Sharp | undefined;
  * work for a while (ADR 0030).
  */
 export function sharp(...args: Parameters<typeof Sharp>): ReturnType<typeof Sharp> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= require('sharp') as typeof Sharp;
+  if (!loaded) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = require('sharp') as typeof Sharp;
+    // One libvips thread per image (its default is one per core): with one job at a time
+    // (src/actions/image-queue.ts), image work never takes more than one core.
+    loaded.concurrency(1);
+  }
   return loaded(...args);
 }

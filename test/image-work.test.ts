@@ -1,0 +1,121 @@
+/**
+ * Image work cannot starve the server (src/actions/image-queue.ts): while
+ * four members' heavy animated emoji are processed, a small file is served
+ * and a login answers about as fast as on an idle server; a member's third
+ * image job at once is refused with Zulip's rate-limit error.
+ *
+ * Bounds are ratios to the same run's idle figures plus a fixed margin, not
+ * absolute times: the machine is shared. Before the queue, the file took
+ * 2.6–2.9 s while four such images were decoded.
+ */
+import { performance } from 'node:perf_hooks';
+import request from 'supertest';
+import sharp from 'sharp';
+import type { UserRow } from '../src/queries/rows';
+import { ContractChecker } from './support/contract';
+import { CAST_PASSWORD, startTestServer, type TestServer } from './support/server';
+import { tempDataDir, uploadFiles } from './support/uploads';
+
+/** An animated GIF of `frames` 200×200 frames: 40,000 pixels each to decode and resize, a few hundred bytes each to send. */
+async function heavyGif(frames: number): Promise<Buffer> {
+  const colours = await Promise.all(
+    ['#ff0000', '#00ff00', '#0000ff', '#ffff00'].map((background) =>
+      sharp({ create: { width: 200, height: 200, channels: 4, background } })
+        .png()
+        .toBuffer(),
+    ),
+  );
+  return sharp(
+    Array.from({ length: frames }, (_, i) => colours[i % colours.length]!),
+    { join: { animated: true }, limitInputPixels: false },
+  )
+    .gif()
+    .toBuffer();
+}
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+describe('image work', () => {
+  jest.setTimeout(120_000);
+  let t: TestServer;
+  let gif: Buffer;
+  const data = tempDataDir();
+  beforeAll(async () => {
+    t = await startTestServer('sqlite', undefined, { dataDir: data.dir });
+    gif = await heavyGif(1500);
+  });
+  afterAll(async () => {
+    await t.close();
+    data.remove();
+  });
+
+  const uploadEmoji = async (user: UserRow, name: string) => {
+    const url = `/api/v1/realm/emoji/${name}`;
+    const res = await request(t.app)
+      .post(url)
+      .auth(user.email, user.api_key)
+      .attach('f', gif, { filename: 'heavy.gif', contentType: 'image/gif' });
+    new ContractChecker(t.spec).check('post', url, res.status, res.body);
+    return res;
+  };
+
+  it('a file and a login answer while four heavy animated emoji are processed', async () => {
+    const stored = await uploadFiles(t, t.cast.member, [{ name: 'four.txt', content: 'four' }]);
+    expect(stored.status).toBe(200);
+    const getFile = async () => {
+      const start = performance.now();
+      const res = await request(t.app).get(stored.body.url).auth(t.cast.member.email, t.cast.member.api_key);
+      expect([res.status, res.text]).toEqual([200, 'four']);
+      return performance.now() - start;
+    };
+    const login = async () => {
+      const start = performance.now();
+      const res = await t.api.post('/fetch_api_key', null, { username: 'guest@example.com', password: CAST_PASSWORD });
+      expect(res.status).toBe(200);
+      return performance.now() - start;
+    };
+    const idleFile: number[] = [];
+    const idleLogin: number[] = [];
+    for (let i = 0; i < 5; i++) idleFile.push(await getFile());
+    for (let i = 0; i < 3; i++) idleLogin.push(await login());
+
+    const uploads = (['owner', 'admin', 'moderator', 'member'] as const).map((who, i) => uploadEmoji(t.cast[who], `heavy_${i}`));
+    // Wait until the image work has begun: every upload has reached the queue.
+    for (let i = 0; i < 2000 && t.ctx.images.size < 4; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(t.ctx.images.size).toBe(4);
+    const busyFile: number[] = [];
+    const busyLogin: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      busyFile.push(await getFile());
+      busyLogin.push(await login());
+    }
+    // Still processing when the last measurement ended: the measurements were all taken under load.
+    const stillBusy = t.ctx.images.size;
+    const results = await Promise.all(uploads);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(stillBusy).toBeGreaterThan(0);
+
+    const figures = {
+      idleFile: median(idleFile),
+      busyFile: Math.max(...busyFile),
+      idleLogin: median(idleLogin),
+      busyLogin: Math.max(...busyLogin),
+    };
+    expect([figures.busyFile <= 3 * figures.idleFile + 100, figures]).toEqual([true, figures]);
+    expect([figures.busyLogin <= 2 * figures.idleLogin + 150, figures]).toEqual([true, figures]);
+  });
+
+  it("a member's third image job at once is refused with Zulip's rate-limit error, and the first two succeed", async () => {
+    const [first, second, third] = await Promise.all([0, 1, 2].map((i) => uploadEmoji(t.cast.member, `member_heavy_${i}`)));
+    const statuses = [first!, second!, third!].map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = [first!, second!, third!].find((r) => r.status === 429)!;
+    expect(refused.body).toMatchObject({ result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT' });
+    expect(refused.body['retry-after']).toBeGreaterThanOrEqual(1);
+    expect(refused.headers['retry-after']).toBe(String(refused.body['retry-after']));
+    expect(t.ctx.images.size).toBe(0);
+  });
+});
