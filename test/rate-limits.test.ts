@@ -70,6 +70,21 @@ eachDatabase('rate limits', (dialect) => {
 
       expectAllowed(await t.api.get('/users/me', t.cast.admin), 200, 199, 60);
     });
+
+    it('counts file downloads and resumable uploads against the same limit', async () => {
+      const who = t.cast.moderator;
+      for (let i = 1; i <= 199; i++) expect((await t.api.get('/users/me', who)).status).toBe(200);
+      // The 200th request: a file (none there), still counted and its headers sent.
+      const file = await request(t.app).get(`/user_uploads/${t.realmId}/ab/none/x.txt`).auth(who.email, who.api_key);
+      expect([file.status, file.headers['x-ratelimit-remaining']]).toEqual([404, '0']);
+      const tus = await request(t.app)
+        .post('/api/v1/tus')
+        .auth(who.email, who.api_key)
+        .set({ 'Tus-Resumable': '1.0.0', 'Upload-Length': '4' });
+      expectRateLimited(tus, 200);
+      expect(tus.headers['content-type']).toMatch(/^application\/json/);
+      expectRateLimited(await request(t.app).get(`/user_uploads/${t.realmId}/ab/none/x.txt`).auth(who.email, who.api_key), 200);
+    });
   });
 
   describe('per client address without credentials (Zulip: 100 a minute)', () => {

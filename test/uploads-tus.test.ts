@@ -177,6 +177,42 @@ eachDatabase('resumable uploads (tus) at /api/v1/tus', (dialect) => {
     expect(filesOnDisk(data.dir)).toEqual(before);
   });
 
+  it("answers every refusal, tus' own included, with Zulip's JSON error", async () => {
+    const cases: Array<[string, Promise<Awaited<ReturnType<typeof create>>>, number, string]> = [
+      [
+        'a negative Upload-Length',
+        raw.request({
+          method: 'POST',
+          path: '/api/v1/tus',
+          user: t.cast.member,
+          headers: { ...TUS, 'Upload-Length': '-1', 'Content-Length': '0' },
+        }),
+        400,
+        'Invalid upload-length',
+      ],
+      [
+        'no Tus-Resumable header',
+        raw.request({ method: 'POST', path: '/api/v1/tus', user: t.cast.member, headers: { 'Upload-Length': '4', 'Content-Length': '0' } }),
+        412,
+        'Tus-Resumable Required',
+      ],
+      [
+        'an unknown method',
+        raw.request({ method: 'PUT', path: '/api/v1/tus', user: t.cast.member, headers: { ...TUS, 'Content-Length': '0' } }),
+        404,
+        'Not found',
+      ],
+      ['an upload that does not exist', head(t.cast.member, '/api/v1/tus/0123456789abcdef'), 404, ''],
+    ];
+    for (const [what, answer, status, msg] of cases) {
+      const res = await answer;
+      expect([what, res.status, res.headers['content-type']]).toEqual([what, status, 'application/json']);
+      // A HEAD has no body to carry one.
+      if (what.includes('does not exist')) continue;
+      expect([what, res.body]).toEqual([what, { result: 'error', msg, code: 'BAD_REQUEST' }]);
+    }
+  });
+
   it('refuses a deferred length, as Zulip does', async () => {
     const res = await raw.request({
       method: 'POST',

@@ -5,6 +5,7 @@ import { INLINE_CONTENT_TYPES, verifyFileToken } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { UploadRow } from '../queries/attachments';
 import { authenticateBasic } from './auth';
+import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 import { sendStream } from './send-stream';
 
 /**
@@ -15,7 +16,8 @@ import { sendStream } from './send-stream';
  *   rules (src/access/attachments.ts);
  * - /user_uploads/temporary/<token>/<filename>, a URL from
  *   get-file-temporary-url: no credentials, good for 60 seconds.
- * Errors are the API's JSON bodies.
+ * Errors are the API's JSON bodies; each request counts against the same rate limits as the
+ * API's (the caller's, or for a temporary URL the client address's).
  */
 export function fileRouter(ctx: AppContext): Router {
   const router = Router();
@@ -25,11 +27,13 @@ export function fileRouter(ctx: AppContext): Router {
     const pathId = verifyFileToken(ctx.secret, token, Math.floor(ctx.clock.now() / 1000));
     if (!pathId) throw new ApiError('Invalid token');
     if (pathId.slice(pathId.lastIndexOf('/') + 1) !== String(req.params.filename)) throw new ApiError('Invalid filename');
+    await consumeCallerLimit(ctx, req, null, responseRateLimitNotes(res));
     await serve(ctx, req, res, await getUploadForToken(ctx.db, pathId));
   });
 
   router.get(/.*/, async (req: Request, res: Response) => {
     const user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
+    await consumeCallerLimit(ctx, req, user, responseRateLimitNotes(res));
     const pathId = decodePathId(req.path);
     if (pathId === null) throw fileNotFound();
     await serve(ctx, req, res, await accessUpload(ctx.db, user, pathId));

@@ -8,7 +8,8 @@ import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId, type 
 import { normalizeParams } from './params';
 import { matchRoute, type OperationInfo, type SpecIndex } from './spec';
 import { checkJsonQueryAsSent, requestValidator } from './validation';
-import { clientAddressKey, RateLimitNotes } from '../domain/rate-limits';
+import type { RateLimitNotes } from '../domain/rate-limits';
+import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 
 interface PipelineState {
   info: OperationInfo;
@@ -51,9 +52,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       );
     }
     if (match.kind === 'bad-path-parameter') throw new ApiError(`Invalid ${match.name}`);
-    const limits = new RateLimitNotes((headers) => {
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    });
+    const limits = responseRateLimitNotes(res);
     res.locals.pipeline = { info: match.info, pathParams: match.pathParams, user: null, limits } satisfies PipelineState;
     res.locals.operationId = match.info.operationId;
     if (match.info.acceptsFiles && req.is('multipart/form-data')) {
@@ -91,14 +90,11 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     next();
   });
 
-  // Zulip's limits, after authentication as in Zulip (a refused credential is a 401 that
-  // counts against nothing): the caller's own limit, or the client address's for an
-  // operation without authentication. A request over it is refused before validation,
+  // Zulip's limits (./caller-limits.ts): a request over them is refused before validation,
   // whatever it carries.
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = state(res);
-    if (s.user) await ctx.rateLimits.consume('user', String(s.user.id), s.limits);
-    else await ctx.rateLimits.consume('ip', clientAddressKey(req.ip ?? req.socket.remoteAddress), s.limits);
+    await consumeCallerLimit(ctx, req, s.user, s.limits);
     next();
   });
 

@@ -1,5 +1,5 @@
 import fsp from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { ERRORS, Server, type Upload } from '@tus/server';
@@ -10,6 +10,17 @@ import { authenticateBasic } from './auth';
 import { FileLocker } from '../storage/file-locker';
 import { openTusStore, TUS_DIRECTORY, TUS_LOCK_DIRECTORY } from '../storage/tus';
 import { toErrorResponse } from './errors';
+import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
+
+/**
+ * srvx's Node adapter, what @tus/server's own handle() uses (an ES module whose types this
+ * project's module resolution cannot name, so required with the two signatures used here).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const srvxNode = require('srvx/node') as {
+  NodeRequest: new (init: { req: IncomingMessage; res: ServerResponse }) => globalThis.Request;
+  sendNodeResponse(res: ServerResponse, response: globalThis.Response): Promise<void>;
+};
 
 /** The metadata key holding the uploader's id (set by the server; whatever a client sends under it is replaced). */
 const OWNER_KEY = 'parley_user_id';
@@ -128,13 +139,45 @@ export function tusRouter(ctx: AppContext): Router {
   const router = Router();
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
-      if (req.method !== 'OPTIONS')
-        users.set(req, await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl));
+      if (req.method !== 'OPTIONS') {
+        const user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
+        await consumeCallerLimit(ctx, req, user, responseRateLimitNotes(res));
+        users.set(req, user);
+      }
     } catch (err) {
       next(err);
       return;
     }
-    await tus.handle(req, res);
+    // What tus.handle does, with every refusal made Zulip's JSON error on the way out.
+    const response = await tus.handleWeb(new srvxNode.NodeRequest({ req, res }));
+    await srvxNode.sendNodeResponse(res, await zulipShapedError(response));
   });
   return router;
+}
+
+/**
+ * tus writes some refusals itself, as text (a missing Tus-Resumable header, an
+ * invalid header such as `Upload-Length: -1`, an unknown method), and every
+ * body it writes as text/plain; the API's clients read JSON. A refusal leaves
+ * here as Zulip's error body (one tus or a hook already wrote in that shape
+ * keeps its fields), with its status and tus' headers.
+ */
+async function zulipShapedError(response: globalThis.Response): Promise<globalThis.Response> {
+  if (response.status < 400) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  if (!body || typeof body !== 'object' || (body as { result?: unknown }).result !== 'error') {
+    const code = response.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
+    body = { result: 'error', msg: text.trim() || response.statusText, code };
+  }
+  const json = JSON.stringify(body);
+  const headers = new Headers(response.headers);
+  headers.set('Content-Type', 'application/json');
+  headers.set('Content-Length', String(Buffer.byteLength(json)));
+  return new globalThis.Response(json, { status: response.status, headers });
 }
