@@ -90,6 +90,18 @@ describe('basic Markdown, as Zulip renders it', () => {
 });
 
 describe('code', () => {
+  it('reads a line that only looks like a fence in linear time, nested in quote fences too', () => {
+    // Before, 15 nested quote fences and this line took seconds (FENCE_LINE tried every split
+    // of the line's letters between language and header, at each nesting level).
+    const nested = '```quote\n'.repeat(15) + '```' + 'a'.repeat(9000) + '~\n';
+    const start = performance.now();
+    const out = html(nested);
+    expect(performance.now() - start).toBeLessThan(2000);
+    expect(out.startsWith('<blockquote>\n<blockquote>')).toBe(true);
+    // A real fence with a language and a header still parses.
+    expect(html('```quote Hamlet\nhi\n```')).toBe('<blockquote>\n<p>hi</p>\n</blockquote>');
+  });
+
   it('wraps fenced code like Pygments does, escaping quotes too', () => {
     expect(html('~~~\n<h1>it\'s "x" & y</h1>\n~~~')).toBe(
       '<div class="codehilite"><pre><span></span><code>&lt;h1&gt;it&#39;s &quot;x&quot; &amp; y&lt;/h1&gt;\n</code></pre></div>',
