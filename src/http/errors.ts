@@ -71,7 +71,9 @@ export function toErrorResponse(err: unknown): { status: number; body: Record<st
       return { status: 400, body: { result: 'error', msg: 'Unsupported content type', code: 'BAD_REQUEST' }, headers: {} };
     }
     const { msg, code, data } = zulipMessageForValidation(e.errors);
-    return { status: 400, body: { result: 'error', msg, code, ...data }, headers: {} };
+    // The validator's messages name the client's own keys (an unexpected property, a map
+    // key): bounded like any other message, so a 5 MB key is not a 5 MB answer and log line.
+    return { status: 400, body: { result: 'error', msg: bounded(msg, 1000), code, ...boundedData(data) }, headers: {} };
   }
   return { status: 500, body: { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }, headers: {} };
 }
