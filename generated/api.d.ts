@@ -1303,7 +1303,7 @@ export interface components {
          * @example 1
          */
         Id: number;
-        /** @description A string for most operators; an integer or a string (name, email or ID) for channel, stream, id, sender, group-pm-with, dm-including and with; a list of user IDs or a comma-separated email string for dm / pm-with. Must not be null; `search` needs a non-empty string. A list holds at most 1,000 user IDs (the limit on a direct message's recipients). */
+        /** @description A string for most operators; an integer or a string (name, email or ID) for channel, stream, id, sender, group-pm-with, dm-including and with; a list of user IDs or a comma-separated email string for dm / pm-with. Must not be null; `search` needs a non-empty string. A list holds at most 1,000 user IDs (the limit on a direct message's recipients); a string at most 25,000 characters (a Parley limit: Zulip sets none; a search reads at most 20 words of 64 characters, and a longer operand only cost the server time to fold and split). */
         NarrowOperand: components["schemas"]["Id"] | string | components["schemas"]["Id"][];
         /**
          * @example {

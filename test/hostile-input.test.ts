@@ -339,6 +339,26 @@ eachDatabase('hostile input', (dialect) => {
       expect(error(res)).toEqual(zulipError(400, 'narrow has too many items'));
     });
 
+    it('refuses a narrow operand of more than 25,000 characters, in either form of term', async () => {
+      const flags = (narrow: unknown) =>
+        post('/messages/flags/narrow', {
+          anchor: 'newest',
+          num_before: '10',
+          num_after: '0',
+          op: 'add',
+          flag: 'read',
+          narrow: JSON.stringify(narrow),
+        });
+      await unchanged(async () => {
+        const long = '\uFDFA'.repeat(25_001);
+        for (const narrow of [[{ operator: 'search', operand: long }], [['search', long]]]) {
+          const res = await flags(narrow);
+          expect([res.status, JSON.parse(res.text).code]).toEqual([400, 'BAD_REQUEST']);
+        }
+      });
+      expect((await flags([{ operator: 'search', operand: 'x'.repeat(25_000) }])).status).toBe(200);
+    });
+
     it('refuses 5,001 message_ids in a GET that fits the header limit', async () => {
       const res = await call({ method: 'GET', path: `/api/v1/messages?message_ids=${encodeURIComponent(ids(5001))}` });
       expect(error(res)).toEqual(zulipError(400, 'message_ids has too many items'));
@@ -354,6 +374,19 @@ eachDatabase('hostile input', (dialect) => {
         const shown = Array.from({ length: 10 }, (_, i) => `no-such-channel-${i}`).join(', ');
         expect(error(res)).toEqual(zulipError(400, `Channel(s) (${shown} and 990 more) do not exist`));
       });
+    });
+
+    it("bounds an error that names the client's own 1 MB key", async () => {
+      const key = 'k'.repeat(1_000_000);
+      const res = await post('/register', { client_capabilities: JSON.stringify({ [key]: {} }) });
+      expect(res.status).toBe(400);
+      const body = JSON.parse(res.text);
+      expect([body.result, body.code, body.msg.length <= 1001, body.msg.startsWith('client_capabilities')]).toEqual([
+        'error',
+        'BAD_REQUEST',
+        true,
+        true,
+      ]);
     });
 
     it('bounds a comma-separated recipient string as the contract bounds the list', async () => {
