@@ -395,5 +395,19 @@ eachDatabase('GET /messages', (dialect) => {
       );
       expect(narrowLarge.queries).toBe(narrowSmall.queries);
     });
+
+    it('reads the users of a dm operand in one batch, however many it names', async () => {
+      const dm = (operand: unknown) => fetch(t.cast.member, { num_before: 10, num_after: 0, narrow: [{ operator: 'dm', operand }] });
+      const once = await countQueries(t, () => dm([t.cast.admin.id]));
+      const many = await countQueries(t, () => dm(Array.from({ length: 1000 }, () => t.cast.admin.id)));
+      const oneEmail = await countQueries(t, () => dm(t.cast.admin.email));
+      const manyEmails = await countQueries(t, () => dm(Array.from({ length: 500 }, () => t.cast.admin.email).join(',')));
+      const statuses = [once, many, oneEmail, manyEmails].map((c) => c.result.status);
+      expect(statuses).toEqual([200, 200, 200, 200]);
+      expect(many.queries).toBe(once.queries);
+      expect(manyEmails.queries).toBe(oneEmail.queries);
+      const unknown = await dm([t.cast.admin.id, 999_999]);
+      expect([unknown.status, unknown.body.msg]).toEqual([400, 'Invalid narrow operator: unknown user 999999']);
+    });
   });
 });

@@ -23,10 +23,11 @@ import {
   type NarrowQuery,
 } from '../queries/narrow';
 import { listSearchTermsWithPrefix } from '../queries/search-index';
-import { getUserByApiEmail, getUserInRealm } from '../queries/users';
+import { getUserByApiEmail, getUserInRealm, listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { cutSearchWord, MAX_SEARCH_WORDS, searchTerms } from '../domain/search';
 import { canReadChannelHistory, Viewer } from './viewer';
 import { RecipientType } from '../domain/recipients';
+import type { UserRow } from '../queries/rows';
 
 /**
  * Turns parsed narrow terms into a NarrowQuery: names resolved to ids, and
@@ -268,13 +269,17 @@ async function resolveUserList(db: Knex, realmId: number, operand: string | numb
           .filter(Boolean);
   // The contract bounds a list operand; an email string gets the same bound.
   if (items.length > MAX_DM_OPERAND_USERS) throw badNarrow(`too many users (limit: ${MAX_DM_OPERAND_USERS})`);
-  const ids: number[] = [];
-  for (const item of items) {
-    const user = await findUser(db, realmId, item);
+  // Two batched reads, whatever the count (one per item let a 100-term narrow of 1,000
+  // repeated ids cost 100,000 statements).
+  const isId = (item: string | number) => typeof item === 'number' || /^\d+$/.test(item);
+  const byId = new Map((await listUsersByIds(db, realmId, items.filter(isId).map(Number))).map((u) => [u.id, u] as const));
+  const emails = items.filter((item) => !isId(item)).map(String);
+  const byEmail = emails.length ? await listUsersByApiEmails(db, realmId, emails) : new Map<string, UserRow>();
+  return items.map((item) => {
+    const user = isId(item) ? byId.get(Number(item)) : byEmail.get(String(item));
     if (!user) throw badNarrow(`unknown user ${item}`);
-    ids.push(user.id);
-  }
-  return ids;
+    return user.id;
+  });
 }
 
 /** A direct message conversation has at most this many other participants. */
