@@ -54,6 +54,7 @@ export async function listAlertedUsers(
     realm.id,
     receivers.filter((id) => id !== senderId),
   );
-  for (const [userId, list] of words) if (list.some((w) => containsAlertWord(content, w))) alerted.add(userId);
+  const lowered = content.toLowerCase();
+  for (const [userId, list] of words) if (list.some((w) => containsAlertWord(lowered, w))) alerted.add(userId);
   return alerted;
 }

@@ -36,9 +36,13 @@ export function newAlertWords(existing: readonly string[], wanted: readonly stri
 const BEFORE = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
 const AFTER = new Set([' ', '\n', ')', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);
 
-/** Whether the message's Markdown source contains the word, case-insensitively, on Zulip's boundaries. */
-export function containsAlertWord(content: string, word: string): boolean {
-  const text = content.toLowerCase();
+/**
+ * Whether the message's Markdown source contains the word, case-insensitively, on Zulip's
+ * boundaries. `lowered` is the content lower-cased once by the caller for all its words
+ * (lowering it per word made a user with 100,000 words cost 2 s per message).
+ */
+export function containsAlertWord(lowered: string, word: string): boolean {
+  const text = lowered;
   const needle = word.toLowerCase();
   for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
     const end = at + needle.length;
