@@ -62,7 +62,9 @@ async function main(): Promise<void> {
   } else if (owner) {
     lines.push(`Owner email:   ${owner.email}`, `zuliprc:       ${zuliprc} (the owner's API key)`);
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  // The handlers before the lines that say the server is ready: a signal sent as soon as they
+  // are read (a supervisor, a test) would otherwise find Node's default, and end the process
+  // on the spot instead of stopping it (seen on a loaded machine).
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return; // a second signal changes nothing: the stop is already bounded by SHUTDOWN_TIMEOUT_MS
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 main().catch((err) => {

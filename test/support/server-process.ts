@@ -101,6 +101,9 @@ function handle(
       const code = await signal('SIGTERM');
       clearTimeout(timer);
       if (forced) throw new Error(`Parley did not exit within 30 s of SIGTERM\n--- its output ---\n${output()}`);
+      // Its SIGTERM handler always exits with a code: death by a signal is a crash, or a
+      // SIGTERM that came before the handler was there.
+      if (code === null) throw new Error(`Parley was ended by ${child.signalCode} after SIGTERM\n--- its output ---\n${output()}`);
       return code;
     },
   };
