@@ -104,8 +104,10 @@ describe('image work', () => {
       idleLogin: median(idleLogin),
       busyLogin: Math.max(...busyLogin),
     };
-    expect([figures.busyFile <= 3 * figures.idleFile + 100, figures]).toEqual([true, figures]);
-    expect([figures.busyLogin <= 2 * figures.idleLogin + 150, figures]).toEqual([true, figures]);
+    // Without the queue: the file 4.6 s against 7 ms idle, the login 0.93 s against 0.16 s. The
+    // margins allow for another test process taking the other core meanwhile.
+    expect([figures.busyFile <= 5 * figures.idleFile + 400, figures]).toEqual([true, figures]);
+    expect([figures.busyLogin <= 3 * figures.idleLogin + 400, figures]).toEqual([true, figures]);
   });
 
   it("a member's third image job at once is refused with Zulip's rate-limit error, and the first two succeed", async () => {
