@@ -45,6 +45,20 @@ rss_kib() {
 # seen at its shutdown (docs/deployment.md) and is killed.
 RUNAWAY_KIB=$((1024 * 1024))
 
+# After cluster-down: whether process $1 still runs (not gone, not a zombie), printing its state.
+# A process cluster-down saw end may still be leaving for a moment (a Galera node frees hundreds
+# of MiB on its way out; its /proc entry once vanished between two reads): five seconds' grace,
+# reading its state without failing when the entry goes.
+still_running() {
+  local state= _
+  for _ in $(seq 1 50); do
+    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || state=
+    if [ -z "$state" ] || [ "$state" = Z ]; then return 1; fi
+    sleep 0.1
+  done
+  echo "$state"
+}
+
 alive() {
   local name=$1 pid state
   [ -f "$PIDS/$name.pid" ] || return 1

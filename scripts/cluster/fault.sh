@@ -42,8 +42,8 @@ fi
 bash scripts/cluster/down.sh
 left=0
 for p in $(printf '%s\n' "${seen[@]}" | sort -u); do
-  if [ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ]; then
-    echo "cluster-fault: process $p is still running after cluster-down" >&2
+  if state=$(still_running "$p"); then
+    echo "cluster-fault: process $p (state $state) is still running after cluster-down" >&2
     left=1
   fi
 done
