@@ -9932,7 +9932,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadFileResponse"];
                 };
             };
-            /** @description No file, several files, or a file over the size limit. */
+            /** @description No file, several files, a file over the size limit, or one the organization's upload quota has no room for. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10977,7 +10977,7 @@ export interface operations {
                     "application/json": components["schemas"]["AvatarResponse"];
                 };
             };
-            /** @description No file or several files, a file over 5 MiB, or a file that is not an image. */
+            /** @description No file or several files, a file over 5 MiB, a file that is not an image, or an organization past its upload quota. */
             400: {
                 headers: {
                     [name: string]: unknown;

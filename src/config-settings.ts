@@ -34,6 +34,8 @@ export const SETTINGS = {
   RATE_LIMIT_AUTH_ATTEMPTS: { default: '5', about: 'password attempts per username in the window below' },
   RATE_LIMIT_AUTH_WINDOW_SECONDS: { default: '1800', about: 'the window of those attempts' },
   TUS_UPLOAD_EXPIRY_HOURS: { default: '24', about: 'a resumable upload unfinished this long is abandoned' },
+  TUS_MAX_UNFINISHED_UPLOADS: { default: '10', about: 'resumable uploads a user may have unfinished at once' },
+  TUS_MAX_UNFINISHED_MIB: { default: '300', about: "MiB a user's unfinished resumable uploads may declare together" },
   DB_POOL_MAX: { default: '10', about: 'connections in the MariaDB pool' },
   METRICS_PORT: { about: 'serve Prometheus metrics on this port (unset: none)' },
   METRICS_HOST: { default: '127.0.0.1', about: 'address the metrics listener binds to' },

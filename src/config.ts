@@ -79,6 +79,8 @@ export interface Config {
    * its bytes.
    */
   tusUploadExpiryHours: number;
+  tusMaxUnfinishedUploads: number;
+  tusMaxUnfinishedMib: number;
   /** Connections in the MariaDB pool (SQLite always has one). */
   dbPoolMax: number;
   /** Port of the Prometheus listener (GET /metrics); null: no metrics are served at all. */
@@ -158,6 +160,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', settingOrDefault(env, 'RATE_LIMIT_AUTH_ATTEMPTS')),
     rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', settingOrDefault(env, 'RATE_LIMIT_AUTH_WINDOW_SECONDS')),
     tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', settingOrDefault(env, 'TUS_UPLOAD_EXPIRY_HOURS')),
+    tusMaxUnfinishedUploads: positiveInt('TUS_MAX_UNFINISHED_UPLOADS', settingOrDefault(env, 'TUS_MAX_UNFINISHED_UPLOADS')),
+    tusMaxUnfinishedMib: positiveInt('TUS_MAX_UNFINISHED_MIB', settingOrDefault(env, 'TUS_MAX_UNFINISHED_MIB')),
     dbPoolMax: positiveInt('DB_POOL_MAX', settingOrDefault(env, 'DB_POOL_MAX')),
     metricsPort: metricsPort === undefined ? null : portNumber('METRICS_PORT', metricsPort),
     metricsHost: hostName('METRICS_HOST', settingOrDefault(env, 'METRICS_HOST')),

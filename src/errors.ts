@@ -41,6 +41,9 @@ export class UnauthorizedError extends ApiError {
   }
 }
 
+/** An upload that would take the organization past its upload_quota_mib (Zulip's RealmUploadQuotaError). */
+export const realmUploadQuotaExceeded = () => new ApiError("Upload would exceed your organization's upload quota.", 'REALM_UPLOAD_QUOTA');
+
 /** Role-gate failures are 400 UNAUTHORIZED_PRINCIPAL in Zulip, not 403. */
 export const adminRequired = () => new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
 export const ownerRequired = () => new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');

@@ -25,6 +25,7 @@ import { listActiveUserIds } from '../queries/users';
 import { toApiRealmEmojiMap } from '../serializers/custom-emoji';
 import type { FileStore } from '../storage/files';
 import { resizeEmoji } from './emoji-images';
+import { checkUploadWithinQuota } from './upload-quota';
 import type { IncomingFile } from './uploads';
 
 type RealmEmojiEvent = EventBody<Schema<'RealmEmojiEvent'>>;
@@ -65,6 +66,7 @@ export async function doUploadCustomEmoji(
   // As Zulip, the declared type decides the format (and the extension); the bytes must then decode as an image.
   const ext = EMOJI_IMAGE_TYPES.get(file.mimetype.toLowerCase());
   if (!ext) throw badImage('Invalid image format');
+  await checkUploadWithinQuota(ctx.db, realm, file.size);
 
   const fileName = `${randomBytes(8).toString('hex')}.${ext}`;
   const keys = [emojiOriginalKey(realm.id, fileName), emojiKey(realm.id, fileName), emojiStillKey(realm.id, fileName)];

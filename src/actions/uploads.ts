@@ -17,7 +17,9 @@ import {
   uploadSpaceUsed,
   type UploadRow,
 } from '../queries/attachments';
+import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
+import { checkUploadWithinQuotaInTx } from './upload-quota';
 import type { StagedFile } from '../storage/files';
 import { openTusStore, TUS_DIRECTORY } from '../storage/tus';
 
@@ -65,7 +67,9 @@ export async function doStoreUpload(ctx: AppContext, user: UserRow, incoming: In
   // only a walk of the whole store could find. The owner hears of the upload
   // only once the file is in place.
   const announce: Array<() => void> = [];
+  const realm = await getRealmOfUser(ctx.db, user);
   const row = await inTransaction(ctx.db, async (tx) => {
+    await checkUploadWithinQuotaInTx(tx.trx, realm, incoming.size);
     const fields = {
       realm_id: user.realm_id,
       owner_id: user.id,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { checkNewRealm, doCreateRealm } from '../actions/realms';
 import { auditLogCommand } from './audit-log';
+import { uploadQuotaCommand } from './upload-quota';
 import { createUserInTx, doRegenerateApiKey } from '../actions/users';
 import { type Config, loadConfig, settingsHelp, withoutPassword } from '../config';
 import type { AppContext } from '../context';
@@ -22,7 +23,19 @@ import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
 
 /** Every command; anything else is refused before a database is opened. */
-const COMMANDS = ['migrate', 'seed-demo', 'create-realm', 'create-user', 'api-key', 'zuliprc', 'audit-log', 'cache', 'backup', 'restore'];
+const COMMANDS = [
+  'migrate',
+  'seed-demo',
+  'create-realm',
+  'create-user',
+  'api-key',
+  'zuliprc',
+  'audit-log',
+  'upload-quota',
+  'cache',
+  'backup',
+  'restore',
+];
 
 /**
  * The commands that make the database when DATA_DIR / DATABASE_URL holds
@@ -52,6 +65,9 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
   audit-log [--realm ID] [--user EMAIL] [--limit N] [--json]
                                            print the audit log, newest first (50 rows unless
                                            --limit, at most 1000); --user: rows by or about them
+  upload-quota [--realm ID] [--mib N | --none]
+                                           print an organization's upload quota and space used;
+                                           --mib sets the quota, --none removes it
   cache flush                              empty the caches of every running server (within
                                            CACHE_POLL_MS): for SQL edited by hand; the
                                            commands above tell the servers what they change
@@ -105,6 +121,8 @@ async function main(argv: string[]): Promise<number> {
       user: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean', default: false },
+      mib: { type: 'string' },
+      none: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -178,6 +196,9 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(
           await auditLogCommand(ctx.db, { realm: values.realm!, user: values.user, limit: values.limit, json: values.json }),
         );
+        return 0;
+      case 'upload-quota':
+        process.stdout.write(await uploadQuotaCommand(ctx.db, await realmOf(ctx, values.realm!), values));
         return 0;
       case 'cache': {
         if (positionals[0] !== 'flush') throw new ApiError('Usage: cache flush');

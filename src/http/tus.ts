@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -8,7 +9,9 @@ import { finishResumableUpload } from '../handlers/uploads';
 import type { UserRow } from '../queries/rows';
 import { authenticateBasic } from './auth';
 import { FileLocker } from '../storage/file-locker';
-import { openTusStore, TUS_DIRECTORY, TUS_LOCK_DIRECTORY } from '../storage/tus';
+import { countUnfinishedUploads, openTusStore, TUS_DIRECTORY, TUS_LOCK_DIRECTORY, tusUploadPrefix } from '../storage/tus';
+import { checkUploadWithinQuota } from '../actions/upload-quota';
+import { getRealmOfUser } from '../queries/realms';
 import { toErrorResponse } from './errors';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 
@@ -44,6 +47,11 @@ function nodeRequest(req: unknown): IncomingMessage | undefined {
  * - Upload-Length is checked against max_file_upload_size_mib on creation
  *   (413 with Zulip's message) and the bytes against it on every PATCH; a
  *   deferred length is refused, as Zulip does.
+ * - Creation is refused (400, Zulip's JSON) when the declared length would take
+ *   the organization past its upload quota (REALM_UPLOAD_QUOTA, checked again
+ *   when the last byte arrives), or when the user already has
+ *   TUS_MAX_UNFINISHED_UPLOADS unfinished uploads or theirs would declare more
+ *   than TUS_MAX_UNFINISHED_MIB together: nobody parks the disk for a day.
  * - The uploader's id is written into the upload's metadata at creation;
  *   anyone else continuing, inspecting or ending the upload gets the same 404
  *   as for an upload that does not exist.
@@ -63,7 +71,8 @@ function nodeRequest(req: unknown): IncomingMessage | undefined {
 export function tusRouter(ctx: AppContext): Router {
   const users = new WeakMap<IncomingMessage, UserRow>();
   const uploadsRoot = path.join(ctx.config.dataDir, 'uploads');
-  const datastore = openTusStore(uploadsRoot, ctx.config.tusUploadExpiryHours * 3_600_000);
+  const expiryMs = ctx.config.tusUploadExpiryHours * 3_600_000;
+  const datastore = openTusStore(uploadsRoot, expiryMs);
   const maxBytes = ctx.config.maxFileUploadSizeMib * 1024 * 1024;
   const tooLarge = `Uploaded file is larger than the allowed limit of ${ctx.config.maxFileUploadSizeMib} MiB`;
 
@@ -82,9 +91,24 @@ export function tusRouter(ctx: AppContext): Router {
     maxSize: maxBytes,
     relativeLocation: true,
     disableTerminationForFinishedUploads: true,
+    // `<user id>-<random>`: a user's unfinished uploads are counted by a listing.
+    namingFunction: (req) => `${tusUploadPrefix(userOf(req).id)}${randomBytes(16).toString('hex')}`,
     onUploadCreate: async (req, upload) => {
       const user = userOf(req);
       if (upload.sizeIsDeferred) throw tusError(400, 'Deferred file size not allowed.');
+      const size = upload.size ?? 0;
+      // Refused before any byte arrives; checked again when the last one has (doStoreUpload).
+      await checkUploadWithinQuota(ctx.db, await getRealmOfUser(ctx.db, user), size);
+      const unfinished = await countUnfinishedUploads(datastore, uploadsRoot, user.id, expiryMs);
+      if (unfinished.count >= ctx.config.tusMaxUnfinishedUploads) {
+        throw tusError(400, `You have ${unfinished.count} unfinished uploads, the most allowed: finish or cancel one first.`);
+      }
+      if (unfinished.bytes + size > ctx.config.tusMaxUnfinishedMib * 1024 * 1024) {
+        throw tusError(
+          400,
+          `Your unfinished uploads may not exceed ${ctx.config.tusMaxUnfinishedMib} MiB together: finish or cancel one first.`,
+        );
+      }
       return { metadata: { ...upload.metadata, [OWNER_KEY]: String(user.id) } };
     },
     onIncomingRequest: async (req, id) => {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { invalidates } from '../db/invalidations';
+import { dialectOf } from '../db/connection';
 import { insertOne } from './ids';
 import { mapBools, RealmRow } from './rows';
 
@@ -33,6 +34,20 @@ export function rememberRealm(user: object, realm: RealmRow): void {
 /** The user's organization: the row authentication read for this request, else one query. */
 export async function getRealmOfUser(q: Q, user: { realm_id: number }): Promise<RealmRow> {
   return realmOfRequestUser.get(user) ?? (await getRealmById(q, user.realm_id))!;
+}
+
+/**
+ * The organization's upload quota, read under a lock of its row on MariaDB,
+ * so that concurrent uploads into one organization with a quota take turns
+ * between the check of the space used and the new attachment's insert (else
+ * two could each pass the check and together exceed it). SQLite's one writer
+ * serializes them already.
+ */
+export async function getUploadQuotaForUpdate(trx: Knex.Transaction, realmId: number): Promise<number | null> {
+  const query = trx('realms').where({ id: realmId }).first('upload_quota_mib');
+  if (dialectOf(trx) === 'mysql') query.forUpdate();
+  const row = (await query) as { upload_quota_mib: number | null } | undefined;
+  return row?.upload_quota_mib ?? null;
 }
 
 export async function getRealmByStringId(q: Q, stringId: string): Promise<RealmRow | undefined> {

@@ -32,6 +32,8 @@ export interface RealmRow extends RealmGroupColumns {
   enable_spectator_access: boolean;
   default_language: string;
   message_retention_days: number | null;
+  /** The organization's upload quota in MiB, null for none (migration 029). */
+  upload_quota_mib: number | null;
   max_invites: number | null;
   /** The organization shares no presence (migration 015). */
   presence_disabled: boolean;

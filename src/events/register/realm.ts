@@ -230,7 +230,7 @@ function organizationSettings(realm: RealmRow) {
     realm_owner_full_content_access: false,
     realm_push_notifications_enabled_end_timestamp: null,
     realm_require_e2ee_push_notifications: false,
-    realm_upload_quota_mib: null,
+    realm_upload_quota_mib: realm.upload_quota_mib,
     realm_icon_source: 'G' as const,
     realm_logo_source: 'D' as const,
     realm_night_logo_source: 'D' as const,
