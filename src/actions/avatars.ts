@@ -13,14 +13,13 @@ import {
   type AvatarVariant,
 } from '../domain/avatars';
 import { noSuchUser } from '../errors';
-import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { getUserInRealm, updateUser } from '../queries/users';
 import { fullAvatarUrl, toApiRealmUserUpdateEvent } from '../serializers/users';
 import type { IncomingFile } from './uploads';
 import { squarePng } from './avatar-images';
-import { checkUploadWithinQuota } from './upload-quota';
+import { checkUserUploadWithinQuota } from './upload-quota';
 
 /**
  * POST /users/me/avatar: exactly one image of at most 5 MiB becomes the
@@ -33,7 +32,7 @@ export async function doUploadAvatar(ctx: AppContext, caller: UserRow, files: re
   const incoming = files[0]!;
   // Also enforced while the body streams in; kept here for any other way a file arrives.
   if (incoming.size > MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024) throw avatarTooLarge();
-  await checkUploadWithinQuota(ctx.db, await getRealmOfUser(ctx.db, caller), incoming.size);
+  await checkUserUploadWithinQuota(ctx, caller, incoming.size);
   const hash = avatarHash(ctx.secret, caller.id, caller.avatar_version + 1);
   const key = (variant: AvatarVariant) => avatarKey(caller.realm_id, hash, variant);
   // The files first, the record after: a crash in between leaves unnamed

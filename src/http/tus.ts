@@ -5,13 +5,11 @@ import path from 'node:path';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { ERRORS, Server, type Upload } from '@tus/server';
 import type { AppContext } from '../context';
-import { finishResumableUpload } from '../handlers/uploads';
+import { checkResumableUploadWithinQuota, finishResumableUpload } from '../handlers/uploads';
 import type { UserRow } from '../queries/rows';
 import { authenticateBasic } from './auth';
 import { FileLocker } from '../storage/file-locker';
 import { countUnfinishedUploads, openTusStore, TUS_DIRECTORY, TUS_LOCK_DIRECTORY, tusUploadPrefix } from '../storage/tus';
-import { checkUploadWithinQuota } from '../actions/upload-quota';
-import { getRealmOfUser } from '../queries/realms';
 import { toErrorResponse } from './errors';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 
@@ -98,7 +96,7 @@ export function tusRouter(ctx: AppContext): Router {
       if (upload.sizeIsDeferred) throw tusError(400, 'Deferred file size not allowed.');
       const size = upload.size ?? 0;
       // Refused before any byte arrives; checked again when the last one has (doStoreUpload).
-      await checkUploadWithinQuota(ctx.db, await getRealmOfUser(ctx.db, user), size);
+      await checkResumableUploadWithinQuota(ctx, user, size);
       const unfinished = await countUnfinishedUploads(datastore, uploadsRoot, user.id, expiryMs);
       if (unfinished.count >= ctx.config.tusMaxUnfinishedUploads) {
         throw tusError(400, `You have ${unfinished.count} unfinished uploads, the most allowed: finish or cancel one first.`);
