@@ -33,6 +33,7 @@ export const SETTINGS = {
   RATE_LIMIT_IP_PER_MINUTE: { default: '100', about: 'API requests a minute per address, without credentials' },
   RATE_LIMIT_AUTH_ATTEMPTS: { default: '5', about: 'password attempts per username in the window below' },
   RATE_LIMIT_AUTH_WINDOW_SECONDS: { default: '1800', about: 'the window of those attempts' },
+  IMAGE_TIMEOUT_SECONDS: { default: '20', about: 'longest an avatar or custom emoji image may take to process' },
   TUS_UPLOAD_EXPIRY_HOURS: { default: '24', about: 'a resumable upload unfinished this long is abandoned' },
   TUS_MAX_UNFINISHED_UPLOADS: { default: '10', about: 'resumable uploads a user may have unfinished at once' },
   TUS_MAX_UNFINISHED_MIB: { default: '300', about: "MiB a user's unfinished resumable uploads may declare together" },

@@ -79,6 +79,7 @@ export interface Config {
    * its bytes.
    */
   tusUploadExpiryHours: number;
+  imageTimeoutSeconds: number;
   tusMaxUnfinishedUploads: number;
   tusMaxUnfinishedMib: number;
   /** Connections in the MariaDB pool (SQLite always has one). */
@@ -159,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitIpPerMinute: positiveInt('RATE_LIMIT_IP_PER_MINUTE', settingOrDefault(env, 'RATE_LIMIT_IP_PER_MINUTE')),
     rateLimitAuthAttempts: positiveInt('RATE_LIMIT_AUTH_ATTEMPTS', settingOrDefault(env, 'RATE_LIMIT_AUTH_ATTEMPTS')),
     rateLimitAuthWindowSeconds: positiveInt('RATE_LIMIT_AUTH_WINDOW_SECONDS', settingOrDefault(env, 'RATE_LIMIT_AUTH_WINDOW_SECONDS')),
+    imageTimeoutSeconds: positiveInt('IMAGE_TIMEOUT_SECONDS', settingOrDefault(env, 'IMAGE_TIMEOUT_SECONDS')),
     tusUploadExpiryHours: positiveInt('TUS_UPLOAD_EXPIRY_HOURS', settingOrDefault(env, 'TUS_UPLOAD_EXPIRY_HOURS')),
     tusMaxUnfinishedUploads: positiveInt('TUS_MAX_UNFINISHED_UPLOADS', settingOrDefault(env, 'TUS_MAX_UNFINISHED_UPLOADS')),
     tusMaxUnfinishedMib: positiveInt('TUS_MAX_UNFINISHED_MIB', settingOrDefault(env, 'TUS_MAX_UNFINISHED_MIB')),

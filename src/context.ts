@@ -62,7 +62,7 @@ export function createContext(
     rateLimits: createRateLimits(db, config),
     caches: new Caches(bus, db, config),
     messageCache: null,
-    images: new ImageQueue(),
+    images: new ImageQueue(config.imageTimeoutSeconds),
   };
   ctx.messageCache = createMessageCache(ctx.caches, config.cacheMessages);
   return ctx;

@@ -120,4 +120,33 @@ describe('image work', () => {
     expect(refused.headers['retry-after']).toBe(String(refused.body['retry-after']));
     expect(t.ctx.images.size).toBe(0);
   });
+
+  it('refuses an image whose processing outlasts IMAGE_TIMEOUT_SECONDS as one that does not decode, and the queue moves on', async () => {
+    const quick = await startTestServer('sqlite', undefined, { dataDir: data.dir, config: { imageTimeoutSeconds: 1 } });
+    try {
+      const post = (name: string, image: Buffer, type: string) =>
+        request(quick.app)
+          .post(`/api/v1/realm/emoji/${name}`)
+          .auth(quick.cast.member.email, quick.cast.member.api_key)
+          .attach('f', image, { filename: 'emoji', contentType: type });
+      // Four times the other tests' image: about eight seconds of work alone.
+      const heavier = await heavyGif(6000);
+      const started = Date.now();
+      const slow = await post('too_slow', heavier, 'image/gif');
+      const ms = Date.now() - started;
+      expect([slow.status, slow.body]).toEqual([
+        400,
+        { result: 'error', msg: 'Could not decode image; did you upload an image file?', code: 'BAD_IMAGE' },
+      ]);
+      // Stopped at the limit, not run to the end (with room for the other core being busy).
+      expect(ms).toBeLessThan(5000);
+      const small = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#08f' } })
+        .png()
+        .toBuffer();
+      expect((await post('in_time', small, 'image/png')).status).toBe(200);
+      expect(quick.ctx.images.size).toBe(0);
+    } finally {
+      await quick.close();
+    }
+  });
 });

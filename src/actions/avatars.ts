@@ -42,9 +42,9 @@ export async function doUploadAvatar(ctx: AppContext, caller: UserRow, files: re
   try {
     const original = await readAll(ctx, key('original'));
     // One image job (src/actions/image-queue.ts): both sizes, one after the other.
-    const [small, medium] = await ctx.images.run(caller.id, async () => [
-      await squarePng(original, AVATAR_SIZE),
-      await squarePng(original, MEDIUM_AVATAR_SIZE),
+    const [small, medium] = await ctx.images.run(caller.id, async (timeoutSeconds) => [
+      await squarePng(original, AVATAR_SIZE, timeoutSeconds),
+      await squarePng(original, MEDIUM_AVATAR_SIZE, timeoutSeconds),
     ]);
     await Promise.all([store(ctx, key('small'), small), store(ctx, key('medium'), medium)]);
   } catch (err) {

@@ -73,7 +73,7 @@ export async function doUploadCustomEmoji(
   await file.file.commit(keys[0]!);
   try {
     const original = await readAll(ctx.storage, keys[0]!);
-    const images = await ctx.images.run(user.id, () => resizeEmoji(original, ext));
+    const images = await ctx.images.run(user.id, (timeoutSeconds) => resizeEmoji(original, ext, timeoutSeconds));
     await writeBytes(ctx.storage, keys[1]!, images.image);
     if (images.still) await writeBytes(ctx.storage, keys[2]!, images.still);
     await inTransaction(ctx.db, async (tx) => {

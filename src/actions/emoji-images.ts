@@ -17,9 +17,11 @@ export interface EmojiImages {
  * Zulip's resize_emoji: the image shrinks (never grows) to fit 64×64 with
  * its aspect ratio, keeping its format; every frame of an animated GIF or
  * WebP is resized, so the animation stays, and the first frame becomes a
- * still PNG. Anything libvips cannot decode is Zulip's "not an image" error.
+ * still PNG. Anything libvips cannot decode, or that takes longer than
+ * `timeoutSeconds` (each of the two images), is Zulip's "not an image" error.
  */
-export async function resizeEmoji(original: Buffer, ext: keyof typeof FORMATS): Promise<EmojiImages> {
+export async function resizeEmoji(original: Buffer, ext: keyof typeof FORMATS, timeoutSeconds: number): Promise<EmojiImages> {
+  const timeout = { seconds: timeoutSeconds };
   const fit = { width: EMOJI_SIZE, height: EMOJI_SIZE, fit: 'inside', withoutEnlargement: true } as const;
   try {
     const meta = await sharp(original, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
@@ -28,8 +30,11 @@ export async function resizeEmoji(original: Buffer, ext: keyof typeof FORMATS): 
       .rotate()
       .resize(fit)
       .toFormat(FORMATS[ext])
+      .timeout(timeout)
       .toBuffer();
-    const still = animated ? await sharp(original, { pages: 1, limitInputPixels: MAX_INPUT_PIXELS }).resize(fit).png().toBuffer() : null;
+    const still = animated
+      ? await sharp(original, { pages: 1, limitInputPixels: MAX_INPUT_PIXELS }).resize(fit).png().timeout(timeout).toBuffer()
+      : null;
     return { image, still };
   } catch {
     throw badImage('Could not decode image; did you upload an image file?');

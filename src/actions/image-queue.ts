@@ -20,10 +20,18 @@ export class ImageQueue {
   /** A moving average of a job's duration (seconds), for retry-after. */
   private averageSeconds = 0.5;
 
-  constructor(private readonly concurrency = 1) {}
+  /**
+   * `timeoutSeconds`: how long one image operation of a job may take (sharp's
+   * timeout, which stops libvips mid-work); past it the image is refused as one
+   * that does not decode, and the queue moves on.
+   */
+  constructor(
+    private readonly timeoutSeconds: number,
+    private readonly concurrency = 1,
+  ) {}
 
-  /** Runs `job` when its turn comes, for `userId`; refuses it at once when the user has too many. */
-  async run<T>(userId: number, job: () => Promise<T>): Promise<T> {
+  /** Runs `job` when its turn comes, for `userId`, given the time limit of each of its image operations; refuses it at once when the user has too many. */
+  async run<T>(userId: number, job: (timeoutSeconds: number) => Promise<T>): Promise<T> {
     const mine = this.perUser.get(userId) ?? 0;
     if (mine >= IMAGE_JOBS_PER_USER) throw rateLimitedError(Math.max(1, (this.waiting.length + this.running) * this.averageSeconds));
     this.perUser.set(userId, mine + 1);
@@ -32,7 +40,7 @@ export class ImageQueue {
       else this.running++;
       const started = performance.now();
       try {
-        return await job();
+        return await job(this.timeoutSeconds);
       } finally {
         this.averageSeconds = 0.8 * this.averageSeconds + 0.2 * ((performance.now() - started) / 1000);
         const next = this.waiting.shift();
