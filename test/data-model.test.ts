@@ -228,6 +228,7 @@ eachDatabase('data model', (dialect) => {
       '026_unread_horizons',
       '027_client_devices',
       '028_first_login',
+      '029_retention',
     ]);
   });
 });

@@ -25,6 +25,7 @@ import * as m025 from './migrations/025_user_messages_without_foreign_keys';
 import * as m026 from './migrations/026_unread_horizons';
 import * as m027 from './migrations/027_client_devices';
 import * as m028 from './migrations/028_first_login';
+import * as m029 from './migrations/029_retention';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '026_unread_horizons': m026,
   '027_client_devices': m027,
   '028_first_login': m028,
+  '029_retention': m029,
 };
 
 /** Every migration this code knows, in the order they apply. */
