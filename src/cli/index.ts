@@ -18,11 +18,26 @@ import { getUserByEmailKey } from '../queries/users';
 import { startContext } from '../server';
 import { collectForOtherProcesses, recordInvalidations } from '../cache/remote';
 import { BACKUP_USAGE, backupCommand } from './backup';
+import { archiveExpiredCommand, restoreCommand, RETENTION_USAGE } from './retention';
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
 
 /** Every command; anything else is refused before a database is opened. */
-const COMMANDS = ['migrate', 'seed-demo', 'create-realm', 'create-user', 'api-key', 'zuliprc', 'audit-log', 'cache', 'backup', 'restore'];
+const COMMANDS = [
+  'migrate',
+  'seed-demo',
+  'create-realm',
+  'create-user',
+  'api-key',
+  'zuliprc',
+  'audit-log',
+  'cache',
+  'archive-expired',
+  'restore-retention',
+  'restore-archived',
+  'backup',
+  'restore',
+];
 
 /**
  * The commands that make the database when DATA_DIR / DATABASE_URL holds
@@ -55,6 +70,7 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
   cache flush                              empty the caches of every running server (within
                                            CACHE_POLL_MS): for SQL edited by hand; the
                                            commands above tell the servers what they change
+${RETENTION_USAGE}
 ${BACKUP_USAGE}
 
 migrate, seed-demo and create-realm create the database where DATA_DIR / DATABASE_URL
@@ -105,6 +121,9 @@ async function main(argv: string[]): Promise<number> {
       user: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean', default: false },
+      channel: { type: 'string' },
+      since: { type: 'string' },
+      transaction: { type: 'string' },
     },
     strict: true,
   });
@@ -185,6 +204,20 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`Running servers will empty their caches within ${config.cachePollMs} ms.\n`);
         return 0;
       }
+      case 'archive-expired':
+        process.stdout.write(await archiveExpiredCommand(ctx));
+        return 0;
+      case 'restore-retention':
+      case 'restore-archived':
+        process.stdout.write(
+          await restoreCommand(ctx, command, {
+            realm: values.realm!,
+            channel: values.channel,
+            since: values.since,
+            transaction: values.transaction,
+          }),
+        );
+        return 0;
       default:
         throw new Error(`command '${command}' is listed but not handled`);
     }
