@@ -21,6 +21,8 @@ export const SETTINGS = {
   UNCLAIMED_UPLOADS_GRACE_DAYS: { default: '35', about: 'uploads no message links are deleted after this many days' },
   UPLOAD_SWEEP_INTERVAL_MS: { default: '600000', about: 'how often that sweep runs' },
   UPLOAD_SWEEP_BATCH_SIZE: { default: '100', about: 'how many uploads it deletes each time' },
+  RETENTION_INTERVAL_MS: { default: '3600000', about: 'how often messages past their retention period are archived' },
+  RETENTION_BATCH_SIZE: { default: '100', about: 'messages the retention archiver moves per transaction' },
   WEB_PUBLIC_STREAMS_ENABLED: { default: 'true', about: 'organizations may allow spectators' },
   DELETE_TOPIC_BATCH_SIZE: { default: '100', about: 'messages per transaction of delete_topic' },
   DELETE_TOPIC_TIME_BUDGET_MS: { default: '50000', about: 'after this long delete_topic answers complete: false' },

@@ -43,6 +43,13 @@ export interface Config {
   /** How often the server looks for such uploads, and how many it deletes each time. */
   uploadSweepIntervalMs: number;
   uploadSweepBatchSize: number;
+  /**
+   * How often the retention archiver runs (src/actions/retention.ts): each
+   * run archives every message past its retention period, in transactions
+   * of `retentionBatchSize` messages (Zulip: 100 per channel batch).
+   */
+  retentionIntervalMs: number;
+  retentionBatchSize: number;
   /** The server setting WEB_PUBLIC_STREAMS_ENABLED: organizations may then allow spectators. */
   webPublicStreamsEnabled: boolean;
   /**
@@ -148,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     unclaimedUploadsGraceDays: positiveInt('UNCLAIMED_UPLOADS_GRACE_DAYS', settingOrDefault(env, 'UNCLAIMED_UPLOADS_GRACE_DAYS')),
     uploadSweepIntervalMs: positiveInt('UPLOAD_SWEEP_INTERVAL_MS', settingOrDefault(env, 'UPLOAD_SWEEP_INTERVAL_MS')),
     uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', settingOrDefault(env, 'UPLOAD_SWEEP_BATCH_SIZE')),
+    retentionIntervalMs: positiveInt('RETENTION_INTERVAL_MS', settingOrDefault(env, 'RETENTION_INTERVAL_MS')),
+    retentionBatchSize: positiveInt('RETENTION_BATCH_SIZE', settingOrDefault(env, 'RETENTION_BATCH_SIZE')),
     webPublicStreamsEnabled: boolean('WEB_PUBLIC_STREAMS_ENABLED', settingOrDefault(env, 'WEB_PUBLIC_STREAMS_ENABLED')),
     deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', settingOrDefault(env, 'DELETE_TOPIC_BATCH_SIZE')),
     deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', settingOrDefault(env, 'DELETE_TOPIC_TIME_BUDGET_MS')),

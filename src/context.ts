@@ -9,6 +9,7 @@ import { FileStore, LocalFileStore } from './storage/files';
 import { serverSecret } from './storage/secret';
 import { createRateLimits, RateLimits } from './actions/rate-limits';
 import { ImageQueue } from './actions/image-queue';
+import { RetentionStats } from './actions/retention';
 import { Caches } from './cache';
 import { createMessageCache } from './cache/messages';
 import type { InvalidatingCache } from './cache/invalidating-cache';
@@ -39,6 +40,8 @@ export interface AppContext {
   messageCache: InvalidatingCache<number, MessageDict> | null;
   /** Avatar and custom emoji image work, one job at a time (src/actions/image-queue.ts). */
   images: ImageQueue;
+  /** What this process's retention archiver did (src/actions/retention.ts), for the metrics. */
+  retention: RetentionStats;
 }
 
 export function createContext(
@@ -63,6 +66,7 @@ export function createContext(
     caches: new Caches(bus, db, config),
     messageCache: null,
     images: new ImageQueue(config.imageTimeoutSeconds),
+    retention: new RetentionStats(),
   };
   ctx.messageCache = createMessageCache(ctx.caches, config.cacheMessages);
   return ctx;

@@ -9,6 +9,7 @@ import { createLogger } from './logger';
 import { listen, startContext } from './server';
 import { RequestTracker, shutDown } from './shutdown';
 import { startUploadSweep } from './actions/uploads';
+import { startRetentionArchiver } from './actions/retention';
 import { startInvalidationPoll } from './cache/remote';
 import { listenFailure, startupFailureLine } from './startup-errors';
 import { keepWritesFromBlockingExit } from './stdio';
@@ -36,6 +37,13 @@ async function main(): Promise<void> {
       })
     : null;
   const stopSweep = startUploadSweep(ctx, (err) => log.error({ err }, 'unclaimed upload sweep failed'));
+  const stopRetention = startRetentionArchiver(
+    ctx,
+    (err) => log.error({ err }, 'retention archiving failed'),
+    (run) => {
+      if (run.archived > 0 || run.interrupted) log.info({ ...run }, 'retention archiving');
+    },
+  );
   const stopCachePoll = startInvalidationPoll(ctx.db, ctx.caches, config.cachePollMs, (err) =>
     log.warn({ err }, 'reading cache invalidations failed'),
   );
@@ -76,7 +84,7 @@ async function main(): Promise<void> {
       server,
       tracker,
       metricsServer,
-      stopTimers: () => (stopSweep(), stopCachePoll()),
+      stopTimers: () => (stopSweep(), stopCachePoll(), stopRetention()),
       timeoutMs: config.shutdownTimeoutMs,
     }).then(
       () => process.exit(0),

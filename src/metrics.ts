@@ -105,6 +105,25 @@ export class Metrics {
         for (const c of ctx.caches.stats()) this.inc({ cache: c.name }, c.misses);
       },
     });
+    new Counter({
+      name: 'parley_retention_archived_messages_total',
+      help: 'Messages this process moved to the archive under a retention policy.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(ctx.retention.archived);
+      },
+    });
+    new Counter({
+      name: 'parley_retention_runs_total',
+      help: 'Runs of the retention archiver in this process, by outcome: done, lease_held (another process was archiving), failed.',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [outcome, n] of Object.entries(ctx.retention.runs)) this.inc({ outcome }, n);
+      },
+    });
     new Gauge({
       name: 'parley_redis_up',
       help: 'Whether each Redis connection of this process is up (1) or not (0): the event bus (EVENT_BUS=redis), the rate limits (RATE_LIMIT_STORE=redis). No series for what does not use Redis.',

@@ -56,8 +56,12 @@ export interface Running {
   server: Server;
   tracker: RequestTracker;
   metricsServer: Server | null;
-  /** Stops the timers that are not the context's own (the unclaimed-upload sweep). */
-  stopTimers: () => void;
+  /**
+   * Stops the timers that are not the context's own (the unclaimed-upload
+   * sweep, the retention archiver); resolves once work they started and
+   * must finish before the database closes (a retention batch) is done.
+   */
+  stopTimers: () => void | Promise<void>;
   timeoutMs: number;
 }
 
@@ -80,7 +84,7 @@ export async function shutDown(r: Running): Promise<void> {
     r.log.warn({ inFlight: r.tracker.inFlight }, `requests still in flight after ${r.timeoutMs} ms: their connections are cut`);
   r.server.closeAllConnections();
   await closed;
-  r.stopTimers();
+  await r.stopTimers();
   r.ctx.push?.stop(); // notifications not yet delivered are dropped with the process
   r.ctx.queues.close();
   // The Redis connections (event bus, rate limits): the bus first sends the events it still

@@ -229,6 +229,7 @@ eachDatabase('data model', (dialect) => {
       '027_client_devices',
       '028_first_login',
       '029_upload_quota',
+      '030_retention',
     ]);
   });
 });

@@ -1,27 +1,17 @@
 import type { AppContext } from '../context';
-import type { Data, Params, Schema } from '../contract';
+import type { Data, Params } from '../contract';
 import { inTransaction, Tx } from '../db/transaction';
-import { invalidateMessagesAfterCommit } from './message-invalidation';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import { adminRequired, ApiError, invalidChannelId } from '../errors';
 import { accessMessageForChange } from '../access/messages';
 import { canReadChannelHistory, inGroup, isAdminViewer, Viewer } from '../access/viewer';
 import type { EventBus } from '../events/bus';
-import { queueAttachmentEvents } from './uploads';
-import type { PublishedEvent } from '../events/shape';
-import {
-  archiveMessages,
-  ArchiveType,
-  getOldestMessageId,
-  listTopicMessageIdsNewestFirst,
-  listUserIdsWithRows,
-  updateChannelFirstMessageId,
-} from '../queries/archive';
-import { listAttachmentsLinkedTo } from '../queries/attachments';
+import { ArchiveType, listTopicMessageIdsNewestFirst } from '../queries/archive';
 import { ChannelRow, getChannelById } from '../queries/channels';
 import { getUsersByIds, MessageRow } from '../queries/messages';
 import { getRealmOfUser } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
+import { archiveConversationsInTx } from './message-archive';
 
 /**
  * Deleting messages (DELETE /messages/{id}, POST /streams/{id}/delete_topic).
@@ -66,62 +56,25 @@ interface Conversation {
   realmId: number;
   /** The channel, for channel messages; null for direct messages. */
   channel: ChannelRow | null;
-  /** The topic as the event names it (see below); channel messages only. */
+  /** The topic as the event names it (see src/actions/message-archive.ts); channel messages only. */
   topicKey: string;
 }
 
 /**
- * Archives the messages (ids of one conversation) and queues the events:
- * the stream update first, then delete_message, as Zulip sends them. Both go
- * to the users holding a row for any of the messages, plus the acting user
- * (who may have deleted history they never received). Statements: a fixed
- * number per ARCHIVE_CHUNK ids, whatever the list holds.
- * Returns how many messages were actually deleted (a concurrent deletion
- * may have taken some first).
+ * Archives the messages (ids of one conversation) as a manual deletion and
+ * queues the events (src/actions/message-archive.ts): they go to the users
+ * holding a row for any of the messages, plus the acting user (who may have
+ * deleted history they never received). Returns how many messages were
+ * actually deleted (a concurrent deletion may have taken some first).
  */
 async function deleteMessagesInTx(tx: Tx, bus: EventBus, conv: Conversation, ids: number[], actingUserId: number): Promise<number> {
-  const sorted = [...ids].sort((a, b) => a - b);
-  const audience = new Set(await listUserIdsWithRows(tx.trx, sorted));
-  audience.add(actingUserId);
-  const userIds = [...audience].sort((a, b) => a - b);
-  const linkedUploads = await listAttachmentsLinkedTo(tx.trx, sorted);
-  const deleted = await archiveMessages(tx.trx, sorted, Math.floor(Date.now() / 1000), ArchiveType.MANUAL);
-  if (deleted === 0) return 0;
-  // Reads find no deleted message (their rows are gone), but GET /messages/{id}
-  // must not answer from a dict, and the memory is better spent elsewhere.
-  invalidateMessagesAfterCommit(tx, bus, () => sorted);
-
-  const channel = conv.channel;
-  if (channel && channel.first_message_id !== null && sorted.includes(channel.first_message_id)) {
-    // Only when the recorded first message went: a channel whose first message
-    // was deleted before first_message_id was kept up to date stays as it is (as in Zulip).
-    const first = await getOldestMessageId(tx.trx, conv.realmId, channel.recipient_id);
-    await updateChannelFirstMessageId(tx.trx, channel.id, first);
-    const update: PublishedEvent<Schema<'StreamUpdateEvent'>> = {
-      type: 'stream',
-      op: 'update',
-      property: 'first_message_id',
-      value: first,
-      stream_id: channel.id,
-      name: channel.name,
-    };
-    tx.afterCommit(() => bus.publish({ event: update, userIds }));
-  }
-
-  const event: PublishedEvent<Schema<'DeleteMessageEvent'>> = channel
-    ? // Zulip groups a deletion by channel and lower-cased topic, and names the
-      // topic in the event by that key: clients compare topics case-insensitively.
-      { type: 'delete_message', message_type: 'stream', message_ids: sorted, stream_id: channel.id, topic: conv.topicKey }
-    : { type: 'delete_message', message_type: 'private', message_ids: sorted };
-  tx.afterCommit(() => bus.publish({ event, userIds }));
-  // The owners of the files these messages linked hear the shorter list of
-  // linking messages (`attachment update`), so an uploads list stays true.
-  // Zulip's deletion sends no attachment event (its record leaves the live
-  // table when no live message links it, and clients learn of it on reload);
-  // Parley keeps the record (an archived link still claims the file) and
-  // says what changed, as it does when an edit drops a link.
-  await queueAttachmentEvents(bus, tx, 'update', conv.realmId, linkedUploads);
-  return deleted;
+  return archiveConversationsInTx(tx, bus, {
+    realmId: conv.realmId,
+    conversations: [{ channel: conv.channel, topicKey: conv.topicKey, ids }],
+    archiveType: ArchiveType.MANUAL,
+    now: Math.floor(Date.now() / 1000),
+    actingUserId,
+  });
 }
 
 /** DELETE /messages/{message_id}. */

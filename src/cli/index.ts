@@ -19,6 +19,7 @@ import { getUserByEmailKey } from '../queries/users';
 import { startContext } from '../server';
 import { collectForOtherProcesses, recordInvalidations } from '../cache/remote';
 import { BACKUP_USAGE, backupCommand } from './backup';
+import { archiveExpiredCommand, restoreCommand, RETENTION_USAGE } from './retention';
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
 
@@ -33,6 +34,9 @@ const COMMANDS = [
   'audit-log',
   'upload-quota',
   'cache',
+  'archive-expired',
+  'restore-retention',
+  'restore-archived',
   'backup',
   'restore',
 ];
@@ -71,6 +75,7 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
   cache flush                              empty the caches of every running server (within
                                            CACHE_POLL_MS): for SQL edited by hand; the
                                            commands above tell the servers what they change
+${RETENTION_USAGE}
 ${BACKUP_USAGE}
 
 migrate, seed-demo and create-realm create the database where DATA_DIR / DATABASE_URL
@@ -123,6 +128,9 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       mib: { type: 'string' },
       none: { type: 'boolean', default: false },
+      channel: { type: 'string' },
+      since: { type: 'string' },
+      transaction: { type: 'string' },
     },
     strict: true,
   });
@@ -206,6 +214,20 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`Running servers will empty their caches within ${config.cachePollMs} ms.\n`);
         return 0;
       }
+      case 'archive-expired':
+        process.stdout.write(await archiveExpiredCommand(ctx));
+        return 0;
+      case 'restore-retention':
+      case 'restore-archived':
+        process.stdout.write(
+          await restoreCommand(ctx, command, {
+            realm: values.realm!,
+            channel: values.channel,
+            since: values.since,
+            transaction: values.transaction,
+          }),
+        );
+        return 0;
       default:
         throw new Error(`command '${command}' is listed but not handled`);
     }

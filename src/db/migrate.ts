@@ -26,6 +26,7 @@ import * as m026 from './migrations/026_unread_horizons';
 import * as m027 from './migrations/027_client_devices';
 import * as m028 from './migrations/028_first_login';
 import * as m029 from './migrations/029_upload_quota';
+import * as m030 from './migrations/030_retention';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '027_client_devices': m027,
   '028_first_login': m028,
   '029_upload_quota': m029,
+  '030_retention': m030,
 };
 
 /** Every migration this code knows, in the order they apply. */

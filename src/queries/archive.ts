@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
+import { insertOne } from './ids';
 import { rawRows } from './rows';
 
 /**
@@ -19,7 +20,7 @@ export const ARCHIVE_CHUNK = 1000;
 export const ArchiveType = { RETENTION_POLICY: 1, MANUAL: 2 } as const;
 
 /** Columns copied from `messages` to `archived_messages` as they are. */
-const MESSAGE_COLUMNS = [
+export const MESSAGE_COLUMNS = [
   'id',
   'realm_id',
   'sender_id',
@@ -38,8 +39,8 @@ const MESSAGE_COLUMNS = [
   'has_image',
   'has_link',
 ] as const;
-const REACTION_COLUMNS = ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
-const EDIT_COLUMNS = [
+export const REACTION_COLUMNS = ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
+export const EDIT_COLUMNS = [
   'id',
   'message_id',
   'user_id',
@@ -52,8 +53,8 @@ const EDIT_COLUMNS = [
   'stream',
 ] as const;
 
-const marks = (n: number) => new Array(n).fill('?').join(', ');
-const quoted = (cols: readonly string[], prefix = '') => cols.map((c) => `${prefix}"${c}"`).join(', ');
+export const marks = (n: number) => new Array(n).fill('?').join(', ');
+export const quoted = (cols: readonly string[], prefix = '') => cols.map((c) => `${prefix}"${c}"`).join(', ');
 
 /**
  * Moves these messages to the archive: nine statements per slice of
@@ -62,7 +63,14 @@ const quoted = (cols: readonly string[], prefix = '') => cols.map((c) => `${pref
  * commit together. The uploads themselves stay: only the links go.
  * Returns how many messages were deleted.
  */
-export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: number, archiveType: number): Promise<number> {
+export async function archiveMessages(
+  q: Q,
+  ids: readonly number[],
+  archivedAt: number,
+  archiveType: number,
+  /** The archive_transactions row these messages leave in (createArchiveTransaction). */
+  transactionId: number | null = null,
+): Promise<number> {
   const mysql = dialectOf(q as Knex) === 'mysql';
   // The recipients' rows travel as JSON [[user_id, flags], ...] in one column, built by the database.
   const rowsJson = mysql
@@ -75,11 +83,11 @@ export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: 
     const list = marks(slice.length);
     await q.raw(
       ident(
-        `INSERT INTO archived_messages (${quoted(MESSAGE_COLUMNS)}, archived_at, archive_type, user_messages)
-         SELECT ${quoted(MESSAGE_COLUMNS, 'm.')}, ?, ?, COALESCE((${rowsJson}), '[]')
+        `INSERT INTO archived_messages (${quoted(MESSAGE_COLUMNS)}, archived_at, archive_type, archive_transaction_id, user_messages)
+         SELECT ${quoted(MESSAGE_COLUMNS, 'm.')}, ?, ?, ?, COALESCE((${rowsJson}), '[]')
          FROM messages m WHERE m.id IN (${list})`,
       ),
-      [archivedAt, archiveType, ...slice],
+      [archivedAt, archiveType, transactionId, ...slice],
     );
     await q.raw(
       ident(
@@ -110,6 +118,25 @@ export async function archiveMessages(q: Q, ids: readonly number[], archivedAt: 
   // Whose user_messages rows went is not read here (the caller may know; this statement does not).
   if (deleted > 0) invalidates(q, { kind: 'received', userIds: 'all' });
   return deleted;
+}
+
+/**
+ * A batch of archiving (Zulip's ArchiveTransaction): made in the transaction
+ * that archives the batch, so it exists exactly when its messages were
+ * moved. Returns its id.
+ */
+export async function createArchiveTransaction(q: Q, realmId: number, archiveType: number, timestamp: number): Promise<number> {
+  return insertOne(q, 'archive_transactions', { realm_id: realmId, type: archiveType, timestamp, restored: false });
+}
+
+/** Removes an archive transaction that moved nothing (its messages were gone already). */
+export async function deleteArchiveTransaction(q: Q, transactionId: number): Promise<void> {
+  await q('archive_transactions').where({ id: transactionId }).del();
+}
+
+/** Whether this batch's messages are in the archive (the witness of a retention batch whose COMMIT went unanswered). */
+export async function archiveTransactionHolds(q: Q, transactionId: number, messageId: number): Promise<boolean> {
+  return (await q('archived_messages').where({ id: messageId, archive_transaction_id: transactionId }).first('id')) !== undefined;
 }
 
 /** Users holding a row for any of these messages (who received them, or acted on them as history). */

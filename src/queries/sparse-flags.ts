@@ -71,6 +71,16 @@ export async function syncSparseFlagsOfMessage(q: Q, messageId: number, userIds:
   }
 }
 
+/** Side rows of every flag for all the user_messages rows of these messages (rows put back from the archive). */
+export async function insertSparseFlagRowsOfMessages(q: Q, messageIds: readonly number[]): Promise<void> {
+  for (const f of SPARSE_FLAGS) {
+    for (let i = 0; i < messageIds.length; i += CHUNK) {
+      const slice = messageIds.slice(i, i + CHUNK);
+      await copyFlagged(q, f, (b) => b.whereIn('um.message_id', slice));
+    }
+  }
+}
+
 /** INSERT … SELECT of the user_messages rows `where` picks that have the flag. */
 async function copyFlagged(q: Q, f: SparseFlag, where: (b: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<void> {
   const select = where(q('user_messages as um').whereRaw('(um.flags & ?) <> 0', [f.mask])).select('um.user_id', 'um.message_id');

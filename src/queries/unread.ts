@@ -120,6 +120,21 @@ export async function syncUnreadRowsOfUser(q: Q, userId: number, messageIds: rea
   }
 }
 
+/**
+ * Side rows for the unread rows among every row of these messages (rows put
+ * back from the archive, whose ids may lie below their users' horizons).
+ */
+export async function insertUnreadRowsOfMessages(q: Q, messageIds: readonly number[]): Promise<void> {
+  for (let i = 0; i < messageIds.length; i += CHUNK) {
+    const slice = messageIds.slice(i, i + CHUNK);
+    await q.raw(
+      `${insertIgnoreInto(q)} ${UNREAD_TABLE} (user_id, message_id)
+       SELECT user_id, message_id FROM user_messages WHERE message_id IN (${slice.map(() => '?').join(', ')}) AND (flags & ?) = 0`,
+      [...slice, READ],
+    );
+  }
+}
+
 /** The id of the `n`th of the user's rows above `from`, or `to` when there are fewer up to it. */
 export async function findNthRowAbove(q: Q, userId: number, from: number, to: number, n: number): Promise<number> {
   const row = await q('user_messages')

@@ -6,7 +6,7 @@ export interface Progress {
   /** A new step begins ("Copying the database"). */
   step(label: string): void;
   /** How far the current step is: `done` of `total` (when known) in `unit`. */
-  advance(done: number, total: number | null, unit: 'bytes' | 'pages' | 'rows'): void;
+  advance(done: number, total: number | null, unit: 'bytes' | 'pages' | 'rows' | 'messages'): void;
   /** Something the operator should know that does not stop the work. */
   warn(message: string): void;
 }

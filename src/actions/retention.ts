@@ -1,0 +1,232 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import type { AppContext } from '../context';
+import { inTransaction } from '../db/transaction';
+import { ArchiveType } from '../queries/archive';
+import { getChannelById } from '../queries/channels';
+import { releaseLease, renewLease, takeLease } from '../queries/leases';
+import {
+  ChannelRetention,
+  listChannelRetention,
+  listExpiredChannelMessages,
+  listExpiredDirectMessages,
+  listRealmRetention,
+  RealmRetention,
+} from '../queries/retention';
+import { ArchivedConversation, archiveConversationsInTx } from './message-archive';
+
+/**
+ * The retention policy (Zulip's zerver/lib/retention.py archive_messages):
+ * messages older than their conversation's retention period move to the
+ * archive, as a deletion moves them (src/actions/message-archive.ts), with
+ * archive_type RETENTION_POLICY. docs/adr/0032-message-retention.md.
+ * - A channel's messages expire after the channel's message_retention_days,
+ *   or the organization's when the channel inherits (NULL); never in a
+ *   channel set to -1, nor in an inheriting channel of an organization that
+ *   keeps messages forever (NULL or -1).
+ * - Direct messages expire after the organization's period.
+ * - Each batch (RETENTION_BATCH_SIZE messages of one channel, or of one
+ *   organization's direct messages) is one transaction: a crash between
+ *   batches leaves every message either live or archived whole, and the next
+ *   run takes up what is left (the selection is by age, not by a cursor).
+ * - One process of a cluster archives at a time: the run holds the
+ *   `retention` lease (src/queries/leases.ts), taken before it starts and
+ *   renewed inside every batch's transaction, so a process that lost it (it
+ *   stalled past the expiry and another took over) archives nothing more.
+ * - Clients hear delete_message per conversation, as for a deletion.
+ */
+
+export const RETENTION_LEASE = 'retention';
+/** How long the lease lasts without renewal: far beyond one batch, short enough for another node to take over soon after a crash. */
+export const RETENTION_LEASE_MS = 5 * 60_000;
+
+/** What this process's archiver did since it started (metrics). */
+export class RetentionStats {
+  archived = 0;
+  runs = { done: 0, lease_held: 0, failed: 0 };
+}
+
+export interface RetentionRun {
+  /** False when another process held the lease: this run did nothing. */
+  ran: boolean;
+  archived: number;
+  /** Transactions that moved messages. */
+  batches: number;
+  /** True when the run stopped early (shutdown, or the lease was lost). */
+  interrupted: boolean;
+}
+
+export interface RetentionOptions {
+  /** Who this process is in the lease (unique per process). */
+  holder: string;
+  /** Checked between batches: the server's stop. */
+  shouldStop?: () => boolean;
+}
+
+class LeaseLost extends Error {}
+
+/** A name for this process in the lease: node, host, process id, and a random part (two runs of one process differ). */
+export function retentionHolder(nodeId: string | null): string {
+  return `${nodeId ?? os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
+}
+
+/**
+ * One run of the archiver, with times from `ctx.clock` (tests move it): takes
+ * the lease or returns `ran: false`, archives every expired message batch
+ * by batch, then gives the lease up.
+ */
+export async function runRetention(
+  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
+  opts: RetentionOptions,
+): Promise<RetentionRun> {
+  const { holder } = opts;
+  const started = ctx.clock.now();
+  const taken = await inTransaction(ctx.db, (tx) => takeLease(tx.trx, RETENTION_LEASE, holder, started, started + RETENTION_LEASE_MS));
+  const run: RetentionRun = { ran: taken, archived: 0, batches: 0, interrupted: false };
+  if (!taken) return run;
+  try {
+    // Every period is counted back from the start of the run.
+    const nowSeconds = Math.floor(started / 1000);
+    const [channels, realms] = await Promise.all([listChannelRetention(ctx.db), listRealmRetention(ctx.db)]);
+    for (const policy of channels) {
+      if (!(await drain(ctx, opts, run, (now) => archiveChannelBatch(ctx, opts, policy, nowSeconds - policy.days * 86_400, now)))) break;
+    }
+    if (!run.interrupted) {
+      for (const policy of realms) {
+        if (!(await drain(ctx, opts, run, (now) => archiveDirectBatch(ctx, opts, policy, nowSeconds - policy.days * 86_400, now)))) break;
+      }
+    }
+  } catch (err) {
+    if (err instanceof LeaseLost) {
+      run.interrupted = true;
+      return run; // not ours any more: nothing to release
+    }
+    // Given up at once rather than left to lapse, when the database still answers.
+    await inTransaction(ctx.db, (tx) => releaseLease(tx.trx, RETENTION_LEASE, holder)).catch(() => undefined);
+    throw err;
+  }
+  await inTransaction(ctx.db, (tx) => releaseLease(tx.trx, RETENTION_LEASE, holder));
+  return run;
+}
+
+/** Runs batches until one moves fewer than a full batch; false when the run must stop (shutdown). */
+async function drain(
+  ctx: Pick<AppContext, 'clock' | 'config'>,
+  opts: RetentionOptions,
+  run: RetentionRun,
+  batch: (nowSeconds: number) => Promise<{ selected: number; archived: number }>,
+): Promise<boolean> {
+  for (;;) {
+    if (opts.shouldStop?.()) {
+      run.interrupted = true;
+      return false;
+    }
+    const { selected, archived } = await batch(Math.floor(ctx.clock.now() / 1000));
+    if (archived > 0) {
+      run.archived += archived;
+      run.batches += 1;
+    }
+    if (selected < ctx.config.retentionBatchSize) return true;
+  }
+}
+
+/** Keeps the lease inside a batch's transaction: a batch commits only while its run holds it. */
+async function keepLease(ctx: Pick<AppContext, 'clock'>, trx: Parameters<typeof renewLease>[0], holder: string): Promise<void> {
+  const now = ctx.clock.now();
+  if (!(await renewLease(trx, RETENTION_LEASE, holder, now + RETENTION_LEASE_MS))) throw new LeaseLost();
+}
+
+/** One transaction: the channel's oldest expired messages, one delete_message per topic. */
+async function archiveChannelBatch(
+  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
+  opts: RetentionOptions,
+  policy: ChannelRetention,
+  before: number,
+  now: number,
+): Promise<{ selected: number; archived: number }> {
+  return inTransaction(ctx.db, async (tx) => {
+    await keepLease(ctx, tx.trx, opts.holder);
+    const rows = await listExpiredChannelMessages(tx.trx, policy.recipientId, before, ctx.config.retentionBatchSize);
+    if (rows.length === 0) return { selected: 0, archived: 0 };
+    // Read in the transaction: the previous batch may have moved first_message_id.
+    const channel = await getChannelById(tx.trx, policy.realmId, policy.channelId);
+    if (!channel) return { selected: 0, archived: 0 };
+    const byTopic = new Map<string, number[]>();
+    for (const r of rows) byTopic.set(r.topic_key, [...(byTopic.get(r.topic_key) ?? []), r.id]);
+    const conversations: ArchivedConversation[] = [...byTopic].map(([topicKey, ids]) => ({ channel, topicKey, ids }));
+    const archived = await archiveConversationsInTx(tx, ctx.bus, {
+      realmId: policy.realmId,
+      conversations,
+      archiveType: ArchiveType.RETENTION_POLICY,
+      now,
+      actingUserId: null,
+    });
+    return { selected: rows.length, archived };
+  });
+}
+
+/** One transaction: the organization's oldest expired direct messages, one delete_message per conversation. */
+async function archiveDirectBatch(
+  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
+  opts: RetentionOptions,
+  policy: RealmRetention,
+  before: number,
+  now: number,
+): Promise<{ selected: number; archived: number }> {
+  return inTransaction(ctx.db, async (tx) => {
+    await keepLease(ctx, tx.trx, opts.holder);
+    const rows = await listExpiredDirectMessages(tx.trx, policy.realmId, before, ctx.config.retentionBatchSize);
+    if (rows.length === 0) return { selected: 0, archived: 0 };
+    const byConversation = new Map<number, number[]>();
+    for (const r of rows) byConversation.set(r.recipient_id, [...(byConversation.get(r.recipient_id) ?? []), r.id]);
+    const conversations: ArchivedConversation[] = [...byConversation.values()].map((ids) => ({ channel: null, topicKey: '', ids }));
+    const archived = await archiveConversationsInTx(tx, ctx.bus, {
+      realmId: policy.realmId,
+      conversations,
+      archiveType: ArchiveType.RETENTION_POLICY,
+      now,
+      actingUserId: null,
+    });
+    return { selected: rows.length, archived };
+  });
+}
+
+/**
+ * Runs the archiver every RETENTION_INTERVAL_MS on the context's clock (the
+ * first run one interval after the start); returns the stop function, which
+ * resolves once a run in progress has finished its batch. Every process
+ * runs the timer; the lease lets one of them work at a time.
+ */
+export function startRetentionArchiver(
+  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config' | 'retention'>,
+  onError: (err: unknown) => void,
+  onRun: (run: RetentionRun) => void = () => undefined,
+): () => Promise<void> {
+  const holder = retentionHolder(ctx.config.nodeId);
+  let cancel: () => void = () => undefined;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = runRetention(ctx, { holder, shouldStop: () => stopped })
+      .then(
+        (run) => {
+          ctx.retention.archived += run.archived;
+          ctx.retention.runs[run.ran ? 'done' : 'lease_held'] += 1;
+          onRun(run);
+        },
+        (err: unknown) => {
+          ctx.retention.runs.failed += 1;
+          onError(err);
+        },
+      )
+      .finally(() => {
+        if (!stopped) cancel = ctx.clock.schedule(tick, ctx.config.retentionIntervalMs);
+      });
+  };
+  cancel = ctx.clock.schedule(tick, ctx.config.retentionIntervalMs);
+  return () => {
+    stopped = true;
+    cancel();
+    return running;
+  };
+}

@@ -1,0 +1,101 @@
+import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
+import { RecipientType } from '../domain/recipients';
+import { rawRows } from './rows';
+
+type Q = Knex | Knex.Transaction;
+
+/**
+ * What the retention archiver (src/actions/retention.ts) reads: which
+ * conversations have a retention period, and which of their messages are
+ * past it. Stored values: realms.message_retention_days NULL or -1 keeps
+ * forever; channels.message_retention_days NULL inherits the organization's,
+ * -1 keeps forever, a positive number is the channel's own.
+ */
+
+/** An organization whose direct messages expire: after `days`. */
+export interface RealmRetention {
+  realmId: number;
+  days: number;
+}
+
+/** A channel whose messages expire: after `days` (its own, or its organization's when it inherits). */
+export interface ChannelRetention {
+  realmId: number;
+  channelId: number;
+  recipientId: number;
+  days: number;
+}
+
+/** Every organization with a retention period (for direct messages), by id. */
+export async function listRealmRetention(q: Q): Promise<RealmRetention[]> {
+  const rows = await q('realms').where('message_retention_days', '>', 0).orderBy('id').select('id', 'message_retention_days');
+  return rawRows<Record<string, unknown>>(rows).map((r) => ({ realmId: Number(r.id), days: Number(r.message_retention_days) }));
+}
+
+/**
+ * Every channel whose messages expire: those with a period of their own, and
+ * those inheriting an organization's period; never a channel set to -1.
+ * Archived channels included (their messages age as any).
+ */
+export async function listChannelRetention(q: Q): Promise<ChannelRetention[]> {
+  const rows = await q('channels as c')
+    .join('realms as r', 'r.id', 'c.realm_id')
+    .where('c.message_retention_days', '>', 0)
+    .orWhere((b) => b.whereNull('c.message_retention_days').andWhere('r.message_retention_days', '>', 0))
+    .orderBy('c.id')
+    .select('c.id', 'c.realm_id', 'c.recipient_id', 'c.message_retention_days as own', 'r.message_retention_days as inherited');
+  return rawRows<Record<string, unknown>>(rows).map((r) => ({
+    realmId: Number(r.realm_id),
+    channelId: Number(r.id),
+    recipientId: Number(r.recipient_id),
+    days: Number(r.own ?? r.inherited),
+  }));
+}
+
+/**
+ * The channel's oldest `limit` messages sent before `before` (UNIX seconds),
+ * oldest first, with their topic keys: read along the (recipient_id,
+ * date_sent) index, and locked on MariaDB so that an edit or a deletion of
+ * one of them waits for the batch.
+ */
+export async function listExpiredChannelMessages(
+  q: Q,
+  recipientId: number,
+  before: number,
+  limit: number,
+): Promise<Array<{ id: number; topic_key: string }>> {
+  const qb = q('messages')
+    .where('recipient_id', recipientId)
+    .where('date_sent', '<', before)
+    .orderBy([{ column: 'date_sent' }, { column: 'id' }])
+    .limit(limit)
+    .select('id', 'topic_key');
+  if (dialectOf(q as Knex) === 'mysql') qb.forUpdate();
+  return rawRows<Record<string, unknown>>(await qb).map((r) => ({ id: Number(r.id), topic_key: String(r.topic_key) }));
+}
+
+/**
+ * The organization's oldest `limit` direct messages (one-to-one and group)
+ * sent before `before`, oldest first, with their conversation: read along the
+ * (realm_id, date_sent) index. Not locked: a locking read would lock the
+ * recipients rows it joins too, holding up sends to those conversations;
+ * archiveMessages' own statements lock the messages it moves, and move only
+ * those still there.
+ */
+export async function listExpiredDirectMessages(
+  q: Q,
+  realmId: number,
+  before: number,
+  limit: number,
+): Promise<Array<{ id: number; recipient_id: number }>> {
+  const qb = q('messages as m')
+    .join('recipients as r', 'r.id', 'm.recipient_id')
+    .where('m.realm_id', realmId)
+    .where('m.date_sent', '<', before)
+    .whereIn('r.type', [RecipientType.PERSONAL, RecipientType.DM_GROUP])
+    .orderBy([{ column: 'm.date_sent' }, { column: 'm.id' }])
+    .limit(limit)
+    .select('m.id', 'm.recipient_id');
+  return rawRows<Record<string, unknown>>(await qb).map((r) => ({ id: Number(r.id), recipient_id: Number(r.recipient_id) }));
+}
