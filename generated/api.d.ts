@@ -2099,7 +2099,7 @@ export interface components {
             message_id: components["schemas"]["Id"];
             /** @description The kind of submessage; Zulip's clients send `widget`. */
             msg_type: string;
-            /** @description The update as JSON text, e.g. {"type":"vote","key":"canned,1","vote":1} for a poll or {"type":"strike","key":"0,canned"} for a to-do list. */
+            /** @description The update as JSON text, e.g. {"type":"vote","key":"canned,1","vote":1} for a poll or {"type":"strike","key":"0,canned"} for a to-do list. A message takes at most 10,000 submessages. */
             content: string;
         };
         /**

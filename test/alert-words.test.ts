@@ -86,6 +86,20 @@ eachDatabase('alert words', (dialect) => {
     expect((await t.api.get('/users/me/alert_words', t.cast.moderator)).body.alert_words).toEqual([]);
   });
 
+  it('refuses an addition that would take the user past 1,000 words, adding nothing; words already held do not count twice', async () => {
+    const words = (from: number, n: number) => Array.from({ length: n }, (_, i) => `word${from + i}`);
+    expect((await t.api.post('/users/me/alert_words', t.cast.guest, { alert_words: words(0, 999) })).status).toBe(200);
+    const refused = await t.api.post('/users/me/alert_words', t.cast.guest, { alert_words: words(999, 2) });
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      { result: 'error', msg: 'You may have at most 1000 alert words; remove some first.', code: 'BAD_REQUEST' },
+    ]);
+    expect((await t.api.get('/users/me/alert_words', t.cast.guest)).body.alert_words).toHaveLength(999);
+    // One new word and one held (in another case) make 1,000.
+    expect((await t.api.post('/users/me/alert_words', t.cast.guest, { alert_words: ['WORD0', 'word999'] })).status).toBe(200);
+    await t.api.delete('/users/me/alert_words', t.cast.guest, { alert_words: words(0, 1000) });
+  });
+
   it('costs sending nothing while the organization has no alert words', async () => {
     // Each measured with warm caches: changing alert words drops the cached organization row (its count).
     await send('warming the caches');

@@ -48,6 +48,9 @@ eachDatabase('events: filters and formats per queue', (dialect) => {
       [[['search', 'x']], 'Operator search not supported.'],
       [[['has', 'link']], 'Operator has not supported.'],
       [[['is', 'followed']], 'Operand followed not supported.'],
+      // A queue keeps its narrow for its whole life: bounded tighter than a fetch's.
+      [[['topic', 'x'.repeat(501)]], 'narrow operand is too long (limit: 500 characters)'],
+      [Array.from({ length: 11 }, () => ['is', 'starred']), 'narrow has too many terms (limit: 10)'],
     ] as const) {
       const res = await t.api.post('/register', t.cast.member, { narrow });
       expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);

@@ -91,6 +91,26 @@ eachDatabase('widgets: submessages', (dialect) => {
     expect([...deliveries[0]!.userIds].sort()).toEqual([t.cast.owner.id, t.cast.member.id, t.cast.moderator.id].sort());
   });
 
+  it('takes at most 10,000 submessages on a message, and content of at most 10,000 characters', async () => {
+    const id = await send('/poll Which one?\nA\nB');
+    // 9,998 votes beside the definition, written straight to the table: 10,000 requests would take minutes.
+    const rows = Array.from({ length: 9998 }, () => ({
+      message_id: id,
+      sender_id: t.cast.owner.id,
+      msg_type: 'widget',
+      content: '{"type":"vote","key":"canned,1","vote":1}',
+    }));
+    await t.ctx.db.batchInsert('submessages', rows, 500);
+    const vote = { type: 'vote', key: 'canned,1', vote: -1 };
+    expect((await attach(t.cast.moderator, id, vote)).status).toBe(200);
+    expect(await attach(t.cast.moderator, id, vote)).toMatchObject({
+      status: 400,
+      body: refusal('A message may have at most 10000 submessages.'),
+    });
+    const long = await attach(t.cast.member, await send('/poll Long?\nA'), 'x'.repeat(10_001));
+    expect([long.status, long.body.code]).toEqual([400, 'BAD_REQUEST']);
+  });
+
   it('lets only the sender attach the first submessage', async () => {
     const id = await send('just text');
     expect((await attach(t.cast.moderator, id, { type: 'vote', key: 'x', vote: 1 })).body).toEqual(

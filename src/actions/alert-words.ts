@@ -1,7 +1,7 @@
 import type { Schema } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
-import { checkAlertWords, containsAlertWord, newAlertWords } from '../domain/alert-words';
+import { checkAlertWordCount, checkAlertWords, containsAlertWord, newAlertWords } from '../domain/alert-words';
 import type { EventBody } from '../events/bus';
 import { deleteAlertWords, insertAlertWords, listAlertWords, listAlertWordsOf, refreshAlertWordCount } from '../queries/alert-words';
 import type { RealmRow, UserRow } from '../queries/rows';
@@ -22,7 +22,9 @@ export async function doChangeAlertWords(ctx: AppContext, user: UserRow, op: 'ad
   const words = checkAlertWords(raw);
   return inTransaction(ctx.db, async (tx) => {
     if (op === 'add') {
-      const added = newAlertWords(await listAlertWords(tx.trx, user.id), words);
+      const existing = await listAlertWords(tx.trx, user.id);
+      const added = newAlertWords(existing, words);
+      checkAlertWordCount(existing.length + added.length);
       await insertAlertWords(tx.trx, user.realm_id, user.id, added);
     } else {
       await deleteAlertWords(tx.trx, user.id, words);

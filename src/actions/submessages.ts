@@ -7,7 +7,14 @@ import { invalidateMessagesAfterCommit } from './message-invalidation';
 import { checkPollData, checkTodoData, widgetTypeOf } from '../domain/widgets';
 import { ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
-import { getWidgetSubmessage, hasSubmessageFrom, insertSubmessage, listMessageUserIds } from '../queries/submessages';
+import { countSubmessagesUpTo, getWidgetSubmessage, hasSubmessageFrom, insertSubmessage, listMessageUserIds } from '../queries/submessages';
+
+/**
+ * Parley's bound on a message's submessages (Zulip has none): each vote or
+ * task is one, and every fetch of the message carries them all. A poll
+ * voted on by an organization of thousands still fits.
+ */
+export const MAX_SUBMESSAGES_PER_MESSAGE = 10_000;
 
 /**
  * POST /submessage: an update to a message's widget (a vote, a new option,
@@ -29,6 +36,10 @@ export async function doAddSubmessage(ctx: AppContext, viewer: Viewer, p: Params
       data = JSON.parse(p.content);
     } catch {
       throw new ApiError('Invalid json for submessage');
+    }
+    // Every fetch of the message carries all its submessages: their number is bounded.
+    if ((await countSubmessagesUpTo(tx.trx, message.id, MAX_SUBMESSAGES_PER_MESSAGE)) >= MAX_SUBMESSAGES_PER_MESSAGE) {
+      throw new ApiError(`A message may have at most ${MAX_SUBMESSAGES_PER_MESSAGE} submessages.`);
     }
     const widgetType = widgetTypeOf(await getWidgetSubmessage(tx.trx, message.id));
     const isAuthor = message.sender_id === userId;

@@ -4,6 +4,21 @@ import { ApiError } from '../errors';
 export const MAX_ALERT_WORD_LENGTH = 100;
 
 /**
+ * Parley's limit on a user's alert words, all requests together (Zulip has
+ * none): every message sent to the user is searched for each of them, so an
+ * unbounded list made each send to them cost more (100,000 words: 2 s). A
+ * request may carry as many (the contract's maxItems).
+ */
+export const MAX_ALERT_WORDS_PER_USER = 1000;
+
+/** The refusal of an addition that would take the user past MAX_ALERT_WORDS_PER_USER. */
+export function checkAlertWordCount(total: number): void {
+  if (total > MAX_ALERT_WORDS_PER_USER) {
+    throw new ApiError(`You may have at most ${MAX_ALERT_WORDS_PER_USER} alert words; remove some first.`);
+  }
+}
+
+/**
  * The words of a request: trimmed, empty ones dropped, none longer than
  * Zulip allows (its message names the word's index).
  */

@@ -160,7 +160,14 @@ export function pushServiceNotConfigured(): ApiError {
 /** Zulip truncates the content of a push notification to 200 characters, with an ellipsis. */
 export const MAX_PUSH_CONTENT_CHARS = 200;
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+/** A Map, not an object: an entity named like one of Object's own properties (`&constructor;`) is no entity. */
+const ENTITIES = new Map([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
 
 /**
  * The text a notification shows for a rendered message, as Zulip's
@@ -178,7 +185,7 @@ export function pushContent(renderedHtml: string): string {
         const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
         return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
       }
-      return ENTITIES[name] ?? whole;
+      return ENTITIES.get(name) ?? whole;
     })
     .replace(/\n{2,}/g, '\n')
     .trim();

@@ -46,8 +46,14 @@ export interface ClientCapabilities {
  */
 const capabilityObjects = new Map<string, ClientCapabilities>();
 const eventTypeSets = new Map<string, ReadonlySet<string>>();
-/** Distinct event_types lists kept for sharing; past it a list gets a set of its own. */
+/**
+ * Distinct event_types lists kept for sharing, and the longest list (as its
+ * key) that is: clients send a few dozen names, and what is kept is never
+ * dropped, so what any caller can pin stays small (1,000 keys of 2,000
+ * characters). Past either a list gets a set of its own.
+ */
 const MAX_SHARED_EVENT_TYPE_SETS = 1_000;
+const MAX_SHARED_EVENT_TYPES_KEY = 2_000;
 const NO_NARROW: EventNarrow = Object.freeze([]);
 
 export function parseCapabilities(raw: Record<string, boolean> | undefined): ClientCapabilities {
@@ -72,7 +78,7 @@ function eventTypeSet(names: readonly string[]): ReadonlySet<string> {
   let set = eventTypeSets.get(key);
   if (!set) {
     set = new Set(names);
-    if (eventTypeSets.size < MAX_SHARED_EVENT_TYPE_SETS) eventTypeSets.set(key, set);
+    if (eventTypeSets.size < MAX_SHARED_EVENT_TYPE_SETS && key.length <= MAX_SHARED_EVENT_TYPES_KEY) eventTypeSets.set(key, set);
   }
   return set;
 }

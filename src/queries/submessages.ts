@@ -29,6 +29,12 @@ export async function hasSubmessageFrom(q: Q, messageId: number, senderId: numbe
   return (await q('submessages').where({ message_id: messageId, sender_id: senderId }).first('id')) !== undefined;
 }
 
+/** How many submessages the message has, counted up to `limit` (the count stops there: a bounded read). */
+export async function countSubmessagesUpTo(q: Q, messageId: number, limit: number): Promise<number> {
+  const rows = await q('submessages').where({ message_id: messageId }).limit(limit).select('id');
+  return rows.length;
+}
+
 /** The content of the message's first widget submessage (the widget's definition), if any. */
 export async function getWidgetSubmessage(q: Q, messageId: number): Promise<string | undefined> {
   const row = await q('submessages').where({ message_id: messageId, msg_type: 'widget' }).orderBy('id').first('content');
