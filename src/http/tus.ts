@@ -145,16 +145,16 @@ export function tusRouter(ctx: AppContext): Router {
         body: JSON.stringify({ result: 'success', msg: '', ...result }),
       };
     },
-    // Every error body in Zulip's shape; the protocol's own refusals keep tus' wording,
-    // and anything unexpected (a failing database) is the API's 500, never its message.
+    // The size refusal in Zulip's words; anything unexpected (a failing database) is the
+    // API's error (a 500 without its message). tus' own text refusals become Zulip's JSON on
+    // the way out (zulipShapedError).
     onResponseError: (_req, err) => {
       if (!('status_code' in err)) {
         const { status, body } = toErrorResponse(err);
         return { status_code: status, body: JSON.stringify(body) };
       }
       if (err.status_code === ERRORS.ERR_MAX_SIZE_EXCEEDED.status_code) return tusError(413, tooLarge);
-      if (err.body.startsWith('{')) return undefined;
-      return tusError(err.status_code, err.body.trim(), err.status_code >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST');
+      return undefined;
     },
   });
 
