@@ -22,9 +22,13 @@ install: node_modules/.installed
 # What building and running need, and no more (make run, make cluster): the production
 # dependencies, among which package.json lists the compiler and the type packages tsc reads
 # (a quarter of the packages, a fraction of the time of the full install; ADR 0030). A full
-# install newer than the lockfile already holds them.
+# install newer than the lockfile already holds them; a tree that had a full install gets a
+# full one again (a production install would remove the test tools it holds).
 node_modules/.installed-run: package-lock.json
-	@if [ node_modules/.installed -nt package-lock.json ]; then touch $@; else \
+	@if [ node_modules/.installed -nt package-lock.json ]; then touch $@; \
+	elif [ -e node_modules/.installed ]; then \
+	  npm ci --no-audit --no-fund || npm install --no-audit --no-fund; touch node_modules/.installed $@; \
+	else \
 	  npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund; touch $@; fi
 
 # node-gyp compiles a native addon's sources in parallel (better-sqlite3 has two big ones, built
