@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { parseZuliprc } from '../src/cli/zuliprc';
 import { createScratchDatabase } from './lib/scratch-database';
 
 const MB = Number(process.env.BENCH_UPLOAD_MB ?? 10);
@@ -72,10 +73,8 @@ async function startServer(dataDir: string, databaseUrl: string): Promise<Starte
       // The key is printed only when the organization is created; the zuliprc always holds it.
       const zuliprc = /^zuliprc:\s+(\S+)/m.exec(out);
       if (!port || !zuliprc) return;
-      const text = fs.readFileSync(zuliprc[1]!, 'utf8');
-      const email = /^email=(.*)$/m.exec(text);
-      const key = /^key=(.*)$/m.exec(text);
-      if (email && key) resolve({ child, port: Number(port[1]), email: email[1]!, apiKey: key[1]! });
+      const { email, key } = parseZuliprc(fs.readFileSync(zuliprc[1]!, 'utf8'));
+      if (email && key) resolve({ child, port: Number(port[1]), email, apiKey: key });
     });
   });
 }

@@ -78,7 +78,12 @@ export function hostName(name: string, raw: string): string {
  */
 export function listenerUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '::0' ? '::1' : host;
-  return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
+  return `http://${hostPort(reachable, port)}`;
+}
+
+/** `host:port`, an IPv6 address in brackets (as in a URL). */
+export function hostPort(host: string, port: number): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
 }
 
 /** Resolved; refused when something other than a directory is already there. */

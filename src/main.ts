@@ -1,7 +1,7 @@
 // First: V8 flags that must hold before the server allocates anything (ADR 0025).
 import './runtime-flags';
 import { loadConfig } from './config';
-import { listenerUrl } from './config-checks';
+import { hostPort, listenerUrl } from './config-checks';
 import { ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
 import { realmUrl } from './domain/realm-address';
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const owner = demo.owner;
   const zuliprc = owner ? writeZuliprc(config.dataDir, 'zuliprc', owner.email, owner.api_key, site) : null;
   const lines = [
-    `Parley is listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (${config.databaseUrl ? 'MySQL' : 'SQLite'})`,
+    `Parley is listening on http://${hostPort(config.host, port)} (${config.databaseUrl ? 'MySQL' : 'SQLite'})`,
     demo.created ? 'Created the demo organization.' : 'Using the existing organization.',
     `Site:          ${site} (API reference: ${site}/api/docs)`,
   ];

@@ -1,4 +1,4 @@
-import { ConfigError } from './config-checks';
+import { ConfigError, hostPort } from './config-checks';
 
 /**
  * Why the server could not start, in one line an operator can act on: what
@@ -43,7 +43,7 @@ export function reasonOf(err: unknown): string {
 /** Binding the listener failed: which address, and what to change. */
 export function listenFailure(err: unknown, what: string, host: string, port: number): StartupError {
   const code = (err as { code?: unknown })?.code;
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const where = hostPort(host, port);
   if (code === 'EADDRINUSE')
     return new StartupError(`Parley failed to start: ${where} is already in use; stop what listens there or set ${what}`);
   if (code === 'EADDRNOTAVAIL') return new StartupError(`Parley failed to start: ${host} is not an address of this machine (HOST)`);

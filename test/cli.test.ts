@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { parseZuliprc } from '../src/cli/zuliprc';
 import { eachDatabase } from './support/databases';
 import { lastLine, runCli, type CliResult } from './support/cli';
 import { newInstance, type Instance } from './support/instances';
@@ -176,15 +177,6 @@ eachDatabase('the command line', (dialect) => {
     }, 180_000);
   });
 });
-
-function parseZuliprc(text: string): Record<string, string | undefined> {
-  const fields: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)=(.*)$/.exec(line);
-    if (m) fields[m[1]!] = m[2]!;
-  }
-  return fields;
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -13,3 +13,13 @@ export function writeZuliprc(dir: string, name: string, email: string, apiKey: s
   fs.writeFileSync(file, zuliprcText(email, apiKey, site), { mode: 0o600 });
   return file;
 }
+
+/** The fields of a zuliprc as zuliprcText writes it (the server names its own at start), for tools and tests. */
+export function parseZuliprc(text: string): { email?: string; key?: string; site?: string } {
+  const fields: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(email|key|site)=(.*)$/.exec(line);
+    if (m) fields[m[1]!] = m[2]!;
+  }
+  return fields;
+}

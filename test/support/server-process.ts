@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { parseZuliprc } from '../../src/cli/zuliprc';
 import http from 'node:http';
 import path from 'node:path';
 import type { ContractChecker } from './contract';
@@ -63,9 +64,7 @@ export function startServerProcess(
       // The API key is printed only when the organization is created: the zuliprc always holds it.
       const zuliprc = /^zuliprc:\s+(\S+)/m.exec(out)?.[1];
       if (!url || !zuliprc) return;
-      const text = fs.readFileSync(zuliprc, 'utf8');
-      const email = /^email=(.*)$/m.exec(text)?.[1];
-      const apiKey = /^key=(.*)$/m.exec(text)?.[1];
+      const { email, key: apiKey } = parseZuliprc(fs.readFileSync(zuliprc, 'utf8'));
       if (!email || !apiKey) return fail(`no credentials in ${zuliprc}`);
       clearTimeout(timer);
       child.removeListener('exit', onExit);
