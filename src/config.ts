@@ -50,6 +50,12 @@ export interface Config {
    */
   retentionIntervalMs: number;
   retentionBatchSize: number;
+  /**
+   * Archived messages (deletions and retention alike) stay restorable this
+   * many days after their archiving, then the archiver's run deletes them
+   * for good (Zulip's ARCHIVED_DATA_VACUUMING_DELAY_DAYS, 30).
+   */
+  archivedDataVacuumDays: number;
   /** The server setting WEB_PUBLIC_STREAMS_ENABLED: organizations may then allow spectators. */
   webPublicStreamsEnabled: boolean;
   /**
@@ -157,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', settingOrDefault(env, 'UPLOAD_SWEEP_BATCH_SIZE')),
     retentionIntervalMs: positiveInt('RETENTION_INTERVAL_MS', settingOrDefault(env, 'RETENTION_INTERVAL_MS')),
     retentionBatchSize: positiveInt('RETENTION_BATCH_SIZE', settingOrDefault(env, 'RETENTION_BATCH_SIZE')),
+    archivedDataVacuumDays: positiveInt('ARCHIVED_DATA_VACUUM_DAYS', settingOrDefault(env, 'ARCHIVED_DATA_VACUUM_DAYS')),
     webPublicStreamsEnabled: boolean('WEB_PUBLIC_STREAMS_ENABLED', settingOrDefault(env, 'WEB_PUBLIC_STREAMS_ENABLED')),
     deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', settingOrDefault(env, 'DELETE_TOPIC_BATCH_SIZE')),
     deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', settingOrDefault(env, 'DELETE_TOPIC_TIME_BUDGET_MS')),

@@ -115,6 +115,15 @@ export class Metrics {
       },
     });
     new Counter({
+      name: 'parley_retention_vacuumed_messages_total',
+      help: 'Archived messages this process deleted for good, past ARCHIVED_DATA_VACUUM_DAYS.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(ctx.retention.vacuumed);
+      },
+    });
+    new Counter({
       name: 'parley_retention_runs_total',
       help: 'Runs of the retention archiver in this process, by outcome: done, lease_held (another process was archiving), failed.',
       labelNames: ['outcome'],

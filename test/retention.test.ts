@@ -14,6 +14,8 @@ import { copyMysqlTemplate, copySqliteTemplate } from './support/template-databa
 
 const DAY = 86_400;
 const BATCH = 3;
+/** What a run vacuums when nothing archived is past ARCHIVED_DATA_VACUUM_DAYS (test/archive-vacuum.test.ts). */
+const NO_VACUUM = { vacuumed: 0, vacuumedTransactions: 0, vacuumBatches: 0 };
 
 eachDatabase('message retention', (dialect) => {
   let instance: Instance;
@@ -103,7 +105,7 @@ eachDatabase('message retention', (dialect) => {
 
     const result = await run();
 
-    expect(result).toEqual({ ran: true, archived: 2, batches: 1, interrupted: false });
+    expect(result).toEqual({ ran: true, archived: 2, batches: 1, ...NO_VACUUM, interrupted: false });
     expect(await live([old, poll, recent])).toEqual([recent]);
     for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages', 'submessages'])
       expect([table, await t.ctx.db(table).whereIn('message_id', [old, poll])]).toEqual([table, []]);
@@ -167,7 +169,7 @@ eachDatabase('message retention', (dialect) => {
 
     let batches = 0;
     const stopped = await runRetention(t.ctx, { holder: 'node-a:1:test', shouldStop: () => batches++ >= 1 });
-    expect(stopped).toEqual({ ran: true, archived: BATCH, batches: 1, interrupted: true });
+    expect(stopped).toEqual({ ran: true, archived: BATCH, batches: 1, ...NO_VACUUM, interrupted: true });
     // Oldest first; each message live or archived whole.
     const left = await live(ids);
     expect(left).toHaveLength(BATCH + 1);
@@ -178,7 +180,7 @@ eachDatabase('message retention', (dialect) => {
     }
 
     const rest = await run();
-    expect(rest).toEqual({ ran: true, archived: BATCH + 1, batches: 2, interrupted: false });
+    expect(rest).toEqual({ ran: true, archived: BATCH + 1, batches: 2, ...NO_VACUUM, interrupted: false });
     expect(await live(ids)).toEqual([]);
     const txAfter = Number((await t.ctx.db('archive_transactions').where({ type: 1 }).count('id as n').first())!.n);
     expect(txAfter - txBefore).toBe(3);
@@ -195,7 +197,7 @@ eachDatabase('message retention', (dialect) => {
         takeLease(tx.trx, RETENTION_LEASE, 'node-b:9:x', clock.now(), clock.now() + RETENTION_LEASE_MS),
       ),
     ).toBe(true);
-    expect(await run(other)).toEqual({ ran: false, archived: 0, batches: 0, interrupted: false });
+    expect(await run(other)).toEqual({ ran: false, archived: 0, batches: 0, ...NO_VACUUM, interrupted: false });
     expect(await live(ids)).toEqual(ids);
     clock.advance(RETENTION_LEASE_MS + 1);
     expect(await run(other)).toMatchObject({ ran: true, archived: 2 });
@@ -303,7 +305,7 @@ eachDatabase('message retention', (dialect) => {
 
     // Nothing left to restore: said so, and nothing changes.
     const again = await runCli(['restore-retention', '--channel', 'restorable'], instance.env);
-    expect([again.code, again.stdout]).toEqual([0, 'Restored 0 messages from 0 archive transactions.\n']);
+    expect([again.code, again.stdout.split(';')[0]]).toEqual([0, 'Restored 0 messages from 0 archive transactions']);
   });
 
   it('restore-archived puts back one archive transaction by its number, a deletion’s too', async () => {

@@ -2,6 +2,7 @@ import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import type { Progress } from '../db/backup/progress';
 import {
+  archiveTransactionExists,
   ArchiveTransactionRow,
   listArchivedIdsOfTransaction,
   listArchiveTransactions,
@@ -9,6 +10,7 @@ import {
   restoreArchivedMessages,
   settleArchiveTransaction,
 } from '../queries/archive-restore';
+import { vacuumCutoff } from './archive-vacuum';
 import { invalidateMessagesAfterCommit } from './message-invalidation';
 
 /**
@@ -25,6 +27,10 @@ import { invalidateMessagesAfterCommit } from './message-invalidation';
  * or fetches the messages, sees them. Archiving runs again on its schedule,
  * so messages restored while their retention period still covers them are
  * archived again by the next run: change the period first.
+ *
+ * Only within the grace period: a batch archived ARCHIVED_DATA_VACUUM_DAYS
+ * ago or more is the vacuum's (src/actions/archive-vacuum.ts), deleted or
+ * being deleted, and is never restored, even in part.
  */
 
 export interface RestoreSelection {
@@ -39,27 +45,71 @@ export interface RestoreSelection {
   type?: number;
 }
 
-/** The batches a selection would restore, oldest first, with how many of their messages it would bring back. */
-export async function listRestorable(ctx: Pick<AppContext, 'db'>, sel: RestoreSelection): Promise<ArchiveTransactionRow[]> {
+/** What a restore did, and what of its selection it could not restore. */
+export interface RestoreResult {
+  transactions: number;
+  messages: number;
+  /** UNIX seconds: batches archived before this are past the grace period. */
+  cutoff: number;
+  /** Selected batches past the grace period, not restored (the vacuum deletes them). */
+  expired: ArchiveTransactionRow[];
+  /** With `transactionId`: whether the organization has that archive transaction at all (it may be restored already, or vacuumed). */
+  transactionExists?: boolean;
+}
+
+/** The archiving time before which a batch is past the grace period, now. */
+export function restoreCutoff(ctx: Pick<AppContext, 'clock' | 'config'>): number {
+  return vacuumCutoff(Math.floor(ctx.clock.now() / 1000), ctx.config.archivedDataVacuumDays);
+}
+
+/**
+ * The batches a selection would restore, oldest first, with how many of
+ * their messages it would bring back: those archived at or after `cutoff`.
+ */
+export async function listRestorable(ctx: Pick<AppContext, 'db'>, sel: RestoreSelection, cutoff: number): Promise<ArchiveTransactionRow[]> {
   return listArchiveTransactions(ctx.db, {
     realmId: sel.realmId,
     id: sel.transactionId,
     type: sel.type,
-    since: sel.since,
+    since: Math.max(sel.since ?? cutoff, cutoff),
     recipientId: sel.recipientId,
   });
 }
 
-/** Restores the selected batches; `progress` hears each one. Returns the batches and messages restored. */
+/**
+ * Restores the selected batches within the grace period; `progress` hears
+ * each one. Returns the batches and messages restored, and the selected
+ * batches it left because they are past the grace period.
+ */
 export async function doRestoreArchived(
-  ctx: Pick<AppContext, 'db' | 'bus' | 'clock'>,
+  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
   sel: RestoreSelection,
   progress?: Pick<Progress, 'advance'>,
-): Promise<{ transactions: number; messages: number }> {
-  const batches = await listRestorable(ctx, sel);
+): Promise<RestoreResult> {
+  const cutoff = restoreCutoff(ctx);
+  const batches = await listRestorable(ctx, sel, cutoff);
+  const expired =
+    sel.since !== undefined && sel.since >= cutoff
+      ? []
+      : await listArchiveTransactions(ctx.db, {
+          realmId: sel.realmId,
+          id: sel.transactionId,
+          type: sel.type,
+          since: sel.since,
+          before: cutoff,
+          recipientId: sel.recipientId,
+        });
   const total = batches.reduce((n, b) => n + b.messages, 0);
   let messages = 0;
+  let transactions = 0;
   for (const batch of batches) {
+    // A long restore may reach a batch once its grace period is over: the
+    // vacuum may have begun on it, and half a batch is never put back.
+    if (batch.timestamp < restoreCutoff(ctx)) {
+      expired.push(batch);
+      continue;
+    }
+    transactions += 1;
     messages += await inTransaction(ctx.db, async (tx) => {
       const ids = await listArchivedIdsOfTransaction(tx.trx, batch.id, sel.recipientId);
       const restored = await restoreArchivedMessages(tx.trx, ids);
@@ -71,5 +121,8 @@ export async function doRestoreArchived(
     });
     progress?.advance(messages, total, 'messages');
   }
-  return { transactions: batches.length, messages };
+  const result: RestoreResult = { transactions, messages, cutoff, expired };
+  if (sel.transactionId !== undefined && transactions === 0 && expired.length === 0)
+    result.transactionExists = await archiveTransactionExists(ctx.db, sel.realmId, sel.transactionId);
+  return result;
 }

@@ -13,6 +13,7 @@ import {
   listRealmRetention,
   RealmRetention,
 } from '../queries/retention';
+import { listVacuumScopes, vacuumBatchInTx, vacuumCutoff, VacuumScope } from './archive-vacuum';
 import { ArchivedConversation, archiveConversationsInTx } from './message-archive';
 
 /**
@@ -34,6 +35,10 @@ import { ArchivedConversation, archiveConversationsInTx } from './message-archiv
  *   renewed inside every batch's transaction, so a process that lost it (it
  *   stalled past the expiry and another took over) archives nothing more.
  * - Clients hear delete_message per conversation, as for a deletion.
+ * - After archiving, the same run vacuums: archive transactions older than
+ *   ARCHIVED_DATA_VACUUM_DAYS go with what was archived under them
+ *   (src/actions/archive-vacuum.ts), in batches of RETENTION_BATCH_SIZE under
+ *   the same lease.
  */
 
 export const RETENTION_LEASE = 'retention';
@@ -43,6 +48,8 @@ export const RETENTION_LEASE_MS = 5 * 60_000;
 /** What this process's archiver did since it started (metrics). */
 export class RetentionStats {
   archived = 0;
+  /** Archived messages deleted for good past the grace period. */
+  vacuumed = 0;
   runs = { done: 0, lease_held: 0, failed: 0 };
 }
 
@@ -52,6 +59,12 @@ export interface RetentionRun {
   archived: number;
   /** Transactions that moved messages. */
   batches: number;
+  /** Archived messages deleted for good (past ARCHIVED_DATA_VACUUM_DAYS). */
+  vacuumed: number;
+  /** Archive transactions deleted with them. */
+  vacuumedTransactions: number;
+  /** Transactions that vacuumed. */
+  vacuumBatches: number;
   /** True when the run stopped early (shutdown, or the lease was lost). */
   interrupted: boolean;
 }
@@ -73,7 +86,8 @@ export function retentionHolder(nodeId: string | null): string {
 /**
  * One run of the archiver, with times from `ctx.clock` (tests move it): takes
  * the lease or returns `ran: false`, archives every expired message batch
- * by batch, then gives the lease up.
+ * by batch, vacuums the archive past its grace period batch by batch, then
+ * gives the lease up.
  */
 export async function runRetention(
   ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
@@ -82,7 +96,15 @@ export async function runRetention(
   const { holder } = opts;
   const started = ctx.clock.now();
   const taken = await inTransaction(ctx.db, (tx) => takeLease(tx.trx, RETENTION_LEASE, holder, started, started + RETENTION_LEASE_MS));
-  const run: RetentionRun = { ran: taken, archived: 0, batches: 0, interrupted: false };
+  const run: RetentionRun = {
+    ran: taken,
+    archived: 0,
+    batches: 0,
+    vacuumed: 0,
+    vacuumedTransactions: 0,
+    vacuumBatches: 0,
+    interrupted: false,
+  };
   if (!taken) return run;
   try {
     // Every period is counted back from the start of the run.
@@ -94,6 +116,12 @@ export async function runRetention(
     if (!run.interrupted) {
       for (const policy of realms) {
         if (!(await drain(ctx, opts, run, (now) => archiveDirectBatch(ctx, opts, policy, nowSeconds - policy.days * 86_400, now)))) break;
+      }
+    }
+    if (!run.interrupted) {
+      const before = vacuumCutoff(nowSeconds, ctx.config.archivedDataVacuumDays);
+      for (const scope of await listVacuumScopes(ctx.db)) {
+        if (!(await vacuum(ctx, opts, run, scope, before))) break;
       }
     }
   } catch (err) {
@@ -127,6 +155,32 @@ async function drain(
       run.batches += 1;
     }
     if (selected < ctx.config.retentionBatchSize) return true;
+  }
+}
+
+/** Vacuums one scope batch by batch until it is done; false when the run must stop (shutdown). */
+async function vacuum(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config'>,
+  opts: RetentionOptions,
+  run: RetentionRun,
+  scope: VacuumScope,
+  before: number,
+): Promise<boolean> {
+  for (;;) {
+    if (opts.shouldStop?.()) {
+      run.interrupted = true;
+      return false;
+    }
+    const batch = await inTransaction(ctx.db, async (tx) => {
+      await keepLease(ctx, tx.trx, opts.holder);
+      return vacuumBatchInTx(tx, scope, before, ctx.config.retentionBatchSize);
+    });
+    if (batch.messages > 0 || batch.transactions > 0) {
+      run.vacuumed += batch.messages;
+      run.vacuumedTransactions += batch.transactions;
+      run.vacuumBatches += 1;
+    }
+    if (batch.done) return true;
   }
 }
 
@@ -211,6 +265,7 @@ export function startRetentionArchiver(
       .then(
         (run) => {
           ctx.retention.archived += run.archived;
+          ctx.retention.vacuumed += run.vacuumed;
           ctx.retention.runs[run.ran ? 'done' : 'lease_held'] += 1;
           onRun(run);
         },

@@ -7,7 +7,8 @@ import { getChannelByName } from '../queries/channels';
 import { getRealmByStringId } from '../queries/realms';
 import { stderrProgress } from './progress';
 
-export const RETENTION_USAGE = `  archive-expired                          archive the messages past their retention period now, as
+export const RETENTION_USAGE = `  archive-expired                          archive the messages past their retention period now, and
+                                           delete archived messages past ARCHIVED_DATA_VACUUM_DAYS, as
                                            the servers do every RETENTION_INTERVAL_MS (skipped while
                                            another process is archiving)
   restore-retention [--realm ID] [--channel NAME] [--since TIME]
@@ -17,7 +18,9 @@ export const RETENTION_USAGE = `  archive-expired                          archi
                                            archives them again
   restore-archived --transaction N [--realm ID]
                                            put back one archive transaction (a retention batch or a
-                                           deletion), by its number`;
+                                           deletion), by its number
+                                           (both only within ARCHIVED_DATA_VACUUM_DAYS of the archiving:
+                                           the archiver deletes what is older for good)`;
 
 export interface RetentionCliOptions {
   realm: string;
@@ -30,7 +33,11 @@ export interface RetentionCliOptions {
 export async function archiveExpiredCommand(ctx: AppContext): Promise<string> {
   const run = await runRetention(ctx, { holder: retentionHolder(ctx.config.nodeId) });
   if (!run.ran) return 'Another process is archiving now: nothing done.\n';
-  return `Archived ${run.archived} messages in ${run.batches} transactions.\n`;
+  return (
+    `Archived ${run.archived} messages in ${run.batches} transactions; ` +
+    `deleted ${run.vacuumed} archived messages and ${run.vacuumedTransactions} archive transactions ` +
+    `past ARCHIVED_DATA_VACUUM_DAYS (${ctx.config.archivedDataVacuumDays}) in ${run.vacuumBatches} transactions.\n`
+  );
 }
 
 /** `restore-retention` and `restore-archived`: what they restored, as one line; progress on stderr. */
@@ -58,10 +65,30 @@ export async function restoreCommand(
   const progress = stderrProgress();
   progress.step('Restoring archived messages');
   try {
-    const { transactions, messages } = await doRestoreArchived(ctx, sel, progress);
-    if (command === 'restore-archived' && transactions === 0)
+    const result = await doRestoreArchived(ctx, sel, progress);
+    const { transactions, messages, expired } = result;
+    const days = `ARCHIVED_DATA_VACUUM_DAYS (${ctx.config.archivedDataVacuumDays})`;
+    const cutoff = new Date(result.cutoff * 1000).toISOString();
+    if (command === 'restore-archived' && transactions === 0) {
+      if (expired.length > 0)
+        throw new ApiError(
+          `Archive transaction ${sel.transactionId} was archived ${new Date(expired[0]!.timestamp * 1000).toISOString()}, ` +
+            `more than ${days} days ago: its messages are deleted for good (or being deleted) and cannot be restored`,
+        );
+      if (result.transactionExists === false)
+        throw new ApiError(
+          `No archive transaction ${sel.transactionId} in that organization: never made, or deleted for good with its messages ${days} days after archiving`,
+        );
       throw new ApiError(`No archive transaction ${sel.transactionId} with messages to restore in that organization`);
-    return `Restored ${messages} messages from ${transactions} archive transactions.\n`;
+    }
+    const done = `Restored ${messages} messages from ${transactions} archive transactions`;
+    if (expired.length > 0) {
+      const left = expired.reduce((n, b) => n + b.messages, 0);
+      return `${done}; ${left} messages of ${expired.length} archive transactions archived before ${cutoff} are past ${days} days and cannot be restored (the archiver deletes them for good).\n`;
+    }
+    if (transactions === 0 && (sel.since === undefined || sel.since < result.cutoff))
+      return `${done}; archived messages are deleted for good ${days} days after archiving: nothing archived before ${cutoff} can be restored.\n`;
+    return `${done}.\n`;
   } finally {
     progress.end();
   }

@@ -33,12 +33,13 @@ export interface ArchiveTransactionRow {
 
 /**
  * The unrestored archive transactions of an organization, oldest first, of
- * one type (or all), archived at or after `since` (UNIX seconds), holding
- * messages of the channel `recipientId` when given; or exactly the one `id`.
+ * one type (or all), archived at or after `since` and before `before` (UNIX
+ * seconds), holding messages of the channel `recipientId` when given; or
+ * exactly the one `id`.
  */
 export async function listArchiveTransactions(
   q: Q,
-  f: { realmId?: number; id?: number; type?: number; since?: number; recipientId?: number },
+  f: { realmId?: number; id?: number; type?: number; since?: number; before?: number; recipientId?: number },
 ): Promise<ArchiveTransactionRow[]> {
   const qb = q('archive_transactions as t')
     .join('archived_messages as am', 'am.archive_transaction_id', 't.id')
@@ -51,6 +52,7 @@ export async function listArchiveTransactions(
   if (f.realmId !== undefined) qb.where('t.realm_id', f.realmId);
   if (f.type !== undefined) qb.where('t.type', f.type);
   if (f.since !== undefined) qb.where('t.timestamp', '>=', f.since);
+  if (f.before !== undefined) qb.where('t.timestamp', '<', f.before);
   if (f.recipientId !== undefined) qb.where('am.recipient_id', f.recipientId);
   return rawRows<Record<string, unknown>>(await qb).map((r) => ({
     id: Number(r.id),
@@ -60,6 +62,11 @@ export async function listArchiveTransactions(
     restored: Boolean(Number(r.restored)),
     messages: Number(r.messages),
   }));
+}
+
+/** Whether the organization has this archive transaction (restored or not). */
+export async function archiveTransactionExists(q: Q, realmId: number, id: number): Promise<boolean> {
+  return (await q('archive_transactions').where({ id, realm_id: realmId }).first('id')) !== undefined;
 }
 
 /** The transaction's archived messages (of one channel when `recipientId` is given), by id. */

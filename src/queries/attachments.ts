@@ -112,8 +112,8 @@ export async function listAttachmentsByPath(q: Q, realmId: number, pathIds: read
 
 /**
  * Uploads created before `before` that no message links, live or archived
- * (an archived message may be restored, and its files with it), oldest
- * first, at most `limit`.
+ * (an archived message may be restored, and its files with it, until the
+ * archive's vacuum deletes it and its links), oldest first, at most `limit`.
  */
 export async function listUnclaimedUploads(q: Q, before: number, limit: number): Promise<UploadRow[]> {
   const rows: Array<Record<string, unknown>> = await q('attachments as a')
