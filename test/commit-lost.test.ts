@@ -9,6 +9,8 @@ import { causalRead } from '../src/db/causal-read';
 import { onInvalidation } from '../src/db/invalidations';
 import { createDb } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
+import { IDLE_CHECK_MS, PING_TIMEOUT_MS } from '../src/db/mysql/idle-check';
+import { pipelineWrite } from '../src/db/mysql/pipelined-client';
 import { inTransaction } from '../src/db/transaction';
 import type { Invalidation } from '../src/events/bus';
 import { CommitOutcomeUnknownError } from '../src/errors';
@@ -16,6 +18,8 @@ import { CommitCutter, startCommitCutter, throughCutter } from './support/commit
 import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
 import { pending, register } from './support/events';
 import { createChannel, startTestServer, TestServer } from './support/server';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A fresh, migrated MySQL database whose pool reaches it through a new cutter. */
 async function databaseBehindCutter(): Promise<{ testDb: TestDb; cutter: CommitCutter }> {
@@ -108,16 +112,17 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       expect(published).not.toContainEqual({ kind: 'all' });
     });
 
-    it('answers 503 "may or may not" when the witness does not find the writes, and drops every cache', async () => {
+    it('answers 503 "may or may not" for a transaction without a witness, whose row is there all the same, and drops every cache', async () => {
       const db = testDb.db;
       const published: Invalidation[] = [];
       const off = onInvalidation(db, (inv) => published.push(inv));
       const hooks: string[] = [];
+      let runs = 0;
       cutter.arm();
       const attempt = inTransaction(db, async (tx) => {
+        runs++;
         await tx.trx('dm_groups').insert({ huddle_hash: 'unwitnessed', group_size: 1 });
         tx.afterCommit(() => hooks.push('ran'));
-        tx.witness(async () => false);
         tx.afterLostCommit(async () => {
           hooks.push('recovered');
         });
@@ -125,8 +130,62 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       const err = await attempt.catch((e: unknown) => e);
       off();
       expect(err).toBeInstanceOf(CommitOutcomeUnknownError);
-      expect(hooks).toEqual([]);
+      expect([runs, hooks]).toEqual([1, []]);
       expect(published).toEqual([{ kind: 'all' }]);
+      expect(await db('dm_groups').where({ huddle_hash: 'unwitnessed' }).count({ n: '*' })).toEqual([{ n: 1 }]);
+    });
+
+    it('runs again, once, a transaction whose pooled connection died before its COMMIT packet reached the server', async () => {
+      const db = testDb.db;
+      const published: Invalidation[] = [];
+      const off = onInvalidation(db, (inv) => published.push(inv));
+      const hooks: string[] = [];
+      let runs = 0;
+      cutter.dropBeforeNextCommit();
+      const cutsBefore = cutter.cuts;
+      const result = await inTransaction(db, async (tx) => {
+        runs++;
+        await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, 1)', ['never sent']);
+        tx.afterCommit(() => hooks.push('ran'));
+        tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'never sent' })).length > 0);
+        return 'saved';
+      });
+      off();
+      expect(cutter.cuts - cutsBefore).toBe(1);
+      expect([result, runs, hooks]).toEqual(['saved', 2, ['ran']]);
+      expect(await db('dm_groups').where({ huddle_hash: 'never sent' }).count({ n: '*' })).toEqual([{ n: 1 }]);
+      expect(published).not.toContainEqual({ kind: 'all' });
+    });
+
+    it('ends the thread still running a lost packet (waiting for a lock) before it runs the work again, so it commits once', async () => {
+      const db = testDb.db;
+      await db('dm_groups').insert({ huddle_hash: 'locked', group_size: 0 });
+      // Another transaction holds the row's lock until the work runs a second time.
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const locker = db.transaction(async (trx) => {
+        await trx('dm_groups').where({ huddle_hash: 'locked' }).forUpdate();
+        locked();
+        await released;
+      });
+      await isLocked;
+      let runs = 0;
+      cutter.orphanNextCommit();
+      const cutsBefore = cutter.cuts;
+      const outcome = await inTransaction(db, async (tx) => {
+        if (++runs === 2) release();
+        // Held: it waits for the lock on the server, in COMMIT's packet.
+        await pipelineWrite(tx.trx, 'UPDATE dm_groups SET group_size = group_size + 1 WHERE huddle_hash = ?', ['locked']);
+        tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'locked' }).first())!.group_size > 0);
+        return 'saved';
+      }).catch((e: unknown) => e);
+      release();
+      await locker;
+      expect(cutter.cuts - cutsBefore).toBe(1);
+      expect([outcome, runs]).toEqual(['saved', 2]);
+      expect((await db('dm_groups').where({ huddle_hash: 'locked' }).first())!.group_size).toBe(1);
     });
   });
 
@@ -174,6 +233,29 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       expect(events.map((e) => [e.type, e.message?.id])).toEqual([['message', res.body.id]]);
     });
 
+    it('a send whose pooled connection died before its packet left answers 200, stored once with one event, every time', async () => {
+      const { owner, member } = t.cast;
+      expect((await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'dead', content: 'first' })).status).toBe(200);
+      const client = await register(t, member, { event_types: ['message'] });
+      const ids: number[] = [];
+      for (const n of [1, 2, 3]) {
+        cutter.dropBeforeNextCommit();
+        const cutsBefore = cutter.cuts;
+        const res = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'dead', content: `dropped ${n}` });
+        expect(cutter.cuts - cutsBefore).toBe(1);
+        expect(res.status).toBe(200);
+        expect(
+          await t.ctx
+            .db('messages')
+            .where({ content: `dropped ${n}` })
+            .pluck('id'),
+        ).toEqual([res.body.id]);
+        ids.push(res.body.id);
+      }
+      const events = await pending(t, client);
+      expect(events.map((e) => [e.type, e.message?.id])).toEqual(ids.map((id) => ['message', id]));
+    });
+
     it('a move whose COMMIT answer is lost succeeds, and both its notices, whose ids were lost with it, go out as events', async () => {
       const { owner, member } = t.cast;
       const sent = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'moving', content: 'to be moved' });
@@ -201,6 +283,22 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
         ['message', notices[0]![0]],
         ['message', notices[1]![0]],
       ]);
+    });
+
+    it('a pooled connection that went silent while idle is found out within a bound, and the next send completes on a fresh one', async () => {
+      const { owner } = t.cast;
+      expect((await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'silent', content: 'before' })).status).toBe(
+        200,
+      );
+      // Every connection in the pool now gets no answer, and no close either.
+      cutter.stallOpenConnections();
+      await sleep(IDLE_CHECK_MS + 200);
+      const started = Date.now();
+      const send = t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'silent', content: 'after the silence' });
+      const res = await Promise.race([send, sleep(PING_TIMEOUT_MS + 4000).then(() => 'no answer' as const)]);
+      expect(res === 'no answer' ? res : res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(PING_TIMEOUT_MS + 2000);
+      expect(await t.ctx.db('messages').where({ content: 'after the silence' }).count({ n: '*' })).toEqual([{ n: 1 }]);
     });
   });
 });

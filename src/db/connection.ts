@@ -4,6 +4,8 @@ import knexFactory, { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { PipelinedMysqlClient } from './mysql/pipelined-client';
+import { idleCheck } from './mysql/idle-check';
+import { IDENTIFY_SQL, rememberThread } from './mysql/server-thread';
 import { RoutedSqliteClient } from './sqlite/routed-client';
 
 export type Db = Knex;
@@ -116,7 +118,12 @@ function mysqlConfig(url: string, poolMax: number): Knex.Config {
     pool: {
       min: 0,
       max: poolMax,
-      afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
+      // A connection left idle a while is pinged, within a bound, before use (mysql/idle-check.ts).
+      validate: idleCheck(),
+      afterCreate(
+        conn: { query(sql: string, cb: (err: Error | null, results?: unknown) => void): void },
+        done: (err: Error | null, conn: unknown) => void,
+      ) {
         // eq_range_index_dive_limit: IN lists of up to 200 ids (a page's reactions,
         // senders) made the optimizer probe the index once per id just to estimate
         // rows: 35% of such a statement's time, measured; index statistics estimate
@@ -124,7 +131,12 @@ function mysqlConfig(url: string, poolMax: number): Knex.Config {
         // group_concat_max_len: authentication reads the caller's groups and channels
         // as group_concat lists (src/queries/auth.ts); MySQL's default of 1,024 bytes
         // would cut them silently (the server clamps this value to its own maximum).
-        conn.query('SET SESSION eq_range_index_dive_limit = 10, group_concat_max_len = 4294967295', (err) => done(err, conn));
+        // In the same packet, the connection's server thread: what proves a
+        // COMMIT lost on it did not commit (mysql/server-thread.ts, ADR 0026).
+        conn.query(`SET SESSION eq_range_index_dive_limit = 10, group_concat_max_len = 4294967295; ${IDENTIFY_SQL}`, (err, results) => {
+          if (!err) rememberThread(conn, results);
+          done(err, conn);
+        });
       },
     },
   };

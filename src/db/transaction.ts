@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError, isConnectionLost } from '../errors';
 import { collectInvalidations, publishInvalidations } from './invalidations';
+import { endThread, threadOf } from './mysql/server-thread';
 
 /**
  * A transaction with an after-commit list. Actions queue events (and any
@@ -63,6 +64,8 @@ const UNAVAILABLE_BUDGET_MS = 8000;
 
 export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): Promise<T> {
   const started = Date.now();
+  // Whether the work already ran again after a COMMIT proven lost before it committed (below).
+  let rerunAfterLostCommit = false;
   for (let attempt = 1; ; attempt++) {
     const pending: Array<() => void> = [];
     let invalidations: ReturnType<typeof collectInvalidations> = [];
@@ -75,8 +78,11 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     // writes it still holds, src/db/mysql/pipelined-client.ts), so an error from
     // then on comes from COMMIT's packet (or from releasing the connection after it).
     let committing = false;
+    // The transaction, to find its connection's server thread should COMMIT be lost.
+    let transaction: Knex.Transaction | undefined;
     try {
       await db.transaction(async (trx) => {
+        transaction = trx;
         invalidations = collectInvalidations(trx);
         result = await work({
           trx,
@@ -98,7 +104,7 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
       const lost = isConnectionLost(err);
       if (!lost && !isNodeNotReady(e)) throw err;
       // A connection lost before COMMIT took its transaction with it: safe to run again.
-      // Lost during COMMIT, the outcome is unknown: never replayed blindly.
+      // Lost during COMMIT, the outcome is unknown: never replayed without proof.
       if (lost && committing) {
         // A witness can settle it. It did commit: the request succeeded, and
         // its events and invalidations go out as after any commit (without
@@ -106,12 +112,20 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
         // The witness and the recoveries share one budget: a lost COMMIT answers within it.
         const deadline = Date.now() + UNAVAILABLE_BUDGET_MS;
         const [witness] = witnesses;
-        if (!witness || !(await askAnotherConnection(db, deadline, witness, false))) {
+        const outcome = witness ? await settleLostCommit(db, transaction, witness, deadline) : 'unknown';
+        if (outcome === 'not committed') {
+          // Proven: nothing was written and nothing can be any more (its thread
+          // is gone). Most often the connection had died in the pool before the
+          // packet was sent: run the work again, on another connection. Once: a
+          // second such loss answers the plain "try again" 503.
+          if (rerunAfterLostCommit) throw new DatabaseUnavailableError();
+          rerunAfterLostCommit = true;
+          continue;
+        }
+        if (outcome === 'unknown') {
           // If it did commit, whatever it changed may sit stale in the caches
           // (its own invalidations are not published on a guess): drop them all.
-          // A witness that finds nothing is no proof either: on a single server
-          // that only lost the network, COMMIT may still be finishing. The client
-          // is told to check (POST /messages: its own recent messages).
+          // The client is told to check (POST /messages: its own recent messages).
           publishInvalidations(db, [{ kind: 'all' }]);
           throw new CommitOutcomeUnknownError();
         }
@@ -131,6 +145,45 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
     for (const fn of pending) fn();
     return result;
   }
+}
+
+/**
+ * What became of a transaction whose connection was lost during COMMIT.
+ * 'committed' when the witness finds its writes. 'not committed' only with
+ * proof that nothing can commit later either: a witness that finds nothing
+ * proves nothing by itself, since on a server that only lost the network the
+ * transaction's thread may still be running its packet (waiting for a lock,
+ * say) and commit after the read. So the thread is ended first, from another
+ * connection of the same server (src/db/mysql/server-thread.ts), and the
+ * witness asked on that connection once it is gone. Where that cannot be
+ * done (another server answered, the connection was never identified, the
+ * thread outlived the budget): 'unknown'.
+ */
+async function settleLostCommit(
+  db: Knex,
+  transaction: Knex.Transaction | undefined,
+  witness: CommitWitness,
+  deadline: number,
+): Promise<'committed' | 'not committed' | 'unknown'> {
+  const thread = transaction ? await threadOf(transaction) : undefined;
+  return askAnotherConnection(
+    db,
+    deadline,
+    async (fresh) => {
+      if (!thread) return (await witness(fresh)) ? 'committed' : 'unknown';
+      // One connection for the proof and the read, each statement reading the
+      // latest commits (READ COMMITTED): the witness must look after the thread is gone.
+      return fresh.transaction(
+        async (other) => {
+          const ended = await endThread(other, thread, deadline);
+          if (await witness(other)) return 'committed' as const;
+          return ended ? ('not committed' as const) : ('unknown' as const);
+        },
+        { isolationLevel: 'read committed' },
+      );
+    },
+    'unknown',
+  );
 }
 
 /**

@@ -2,11 +2,22 @@ import net from 'node:net';
 import { mysqlConnectionOptions } from '../../src/db/connection';
 
 /**
- * A TCP proxy in front of the test MariaDB that can lose the answer to a
- * COMMIT: once armed, it passes the next COMMIT to the server, waits for the
- * server's reply (the transaction has then committed) and closes the
- * client's connection instead of passing the reply on. The client sees its
- * connection lost during COMMIT, the case whose outcome it cannot know.
+ * A TCP proxy in front of the test MariaDB that breaks, on command, the
+ * connection that carries the next COMMIT (a COMMIT's packet is, for a send,
+ * its whole transaction: src/db/mysql/pipelined-client.ts), in one of the
+ * ways a network or a database node fails:
+ * - `arm()`: the COMMIT reaches the server, which commits; its answer is
+ *   dropped and the connection closed. The client cannot know the outcome.
+ * - `dropBeforeNextCommit()`: the connection is closed the moment the packet
+ *   arrives, before any of it is passed on: a pooled connection that had died
+ *   unseen (a node killed, a proxy failing over). Nothing was committed.
+ * - `orphanNextCommit()`: the packet is passed on and the client's side closed
+ *   at once, while the server's side stays open and its answers go nowhere:
+ *   the server goes on running the packet (it may be waiting for a lock) and
+ *   may commit after the client has given up.
+ * - `stallOpenConnections()`: every connection open now goes silent both
+ *   ways without closing (a half-open socket, a hung proxy); connections
+ *   opened later work.
  * Everything else flows through untouched.
  */
 export interface CommitCutter {
@@ -14,7 +25,13 @@ export interface CommitCutter {
   port: number;
   /** Cut the answer to the next COMMIT that goes through. */
   arm(): void;
-  /** How many COMMIT answers were cut so far. */
+  /** Close the connection of the next COMMIT before passing any of its packet on. */
+  dropBeforeNextCommit(): void;
+  /** Pass the next COMMIT on, then close the client's side only. */
+  orphanNextCommit(): void;
+  /** Stop passing anything, either way, on the connections open now. */
+  stallOpenConnections(): void;
+  /** How many connections were broken so far, whichever the way. */
   readonly cuts: number;
   close(): Promise<void>;
 }
@@ -25,25 +42,50 @@ export interface CommitCutter {
 const COMMIT = Buffer.from('\x03COMMIT', 'latin1');
 const LAST_COMMIT = Buffer.from(';\nCOMMIT', 'latin1');
 
+type Mode = 'pass' | 'cut-answer' | 'drop-before' | 'orphan';
+
 /** A cutter in front of the database a mysql:// URL names (host and port, or its ?socket=). */
 export async function startCommitCutter(databaseUrl: string): Promise<CommitCutter> {
   const o = mysqlConnectionOptions(databaseUrl);
   const target: net.NetConnectOpts = o.socketPath ? { path: o.socketPath } : { host: o.host!, port: o.port! };
-  let armed = false;
+  let mode: Mode = 'pass';
   let cuts = 0;
   const sockets = new Set<net.Socket>();
+  const stalls = new Set<() => void>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target);
     sockets.add(client).add(upstream);
     let cutNextReply = false;
+    let orphaned = false;
+    let stalled = false;
+    const stall = () => {
+      stalled = true;
+    };
+    stalls.add(stall);
     client.on('data', (chunk) => {
-      if (armed && (chunk.includes(COMMIT) || chunk.includes(LAST_COMMIT))) {
-        armed = false;
+      if (stalled) return;
+      if (mode !== 'pass' && (chunk.includes(COMMIT) || chunk.includes(LAST_COMMIT))) {
+        const now = mode;
+        mode = 'pass';
+        if (now === 'drop-before') {
+          cuts++;
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
+        if (now === 'orphan') {
+          cuts++;
+          orphaned = true;
+          upstream.write(chunk);
+          client.destroy();
+          return;
+        }
         cutNextReply = true;
       }
       upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
+      if (stalled || orphaned) return;
       if (!cutNextReply) {
         client.write(chunk);
         return;
@@ -57,15 +99,26 @@ export async function startCommitCutter(databaseUrl: string): Promise<CommitCutt
       upstream.destroy();
       sockets.delete(client);
       sockets.delete(upstream);
+      stalls.delete(stall);
     };
-    client.on('close', end).on('error', end);
+    // An orphaned connection's server side lives on until the server closes it.
+    client.on('close', () => orphaned || end()).on('error', () => orphaned || end());
     upstream.on('close', end).on('error', end);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
     arm: () => {
-      armed = true;
+      mode = 'cut-answer';
+    },
+    dropBeforeNextCommit: () => {
+      mode = 'drop-before';
+    },
+    orphanNextCommit: () => {
+      mode = 'orphan';
+    },
+    stallOpenConnections: () => {
+      for (const stall of stalls) stall();
     },
     get cuts() {
       return cuts;

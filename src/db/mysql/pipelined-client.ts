@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import Client_MySQL2 from 'knex/lib/dialects/mysql2';
 import Transaction_MySQL2 from 'knex/lib/dialects/mysql2/transaction';
 import { isConnectionLost } from '../../errors';
+import { markIdle } from './idle-check';
 import { makeTransactor, makeTxClient } from './transactor';
 
 /**
@@ -38,6 +39,12 @@ export class PipelinedMysqlClient extends Client_MySQL2 {
     super(config);
     // The dialect's name, where knex keeps the class it was given (dialectOf, the migrations).
     this.config.client = 'mysql2';
+  }
+
+  override releaseConnection(connection: unknown): Promise<void> {
+    // From now on it is idle: one left idle long is checked before it is used again.
+    markIdle(connection as object);
+    return super.releaseConnection(connection);
   }
 
   override transaction(
