@@ -251,6 +251,14 @@ async function archiveDirectBatch(
  * resolves once a run in progress has finished its batch. Every process
  * runs the timer; the lease lets one of them work at a time.
  */
+/**
+ * The first run comes a minute after start (or after the interval, if
+ * shorter), then every interval: a process restarted more often than the
+ * interval (a deploy each half hour) would otherwise never archive.
+ */
+export const RETENTION_FIRST_RUN_MS = 60_000;
+export const firstRetentionRunMs = (intervalMs: number) => Math.min(intervalMs, RETENTION_FIRST_RUN_MS);
+
 export function startRetentionArchiver(
   ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config' | 'retention'>,
   onError: (err: unknown) => void,
@@ -278,7 +286,7 @@ export function startRetentionArchiver(
         if (!stopped) cancel = ctx.clock.schedule(tick, ctx.config.retentionIntervalMs);
       });
   };
-  cancel = ctx.clock.schedule(tick, ctx.config.retentionIntervalMs);
+  cancel = ctx.clock.schedule(tick, firstRetentionRunMs(ctx.config.retentionIntervalMs));
   return () => {
     stopped = true;
     cancel();
