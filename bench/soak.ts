@@ -167,8 +167,17 @@ async function startServer(dataDir: string, databaseUrl: string): Promise<Server
 
 // ---------------------------------------------------------------- requests
 
-const opsAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-const pollAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+/**
+ * The agents close a connection left idle for 30 s themselves. Parley closes one after 65 s
+ * (keepAliveTimeout) and says so in its Keep-Alive header, but Node's agent heeds that hint only
+ * when it has a timeout of its own: without one it kept idle connections past 65 s, and a request
+ * sent on one just as the server closed it failed with ECONNRESET (3 in a 30-minute run, each
+ * when a stalled client wrote before it had read the server's FIN). Each request still has its
+ * own timeout (`send`).
+ */
+const IDLE_SOCKET_MS = 30_000;
+const opsAgent = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: IDLE_SOCKET_MS });
+const pollAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity, timeout: IDLE_SOCKET_MS });
 let port = 0;
 
 interface Answer {
@@ -786,6 +795,20 @@ function report(initial: Sample, server: Server): boolean {
     '|---|---|---|---|---|---|---|',
   );
   lines.push(...p99Rows, '');
+  // CPU per request: what the server spends is its own; the latencies also hold the machine's other work.
+  const cpuPerRequest = (from: number, to: number) => {
+    const cpu = minutes[to - 1]!.sample!.serverCpu - (from ? minutes[from - 1]!.sample!.serverCpu : initial.serverCpu);
+    const requests = minutes.slice(from, to).reduce((a, m) => a + KINDS.reduce((b, k) => b + m.requests[k], 0), 0);
+    return ((cpu / requests) * 1000).toFixed(2);
+  };
+  lines.push(
+    `Server CPU per request (all kinds, long-polls included): ${cpuPerRequest(third, 2 * third)} ms in the middle third, ` +
+      `${cpuPerRequest(MINUTES - third, MINUTES)} ms in the last. Load average at the end of the run: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')} (${os.cpus().length} cores).`,
+    '',
+  );
   lines.push(
     `GET /events (long-polls): ${minutes.reduce((a, m) => a + m.requests.events, 0)} answered; their time is mostly waiting for an event, so it is not timed.`,
     '',
