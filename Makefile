@@ -10,6 +10,7 @@ help:
 	@echo "make run    install, migrate, seed the demo organization if empty, start on 127.0.0.1:$(PORT)"
 	@echo "make test   install, check spec + generated/ + types + layers + lint + format, jest and dredd on SQLite, and on MariaDB if TEST_MYSQL_URL"
 	@echo "make bench  load benchmarks: BENCH_SCALE=small|10k|100k|1m BENCH_DB=sqlite|mariadb (bench/README.md)"
+	@echo "make soak   a mixed, paced load on MariaDB for SOAK_MINUTES (30): errors, memory and p99 must stay flat (bench/README.md)"
 
 # npm ci only when the lockfile changed since the last install. Everything: the test, lint
 # and benchmark tools too (make test).
@@ -128,6 +129,13 @@ test: install spec spec-lint gen-check typecheck lint
 # dataset when missing, runs the scenarios and writes bench/results/<date>-<scale>-<db>.md.
 bench: install spec
 	bash bench/run.sh
+
+# bench/soak.sh builds bench/ and runs bench/soak.ts: one Parley process on a scratch MariaDB
+# database under a paced mixed load for SOAK_MINUTES (30); fails when an error, a memory growth or
+# a p99 that creeps is found, and writes bench/results/<date>-soak-mariadb.md.
+.PHONY: soak
+soak: install spec
+	bash bench/soak.sh
 
 clean:
 	rm -rf dist node_modules/.installed node_modules/.installed-run .tmp-*
