@@ -50,6 +50,13 @@ const QUEUES = Number(process.env.SOAK_QUEUES ?? 40);
 const RATE = Number(process.env.SOAK_RATE ?? 1);
 const P99_SLACK_MS = Number(process.env.SOAK_P99_SLACK_MS ?? 20);
 /**
+ * The goals that decide the exit status (SOAK_GOALS, comma separated: errors, rss, heap, p99;
+ * all by default). The others are still measured and printed. CI's 3-minute soak judges
+ * errors and the live heap only: on a shared machine the p99 of one minute against the next,
+ * and the RSS of a process two minutes old, say more about the machine than about Parley.
+ */
+const GOALS = new Set((process.env.SOAK_GOALS ?? 'errors,rss,heap,p99').split(',').map((g) => g.trim()));
+/**
  * The server's message cache (CACHE_MESSAGES, default 10,000): an LRU that holds every message
  * sent or fetched until it is full. At this load's 3 messages a second the default fills after
  * 55 minutes, so the whole soak would watch a bounded cache grow to its bound, not a leak; at
@@ -748,8 +755,9 @@ function report(initial: Sample, server: Server): boolean {
   });
   lines.push('');
 
-  const verdicts: Array<{ goal: string; ok: boolean; detail: string }> = [];
+  const verdicts: Array<{ key: string; goal: string; ok: boolean; detail: string }> = [];
   verdicts.push({
+    key: 'errors',
     goal: 'no errors (any answer other than 2xx, any transport error)',
     ok: errorCount === 0,
     detail: `${errorCount} errors`,
@@ -757,11 +765,13 @@ function report(initial: Sample, server: Server): boolean {
   const window0 = window[0]!;
   const windowN = window.at(-1)!;
   verdicts.push({
+    key: 'rss',
     goal: `RSS flat: growth ≤ ${MEMORY_GROWTH_LIMIT * 100} % over minutes ${windowStart}–${MINUTES} (least-squares line)`,
     ok: rssGrowth <= MEMORY_GROWTH_LIMIT,
     detail: `${(rssGrowth * 100).toFixed(1)} % (${mb(window0.rss)} → ${mb(windowN.rss)} MB measured)`,
   });
   verdicts.push({
+    key: 'heap',
     goal: `live heap flat: growth ≤ ${MEMORY_GROWTH_LIMIT * 100} % over minutes ${windowStart}–${MINUTES} (least-squares line)`,
     ok: heapGrowth <= MEMORY_GROWTH_LIMIT,
     detail: `${(heapGrowth * 100).toFixed(1)} % (${mb(window0.liveHeap)} → ${mb(windowN.liveHeap)} MB measured)`,
@@ -781,6 +791,7 @@ function report(initial: Sample, server: Server): boolean {
     );
   }
   verdicts.push({
+    key: 'p99',
     goal:
       `p99 flat: for each kind, the last third's p99 (minutes ${MINUTES - third + 1}–${MINUTES}) ≤ ${P99_RATIO_LIMIT} × the middle third's ` +
       `(minutes ${third + 1}–${2 * third}) or within ${P99_SLACK_MS} ms of it; kinds with fewer than ${MIN_SAMPLES_FOR_P99} answers in a third are not judged`,
@@ -788,7 +799,10 @@ function report(initial: Sample, server: Server): boolean {
     detail: p99Ok ? 'every kind judged is flat' : 'see the table',
   });
   lines.push('## Goals', '', '| goal | result | verdict |', '|---|---|---|');
-  for (const v of verdicts) lines.push(`| ${v.goal} | ${v.detail} | ${v.ok ? 'met' : '**MISSED**'} |`);
+  for (const v of verdicts) {
+    const verdict = v.ok ? 'met' : GOALS.has(v.key) ? '**MISSED**' : 'missed (not judged: SOAK_GOALS)';
+    lines.push(`| ${v.goal} | ${v.detail} | ${verdict} |`);
+  }
   lines.push(
     '',
     '| kind | answers (middle / last third) | p50 middle / last ms | p99 middle ms | p99 last ms | ratio | verdict |',
@@ -817,7 +831,7 @@ function report(initial: Sample, server: Server): boolean {
     lines.push('## Errors (first 20)', '', ...errorSamples.map((e) => `- ${e}`), '', "The server's last lines:", '', '```');
     lines.push(...server.tail, '```', '');
   }
-  const passed = verdicts.every((v) => v.ok);
+  const passed = verdicts.every((v) => v.ok || !GOALS.has(v.key));
   lines.push(passed ? 'All goals met.' : 'A goal was missed.', '');
   const text = lines.join('\n');
   process.stdout.write(text);
