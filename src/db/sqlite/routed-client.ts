@@ -12,7 +12,7 @@ import { preparedStatement } from './statement-cache';
  * across every await of its action: a burst of sends queued every read behind
  * it. Here the pool still holds exactly one connection, the writer: every
  * transaction and every statement that may write goes through it, serialised
- * as before. A second writer would not help: better-sqlite3 is synchronous, so
+ * as before. A second writer would not help: the driver is synchronous, so
  * a writer waiting on SQLite's lock (busy_timeout) would block the event loop
  * and with it the transaction it waits for.
  *
