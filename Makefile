@@ -32,8 +32,8 @@ node_modules/.installed-run: package-lock.json
 	else \
 	  npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund; touch $@; fi
 
-# node-gyp compiles a native addon's sources in parallel (better-sqlite3 has two big ones, built
-# from source wherever its prebuilt binary cannot be downloaded).
+# node-gyp compiles a native addon's sources in parallel: the SQLite driver's, on a platform or
+# Node version whose add-on its npm package does not carry (ADR 0033).
 export JOBS ?= max
 
 install-run: node_modules/.installed-run

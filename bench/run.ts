@@ -500,7 +500,7 @@ async function databaseInfo(target: Target): Promise<{ version: string; detail: 
   try {
     if (target.db === 'sqlite') {
       const r = await db.raw('select sqlite_version() as v');
-      return { version: `SQLite ${r[0].v} (better-sqlite3, WAL)`, detail: '' };
+      return { version: `SQLite ${r[0].v} (@rocicorp/zero-sqlite3, WAL)`, detail: '' };
     }
     const [rows] = await db.raw(
       'select version() as v, @@innodb_buffer_pool_size as bp, @@thread_handling as th, @@thread_pool_size as tps, @@pid_file as pidFile',

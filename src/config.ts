@@ -132,7 +132,8 @@ export interface Config {
   /**
    * SQLite: read-only connections beside the one writer, for statements outside
    * a transaction (0: every statement on the writer). One is enough in one
-   * process: better-sqlite3 runs a statement to its end before anything else runs.
+   * process: the driver (better-sqlite3's synchronous API) runs a statement to its
+   * end before anything else runs.
    */
   sqliteReaders: number;
   /** Proxies whose X-Forwarded-For gives the client's address (src/config-proxies.ts); none by default. */

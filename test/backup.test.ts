@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '@rocicorp/zero-sqlite3';
 import type { Knex } from 'knex';
 import * as tar from 'tar';
 import { readManifest } from '../src/db/backup/archive';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import type Database from '@rocicorp/zero-sqlite3';
 import type { Knex } from 'knex';
 import { RoutedSqliteClient } from '../src/db/sqlite/routed-client';
 import { statementCacheStats } from '../src/db/sqlite/statement-cache';

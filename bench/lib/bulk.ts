@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import Database from '@rocicorp/zero-sqlite3';
 import mysql from 'mysql2';
 import type { Connection } from 'mysql2/promise';
 import { createConnection } from 'mysql2/promise';
@@ -112,7 +112,7 @@ async function showCreate(conn: Connection, table: string): Promise<string> {
 
 const sqlValue = (v: Value): string => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : mysql.escape(v));
 
-/** SQLite: prepared statements in one transaction per batch (better-sqlite3 is synchronous). */
+/** SQLite: prepared statements in one transaction per batch (the driver is synchronous). */
 export function sqliteSink(filename: string): BulkSink {
   const db = new Database(filename);
   db.pragma('journal_mode = WAL');

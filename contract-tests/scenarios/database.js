@@ -31,7 +31,7 @@ async function runSql(sql, params = []) {
   } else {
     const dir = process.env.DREDD_DATA_DIR;
     if (!dir) throw new Error('DREDD_DATA_DIR is not set: run dredd through contract-tests/run.sh');
-    const Database = require('better-sqlite3');
+    const Database = require('@rocicorp/zero-sqlite3');
     const db = new Database(path.join(dir, 'parley.sqlite3'));
     try {
       db.pragma('busy_timeout = 5000');

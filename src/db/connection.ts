@@ -43,7 +43,7 @@ export function createDb(
     connection: { filename },
     useNullAsDefault: true,
     readers: config.sqliteReaders ?? 1,
-    // The writer: better-sqlite3 is synchronous, and one writing connection
+    // The writer: the driver is synchronous, and one writing connection
     // serialises transactions, which is what makes read-modify-write safe
     // without FOR UPDATE. Its pragmas are set as the client opens it.
     pool: { min: 1, max: 1 },

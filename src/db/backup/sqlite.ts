@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import Database from '@rocicorp/zero-sqlite3';
 import { BackupError, throwIfAborted } from './errors';
 import { fsyncPath } from './files';
 import type { Progress } from './progress';

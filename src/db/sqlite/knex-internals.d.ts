@@ -4,7 +4,7 @@
  */
 declare module 'knex/lib/dialects/better-sqlite3' {
   import type { Knex } from 'knex';
-  import type Database from 'better-sqlite3';
+  import type Database from '@rocicorp/zero-sqlite3';
 
   namespace ClientBetterSQLite3 {
     /** What knex's runner hands to `_query` and gets back. */
@@ -21,6 +21,8 @@ declare module 'knex/lib/dialects/better-sqlite3' {
     connectionSettings: { filename: string };
     /** Set on the client a transaction's queries run through (knex's makeTxClient). */
     transacting?: boolean;
+    /** The driver module knex opens connections with (by default the package better-sqlite3). */
+    _driver(): unknown;
     _query(connection: Database.Database, obj: ClientBetterSQLite3.QueryObject): Promise<ClientBetterSQLite3.QueryObject>;
     _optSafeIntegers(options: unknown): boolean | undefined;
     _formatBindings(bindings: readonly unknown[] | undefined): unknown[];

@@ -1,16 +1,18 @@
-import Database from 'better-sqlite3';
+import Database from '@rocicorp/zero-sqlite3';
 import ClientBetterSQLite3 from 'knex/lib/dialects/better-sqlite3';
 import Runner from 'knex/lib/execution/runner';
 import { preparedStatement } from './statement-cache';
 
 /**
- * knex's better-sqlite3 client with one writer and read-only readers (ADR 0015).
+ * knex's better-sqlite3 client with one writer and read-only readers (ADR 0015),
+ * on @rocicorp/zero-sqlite3: better-sqlite3's code and API, whose npm package
+ * carries its compiled add-on, so installing it compiles nothing (ADR 0033).
  *
  * knex gives SQLite a pool of one connection, and a transaction keeps it
  * across every await of its action: a burst of sends queued every read behind
  * it. Here the pool still holds exactly one connection, the writer: every
  * transaction and every statement that may write goes through it, serialised
- * as before. A second writer would not help: better-sqlite3 is synchronous, so
+ * as before. A second writer would not help: the driver is synchronous, so
  * a writer waiting on SQLite's lock (busy_timeout) would block the event loop
  * and with it the transaction it waits for.
  *
@@ -35,6 +37,11 @@ export class RoutedSqliteClient extends ClientBetterSQLite3 {
     const file = this.connectionSettings.filename;
     // An in-memory database exists only inside its one connection: no readers.
     this.readerCount = file === ':memory:' || file === '' ? 0 : config.readers;
+  }
+
+  /** knex's dialect loads `better-sqlite3` by that name; the same API under another. */
+  override _driver(): typeof Database {
+    return Database;
   }
 
   override async acquireRawConnection(): Promise<Database.Database> {

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type Database from '@rocicorp/zero-sqlite3';
 import { LRUCache } from 'lru-cache';
 
 /**
