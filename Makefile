@@ -158,7 +158,8 @@ cluster-check: build
 
 # A fresh cluster in ./data/cluster-fault (port 9780) under load through HAProxy while a Parley
 # node, the Galera writer and Redis are each killed and restarted: nothing acknowledged is lost
-# or delivered twice, and the service answers again within 5 s of each kill. About 3 minutes.
+# or delivered twice, and the service answers again within 5 s of each kill; no process passes
+# its memory bound (scripts/cluster/memwatch.sh). About 3 minutes.
 .PHONY: cluster-fault
 cluster-fault: build
 	bash scripts/cluster/fault.sh

@@ -25,7 +25,9 @@ stop() {
     while [ -d "/proc/$pid" ] && [ "$SECONDS" -lt "$deadline" ]; do
       rss=$(rss_kib "$pid")
       if [ "$rss" -gt "$RUNAWAY_KIB" ]; then
-        echo "cluster: $name ($pid) grew to $((rss / 1024)) MiB while stopping" >&2
+        capture_runaway "$pid" "$LOGS/runaway-$name-$pid.txt"
+        echo "cluster: $name ($pid) grew to $((rss / 1024)) MiB while stopping" \
+          "(frozen; what it was doing: $LOGS/runaway-$name-$pid.txt)" >&2
         break
       fi
       n=$((n + 1))

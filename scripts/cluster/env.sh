@@ -45,6 +45,26 @@ rss_kib() {
 # seen at its shutdown (docs/deployment.md) and is killed.
 RUNAWAY_KIB=$((1024 * 1024))
 
+# Before a runaway mariadbd is killed: freezes it (SIGSTOP: it grows no more) and writes what it
+# was doing to file $2: its memory (anonymous or file-backed), its largest mappings and every
+# thread's stack (gdb, if installed; about a second). The growth has not been reproduced outside
+# the cluster (docs/deployment.md), so each occurrence leaves this evidence. The caller kills it.
+capture_runaway() {
+  local pid=$1 out=$2
+  kill -STOP "$pid" 2>/dev/null || return 0
+  mkdir -p "$(dirname "$out")"
+  {
+    echo "# $(date -u +%FT%TZ) pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    grep -E '^(VmRSS|RssAnon|RssFile|RssShmem|VmData|VmSize|Threads):' "/proc/$pid/status" 2>/dev/null
+    echo "# largest resident mappings (KiB)"
+    awk '/^[0-9a-f]+-[0-9a-f]+ / {m=$0} /^Rss:/ {print $2, m}' "/proc/$pid/smaps" 2>/dev/null | sort -rn | head -5
+    tail -5 "$(dirname "$(readlink -f "/proc/$pid/cwd" 2>/dev/null)")/error.log" 2>/dev/null
+    if command -v gdb >/dev/null; then
+      timeout 60 gdb -p "$pid" -batch -ex 'thread apply all bt 30' 2>&1 | grep -E '^(Thread|#)'
+    fi
+  } >"$out" 2>&1 || true
+}
+
 # After cluster-down: whether process $1 still runs (not gone, not a zombie), printing its state.
 # A process cluster-down saw end may still be leaving for a moment (a Galera node frees hundreds
 # of MiB on its way out; its /proc entry once vanished between two reads): five seconds' grace,

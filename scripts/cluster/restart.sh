@@ -62,7 +62,9 @@ case "$name" in
         if grep -q 'WSREP: Recovered position' "$rlog" 2>/dev/null; then break; fi
         rss=$(rss_kib "$rpid")
         if [ "$rss" -gt "$RUNAWAY_KIB" ]; then
-          echo "restart: $name's recovery run grew to $((rss / 1024)) MiB: killed" >&2
+          capture_runaway "$rpid" "$LOGS/runaway-$name-recover-$rpid.txt"
+          echo "restart: $name's recovery run grew to $((rss / 1024)) MiB: killed" \
+            "(what it was doing: $LOGS/runaway-$name-recover-$rpid.txt)" >&2
           break
         fi
         sleep 0.05
