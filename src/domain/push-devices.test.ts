@@ -9,6 +9,13 @@ describe('pushContent', () => {
     ).toBe('Hi @Test Member, now & then <3 😀\nsecond');
   });
 
+  it("leaves a name that is no entity as written, even one of Object's own properties", () => {
+    // A lookup in a plain object found `constructor` and printed a function's source.
+    expect(pushContent('<p>&amp; &constructor; &toString; &__proto__; &hasOwnProperty;</p>')).toBe(
+      '& &constructor; &toString; &__proto__; &hasOwnProperty;',
+    );
+  });
+
   it('truncates to 200 characters (code points) with an ellipsis', () => {
     const long = pushContent(`<p>${'é'.repeat(150)}${'😀'.repeat(100)}</p>`);
     expect([...long]).toHaveLength(200);
