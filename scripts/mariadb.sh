@@ -36,7 +36,7 @@ if ! mariadb-admin --no-defaults --socket="$SOCK" -uroot ping >/dev/null 2>&1; t
   # --no-defaults would leave the server on latin1: the charset flags are required.
   # --innodb-spin-wait-delay=0: a thread waiting for an InnoDB latch sleeps at
   # once instead of spinning first. Where Parley, MariaDB and clients share a
-  # few cores, the spin burns the CPU the latch's holder needs (README.md).
+  # few cores, the spin burns the CPU the latch's holder needs (docs/deployment.md, "Running MariaDB").
   # --thread-handling=pool-of-threads: statements run on a few threads instead
   # of one thread per connection, so ten connections' statements queue in
   # MariaDB instead of preempting Parley and one another. One thread group per

@@ -4,7 +4,7 @@
  * through `setting`/`settingOrDefault` (src/config-checks.ts), which accept
  * only names listed here and take the defaults from here: a setting cannot be
  * read without being listed, nor its default differ from what --help says.
- * README.md's Configuration table says more about each.
+ * docs/deployment.md's Configuration table says more about each.
  */
 export const SETTINGS = {
   HOST: { default: '127.0.0.1', about: 'address the API listens on' },

@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from './support/server';
 import { tempDataDir } from './support/uploads';
 
 /**
- * Property-based fuzzing of every operation of openapi/ (docs/ARCHITECTURE.md, Tests):
+ * Property-based fuzzing of every operation of openapi/ (docs/architecture/testing.md):
  * each generated request is certainly invalid (see test/support/fuzz/generate.ts),
  * so the only right answer is a Zulip error body with a 4xx status, within
  * TIME_LIMIT_MS, leaving the database as it was and the server answering.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The data model (docs/ARCHITECTURE.md §Data model). Portable across SQLite
+ * The data model (docs/architecture/data-model.md). Portable across SQLite
  * and MySQL/MariaDB:
  * - times are integer UNIX seconds (drivers disagree on DATETIME types);
  * - every FK column is unsigned (MySQL refuses signed → unsigned FKs);
