@@ -11,6 +11,9 @@
  *   message, any extra fields: scenarios/core.js `refusal`); after the
  *   request the response body must carry exactly those values, so an error
  *   scenario cannot pass on some other documented error.
+ * - Every error response's code must be one its operation declares at that
+ *   status (generated/errors.ts, built into dist/; ADR 0036): the schema
+ *   alone admits any code where it says CodedError.
  * - Form bodies come from the media type's example (JSON-encoding non-string
  *   fields as Zulip clients do), sent urlencoded or multipart as the
  *   transaction's media type says; scenarios then adjust them.
@@ -20,6 +23,7 @@ const hooks = require('hooks');
 const path = require('node:path');
 const spec = require(path.join(__dirname, '..', 'dist', 'openapi.dereferenced.json'));
 const { PENDING_OPERATIONS } = require(path.join(__dirname, '..', 'dist', 'src', 'http', 'routes.js'));
+const { OPERATION_ERRORS } = require(path.join(__dirname, '..', 'dist', 'generated', 'errors.js'));
 const { scenarios, setup } = require('./scenarios/index');
 const { toJsonSchema } = require('./json-schema');
 
@@ -224,6 +228,23 @@ hooks.afterEach((t, done) => {
   if (wrong.length) {
     const { operationId } = operationOf(t).op;
     t.fail = `${operationId} ${t.expected.statusCode}: expected ${JSON.stringify(t.expectedError)}, got ${t.real.body}`;
+  }
+  done();
+});
+
+/** An error response carries a code its operation declares at that status. */
+hooks.afterEach((t, done) => {
+  if (t.skip || t.fail || !t.real || t.real.statusCode < 400) return done();
+  let code;
+  try {
+    code = JSON.parse(t.real.body).code;
+  } catch {
+    code = undefined;
+  }
+  const { operationId } = operationOf(t).op;
+  const declared = (OPERATION_ERRORS[operationId] || {})[t.real.statusCode] || [];
+  if (!declared.includes(code)) {
+    t.fail = `${operationId} ${t.real.statusCode}: code ${code} is not one the operation declares (${declared.join(', ') || 'none'})`;
   }
   done();
 });

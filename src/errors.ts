@@ -1,14 +1,40 @@
+import type { ErrorCode, ErrorFields, ErrorStatus } from '../generated/errors';
+
+export type { ErrorCode, ErrorFields, ErrorStatus };
+
+/** The codes the contract declares at this status (e.g. the 401s). */
+export type CodeWithStatus<S extends number> = { [C in ErrorCode]: S extends ErrorStatus<C> ? C : never }[ErrorCode];
+/** The codes whose error bodies need no field beyond result, msg and code. */
+type CodeWithoutRequiredFields = { [C in ErrorCode]: Record<string, never> extends ErrorFields[C] ? C : never }[ErrorCode];
+
 /**
  * Typed errors. Each carries Zulip's `code`, an HTTP status and any extra
  * fields of the error body; src/http/errors.ts maps them to the wire in one
  * place. Zulip's default is 400 BAD_REQUEST.
+ *
+ * The code, the status and the fields are typed from the contract
+ * (generated/errors.ts, from openapi/): a code no operation declares, a
+ * status at which the contract never gives that code, or fields its error
+ * body does not have (or lacks) do not compile; the status may be left out
+ * only for a code the contract gives with 400. Whether the *operation* that
+ * throws it declares the code is checked on every response in jest and
+ * dredd (test/support/contract.ts, contract-tests/hooks.js; ADR 0036).
  */
-export class ApiError extends Error {
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+  constructor(message: string, code?: C & CodeWithStatus<400> & CodeWithoutRequiredFields);
   constructor(
     message: string,
-    readonly code: string = 'BAD_REQUEST',
-    readonly status: number = 400,
-    readonly data: Record<string, unknown> = {},
+    code: C & CodeWithoutRequiredFields,
+    status: ErrorStatus<C>,
+    data?: ErrorFields[C],
+    headers?: Record<string, string>,
+  );
+  constructor(message: string, code: C, status: ErrorStatus<C>, data: ErrorFields[C], headers?: Record<string, string>);
+  constructor(
+    message: string,
+    readonly code: C = 'BAD_REQUEST' as C,
+    readonly status: ErrorStatus<C> = 400 as ErrorStatus<C>,
+    readonly data: ErrorFields[C] = {} as ErrorFields[C],
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
@@ -21,13 +47,13 @@ export const invalidMessage = () => new ApiError('Invalid message(s)');
 export const noSuchUser = () => new ApiError('No such user');
 export const invalidChannelId = () => new ApiError('Invalid channel ID');
 
-export class MissingArgumentError extends ApiError {
+export class MissingArgumentError extends ApiError<'REQUEST_VARIABLE_MISSING'> {
   constructor(varName: string) {
     super(`Missing '${varName}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: varName });
   }
 }
 
-export class IncompatibleParametersError extends ApiError {
+export class IncompatibleParametersError extends ApiError<'BAD_REQUEST'> {
   constructor(names: string[]) {
     const list = names.join(', ');
     super(`Unsupported parameter combination: ${list}`, 'BAD_REQUEST', 400, { parameters: list });
@@ -35,8 +61,8 @@ export class IncompatibleParametersError extends ApiError {
 }
 
 /** 401s: Zulip sends WWW-Authenticate with every one of them. */
-export class UnauthorizedError extends ApiError {
-  constructor(message: string, code = 'UNAUTHORIZED') {
+export class UnauthorizedError extends ApiError<CodeWithStatus<401>> {
+  constructor(message: string, code: CodeWithStatus<401> = 'UNAUTHORIZED') {
     super(message, code, 401, {}, { 'WWW-Authenticate': 'Basic realm="zulip"' });
   }
 }
@@ -48,7 +74,7 @@ export const realmUploadQuotaExceeded = () => new ApiError("Upload would exceed 
 export const adminRequired = () => new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
 export const ownerRequired = () => new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
 
-export class NotImplementedError extends ApiError {
+export class NotImplementedError extends ApiError<'NOT_IMPLEMENTED'> {
   constructor(operationId: string) {
     super(`Not implemented yet: ${operationId}`, 'NOT_IMPLEMENTED', 501);
   }
@@ -75,7 +101,7 @@ export function isConnectionLost(err: unknown): boolean {
 }
 
 /** The database could not be reached (or was not ready) for the whole retry budget. */
-export class DatabaseUnavailableError extends ApiError {
+export class DatabaseUnavailableError extends ApiError<'SERVER_NOT_READY'> {
   constructor() {
     super('The database is unavailable; try again shortly.', 'SERVER_NOT_READY', 503, {}, { 'Retry-After': '1' });
   }
@@ -87,7 +113,7 @@ export class DatabaseUnavailableError extends ApiError {
  * sent twice). Parley says so instead of guessing; the client can look
  * before it tries again.
  */
-export class CommitOutcomeUnknownError extends ApiError {
+export class CommitOutcomeUnknownError extends ApiError<'SERVER_NOT_READY'> {
   constructor() {
     super(
       'The database connection was lost while saving; the change may or may not have been saved. Check before retrying.',

@@ -246,13 +246,13 @@ eachDatabase('request pipeline', (dialect) => {
         spec: t.spec,
         handlers: {
           'get-users': async () => {
-            throw new ApiError('Nope', 'SOME_CODE', 409, { extra: 1 }, { 'X-Test': 'y' });
+            throw new ApiError('Nope', 'STREAM_DOES_NOT_EXIST', 400, { stream_id: 7 }, { 'X-Test': 'y' });
           },
         },
       });
       const res = await request(app).get('/api/v1/users').set('Authorization', basic(t.cast.member));
-      expect(res.status).toBe(409);
-      expect(res.body).toEqual({ result: 'error', msg: 'Nope', code: 'SOME_CODE', extra: 1 });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ result: 'error', msg: 'Nope', code: 'STREAM_DOES_NOT_EXIST', stream_id: 7 });
       expect(res.headers['x-test']).toBe('y');
     });
   });

@@ -120,7 +120,8 @@ async function queueRealmEmojiEvent(ctx: AppContext, tx: Tx, realmId: number): P
 
 async function readAll(store: FileStore, key: string): Promise<Buffer> {
   const stream = await store.read(key);
-  if (!stream) throw new ApiError('Internal server error', 'BAD_REQUEST', 500);
+  // Not an ApiError: a stored file gone missing is the server's fault, a 500 that is logged.
+  if (!stream) throw new Error(`stored emoji file missing: ${key}`);
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);

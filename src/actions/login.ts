@@ -2,7 +2,7 @@ import type { Data, Params } from '../contract';
 import type { AppContext } from '../context';
 import { verifyPassword } from '../domain/secrets';
 import { isValidEmail } from '../domain/users';
-import { ApiError } from '../errors';
+import { ApiError, type CodeWithStatus } from '../errors';
 import type { RateLimitNotes } from '../domain/rate-limits';
 import { getLoginAtAddressedRealm } from '../access/addressed-realm';
 import { inTransaction } from '../db/transaction';
@@ -13,7 +13,7 @@ import { recordFirstLogin } from '../queries/users';
 import { isoFromSeconds, toApiCredentials, toApiRealmUserUpdateEvent } from '../serializers/users';
 
 // Unlike authenticated endpoints, these 401s carry a specific code and no Basic challenge.
-const unauthorized = (msg: string, code: string) => new ApiError(msg, code, 401);
+const unauthorized = (msg: string, code: CodeWithStatus<401>) => new ApiError(msg, code, 401);
 
 /**
  * POST /fetch_api_key: email + password → the user's API key. A wrong

@@ -243,7 +243,7 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
     let settled = false;
     // The file budget, the form budget and room for part headers: a body past this is not an upload.
     const counter = new ByteCounter(limits.formBytes + limits.fileBytes + 64 * 1024);
-    const fail = (err: ApiError) => {
+    const fail = (err: Error) => {
       if (settled) return;
       settled = true;
       req.unpipe(counter);
@@ -318,14 +318,15 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
                       new ApiError(`File is larger than this server's configured maximum upload size (${limits.fileBytes / 1048576} MiB).`),
                   );
                 });
-                file.stream.on('error', () => fail(new ApiError('Internal server error', 'BAD_REQUEST', 500)));
+                // The store failing is the server's fault: a 500, logged (src/http/errors.ts).
+                file.stream.on('error', (e) => fail(new Error(`writing an uploaded file failed: ${String(e)}`)));
                 file.stream.on('finish', () => done());
                 file.stream.on('close', () => done());
                 (stream as NodeJS.ReadableStream).pipe(file.stream);
               }),
             () => {
               stream.resume();
-              fail(new ApiError('Internal server error', 'BAD_REQUEST', 500));
+              fail(new Error('creating a file in the store failed'));
             },
           ),
         );

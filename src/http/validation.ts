@@ -1,6 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { ApiError } from '../errors';
+import { ApiError, type ErrorFields } from '../errors';
 import type { RequestHandler } from 'express';
 import type { OpenAPIV3 as EovOpenApi } from 'express-openapi-validator/dist/framework/types';
 import type { Document, OperationInfo, SchemaObject } from './spec';
@@ -119,7 +119,11 @@ interface EovErrorItem {
  * Rewrites a validator error into Zulip's wording (zerver/lib/typed_endpoint.py
  * templates): the clients' users read these messages.
  */
-export function zulipMessageForValidation(errors: EovErrorItem[]): { msg: string; code: string; data: Record<string, unknown> } {
+type ValidationFailure =
+  | { msg: string; code: 'BAD_REQUEST'; data: ErrorFields['BAD_REQUEST'] }
+  | { msg: string; code: 'REQUEST_VARIABLE_MISSING'; data: ErrorFields['REQUEST_VARIABLE_MISSING'] };
+
+export function zulipMessageForValidation(errors: EovErrorItem[]): ValidationFailure {
   let e = errors[0];
   if (!e) return { msg: 'Invalid request', code: 'BAD_REQUEST', data: {} };
   // A value matching no branch of a union fails each branch first; the union
