@@ -5,6 +5,7 @@ import { bounded } from '../domain/bounded';
 import { filePartType } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { FileStore, PendingFile } from '../storage/files';
+import { scopeOf } from './scope';
 
 /**
  * Request bodies, as Zulip clients send them: urlencoded (optionally
@@ -35,11 +36,6 @@ export interface BodyLimits {
  */
 export interface UploadedFile {
   fieldname: string;
-}
-
-/** The files of a multipart request (empty for any other body). */
-export function uploadedFiles(res: Response): UploadedFile[] {
-  return (res.locals.uploadedFiles as UploadedFile[] | undefined) ?? [];
 }
 
 const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
@@ -90,7 +86,7 @@ function bodyParserError(err: unknown): ApiError {
  */
 function multipartBody(limits: BodyLimits): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.is('multipart/form-data') || res.locals.deferUploads === true) {
+    if (!req.is('multipart/form-data') || scopeOf(res).deferUploads) {
       next();
       return;
     }
@@ -169,7 +165,7 @@ function multipartBody(limits: BodyLimits): RequestHandler {
       if (settled) return;
       settled = true;
       req.body = fields;
-      res.locals.uploadedFiles = files;
+      scopeOf(res).uploadedFiles = files;
       next();
     });
     req.pipe(counter).pipe(parser);
@@ -208,11 +204,6 @@ export interface ReceivedFile {
   file: PendingFile;
 }
 
-/** The files `receiveUploads` stored for this request. */
-export function receivedFiles(res: Response): ReceivedFile[] {
-  return (res.locals.receivedFiles as ReceivedFile[] | undefined) ?? [];
-}
-
 /**
  * The multipart body of an operation that takes a file (POST /user_uploads),
  * read only after the caller is authenticated, each file part streamed into
@@ -220,10 +211,11 @@ export function receivedFiles(res: Response): ReceivedFile[] {
  * upload is never held in memory. Zulip's rules are applied while streaming:
  * a second file part or a file over the size limit ends the request at once,
  * its bytes deleted before the answer; whatever the client still sends is
- * read and dropped. The caller publishes or aborts the stored files.
+ * read and dropped. Resolves to the stored files, which the caller publishes
+ * or aborts.
  */
-export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<ReceivedFile[]> {
+  return new Promise<ReceivedFile[]>((resolve, reject) => {
     const parser = openMultipart(req, res, {
       formBytes: limits.formBytes,
       formFields: limits.formFields,
@@ -346,8 +338,7 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
       void Promise.allSettled(writes).then(() => {
         if (settled) return;
         settled = true;
-        res.locals.receivedFiles = received;
-        resolve();
+        resolve(received);
       });
     });
     req.pipe(counter).pipe(parser);
