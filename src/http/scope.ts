@@ -39,7 +39,7 @@ export interface RequestScope {
 }
 
 // What a request that sent nothing holds (most GETs): shared, never written.
-const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_PARAMS: RequestScope['jsonQueryAsSent'] = Object.freeze({});
 const NO_NAMES: readonly string[] = Object.freeze([]);
 const NO_FILES: readonly never[] = Object.freeze([]);
 const NONE_SENT: ReadonlySet<string> = new Set();
