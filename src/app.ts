@@ -18,6 +18,7 @@ import { tusRouter } from './http/tus';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
 import { sitePagesRouter } from './http/site-pages';
+import { scopeIfAny } from './http/scope';
 import type { SpecIndex } from './http/spec';
 import { checkHealth } from './actions/health';
 import { redactUrl } from './logger';
@@ -119,11 +120,11 @@ function requestFacts(res: express.Response): {
   status: number;
   error?: { code: string; msg: string };
 } {
-  const pipeline = res.locals?.pipeline as { user?: { id: number } | null } | undefined;
+  const scope = scopeIfAny(res);
   const error = res.locals?.error as { code: string; msg: string } | undefined;
   return {
     operationId: typeof res.locals?.operationId === 'string' ? res.locals.operationId : null,
-    userId: pipeline?.user?.id ?? null,
+    userId: scope?.caller?.user.id ?? null,
     status: res.statusCode,
     ...(error ? { error } : {}),
   };

@@ -6,9 +6,8 @@ import { ApiError, noSuchUser } from '../errors';
 import { getUserPresence, isPresenceDisabled, listRealmPresence, PresenceListRow } from '../queries/presence';
 import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
-import type { UserRow } from '../queries/rows';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
-import { inGroup, loadViewer, Viewer } from './viewer';
+import { inGroup, Viewer } from './viewer';
 
 type PresenceMap = NonNullable<Data<'update-presence'>['presences']>;
 
@@ -71,8 +70,7 @@ export async function getRealmPresence(
 }
 
 /** GET /realm/presence: the legacy format, as the old clients and bots that use it read it. */
-export async function getPresence(ctx: AppContext, user: UserRow): Promise<Data<'get-presence'>> {
-  const viewer = await loadViewer(ctx.db, user);
+export async function getPresence(ctx: AppContext, viewer: Viewer): Promise<Data<'get-presence'>> {
   const { presences, server_timestamp } = await getRealmPresence(ctx.db, viewer, { slim: false }, ctx.clock.now() / 1000);
   const legacy: Data<'get-presence'>['presences'] = {};
   for (const [email, p] of Object.entries(presences)) if ('website' in p) legacy[email] = p;
@@ -94,11 +92,11 @@ export async function getPresence(ctx: AppContext, user: UserRow): Promise<Data<
  */
 export async function getUserPresenceOf(
   ctx: AppContext,
-  user: UserRow,
+  viewer: Viewer,
   p: Params<'get-user-presence'>,
 ): Promise<Data<'get-user-presence'>> {
   const key = p.user_id_or_email;
-  const realmId = user.realm_id;
+  const realmId = viewer.user.realm_id;
   const target = /^\d+$/.test(key)
     ? Number(key) <= 2 ** 31 - 1
       ? await getUserInRealm(ctx.db, realmId, Number(key))
@@ -106,7 +104,7 @@ export async function getUserPresenceOf(
     : await getUserByApiEmail(ctx.db, realmId, key);
   if (!target || !target.is_active) throw noSuchUser();
   if (target.is_bot) throw new ApiError('Presence is not supported for bot users.');
-  const audience = await presenceAudienceOf(ctx.db, await loadViewer(ctx.db, user));
+  const audience = await presenceAudienceOf(ctx.db, viewer);
   if (audience !== null && !audience.has(target.id)) throw noSuchUser();
   const row = await getUserPresence(ctx.db, target.id);
   if (!row) throw new ApiError(`No presence data for ${key}`);

@@ -3,11 +3,10 @@ import type { Data, Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { parseSettings } from '../domain/user-settings';
 import { ApiError, noSuchUser } from '../errors';
-import type { UserRow } from '../queries/rows';
 import { getUserStatusRow, listRealmUserStatuses, UserStatusRow } from '../queries/user-status';
 import { getUserInRealm } from '../queries/users';
 import { presenceAudienceOf } from './presence';
-import { loadViewer, Viewer } from './viewer';
+import type { Viewer } from './viewer';
 
 type UserStatus = Schema<'UserStatus'>;
 const REACTION_TYPES: ReadonlyArray<Schema<'ReactionType'>> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji', 'service_extra_emoji'];
@@ -47,11 +46,11 @@ export async function listUserStatuses(db: Knex, viewer: Viewer): Promise<Record
  * bots are "No such user", deactivated users "User is deactivated", a user
  * a limited guest may not know "Insufficient permission".
  */
-export async function getUserStatus(ctx: AppContext, user: UserRow, p: Params<'get-user-status'>): Promise<Data<'get-user-status'>> {
-  const target = await getUserInRealm(ctx.db, user.realm_id, p.user_id);
+export async function getUserStatus(ctx: AppContext, viewer: Viewer, p: Params<'get-user-status'>): Promise<Data<'get-user-status'>> {
+  const target = await getUserInRealm(ctx.db, viewer.user.realm_id, p.user_id);
   if (!target || target.is_bot) throw noSuchUser();
   if (!target.is_active) throw new ApiError('User is deactivated');
-  const audience = await presenceAudienceOf(ctx.db, await loadViewer(ctx.db, user));
+  const audience = await presenceAudienceOf(ctx.db, viewer);
   if (audience !== null && !audience.has(target.id)) throw new ApiError('Insufficient permission');
   const row = await getUserStatusRow(ctx.db, target.id);
   return { status: row ? toApiUserStatus(row) : {} };

@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import type { ChannelRow } from '../queries/channels';
 import { getViewerMemberships } from '../queries/groups';
-import type { UserRow } from '../queries/rows';
+import type { RealmRow, UserRow } from '../queries/rows';
 
 /**
- * The acting user with what permission checks need, loaded once per request
- * (one query): every group they belong to, recursively, and the channels
- * they are subscribed to. Checks are then set lookups.
+ * The acting user with what permission checks need: every group they belong
+ * to, recursively, and the channels they are subscribed to. Checks are then
+ * set lookups.
  */
 export interface Viewer {
   user: UserRow;
@@ -16,22 +16,22 @@ export interface Viewer {
 }
 
 /**
- * Memberships authentication found for the caller (from the caller cache,
- * src/cache/caller.ts); they live as long as the request's user object.
- * Taken once: a second loadViewer in the same request (after a change)
- * reads the database again.
+ * The authenticated caller of a request, built once by the pipeline from
+ * what authentication read (the caller and organization caches, src/cache/)
+ * and handed to the handler in its call (src/http/handler.ts): a viewer
+ * whose memberships are those authentication saw, plus the organization row.
+ * Nothing keeps it after the request.
  */
-const prefetched = new WeakMap<object, Omit<Viewer, 'user'>>();
-export function rememberMemberships(user: UserRow, memberships: Omit<Viewer, 'user'>): void {
-  prefetched.set(user, memberships);
+export interface Caller extends Viewer {
+  realm: RealmRow;
 }
 
+/**
+ * A user's memberships read from the database now (one query): for a user
+ * other than the request's caller (a bot sending a notification), or for the
+ * caller after a change their Caller does not show.
+ */
 export async function loadViewer(db: Knex, user: UserRow): Promise<Viewer> {
-  const known = prefetched.get(user);
-  if (known) {
-    prefetched.delete(user);
-    return { user, ...known };
-  }
   return { user, ...(await getViewerMemberships(db, user.id, user.realm_id)) };
 }
 

@@ -15,10 +15,9 @@ import {
 import { isAdminRole } from '../domain/roles';
 import { ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
-import { inGroup, loadViewer } from '../access/viewer';
+import { inGroup, type Caller } from '../access/viewer';
 import { emojiCodeForName } from '../markdown/emoji';
 import { deactivateRealmEmoji, getActiveEmojiByName, insertRealmEmoji } from '../queries/custom-emoji';
-import { getRealmOfUser } from '../queries/realms';
 import { listRealmEmoji } from '../queries/register';
 import type { UserRow } from '../queries/rows';
 import { listActiveUserIds } from '../queries/users';
@@ -46,14 +45,14 @@ export async function listCustomEmoji(ctx: AppContext, user: UserRow): Promise<D
  */
 export async function doUploadCustomEmoji(
   ctx: AppContext,
-  user: UserRow,
+  caller: Caller,
   rawName: string,
   files: readonly IncomingFile[],
 ): Promise<Data<'upload-custom-emoji'>> {
+  const { user, realm } = caller;
   const name = normalizeEmojiName(rawName);
   checkValidEmojiName(name);
-  const [viewer, realm] = await Promise.all([loadViewer(ctx.db, user), getRealmOfUser(ctx.db, user)]);
-  if (!inGroup(viewer, realm.can_add_custom_emoji_group)) throw new ApiError('Insufficient permission');
+  if (!inGroup(caller, realm.can_add_custom_emoji_group)) throw new ApiError('Insufficient permission');
   if (await getActiveEmojiByName(ctx.db, realm.id, name)) throw nameTaken();
   // Several file parts are refused while the body streams in (src/http/body.ts), in the upload endpoint's words.
   if (files.length !== 1) throw new ApiError('You must upload exactly one file.');

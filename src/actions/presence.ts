@@ -14,7 +14,7 @@ import {
 import { checkHumanUser } from '../domain/push-tokens';
 import { parseSettings } from '../domain/user-settings';
 import { getRealmPresence } from '../access/presence';
-import { loadViewer } from '../access/viewer';
+import type { Viewer } from '../access/viewer';
 import type { EventBody } from '../events/bus';
 import { getPresenceForReport, writePresence } from '../queries/presence';
 import type { UserRow } from '../queries/rows';
@@ -26,7 +26,8 @@ import { listUsersWhoMayAccess } from '../queries/user-access';
  * With ping_only the answer is empty; otherwise it carries the
  * organization's presence.
  */
-export async function doUpdatePresence(ctx: AppContext, user: UserRow, p: Params<'update-presence'>): Promise<Data<'update-presence'>> {
+export async function doUpdatePresence(ctx: AppContext, viewer: Viewer, p: Params<'update-presence'>): Promise<Data<'update-presence'>> {
+  const { user } = viewer;
   checkHumanUser(user);
   const status = checkPresenceStatus(p.status);
   const nowMs = ctx.clock.now();
@@ -34,7 +35,6 @@ export async function doUpdatePresence(ctx: AppContext, user: UserRow, p: Params
     ? await recordPresence(ctx, user, status, Math.floor(nowMs / 1000))
     : undefined;
   if (p.ping_only) return {};
-  const viewer = await loadViewer(ctx.db, user);
   // Sending last_update_id means the client speaks the modern protocol, whatever slim_presence says.
   const slim = (p.slim_presence ?? false) || p.last_update_id !== undefined;
   const query = { slim, lastUpdateId: p.last_update_id, historyLimitDays: p.history_limit_days, presenceDisabled };

@@ -5,7 +5,7 @@ import { userTopicName, VisibilityPolicy } from '../domain/user-topics';
 import { IncompatibleParametersError, ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
 import { accessChannelForTopicPolicy, accessChannelToRemoveTopicPolicy, type ChannelRef } from '../access/user-topics';
-import { loadViewer } from '../access/viewer';
+import type { Viewer } from '../access/viewer';
 import type { ChannelRow } from '../queries/channels';
 import { nowSeconds } from '../queries/ids';
 import type { UserRow } from '../queries/rows';
@@ -15,16 +15,15 @@ import { toApiMutedTopics } from '../serializers/user-topics';
 /** POST /user_topics: sets (1–3) or removes (0) the caller's policy for a topic. */
 export async function doUpdateUserTopic(
   ctx: AppContext,
-  user: UserRow,
+  viewer: Viewer,
   p: Params<'update-user-topic'>,
 ): Promise<Data<'update-user-topic'>> {
-  const viewer = await loadViewer(ctx.db, user);
   const ref = { id: p.stream_id };
   const channel =
     p.visibility_policy === VisibilityPolicy.INHERIT
       ? await accessChannelToRemoveTopicPolicy(ctx.db, viewer, ref, 'Invalid channel ID')
       : await accessChannelForTopicPolicy(ctx.db, viewer, ref);
-  await setTopicPolicy(ctx, user, channel, userTopicName(p.topic), p.visibility_policy);
+  await setTopicPolicy(ctx, viewer.user, channel, userTopicName(p.topic), p.visibility_policy);
   return {};
 }
 
@@ -36,16 +35,21 @@ export async function doUpdateUserTopic(
  * and unmuting one that is not muted succeed; "Topic is not muted" remains
  * only the answer to `remove` in a channel the organization does not have.
  */
-export async function doUpdateMutedTopic(ctx: AppContext, user: UserRow, p: Params<'mute-topic'>): Promise<Data<'mute-topic'>> {
+export async function doUpdateMutedTopic(ctx: AppContext, viewer: Viewer, p: Params<'mute-topic'>): Promise<Data<'mute-topic'>> {
   if (p.stream_id === undefined && p.stream === undefined) throw new ApiError("Missing 'stream_id' argument");
   if (p.stream_id !== undefined && p.stream !== undefined) throw new IncompatibleParametersError(['stream_id', 'stream']);
   const ref: ChannelRef = p.stream_id !== undefined ? { id: p.stream_id } : { name: p.stream ?? '' };
-  const viewer = await loadViewer(ctx.db, user);
   const channel =
     p.op === 'add'
       ? await accessChannelForTopicPolicy(ctx.db, viewer, ref)
       : await accessChannelToRemoveTopicPolicy(ctx.db, viewer, ref, 'Topic is not muted');
-  await setTopicPolicy(ctx, user, channel, userTopicName(p.topic), p.op === 'add' ? VisibilityPolicy.MUTED : VisibilityPolicy.INHERIT);
+  await setTopicPolicy(
+    ctx,
+    viewer.user,
+    channel,
+    userTopicName(p.topic),
+    p.op === 'add' ? VisibilityPolicy.MUTED : VisibilityPolicy.INHERIT,
+  );
   return {};
 }
 

@@ -1,12 +1,11 @@
 import { getAvatarRedirect } from '../access/avatars';
-import { loadViewer } from '../access/viewer';
 import { doDeleteAvatar, doUploadAvatar } from '../actions/avatars';
 import { caller, RESPONDED, type Call, type HandlerTable } from '../http/handler';
 
 export const avatarHandlers: HandlerTable = {
-  'upload-avatar': async (call) => doUploadAvatar(call.ctx, caller(call), call.files),
+  'upload-avatar': async (call) => doUploadAvatar(call.ctx, caller(call).user, call.files),
 
-  'delete-avatar': async (call) => doDeleteAvatar(call.ctx, caller(call)),
+  'delete-avatar': async (call) => doDeleteAvatar(call.ctx, caller(call).user),
 
   'get-avatar': async (call) => redirectToAvatar(call, call.params.user_id_or_email, call.params.medium !== undefined),
 
@@ -25,7 +24,7 @@ async function redirectToAvatar(
 ): Promise<typeof RESPONDED> {
   const url = call.req.url;
   const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-  const viewer = await loadViewer(call.ctx.db, caller(call));
+  const viewer = caller(call);
   call.res.redirect(302, await getAvatarRedirect(call.ctx, viewer, userIdOrEmail, medium, query));
   return RESPONDED;
 }

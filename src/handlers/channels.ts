@@ -1,7 +1,6 @@
 import { accessChannelIdByName, getChannel, listChannels, listTopics } from '../access/channels';
 import { subscriberListMode } from '../access/subscriber-lists';
 import { getSubscriptions } from '../access/subscriptions';
-import { loadViewer } from '../access/viewer';
 import { doCreateChannel } from '../actions/create-channel';
 import { doAcceptMultiuseInvite, doCreateMultiuseInvite } from '../actions/invites';
 import { doUpdateSubscriptionProperties } from '../actions/subscription-properties';
@@ -10,39 +9,39 @@ import { caller, HandlerTable } from '../http/handler';
 
 export const channelHandlers: HandlerTable = {
   'get-subscriptions': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return { subscriptions: await getSubscriptions(call.ctx.db, viewer, subscriberListMode(call.params.include_subscribers)) };
   },
 
   'create-channel': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return doCreateChannel(call.ctx, viewer, call.params);
   },
 
   subscribe: async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return doSubscribe(call.ctx, viewer, call.params);
   },
 
   unsubscribe: async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return doUnsubscribe(call.ctx, viewer, call.params);
   },
 
   'update-subscription-property': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     await doUpdateSubscriptionProperties(call.ctx, viewer, [call.params]);
     return {};
   },
 
   'update-subscription-settings': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     await doUpdateSubscriptionProperties(call.ctx, viewer, call.params.subscription_data);
     return {};
   },
 
   'create-invite-link': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return { invite_link: await doCreateMultiuseInvite(call.ctx, viewer, call.params, call.sent) };
   },
 
@@ -52,22 +51,22 @@ export const channelHandlers: HandlerTable = {
   },
 
   'get-streams': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return { streams: await listChannels(call.ctx.db, viewer, call.params) };
   },
 
   'get-stream-by-id': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return { stream: await getChannel(call.ctx.db, viewer, call.params.stream_id) };
   },
 
   'get-stream-id': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return { stream_id: await accessChannelIdByName(call.ctx.db, viewer, call.params.stream) };
   },
 
   'get-stream-topics': async (call) => {
-    const viewer = await loadViewer(call.ctx.db, caller(call));
+    const viewer = caller(call);
     return { topics: await listTopics(call.ctx.db, viewer, call.params.stream_id, call.params.allow_empty_topic_name ?? false) };
   },
 };

@@ -1,6 +1,5 @@
 import { subscriberListMode } from '../access/subscriber-lists';
 import type { Schema } from '../contract';
-import { loadViewer } from '../access/viewer';
 import { doSetEditTypingStatus, doSetTypingStatus } from '../actions/typing';
 import { ApiError } from '../errors';
 import { queueOptionsFor } from '../events/options';
@@ -16,7 +15,8 @@ export const eventHandlers: HandlerTable = {
    * something the state already shows (docs/adr/0005).
    */
   'register-queue': async ({ ctx, params: p, ...call }) => {
-    const user = caller(call);
+    const viewer = caller(call);
+    const { user } = viewer;
     const opts = queueOptionsFor(user, p);
     const queue = ctx.queues.register(opts);
     const fetch = p.fetch_event_types ?? p.event_types;
@@ -24,7 +24,7 @@ export const eventHandlers: HandlerTable = {
     try {
       // Reading the unread state is when its scan above the horizon is bounded again (ADR 0024).
       if (wantsUnreadState(fetchEventTypes)) await doAdvanceUnreadHorizon(ctx.db, user);
-      const state = await buildInitialState(ctx, user, {
+      const state = await buildInitialState(ctx, viewer, {
         fetchEventTypes,
         includeSubscribers: subscriberListMode(p.include_subscribers),
         queue: opts,
@@ -38,7 +38,7 @@ export const eventHandlers: HandlerTable = {
   },
 
   'get-events': async ({ ctx, params: p, res, ...call }) => {
-    const user = caller(call);
+    const user = caller(call).user;
     // Zulip requires it whenever queue_id is given (its legacy queue-less form is not offered).
     if (p.last_event_id === undefined) throw new ApiError("Missing 'last_event_id' argument");
     // The response closing before we answer means the client went away: stop waiting for it.
@@ -57,15 +57,15 @@ export const eventHandlers: HandlerTable = {
   },
 
   'delete-queue': async ({ ctx, params, ...call }) => {
-    ctx.queues.delete(caller(call).id, params.queue_id);
+    ctx.queues.delete(caller(call).user.id, params.queue_id);
     return {};
   },
 
   'set-typing-status': async ({ ctx, params, ...call }) => {
-    return doSetTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params);
+    return doSetTypingStatus(ctx, caller(call), params);
   },
 
   'set-typing-status-for-message-edit': async ({ ctx, params, ...call }) => {
-    return doSetEditTypingStatus(ctx, await loadViewer(ctx.db, caller(call)), params);
+    return doSetEditTypingStatus(ctx, caller(call), params);
   },
 };

@@ -8,6 +8,6 @@ export const presenceHandlers: HandlerTable = {
   'update-presence': async (call) => doUpdatePresence(call.ctx, caller(call), call.params),
   'get-user-presence': async (call) => getUserPresenceOf(call.ctx, caller(call), call.params),
   'get-presence': async (call) => getPresence(call.ctx, caller(call)),
-  'update-status': async (call) => doUpdateUserStatus(call.ctx, caller(call), call.params),
+  'update-status': async (call) => doUpdateUserStatus(call.ctx, caller(call).user, call.params),
   'get-user-status': async (call) => getUserStatus(call.ctx, caller(call), call.params),
 };

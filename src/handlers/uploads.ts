@@ -5,10 +5,10 @@ import type { UserRow } from '../queries/rows';
 import { caller, type HandlerTable } from '../http/handler';
 
 export const uploadHandlers: HandlerTable = {
-  'upload-file': async (call) => doUploadFile(call.ctx, caller(call), call.files),
+  'upload-file': async (call) => doUploadFile(call.ctx, caller(call).user, call.files),
   'get-file-temporary-url': async (call) => {
     const { realm_id_str, bucket, token, filename } = call.params;
-    return getFileTemporaryUrl(call.ctx, caller(call), `${realm_id_str}/${bucket}/${token}/${filename}`);
+    return getFileTemporaryUrl(call.ctx, caller(call).user, `${realm_id_str}/${bucket}/${token}/${filename}`);
   },
 };
 

@@ -1,10 +1,9 @@
 import { getReadReceipts } from '../access/read-receipts';
-import { loadViewer } from '../access/viewer';
 import { doUpdateMutedTopic, doUpdateUserTopic } from '../actions/user-topics';
 import { caller, HandlerTable } from '../http/handler';
 
 export const userTopicHandlers: HandlerTable = {
   'update-user-topic': async (call) => doUpdateUserTopic(call.ctx, caller(call), call.params),
   'mute-topic': async (call) => doUpdateMutedTopic(call.ctx, caller(call), call.params),
-  'get-read-receipts': async (call) => getReadReceipts(call.ctx.db, await loadViewer(call.ctx.db, caller(call)), call.params.message_id),
+  'get-read-receipts': async (call) => getReadReceipts(call.ctx.db, caller(call), call.params.message_id),
 };

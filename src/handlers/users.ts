@@ -1,5 +1,4 @@
 import { getOwnUser, getUser, getUsers } from '../access/users';
-import { loadViewer } from '../access/viewer';
 import { doChangeAlertWords, getAlertWords } from '../actions/alert-words';
 import { doUpdateSettings } from '../actions/settings';
 import { doUpdateUser } from '../actions/update-user';
@@ -7,44 +6,44 @@ import { doCreateUser, doDeactivateUser, doReactivateUser } from '../actions/use
 import { caller, HandlerTable } from '../http/handler';
 
 export const userHandlers: HandlerTable = {
-  'get-own-user': async (call) => getOwnUser(call.ctx, caller(call)),
+  'get-own-user': async (call) => getOwnUser(call.ctx, caller(call).user),
 
-  'get-users': async (call) => getUsers(call.ctx, await loadViewer(call.ctx.db, caller(call)), call.params),
+  'get-users': async (call) => getUsers(call.ctx, caller(call), call.params),
 
-  'get-user': async (call) => getUser(call.ctx, await loadViewer(call.ctx.db, caller(call)), call.params),
+  'get-user': async (call) => getUser(call.ctx, caller(call), call.params),
 
   'create-user': async (call) => {
-    const user = await doCreateUser(call.ctx, caller(call), call.params);
+    const user = await doCreateUser(call.ctx, caller(call).user, call.params);
     return { user_id: user.id };
   },
 
   'update-user': async (call) => {
-    await doUpdateUser(call.ctx, caller(call), call.params);
+    await doUpdateUser(call.ctx, caller(call).user, call.params);
     return {};
   },
 
   'deactivate-user': async (call) => {
-    await doDeactivateUser(call.ctx, call.params.user_id, caller(call));
+    await doDeactivateUser(call.ctx, call.params.user_id, caller(call).user);
     return {};
   },
 
   'reactivate-user': async (call) => {
-    await doReactivateUser(call.ctx, caller(call), call.params.user_id);
+    await doReactivateUser(call.ctx, caller(call).user, call.params.user_id);
     return {};
   },
 
   'update-settings': async (call) => {
-    await doUpdateSettings(call.ctx, caller(call), call.params);
+    await doUpdateSettings(call.ctx, caller(call).user, call.params);
     return {};
   },
 
-  'get-alert-words': async (call) => ({ alert_words: await getAlertWords(call.ctx, caller(call)) }),
+  'get-alert-words': async (call) => ({ alert_words: await getAlertWords(call.ctx, caller(call).user) }),
 
   'add-alert-words': async (call) => ({
-    alert_words: await doChangeAlertWords(call.ctx, caller(call), 'add', call.params.alert_words),
+    alert_words: await doChangeAlertWords(call.ctx, caller(call).user, 'add', call.params.alert_words),
   }),
 
   'remove-alert-words': async (call) => ({
-    alert_words: await doChangeAlertWords(call.ctx, caller(call), 'remove', call.params.alert_words),
+    alert_words: await doChangeAlertWords(call.ctx, caller(call).user, 'remove', call.params.alert_words),
   }),
 };

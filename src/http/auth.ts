@@ -5,19 +5,20 @@ import type { UserRow } from '../queries/rows';
 import { rememberRealm } from '../queries/realms';
 import { addressedRealm } from '../access/addressed-realm';
 import { hostLabel } from '../domain/realm-address';
-import { rememberMemberships } from '../access/viewer';
+import type { Caller } from '../access/viewer';
 
 /**
  * HTTP Basic authentication with the user's email and API key, answering as
  * Zulip does: every failure is a 401 with `WWW-Authenticate: Basic realm="zulip"`
- * except a non-Basic scheme, which is a 400.
+ * except a non-Basic scheme, which is a 400. The caller comes back with what
+ * was read on the way (organization, memberships): the request's `Caller`.
  */
 export async function authenticateBasic(
   caches: Caches,
   header: string | undefined,
   host: string | undefined,
   externalUrl: string,
-): Promise<UserRow> {
+): Promise<Caller> {
   if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);
@@ -54,12 +55,12 @@ export async function authenticateBasic(
   // are POST /fetch_api_key's (src/actions/login.ts).
   if (realm.deactivated) throw new UnauthorizedError('This organization has been deactivated');
   if (!caller.user.is_active) throw new UnauthorizedError('Account is deactivated');
-  // A copy per request: the request may change its user object, and what is
-  // remembered for it (organization, memberships) lives as long as that object.
+  // A copy per request: the request may change its user object.
   const user: UserRow = { ...caller.user };
+  // Still for getRealmOfUser (src/queries/realms.ts), which actions and access functions call with
+  // the caller's user row, until they take the Caller's realm (ADR 0035).
   rememberRealm(user, realm);
-  rememberMemberships(user, { groups: caller.groups, subscribedRecipients: caller.subscribedRecipients });
-  return user;
+  return { user, realm, groups: caller.groups, subscribedRecipients: caller.subscribedRecipients };
 }
 
 /** The real address or the API email (a user<id>@host placeholder when the address is hidden), in any case. */

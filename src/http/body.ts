@@ -5,6 +5,7 @@ import { bounded } from '../domain/bounded';
 import { filePartType } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { FileStore, PendingFile } from '../storage/files';
+import { scopeOf } from './scope';
 
 /**
  * Request bodies, as Zulip clients send them: urlencoded (optionally
@@ -35,11 +36,6 @@ export interface BodyLimits {
  */
 export interface UploadedFile {
   fieldname: string;
-}
-
-/** The files of a multipart request (empty for any other body). */
-export function uploadedFiles(res: Response): UploadedFile[] {
-  return (res.locals.uploadedFiles as UploadedFile[] | undefined) ?? [];
 }
 
 const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
@@ -90,89 +86,44 @@ function bodyParserError(err: unknown): ApiError {
  */
 function multipartBody(limits: BodyLimits): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.is('multipart/form-data') || res.locals.deferUploads === true) {
+    if (!req.is('multipart/form-data') || scopeOf(res).deferUploads) {
       next();
       return;
     }
-    const parser = openMultipart(req, res, {
-      fileSize: limits.fileBytes,
-      files: limits.files,
-      formBytes: limits.formBytes,
-      formFields: limits.formFields,
-    });
-    if (parser instanceof ApiError) {
-      next(parser);
-      return;
-    }
-
     const fields: Record<string, string | string[]> = Object.create(null);
     const files: UploadedFile[] = [];
-    let formBytes = 0;
-    let settled = false;
-    const counter = new ByteCounter(limits.formBytes + limits.fileBytes);
-    const fail = (err: ApiError) => {
-      if (settled) return;
-      settled = true;
-      req.unpipe(counter);
-      counter.unpipe(parser);
-      parser.removeAllListeners();
-      parser.on('error', () => undefined);
-      discard(req, res);
-      next(err);
-    };
-
-    // These handlers run on the parser's stream events, outside Express: a
-    // throw here would end the process, so each one is guarded.
-    const guarded =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        try {
-          fn(...args);
-        } catch {
-          fail(malformed('Malformed multipart body'));
-        }
-      };
-    parser.on(
-      'field',
-      guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
-        if (typeof name !== 'string') return fail(malformed('Malformed multipart body: a part has no name'));
-        if (info.nameTruncated) return fail(malformed('Parameter name too long'));
-        if (info.valueTruncated) return fail(tooLarge());
-        formBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-        if (formBytes > limits.formBytes) return fail(tooLarge());
-        const prior = fields[name];
-        fields[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
-      }),
-    );
-    parser.on(
-      'file',
-      guarded((name: string | undefined, stream: NodeJS.ReadableStream, _info: busboy.FileInfo) => {
-        stream.on('error', () => fail(malformed('Malformed multipart body')));
-        if (typeof name !== 'string') {
+    const refused = streamMultipart(
+      req,
+      res,
+      {
+        fileSize: limits.fileBytes,
+        files: limits.files,
+        formBytes: limits.formBytes,
+        formFields: limits.formFields,
+        totalBytes: limits.formBytes + limits.fileBytes,
+      },
+      {
+        field(name, value) {
+          const prior = fields[name];
+          fields[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+        },
+        file(name, stream, _info, part) {
           stream.resume();
-          return fail(malformed('Malformed multipart body: a part has no name'));
-        }
-        stream.resume();
-        stream.on('end', () => {
-          if (!settled) files.push({ fieldname: name });
-        });
-      }),
+          stream.on('end', () => {
+            if (!part.settled()) files.push({ fieldname: name });
+          });
+        },
+        tooManyFiles: tooLarge,
+        failed: next,
+        read(settle) {
+          if (!settle()) return;
+          req.body = fields;
+          scopeOf(res).uploadedFiles = files;
+          next();
+        },
+      },
     );
-    parser.on('fieldsLimit', () => fail(tooLarge()));
-    parser.on('partsLimit', () => fail(tooLarge()));
-    parser.on('filesLimit', () => fail(tooLarge()));
-    // busboy's own errors ("Unexpected end of form", "Malformed part header") are the client's.
-    parser.on('error', () => fail(malformed('Malformed multipart body')));
-    counter.on('error', () => fail(tooLarge()));
-    req.on('error', () => fail(malformed()));
-    parser.on('close', () => {
-      if (settled) return;
-      settled = true;
-      req.body = fields;
-      res.locals.uploadedFiles = files;
-      next();
-    });
-    req.pipe(counter).pipe(parser);
+    if (refused) next(refused);
   };
 }
 
@@ -208,11 +159,6 @@ export interface ReceivedFile {
   file: PendingFile;
 }
 
-/** The files `receiveUploads` stored for this request. */
-export function receivedFiles(res: Response): ReceivedFile[] {
-  return (res.locals.receivedFiles as ReceivedFile[] | undefined) ?? [];
-}
-
 /**
  * The multipart body of an operation that takes a file (POST /user_uploads),
  * read only after the caller is authenticated, each file part streamed into
@@ -220,139 +166,211 @@ export function receivedFiles(res: Response): ReceivedFile[] {
  * upload is never held in memory. Zulip's rules are applied while streaming:
  * a second file part or a file over the size limit ends the request at once,
  * its bytes deleted before the answer; whatever the client still sends is
- * read and dropped. The caller publishes or aborts the stored files.
+ * read and dropped. Resolves to the stored files, which the caller publishes
+ * or aborts.
  */
-export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const parser = openMultipart(req, res, {
-      formBytes: limits.formBytes,
-      formFields: limits.formFields,
-      // busboy stops a file when it reaches this size; a file of exactly
-      // the limit is allowed (as Zulip), so the stop is one byte later.
-      fileSize: limits.fileBytes + 1,
-      // One more than allowed, so that the second file is seen and refused in Zulip's words.
-      files: 2,
-    });
-    if (parser instanceof ApiError) {
-      reject(parser);
-      return;
-    }
+export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<ReceivedFile[]> {
+  return new Promise<ReceivedFile[]>((resolve, reject) => {
     const received: ReceivedFile[] = [];
     const writes: Array<Promise<void>> = [];
-    let formBytes = 0;
-    let settled = false;
-    // The file budget, the form budget and room for part headers: a body past this is not an upload.
-    const counter = new ByteCounter(limits.formBytes + limits.fileBytes + 64 * 1024);
-    const fail = (err: Error) => {
-      if (settled) return;
-      settled = true;
-      req.unpipe(counter);
-      counter.unpipe(parser);
-      parser.removeAllListeners();
-      parser.on('error', () => undefined);
-      discard(req, res);
-      // Nothing of a refused upload stays on disk: the answer waits for the
-      // deletions (aborting ends a write in progress; a file whose creation
-      // was still pending is aborted once it exists).
-      for (const f of received) void f.file.abort();
-      void Promise.allSettled(writes)
-        .then(() => Promise.allSettled(received.map((f) => f.file.abort())))
-        .then(() => reject(err));
+    const secondFile = () => limits.secondFile?.() ?? new ApiError('You may only upload one file at a time');
+    const refused = streamMultipart(
+      req,
+      res,
+      {
+        formBytes: limits.formBytes,
+        formFields: limits.formFields,
+        // busboy stops a file when it reaches this size; a file of exactly
+        // the limit is allowed (as Zulip), so the stop is one byte later.
+        fileSize: limits.fileBytes + 1,
+        // One more than allowed, so that the second file is seen and refused in Zulip's words.
+        files: 2,
+        // The file budget, the form budget and room for part headers: a body past this is not an upload.
+        totalBytes: limits.formBytes + limits.fileBytes + 64 * 1024,
+        // A client that goes away mid-upload: its partial file is deleted at once.
+        failWhenClientLeaves: true,
+      },
+      {
+        file(name, stream, info, part) {
+          if (received.length + writes.length >= 1) {
+            stream.resume();
+            return part.fail(secondFile());
+          }
+          stream.pause();
+          writes.push(
+            store.create().then(
+              (file) =>
+                new Promise<void>((done) => {
+                  const originalname = info.filename ?? '';
+                  const entry: ReceivedFile = {
+                    fieldname: name,
+                    originalname,
+                    mimetype: filePartType(info.mimeType, originalname),
+                    size: 0,
+                    file,
+                  };
+                  received.push(entry);
+                  if (part.settled()) {
+                    stream.resume();
+                    done();
+                    return;
+                  }
+                  stream.on('data', (chunk: Buffer) => {
+                    entry.size += chunk.length;
+                  });
+                  stream.on('limit', () => {
+                    part.fail(
+                      limits.tooLarge?.() ??
+                        new ApiError(
+                          `File is larger than this server's configured maximum upload size (${limits.fileBytes / 1048576} MiB).`,
+                        ),
+                    );
+                  });
+                  // The store failing is the server's fault: a 500, logged (src/http/errors.ts).
+                  file.stream.on('error', (e) => part.fail(new Error(`writing an uploaded file failed: ${String(e)}`)));
+                  file.stream.on('finish', () => done());
+                  file.stream.on('close', () => done());
+                  stream.pipe(file.stream);
+                }),
+              () => {
+                stream.resume();
+                part.fail(new Error('creating a file in the store failed'));
+              },
+            ),
+          );
+        },
+        tooManyFiles: secondFile,
+        failed(err) {
+          // Nothing of a refused upload stays on disk: the answer waits for the
+          // deletions (aborting ends a write in progress; a file whose creation
+          // was still pending is aborted once it exists).
+          for (const f of received) void f.file.abort();
+          void Promise.allSettled(writes)
+            .then(() => Promise.allSettled(received.map((f) => f.file.abort())))
+            .then(() => reject(err));
+        },
+        read(settle) {
+          void Promise.allSettled(writes).then(() => {
+            if (!settle()) return;
+            resolve(received);
+          });
+        },
+      },
+    );
+    if (refused) reject(refused);
+  });
+}
+
+/** What a multipart body may hold, and how it is read. */
+interface MultipartLimits {
+  formBytes: number;
+  formFields: number;
+  fileSize: number;
+  files: number;
+  /** Bytes of the whole body the counter lets through. */
+  totalBytes: number;
+  /** Refuse the body when the client goes away before it is complete. */
+  failWhenClientLeaves?: boolean;
+}
+
+/** A file part's handle on the body it belongs to. */
+interface PartControl {
+  /** Refuses the request (once; the body is then read and dropped). */
+  fail(err: Error): void;
+  /** Whether the body has been refused or finished. */
+  settled(): boolean;
+}
+
+/** What each caller of `streamMultipart` does with the parts; the budgets and refusals are common. */
+interface MultipartHandlers {
+  /** A field within the budgets. */
+  field?(name: string, value: string): void;
+  /** A file part with a name. */
+  file(name: string, stream: NodeJS.ReadableStream, info: busboy.FileInfo, part: PartControl): void;
+  /** The refusal of a part beyond the `files` limit. */
+  tooManyFiles(): ApiError;
+  /** The body was refused (called once, after the parser is detached and the rest is being dropped). */
+  failed(err: Error): void;
+  /** The parser has read the whole body; `settle()` is false when a refusal came first. */
+  read(settle: () => boolean): void;
+}
+
+/**
+ * One multipart body through busboy: the byte counter, the field budget,
+ * every refusal and its clean-up, and guarded parser callbacks (they run on
+ * the parser's stream events, outside Express: a throw there would end the
+ * process). Returns the error to answer when no parser could be opened.
+ */
+function streamMultipart(req: Request, res: Response, limits: MultipartLimits, on: MultipartHandlers): ApiError | undefined {
+  const parser = openMultipart(req, res, limits);
+  if (parser instanceof ApiError) return parser;
+  let formBytes = 0;
+  let settled = false;
+  const counter = new ByteCounter(limits.totalBytes);
+  const fail = (err: Error) => {
+    if (settled) return;
+    settled = true;
+    req.unpipe(counter);
+    counter.unpipe(parser);
+    parser.removeAllListeners();
+    parser.on('error', () => undefined);
+    discard(req, res);
+    on.failed(err);
+  };
+  const part: PartControl = { fail, settled: () => settled };
+  const guarded =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A) => {
+      try {
+        fn(...args);
+      } catch {
+        fail(malformed('Malformed multipart body'));
+      }
     };
-    const guarded =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        try {
-          fn(...args);
-        } catch {
-          fail(malformed('Malformed multipart body'));
-        }
-      };
-    parser.on(
-      'field',
-      guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
-        if (typeof name !== 'string') return fail(malformed('Malformed multipart body: a part has no name'));
-        if (info.nameTruncated) return fail(malformed('Parameter name too long'));
-        if (info.valueTruncated) return fail(tooLarge());
-        formBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-        if (formBytes > limits.formBytes) return fail(tooLarge());
-      }),
-    );
-    parser.on(
-      'file',
-      guarded((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
-        stream.on('error', () => fail(malformed('Malformed multipart body')));
-        if (typeof name !== 'string') {
-          stream.resume();
-          return fail(malformed('Malformed multipart body: a part has no name'));
-        }
-        if (received.length + writes.length >= 1) {
-          stream.resume();
-          return fail(limits.secondFile?.() ?? new ApiError('You may only upload one file at a time'));
-        }
-        stream.pause();
-        writes.push(
-          store.create().then(
-            (file) =>
-              new Promise<void>((done) => {
-                const originalname = info.filename ?? '';
-                const entry: ReceivedFile = {
-                  fieldname: name,
-                  originalname,
-                  mimetype: filePartType(info.mimeType, originalname),
-                  size: 0,
-                  file,
-                };
-                received.push(entry);
-                if (settled) {
-                  stream.resume();
-                  done();
-                  return;
-                }
-                stream.on('data', (chunk: Buffer) => {
-                  entry.size += chunk.length;
-                });
-                stream.on('limit', () => {
-                  fail(
-                    limits.tooLarge?.() ??
-                      new ApiError(`File is larger than this server's configured maximum upload size (${limits.fileBytes / 1048576} MiB).`),
-                  );
-                });
-                // The store failing is the server's fault: a 500, logged (src/http/errors.ts).
-                file.stream.on('error', (e) => fail(new Error(`writing an uploaded file failed: ${String(e)}`)));
-                file.stream.on('finish', () => done());
-                file.stream.on('close', () => done());
-                (stream as NodeJS.ReadableStream).pipe(file.stream);
-              }),
-            () => {
-              stream.resume();
-              fail(new Error('creating a file in the store failed'));
-            },
-          ),
-        );
-      }),
-    );
-    parser.on('fieldsLimit', () => fail(tooLarge()));
-    parser.on('partsLimit', () => fail(tooLarge()));
-    parser.on('filesLimit', () => fail(limits.secondFile?.() ?? new ApiError('You may only upload one file at a time')));
-    parser.on('error', () => fail(malformed('Malformed multipart body')));
-    counter.on('error', () => fail(tooLarge()));
-    req.on('error', () => fail(malformed()));
-    // A client that goes away mid-upload: its partial file is deleted at once.
+  parser.on(
+    'field',
+    guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+      if (typeof name !== 'string') return fail(malformed('Malformed multipart body: a part has no name'));
+      if (info.nameTruncated) return fail(malformed('Parameter name too long'));
+      if (info.valueTruncated) return fail(tooLarge());
+      formBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+      if (formBytes > limits.formBytes) return fail(tooLarge());
+      on.field?.(name, value);
+    }),
+  );
+  parser.on(
+    'file',
+    guarded((name: string | undefined, stream: NodeJS.ReadableStream, info: busboy.FileInfo) => {
+      stream.on('error', () => fail(malformed('Malformed multipart body')));
+      if (typeof name !== 'string') {
+        stream.resume();
+        return fail(malformed('Malformed multipart body: a part has no name'));
+      }
+      on.file(name, stream, info, part);
+    }),
+  );
+  parser.on('fieldsLimit', () => fail(tooLarge()));
+  parser.on('partsLimit', () => fail(tooLarge()));
+  parser.on('filesLimit', () => fail(on.tooManyFiles()));
+  // busboy's own errors ("Unexpected end of form", "Malformed part header") are the client's.
+  parser.on('error', () => fail(malformed('Malformed multipart body')));
+  counter.on('error', () => fail(tooLarge()));
+  req.on('error', () => fail(malformed()));
+  if (limits.failWhenClientLeaves) {
     req.on('close', () => {
       if (!req.complete) fail(malformed());
     });
-    parser.on('close', () => {
-      if (settled) return;
-      void Promise.allSettled(writes).then(() => {
-        if (settled) return;
-        settled = true;
-        res.locals.receivedFiles = received;
-        resolve();
-      });
+  }
+  parser.on('close', () => {
+    if (settled) return;
+    on.read(() => {
+      if (settled) return false;
+      settled = true;
+      return true;
     });
-    req.pipe(counter).pipe(parser);
   });
+  req.pipe(counter).pipe(parser);
+  return undefined;
 }
 
 /**
@@ -361,11 +379,7 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
  * are refused (no Zulip client sends them), and a missing boundary or an
  * unsupported content type is a malformed body.
  */
-function openMultipart(
-  req: Request,
-  res: Response,
-  limits: { formBytes: number; formFields: number; fileSize: number; files: number },
-): busboy.Busboy | ApiError {
+function openMultipart(req: Request, res: Response, limits: MultipartLimits): busboy.Busboy | ApiError {
   const encoding = String(req.headers['content-encoding'] ?? 'identity')
     .trim()
     .toLowerCase();

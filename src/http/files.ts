@@ -32,7 +32,7 @@ export function fileRouter(ctx: AppContext): Router {
   });
 
   router.get(/.*/, async (req: Request, res: Response) => {
-    const user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
+    const { user } = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
     await consumeCallerLimit(ctx, req, user, responseRateLimitNotes(res));
     const pathId = decodePathId(req.path);
     if (pathId === null) throw fileNotFound();

@@ -3,17 +3,25 @@ import type { Data, OpId, Params } from '../contract';
 
 export type { Data, OpId, Params } from '../contract';
 import type { AppContext } from '../context';
-import type { UserRow } from '../queries/rows';
+import type { Caller } from '../access/viewer';
 import type { ReceivedFile } from './body';
 import type { RateLimitNotes } from '../domain/rate-limits';
 
 /** Returned by a handler that wrote the response itself (a file download). */
 export const RESPONDED = Symbol('responded');
 
+/**
+ * Everything a handler gets: the request's scope, built by the pipeline
+ * (src/http/pipeline.ts) and passed here, nowhere else.
+ */
 export interface Call<K extends OpId> {
   ctx: AppContext;
-  /** The authenticated caller; operations without security get null. */
-  user: UserRow | null;
+  /**
+   * The authenticated caller (user, organization, memberships), built once
+   * per request from what authentication read; operations without security
+   * get null. Read it with `caller(call)`.
+   */
+  caller: Caller | null;
   params: Params<K>;
   /** Names of the parameters the client sent (defaults not included). */
   sent: ReadonlySet<string>;
@@ -28,8 +36,12 @@ export interface Call<K extends OpId> {
 export type Handler<K extends OpId> = (call: Call<K>) => Promise<Data<K> | typeof RESPONDED>;
 export type HandlerTable = { [K in OpId]?: Handler<K> };
 
-/** For handlers of authenticated operations: the caller, which the pipeline guarantees. */
-export function caller(call: { user: UserRow | null }): UserRow {
-  if (!call.user) throw new Error('authenticated operation reached without a user');
-  return call.user;
+/**
+ * For handlers of authenticated operations: the caller, which the pipeline
+ * guarantees. Being a `Viewer`, it goes as it is to access checks and
+ * actions; `caller(call).user` is the user row.
+ */
+export function caller(call: { caller: Caller | null }): Caller {
+  if (!call.caller) throw new Error('authenticated operation reached without a caller');
+  return call.caller;
 }

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { OpenAPIV3 } from 'openapi-types';
 import { ApiError } from '../errors';
-import { uploadedFiles } from './body';
-import type { OperationInfo } from './spec';
+import type { RequestScope } from './scope';
 
 /**
  * Parameter normalisation, driven by the operation:
@@ -11,14 +11,15 @@ import type { OperationInfo } from './spec';
  *   decoded here (the validator does not decode form fields).
  * - Parameters the operation does not declare are dropped and reported back
  *   in `ignored_parameters_unsupported` (feature level 167).
+ * What it finds (parameters as sent, ignored, sent) goes into the request's scope.
+ * Parameters are `Record<string, unknown>` here: nothing has validated them yet.
  */
-export function normalizeParams(req: Request, res: Response, info: OperationInfo): void {
-  if (info.method === 'get' && req.body === undefined && !req.originalUrl.includes('?') && uploadedFiles(res).length === 0) {
+export function normalizeParams(req: Request, scope: RequestScope): void {
+  const { info } = scope;
+  if (info.method === 'get' && req.body === undefined && !req.originalUrl.includes('?') && scope.uploadedFiles.length === 0) {
     // Nothing sent (most GETs of a client's start-up): nothing to move, decode or drop. Express's
     // req.query stays (an empty object), which saves redefining a property of every request.
-    res.locals.jsonQueryAsSent = {};
-    res.locals.ignoredParameters = [];
-    res.locals.sentParams = new Set<string>();
+    // The scope's empty defaults stand.
     return;
   }
   const ignored = new Set<string>();
@@ -43,7 +44,7 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
     for (const name of info.jsonQueryParams) {
       if (typeof query[name] === 'string') asSent[name] = decodeField(name, query[name], 'json');
     }
-    res.locals.jsonQueryAsSent = asSent;
+    scope.jsonQueryAsSent = asSent;
   } else {
     const body: Record<string, unknown> = Object.assign(Object.create(null), isPlainObject(req.body) ? req.body : {});
     for (const [key, value] of Object.entries(query)) {
@@ -62,7 +63,8 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
       body[key] = decodeField(key, body[key], decoding);
     }
     req.body = body;
-    const content = (info.op.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+    // The bundled document is dereferenced (src/http/spec.ts): no $ref is left.
+    const content = (info.op.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content ?? {};
     const multipart = req.is('multipart/form-data');
     if (info.op.requestBody && !req.is('application/x-www-form-urlencoded') && !multipart) {
       // Parameters came only in the query string (or nothing came): present them
@@ -75,10 +77,9 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
       req.headers['content-type'] = 'application/x-www-form-urlencoded';
     }
   }
-  const files = uploadedFiles(res);
-  if (!info.acceptsFiles && files.length > 0) {
-    for (const f of files) ignored.add(f.fieldname);
-    res.locals.uploadedFiles = [];
+  if (!info.acceptsFiles && scope.uploadedFiles.length > 0) {
+    for (const f of scope.uploadedFiles) ignored.add(f.fieldname);
+    scope.uploadedFiles = [];
   }
   Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
   if (info.method === 'get') {
@@ -93,10 +94,10 @@ export function normalizeParams(req: Request, res: Response, info: OperationInfo
       .join('&');
     req.originalUrl = qs ? `${path}?${qs}` : path;
   }
-  res.locals.ignoredParameters = [...ignored].sort();
+  scope.ignoredParameters = [...ignored].sort();
   // What the client actually sent (before the validator fills defaults): some
   // rules depend on presence, e.g. message_ids with anchor.
-  res.locals.sentParams = new Set([...Object.keys(query), ...Object.keys(isPlainObject(req.body) ? req.body : {})]);
+  scope.sentParams = new Set([...Object.keys(query), ...Object.keys(isPlainObject(req.body) ? req.body : {})]);
 }
 
 function decodeField(name: string, value: unknown, decoding: 'raw' | 'json' | 'json-or-raw'): unknown {

@@ -3,22 +3,13 @@ import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
 import { uploadRulesFor } from './upload-rules';
 import { authenticateBasic } from './auth';
-import { bodyParsers, receivedFiles, receiveUploads } from './body';
-import { RESPONDED, type Call, type Handler, type HandlerTable, type OpId, type Params } from './handler';
+import { bodyParsers, receiveUploads } from './body';
+import { RESPONDED, type Handler, type HandlerTable, type OpId, type Params } from './handler';
 import { normalizeParams } from './params';
-import { matchRoute, type OperationInfo, type SpecIndex } from './spec';
+import { matchRoute, type SpecIndex } from './spec';
 import { checkJsonQueryAsSent, requestValidator } from './validation';
-import type { RateLimitNotes } from '../domain/rate-limits';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
-
-interface PipelineState {
-  info: OperationInfo;
-  pathParams: Record<string, string>;
-  user: Call<OpId>['user'];
-  limits: RateLimitNotes;
-}
-
-const state = (res: Response) => res.locals.pipeline as PipelineState;
+import { openScope, scopeOf, type RequestScope } from './scope';
 
 /** Form bodies may hold this much (after decompression); Zulip's nginx allows far more for uploads only. */
 const FORM_BYTES = 5 * 1024 * 1024;
@@ -30,7 +21,8 @@ const FORM_FIELDS = 1000;
  * before the body is read and before authentication, as Zulip) → body
  * parsing → parameter normalisation → authentication → validation → handler
  * → success envelope. Errors from any step reach the one error middleware in
- * app.ts.
+ * app.ts. What a step learns about the request goes into its scope
+ * (./scope.ts); the handler gets it as parameters (its `Call`).
  */
 export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTable): Router {
   const router = Router();
@@ -52,18 +44,18 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       );
     }
     if (match.kind === 'bad-path-parameter') throw new ApiError(`Invalid ${match.name}`);
-    const limits = responseRateLimitNotes(res);
-    res.locals.pipeline = { info: match.info, pathParams: match.pathParams, user: null, limits } satisfies PipelineState;
+    const scope = openScope(res, match.info, match.pathParams, responseRateLimitNotes(res));
+    // For the access log and the metrics (src/http/errors.ts, src/metrics.ts), which also see requests outside the API.
     res.locals.operationId = match.info.operationId;
     if (match.info.acceptsFiles && req.is('multipart/form-data')) {
       // Its body is read after authentication, streaming into storage (receiveUploads below).
-      res.locals.deferUploads = true;
+      scope.deferUploads = true;
       req.body = Object.create(null);
     } else if (match.info.acceptsFiles) {
       // A form or empty body to the upload endpoint carries no file: Zulip answers that
       // (after authentication) with the same 400 as a multipart body without a file part,
       // not with the validator's content-type refusal.
-      res.locals.noFilePart = true;
+      scope.noFilePart = true;
     }
     next();
   });
@@ -77,60 +69,61 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   router.use(bodyParsers(limits));
 
   router.use((req: Request, res: Response, next: NextFunction) => {
-    normalizeParams(req, res, state(res).info);
+    normalizeParams(req, scopeOf(res));
     next();
   });
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
-    const s = state(res);
+    const s = scopeOf(res);
     if (s.info.authenticated) {
-      s.user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
+      s.caller = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
     }
-    if (res.locals.noFilePart === true) throw uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib).noFile();
+    if (s.noFilePart) throw uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib).noFile();
     next();
   });
 
   // Zulip's limits (./caller-limits.ts): a request over them is refused before validation,
   // whatever it carries.
   router.use(async (req: Request, res: Response, next: NextFunction) => {
-    const s = state(res);
-    await consumeCallerLimit(ctx, req, s.user, s.limits);
+    const s = scopeOf(res);
+    await consumeCallerLimit(ctx, req, s.caller?.user ?? null, s.limits);
     next();
   });
 
   router.use(requestValidator(spec.document, ctx.config.validateResponses));
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
-    if (res.locals.deferUploads === true) {
-      const rules = uploadRulesFor(state(res).info.operationId, ctx.config.maxFileUploadSizeMib);
-      await receiveUploads(req, res, ctx.storage, { ...limits, ...rules });
+    const s = scopeOf(res);
+    if (s.deferUploads) {
+      const rules = uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib);
+      s.receivedFiles = await receiveUploads(req, res, ctx.storage, { ...limits, ...rules });
     }
     next();
   });
 
   router.use(async (req: Request, res: Response) => {
-    const files = receivedFiles(res);
+    const s = scopeOf(res);
+    const files = s.receivedFiles;
     try {
-      await runHandler(req, res, files);
+      await runHandler(req, res, s);
     } finally {
       // Files the handler did not publish are dropped (aborting a published one does nothing).
       if (files.length) await Promise.allSettled(files.map((f) => f.file.abort()));
     }
   });
 
-  async function runHandler(req: Request, res: Response, files: ReturnType<typeof receivedFiles>): Promise<void> {
-    const s = state(res);
+  async function runHandler(req: Request, res: Response, s: RequestScope): Promise<void> {
     const handler = handlers[s.info.operationId as OpId] as Handler<OpId> | undefined;
     if (!handler) throw new NotImplementedError(s.info.operationId);
     const params: Record<string, unknown> = { ...(req.query as object), ...(req.body as object), ...coercePathParams(s) };
     for (const [name, value] of Object.entries(params)) checkNumbersInRange(value, name);
-    checkJsonQueryAsSent(s.info, res.locals.jsonQueryAsSent as Record<string, unknown> | undefined);
+    checkJsonQueryAsSent(s.info, s.jsonQueryAsSent);
     const data = await handler({
       ctx,
-      user: s.user,
+      caller: s.caller,
       params: validated(params),
-      sent: res.locals.sentParams as Set<string>,
-      files,
+      sent: s.sentParams,
+      files: s.receivedFiles,
       req,
       res,
       limits: s.limits,
@@ -138,7 +131,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     if (data === RESPONDED) return;
     // With the Redis bus, a request is answered once its events are in Redis (every node will see them).
     if (ctx.bus.flushed) await ctx.bus.flushed();
-    const ignored = res.locals.ignoredParameters as string[];
+    const ignored = s.ignoredParameters;
     const body = {
       result: 'success',
       msg: '',
@@ -175,7 +168,7 @@ function checkNumbersInRange(value: unknown, name: string): void {
 }
 
 /** Path parameters arrive as text; integer ones become numbers (the validator has checked them). */
-function coercePathParams(s: PipelineState): Record<string, string | number> {
+function coercePathParams(s: RequestScope): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   for (const [name, value] of Object.entries(s.pathParams)) {
     out[name] = s.info.integerPathParams.has(name) && /^-?\d+$/.test(value) ? Number(value) : value;

@@ -37,6 +37,8 @@ interface MessageClasses {
   ServerResponse: typeof http.ServerResponse;
 }
 
+// Per app, not per request: the classes are made once for an app and live as long as it
+// (a test builds several apps in one process, so not a single module constant).
 const classesByApp = new WeakMap<Express, MessageClasses>();
 
 /**

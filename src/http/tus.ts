@@ -32,9 +32,18 @@ const tusError = (status: number, msg: string, code = 'BAD_REQUEST') => ({
   body: JSON.stringify({ result: 'error', msg, code }),
 });
 
-/** The Node request under the web Request that @tus/server hands its hooks. */
-function nodeRequest(req: unknown): IncomingMessage | undefined {
-  return (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+/**
+ * The web Request handed to @tus/server, carrying its authenticated caller:
+ * tus passes this same object to every hook, which is how the caller reaches
+ * them (tus' hooks take no other argument of ours).
+ */
+class CallerRequest extends srvxNode.NodeRequest {
+  constructor(
+    init: { req: IncomingMessage; res: ServerResponse },
+    readonly user: UserRow,
+  ) {
+    super(init);
+  }
 }
 
 /**
@@ -67,7 +76,6 @@ function nodeRequest(req: unknown): IncomingMessage | undefined {
  * (`FileLocker`), so several server processes may share the directory.
  */
 export function tusRouter(ctx: AppContext): Router {
-  const users = new WeakMap<IncomingMessage, UserRow>();
   const uploadsRoot = path.join(ctx.config.dataDir, 'uploads');
   const expiryMs = ctx.config.tusUploadExpiryHours * 3_600_000;
   const datastore = openTusStore(uploadsRoot, expiryMs);
@@ -75,11 +83,9 @@ export function tusRouter(ctx: AppContext): Router {
   const tooLarge = `Uploaded file is larger than the allowed limit of ${ctx.config.maxFileUploadSizeMib} MiB`;
 
   const userOf = (req: unknown): UserRow => {
-    const node = nodeRequest(req);
-    const user = node && users.get(node);
-    // The router authenticates every request before tus sees it.
-    if (!user) throw tusError(401, 'Not logged in: API authentication or user session required', 'UNAUTHORIZED');
-    return user;
+    // The router authenticates every request but OPTIONS (which reaches no hook) before tus sees it.
+    if (!(req instanceof CallerRequest)) throw tusError(401, 'Not logged in: API authentication or user session required', 'UNAUTHORIZED');
+    return req.user;
   };
 
   const tus = new Server({
@@ -160,18 +166,21 @@ export function tusRouter(ctx: AppContext): Router {
 
   const router = Router();
   router.use(async (req: Request, res: Response, next: NextFunction) => {
+    let request: globalThis.Request;
     try {
       if (req.method !== 'OPTIONS') {
-        const user = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
+        const { user } = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
         await consumeCallerLimit(ctx, req, user, responseRateLimitNotes(res));
-        users.set(req, user);
+        request = new CallerRequest({ req, res }, user);
+      } else {
+        request = new srvxNode.NodeRequest({ req, res });
       }
     } catch (err) {
       next(err);
       return;
     }
     // What tus.handle does, with every refusal made Zulip's JSON error on the way out.
-    const response = await tus.handleWeb(new srvxNode.NodeRequest({ req, res }));
+    const response = await tus.handleWeb(request);
     await srvxNode.sendNodeResponse(res, await zulipShapedError(response));
   });
   return router;

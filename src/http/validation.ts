@@ -4,6 +4,7 @@ import { ApiError, type ErrorFields } from '../errors';
 import type { RequestHandler } from 'express';
 import type { OpenAPIV3 as EovOpenApi } from 'express-openapi-validator/dist/framework/types';
 import type { Document, OperationInfo, SchemaObject } from './spec';
+import { scopeIfAny } from './scope';
 
 /**
  * express-openapi-validator, configured for a pipeline that has already
@@ -43,7 +44,7 @@ export function requestValidator(document: Document, validateResponses: boolean)
  */
 function chained(all: RequestHandler[], forParameterless: RequestHandler[]): RequestHandler {
   return (req, res, next) => {
-    const info = (res.locals.pipeline as { info?: OperationInfo } | undefined)?.info;
+    const info = scopeIfAny(res)?.info;
     const list = info && takesNothing(info) ? forParameterless : all;
     let i = 0;
     const step = (err?: unknown): void => {
@@ -63,6 +64,7 @@ function chained(all: RequestHandler[], forParameterless: RequestHandler[]): Req
   };
 }
 
+// Per operation of the loaded contract, not per request: a fact of its schema, worked out once.
 const parameterless = new WeakMap<OperationInfo, boolean>();
 function takesNothing(info: OperationInfo): boolean {
   let known = parameterless.get(info);
@@ -88,7 +90,7 @@ interface OpenApiMetadata {
 function cachedMetadata(original: RequestHandler): RequestHandler {
   const byOperation = new Map<string, Omit<OpenApiMetadata, 'pathParams'>>();
   return (req, res, next) => {
-    const route = res.locals.pipeline as { info: { operationId: string }; pathParams: Record<string, string> } | undefined;
+    const route = scopeIfAny(res);
     const key = route ? `${req.method} ${route.info.operationId}` : undefined;
     const known = key === undefined ? undefined : byOperation.get(key);
     if (known && route) {
@@ -208,8 +210,8 @@ const decodeSegment = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
 const strict = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, validateFormats: false });
 const strictValidators = new Map<string, ValidateFunction>();
 
-export function checkJsonQueryAsSent(info: OperationInfo, asSent: Record<string, unknown> | undefined): void {
-  for (const [name, value] of Object.entries(asSent ?? {})) {
+export function checkJsonQueryAsSent(info: OperationInfo, asSent: Readonly<Record<string, unknown>>): void {
+  for (const [name, value] of Object.entries(asSent)) {
     const key = `${info.operationId} ${name}`;
     let validate = strictValidators.get(key);
     if (!validate) {

@@ -2,12 +2,11 @@ import type { Knex } from 'knex';
 import type { Data } from '../../contract';
 import type { AppContext } from '../../context';
 import type { SubscriberListMode } from '../../access/subscriber-lists';
-import { loadViewer } from '../../access/viewer';
+import type { Viewer } from '../../access/viewer';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
 import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
 import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
 import { toApiRealmEmojiMap } from '../../serializers/custom-emoji';
-import type { UserRow } from '../../queries/rows';
 import { listAlertWords } from '../../queries/alert-words';
 import { listClientDevices } from '../../queries/client-devices';
 import { nowSeconds } from '../../queries/ids';
@@ -60,7 +59,8 @@ export const wantsUnreadState = (fetchEventTypes: ReadonlySet<string> | null): b
  * (./fixed.ts). Every key of a requested kind is sent.
  * A fixed number of statements whatever the organization's size.
  */
-export async function buildInitialState(ctx: AppContext, user: UserRow, r: StateRequest): Promise<InitialState> {
+export async function buildInitialState(ctx: AppContext, caller: Viewer, r: StateRequest): Promise<InitialState> {
+  const { user } = caller;
   const want = (kind: string) => r.fetchEventTypes === null || r.fetchEventTypes.has(kind);
   const { db } = ctx;
   const caps = r.queue.capabilities;
@@ -74,7 +74,8 @@ export async function buildInitialState(ctx: AppContext, user: UserRow, r: State
   // needs it: a client registering for messages alone (event_types ["message"]) costs two
   // statements, not the whole organization's group memberships.
   const realm = once(() => getRealmById(db, user.realm_id).then((r) => r!));
-  const viewer = once(() => loadViewer(db, user));
+  // The memberships are those the request's authentication read (the caller cache's).
+  const viewer = () => Promise.resolve(caller);
   const groups = once(() => loadRealmGroups(db, user.realm_id));
   const parts: Array<Promise<Partial<InitialState>>> = [];
   const add = (p: Promise<Partial<InitialState>> | Partial<InitialState>) => parts.push(Promise.resolve(p));
