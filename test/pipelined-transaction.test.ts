@@ -10,7 +10,6 @@ import { createDb } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
 import { pipelineWrite } from '../src/db/mysql/pipelined-client';
 import { inTransaction } from '../src/db/transaction';
-import { getChannelForSending } from '../src/queries/channels';
 import { insertMessage, insertUserMessages, type NewMessageRow } from '../src/queries/messages';
 import { insertSearchRows } from '../src/queries/search-index';
 import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
@@ -71,7 +70,7 @@ eachDatabase('a transaction that holds writes for its next packet', (dialect) =>
   it('names a new row by its session variable only while no later held insert has set it; an earlier one is sent and named by its value', async () => {
     const s = await startTestServer(dialect);
     try {
-      const { channel } = (await getChannelForSending(s.ctx.db, s.realmId, 'general'))!;
+      const channel = await createChannel(s, 'two held', [s.cast.owner]);
       const row = (content: string): NewMessageRow => ({
         realm_id: s.realmId,
         sender_id: s.cast.owner.id,
