@@ -1,4 +1,3 @@
-import { resolveHeldInsertId } from '../src/db/mysql/pipelined-client';
 import request from 'supertest';
 import { loadViewer } from '../src/access/viewer';
 import { sendMessageInTx } from '../src/actions/messages';
@@ -370,7 +369,7 @@ eachDatabase('POST /messages', (dialect) => {
         readBySender: false,
       });
       // On MariaDB the id is known once the held insert is sent: a round trip here.
-      return resolveHeldInsertId(tx.trx, id);
+      return tx.idOf(id);
     };
 
     it('publishes the message with each receiver its own flags', async () => {

@@ -10,7 +10,8 @@ import { createDb } from '../src/db/connection';
 import { migrateLatest } from '../src/db/migrate';
 import { pipelineWrite } from '../src/db/mysql/pipelined-client';
 import { inTransaction } from '../src/db/transaction';
-import { insertUserMessages } from '../src/queries/messages';
+import { insertMessage, insertUserMessages, type NewMessageRow } from '../src/queries/messages';
+import { insertSearchRows } from '../src/queries/search-index';
 import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
 import { createChannel, startTestServer } from './support/server';
 
@@ -63,6 +64,59 @@ eachDatabase('a transaction that holds writes for its next packet', (dialect) =>
       expect(row.open).toBe(0);
       await db.destroy();
       await one.drop();
+    }
+  });
+
+  it('names a new row by its session variable only while no later held insert has set it; an earlier one is sent and named by its value', async () => {
+    const s = await startTestServer(dialect);
+    try {
+      const channel = await createChannel(s, 'two held', [s.cast.owner]);
+      const row = (content: string): NewMessageRow => ({
+        realm_id: s.realmId,
+        sender_id: s.cast.owner.id,
+        recipient_id: channel.recipient_id,
+        type: 1,
+        topic: 'two held',
+        topic_key: 'two held',
+        content,
+        rendered_content: `<p>${content}</p>`,
+        rendered_content_version: 1,
+        date_sent: Math.floor(Date.now() / 1000),
+        sending_client: 'test',
+        is_me_message: false,
+        has_link: false,
+        has_image: false,
+        has_attachment: false,
+      });
+      const { result, sent } = await packets(s.ctx.db, () =>
+        inTransaction(s.ctx.db, async (tx) => {
+          // No read in between: on MySQL both inserts are held, and the variable holds the second's id.
+          const first = await insertMessage(tx.trx, row('the first'));
+          const second = await insertMessage(tx.trx, row('the second'));
+          await insertSearchRows(tx.trx, [['namedafter', first]]);
+          return [first, second];
+        }),
+      );
+      const [first, second] = result.map((id) => id.committed());
+      expect(second).toBeGreaterThan(first!);
+      expect(await s.ctx.db('message_search_terms').where('term', 'namedafter').pluck('message_id')).toEqual([first]);
+      // Each insert's own search rows, written right after it, name it.
+      const named = (term: string) =>
+        s.ctx.db('message_search_terms').where('term', term).whereIn('message_id', [first!, second!]).pluck('message_id');
+      expect([await named('first'), await named('second')]).toEqual([[first], [second]]);
+      if (dialect === 'mysql') {
+        const statements = sent.flatMap((q) => q.split(';\n'));
+        // By the variable right after each insert; by a bound value once another insert has set it.
+        expect(
+          statements.filter((q) => q.startsWith('INSERT IGNORE INTO message_search_terms')).map((q) => q.includes('@parley_message_id')),
+        ).toEqual([true, true, false]);
+        // Naming the first cost one round trip: the held inserts went out before COMMIT's packet.
+        expect(sent.filter((q) => q.startsWith('BEGIN;'))).toHaveLength(1);
+        expect(sent).toHaveLength(2);
+      }
+    } finally {
+      s.ctx.queues.close();
+      await s.close();
     }
   });
 

@@ -1,4 +1,4 @@
-import { onInvalidation } from '../src/db/invalidations';
+import { invalidates, onInvalidation } from '../src/db/invalidations';
 import { inTransaction } from '../src/db/transaction';
 import type { Invalidation } from '../src/events/bus';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../src/errors';
@@ -54,6 +54,38 @@ eachDatabase('inTransaction', (dialect) => {
     await expect(attempt).rejects.toBe(failure);
     expect([runs, hooks]).toEqual([1, []]);
     expect(await t.db('dm_groups').where({ huddle_hash: 'rolled-back' }).count({ n: '*' })).toEqual([{ n: 0 }]);
+  });
+
+  it("publishes a transaction's invalidations to its own database's sinks once it commits, and a rolled-back one's nowhere", async () => {
+    // A second database: the sinks travel with each handle, not in a registry that every transaction reaches.
+    const other = await freshDatabase(dialect);
+    const [mine, theirs]: Invalidation[][] = [[], []];
+    const offs = [onInvalidation(t.db, (inv) => mine.push(inv)), onInvalidation(other.db, (inv) => theirs.push(inv))];
+    try {
+      await inTransaction(t.db, async (tx) => {
+        invalidates(tx.trx, { kind: 'user', userIds: [1] }, { kind: 'user', userIds: [2] });
+        // Carried by the transaction until it commits.
+        expect(mine).toEqual([]);
+      });
+      // A transaction opened some other way (a script, a test) publishes once it commits.
+      await t.db.transaction(async (trx) => invalidates(trx, { kind: 'channel', channelIds: [3] }));
+      await t.db
+        .transaction(async (trx) => {
+          invalidates(trx, { kind: 'channel', channelIds: [4] });
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      // A bare handle's statement is its own commit.
+      invalidates(other.db, { kind: 'realm', realmId: 5 });
+      expect(mine).toEqual([
+        { kind: 'user', userIds: [1, 2] },
+        { kind: 'channel', channelIds: [3] },
+      ]);
+      expect(theirs).toEqual([{ kind: 'realm', realmId: 5 }]);
+    } finally {
+      for (const off of offs) off();
+      await other.drop();
+    }
   });
 
   it('runs the work again when a Galera node without quorum refuses a statement (1047)', async () => {

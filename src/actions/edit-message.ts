@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { queueAttachmentEvents } from './uploads';
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
-import { inTransaction, Tx } from '../db/transaction';
+import { inTransaction, type NewRowId, Tx } from '../db/transaction';
 import { invalidateMessagesAfterCommit } from './message-invalidation';
 import { flagMask } from '../domain/flags';
 import { flagsPerUser } from '../events/per-user-flags';
@@ -51,8 +51,6 @@ import type { RealmRow } from '../queries/rows';
 import { channelAudience } from './channel-events';
 import { moveTopicPolicies } from './move-topic-policies';
 import { WILDCARD_MENTION_THRESHOLD, sendMessageInTx } from './messages';
-import { resolveHeldInsertId } from '../db/mysql/pipelined-client';
-import type { NewId } from '../queries/ids';
 import { INTERNAL, notificationBot } from './notifications';
 import { renderForRealm, type RenderedMessage } from './render';
 
@@ -642,7 +640,7 @@ async function sendMoveNotices(
   // A notice about one's own action arrives read (Zulip's mark_as_read_for_acting_user).
   const readByActor = { ...INTERNAL, readBy: (id: number) => id === viewer.user.id };
 
-  let resolveNotice: NewId | null = null;
+  let resolveNotice: NewRowId | null = null;
   if (plan.topic !== undefined && !plan.content && !channelChanged && (plan.topicResolved || plan.topicUnresolved)) {
     const text = plan.topicResolved ? `${who} has marked this topic as resolved.` : `${who} has marked this topic as unresolved.`;
     // resolved_topic_notice_auto_read_policy: the notice starts read except for users who chose
@@ -673,7 +671,7 @@ async function sendMoveNotices(
     (p.send_notification_to_new_thread ?? true) &&
     (channelChanged || (plan.topic !== undefined && !plan.topicResolved && !plan.topicUnresolved));
   if (notifyNew) {
-    const exclude = resolveNotice === null ? ids : [...ids, await resolveHeldInsertId(tx.trx, resolveNotice)];
+    const exclude = resolveNotice === null ? ids : [...ids, await tx.idOf(resolveNotice)];
     const preexisting = await topicHasOtherMessages(
       tx.trx,
       targetChannel.recipient_id,

@@ -1,7 +1,6 @@
 import type { AppContext } from '../context';
 import type { Data, Params } from '../contract';
-import { committedInsertId, knownInsertId, resolveHeldInsertId } from '../db/mysql/pipelined-client';
-import { inTransaction, Tx } from '../db/transaction';
+import { inTransaction, type NewRowId, Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { flagMask } from '../domain/flags';
 import { flagsPerUser } from '../events/per-user-flags';
@@ -16,7 +15,6 @@ import { getRecursiveMemberIds } from '../queries/groups';
 import { getRealmOfUser } from '../queries/realms';
 import { getDmGroupByHash, insertUserMessages, setChannelFirstMessageId } from '../queries/messages';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
-import type { NewId } from '../queries/ids';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { type MessageBusEvent, renderMessageDict, toMessageDict } from '../serializers/messages';
@@ -88,7 +86,7 @@ export async function doSendMessage(
     localId: p.local_id,
     messageCache: ctx.messageCache,
   };
-  const id = committedInsertId(await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts)));
+  const id = (await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts))).committed();
   // Sending is activity: partial subscriber lists keep users active in the last 14 days.
   await recordActivity(ctx, viewer.user.id);
   return { id };
@@ -167,8 +165,8 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: Params<
  * mention flags, is_private for DMs), and queues the message event for
  * after commit. Used by POST /messages and by the demo organization.
  * Returns the message's id: on MySQL/MariaDB a held insert's, known once the
- * transaction committed (`committedInsertId`), or within it at the cost of a
- * round trip (`resolveHeldInsertId`).
+ * transaction committed (`committed()`), or within it at the cost of a
+ * round trip (`tx.idOf`).
  */
 export async function sendMessageInTx(
   tx: Tx,
@@ -177,7 +175,7 @@ export async function sendMessageInTx(
   target: SendTarget,
   content: string,
   opts: SendOptions,
-): Promise<NewId> {
+): Promise<NewRowId> {
   const sender = viewer.user;
   const realm = await getRealmOfUser(tx.trx, sender);
   const rendered = await renderForRealm(
@@ -274,14 +272,14 @@ export async function sendMessageInTx(
   if (claimed.length) {
     await linkAttachments(
       tx.trx,
-      await resolveHeldInsertId(tx.trx, inserted.id),
+      await tx.idOf(inserted.id),
       claimed.map((a) => a.id),
     );
     if (bus) await queueAttachmentEvents(bus, tx, 'update', realm.id, claimed);
   }
 
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
-    await setChannelFirstMessageId(tx.trx, target.channel.id, await resolveHeldInsertId(tx.trx, inserted.id));
+    await setChannelFirstMessageId(tx.trx, target.channel.id, await tx.idOf(inserted.id));
   }
   // Content starting with /poll, /todo or /rsvp makes the message a widget:
   // its definition is the message's first submessage, from the sender.
@@ -289,7 +287,7 @@ export async function sendMessageInTx(
   const submessages: SubmessageRow[] = [];
   if (widget) {
     const row = {
-      message_id: await resolveHeldInsertId(tx.trx, inserted.id),
+      message_id: await tx.idOf(inserted.id),
       sender_id: sender.id,
       msg_type: 'widget',
       content: JSON.stringify(widget),
@@ -314,7 +312,7 @@ export async function sendMessageInTx(
   const cache = opts.messageCache;
   if (!cache && !bus) return inserted.id;
   tx.afterCommit(() => {
-    const id = knownInsertId(inserted.id);
+    const id = inserted.id.known();
     // Unknown only when COMMIT's answer was lost and the witness could not
     // read the row back (not visible yet from the connection it asked on): the
     // message is stored, but no event can name it (ADR 0026).

@@ -1,9 +1,6 @@
-import type { Knex } from 'knex';
-import { fillHeldInsertId, knownInsertId } from '../db/mysql/pipelined-client';
-import type { Tx } from '../db/transaction';
+import type { NewRowId, Tx } from '../db/transaction';
 import { dmGroupHash } from '../domain/dm';
 import { nowSeconds } from '../queries/ids';
-import type { NewId } from '../queries/ids';
 import {
   findStoredMessage,
   getDmGroupByHash,
@@ -37,7 +34,7 @@ export interface StoredRecipient {
  * event without another round trip.
  */
 export interface InsertedMessage {
-  id: NewId;
+  id: NewRowId;
   row: Omit<MessageRow, 'id'>;
 }
 
@@ -76,19 +73,9 @@ export async function insertMessageRow(
   };
   const id = await insertMessage(tx.trx, values);
   // Should the connection drop during COMMIT, this row shows whether the
-  // message was saved: if it was, the send succeeds and its events go out.
-  const recover = async (db: Knex) => {
-    const found = await findStoredMessage(db, values, knownInsertId(id));
-    if (found !== null) fillHeldInsertId(id, found);
-    return found !== null;
-  };
-  // The transaction's first send is the witness that decides.
-  tx.witness(recover);
-  // A held insert's id was lost with COMMIT's answer: the row found gives it,
-  // to this send's event. A witness or an earlier round trip may have given it already.
-  tx.afterLostCommit(async (db) => {
-    if (knownInsertId(id) === undefined) await recover(db);
-  });
+  // message was saved: if it was, the send succeeds and its events go out
+  // (the transaction's first send decides; each send recovers its own id).
+  tx.witnessInsert(id, (db, known) => findStoredMessage(db, values, known));
   const row: Omit<MessageRow, 'id'> = {
     ...values,
     last_edit_time: null,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Invalidation } from '../events/bus';
+import type { Invalidation } from '../ports/invalidation';
 import { type ChannelRow, getChannelForSending, listChannelsForSending } from '../queries/channels';
 import { InvalidatingCache } from './invalidating-cache';
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { onInvalidation } from '../db/invalidations';
-import type { EventBus, Invalidation } from '../events/bus';
+import type { EventBus } from '../ports/event-bus';
+import type { Invalidation } from '../ports/invalidation';
 import { CallerCache } from './caller';
 import { ChannelCache } from './channels';
 import type { InvalidatingCache } from './invalidating-cache';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Invalidation } from '../events/bus';
+import type { Invalidation } from '../ports/invalidation';
 import type { ProfileValueRow } from '../queries/profile-fields';
 import { getOwnUserExtras } from '../queries/users';
 import { InvalidatingCache } from './invalidating-cache';

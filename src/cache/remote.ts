@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { EventBus, Invalidation } from '../events/bus';
+import type { EventBus } from '../ports/event-bus';
+import type { Invalidation } from '../ports/invalidation';
 import { getLastCacheInvalidationId, insertCacheInvalidations, listCacheInvalidationsAfter } from '../queries/cache-invalidations';
 import type { Caches } from './index';
 

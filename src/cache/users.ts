@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Invalidation } from '../events/bus';
+import type { Invalidation } from '../ports/invalidation';
 import { getUsersByIds } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
 import { InvalidatingCache } from './invalidating-cache';

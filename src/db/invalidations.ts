@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Invalidation } from '../events/bus';
+import type { Invalidation, InvalidationListener } from '../ports/invalidation';
 
 /**
  * Cache invalidations declared where the rows change.
@@ -14,51 +14,58 @@ import type { Invalidation } from '../events/bus';
  *   never reads the old value from a cache;
  * - on a bare connection (a statement of its own), as soon as the statement
  *   has run;
- * - inside a transaction opened some other way, once it commits, to every
- *   listener (that transaction does not say which database it belongs to).
+ * - inside a transaction opened some other way, once it commits.
  *
- * Listeners are registered per database handle (src/context.ts hands them
- * to the event bus).
+ * No registry holds any of it (ADR 0034). The handles carry their own:
+ * - a database handle carries its sinks (`onInvalidation`; src/cache/index.ts
+ *   hands them to the event bus), on its knex client's configuration, the
+ *   one object knex gives unchanged to every transaction's client
+ *   (makeTxClient, test/knex-internals.test.ts): a transaction reaches its
+ *   own database's sinks and no other's;
+ * - a transaction carries the invalidations its writes declared until it
+ *   commits (`collectInvalidations`, called by inTransaction as it opens it).
  */
-type Sink = (inv: Invalidation) => void;
+const SINKS = Symbol('parley.invalidationSinks');
+const PENDING = Symbol('parley.pendingInvalidations');
 
-const sinks = new Map<Knex, Set<Sink>>();
-const pending = new WeakMap<Knex.Transaction, Invalidation[]>();
+type CarriesSinks = { [SINKS]?: Set<InvalidationListener> };
+type CarriesPending = { [PENDING]?: Invalidation[] };
 
-/** Hands every invalidation committed through `db` to `sink`; returns the unsubscription. */
-export function onInvalidation(db: Knex, sink: Sink): () => void {
-  let set = sinks.get(db);
-  if (!set) sinks.set(db, (set = new Set()));
-  set.add(sink);
-  return () => {
-    set.delete(sink);
-    if (set.size === 0) sinks.delete(db);
-  };
+/** The sinks of the database `q` belongs to (a transaction's are its database's). */
+function sinksOf(q: Knex | Knex.Transaction): Set<InvalidationListener> {
+  const config = (q.client as { config: CarriesSinks }).config;
+  return (config[SINKS] ??= new Set());
 }
 
-/** Called by inTransaction when it opens `trx`: its invalidations wait for the commit. */
+/** Hands every invalidation committed through `db` to `sink`; returns the unsubscription. */
+export function onInvalidation(db: Knex, sink: InvalidationListener): () => void {
+  const sinks = sinksOf(db);
+  sinks.add(sink);
+  return () => sinks.delete(sink);
+}
+
+/** Called by inTransaction when it opens `trx`: from now on `trx` carries the invalidations its writes declare, until the commit. */
 export function collectInvalidations(trx: Knex.Transaction): Invalidation[] {
   const list: Invalidation[] = [];
-  pending.set(trx, list);
+  (trx as Knex.Transaction & CarriesPending)[PENDING] = list;
   return list;
 }
 
 /** What a write through `q` makes stale (see above for when it is published). */
 export function invalidates(q: Knex | Knex.Transaction, ...invs: Invalidation[]): void {
   if (!isTransaction(q)) {
-    deliver(sinks.get(q), invs);
+    deliver(sinksOf(q), invs);
     return;
   }
-  let list = pending.get(q);
+  let list = (q as Knex.Transaction & CarriesPending)[PENDING];
   if (!list) {
     // A transaction opened without inTransaction (a test, a one-off script):
-    // publish to everyone once it commits, nothing if it rolls back.
+    // publish to its database's sinks once it commits, nothing if it rolls back.
     list = collectInvalidations(q);
     const all = list;
+    const sinks = sinksOf(q);
     q.executionPromise.then(
-      () => {
-        for (const set of sinks.values()) deliver(set, all);
-      },
+      () => deliver(sinks, all),
       () => {},
     );
   }
@@ -67,16 +74,16 @@ export function invalidates(q: Knex | Knex.Transaction, ...invs: Invalidation[])
 
 /** Publishes a committed transaction's invalidations, merged (one per kind). */
 export function publishInvalidations(db: Knex, invs: readonly Invalidation[]): void {
-  if (invs.length) deliver(sinks.get(db), invs);
+  if (invs.length) deliver(sinksOf(db), invs);
 }
 
 function isTransaction(q: Knex | Knex.Transaction): q is Knex.Transaction {
   return (q as { isTransaction?: boolean }).isTransaction === true;
 }
 
-function deliver(set: Set<Sink> | undefined, invs: readonly Invalidation[]): void {
-  if (!set || set.size === 0) return;
-  for (const inv of merge(invs)) for (const sink of set) sink(inv);
+function deliver(sinks: ReadonlySet<InvalidationListener>, invs: readonly Invalidation[]): void {
+  if (sinks.size === 0) return;
+  for (const inv of merge(invs)) for (const sink of sinks) sink(inv);
 }
 
 /** One invalidation per kind (and organization): a transaction subscribing 500 users publishes two, not 1,000. */

@@ -1,12 +1,24 @@
 import type { Knex } from 'knex';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError, isConnectionLost } from '../errors';
+import { resolveNewId, type NewId } from './held-writes';
+import { NewRowId } from './internal/row-id';
 import { collectInvalidations, publishInvalidations } from './invalidations';
 import { endThread, threadOf } from './mysql/server-thread';
 
+export type { NewId, NewRowId };
+
 /**
- * A transaction with an after-commit list. Actions queue events (and any
- * other side effect that must not happen for a rolled-back change) with
- * `afterCommit`; they run only once the transaction has committed.
+ * The transaction API: the one port through which actions and queries reach
+ * the database engine (ADR 0034). Neither names src/db/mysql or src/db/sqlite
+ * (dependency-cruiser refuses it): what differs by engine (held writes, ids
+ * known only at COMMIT, the proof of a lost COMMIT) is behind `Tx`, the
+ * statement helpers of ./held-writes.ts and the invalidations of
+ * ./invalidations.ts.
+ *
+ * A transaction carries what happens once it commits: actions queue events
+ * (and any other side effect that must not happen for a rolled-back change)
+ * with `afterCommit`, and the invalidations its writes declare travel with
+ * it (./invalidations.ts); both run only once it has committed.
  */
 export interface Tx {
   trx: Knex.Transaction;
@@ -25,6 +37,22 @@ export interface Tx {
    * on whatever connection the pool gives next.
    */
   afterLostCommit(recover: (db: Knex) => Promise<void>): void;
+  /**
+   * A new row's id as a value, now: on MySQL/MariaDB a held insert's id costs
+   * a round trip (what the transaction holds is sent) unless its packet was
+   * answered already. For writes that need the number (a foreign key in a
+   * statement that is not a held write, a read that excludes the row).
+   */
+  idOf(id: NewId): Promise<number>;
+  /**
+   * Names the row behind `id` as this transaction's witness, and recovers its
+   * id when COMMIT's answer was lost: `find` reads, on whatever connection is
+   * given, the id of the row as it was written (with `known`, the id if it
+   * is known, to look it up by), or null if it is not stored. The first
+   * witness of a transaction decides (see `witness`); every row so named
+   * recovers its own id (`afterLostCommit`), so each send's event can go out.
+   */
+  witnessInsert(id: NewRowId, find: (db: Knex, known: number | undefined) => Promise<number | null>): void;
 }
 
 /** Resolves true when the transaction's writes are visible (it committed), false when they are not. */
@@ -89,6 +117,20 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           afterCommit: (fn) => pending.push(fn),
           witness: (check) => witnesses.push(check),
           afterLostCommit: (recover) => recoveries.push(recover),
+          idOf: (id) => resolveNewId(trx, id),
+          witnessInsert: (id, find) => {
+            const recover = async (fresh: Knex) => {
+              const found = await find(fresh, id.known());
+              if (found !== null) NewRowId.settle(id, found);
+              return found !== null;
+            };
+            witnesses.push(recover);
+            // The id was lost with COMMIT's answer: the row found gives it. The
+            // witness or an earlier round trip may have given it already.
+            recoveries.push(async (fresh) => {
+              if (id.known() === undefined) await recover(fresh);
+            });
+          },
         });
         committing = true;
       });

@@ -1,17 +1,11 @@
 import type { Knex } from 'knex';
-import type { HeldInsertId } from '../db/mysql/pipelined-client';
 
 /**
- * A new row's id as later writes of its transaction use it: a number, or on
- * MySQL/MariaDB the session variable a held insert set (ADR 0026).
+ * A row's id as later writes of its transaction name it: a number, or a new
+ * row's, which on MySQL/MariaDB may be known only once its held insert is
+ * answered (src/db/held-writes.ts, ADR 0026, ADR 0034).
  */
-export type NewId = number | HeldInsertId;
-
-/** A NewId in SQL text: a placeholder for a number (bound by `idBindings`), else the held insert's variable. */
-export const idSql = (id: NewId): string => (typeof id === 'number' ? '?' : id.sql);
-
-/** What `idSql` binds: the number, or nothing. */
-export const idBindings = (id: NewId): number[] => (typeof id === 'number' ? [id] : []);
+export type { NewId } from '../db/held-writes';
 
 /**
  * The id of a single-row insert. better-sqlite3 and mysql2 both return [id]

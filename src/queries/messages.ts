@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { causalRead } from '../db/causal-read';
 import { dialectOf } from '../db/connection';
+import { holdWrite, insertNewRow, integerLiteral, type NewRowId } from '../db/held-writes';
 import { invalidates } from '../db/invalidations';
-import { holdsWrites, pipelineInsert, pipelineWrite } from '../db/mysql/pipelined-client';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { inChunks, insertOne, insertRows, type NewId } from './ids';
@@ -99,31 +99,14 @@ export type NewMessageRow = {
   has_attachment: boolean;
 };
 
-/** The session variable that names a held message insert's id (src/db/mysql/pipelined-client.ts). */
-const MESSAGE_ID_VARIABLE = '@parley_message_id';
-
 /**
- * Inserts a message row and its search rows. In a transaction that holds
- * writes (MySQL/MariaDB) nothing is sent yet: the id comes back with the
- * packet that carries the insert (a send's COMMIT), and the transaction's
- * later writes name it by a session variable (ADR 0026). Elsewhere the row
- * is written now and its id returned.
+ * Inserts a message row and its search rows. In a MySQL/MariaDB transaction
+ * nothing is sent yet: the id comes back with the packet that carries the
+ * insert (a send's COMMIT), and the transaction's later held writes name it
+ * (src/db/held-writes.ts, ADR 0026). Elsewhere the row is written now.
  */
-export async function insertMessage(q: Q, row: NewMessageRow): Promise<NewId> {
-  let id: NewId;
-  if (holdsWrites(q)) {
-    // Written out rather than compiled by knex for each send: the columns are
-    // NewMessageRow's, named by this code, never by a request.
-    const columns = Object.keys(row) as Array<keyof NewMessageRow>;
-    id = pipelineInsert(
-      q,
-      `INSERT INTO messages (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-      columns.map((c) => row[c]),
-      MESSAGE_ID_VARIABLE,
-    );
-  } else {
-    id = await insertOne(q, 'messages', row);
-  }
+export async function insertMessage(q: Q, row: NewMessageRow): Promise<NewRowId> {
+  const id = await insertNewRow(q, 'messages', row);
   // Searchable from the moment the message is (same transaction).
   await indexNewMessage(q, id, row.topic, row.content);
   return id;
@@ -159,7 +142,7 @@ export async function insertUserMessages(q: Q, messageId: NewId, rows: ReadonlyA
   // 100-arm `SELECT … UNION ALL` (for SQLite older than 3.7.11), which took
   // most of a send's time on SQLite, measured.
   // Nothing reads these statements' results: on MySQL they go out with the
-  // transaction's next statement or its COMMIT (src/db/mysql/pipelined-client.ts).
+  // transaction's next statement or its COMMIT (src/db/held-writes.ts).
   // On MySQL the values are written into the text as integer literals (ADR
   // 0021): each is checked to be a safe integer, so nothing needs escaping,
   // and mysql2 no longer formats 300 bindings per send (with the arrays that
@@ -167,14 +150,15 @@ export async function insertUserMessages(q: Q, messageId: NewId, rows: ReadonlyA
   // placeholders: its statements are prepared once per text and reused
   // (ADR 0015), which a text with values in it would defeat.
   const literals = dialectOf(q as Knex) === 'mysql';
-  if (!literals && typeof messageId !== 'number') throw new Error('A held message id outside MySQL');
   for (let i = 0; i < rows.length; i += 500) {
-    const slice = literals ? null : rows.slice(i, i + 500);
-    await pipelineWrite(
-      q,
-      `INSERT INTO user_messages (user_id, message_id, flags) VALUES ${slice ? slice.map(() => '(?, ?, ?)').join(', ') : userMessageTuples(messageId, rows, i, i + 500)}`,
-      slice ? slice.flatMap((r) => [r.userId, messageId, r.flags]) : [],
-    );
+    await holdWrite(q, (ids) => {
+      const head = 'INSERT INTO user_messages (user_id, message_id, flags) VALUES ';
+      if (literals) return { sql: head + userMessageTuples(ids.literal(messageId), rows, i, i + 500), bindings: [] };
+      const slice = rows.slice(i, i + 500);
+      const tuple = `(?, ${ids.sql(messageId)}, ?)`;
+      const message = ids.bindings(messageId);
+      return { sql: head + slice.map(() => tuple).join(', '), bindings: slice.flatMap((r) => [r.userId, ...message, r.flags]) };
+    });
   }
   await insertSparseFlagRows(q, messageId, rows);
   // No unread side rows: a new message's id is above every receiver's unread
@@ -182,9 +166,9 @@ export async function insertUserMessages(q: Q, messageId: NewId, rows: ReadonlyA
   invalidates(q, { kind: 'received', userIds: rows.map((r) => r.userId) });
 }
 
-/** `(user_id, message_id, flags)` literals of rows[from, to), each value checked to be a safe integer. */
-function userMessageTuples(messageId: NewId, rows: ReadonlyArray<{ userId: number; flags: number }>, from: number, to: number): string {
-  const message = `,${typeof messageId === 'number' ? integerLiteral(messageId) : messageId.sql},`;
+/** `(user_id, message_id, flags)` literals of rows[from, to), each value checked to be a safe integer; the message id is SQL text already. */
+function userMessageTuples(messageSql: string, rows: ReadonlyArray<{ userId: number; flags: number }>, from: number, to: number): string {
+  const message = `,${messageSql},`;
   const end = Math.min(to, rows.length);
   const tuples = new Array<string>(end - from);
   for (let i = from; i < end; i++) {
@@ -192,12 +176,6 @@ function userMessageTuples(messageId: NewId, rows: ReadonlyArray<{ userId: numbe
     tuples[i - from] = '(' + integerLiteral(r.userId) + message + integerLiteral(r.flags) + ')';
   }
   return tuples.join(',');
-}
-
-/** An integer as SQL text; anything else (a string, NaN, a fraction) is refused, never written. */
-function integerLiteral(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new Error(`Not an integer: ${String(value).slice(0, 40)}`);
-  return String(value);
 }
 
 /** A user's rows for messages they had no row for (channel history they act on), all with the same flags. */

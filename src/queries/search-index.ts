@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { insertIgnoreInto } from '../db/connection';
-import { pipelineWrite } from '../db/mysql/pipelined-client';
+import { holdWrite } from '../db/held-writes';
 import { messageSearchTerms, prefixRange } from '../domain/search';
-import { idBindings, idSql, type NewId } from './ids';
+import type { NewId } from './ids';
 
 /**
  * message_search_terms: one row per (word, message) (migration 021, ADR
@@ -23,16 +23,15 @@ const ROWS_PER_INSERT = 16000;
 /**
  * Inserts (term, message id) pairs, skipping pairs already present. Nothing
  * reads the result: on MySQL the statement goes out with the transaction's
- * next statement or its COMMIT (src/db/mysql/pipelined-client.ts).
+ * next statement or its COMMIT (src/db/held-writes.ts).
  */
 export async function insertSearchRows(q: Q, rows: ReadonlyArray<readonly [string, NewId]>): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const slice = rows.slice(i, i + ROWS_PER_INSERT);
-    await pipelineWrite(
-      q,
-      `${insertIgnoreInto(q)} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(([, id]) => `(?, ${idSql(id)})`).join(', ')}`,
-      slice.flatMap(([term, id]) => [term, ...idBindings(id)]),
-    );
+    await holdWrite(q, (ids) => ({
+      sql: `${insertIgnoreInto(q)} ${SEARCH_TABLE} (term, message_id) VALUES ${slice.map(([, id]) => `(?, ${ids.sql(id)})`).join(', ')}`,
+      bindings: slice.flatMap(([term, id]) => [term, ...ids.bindings(id)]),
+    }));
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { pipelineWrite } from '../db/mysql/pipelined-client';
+import { holdWrite } from '../db/held-writes';
 import { SPARSE_FLAGS, SparseFlag, sparseFlagsTouchedBy } from '../domain/sparse-flags';
-import { idBindings, idSql, type NewId } from './ids';
+import type { NewId } from './ids';
 
 type Q = Knex | Knex.Transaction;
 
@@ -23,11 +23,14 @@ export async function insertSparseFlagRows(q: Q, messageId: NewId, rows: Readonl
       const slice = users.slice(i, i + 500);
       // A plain VALUES list, as insertUserMessages (knex writes SQLite's as a
       // compound SELECT); held for the next packet on MySQL, as those rows are.
-      await pipelineWrite(
-        q,
-        `INSERT INTO ${f.table} (user_id, message_id) VALUES ${slice.map(() => `(?, ${idSql(messageId)})`).join(', ')}`,
-        slice.flatMap((u) => [u, ...idBindings(messageId)]),
-      );
+      await holdWrite(q, (ids) => {
+        const message = ids.sql(messageId);
+        const bound = ids.bindings(messageId);
+        return {
+          sql: `INSERT INTO ${f.table} (user_id, message_id) VALUES ${slice.map(() => `(?, ${message})`).join(', ')}`,
+          bindings: slice.flatMap((u) => [u, ...bound]),
+        };
+      });
     }
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The parts of knex's (untyped) mysql2 dialect and transaction that the
- * pipelining client extends. knex 3.3; checked by test/pipelined-transaction.test.ts.
+ * pipelining client extends. knex 3.3.0, pinned; checked by test/knex-internals.test.ts
+ * (their shape) and test/pipelined-transaction.test.ts (their behaviour).
  */
 declare module 'knex/lib/dialects/mysql2' {
   import type { Knex } from 'knex';

@@ -2,12 +2,15 @@ import type { Knex } from 'knex';
 import Client_MySQL2 from 'knex/lib/dialects/mysql2';
 import Transaction_MySQL2 from 'knex/lib/dialects/mysql2/transaction';
 import { isConnectionLost } from '../../errors';
+import { NewRowId } from '../internal/row-id';
 import { markIdle } from './idle-check';
 import { makeTransactor, makeTxClient } from './transactor';
 
 /**
  * knex's mysql2 client with transactions that spend fewer round trips
- * (ADR 0018, ADR 0026).
+ * (ADR 0018, ADR 0026). Nothing outside src/db calls into this file: actions
+ * and queries reach it through the transaction API (src/db/transaction.ts,
+ * src/db/held-writes.ts; ADR 0034).
  *
  * Each statement knex sends is a round trip: a packet out, a wait, a packet
  * back, and on this machine two context switches. A send to a channel was
@@ -82,6 +85,8 @@ interface Pipeline {
   heldSize: number;
   /** A held write that failed where no caller saw it (in a packet of its own): the transaction's next statement throws it. */
   failed: unknown;
+  /** By session variable, the held insert that set it last: the only one later statements may name by it. */
+  lastInsert: Map<string, NewRowId>;
   /** The transaction client's own query (one packet, one round trip). */
   send: (conn: unknown, obj: QueryParam) => ReturnType<TxClient['query']>;
   /** The same without knex's check that the transaction is still open. */
@@ -160,6 +165,7 @@ function pipeline(trxClient: PipelinedTxClient): void {
     held: [],
     heldSize: 0,
     failed: undefined,
+    lastInsert: new Map(),
     send: trxClient.query.bind(trxClient),
     sendAfterEnd: unchecked.bind(trxClient),
   };
@@ -289,18 +295,6 @@ const BACKSLASH = 92;
 
 const sizeOf = (s: Statement) => s.bindings.reduce<number>((n, b) => n + (typeof b === 'string' ? b.length : 8), s.sql.length);
 
-/**
- * The id an INSERT held in a transaction generates (`pipelineInsert`). The
- * transaction's later statements name it by `sql`, a session variable set
- * from LAST_INSERT_ID() right after the insert, in the same packet; `value`
- * is filled when that packet is answered (for a send, the packet that
- * commits), or by a commit witness that found the row (src/db/transaction.ts).
- */
-export class HeldInsertId {
-  value: number | undefined = undefined;
-  constructor(readonly sql: string) {}
-}
-
 /** The pipeline of `q` when it is a transaction that holds writes. */
 const pipelineOf = (q: Knex | Knex.Transaction): Pipeline | undefined => (q.client as PipelinedTxClient)[PIPELINE];
 
@@ -310,60 +304,69 @@ export function holdsWrites(q: Knex | Knex.Transaction): boolean {
 }
 
 /**
- * Holds an INSERT of one row into a table with an AUTO_INCREMENT key, in a
- * transaction that holds writes (see `holdsWrites`), followed by
+ * The tables whose held inserts later writes may name, and the session
+ * variable each one's insert sets. The variable is the engine's: callers
+ * hold an insert by table (`pipelineInsert`) and name its id through
+ * `holdWrite` (src/db/held-writes.ts), which asks `heldIdVariable` whether
+ * the variable still holds it.
+ */
+const HELD_ID_VARIABLES = { messages: '@parley_message_id' } as const;
+export type HeldIdTable = keyof typeof HELD_ID_VARIABLES;
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Holds an INSERT of one row into `table` (whose key is AUTO_INCREMENT), in
+ * a transaction that holds writes (see `holdsWrites`), followed by
  * `SET <variable> = LAST_INSERT_ID()`. Later held writes name the new id by
  * the variable, so a transaction that reads nothing after it sends it all
- * with its COMMIT: one round trip (ADR 0026). `variable` is a constant of the
- * caller's, such as `@parley_message_id`.
+ * with its COMMIT: one round trip (ADR 0026). The statement is written out
+ * rather than compiled by knex for each send; its columns are the row's keys,
+ * named by code, never by a request (checked to be plain identifiers).
  */
-export function pipelineInsert(q: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[], variable: string): HeldInsertId {
-  if (!/^@[a-z_]+$/.test(variable)) throw new Error(`Not a session variable name: ${variable.slice(0, 40)}`);
+export function pipelineInsert(q: Knex | Knex.Transaction, table: HeldIdTable, row: Readonly<Record<string, unknown>>): NewRowId {
   const p = pipelineOf(q);
   if (!p) throw new Error('pipelineInsert outside a transaction that holds writes');
+  const columns = Object.keys(row);
+  if (!columns.every((c) => IDENTIFIER.test(c))) throw new Error(`Not a column name in a held insert into ${table}`);
+  const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
   if ((q as Knex.Transaction).isCompleted()) throw new Error(`A write held for a transaction that has ended: ${sql.slice(0, 100)}`);
-  const id = new HeldInsertId(variable);
-  const insert = checkedStatement(q, sql, bindings);
+  const variable = HELD_ID_VARIABLES[table];
+  const id = NewRowId.held(p, variable);
+  const insert = checkedStatement(
+    q,
+    sql,
+    columns.map((c) => row[c]),
+  );
   // Never throws: it runs while COMMIT's answer is read, where a throw would be taken for a failed COMMIT.
   insert.onResult = (result) => {
     const value = Number((result as { insertId?: unknown } | undefined)?.insertId);
-    if (Number.isSafeInteger(value) && value > 0) id.value = value;
+    if (Number.isSafeInteger(value) && value > 0) NewRowId.settle(id, value);
   };
   // No size check here: the row is one, and the held writes after it check.
   p.held.push(insert, { sql: `SET ${variable} = LAST_INSERT_ID()`, bindings: [] });
   p.heldSize += sizeOf(insert);
+  p.lastInsert.set(variable, id);
   return id;
 }
 
 /**
- * A held insert's id now: sends what the transaction holds when the id is not
- * known yet (a round trip), for the statements that need it as a value.
+ * The session variable a statement of `q`'s transaction may name `id` by:
+ * only while the id is not known, its insert is held by this transaction,
+ * and no later held insert has set the variable again. Otherwise undefined:
+ * the id must be given as a value.
  */
-export async function resolveHeldInsertId(q: Knex | Knex.Transaction, id: number | HeldInsertId): Promise<number> {
-  if (typeof id === 'number') return id;
-  if (id.value === undefined) {
-    const p = pipelineOf(q);
-    if (p) await sendPending(p, await q.client.acquireConnection());
-  }
-  if (id.value === undefined) throw new Error('A held insert was sent without its id coming back');
-  return id.value;
+export function heldIdVariable(q: Knex | Knex.Transaction, id: NewRowId): string | undefined {
+  const p = pipelineOf(q);
+  if (!p) return undefined;
+  const variable = NewRowId.variableIn(id, p);
+  return variable !== undefined && p.lastInsert.get(variable) === id ? variable : undefined;
 }
 
-/** A held insert's id once its transaction has committed (its COMMIT packet answered it, or its witness found the row). */
-export function committedInsertId(id: number | HeldInsertId): number {
-  const known = knownInsertId(id);
-  if (known === undefined) throw new Error('The id of a held insert is not known before its packet is answered');
-  return known;
-}
-
-/** Gives a held insert the id a commit witness read back (its packet's answer was lost); a known id stays. */
-export function fillHeldInsertId(id: number | HeldInsertId, value: number): void {
-  if (typeof id !== 'number') id.value ??= value;
-}
-
-/** An id as far as it is known: undefined for a held insert whose packet has not answered (or whose answer was lost). */
-export function knownInsertId(id: number | HeldInsertId): number | undefined {
-  return typeof id === 'number' ? id : id.value;
+/** Sends what `q`'s transaction holds now, a round trip (its held inserts' ids come back); nothing outside such a transaction. */
+export async function sendHeld(q: Knex | Knex.Transaction): Promise<void> {
+  const p = pipelineOf(q);
+  if (p) await sendPending(p, await q.client.acquireConnection());
 }
 
 /**

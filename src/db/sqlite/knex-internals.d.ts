@@ -1,6 +1,7 @@
 /**
  * The parts of knex's (untyped) better-sqlite3 dialect and query runner that
- * the routing client extends. knex 3.3; checked by test/sqlite-readers.test.ts.
+ * the routing client extends. knex 3.3.0, pinned; checked by test/knex-internals.test.ts
+ * (their shape) and test/sqlite-readers.test.ts (their behaviour).
  */
 declare module 'knex/lib/dialects/better-sqlite3' {
   import type { Knex } from 'knex';
