@@ -17,7 +17,7 @@
  *
  *   npx tsc -p bench/tsconfig.json && node dist/bench/longpoll.js
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,16 +26,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { doCreateRealm } from '../src/actions/realms';
-import { createChannelInTx } from '../src/actions/channels';
-import { createUserInTx } from '../src/actions/users';
 import { loadConfig } from '../src/config';
 import { createDb } from '../src/db/connection';
-import { migrateLatest } from '../src/db/migrate';
-import { inTransaction } from '../src/db/transaction';
-import { Role } from '../src/domain/roles';
-import { getUserById } from '../src/queries/users';
 import { createScratchDatabase } from './lib/scratch-database';
+import { loadScratchOrganization } from './lib/scratch-organization';
+import { type BenchServer, startBenchServer } from './lib/server-process';
 import { buildApp } from '../src/app';
 import { createContext } from '../src/context';
 import type { Clock } from '../src/events/clock';
@@ -311,68 +306,20 @@ async function idleMain(): Promise<void> {
 
 /** The organization: an owner and USERS - 1 members, all in one public channel. */
 async function loadOrganization(dataDir: string, databaseUrl: string): Promise<{ users: Credentials[]; channelId: number }> {
-  const config = { ...loadConfig({}), dataDir, databaseUrl: databaseUrl || null };
-  const db = createDb(config);
-  try {
-    await migrateLatest(db);
-    const realmId = await doCreateRealm(db, { stringId: '', name: 'Long-poll bench' });
-    return await inTransaction(db, async (tx) => {
-      const users: Credentials[] = [];
-      const ids: number[] = [];
-      for (let i = 0; i < USERS; i++) {
-        const row = await createUserInTx(tx, null, {
-          realmId,
-          email: `user${i}@example.com`,
-          fullName: `User ${i}`,
-          role: i === 0 ? Role.OWNER : Role.MEMBER,
-        });
-        users.push({ email: row.email, key: row.api_key });
-        ids.push(row.id);
-      }
-      const owner = (await getUserById(tx.trx, ids[0]!))!;
-      const channelId = await createChannelInTx(tx, owner, { name: 'everyone', subscriberIds: ids });
-      return { users, channelId };
-    });
-  } finally {
-    await db.destroy();
-  }
+  const org = { name: 'Long-poll bench', users: USERS, prefix: 'user', fullName: 'User', channels: ['everyone'] };
+  const { users, channelIds } = await loadScratchOrganization(dataDir, databaseUrl, org);
+  return { users: users.map((u) => ({ email: u.email, key: u.api_key })), channelId: channelIds[0]! };
 }
 
-interface Server {
-  child: ChildProcess;
-  port: number;
-  metricsPort: number;
-}
+type Server = BenchServer;
 
-async function startServer(dataDir: string, databaseUrl: string): Promise<Server> {
+function startServer(dataDir: string, databaseUrl: string): Promise<Server> {
   // BENCH_CPU_PROF=1: the server writes a .cpuprofile into bench/.data/prof/ (node dist/bench/profile.js <file>).
   const prof =
     process.env.BENCH_CPU_PROF === '1'
       ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, '..', '..', 'bench', '.data', 'prof')}`]
       : [];
-  const child = spawn(process.execPath, [...prof, path.join(__dirname, '..', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'silent',
-      RATE_LIMITS: 'off',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      const metrics = /Metrics:\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (port && metrics) resolve({ child, port: Number(port[1]), metricsPort: Number(metrics[1]) });
-    });
-  });
+  return startBenchServer({ dataDir, databaseUrl, env: { LOG_LEVEL: 'silent' }, nodeArgs: prof, stderr: 'inherit' });
 }
 
 function rssOf(pid: number): number {

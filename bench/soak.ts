@@ -24,24 +24,17 @@
  *   npx tsc -p bench/tsconfig.json
  *   BENCH_MYSQL_URL=mysql://parley:parley@127.0.0.1:3307 SOAK_MINUTES=3 node dist/bench/soak.js
  */
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createChannelInTx } from '../src/actions/channels';
-import { doCreateRealm } from '../src/actions/realms';
-import { createUserInTx } from '../src/actions/users';
-import { loadConfig } from '../src/config';
-import { createDb } from '../src/db/connection';
-import { migrateLatest } from '../src/db/migrate';
-import { inTransaction } from '../src/db/transaction';
-import { Role } from '../src/domain/roles';
-import { getUserById } from '../src/queries/users';
-import { qs } from './lib/http';
+import { basic, qs, requestWith, type RequestBody } from './lib/http';
 import { Inspector } from './lib/inspector';
 import { createScratchDatabase } from './lib/scratch-database';
+import { loadScratchOrganization } from './lib/scratch-organization';
+import { type BenchServer, startBenchServer } from './lib/server-process';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const USERS = Number(process.env.SOAK_USERS ?? 20);
@@ -98,78 +91,21 @@ interface User {
 
 // ---------------------------------------------------------------- setup
 
+/** The organization: an owner and USERS - 1 members, all in every channel of CHANNELS. */
 async function loadOrganization(dataDir: string, databaseUrl: string): Promise<User[]> {
-  const config = { ...loadConfig({}), dataDir, databaseUrl };
-  const db = createDb(config);
-  try {
-    await migrateLatest(db);
-    const realmId = await doCreateRealm(db, { stringId: '', name: 'Soak' });
-    return await inTransaction(db, async (tx) => {
-      const users: User[] = [];
-      for (let i = 0; i < USERS; i++) {
-        const row = await createUserInTx(tx, null, {
-          realmId,
-          email: `soak${i}@example.com`,
-          fullName: `Soak User ${i}`,
-          role: i === 0 ? Role.OWNER : Role.MEMBER,
-        });
-        users.push({ id: row.id, email: row.email, auth: 'Basic ' + Buffer.from(`${row.email}:${row.api_key}`).toString('base64') });
-      }
-      const owner = (await getUserById(tx.trx, users[0]!.id))!;
-      for (const name of CHANNELS) await createChannelInTx(tx, owner, { name, subscriberIds: users.map((u) => u.id) });
-      return users;
-    });
-  } finally {
-    await db.destroy();
-  }
+  const org = { name: 'Soak', users: USERS, prefix: 'soak', fullName: 'Soak User', channels: CHANNELS };
+  const { users } = await loadScratchOrganization(dataDir, databaseUrl, org);
+  return users.map((u) => ({ id: u.id, email: u.email, auth: basic(u) }));
 }
 
-interface Server {
-  child: ChildProcess;
-  port: number;
-  metricsPort: number;
+interface Server extends BenchServer {
   inspector: Inspector;
-  /** The server's last lines of output (errors it logged), for the report when something failed. */
-  tail: string[];
 }
 
 async function startServer(dataDir: string, databaseUrl: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', path.join(__dirname, '..', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-      RATE_LIMITS: 'off',
-      CACHE_MESSAGES: String(CACHE_MESSAGES),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const tail: string[] = [];
-  const keep = (c: Buffer) => {
-    for (const line of c.toString().split('\n')) if (line.trim()) tail.push(line.slice(0, 500));
-    if (tail.length > 40) tail.splice(0, tail.length - 40);
-  };
-  const started = await new Promise<{ port: number; metricsPort: number; ws: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-    const look = (c: Buffer) => {
-      out += c.toString();
-      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      const metrics = /Metrics:\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      const ws = /Debugger listening on (ws:\/\/\S+)/.exec(out);
-      if (port && metrics && ws) resolve({ port: Number(port[1]), metricsPort: Number(metrics[1]), ws: ws[1]! });
-    };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', look);
-  });
-  child.removeAllListeners('exit');
-  child.stdout!.removeAllListeners('data').on('data', keep);
-  child.stderr!.removeAllListeners('data').on('data', keep);
-  return { child, port: started.port, metricsPort: started.metricsPort, inspector: await Inspector.connect(started.ws), tail };
+  const env = { LOG_LEVEL: 'warn', CACHE_MESSAGES: String(CACHE_MESSAGES) };
+  const server = await startBenchServer({ dataDir, databaseUrl, env, inspect: true });
+  return { ...server, inspector: await Inspector.connect(server.debuggerUrl!) };
 }
 
 // ---------------------------------------------------------------- requests
@@ -194,59 +130,12 @@ interface Answer {
   target: string;
 }
 
-function send(
-  agent: http.Agent,
-  method: string,
-  target: string,
-  user: User,
-  body?: { form: Record<string, string> } | { multipart: Buffer; boundary: string },
-  timeoutMs = 60_000,
-): Promise<Answer> {
-  let payload: Buffer | undefined;
-  let type: string | undefined;
-  if (body && 'form' in body) {
-    payload = Buffer.from(new URLSearchParams(body.form).toString());
-    type = 'application/x-www-form-urlencoded';
-  } else if (body) {
-    payload = body.multipart;
-    type = `multipart/form-data; boundary=${body.boundary}`;
-  }
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        agent,
-        method,
-        path: '/api/v1' + target,
-        headers: {
-          authorization: user.auth,
-          ...(payload ? { 'content-type': type, 'content-length': payload.length } : {}),
-        },
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let parsed: any = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, target: `${method} ${target.split('?')[0]}` });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs / 1000} s`)));
-    req.on('error', (err: NodeJS.ErrnoException) =>
-      reject(new Error(`${method} ${target.split('?')[0]}: ${err.message}${err.code ? ` (${err.code})` : ''}`)),
-    );
-    req.end(payload);
-  });
+function send(agent: http.Agent, method: string, target: string, user: User, body?: RequestBody, timeoutMs = 60_000): Promise<Answer> {
+  return requestWith(agent, port, method, '/api/v1' + target, user.auth, body, timeoutMs).then((r) => ({
+    status: r.status,
+    body: r.body,
+    target: `${method} ${target.split('?')[0]}`,
+  }));
 }
 
 // ---------------------------------------------------------------- what is recorded

@@ -2,27 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { vacuumBatchInTx, vacuumCutoff } from '../src/actions/archive-vacuum';
 import { doRestoreArchived } from '../src/actions/archive-restore';
-import {
-  retentionHolder,
-  RETENTION_LEASE,
-  RETENTION_LEASE_MS,
-  RetentionStats,
-  runRetention,
-  startRetentionArchiver,
-} from '../src/actions/retention';
+import { retentionHolder, RETENTION_LEASE, RETENTION_LEASE_MS, RetentionStats, startRetentionArchiver } from '../src/actions/retention';
 import { sweepUnclaimedUploads } from '../src/actions/uploads';
-import type { AppContext } from '../src/context';
 import { inTransaction } from '../src/db/transaction';
 import { Metrics } from '../src/metrics';
 import { ArchiveType } from '../src/queries/archive';
-import { getLease, takeLease } from '../src/queries/leases';
+import { getLease } from '../src/queries/leases';
 import { ManualClock, until } from './support/clock';
 import { runCli } from './support/cli';
 import { eachDatabase } from './support/databases';
 import { sendToChannel } from './support/events';
-import { newInstance, type Instance } from './support/instances';
-import { createChannel, startTestServer, TestServer } from './support/server';
-import { copyMysqlTemplate, copySqliteTemplate } from './support/template-databases';
+import type { Instance } from './support/instances';
+import { holdLeaseElsewhere, retentionRun, startRetentionServer, type RetentionContext } from './support/retention';
+import { createChannel, TestServer } from './support/server';
 import { uploadFiles } from './support/uploads';
 
 const DAY = 86_400;
@@ -36,15 +28,8 @@ eachDatabase('the archive’s grace period (vacuum)', (dialect) => {
   let channel: { id: number; recipient_id: number };
 
   beforeAll(async () => {
-    // A database and DATA_DIR the CLI can open too, as an operator's; uploads are stored there.
-    instance = await newInstance(dialect);
-    if (instance.databaseUrl) await copyMysqlTemplate(instance.databaseUrl);
-    else await copySqliteTemplate(path.join(instance.dataDir, 'parley.sqlite3'));
-    t = await startTestServer(
-      dialect,
-      { db: instance.open(), drop: () => instance.drop() },
-      { dataDir: instance.dataDir, config: { retentionBatchSize: BATCH } },
-    );
+    // Uploads are stored in the installation's DATA_DIR.
+    ({ instance, t } = await startRetentionServer(dialect, BATCH));
     const { owner, admin, moderator, member, guest } = t.cast;
     channel = await createChannel(t, 'vacuum', [owner, admin, moderator, member, guest]);
   });
@@ -56,7 +41,7 @@ eachDatabase('the archive’s grace period (vacuum)', (dialect) => {
 
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   const send = (content: string, topic = 'vacuum') => sendToChannel(t, t.cast.member, 'vacuum', topic, content);
-  const run = (ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'> = t.ctx, holder = 'node-a:1:test') => runRetention(ctx, { holder });
+  const run = (ctx: RetentionContext = t.ctx, holder?: string) => retentionRun(ctx, holder);
   const cli = (...args: string[]) => runCli(args, instance.env);
   const lastLine = (text: string) => text.trim().split('\n').at(-1);
 
@@ -320,13 +305,7 @@ eachDatabase('the archive’s grace period (vacuum)', (dialect) => {
   it('vacuums under the retention lease: a held lease makes another process skip until it lapses, and two runs never both vacuum', async () => {
     const ids = [await send('leased 1'), await send('leased 2')];
     await aged([await deleted(ids[0]!), await deleted(ids[1]!)], 31);
-    const clock = new ManualClock();
-    const other = { ...t.ctx, clock };
-    expect(
-      await inTransaction(t.ctx.db, (tx) =>
-        takeLease(tx.trx, RETENTION_LEASE, 'node-b:9:x', clock.now(), clock.now() + RETENTION_LEASE_MS),
-      ),
-    ).toBe(true);
+    const { clock, other } = await holdLeaseElsewhere(t);
     expect(await run(other)).toMatchObject({ ran: false, vacuumed: 0 });
     expect((await archiveRows(ids)).archived_messages).toBe(2);
     clock.advance(RETENTION_LEASE_MS + 1);

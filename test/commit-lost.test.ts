@@ -7,36 +7,17 @@
  */
 import { causalRead } from '../src/db/causal-read';
 import { onInvalidation } from '../src/db/invalidations';
-import { createDb } from '../src/db/connection';
-import { migrateLatest } from '../src/db/migrate';
 import { IDLE_CHECK_MS, PING_TIMEOUT_MS } from '../src/db/mysql/idle-check';
 import { pipelineWrite } from '../src/db/mysql/pipelined-client';
 import { inTransaction } from '../src/db/transaction';
 import type { Invalidation } from '../src/events/bus';
 import { CommitOutcomeUnknownError } from '../src/errors';
-import { CommitCutter, startCommitCutter, throughCutter } from './support/commit-cutter';
-import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
+import { CommitCutter, databaseBehindCutter, withOneCut } from './support/commit-cutter';
+import { eachDatabase, freshDatabase, TestDb } from './support/databases';
 import { pending, register } from './support/events';
 import { createChannel, startTestServer, TestServer } from './support/server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A fresh, migrated MySQL database whose pool reaches it through a new cutter. */
-async function databaseBehindCutter(): Promise<{ testDb: TestDb; cutter: CommitCutter }> {
-  const mysql = await freshMysqlDatabase();
-  const cutter = await startCommitCutter(mysql.url);
-  const db = createDb({ databaseUrl: throughCutter(mysql.url, cutter), dataDir: '' });
-  await migrateLatest(db);
-  const testDb: TestDb = {
-    db,
-    drop: async () => {
-      await db.destroy();
-      await cutter.close();
-      await mysql.drop();
-    },
-  };
-  return { testDb, cutter };
-}
 
 eachDatabase('a connection lost during COMMIT', (dialect) => {
   it('never consults the witness of a transaction whose COMMIT was answered', async () => {
@@ -86,26 +67,25 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       const off = onInvalidation(db, (inv) => published.push(inv));
       const hooks: string[] = [];
       let runs = 0;
-      cutter.arm();
-      const cutsBefore = cutter.cuts;
-      const result = await inTransaction(db, async (tx) => {
-        runs++;
-        await tx.trx('dm_groups').insert({ huddle_hash: 'witnessed', group_size: 1 });
-        tx.afterCommit(() => hooks.push('ran'));
-        tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'witnessed' })).length > 0);
-        // One witness speaks for the transaction: a second is not asked.
-        tx.witness(async () => {
-          hooks.push('second witness');
-          return false;
-        });
-        // Recoveries run once the commit is confirmed, before the after-commit hooks.
-        tx.afterLostCommit(async () => {
-          hooks.push('recovered');
-        });
-        return 'saved';
-      });
+      const result = await withOneCut(cutter, 'arm', () =>
+        inTransaction(db, async (tx) => {
+          runs++;
+          await tx.trx('dm_groups').insert({ huddle_hash: 'witnessed', group_size: 1 });
+          tx.afterCommit(() => hooks.push('ran'));
+          tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'witnessed' })).length > 0);
+          // One witness speaks for the transaction: a second is not asked.
+          tx.witness(async () => {
+            hooks.push('second witness');
+            return false;
+          });
+          // Recoveries run once the commit is confirmed, before the after-commit hooks.
+          tx.afterLostCommit(async () => {
+            hooks.push('recovered');
+          });
+          return 'saved';
+        }),
+      );
       off();
-      expect(cutter.cuts - cutsBefore).toBe(1);
       expect([result, runs, hooks]).toEqual(['saved', 1, ['recovered', 'ran']]);
       expect(await db('dm_groups').where({ huddle_hash: 'witnessed' }).count({ n: '*' })).toEqual([{ n: 1 }]);
       // Not the everything-flush of an unknown outcome.
@@ -141,17 +121,16 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       const off = onInvalidation(db, (inv) => published.push(inv));
       const hooks: string[] = [];
       let runs = 0;
-      cutter.dropBeforeNextCommit();
-      const cutsBefore = cutter.cuts;
-      const result = await inTransaction(db, async (tx) => {
-        runs++;
-        await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, 1)', ['never sent']);
-        tx.afterCommit(() => hooks.push('ran'));
-        tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'never sent' })).length > 0);
-        return 'saved';
-      });
+      const result = await withOneCut(cutter, 'dropBeforeNextCommit', () =>
+        inTransaction(db, async (tx) => {
+          runs++;
+          await pipelineWrite(tx.trx, 'INSERT INTO dm_groups (huddle_hash, group_size) VALUES (?, 1)', ['never sent']);
+          tx.afterCommit(() => hooks.push('ran'));
+          tx.witness(async (fresh) => (await fresh('dm_groups').where({ huddle_hash: 'never sent' })).length > 0);
+          return 'saved';
+        }),
+      );
       off();
-      expect(cutter.cuts - cutsBefore).toBe(1);
       expect([result, runs, hooks]).toEqual(['saved', 2, ['ran']]);
       expect(await db('dm_groups').where({ huddle_hash: 'never sent' }).count({ n: '*' })).toEqual([{ n: 1 }]);
       expect(published).not.toContainEqual({ kind: 'all' });
@@ -206,10 +185,9 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
     it('succeeds when the message was saved, and the other subscriber gets it as an event', async () => {
       const { owner, member } = t.cast;
       const client = await register(t, member, { event_types: ['message'] });
-      cutter.arm();
-      const cutsBefore = cutter.cuts;
-      const res = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'saved despite the cut' });
-      expect(cutter.cuts - cutsBefore).toBe(1);
+      const res = await withOneCut(cutter, 'arm', () =>
+        t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'saved despite the cut' }),
+      );
       expect(res.status).toBe(200);
       const events = await pending(t, client);
       expect(events.map((e) => [e.type, e.message?.id])).toEqual([['message', res.body.id]]);
@@ -222,10 +200,9 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       // Not the channel's first message (that one asks for its id before COMMIT): the whole send is one packet.
       expect((await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'before' })).status).toBe(200);
       const client = await register(t, member, { event_types: ['message'] });
-      cutter.arm();
-      const cutsBefore = cutter.cuts;
-      const res = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'one packet, cut' });
-      expect(cutter.cuts - cutsBefore).toBe(1);
+      const res = await withOneCut(cutter, 'arm', () =>
+        t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'cut', content: 'one packet, cut' }),
+      );
       expect(res.status).toBe(200);
       const stored = await t.ctx.db('messages').where({ content: 'one packet, cut' }).pluck('id');
       expect(stored).toEqual([res.body.id]);
@@ -239,10 +216,9 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       const client = await register(t, member, { event_types: ['message'] });
       const ids: number[] = [];
       for (const n of [1, 2, 3]) {
-        cutter.dropBeforeNextCommit();
-        const cutsBefore = cutter.cuts;
-        const res = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'dead', content: `dropped ${n}` });
-        expect(cutter.cuts - cutsBefore).toBe(1);
+        const res = await withOneCut(cutter, 'dropBeforeNextCommit', () =>
+          t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'dead', content: `dropped ${n}` }),
+        );
         expect(res.status).toBe(200);
         expect(
           await t.ctx
@@ -261,15 +237,14 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       const sent = await t.api.post('/messages', owner, { type: 'stream', to: 'general', topic: 'moving', content: 'to be moved' });
       expect(sent.status).toBe(200);
       const client = await register(t, member, { event_types: ['message', 'update_message'] });
-      cutter.arm();
-      const cutsBefore = cutter.cuts;
-      const res = await t.api.patch(`/messages/${sent.body.id}`, owner, {
-        topic: 'moved',
-        propagate_mode: 'change_all',
-        send_notification_to_old_thread: true,
-        send_notification_to_new_thread: true,
-      });
-      expect(cutter.cuts - cutsBefore).toBe(1);
+      const res = await withOneCut(cutter, 'arm', () =>
+        t.api.patch(`/messages/${sent.body.id}`, owner, {
+          topic: 'moved',
+          propagate_mode: 'change_all',
+          send_notification_to_old_thread: true,
+          send_notification_to_new_thread: true,
+        }),
+      );
       expect(res.status).toBe(200);
       // Both notices are stored: the new thread's (the witness that decides) and the old thread's (found by its row after).
       const notices = (await t.ctx.db('messages').where('id', '>', sent.body.id).orderBy('id').select('id', 'topic')).map((r) => [

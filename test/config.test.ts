@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, SETTINGS } from '../src/config';
 import { ConfigError } from '../src/config-checks';
-
-const ROOT = path.join(__dirname, '..');
+import { runServerToExit } from './support/server-process';
 
 /** Each refused value and the one line the operator reads. */
 const REFUSED: Array<[Record<string, string>, string]> = [
@@ -108,24 +106,14 @@ describe('configuration', () => {
     });
   });
 
-  /** The server as `make run` starts it, from source (test/support/register-ts.js). */
-  function startWith(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  /** The server as `make run` starts it, from source, with these settings: a start that must fail. */
+  async function startWith(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-config-'));
-    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')], {
-      cwd: ROOT,
-      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: '', DATA_DIR: dataDir, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    return new Promise((resolve) =>
-      child.once('exit', (code) => {
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        resolve({ code, stdout, stderr });
-      }),
-    );
+    try {
+      return await runServerToExit({ DATA_DIR: dataDir, ...env });
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   }
 
   it('a server started with a bad setting prints one line naming it and exits 1', async () => {

@@ -1,46 +1,16 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { loadConfig } from '../src/config';
-import { startServerProcess } from './support/server-process';
-
 /**
  * The server as an operator meets it: what a start prints (the owner's API
  * key only when the organization is created), what a failed start prints
  * (one line naming the cause, exit status 1), and a stop that ends in exit
  * even when nobody reads the process's output any more.
  */
-const ROOT = path.join(__dirname, '..');
-
-/** `node src/main.ts` as startServerProcess runs it, for starts expected to fail or to be watched closely. */
-function spawnServer(env: Record<string, string>) {
-  const inherited = { ...process.env };
-  delete inherited.EXTERNAL_URL;
-  return spawn(process.execPath, ['-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...inherited, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: '', RATE_LIMITS: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-/** Runs a start that must fail: its exit status and everything it wrote. */
-function failedStart(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnServer(env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config';
+import { runServerToExit, spawnServer, startServerProcess } from './support/server-process';
 
 function get(url: string, auth?: { email: string; apiKey: string }): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
@@ -121,7 +91,7 @@ describe('starting and stopping the server process', () => {
   });
 
   it('fails in one line naming an unreachable database, without its password', async () => {
-    const { code, stdout, stderr } = await failedStart({
+    const { code, stdout, stderr } = await runServerToExit({
       DATA_DIR: tempDir(),
       DATABASE_URL: 'mysql://parley:s3cret-pw@127.0.0.1:1/parley',
     });
@@ -138,7 +108,7 @@ describe('starting and stopping the server process', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const { code, stderr } = await failedStart({ DATA_DIR: tempDir(), PORT: String(port) });
+      const { code, stderr } = await runServerToExit({ DATA_DIR: tempDir(), PORT: String(port) });
       expect(code).toBe(1);
       expect(stderr).toBe(`Parley failed to start: 127.0.0.1:${port} is already in use; stop what listens there or set PORT\n`);
     } finally {

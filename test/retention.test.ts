@@ -1,4 +1,3 @@
-import path from 'node:path';
 import {
   firstRetentionRunMs,
   retentionHolder,
@@ -7,17 +6,15 @@ import {
   runRetention,
   startRetentionArchiver,
 } from '../src/actions/retention';
-import type { AppContext } from '../src/context';
-import { inTransaction } from '../src/db/transaction';
 import { getArchivedMessages } from '../src/queries/archive';
-import { getLease, takeLease } from '../src/queries/leases';
+import { getLease } from '../src/queries/leases';
 import { ManualClock, until } from './support/clock';
 import { runCli } from './support/cli';
 import { eachDatabase } from './support/databases';
 import { pending, register, sendDirect, sendToChannel } from './support/events';
-import { newInstance, type Instance } from './support/instances';
-import { createChannel, startTestServer, TestServer } from './support/server';
-import { copyMysqlTemplate, copySqliteTemplate } from './support/template-databases';
+import type { Instance } from './support/instances';
+import { holdLeaseElsewhere, retentionRun, startRetentionServer, type RetentionContext } from './support/retention';
+import { createChannel, TestServer } from './support/server';
 
 const DAY = 86_400;
 const BATCH = 3;
@@ -32,11 +29,7 @@ eachDatabase('message retention', (dialect) => {
   let forever: { id: number; recipient_id: number };
 
   beforeAll(async () => {
-    // A database the CLI can open too (DATA_DIR / DATABASE_URL), as an operator's.
-    instance = await newInstance(dialect);
-    if (instance.databaseUrl) await copyMysqlTemplate(instance.databaseUrl);
-    else await copySqliteTemplate(path.join(instance.dataDir, 'parley.sqlite3'));
-    t = await startTestServer(dialect, { db: instance.open(), drop: () => instance.drop() }, { config: { retentionBatchSize: BATCH } });
+    ({ instance, t } = await startRetentionServer(dialect, BATCH));
     const { owner, admin, moderator, member, guest, bot } = t.cast;
     const everyone = [owner, admin, moderator, member, guest, bot];
     short = await createChannel(t, 'short', everyone);
@@ -74,7 +67,7 @@ eachDatabase('message retention', (dialect) => {
   const inChannel = (name: string, content: string, topic = 'old things') => sendToChannel(t, t.cast.member, name, topic, content);
   const live = async (ids: number[]) =>
     ((await t.ctx.db('messages').whereIn('id', ids).orderBy('id').pluck('id')) as unknown[]).map(Number);
-  const run = (ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'> = t.ctx, holder = 'node-a:1:test') => runRetention(ctx, { holder });
+  const run = (ctx: RetentionContext = t.ctx, holder?: string) => retentionRun(ctx, holder);
 
   /** No policy, and what earlier tests left made new: each test counts only its own messages. */
   beforeEach(async () => {
@@ -196,14 +189,8 @@ eachDatabase('message retention', (dialect) => {
   it('lets one process archive at a time: a held lease makes another skip until it lapses', async () => {
     await policies(null, { short: 30 });
     const ids = [await aged(40, () => inChannel('short', 'leased 1')), await aged(40, () => inChannel('short', 'leased 2'))];
-    const clock = new ManualClock();
-    const other = { ...t.ctx, clock };
     // Another node holds the lease (it is archiving, or died while it was).
-    expect(
-      await inTransaction(t.ctx.db, (tx) =>
-        takeLease(tx.trx, RETENTION_LEASE, 'node-b:9:x', clock.now(), clock.now() + RETENTION_LEASE_MS),
-      ),
-    ).toBe(true);
+    const { clock, other } = await holdLeaseElsewhere(t);
     expect(await run(other)).toEqual({ ran: false, archived: 0, batches: 0, ...NO_VACUUM, interrupted: false });
     expect(await live(ids)).toEqual(ids);
     clock.advance(RETENTION_LEASE_MS + 1);

@@ -7,6 +7,10 @@ export interface Reply {
   ms: number;
 }
 
+/** A request body: URL-encoded fields, or a multipart body with its boundary. */
+export type RequestBody = { form: Record<string, string> } | { multipart: Buffer; boundary: string };
+
+/** A request with URL-encoded fields (when given), answered within 90 s. */
 export function request(
   agent: http.Agent,
   port: number,
@@ -15,8 +19,35 @@ export function request(
   auth: string | null,
   form?: Record<string, string>,
 ): Promise<Reply> {
+  return requestWith(agent, port, method, pathAndQuery, auth, form && { form }, 90_000);
+}
+
+/**
+ * A request to 127.0.0.1:`port`, its answer parsed as JSON when it is JSON.
+ * Fails when no answer comes within `timeoutMs`, or the connection fails,
+ * with an error naming the method and path.
+ */
+export function requestWith(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  pathAndQuery: string,
+  auth: string | null,
+  body: RequestBody | undefined,
+  timeoutMs: number,
+): Promise<Reply> {
+  let payload: Buffer | undefined;
+  let type: string | undefined;
+  if (body && 'form' in body) {
+    const form = new URLSearchParams(body.form).toString();
+    if (form) payload = Buffer.from(form);
+    type = 'application/x-www-form-urlencoded';
+  } else if (body) {
+    payload = body.multipart;
+    type = `multipart/form-data; boundary=${body.boundary}`;
+  }
+  const what = `${method} ${pathAndQuery.split('?')[0]}`;
   return new Promise((resolve, reject) => {
-    const body = form ? new URLSearchParams(form).toString() : undefined;
     const t0 = process.hrtime.bigint();
     const req = http.request(
       {
@@ -27,9 +58,9 @@ export function request(
         agent,
         headers: {
           ...(auth ? { authorization: auth } : {}),
-          ...(body ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
+          ...(payload ? { 'content-type': type, 'content-length': payload.length } : {}),
         },
-        timeout: 90_000,
+        timeout: timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -44,12 +75,12 @@ export function request(
           }
           resolve({ status: res.statusCode ?? 0, body: parsed, ms: Number(process.hrtime.bigint() - t0) / 1e6 });
         });
+        res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${pathAndQuery}: timed out`)));
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs / 1000} s`)));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(`${what}: ${err.message}${err.code ? ` (${err.code})` : ''}`)));
+    req.end(payload);
   });
 }
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { AppContext } from '../context';
-import { inTransaction } from '../db/transaction';
+import { inTransaction, type Tx } from '../db/transaction';
 import { ArchiveType } from '../queries/archive';
 import { getChannelById } from '../queries/channels';
 import { releaseLease, renewLease, takeLease } from '../queries/leases';
@@ -78,6 +78,9 @@ export interface RetentionOptions {
 
 class LeaseLost extends Error {}
 
+/** What a run of the archiver uses of the application's context. */
+type RetentionContext = Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>;
+
 /** A name for this process in the lease: node, host, process id, and a random part (two runs of one process differ). */
 export function retentionHolder(nodeId: string | null): string {
   return `${nodeId ?? os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
@@ -89,10 +92,7 @@ export function retentionHolder(nodeId: string | null): string {
  * by batch, vacuums the archive past its grace period batch by batch, then
  * gives the lease up.
  */
-export async function runRetention(
-  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
-  opts: RetentionOptions,
-): Promise<RetentionRun> {
+export async function runRetention(ctx: RetentionContext, opts: RetentionOptions): Promise<RetentionRun> {
   const { holder } = opts;
   const started = ctx.clock.now();
   const taken = await inTransaction(ctx.db, (tx) => takeLease(tx.trx, RETENTION_LEASE, holder, started, started + RETENTION_LEASE_MS));
@@ -111,11 +111,13 @@ export async function runRetention(
     const nowSeconds = Math.floor(started / 1000);
     const [channels, realms] = await Promise.all([listChannelRetention(ctx.db), listRealmRetention(ctx.db)]);
     for (const policy of channels) {
-      if (!(await drain(ctx, opts, run, (now) => archiveChannelBatch(ctx, opts, policy, nowSeconds - policy.days * 86_400, now)))) break;
+      const select = expiredInChannel(ctx, policy, nowSeconds - policy.days * 86_400);
+      if (!(await drain(ctx, opts, run, (now) => archiveBatch(ctx, opts, policy.realmId, now, select)))) break;
     }
     if (!run.interrupted) {
       for (const policy of realms) {
-        if (!(await drain(ctx, opts, run, (now) => archiveDirectBatch(ctx, opts, policy, nowSeconds - policy.days * 86_400, now)))) break;
+        const select = expiredDirect(ctx, policy, nowSeconds - policy.days * 86_400);
+        if (!(await drain(ctx, opts, run, (now) => archiveBatch(ctx, opts, policy.realmId, now, select)))) break;
       }
     }
     if (!run.interrupted) {
@@ -190,59 +192,70 @@ async function keepLease(ctx: Pick<AppContext, 'clock'>, trx: Parameters<typeof 
   if (!(await renewLease(trx, RETENTION_LEASE, holder, now + RETENTION_LEASE_MS))) throw new LeaseLost();
 }
 
-/** One transaction: the channel's oldest expired messages, one delete_message per topic. */
-async function archiveChannelBatch(
-  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
+/** A batch's expired messages, as the conversations that each hear one delete_message. */
+interface ExpiredBatch {
+  selected: number;
+  conversations: ArchivedConversation[];
+}
+
+/** Reads a batch's expired messages in its transaction; null when none is left to archive. */
+type ExpiredSelection = (trx: Tx['trx']) => Promise<ExpiredBatch | null>;
+
+/** One transaction under the lease: what `select` reads in it moves to the archive. */
+async function archiveBatch(
+  ctx: RetentionContext,
   opts: RetentionOptions,
-  policy: ChannelRetention,
-  before: number,
+  realmId: number,
   now: number,
+  select: ExpiredSelection,
 ): Promise<{ selected: number; archived: number }> {
   return inTransaction(ctx.db, async (tx) => {
     await keepLease(ctx, tx.trx, opts.holder);
-    const rows = await listExpiredChannelMessages(tx.trx, policy.recipientId, before, ctx.config.retentionBatchSize);
-    if (rows.length === 0) return { selected: 0, archived: 0 };
-    // Read in the transaction: the previous batch may have moved first_message_id.
-    const channel = await getChannelById(tx.trx, policy.realmId, policy.channelId);
-    if (!channel) return { selected: 0, archived: 0 };
-    const byTopic = new Map<string, number[]>();
-    for (const r of rows) byTopic.set(r.topic_key, [...(byTopic.get(r.topic_key) ?? []), r.id]);
-    const conversations: ArchivedConversation[] = [...byTopic].map(([topicKey, ids]) => ({ channel, topicKey, ids }));
+    const batch = await select(tx.trx);
+    if (!batch) return { selected: 0, archived: 0 };
     const archived = await archiveConversationsInTx(tx, ctx.bus, {
-      realmId: policy.realmId,
-      conversations,
+      realmId,
+      conversations: batch.conversations,
       archiveType: ArchiveType.RETENTION_POLICY,
       now,
       actingUserId: null,
     });
-    return { selected: rows.length, archived };
+    return { selected: batch.selected, archived };
   });
 }
 
-/** One transaction: the organization's oldest expired direct messages, one delete_message per conversation. */
-async function archiveDirectBatch(
-  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'config'>,
-  opts: RetentionOptions,
-  policy: RealmRetention,
-  before: number,
-  now: number,
-): Promise<{ selected: number; archived: number }> {
-  return inTransaction(ctx.db, async (tx) => {
-    await keepLease(ctx, tx.trx, opts.holder);
-    const rows = await listExpiredDirectMessages(tx.trx, policy.realmId, before, ctx.config.retentionBatchSize);
-    if (rows.length === 0) return { selected: 0, archived: 0 };
-    const byConversation = new Map<number, number[]>();
-    for (const r of rows) byConversation.set(r.recipient_id, [...(byConversation.get(r.recipient_id) ?? []), r.id]);
-    const conversations: ArchivedConversation[] = [...byConversation.values()].map((ids) => ({ channel: null, topicKey: '', ids }));
-    const archived = await archiveConversationsInTx(tx, ctx.bus, {
-      realmId: policy.realmId,
-      conversations,
-      archiveType: ArchiveType.RETENTION_POLICY,
-      now,
-      actingUserId: null,
-    });
-    return { selected: rows.length, archived };
-  });
+/** Message ids by the conversation `keyOf` names, in the order the conversations first come. */
+function idsBy<K, R extends { id: number }>(rows: readonly R[], keyOf: (row: R) => K): Map<K, number[]> {
+  const groups = new Map<K, number[]>();
+  for (const r of rows) {
+    const ids = groups.get(keyOf(r));
+    if (ids) ids.push(r.id);
+    else groups.set(keyOf(r), [r.id]);
+  }
+  return groups;
+}
+
+/** Selects the channel's oldest expired messages, one conversation (one delete_message) per topic. */
+function expiredInChannel(ctx: RetentionContext, policy: ChannelRetention, before: number): ExpiredSelection {
+  return async (trx) => {
+    const rows = await listExpiredChannelMessages(trx, policy.recipientId, before, ctx.config.retentionBatchSize);
+    if (rows.length === 0) return null;
+    // Read in the transaction: the previous batch may have moved first_message_id.
+    const channel = await getChannelById(trx, policy.realmId, policy.channelId);
+    if (!channel) return null;
+    const byTopic = idsBy(rows, (r) => r.topic_key);
+    return { selected: rows.length, conversations: [...byTopic].map(([topicKey, ids]) => ({ channel, topicKey, ids })) };
+  };
+}
+
+/** Selects the organization's oldest expired direct messages, one conversation (one delete_message) per recipient. */
+function expiredDirect(ctx: RetentionContext, policy: RealmRetention, before: number): ExpiredSelection {
+  return async (trx) => {
+    const rows = await listExpiredDirectMessages(trx, policy.realmId, before, ctx.config.retentionBatchSize);
+    if (rows.length === 0) return null;
+    const byConversation = idsBy(rows, (r) => r.recipient_id);
+    return { selected: rows.length, conversations: [...byConversation.values()].map((ids) => ({ channel: null, topicKey: '', ids })) };
+  };
 }
 
 /**

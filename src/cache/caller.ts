@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Invalidation } from '../ports/invalidation';
 import { findUserByApiKey } from '../queries/auth';
 import type { UserRow } from '../queries/rows';
-import { InvalidatingCache } from './invalidating-cache';
+import { RowCache } from './row-cache';
 
 /**
  * What authentication reads about a caller: the account and what permission
@@ -27,15 +27,9 @@ const PER_REQUEST = new Set(['realm_string_id', 'host_realm_exists', 'root_realm
  * users' memberships at once). An unknown key is never stored: every
  * attempt with it reads the database, as before.
  */
-export class CallerCache {
-  readonly cache: InvalidatingCache<string, CachedCaller>;
-
-  constructor(
-    private readonly db: Knex,
-    max: number,
-    ttlMs: number,
-  ) {
-    this.cache = new InvalidatingCache('callers', max, ttlMs);
+export class CallerCache extends RowCache<string, CachedCaller> {
+  constructor(db: Knex, max: number, ttlMs: number) {
+    super(db, 'callers', max, ttlMs, (c) => c.user.realm_id);
   }
 
   /** The caller holding exactly this key (active or not), or undefined. */
@@ -56,12 +50,10 @@ export class CallerCache {
     });
   }
 
-  apply(inv: Invalidation): void {
+  protected drop(inv: Invalidation): void {
     if (inv.kind === 'user') {
       const ids = new Set(inv.userIds);
       this.cache.deleteWhere((_, c) => ids.has(c.user.id));
-    } else if (inv.kind === 'realm') {
-      this.cache.deleteWhere((_, c) => c.user.realm_id === inv.realmId);
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Invalidation } from '../ports/invalidation';
 import { type ChannelRow, getChannelForSending, listChannelsForSending } from '../queries/channels';
-import { InvalidatingCache } from './invalidating-cache';
+import { RowCache } from './row-cache';
 
 export interface ChannelToSend {
   channel: ChannelRow;
@@ -16,15 +16,9 @@ export interface ChannelToSend {
  * users.ts say so where they write) and by its organization's. A channel
  * not found is not stored.
  */
-export class ChannelCache {
-  readonly cache: InvalidatingCache<string, ChannelToSend>;
-
-  constructor(
-    private readonly db: Knex,
-    max: number,
-    ttlMs: number,
-  ) {
-    this.cache = new InvalidatingCache('channels', max, ttlMs);
+export class ChannelCache extends RowCache<string, ChannelToSend> {
+  constructor(db: Knex, max: number, ttlMs: number) {
+    super(db, 'channels', max, ttlMs, (c) => c.channel.realm_id);
   }
 
   forSending(realmId: number, to: number | string): Promise<ChannelToSend | undefined> {
@@ -50,12 +44,10 @@ export class ChannelCache {
     return new Map([...found.values()].map((c) => [c.channel.id, c]));
   }
 
-  apply(inv: Invalidation): void {
+  protected drop(inv: Invalidation): void {
     if (inv.kind === 'channel') {
       const ids = new Set(inv.channelIds);
       this.cache.deleteWhere((_, c) => ids.has(c.channel.id));
-    } else if (inv.kind === 'realm') {
-      this.cache.deleteWhere((_, c) => c.channel.realm_id === inv.realmId);
     }
   }
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Invalidation } from '../ports/invalidation';
 import type { ProfileValueRow } from '../queries/profile-fields';
 import { getOwnUserExtras } from '../queries/users';
-import { InvalidatingCache } from './invalidating-cache';
+import { RowCache } from './row-cache';
 
 /** What GET /users/me adds to the caller's row. */
 export interface OwnUserExtras {
@@ -26,15 +26,9 @@ export interface OwnUserExtras {
  * recipients' entries, so a user who keeps receiving messages reads the
  * database each time; the cache pays for itself on the many reads between.
  */
-export class OwnUserCache {
-  readonly cache: InvalidatingCache<number, OwnUserExtras>;
-
-  constructor(
-    private readonly db: Knex,
-    max: number,
-    ttlMs: number,
-  ) {
-    this.cache = new InvalidatingCache('own-users', max, ttlMs);
+export class OwnUserCache extends RowCache<number, OwnUserExtras> {
+  constructor(db: Knex, max: number, ttlMs: number) {
+    super(db, 'own-users', max, ttlMs, (e) => e.realmId);
   }
 
   async get(user: { id: number; realm_id: number }): Promise<OwnUserExtras> {
@@ -45,13 +39,11 @@ export class OwnUserCache {
     return found!;
   }
 
-  apply(inv: Invalidation): void {
+  protected drop(inv: Invalidation): void {
     if (inv.kind === 'received' || inv.kind === 'user') {
       const ids = inv.userIds;
       if (ids === 'all') this.cache.clear();
       else for (const id of ids) this.cache.delete(id);
-    } else if (inv.kind === 'realm') {
-      this.cache.deleteWhere((_, e) => e.realmId === inv.realmId);
     }
   }
 }

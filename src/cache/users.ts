@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Invalidation } from '../ports/invalidation';
 import { getUsersByIds } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
-import { InvalidatingCache } from './invalidating-cache';
+import { RowCache } from './row-cache';
 
 /** User rows by id, as message pages and event polls read their senders and participants. */
 export type UserLookup = (ids: Iterable<number>) => Promise<Map<number, UserRow>>;
@@ -20,17 +20,12 @@ export type UserLookup = (ids: Iterable<number>) => Promise<Map<number, UserRow>
  * exact except last_active_time, which only SQL reads. Frozen: a reader that
  * tried to change a shared row would fail loudly.
  */
-export class UserCache {
-  readonly cache: InvalidatingCache<number, UserRow>;
+export class UserCache extends RowCache<number, UserRow> {
   /** The lookup as a function, for code that is handed one (src/access/message-dicts.ts). */
   readonly lookup: UserLookup;
 
-  constructor(
-    private readonly db: Knex,
-    max: number,
-    ttlMs: number,
-  ) {
-    this.cache = new InvalidatingCache('users', max, ttlMs);
+  constructor(db: Knex, max: number, ttlMs: number) {
+    super(db, 'users', max, ttlMs, (u) => u.realm_id);
     this.lookup = (ids) => this.getMany(ids);
   }
 
@@ -42,11 +37,7 @@ export class UserCache {
     });
   }
 
-  apply(inv: Invalidation): void {
-    if (inv.kind === 'user') {
-      for (const id of inv.userIds) this.cache.delete(id);
-    } else if (inv.kind === 'realm') {
-      this.cache.deleteWhere((_, u) => u.realm_id === inv.realmId);
-    }
+  protected drop(inv: Invalidation): void {
+    if (inv.kind === 'user') for (const id of inv.userIds) this.cache.delete(id);
   }
 }

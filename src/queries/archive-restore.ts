@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
 import { invalidates } from '../db/invalidations';
 import { messageSearchTerms } from '../domain/search';
-import { ARCHIVE_CHUNK, EDIT_COLUMNS, marks, MESSAGE_COLUMNS, quoted, REACTION_COLUMNS } from './archive';
+import { ARCHIVE_CHUNK, ARCHIVED_CHILD_TABLES, marks, MESSAGE_COLUMNS, quoted } from './archive';
 import { insertRows } from './ids';
 import { rawRows } from './rows';
 import { insertSearchRows } from './search-index';
@@ -31,6 +31,16 @@ export interface ArchiveTransactionRow {
   messages: number;
 }
 
+/** archive_transactions with the count of its archived messages, as the drivers answer (booleans 0/1, a count maybe a string). */
+interface ArchiveTransactionDbRow {
+  id: number;
+  realm_id: number;
+  type: number;
+  timestamp: number;
+  restored: number | boolean;
+  messages: number | string;
+}
+
 /**
  * The unrestored archive transactions of an organization, oldest first, of
  * one type (or all), archived at or after `since` and before `before` (UNIX
@@ -54,7 +64,7 @@ export async function listArchiveTransactions(
   if (f.since !== undefined) qb.where('t.timestamp', '>=', f.since);
   if (f.before !== undefined) qb.where('t.timestamp', '<', f.before);
   if (f.recipientId !== undefined) qb.where('am.recipient_id', f.recipientId);
-  return rawRows<Record<string, unknown>>(await qb).map((r) => ({
+  return rawRows<ArchiveTransactionDbRow>(await qb).map((r) => ({
     id: Number(r.id),
     realm_id: Number(r.realm_id),
     type: Number(r.type),
@@ -82,6 +92,17 @@ export async function settleArchiveTransaction(q: Q, transactionId: number, at: 
   if (!left) await q('archive_transactions').where({ id: transactionId }).update({ restored: true, restored_at: at });
 }
 
+/** What restoring reads of an archived message itself (the rest is copied by statements). */
+interface ArchivedToRestoreRow {
+  id: number;
+  realm_id: number;
+  recipient_id: number;
+  topic: string;
+  content: string;
+  /** [[user_id, flags], ...] as JSON text. */
+  user_messages: string;
+}
+
 /**
  * Moves these archived messages back into the live tables with what was
  * archived with them, and out of the archive. Upload links come back only
@@ -97,7 +118,7 @@ export async function restoreArchivedMessages(
   const restored: Array<{ id: number; realm_id: number; recipient_id: number }> = [];
   for (let i = 0; i < ids.length; i += ARCHIVE_CHUNK) {
     const slice = ids.slice(i, i + ARCHIVE_CHUNK);
-    const rows = rawRows<Record<string, unknown>>(
+    const rows = rawRows<ArchivedToRestoreRow>(
       await q('archived_messages').whereIn('id', slice).select('id', 'realm_id', 'recipient_id', 'topic', 'content', 'user_messages'),
     );
     if (rows.length === 0) continue;
@@ -115,7 +136,11 @@ export async function restoreArchivedMessages(
     );
     // The topic key is the lower-cased topic as JavaScript lower-cases it (SQLite's LOWER knows ASCII only).
     const byTopic = new Map<string, number[]>();
-    for (const r of rows) byTopic.set(String(r.topic), [...(byTopic.get(String(r.topic)) ?? []), Number(r.id)]);
+    for (const r of rows) {
+      const topicIds = byTopic.get(String(r.topic));
+      if (topicIds) topicIds.push(Number(r.id));
+      else byTopic.set(String(r.topic), [Number(r.id)]);
+    }
     for (const [topic, topicIds] of byTopic) {
       if (topic.toLowerCase() !== '') await q('messages').whereIn('id', topicIds).update({ topic_key: topic.toLowerCase() });
     }
@@ -133,40 +158,32 @@ export async function restoreArchivedMessages(
     // Old ids, likely below their users' unread horizons: unread rows need their side rows (ADR 0024).
     await insertUnreadRowsOfMessages(q, found);
 
-    await q.raw(
-      ident(
-        `INSERT INTO reactions (${quoted(REACTION_COLUMNS)}) SELECT ${quoted(REACTION_COLUMNS)} FROM archived_reactions WHERE message_id IN (${foundList})`,
-      ),
-      found,
-    );
-    await q.raw(
-      ident(
-        `INSERT INTO message_edits (${quoted(EDIT_COLUMNS)}) SELECT ${quoted(EDIT_COLUMNS)} FROM archived_message_edits WHERE message_id IN (${foundList})`,
-      ),
-      found,
-    );
-    await q.raw(
-      `INSERT INTO submessages (id, message_id, sender_id, msg_type, content) SELECT id, message_id, sender_id, msg_type, content FROM archived_submessages WHERE message_id IN (${foundList})`,
-      found,
-    );
-    await q.raw(
-      `INSERT INTO attachment_messages (attachment_id, message_id)
-       SELECT aam.attachment_id, aam.message_id FROM archived_attachment_messages aam
-       JOIN attachments a ON a.id = aam.attachment_id WHERE aam.message_id IN (${foundList})`,
-      found,
-    );
+    for (const { live, archived, columns, restoreJoin } of ARCHIVED_CHILD_TABLES) {
+      await q.raw(
+        ident(
+          `INSERT INTO ${live} (${quoted(columns)}) SELECT ${quoted(columns, 't.')} FROM ${archived} t ${restoreJoin ?? ''} WHERE t.message_id IN (${foundList})`,
+        ),
+        found,
+      );
+    }
     await insertSearchRows(
       q,
       rows.flatMap((r) => messageSearchTerms(String(r.topic), String(r.content)).map((t) => [t, Number(r.id)] as const)),
     );
 
-    for (const table of ['archived_reactions', 'archived_message_edits', 'archived_submessages', 'archived_attachment_messages'])
-      await q(table).whereIn('message_id', found).del();
+    for (const { archived } of ARCHIVED_CHILD_TABLES) await q(archived).whereIn('message_id', found).del();
     await q('archived_messages').whereIn('id', found).del();
     invalidates(q, { kind: 'received', userIds: [...userIds] });
     for (const r of rows) restored.push({ id: Number(r.id), realm_id: Number(r.realm_id), recipient_id: Number(r.recipient_id) });
   }
   return restored;
+}
+
+interface ChannelFirstMessageRow {
+  id: number;
+  realm_id: number;
+  recipient_id: number;
+  first_message_id: number | null;
 }
 
 /**
@@ -176,7 +193,7 @@ export async function restoreArchivedMessages(
  */
 export async function lowerFirstMessageIds(q: Q, recipientIds: readonly number[]): Promise<number[]> {
   const changed: number[] = [];
-  const channels = rawRows<Record<string, unknown>>(
+  const channels = rawRows<ChannelFirstMessageRow>(
     await q('channels')
       .whereIn('recipient_id', [...recipientIds])
       .select('id', 'realm_id', 'recipient_id', 'first_message_id'),

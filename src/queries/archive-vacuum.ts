@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ARCHIVE_CHUNK } from './archive';
+import { ARCHIVE_CHUNK, ARCHIVED_CHILD_TABLES } from './archive';
 
 type Q = Knex | Knex.Transaction;
 
@@ -14,7 +14,7 @@ type Q = Knex | Knex.Transaction;
  */
 
 /** The archive tables keyed by message id, emptied before archived_messages. */
-const ARCHIVED_CHILDREN = ['archived_reactions', 'archived_message_edits', 'archived_submessages', 'archived_attachment_messages'] as const;
+const ARCHIVED_CHILDREN = ARCHIVED_CHILD_TABLES.map((t) => t.archived);
 
 /** Every organization, by id: each may have archive transactions. */
 export async function listVacuumRealmIds(q: Q): Promise<number[]> {

@@ -39,8 +39,8 @@ export const MESSAGE_COLUMNS = [
   'has_image',
   'has_link',
 ] as const;
-export const REACTION_COLUMNS = ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
-export const EDIT_COLUMNS = [
+const REACTION_COLUMNS = ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'] as const;
+const EDIT_COLUMNS = [
   'id',
   'message_id',
   'user_id',
@@ -52,6 +52,31 @@ export const EDIT_COLUMNS = [
   'prev_stream',
   'stream',
 ] as const;
+
+/**
+ * The tables that hang off a message, each with its archived twin and the
+ * columns copied between them as they are: archiving copies live → archived
+ * (archiveMessages), restoring archived → live (src/queries/archive-restore.ts),
+ * the vacuum empties the archived ones (src/queries/archive-vacuum.ts).
+ */
+export const ARCHIVED_CHILD_TABLES: ReadonlyArray<{
+  live: string;
+  archived: string;
+  columns: readonly string[];
+  /** Restored only where this join finds a row (`t` is the archived row). */
+  restoreJoin?: string;
+}> = [
+  { live: 'reactions', archived: 'archived_reactions', columns: REACTION_COLUMNS },
+  { live: 'message_edits', archived: 'archived_message_edits', columns: EDIT_COLUMNS },
+  { live: 'submessages', archived: 'archived_submessages', columns: ['id', 'message_id', 'sender_id', 'msg_type', 'content'] },
+  {
+    live: 'attachment_messages',
+    archived: 'archived_attachment_messages',
+    columns: ['attachment_id', 'message_id'],
+    // Upload links come back only for uploads that still exist.
+    restoreJoin: 'JOIN attachments a ON a.id = t.attachment_id',
+  },
+];
 
 export const marks = (n: number) => new Array(n).fill('?').join(', ');
 export const quoted = (cols: readonly string[], prefix = '') => cols.map((c) => `${prefix}"${c}"`).join(', ');
@@ -89,29 +114,15 @@ export async function archiveMessages(
       ),
       [archivedAt, archiveType, transactionId, ...slice],
     );
-    await q.raw(
-      ident(
-        `INSERT INTO archived_reactions (${quoted(REACTION_COLUMNS)}) SELECT ${quoted(REACTION_COLUMNS)} FROM reactions WHERE message_id IN (${list})`,
-      ),
-      slice,
-    );
-    await q.raw(
-      ident(
-        `INSERT INTO archived_message_edits (${quoted(EDIT_COLUMNS)}) SELECT ${quoted(EDIT_COLUMNS)} FROM message_edits WHERE message_id IN (${list})`,
-      ),
-      slice,
-    );
-    await q.raw(
-      `INSERT INTO archived_attachment_messages (attachment_id, message_id) SELECT attachment_id, message_id FROM attachment_messages WHERE message_id IN (${list})`,
-      slice,
-    );
-    await q.raw(
-      `INSERT INTO archived_submessages (id, message_id, sender_id, msg_type, content) SELECT id, message_id, sender_id, msg_type, content FROM submessages WHERE message_id IN (${list})`,
-      slice,
-    );
+    for (const { live, archived, columns } of ARCHIVED_CHILD_TABLES) {
+      await q.raw(
+        ident(`INSERT INTO ${archived} (${quoted(columns)}) SELECT ${quoted(columns)} FROM ${live} WHERE message_id IN (${list})`),
+        slice,
+      );
+    }
     // Children first, explicitly: on MariaDB user_messages has no foreign key to cascade
     // (ADR 0020), and the deletes cost the same on both databases where one does.
-    for (const table of ['user_messages', 'reactions', 'message_edits', 'attachment_messages', 'submessages', 'message_search_terms'])
+    for (const table of ['user_messages', ...ARCHIVED_CHILD_TABLES.map((t) => t.live), 'message_search_terms'])
       await q(table).whereIn('message_id', slice).del();
     deleted += await q('messages').whereIn('id', slice).del();
   }
@@ -210,6 +221,15 @@ export interface ArchivedMessage {
   attachment_ids: number[];
 }
 
+/** archived_messages as stored: the recipients' rows are JSON text. */
+type ArchivedMessageRow = Omit<ArchivedMessage, 'user_messages' | 'reactions' | 'edits' | 'attachment_ids'> & { user_messages: string };
+type ArchivedReactionRow = ArchivedMessage['reactions'][number] & { message_id: number };
+type ArchivedEditRow = ArchivedMessage['edits'][number] & { message_id: number };
+interface ArchivedAttachmentLinkRow {
+  attachment_id: number;
+  message_id: number;
+}
+
 /** The archived messages among these ids (four statements), in id order. */
 export async function getArchivedMessages(q: Q, ids: readonly number[]): Promise<ArchivedMessage[]> {
   if (ids.length === 0) return [];
@@ -221,7 +241,7 @@ export async function getArchivedMessages(q: Q, ids: readonly number[]): Promise
     q('archived_attachment_messages').whereIn('message_id', slice).orderBy('attachment_id'),
   ]);
   const num = (v: unknown) => (v == null ? null : Number(v));
-  return rawRows<Record<string, unknown>>(messages).map((m) => {
+  return rawRows<ArchivedMessageRow>(messages).map((m) => {
     const id = Number(m.id);
     const parsed = JSON.parse(String(m.user_messages)) as Array<[number | string, number | string]>;
     return {
@@ -239,7 +259,7 @@ export async function getArchivedMessages(q: Q, ids: readonly number[]): Promise
       archived_at: Number(m.archived_at),
       archive_type: Number(m.archive_type),
       user_messages: parsed.map(([u, f]): [number, number] => [Number(u), Number(f)]).sort((a, b) => a[0] - b[0]),
-      reactions: rawRows<Record<string, unknown>>(reactions)
+      reactions: rawRows<ArchivedReactionRow>(reactions)
         .filter((r) => Number(r.message_id) === id)
         .map((r) => ({
           id: Number(r.id),
@@ -248,7 +268,7 @@ export async function getArchivedMessages(q: Q, ids: readonly number[]): Promise
           emoji_code: String(r.emoji_code),
           reaction_type: String(r.reaction_type),
         })),
-      edits: rawRows<Record<string, unknown>>(edits)
+      edits: rawRows<ArchivedEditRow>(edits)
         .filter((e) => Number(e.message_id) === id)
         .map((e) => ({
           id: Number(e.id),
@@ -258,7 +278,7 @@ export async function getArchivedMessages(q: Q, ids: readonly number[]): Promise
           prev_topic: e.prev_topic == null ? null : String(e.prev_topic),
           topic: e.topic == null ? null : String(e.topic),
         })),
-      attachment_ids: rawRows<Record<string, unknown>>(links)
+      attachment_ids: rawRows<ArchivedAttachmentLinkRow>(links)
         .filter((l) => Number(l.message_id) === id)
         .map((l) => Number(l.attachment_id)),
     };

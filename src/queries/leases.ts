@@ -40,15 +40,21 @@ export async function releaseLease(q: Q, name: string, holder: string): Promise<
   await q('leases').where({ name, holder }).update({ holder: '', expires_at: 0 });
 }
 
+/** A lease's holder ('' when nobody holds it) and expiry (milliseconds). */
+export interface LeaseRow {
+  holder: string;
+  expires_at: number;
+}
+
 /** Who holds the lease and until when (null: nobody ever took it). */
-export async function getLease(q: Q, name: string): Promise<{ holder: string; expires_at: number } | null> {
-  const row = await q('leases').where({ name }).first('holder', 'expires_at');
+export async function getLease(q: Q, name: string): Promise<LeaseRow | null> {
+  const row: LeaseRow | undefined = await q('leases').where({ name }).first('holder', 'expires_at');
   return row ? { holder: String(row.holder), expires_at: Number(row.expires_at) } : null;
 }
 
-async function lockedLease(q: Q, name: string): Promise<{ holder: string; expires_at: number } | null> {
+async function lockedLease(q: Q, name: string): Promise<LeaseRow | null> {
   const qb = q('leases').where({ name }).first('holder', 'expires_at');
   if (dialectOf(q as Knex) === 'mysql') qb.forUpdate();
-  const row = await qb;
+  const row: LeaseRow | undefined = await qb;
   return row ? { holder: String(row.holder), expires_at: Number(row.expires_at) } : null;
 }

@@ -27,10 +27,25 @@ export interface ChannelRetention {
   days: number;
 }
 
+/** The columns the policy lists read. */
+interface RealmRetentionRow {
+  id: number;
+  message_retention_days: number;
+}
+interface ChannelRetentionRow {
+  id: number;
+  realm_id: number;
+  recipient_id: number;
+  /** The channel's own period (NULL: it inherits). */
+  own: number | null;
+  /** Its organization's period. */
+  inherited: number | null;
+}
+
 /** Every organization with a retention period (for direct messages), by id. */
 export async function listRealmRetention(q: Q): Promise<RealmRetention[]> {
   const rows = await q('realms').where('message_retention_days', '>', 0).orderBy('id').select('id', 'message_retention_days');
-  return rawRows<Record<string, unknown>>(rows).map((r) => ({ realmId: Number(r.id), days: Number(r.message_retention_days) }));
+  return rawRows<RealmRetentionRow>(rows).map((r) => ({ realmId: Number(r.id), days: Number(r.message_retention_days) }));
 }
 
 /**
@@ -45,12 +60,32 @@ export async function listChannelRetention(q: Q): Promise<ChannelRetention[]> {
     .orWhere((b) => b.whereNull('c.message_retention_days').andWhere('r.message_retention_days', '>', 0))
     .orderBy('c.id')
     .select('c.id', 'c.realm_id', 'c.recipient_id', 'c.message_retention_days as own', 'r.message_retention_days as inherited');
-  return rawRows<Record<string, unknown>>(rows).map((r) => ({
+  return rawRows<ChannelRetentionRow>(rows).map((r) => ({
     realmId: Number(r.realm_id),
     channelId: Number(r.id),
     recipientId: Number(r.recipient_id),
     days: Number(r.own ?? r.inherited),
   }));
+}
+
+/** An expired channel message, with its topic key. */
+export interface ExpiredChannelMessage {
+  id: number;
+  topic_key: string;
+}
+
+/** An expired direct message, with its conversation. */
+export interface ExpiredDirectMessage {
+  id: number;
+  recipient_id: number;
+}
+
+/** The oldest `limit` messages (`messages as m`) sent before `before` (UNIX seconds), oldest first. */
+function oldestBefore(q: Q, before: number, limit: number): Knex.QueryBuilder {
+  return q('messages as m')
+    .where('m.date_sent', '<', before)
+    .orderBy([{ column: 'm.date_sent' }, { column: 'm.id' }])
+    .limit(limit);
 }
 
 /**
@@ -64,15 +99,10 @@ export async function listExpiredChannelMessages(
   recipientId: number,
   before: number,
   limit: number,
-): Promise<Array<{ id: number; topic_key: string }>> {
-  const qb = q('messages')
-    .where('recipient_id', recipientId)
-    .where('date_sent', '<', before)
-    .orderBy([{ column: 'date_sent' }, { column: 'id' }])
-    .limit(limit)
-    .select('id', 'topic_key');
+): Promise<ExpiredChannelMessage[]> {
+  const qb = oldestBefore(q, before, limit).where('m.recipient_id', recipientId).select('m.id', 'm.topic_key');
   if (dialectOf(q as Knex) === 'mysql') qb.forUpdate();
-  return rawRows<Record<string, unknown>>(await qb).map((r) => ({ id: Number(r.id), topic_key: String(r.topic_key) }));
+  return rawRows<ExpiredChannelMessage>(await qb).map((r) => ({ id: Number(r.id), topic_key: String(r.topic_key) }));
 }
 
 /**
@@ -83,19 +113,11 @@ export async function listExpiredChannelMessages(
  * archiveMessages' own statements lock the messages it moves, and move only
  * those still there.
  */
-export async function listExpiredDirectMessages(
-  q: Q,
-  realmId: number,
-  before: number,
-  limit: number,
-): Promise<Array<{ id: number; recipient_id: number }>> {
-  const qb = q('messages as m')
+export async function listExpiredDirectMessages(q: Q, realmId: number, before: number, limit: number): Promise<ExpiredDirectMessage[]> {
+  const qb = oldestBefore(q, before, limit)
     .join('recipients as r', 'r.id', 'm.recipient_id')
     .where('m.realm_id', realmId)
-    .where('m.date_sent', '<', before)
     .whereIn('r.type', [RecipientType.PERSONAL, RecipientType.DM_GROUP])
-    .orderBy([{ column: 'm.date_sent' }, { column: 'm.id' }])
-    .limit(limit)
     .select('m.id', 'm.recipient_id');
-  return rawRows<Record<string, unknown>>(await qb).map((r) => ({ id: Number(r.id), recipient_id: Number(r.recipient_id) }));
+  return rawRows<ExpiredDirectMessage>(await qb).map((r) => ({ id: Number(r.id), recipient_id: Number(r.recipient_id) }));
 }

@@ -100,15 +100,17 @@ export function canSeeDeliveryEmail(user: UserRow, viewer: UserRow | null): bool
   }
 }
 
-/** The user object of GET /users, GET /users/{id}, realm_users and realm_user events. */
-export function toApiUser(user: UserRow, opts: UserViewOptions): Schema<'User'> {
-  const showEmail = canSeeDeliveryEmail(user, opts.viewer);
-  const out: Schema<'User'> = {
+/**
+ * The fields every user object has, in Zulip's order, with the delivery email
+ * and avatar URL the one looking is shown.
+ */
+function userFields<E extends string | null, A extends string | null>(user: UserRow, deliveryEmail: E, avatar: A) {
+  return {
     user_id: user.id,
     email: user.email,
-    delivery_email: showEmail ? user.delivery_email : null,
+    delivery_email: deliveryEmail,
     full_name: user.full_name,
-    avatar_url: avatarUrl(user, Boolean(opts.clientGravatar) && showEmail),
+    avatar_url: avatar,
     avatar_version: user.avatar_version,
     is_admin: isAdminRole(user.role),
     is_owner: isOwnerRole(user.role),
@@ -120,12 +122,31 @@ export function toApiUser(user: UserRow, opts: UserViewOptions): Schema<'User'> 
     timezone: user.timezone,
     date_joined: isoFromSeconds(user.date_joined),
   };
+}
+
+/** A bot names its type and owner; a human carries its profile data when there is some to show. */
+function addKindFields(
+  out: Pick<Schema<'User'>, 'bot_type' | 'bot_owner_id' | 'profile_data'>,
+  user: UserRow,
+  profileData: Schema<'ProfileData'> | undefined,
+): void {
   if (user.is_bot) {
     out.bot_type = user.bot_type;
     out.bot_owner_id = user.bot_owner_id;
-  } else if (opts.profileData) {
-    out.profile_data = opts.profileData;
+  } else if (profileData) {
+    out.profile_data = profileData;
   }
+}
+
+/** The user object of GET /users, GET /users/{id}, realm_users and realm_user events. */
+export function toApiUser(user: UserRow, opts: UserViewOptions): Schema<'User'> {
+  const showEmail = canSeeDeliveryEmail(user, opts.viewer);
+  const out: Schema<'User'> = userFields(
+    user,
+    showEmail ? user.delivery_email : null,
+    avatarUrl(user, Boolean(opts.clientGravatar) && showEmail),
+  );
+  addKindFields(out, user, opts.profileData);
   return out;
 }
 
@@ -144,30 +165,8 @@ export function toApiRealmUser(user: UserRow, opts: UserViewOptions): Schema<'Re
  * avatar URL always), plus max_message_id; profile_data for humans only.
  */
 export function toApiOwnUser(user: UserRow, maxMessageId: number, profileData: Schema<'ProfileData'>): Data<'get-own-user'> {
-  const out: Data<'get-own-user'> = {
-    user_id: user.id,
-    email: user.email,
-    delivery_email: user.delivery_email,
-    full_name: user.full_name,
-    avatar_url: fullAvatarUrl(user),
-    avatar_version: user.avatar_version,
-    is_admin: isAdminRole(user.role),
-    is_owner: isOwnerRole(user.role),
-    is_guest: isGuestRole(user.role),
-    is_bot: user.is_bot,
-    is_active: user.is_active,
-    is_imported_stub: user.is_imported_stub,
-    role: user.role,
-    timezone: user.timezone,
-    date_joined: isoFromSeconds(user.date_joined),
-    max_message_id: maxMessageId,
-  };
-  if (user.is_bot) {
-    out.bot_type = user.bot_type;
-    out.bot_owner_id = user.bot_owner_id;
-  } else {
-    out.profile_data = profileData;
-  }
+  const out: Data<'get-own-user'> = { ...userFields(user, user.delivery_email, fullAvatarUrl(user)), max_message_id: maxMessageId };
+  addKindFields(out, user, profileData);
   return out;
 }
 

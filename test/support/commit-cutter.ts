@@ -1,5 +1,7 @@
 import net from 'node:net';
-import { mysqlConnectionOptions } from '../../src/db/connection';
+import { createDb, mysqlConnectionOptions } from '../../src/db/connection';
+import { migrateLatest } from '../../src/db/migrate';
+import { freshMysqlDatabase, type TestDb } from './databases';
 
 /**
  * A TCP proxy in front of the test MariaDB that breaks, on command, the
@@ -137,4 +139,38 @@ export function throughCutter(databaseUrl: string, cutter: CommitCutter): string
   url.port = String(cutter.port);
   url.searchParams.delete('socket');
   return url.toString();
+}
+
+/** A fresh, migrated MySQL database whose pool reaches it through a new cutter; dropping it closes the cutter. */
+export async function databaseBehindCutter(): Promise<{ testDb: TestDb; cutter: CommitCutter }> {
+  const mysql = await freshMysqlDatabase();
+  const cutter = await startCommitCutter(mysql.url);
+  const db = createDb({ databaseUrl: throughCutter(mysql.url, cutter), dataDir: '' });
+  await migrateLatest(db);
+  const testDb: TestDb = {
+    db,
+    drop: async () => {
+      await db.destroy();
+      await cutter.close();
+      await mysql.drop();
+    },
+  };
+  return { testDb, cutter };
+}
+
+/**
+ * Breaks the connection of the next COMMIT as `how` says, runs `work`, and
+ * fails unless exactly that one connection was broken meanwhile.
+ */
+export async function withOneCut<T>(
+  cutter: CommitCutter,
+  how: 'arm' | 'dropBeforeNextCommit' | 'orphanNextCommit',
+  work: () => Promise<T>,
+): Promise<T> {
+  cutter[how]();
+  const before = cutter.cuts;
+  const result = await work();
+  const cut = cutter.cuts - before;
+  if (cut !== 1) throw new Error(`${cut} connections were broken, not the one that carried the COMMIT`);
+  return result;
 }

@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import knexFactory, { Knex } from 'knex';
+import type { Knex } from 'knex';
 import { createDb, Dialect } from '../../src/db/connection';
+import { createMysqlDatabase } from './mysql-databases';
 import { copyMysqlTemplate, copySqliteTemplate } from './template-databases';
 
 /** MySQL/MariaDB for tests: TEST_MYSQL_URL=mysql://user:pass@127.0.0.1:3307 (a user who may create databases). */
@@ -57,26 +58,6 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDb> {
 export async function freshMysqlDatabase(
   name = `parley_test_${crypto.randomBytes(5).toString('hex')}`,
 ): Promise<{ name: string; url: string; drop(): Promise<void> }> {
-  const base = new URL(MYSQL_URL!);
-  const admin = knexFactory({
-    client: 'mysql2',
-    connection: {
-      host: base.hostname,
-      port: Number(base.port || 3306),
-      user: decodeURIComponent(base.username),
-      password: decodeURIComponent(base.password),
-    },
-    pool: { min: 0, max: 1 },
-  });
-  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  const url = new URL(base.toString());
-  url.pathname = `/${name}`;
-  return {
-    name,
-    url: url.toString(),
-    drop: async () => {
-      await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-      await admin.destroy();
-    },
-  };
+  const { url, drop } = await createMysqlDatabase(MYSQL_URL!, name);
+  return { name, url, drop };
 }

@@ -1,8 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { parseZuliprc } from '../../src/cli/zuliprc';
 import http from 'node:http';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { ContractChecker } from './contract';
 import { encodeFields } from './server';
 
@@ -23,19 +24,19 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+/** Settings for a server process: DATA_DIR always, and any other of src/config-settings.ts. */
+export type ServerEnv = { DATA_DIR: string; DATABASE_URL?: string; [setting: string]: string | undefined };
+
 /**
- * Starts `node src/main.ts` (compiled on load by test/support/register-ts.js)
- * on 127.0.0.1 with a port of the kernel's choosing, and resolves once it
- * has printed where it listens and the owner's credentials.
+ * `node src/main.ts` (compiled on load by test/support/register-ts.js) on
+ * 127.0.0.1 with a port of the kernel's choosing, SQLite in DATA_DIR unless
+ * `env` names a database, its stdout and stderr piped.
  */
-export function startServerProcess(
-  env: { DATA_DIR: string; DATABASE_URL?: string; [setting: string]: string | undefined },
-  timeoutMs = 30_000,
-): Promise<ServerProcess> {
+export function spawnServer(env: ServerEnv): ChildProcessByStdio<null, Readable, Readable> {
   // The address it prints and writes to the zuliprc is its own (no EXTERNAL_URL from our environment).
   const inherited = { ...process.env };
   delete inherited.EXTERNAL_URL;
-  const child = spawn(
+  return spawn(
     process.execPath,
     ['--enable-source-maps', '-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')],
     {
@@ -44,9 +45,33 @@ export function startServerProcess(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+}
+
+/** Runs a start that must end by itself (a failed start): its exit status and everything it wrote. Killed after `timeoutMs`. */
+export function runServerToExit(env: ServerEnv, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnServer(env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+/**
+ * Starts the server process (spawnServer) and resolves once it has printed
+ * where it listens and the owner's credentials.
+ */
+export function startServerProcess(env: ServerEnv, timeoutMs = 30_000): Promise<ServerProcess> {
+  const child = spawnServer(env);
   let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   return new Promise((resolve, reject) => {
@@ -59,7 +84,7 @@ export function startServerProcess(
     const onExit = (code: number | null, signal: string | null) => fail(`exited (${code ?? signal})`);
     child.once('exit', onExit);
     child.once('error', (err) => fail(err.message));
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const url = /Parley is listening on (http:\/\/\S+:\d+)/.exec(out)?.[1];
       // The API key is printed only when the organization is created: the zuliprc always holds it.
       const zuliprc = /^zuliprc:\s+(\S+)/m.exec(out)?.[1];

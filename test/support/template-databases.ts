@@ -4,6 +4,7 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { createDb, mysqlConnectionOptions } from '../../src/db/connection';
 import { migrateLatest } from '../../src/db/migrate';
+import { createMysqlDatabase } from './mysql-databases';
 
 /**
  * Migrating a database from nothing runs 262 statements: 0.3 s on SQLite,
@@ -68,36 +69,32 @@ export function mysqlTemplatePrefix(runId: string): string {
 }
 
 async function makeMysqlTemplate(baseUrl: string): Promise<MysqlTemplate> {
-  const name = `${mysqlTemplatePrefix(run)}${process.pid}`;
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const admin = await mysql.createConnection({ ...mysqlConnectionOptions(url.toString()), database: undefined });
+  const template = await createMysqlDatabase(baseUrl, `${mysqlTemplatePrefix(run)}${process.pid}`, { replace: true });
+  const { name, admin } = template;
   try {
-    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    const db = createDb({ databaseUrl: url.toString(), dataDir: '' });
+    const db = createDb({ databaseUrl: template.url, dataDir: '' });
     try {
       await migrateLatest(db);
     } finally {
       await db.destroy();
     }
-    const [tables] = await admin.query<mysql.RowDataPacket[]>(
+    const [tables] = (await admin.raw(
       `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name`,
       [name],
-    );
+    )) as [Array<{ name: string }>];
     const statements = ['SET FOREIGN_KEY_CHECKS = 0'];
     for (const { name: table } of tables) {
-      const [[created]] = await admin.query<mysql.RowDataPacket[]>(`SHOW CREATE TABLE \`${name}\`.\`${table}\``);
+      const [[created]] = (await admin.raw(`SHOW CREATE TABLE \`${name}\`.\`${table}\``)) as [Array<{ 'Create Table': string }>];
       // A table's next AUTO_INCREMENT value is state, not schema: a copy starts at 1.
       statements.push(String(created!['Create Table']).replace(/ AUTO_INCREMENT=\d+/, ''));
-      const [[count]] = await admin.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${name}\`.\`${table}\``);
+      const [[count]] = (await admin.raw(`SELECT COUNT(*) AS n FROM \`${name}\`.\`${table}\``)) as [Array<{ n: number }>];
       // The migrations' own bookkeeping (knex_migrations, its lock row) is the only data.
       if (Number(count!.n) > 0) statements.push(`INSERT INTO \`${table}\` SELECT * FROM \`${name}\`.\`${table}\``);
     }
     statements.push('SET FOREIGN_KEY_CHECKS = 1');
     return { name, script: statements.join(';\n') };
   } finally {
-    await admin.end();
+    await template.close();
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Data, Schema } from '../../src/contract';
 import type { EventBody } from '../../src/events/bus';
-import type { InitialState, StatePart } from '../../src/events/register/state';
+import type { InitialState, StatePart } from '../../src/events/register/types';
 import type { realmState } from '../../src/events/register/realm';
 import type { realmUserState } from '../../src/events/register/users';
 import type { toApiServerSettings } from '../../src/serializers/server';

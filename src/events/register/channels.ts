@@ -4,7 +4,7 @@ import { canSeeChannel, type Viewer } from '../../access/viewer';
 import { isGuestRole } from '../../domain/roles';
 import { listChannelFolders } from '../../queries/register';
 import { toApiBasicChannel, toApiChannelFolder, type GroupLookup } from '../../serializers/subscriptions';
-import type { StatePart } from './state';
+import type { StatePart } from './types';
 import type { RealmChannels } from './subscriptions';
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -1,4 +1,4 @@
-import type { InitialState } from './state';
+import type { InitialState } from './types';
 
 /**
  * The parts of the initial state for kinds of objects Parley does not have

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { listRecentDmConversations, listStarredMessageIds } from '../../queries/register';
 import { toApiRecentDmConversations } from '../../serializers/messages';
-import type { StatePart } from './state';
+import type { StatePart } from './types';
 
 /** Zulip's limits: get_starred_message_ids sends the 10,000 oldest; recent conversations come from the 1,000 newest DMs. */
 export const MAX_STARRED_MESSAGES = 10_000;

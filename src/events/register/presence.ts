@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import { getRealmPresence } from '../../access/presence';
 import { listUserStatuses } from '../../access/user-status';
 import type { Viewer } from '../../access/viewer';
-import type { StatePart } from './state';
+import type { StatePart } from './types';
 
 /** `presence`: the organization's presence as POST /users/me/presence answers it, with its update id. */
 export async function presenceState(

@@ -12,7 +12,7 @@ import { MIN_PASSWORD_LENGTH } from '../../domain/secrets';
 import type { RealmRow } from '../../queries/rows';
 import { SERVER_SUPPORTED_PERMISSION_SETTINGS } from '../../serializers/permission-settings';
 import { realmIconUrl } from '../../serializers/server';
-import type { StatePart } from './state';
+import type { StatePart } from './types';
 
 /** Zulip's ChannelFolder limits. */
 const MAX_CHANNEL_FOLDER_NAME_LENGTH = 60;

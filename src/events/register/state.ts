@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { Data } from '../../contract';
 import type { AppContext } from '../../context';
 import type { SubscriberListMode } from '../../access/subscriber-lists';
 import type { Viewer } from '../../access/viewer';
@@ -24,14 +23,8 @@ import { recentDmState, starredMessagesState } from './messages';
 import { presenceState, userStatusState } from './presence';
 import { loadRealmChannels, subscriptionState } from './subscriptions';
 import { unreadState } from './unread';
+import type { InitialState, StatePart } from './types';
 import { customProfileFieldsState, realmBotsState, realmUserSettingsDefaultsState, realmUserState, userSettingsState } from './users';
-
-/** What POST /register answers: the success body without the envelope. */
-type RegisterData = Data<'register-queue'>;
-/** The initial state: the register response without the new queue's fields. */
-export type InitialState = Omit<RegisterData, 'queue_id' | 'last_event_id'>;
-/** One part of the initial state: these keys of the register response, every one of them present. */
-export type StatePart<K extends keyof RegisterData> = Required<Pick<RegisterData, K>>;
 
 export interface StateRequest {
   /** fetch_event_types, else event_types, else null (everything). */

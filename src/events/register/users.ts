@@ -9,7 +9,7 @@ import { listBotIds, listCustomProfileFields, listRealmProfileValues, listUserId
 import type { RealmRow, UserRow } from '../../queries/rows';
 import { listRealmUsers } from '../../queries/users';
 import { fullAvatarUrl, toApiCustomProfileField, toApiProfileData, toApiRealmBot, toApiRealmUser } from '../../serializers/users';
-import type { StatePart } from './state';
+import type { StatePart } from './types';
 
 /** Zulip's emoji sets. */
 const EMOJISET_CHOICES: Array<Schema<'EmojisetChoice'>> = [
