@@ -1,7 +1,7 @@
 // First: V8 flags that must hold before the server allocates anything (ADR 0025).
 import './runtime-flags';
 import { loadConfig } from './config';
-import { hostPort, listenerUrl } from './config-checks';
+import { hostPort, listenerUrl } from './config/checks';
 import { ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
 import { realmUrl } from './domain/realm-address';

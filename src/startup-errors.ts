@@ -1,4 +1,4 @@
-import { ConfigError, hostPort } from './config-checks';
+import { ConfigError, hostPort } from './config/checks';
 
 /**
  * Why the server could not start, in one line an operator can act on: what

@@ -2,7 +2,7 @@ import { SETTINGS } from '../src/config';
 import { runCli } from './support/cli';
 
 describe('the command line --help', () => {
-  it('lists every setting the CLI reads (src/config-settings.ts), with its default, and exits 0', async () => {
+  it('lists every setting the CLI reads (src/config/settings.ts), with its default, and exits 0', async () => {
     const res = await runCli(['--help'], { DATA_DIR: '/nonexistent' });
     expect([res.code, res.stderr]).toEqual([0, '']);
     const settings = res.stdout.slice(res.stdout.indexOf('\nSettings:'));

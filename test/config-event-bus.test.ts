@@ -1,5 +1,5 @@
 import { loadConfig } from '../src/config';
-import { ConfigError } from '../src/config-checks';
+import { ConfigError } from '../src/config/checks';
 
 describe('cluster settings (NODE_ID, EVENT_BUS, REDIS_URL, REDIS_STREAM_MAXLEN)', () => {
   it('defaults to one process: no node name, the in-memory bus', () => {

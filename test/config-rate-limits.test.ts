@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
-import { ConfigError } from '../src/config-checks';
+import { ConfigError } from '../src/config/checks';
 
 const ROOT = path.join(__dirname, '..');
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, SETTINGS } from '../src/config';
-import { ConfigError } from '../src/config-checks';
+import { ConfigError } from '../src/config/checks';
 import { runServerToExit } from './support/server-process';
 
 /** Each refused value and the one line the operator reads. */
@@ -132,7 +132,7 @@ describe('configuration', () => {
   });
 });
 
-describe('the list of settings (src/config-settings.ts), which --help prints', () => {
+describe('the list of settings (src/config/settings.ts), which --help prints', () => {
   /** The names loadConfig reads from an environment, whatever way it reads them. */
   function namesRead(env: Record<string, string>): Set<string> {
     const read = new Set<string>();

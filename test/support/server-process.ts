@@ -24,7 +24,7 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Settings for a server process: DATA_DIR always, and any other of src/config-settings.ts. */
+/** Settings for a server process: DATA_DIR always, and any other of src/config/settings.ts. */
 export type ServerEnv = { DATA_DIR: string; DATABASE_URL?: string; [setting: string]: string | undefined };
 
 /**

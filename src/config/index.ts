@@ -13,11 +13,11 @@ import {
   nonNegativeInt,
   setting,
   settingOrDefault,
-} from './config-checks';
-import { eventBusSettings } from './config-event-bus';
-import type { RateLimitStore } from './domain/rate-limits';
-import { rateLimitStoreSetting } from './config-rate-limits';
-import { trustedProxiesSetting } from './config-proxies';
+} from './checks';
+import { eventBusSettings } from './event-bus';
+import type { RateLimitStore } from '../domain/rate-limits';
+import { rateLimitStoreSetting } from './rate-limits';
+import { trustedProxiesSetting } from './proxies';
 
 /** Typed configuration, read once from the environment. */
 export interface Config {
@@ -136,14 +136,14 @@ export interface Config {
    * end before anything else runs.
    */
   sqliteReaders: number;
-  /** Proxies whose X-Forwarded-For gives the client's address (src/config-proxies.ts); none by default. */
+  /** Proxies whose X-Forwarded-For gives the client's address (src/config/proxies.ts); none by default. */
   trustedProxies: string[];
 }
 
 /** A database URL as messages show it: the password replaced. */
-export { withoutPassword } from './config-checks';
+export { withoutPassword } from './checks';
 /** Every setting this reads, and the lines --help lists them with. */
-export { SETTINGS, settingsHelp } from './config-settings';
+export { SETTINGS, settingsHelp } from './settings';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = hostName('HOST', settingOrDefault(env, 'HOST'));

@@ -1,7 +1,7 @@
 /**
  * Every setting (environment variable) Parley reads, with its default and a
  * line for the command line's --help. loadConfig reads a setting only
- * through `setting`/`settingOrDefault` (src/config-checks.ts), which accept
+ * through `setting`/`settingOrDefault` (src/config/checks.ts), which accept
  * only names listed here and take the defaults from here: a setting cannot be
  * read without being listed, nor its default differ from what --help says.
  * docs/deployment.md's Configuration table says more about each.

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { SETTINGS, type SettingName, type SettingWithDefault } from './config-settings';
+import { SETTINGS, type SettingName, type SettingWithDefault } from './settings';
 
 /**
  * One setting refused at start. main.ts prints its message as the one line
@@ -22,14 +22,14 @@ function bounded(s: string): string {
 
 /**
  * A setting's raw value; empty or blank is the same as unset (`FOO= node …`).
- * Only the settings src/config-settings.ts lists can be read.
+ * Only the settings src/config/settings.ts lists can be read.
  */
 export function setting(env: NodeJS.ProcessEnv, name: SettingName): string | undefined {
   const v = env[name]?.trim();
   return v ? v : undefined;
 }
 
-/** A setting's raw value, or its default from src/config-settings.ts when unset. */
+/** A setting's raw value, or its default from src/config/settings.ts when unset. */
 export function settingOrDefault(env: NodeJS.ProcessEnv, name: SettingWithDefault): string {
   return setting(env, name) ?? SETTINGS[name].default;
 }

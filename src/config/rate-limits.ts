@@ -1,9 +1,9 @@
-import { ConfigError, oneOf, setting, settingOrDefault } from './config-checks';
-import { RATE_LIMIT_STORES, type RateLimitStore } from './domain/rate-limits';
+import { ConfigError, oneOf, setting, settingOrDefault } from './checks';
+import { RATE_LIMIT_STORES, type RateLimitStore } from '../domain/rate-limits';
 
 /**
  * RATE_LIMIT_STORE (src/config.ts documents it). `redis` counts in the Redis
- * server of REDIS_URL (the event bus's setting, src/config-event-bus.ts checks
+ * server of REDIS_URL (the event bus's setting, src/config/event-bus.ts checks
  * its form): without one the store has nowhere to count, which is refused at
  * start rather than found out at the first request.
  */

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ConfigError, setting } from './config-checks';
+import { ConfigError, setting } from './checks';
 
 /** proxy-addr's names for address ranges (what Express's `trust proxy` accepts besides addresses). */
 const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

@@ -1,4 +1,4 @@
-import { ConfigError, oneOf, positiveInt, setting, settingOrDefault } from './config-checks';
+import { ConfigError, oneOf, positiveInt, setting, settingOrDefault } from './checks';
 
 /** A node name: what HAProxy matches in a queue id, so no `:` (the separator) and nothing a URL escapes. */
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
