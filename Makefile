@@ -52,6 +52,7 @@ spec-lint: install spec
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint dist/openapi.bundled.json --format=summary
 	npx spectral lint dist/openapi.bundled.json --ruleset .spectral.yaml --fail-severity error
 
+# generated/api.d.ts from openapi/, generated/tables.d.ts from the migrations (scripts/gen-tables.js, ADR 0037).
 gen: install
 	npm run -s gen
 

@@ -150,12 +150,12 @@ async function openFixture(): Promise<{ fixture: Fixture; label: string; cleanup
     const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
     const ctx = createContext(db, config);
     const admin = await db('users').where({ role: Role.OWNER, is_bot: false, is_active: true }).orderBy('id').first('id');
-    const actor = (await getUserById(db, Number(admin.id)))!;
-    const channels = await db('channels')
+    const actor = (await getUserById(db, Number(admin!.id)))!;
+    const channels = (await db('channels')
       .where({ realm_id: actor.realm_id, invite_only: false })
       .orderBy('id')
       .limit(2)
-      .select('id', 'recipient_id');
+      .select('id', 'recipient_id')) as Array<{ id: number; recipient_id: number }>;
     const subscribers = (
       await db('subscriptions').where({ recipient_id: channels[0].recipient_id, active: true }).limit(15).pluck('user_id')
     ).map(Number);

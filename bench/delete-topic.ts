@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const topic = `bench delete_topic ${Date.now().toString(36)}`;
   let ids: number[] = [];
   try {
-    const { recipient_id: recipientId } = await db('channels').where({ id: channel.id }).first('recipient_id');
+    const { recipient_id: recipientId } = (await db('channels').where({ id: channel.id }).first('recipient_id'))!;
     const subscribers = ((await db('subscriptions').where({ recipient_id: recipientId, active: true }).pluck('user_id')) as unknown[]).map(
       Number,
     );
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       .where('role', '<=', 200)
       .orderBy('id')
       .first('id');
-    const adminCred = creds.get(Number(admin.id));
+    const adminCred = creds.get(Number(admin!.id));
     if (!adminCred) throw new Error('no administrator among the dataset credentials');
 
     // The topic, stored as sending stores it (explicit ids above the dataset's, in 1,000-message transactions).

@@ -402,7 +402,7 @@ async function createOrganization(target: Target, plan: Plan, times: Record<stri
       );
       const row = await db('channels').where({ id }).first('recipient_id');
       channelIds.push(id);
-      channelRecipients.push(Number(row.recipient_id));
+      channelRecipients.push(Number(row!.recipient_id));
       chProgress.update(channelIds.length);
     }
     times.channels = chProgress.finish();

@@ -22,7 +22,7 @@ eachDatabase('alert words', (dialect) => {
     return res.body.id as number;
   };
   const flagsOf = async (messageId: number, userId: number) =>
-    Number((await t.ctx.db('user_messages').where({ message_id: messageId, user_id: userId }).first('flags')).flags);
+    Number((await t.ctx.db('user_messages').where({ message_id: messageId, user_id: userId }).first('flags'))!.flags);
   const alerted = async (messageId: number, userId: number) => ((await flagsOf(messageId, userId)) & flagMask('has_alert_word')) !== 0;
 
   it("adds words once ignoring case, trimmed, and tells the user's clients the whole list", async () => {
@@ -105,7 +105,7 @@ eachDatabase('alert words', (dialect) => {
     await send('warming the caches');
     const before = await countQueries(t, () => send('a message while someone has alert words'));
     await t.api.delete('/users/me/alert_words', t.cast.member, { alert_words: ['Release', 'deploy'] });
-    expect(Number((await t.ctx.db('realms').where({ id: t.realmId }).first('alert_word_count')).alert_word_count)).toBe(0);
+    expect(Number((await t.ctx.db('realms').where({ id: t.realmId }).first('alert_word_count'))!.alert_word_count)).toBe(0);
     await send('warming the caches again');
     const after = await countQueries(t, () => send('a message while nobody has alert words'));
     expect(after.queries).toBe(before.queries - 1);

@@ -52,7 +52,7 @@ eachDatabase('the archive’s grace period (vacuum)', (dialect) => {
   }
   async function transactionOf(id: number): Promise<number> {
     const row = await t.ctx.db('archived_messages').where({ id }).first('archive_transaction_id');
-    return Number(row.archive_transaction_id);
+    return Number(row!.archive_transaction_id);
   }
   /** Makes these archive transactions (and their messages' archiving) `days` old. */
   async function aged(transactionIds: number[], days: number): Promise<void> {

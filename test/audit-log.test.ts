@@ -232,7 +232,7 @@ eachDatabase('audit log', (dialect) => {
       const u = await freshUser(t);
       // The role change is written (and audited) before the name is checked; the refusal rolls both back.
       await expectNoRows(() => t.api.patch(`/users/${u.id}`, t.cast.admin, { role: Role.MODERATOR, full_name: 'x' }), 'Name too short!');
-      expect((await t.ctx.db('users').where({ id: u.id }).first('role')).role).toBe(Role.MEMBER);
+      expect((await t.ctx.db('users').where({ id: u.id }).first('role'))!.role).toBe(Role.MEMBER);
     });
   });
 
@@ -241,7 +241,7 @@ eachDatabase('audit log', (dialect) => {
       const rows = await t.ctx.db('audit_log').where({ realm_id: t.realmId, event_type: T.REALM_CREATED });
       expect(rows).toHaveLength(1);
       expect(rows[0].acting_user_id).toBeNull();
-      expect(JSON.parse(rows[0].extra_data)).toEqual({ string_id: '', name: 'Test Organization' });
+      expect(JSON.parse(rows[0].extra_data!)).toEqual({ string_id: '', name: 'Test Organization' });
     });
 
     it("records each changed default of new users' settings, with old and new value", async () => {
@@ -282,14 +282,14 @@ eachDatabase('audit log', (dialect) => {
       );
       expectOk(res);
       const channel = await t.ctx.db('channels').where({ id: res.body.id }).first();
-      const permissionGroups = Object.fromEntries(Object.entries(channel).filter(([k]) => /^can_.*_group$/.test(k)));
+      const permissionGroups = Object.fromEntries(Object.entries(channel!).filter(([k]) => /^can_.*_group$/.test(k)));
       expect(Object.keys(permissionGroups).length).toBeGreaterThan(5);
       expect(rows).toEqual(
         sorted([
           row({
             event_type: T.CHANNEL_CREATED,
             acting_user_id: creator.id,
-            modified_channel_id: channel.id,
+            modified_channel_id: channel!.id,
             extra: {
               name: 'audited',
               invite_only: true,
@@ -303,7 +303,7 @@ eachDatabase('audit log', (dialect) => {
             event_type: T.SUBSCRIPTION_CREATED,
             acting_user_id: creator.id,
             modified_user_id: t.cast.member.id,
-            modified_channel_id: channel.id,
+            modified_channel_id: channel!.id,
           }),
         ]),
       );
@@ -362,11 +362,11 @@ eachDatabase('audit log', (dialect) => {
           event_type: T.MULTIUSE_INVITE_CREATED,
           acting_user_id: t.cast.admin.id,
           extra: {
-            multiuse_invite_id: invite.id,
+            multiuse_invite_id: invite!.id,
             invited_as: Role.MODERATOR,
             channel_ids: [channel.id],
             group_ids: [],
-            expires_at: invite.expires_at,
+            expires_at: invite!.expires_at,
           },
         }),
       ]);
@@ -383,7 +383,7 @@ eachDatabase('audit log', (dialect) => {
       const by = { acting_user_id: null, modified_user_id: join.result.body.user_id };
       expect(join.rows).toEqual(
         sorted([
-          row({ ...by, event_type: T.USER_CREATED, extra: { role: Role.MODERATOR, multiuse_invite_id: invite.id } }),
+          row({ ...by, event_type: T.USER_CREATED, extra: { role: Role.MODERATOR, multiuse_invite_id: invite!.id } }),
           row({ ...by, event_type: T.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, modified_group_id: await group('role:moderators') }),
           row({ ...by, event_type: T.SUBSCRIPTION_CREATED, modified_channel_id: channel.id }),
         ]),

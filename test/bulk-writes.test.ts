@@ -24,7 +24,7 @@ eachDatabase('bulk writes', (dialect) => {
     });
     expect(res.status).toBe(200);
     const channel = await t.ctx.db('channels').where({ id: res.body.id }).first('can_add_subscribers_group');
-    const members = await t.ctx.db('group_members').where({ group_id: channel.can_add_subscribers_group }).count({ n: '*' });
+    const members = await t.ctx.db('group_members').where({ group_id: channel!.can_add_subscribers_group }).count({ n: '*' });
     expect(Number(members[0]!.n)).toBe(600);
   });
 

@@ -174,7 +174,7 @@ eachDatabase('cache invalidation', (dialect) => {
       expect((await t.api.post('/users/me/alert_words', member, { alert_words: ['release'] })).status).toBe(200);
       const id = await send('the release is out');
       const row = await t.ctx.db('user_messages').where({ message_id: id, user_id: member.id }).first('flags');
-      expect(Number(row.flags) & (1 << 9)).toBe(1 << 9); // has_alert_word
+      expect(Number(row!.flags) & (1 << 9)).toBe(1 << 9); // has_alert_word
     });
 
     it('a new organization changes which one a host name addresses', async () => {

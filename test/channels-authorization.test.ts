@@ -106,7 +106,7 @@ eachDatabase('channel authorization table', (dialect) => {
   const setLounge = async (userId: number, values: { active?: boolean; pin_to_top?: boolean }) => {
     await t.ctx
       .db('subscriptions')
-      .where({ user_id: userId, recipient_id: (await lounge()).recipient_id })
+      .where({ user_id: userId, recipient_id: (await lounge())!.recipient_id })
       .update(values);
   };
   /** The channel an allowed create made: its privacy, default flag and creator's subscription. */
@@ -114,9 +114,9 @@ eachDatabase('channel authorization table', (dialect) => {
     const row = await t.ctx.db('channels').where({ name }).first('recipient_id', 'invite_only', 'is_default');
     expect(row).toBeDefined();
     return {
-      invite_only: Boolean(row.invite_only),
-      is_default: Boolean(row.is_default),
-      creator: await subscription(creatorId, row.recipient_id),
+      invite_only: Boolean(row!.invite_only),
+      is_default: Boolean(row!.is_default),
+      creator: await subscription(creatorId, row!.recipient_id!),
     };
   };
   /** The invitation link the response names, as stored. */
@@ -127,8 +127,8 @@ eachDatabase('channel authorization table', (dialect) => {
       .where({ link_key: key ?? '' })
       .first('referred_by_id', 'invited_as', 'revoked');
     expect(row).toBeDefined();
-    expect(row.referred_by_id).toBe(referrerId);
-    return { invited_as: row.invited_as, revoked: Boolean(row.revoked) };
+    expect(row!.referred_by_id).toBe(referrerId);
+    return { invited_as: row!.invited_as, revoked: Boolean(row!.revoked) };
   };
 
   /** Makes the request as `role`; `effect` then checks what an allowed request did. */
@@ -180,7 +180,7 @@ eachDatabase('channel authorization table', (dialect) => {
           res,
           effect: async () => {
             expect(res.body.subscribed).toEqual({ [String(other.id)]: ['lounge'] });
-            expect((await subscription(other.id, (await lounge()).recipient_id))?.active).toBe(true);
+            expect((await subscription(other.id, (await lounge())!.recipient_id!))?.active).toBe(true);
           },
         };
       }
@@ -195,8 +195,8 @@ eachDatabase('channel authorization table', (dialect) => {
           res,
           effect: async () => {
             expect(res.body).toMatchObject({ removed: ['lounge'], not_removed: [] });
-            expect((await subscription(other.id, (await lounge()).recipient_id))?.active).toBe(false);
-            expect((await subscription(u.id, (await lounge()).recipient_id))?.active).toBe(true);
+            expect((await subscription(other.id, (await lounge())!.recipient_id!))?.active).toBe(false);
+            expect((await subscription(u.id, (await lounge())!.recipient_id!))?.active).toBe(true);
           },
         };
       }
@@ -210,10 +210,10 @@ eachDatabase('channel authorization table', (dialect) => {
       }
       case 'pin a channel one is subscribed to': {
         await setLounge(u.id, { active: true, pin_to_top: false });
-        const res = await t.api.patch(`/users/me/subscriptions/${(await lounge()).id}`, u, { property: 'pin_to_top', value: true });
+        const res = await t.api.patch(`/users/me/subscriptions/${(await lounge())!.id}`, u, { property: 'pin_to_top', value: true });
         return {
           res,
-          effect: async () => expect(await subscription(u.id, (await lounge()).recipient_id)).toEqual({ active: true, pin_to_top: true }),
+          effect: async () => expect(await subscription(u.id, (await lounge())!.recipient_id!)).toEqual({ active: true, pin_to_top: true }),
         };
       }
     }

@@ -105,7 +105,7 @@ eachDatabase('channel lists and topics', (dialect) => {
     it('adds private channels the caller may subscribe to with include_can_access_content', async () => {
       const open = await createChannel(t, 'joinable private', [t.cast.owner], { inviteOnly: true });
       const everyone = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id');
-      await t.ctx.db('channels').where({ id: open.id }).update({ can_subscribe_group: everyone.id });
+      await t.ctx.db('channels').where({ id: open.id }).update({ can_subscribe_group: everyone!.id });
       expect(names(await listAs(t.cast.member))).not.toContain('joinable private');
       expect(names(await listAs(t.cast.member, { include_can_access_content: true }))).toContain('joinable private');
     });

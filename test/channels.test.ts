@@ -39,17 +39,17 @@ eachDatabase('channels and subscriptions', (dialect) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '', id: expect.any(Number) });
       const row = await t.ctx.db('channels').where({ id: res.body.id }).first();
-      expect(row.rendered_description).toBe('<p>Pixels <strong>matter</strong></p>');
-      expect(row.can_send_message_group).toBe(groups['role:members']);
-      const anon = await t.ctx.db('user_groups').where({ id: row.can_remove_subscribers_group }).first();
-      expect(anon.name).toBeNull();
-      expect(await t.ctx.db('group_members').where({ group_id: anon.id }).pluck('user_id')).toEqual([t.cast.member.id]);
+      expect(row!.rendered_description).toBe('<p>Pixels <strong>matter</strong></p>');
+      expect(row!.can_send_message_group).toBe(groups['role:members']);
+      const anon = await t.ctx.db('user_groups').where({ id: row!.can_remove_subscribers_group }).first();
+      expect(anon!.name).toBeNull();
+      expect(await t.ctx.db('group_members').where({ group_id: anon!.id }).pluck('user_id')).toEqual([t.cast.member.id]);
       // By default the creator alone administers the channel.
-      expect(await t.ctx.db('group_members').where({ group_id: row.can_administer_channel_group }).pluck('user_id')).toEqual([
+      expect(await t.ctx.db('group_members').where({ group_id: row!.can_administer_channel_group }).pluck('user_id')).toEqual([
         t.cast.member.id,
       ]);
       expect(await subscribedNames(t.cast.moderator)).toContain('design');
-      expect(row.subscriber_count).toBe(2);
+      expect(row!.subscriber_count).toBe(2);
     });
 
     it('answers a taken name, in any case, with 409 CHANNEL_ALREADY_EXISTS', async () => {
@@ -114,17 +114,21 @@ eachDatabase('channels and subscriptions', (dialect) => {
       });
       expect(res.status).toBe(200);
       const row = await t.ctx.db('channels').where({ id: res.body.id }).first();
-      expect([Boolean(row.invite_only), Boolean(row.history_public_to_subscribers), row.message_retention_days]).toEqual([true, false, -1]);
+      expect([Boolean(row!.invite_only), Boolean(row!.history_public_to_subscribers), row!.message_retention_days]).toEqual([
+        true,
+        false,
+        -1,
+      ]);
     });
 
     it('announces a new channel in the announcements channel when asked', async () => {
       const general = await t.ctx.db('channels').where({ name: 'general' }).first('id', 'recipient_id');
-      await t.ctx.db('realms').where({ id: t.realmId }).update({ new_stream_announcements_stream_id: general.id });
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ new_stream_announcements_stream_id: general!.id });
       const res = await t.api.post('/channels/create', t.cast.admin, { name: 'announced', subscribers: [t.cast.admin.id], announce: true });
       expect(res.status).toBe(200);
-      const last = await t.ctx.db('messages').where({ recipient_id: general.recipient_id }).orderBy('id', 'desc').first();
-      expect(last.topic).toBe('new channels');
-      expect(last.content).toBe(`@_**Test Admin|${t.cast.admin.id}** created a new channel #**announced**.`);
+      const last = await t.ctx.db('messages').where({ recipient_id: general!.recipient_id }).orderBy('id', 'desc').first();
+      expect(last!.topic).toBe('new channels');
+      expect(last!.content).toBe(`@_**Test Admin|${t.cast.admin.id}** created a new channel #**announced**.`);
     });
   });
 
@@ -137,7 +141,7 @@ eachDatabase('channels and subscriptions', (dialect) => {
       expect(res.body.subscribed).toEqual({ [String(t.cast.moderator.id)]: ['brand-new'] });
       expect(res.body.already_subscribed).toEqual({ [String(t.cast.moderator.id)]: ['general'] });
       const row = await t.ctx.db('channels').where({ name: 'brand-new' }).first();
-      expect(row.description).toBe('fresh');
+      expect(row!.description).toBe('fresh');
     });
 
     it('subscribes others by id or email and tells them', async () => {
@@ -247,7 +251,7 @@ eachDatabase('channels and subscriptions', (dialect) => {
   describe('subscription properties', () => {
     let designId: number;
     beforeAll(async () => {
-      designId = (await t.ctx.db('channels').where({ name: 'design' }).first('id')).id;
+      designId = (await t.ctx.db('channels').where({ name: 'design' }).first('id'))!.id;
     });
 
     it('sets pin_to_top and a color, and mutes through in_home_view with two events', async () => {
@@ -290,10 +294,10 @@ eachDatabase('channels and subscriptions', (dialect) => {
     });
 
     it('refuses channels one is not subscribed to, and applies a bulk change entirely or not at all', async () => {
-      const club = (await t.ctx.db('channels').where({ name: 'private-club' }).first('id')).id;
+      const club = (await t.ctx.db('channels').where({ name: 'private-club' }).first('id'))!.id;
       const invisible = await t.api.patch(`/users/me/subscriptions/${club}`, t.cast.member, { property: 'pin_to_top', value: true });
       expect([invisible.status, invisible.body]).toEqual([400, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' }]);
-      const vault = (await t.ctx.db('channels').where({ name: 'announced' }).first('id')).id;
+      const vault = (await t.ctx.db('channels').where({ name: 'announced' }).first('id'))!.id;
       const before = await subscriptionRows();
       const res = await t.api.post('/users/me/subscriptions/properties', t.cast.member, {
         subscription_data: [{ stream_id: vault, property: 'pin_to_top', value: true }],
@@ -343,9 +347,9 @@ eachDatabase('channels and subscriptions', (dialect) => {
       const now = Math.floor(Date.now() / 1000);
       await t.ctx
         .db('channels')
-        .where({ id: general.id })
+        .where({ id: general!.id })
         .update({ date_created: now - 60 * 86400 });
-      const inWindow = await t.ctx.db('messages').where({ recipient_id: general.recipient_id }).count({ n: '*' }).first();
+      const inWindow = await t.ctx.db('messages').where({ recipient_id: general!.recipient_id }).count({ n: '*' }).first();
       for (let i = 0; i < 8 - Number(inWindow!.n); i++) {
         await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'traffic', content: `m${i}` });
       }

@@ -201,7 +201,7 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
         .join('messages as m', 'm.id', 'um.message_id')
         .where('m.content', 'like', 'crash c%')
         .select('um.message_id', 'um.user_id');
-      const generalRecipient = (await db('channels').where({ id: general.stream_id }).first('recipient_id')).recipient_id as number;
+      const generalRecipient = (await db('channels').where({ id: general.stream_id }).first('recipient_id'))!.recipient_id as number;
 
       const receivers = new Map<number, number[]>();
       for (const r of receiverRows) receivers.set(r.message_id, [...(receivers.get(r.message_id) ?? []), r.user_id]);

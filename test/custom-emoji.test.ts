@@ -172,12 +172,12 @@ eachDatabase('custom emoji', (dialect) => {
     expect(await upload(t.cast.guest, 'guest_one', file)).toEqual(error('Insufficient permission'));
     const admins = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:administrators' }).first('id');
     const previous = await t.ctx.db('realms').where({ id: t.realmId }).first('can_add_custom_emoji_group');
-    await t.ctx.db('realms').where({ id: t.realmId }).update({ can_add_custom_emoji_group: admins.id });
+    await t.ctx.db('realms').where({ id: t.realmId }).update({ can_add_custom_emoji_group: admins!.id });
     try {
       expect(await upload(t.cast.member, 'member_one', file)).toEqual(error('Insufficient permission'));
       expect((await upload(t.cast.admin, 'admin_one', file)).status).toBe(200);
     } finally {
-      await t.ctx.db('realms').where({ id: t.realmId }).update(previous);
+      await t.ctx.db('realms').where({ id: t.realmId }).update(previous!);
     }
   });
 
@@ -228,7 +228,7 @@ eachDatabase('custom emoji', (dialect) => {
       t.ctx.db.removeListener('query', onQuery),
     );
     const row = await t.ctx.db('messages').where({ id }).first('rendered_content');
-    expect(row.rendered_content).toBe(
+    expect(row!.rendered_content).toBe(
       `<p>hi <img alt=":parley_red:" class="emoji" src="${party.source_url}" title="parley red"> ` +
         `<img alt=":blinker:" class="emoji" src="${blinker.source_url}" title="blinker">` +
         `<img alt=":doomed:" class="emoji" src="${(await byName('doomed'))!.source_url}" title="doomed"> ` +
@@ -238,7 +238,7 @@ eachDatabase('custom emoji', (dialect) => {
     // A deactivated emoji is text again (or its Unicode namesake).
     await t.api.delete('/realm/emoji/smile', t.cast.admin);
     const later = await sendToChannel(t, t.cast.member, 'general', 'emoji', ':smile: :announced:');
-    const html = (await t.ctx.db('messages').where({ id: later }).first('rendered_content')).rendered_content as string;
+    const html = (await t.ctx.db('messages').where({ id: later }).first('rendered_content'))!.rendered_content as string;
     expect(html).toContain('class="emoji emoji-1f604"');
     expect(html).toContain(':announced:</p>');
     expect(html).not.toContain('<img');

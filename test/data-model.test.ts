@@ -180,7 +180,7 @@ eachDatabase('data model', (dialect) => {
     const fetched = await t.api.get('/messages', t.cast.member, { message_ids: [sent.body.id] });
     expect(fetched.body.messages[0].timestamp).toBe(year2100);
     const row = await t.ctx.db('users').where({ id: t.cast.member.id }).first('last_active_time');
-    expect(Number(row.last_active_time)).toBe(year2100);
+    expect(Number(row!.last_active_time)).toBe(year2100);
     if (dialect === 'mysql') {
       const narrow = await t.ctx.db.raw(
         `SELECT table_name AS t, column_name AS c FROM information_schema.columns

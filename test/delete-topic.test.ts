@@ -152,7 +152,7 @@ eachDatabase('POST /streams/{stream_id}/delete_topic', (dialect) => {
     const kept = await fill(2, 'new', 'fresh', owner);
     t.ctx.config.deleteTopicBatchSize = 2;
     const seen = await recording(async () => expect((await deleteTopic(admin, fresh.id, 'old')).body.complete).toBe(true));
-    expect((await t.ctx.db('channels').where({ id: fresh.id }).first('first_message_id')).first_message_id).toBe(kept[0]);
+    expect((await t.ctx.db('channels').where({ id: fresh.id }).first('first_message_id'))!.first_message_id).toBe(kept[0]);
     // Only the batch that took the oldest message changes it.
     expect(seen.filter((d) => d.event.type === 'stream').map((d) => d.event)).toEqual([
       { type: 'stream', op: 'update', property: 'first_message_id', value: kept[0], stream_id: fresh.id, name: 'fresh' },

@@ -15,7 +15,7 @@ eachDatabase('deactivation and reactivation events', (dialect) => {
   let everyoneGroup: number;
   beforeAll(async () => {
     ({ t, general, secret } = await startEventsServer(dialect));
-    const ids = async (name: string) => Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id')).id);
+    const ids = async (name: string) => Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id'))!.id);
     membersGroup = await ids('role:members');
     everyoneGroup = await ids('role:everyone');
   });

@@ -82,7 +82,7 @@ eachDatabase('events: who receives what', (dialect) => {
     await t.ctx
       .db('realm_user_defaults')
       .where({ realm_id: t.realmId })
-      .update({ settings: JSON.stringify({ ...parseSettings(defaults.settings), email_address_visibility: 3 }) });
+      .update({ settings: JSON.stringify({ ...parseSettings(defaults!.settings), email_address_visibility: 3 }) });
     try {
       const [owner, admin, member, guest] = await everyone();
       const res = await t.api.post('/users', t.cast.owner, {
@@ -102,7 +102,7 @@ eachDatabase('events: who receives what', (dialect) => {
       }
       expect(got.map((events) => events[0]!.person.delivery_email)).toEqual(['newcomer@example.com', 'newcomer@example.com', null, null]);
     } finally {
-      await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).update({ settings: defaults.settings });
+      await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).update({ settings: defaults!.settings });
     }
   });
 

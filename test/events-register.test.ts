@@ -15,7 +15,7 @@ eachDatabase('POST /register: the initial state', (dialect) => {
     await createChannel(t, 'left', [owner, member]);
     await t.ctx.db('subscriptions').where({ user_id: member.id, recipient_id: quiet.recipient_id }).update({ is_muted: true });
     const left = await t.ctx.db('channels').where({ name: 'left' }).first('recipient_id');
-    await t.ctx.db('subscriptions').where({ user_id: member.id, recipient_id: left.recipient_id }).update({ active: false });
+    await t.ctx.db('subscriptions').where({ user_id: member.id, recipient_id: left!.recipient_id }).update({ active: false });
   });
   afterAll(() => stopEventsServer(t));
 
@@ -49,7 +49,7 @@ eachDatabase('POST /register: the initial state', (dialect) => {
       'other',
     ]);
     const everyone = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id');
-    expect(state.realm_can_resolve_topics_group).toBe(everyone.id);
+    expect(state.realm_can_resolve_topics_group).toBe(everyone!.id);
     expect(state).not.toHaveProperty('realm_users');
     expect(state).not.toHaveProperty('subscriptions');
   });
@@ -166,7 +166,7 @@ eachDatabase('POST /register: the initial state', (dialect) => {
 
   it('restricts the user list of someone outside can_access_all_users_group', async () => {
     const admins = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:administrators' }).first('id');
-    await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: admins.id });
+    await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: admins!.id });
     try {
       const outsider = (await createMembers(t, 'outsider', 1))[0]!;
       await subscribe(t, open, [outsider]);
@@ -175,7 +175,7 @@ eachDatabase('POST /register: the initial state', (dialect) => {
       expect(ids).toEqual([t.cast.owner.id, t.cast.bot.id, outsider.id].sort((a, b) => a - b));
     } finally {
       const everyone = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id');
-      await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: everyone.id });
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: everyone!.id });
     }
   });
 

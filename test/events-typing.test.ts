@@ -23,7 +23,7 @@ eachDatabase('events: typing notifications', (dialect) => {
     await t.ctx
       .db('users')
       .where({ id: u.id })
-      .update({ settings: JSON.stringify({ ...parseSettings(row.settings), ...change }) });
+      .update({ settings: JSON.stringify({ ...parseSettings(row!.settings), ...change }) });
   };
   const person = (u: UserRow) => ({ user_id: u.id, email: u.email });
   const ok = { result: 'success', msg: '' };
@@ -100,7 +100,7 @@ eachDatabase('events: typing notifications', (dialect) => {
       const { owner, admin, member } = t.cast;
       const [m, a, o] = await clients(member, admin, owner);
       const legacy = await register(t, admin, { event_types: ['typing'] });
-      const open = (await t.ctx.db('channels').where({ name: 'open' }).first('id')).id;
+      const open = (await t.ctx.db('channels').where({ name: 'open' }).first('id'))!.id;
       await t.api.post('/typing', owner, { type: 'channel', op: 'start', stream_id: general.id, topic: 'plans' });
       await t.api.post('/typing', owner, { type: 'channel', op: 'start', stream_id: open, topic: 'elsewhere' }); // member and admin are not in it
       await t.api.post('/typing', owner, { type: 'stream', op: 'stop', stream_id: general.id, topic: '(no topic)' });
@@ -144,10 +144,10 @@ eachDatabase('events: typing notifications', (dialect) => {
         400,
         { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' },
       ]);
-      const open = (await t.ctx.db('channels').where({ name: 'open' }).first('id')).id;
+      const open = (await t.ctx.db('channels').where({ name: 'open' }).first('id'))!.id;
       const guest = await t.api.post('/typing', t.cast.guest, { type: 'channel', op: 'start', stream_id: open, topic: 'x' });
       expect([guest.status, guest.body]).toEqual([400, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' }]);
-      const nobody = (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:nobody' }).first('id')).id;
+      const nobody = (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:nobody' }).first('id'))!.id;
       const before = await t.ctx.db('channels').where({ id: general.id }).first('can_send_message_group');
       await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: nobody });
       try {
@@ -157,7 +157,7 @@ eachDatabase('events: typing notifications', (dialect) => {
           { result: 'error', msg: 'You do not have permission to post in this channel.', code: 'BAD_REQUEST' },
         ]);
       } finally {
-        await t.ctx.db('channels').where({ id: general.id }).update(before);
+        await t.ctx.db('channels').where({ id: general.id }).update(before!);
       }
       expect(await received([mod!])).toEqual([[]]);
     });

@@ -13,9 +13,9 @@ eachDatabase('limited guest access', (dialect) => {
     t = await startTestServer(dialect);
     await createChannel(t, 'shared', [t.cast.guest, t.cast.member]);
     const members = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id');
-    membersGroupId = Number(members.id);
-    everyoneGroupId = Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id')).id);
-    await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: members.id });
+    membersGroupId = Number(members!.id);
+    everyoneGroupId = Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id'))!.id);
+    await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: members!.id });
   });
   afterAll(() => t.close());
 
@@ -102,7 +102,7 @@ eachDatabase('limited guest access', (dialect) => {
       // Only possible for a sender outside can_access_all_users_group who may post where they are not subscribed.
       const wide = await createChannel(t, 'wide', [t.cast.moderator]);
       const admins = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:administrators' }).first('id');
-      await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: admins.id });
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: admins!.id });
       try {
         const { id, html } = await send(t.cast.member, 'wide', `@**|${t.cast.moderator.id}** @**Test Moderator**`);
         expect(html).toBe(`<p>@<strong>|${t.cast.moderator.id}</strong> @<strong>Test Moderator</strong></p>`);

@@ -1,3 +1,4 @@
+import { mapBools, UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { createChannel, startTestServer, TestServer } from './support/server';
 
@@ -28,7 +29,7 @@ eachDatabase('invitation links', (dialect) => {
     expect(res.status).toBe(200);
     expect(res.body.invite_link).toMatch(/^http:\/\/127\.0\.0\.1:9991\/join\/[a-z0-9]{24}\/$/);
     const row = await t.ctx.db('multiuse_invites').orderBy('id', 'desc').first();
-    expect(row.expires_at - row.date_created).toBe(14400 * 60);
+    expect(row!.expires_at! - row!.date_created).toBe(14400 * 60);
     const join = await t.api.post(`/invites/multiuse/${keyOf(res.body.invite_link)}/accept`, null, {
       email: 'newcomer@example.com',
       password: 'a-good-password',
@@ -37,11 +38,11 @@ eachDatabase('invitation links', (dialect) => {
     expect(join.status).toBe(200);
     expect(join.body.api_key).toHaveLength(32);
     const user = await t.ctx.db('users').where({ id: join.body.user_id }).first();
-    expect(user.role).toBe(300);
+    expect(user!.role).toBe(300);
     const channels = await t.ctx
       .db('subscriptions as s')
       .join('channels as c', 'c.recipient_id', 's.recipient_id')
-      .where({ 's.user_id': user.id, 's.active': true })
+      .where({ 's.user_id': user!.id, 's.active': true })
       .pluck('c.name');
     expect(channels.sort()).toEqual(['general', 'projects']);
     const me = await t.api.get('/users/me', { ...user, api_key: join.body.api_key } as never);
@@ -52,7 +53,7 @@ eachDatabase('invitation links', (dialect) => {
     await t.ctx.db('realms').where({ id: t.realmId }).update({ create_multiuse_invite_group: groups['role:members'] });
     const res = await t.api.post('/invites/multiuse', t.cast.member, { stream_ids: [projects.id], invite_expires_in_minutes: null });
     expect(res.status).toBe(200);
-    expect((await t.ctx.db('multiuse_invites').orderBy('id', 'desc').first()).expires_at).toBeNull();
+    expect((await t.ctx.db('multiuse_invites').orderBy('id', 'desc').first())!.expires_at).toBeNull();
     const join = await t.api.post(`/invites/multiuse/${keyOf(res.body.invite_link)}/accept`, null, {
       email: 'joiner@example.com',
       password: 'a-good-password',
@@ -60,8 +61,13 @@ eachDatabase('invitation links', (dialect) => {
     });
     expect(join.status).toBe(200);
     const joiner = await t.ctx.db('users').where({ id: join.body.user_id }).first();
-    expect(joiner.role).toBe(400);
-    const sent = await t.api.post('/messages', joiner, { type: 'channel', to: 'projects', topic: 'hello', content: 'I am in!' });
+    expect(joiner!.role).toBe(400);
+    const sent = await t.api.post('/messages', mapBools<UserRow>(joiner!), {
+      type: 'channel',
+      to: 'projects',
+      topic: 'hello',
+      content: 'I am in!',
+    });
     expect(sent.status).toBe(200);
     await t.ctx.db('realms').where({ id: t.realmId }).update({ create_multiuse_invite_group: groups['role:administrators'] });
   });

@@ -22,7 +22,7 @@ eachDatabase('GET /messages/{id}/history', (dialect) => {
 
   const send = async (to: string, topic: string, content: string) =>
     (await t.api.post('/messages', t.cast.member, { type: 'channel', to, topic, content })).body.id as number;
-  const sentAt = async (id: number) => Number((await t.ctx.db('messages').where({ id }).first('date_sent')).date_sent);
+  const sentAt = async (id: number) => Number((await t.ctx.db('messages').where({ id }).first('date_sent'))!.date_sent);
   const history = (id: number, query: Record<string, unknown> = {}, user = t.cast.member) =>
     t.api.get(`/messages/${id}/history`, user, query);
 

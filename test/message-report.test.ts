@@ -78,7 +78,7 @@ eachDatabase('POST /messages/{id}/report', (dialect) => {
     const receivers = await t.ctx.db('user_messages').where({ message_id: sent.id }).pluck('user_id');
     const bot = await t.ctx.db('users').where({ realm_id: t.realmId, full_name: 'Notification Bot' }).first('id');
     expect(receivers.map(Number).sort((a, b) => a - b)).toEqual(
-      [t.cast.owner.id, t.cast.admin.id, t.cast.moderator.id, Number(bot.id)].sort((a, b) => a - b),
+      [t.cast.owner.id, t.cast.admin.id, t.cast.moderator.id, Number(bot!.id)].sort((a, b) => a - b),
     );
     expect((await t.api.get(`/messages/${sent.id}`, t.cast.moderator)).status).toBe(200);
   });

@@ -72,7 +72,7 @@ eachDatabase('concurrent first contacts', (dialect) => {
     expect(await t.ctx.db('channels').where({ name: 'racy' }).count({ n: '*' }).first()).toEqual({ n: 1 });
     const rec = await t.ctx.db('channels').where({ name: 'racy' }).first('recipient_id');
     expect(
-      Number((await t.ctx.db('subscriptions').where({ recipient_id: rec.recipient_id, active: true }).count({ n: '*' }).first())!.n),
+      Number((await t.ctx.db('subscriptions').where({ recipient_id: rec!.recipient_id, active: true }).count({ n: '*' }).first())!.n),
     ).toBe(4);
   });
 });

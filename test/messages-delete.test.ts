@@ -18,8 +18,8 @@ eachDatabase('DELETE /messages/{message_id}', (dialect) => {
     await createChannel(t, 'open', [owner]);
     // The bot belongs to the member (a fixture: bots are created by owners through the API elsewhere).
     await t.ctx.db('users').where({ id: bot.id }).update({ bot_owner_id: member.id });
-    const rows: Array<{ id: number; name: string }> = await t.ctx.db('user_groups').where({ realm_id: t.realmId, is_system_group: true });
-    groups = Object.fromEntries(rows.map((g) => [g.name, Number(g.id)]));
+    const rows = await t.ctx.db('user_groups').where({ realm_id: t.realmId, is_system_group: true });
+    groups = Object.fromEntries(rows.map((g) => [g.name!, Number(g.id)]));
   });
   afterAll(() => t.close());
 
@@ -295,7 +295,7 @@ eachDatabase('DELETE /messages/{message_id}', (dialect) => {
     const lonely = await createChannel(t, 'lonely', [owner, admin]);
     const first = await send(owner, 'first', 't', 'lonely');
     const second = await send(owner, 'second', 't', 'lonely');
-    expect((await t.ctx.db('channels').where({ id: lonely.id }).first('first_message_id')).first_message_id).toBe(first);
+    expect((await t.ctx.db('channels').where({ id: lonely.id }).first('first_message_id'))!.first_message_id).toBe(first);
 
     // Deleting a later message leaves it alone.
     const third = await send(owner, 'third', 't', 'lonely');
@@ -303,14 +303,14 @@ eachDatabase('DELETE /messages/{message_id}', (dialect) => {
     expect(seen.map((d) => d.event.type)).toEqual(['delete_message']);
 
     seen = await recording(async () => expect((await del(owner, first)).status).toBe(200));
-    expect((await t.ctx.db('channels').where({ id: lonely.id }).first('first_message_id')).first_message_id).toBe(second);
+    expect((await t.ctx.db('channels').where({ id: lonely.id }).first('first_message_id'))!.first_message_id).toBe(second);
     expect(seen.map((d) => d.event)).toEqual([
       { type: 'stream', op: 'update', property: 'first_message_id', value: second, stream_id: lonely.id, name: 'lonely' },
       { type: 'delete_message', message_type: 'stream', message_ids: [first], stream_id: lonely.id, topic: 't' },
     ]);
 
     seen = await recording(async () => expect((await del(owner, second)).status).toBe(200));
-    expect((await t.ctx.db('channels').where({ id: lonely.id }).first('first_message_id')).first_message_id).toBeNull();
+    expect((await t.ctx.db('channels').where({ id: lonely.id }).first('first_message_id'))!.first_message_id).toBeNull();
     expect(seen[0]!.event).toMatchObject({ type: 'stream', property: 'first_message_id', value: null });
   });
 

@@ -22,7 +22,7 @@ eachDatabase('editing message content', (dialect) => {
   const flagsOf = async (userId: number, id: number) =>
     Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: id }).first('flags'))?.flags ?? -1);
   const setRealm = (values: Record<string, unknown>) => t.ctx.db('realms').where({ id: t.realmId }).update(values);
-  const group = async (name: string) => (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id')).id as number;
+  const group = async (name: string) => (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id'))!.id as number;
   const capture = () => {
     const seen: Delivery[] = [];
     const off = t.ctx.bus.subscribe((d) => seen.push(d));
@@ -101,7 +101,7 @@ eachDatabase('editing message content', (dialect) => {
     const res = await t.api.patch(`/messages/${id}`, t.cast[who], { content: 'theirs' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ result: 'error', msg: "You don't have permission to edit this message", code: 'BAD_REQUEST' });
-    expect((await row(id)).content).toBe('mine');
+    expect((await row(id))!.content).toBe('mine');
     expect(await t.ctx.db('message_edits').where({ message_id: id }).first()).toBeUndefined();
   });
 
@@ -111,7 +111,7 @@ eachDatabase('editing message content', (dialect) => {
     try {
       const res = await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'unlocked' });
       expect(res.body.msg).toBe('Your organization has turned off message editing');
-      expect((await row(id)).content).toBe('locked');
+      expect((await row(id))!.content).toBe('locked');
     } finally {
       await setRealm({ allow_message_editing: true });
     }
@@ -128,7 +128,7 @@ eachDatabase('editing message content', (dialect) => {
         .update({ date_sent: now - 125 });
       const late = await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'too late' });
       expect(late.body.msg).toBe('The time limit for editing this message has passed');
-      expect((await row(id)).content).toBe('aging');
+      expect((await row(id))!.content).toBe('aging');
       await t.ctx
         .db('messages')
         .where({ id })
@@ -155,7 +155,7 @@ eachDatabase('editing message content', (dialect) => {
     const res = await t.api.patch(`/messages/${id}`, t.cast.member, fields);
     expect(res.status).toBe(400);
     expect(res.body.msg).toBe(msg);
-    expect((await row(id)).content).toBe('steady');
+    expect((await row(id))!.content).toBe('steady');
   });
 
   it("refuses content beside the message's own channel, as Zulip refuses content beside any stream_id", async () => {
@@ -165,7 +165,7 @@ eachDatabase('editing message content', (dialect) => {
       400,
       { result: 'error', msg: 'Cannot change message content while changing channel', code: 'BAD_REQUEST' },
     ]);
-    expect((await row(id)).content).toBe('anchored');
+    expect((await row(id))!.content).toBe('anchored');
   });
 
   it('answers Invalid message(s) for a message the caller cannot read', async () => {
@@ -223,7 +223,7 @@ eachDatabase('editing message content', (dialect) => {
       msg: "'prev_content_sha256' value does not match the expected value.",
       code: 'BAD_REQUEST',
     });
-    expect((await row(id)).content).toBe('v1');
+    expect((await row(id))!.content).toBe('v1');
     expect((await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'v2', prev_content_sha256: sha('v1') })).status).toBe(200);
   });
 
@@ -240,7 +240,7 @@ eachDatabase('editing message content', (dialect) => {
       expect(r.body.msg).toBe("'prev_content_sha256' value does not match the expected value.");
     }
     const winner = results.indexOf(ok[0]!);
-    expect((await row(id)).content).toBe(`winner ${winner}`);
+    expect((await row(id))!.content).toBe(`winner ${winner}`);
     const edits = await t.ctx.db('message_edits').where({ message_id: id });
     expect(edits).toHaveLength(1);
     expect(edits[0].prev_content).toBe('contested');
@@ -279,7 +279,7 @@ eachDatabase('editing message content', (dialect) => {
     const crowd = await createMembers(t, 'crowd', 16);
     await createChannel(t, 'crowded', [t.cast.member, ...crowd]);
     const nobody = await group('role:nobody');
-    const before = (await t.ctx.db('realms').where({ id: t.realmId }).first('can_mention_many_users_group')).can_mention_many_users_group;
+    const before = (await t.ctx.db('realms').where({ id: t.realmId }).first('can_mention_many_users_group'))!.can_mention_many_users_group;
     await setRealm({ can_mention_many_users_group: nobody });
     try {
       const id = (await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'crowded', topic: 'busy', content: 'hello' })).body
@@ -293,7 +293,7 @@ eachDatabase('editing message content', (dialect) => {
       for (const u of crowd) await t.api.post('/messages', u, { type: 'channel', to: 'crowded', topic: 'busy', content: 'me too' });
       const topicRes = await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'hey @**topic**' });
       expect(topicRes.body.code).toBe('TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
-      expect((await row(id)).content).toBe('hello');
+      expect((await row(id))!.content).toBe('hello');
     } finally {
       await setRealm({ can_mention_many_users_group: before });
     }
@@ -302,11 +302,11 @@ eachDatabase('editing message content', (dialect) => {
   it('truncates content beyond max_message_length and keeps an emptied message as "(deleted)"', async () => {
     const id = await send('short');
     await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'x'.repeat(10050) });
-    const long = (await row(id)).content as string;
+    const long = (await row(id))!.content as string;
     expect(long.length).toBe(10000);
     expect(long.endsWith('[message truncated]')).toBe(true);
     await t.api.patch(`/messages/${id}`, t.cast.member, { content: '   ' });
-    expect((await row(id)).content).toBe('(deleted)');
+    expect((await row(id))!.content).toBe('(deleted)');
   });
 
   it("reports the editor's uploads whose last reference the edit removed (detached_uploads)", async () => {
@@ -321,7 +321,7 @@ eachDatabase('editing message content', (dialect) => {
         size: 12,
         create_time: now,
       });
-      const attId = typeof id === 'number' ? id : (await t.ctx.db('attachments').where({ path_id: pathId }).first('id')).id;
+      const attId = typeof id === 'number' ? id : (await t.ctx.db('attachments').where({ path_id: pathId }).first('id'))!.id;
       return { id: attId as number, pathId };
     };
     const a = await upload('a.txt');

@@ -100,7 +100,7 @@ eachDatabase('GET /messages', (dialect) => {
 
     it('date: the first message on or after anchor_date, else newest', async () => {
       const first = await t.ctx.db('messages').where({ id: ids.g1 }).first('date_sent');
-      const iso = new Date(first.date_sent * 1000).toISOString();
+      const iso = new Date(first!.date_sent * 1000).toISOString();
       const res = await fetch(t.cast.member, { anchor: 'date', anchor_date: iso, num_before: 0, num_after: 0 });
       expect(idsOf(res)).toEqual([ids.g1]);
       expect(res.body.found_anchor).toBe(true);

@@ -23,7 +23,7 @@ eachDatabase('mentions, wildcards and message facts', (dialect) => {
   afterAll(() => t.close());
 
   const flagsOf = async (messageId: number, userId: number) =>
-    Number((await t.ctx.db('user_messages').where({ message_id: messageId, user_id: userId }).first('flags')).flags);
+    Number((await t.ctx.db('user_messages').where({ message_id: messageId, user_id: userId }).first('flags'))!.flags);
 
   it('a group mention flags every member as mentioned, and renders as a group mention', async () => {
     const res = await t.api.post('/messages', t.cast.owner, { type: 'channel', to: 'general', topic: 'g', content: 'ping @*support*' });

@@ -28,12 +28,12 @@ eachDatabase('moving messages', (dialect) => {
     return ids;
   };
   const rowsOf = (ids: number[]) => t.ctx.db('messages').whereIn('id', ids).orderBy('id').select('id', 'topic', 'recipient_id', 'type');
-  const topicOf = async (id: number) => (await t.ctx.db('messages').where({ id }).first('topic')).topic as string;
+  const topicOf = async (id: number) => (await t.ctx.db('messages').where({ id }).first('topic'))!.topic as string;
   const topicIds = async (recipientId: number, topic: string) =>
     (await t.ctx.db('messages').where({ recipient_id: recipientId, topic_key: topic.toLowerCase() }).orderBy('id').pluck('id')).map(Number);
   const setRealm = (values: Record<string, unknown>) => t.ctx.db('realms').where({ id: t.realmId }).update(values);
   const setChannel = (id: number, values: Record<string, unknown>) => t.ctx.db('channels').where({ id }).update(values);
-  const group = async (name: string) => (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id')).id as number;
+  const group = async (name: string) => (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id'))!.id as number;
   const backdate = (ids: number[], seconds: number) =>
     t.ctx
       .db('messages')
@@ -54,12 +54,15 @@ eachDatabase('moving messages', (dialect) => {
       .select('content', 'type');
   };
   const withRealm = async (values: Record<string, unknown>, work: () => Promise<void>) => {
-    const before = await t.ctx.db('realms').where({ id: t.realmId }).first(Object.keys(values));
+    const before = await t.ctx
+      .db('realms')
+      .where({ id: t.realmId })
+      .first(...Object.keys(values));
     await setRealm(values);
     try {
       await work();
     } finally {
-      await setRealm(before);
+      await setRealm(before!);
     }
   };
 
@@ -224,7 +227,7 @@ eachDatabase('moving messages', (dialect) => {
       // The actor's copy of a notice about their own action is read; others' are not.
       const [breadcrumb] = await topicIds(general.recipient_id, topic);
       const readOf = async (userId: number) =>
-        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: breadcrumb }).first('flags')).flags) & 1;
+        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: breadcrumb }).first('flags'))!.flags) & 1;
       expect([await readOf(t.cast.member.id), await readOf(t.cast.owner.id)]).toEqual([1, 0]);
       const one = freshTopic();
       const [x] = await sendMany(one, 2);
@@ -242,7 +245,7 @@ eachDatabase('moving messages', (dialect) => {
     it('resolves with a resolve notice (type 2) and no move notice; unresolves likewise; not a move', async () => {
       const topic = freshTopic();
       const admin = await t.ctx.db('users').where({ id: t.cast.admin.id }).first('settings');
-      const settings = { ...JSON.parse(admin.settings || '{}'), resolved_topic_notice_auto_read_policy: 'never' };
+      const settings = { ...JSON.parse(admin!.settings || '{}'), resolved_topic_notice_auto_read_policy: 'never' };
       await t.ctx
         .db('users')
         .where({ id: t.cast.admin.id })
@@ -258,7 +261,7 @@ eachDatabase('moving messages', (dialect) => {
       // The notice starts read, except for users whose resolved_topic_notice_auto_read_policy is "never".
       const noticeId = (await topicIds(general.recipient_id, `✔ ${topic}`)).at(-1)!;
       const readOf = async (userId: number) =>
-        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: noticeId }).first('flags')).flags) & 1;
+        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: noticeId }).first('flags'))!.flags) & 1;
       expect([await readOf(t.cast.member.id), await readOf(t.cast.owner.id), await readOf(t.cast.admin.id)]).toEqual([1, 1, 0]);
       const m = (await t.api.get(`/messages/${ids[0]}`, t.cast.member)).body.message;
       expect(m.last_moved_timestamp).toBeUndefined();
@@ -398,7 +401,7 @@ eachDatabase('moving messages', (dialect) => {
         const res = await t.api.patch(`/messages/${id}`, user, fields);
         expect([res.status, res.body.msg]).toEqual([400, msg]);
         const row = await t.ctx.db('messages').where({ id }).first('recipient_id', 'topic');
-        expect([row.recipient_id, row.topic]).toEqual([general.recipient_id, topic]);
+        expect([row!.recipient_id, row!.topic]).toEqual([general.recipient_id, topic]);
       };
       await check(t.cast.member, { stream_id: 987654 }, 'Invalid channel ID');
       await check(t.cast.moderator, { stream_id: secret.id }, 'Invalid channel ID');

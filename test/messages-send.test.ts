@@ -61,7 +61,7 @@ eachDatabase('POST /messages', (dialect) => {
       const flags = await flagsOf(res.body.id);
       expect(flags.get(t.cast.member.id)! & 1).toBe(1);
       const row = await t.ctx.db('messages').where({ id: res.body.id }).first();
-      expect([row.topic, row.sending_client]).toEqual(['legacy', 'ZulipMobile']);
+      expect([row!.topic, row!.sending_client]).toEqual(['legacy', 'ZulipMobile']);
     });
 
     it('refuses topic and subject together', async () => {
@@ -106,14 +106,14 @@ eachDatabase('POST /messages', (dialect) => {
 
     it('truncates a long topic to 57 characters and an ellipsis, and reads the display name as the empty topic', async () => {
       const long = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'x'.repeat(80), content: 'long' });
-      expect((await t.ctx.db('messages').where({ id: long.body.id }).first()).topic).toBe('x'.repeat(57) + '...');
+      expect((await t.ctx.db('messages').where({ id: long.body.id }).first())!.topic).toBe('x'.repeat(57) + '...');
       const empty = await t.api.post('/messages', t.cast.member, {
         type: 'channel',
         to: 'general',
         topic: 'general chat',
         content: 'empty',
       });
-      expect((await t.ctx.db('messages').where({ id: empty.body.id }).first()).topic).toBe('');
+      expect((await t.ctx.db('messages').where({ id: empty.body.id }).first())!.topic).toBe('');
       const shown = await t.api.get(`/messages/${empty.body.id}`, t.cast.member);
       expect(shown.body.message.subject).toBe('general chat');
     });
@@ -126,8 +126,8 @@ eachDatabase('POST /messages', (dialect) => {
         content: 'y'.repeat(12000),
       });
       const row = await t.ctx.db('messages').where({ id: res.body.id }).first();
-      expect([...row.content].length).toBe(10000);
-      expect(row.content.endsWith('\n[message truncated]')).toBe(true);
+      expect([...row!.content].length).toBe(10000);
+      expect(row!.content.endsWith('\n[message truncated]')).toBe(true);
     });
 
     it('keeps guests to channels they are subscribed to, and refuses archived channels', async () => {
@@ -158,7 +158,7 @@ eachDatabase('POST /messages', (dialect) => {
 
     it('applies can_send_message_group and can_create_topic_group', async () => {
       const admins = await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:administrators' }).first('id');
-      await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: admins.id });
+      await t.ctx.db('channels').where({ id: general.id }).update({ can_send_message_group: admins!.id });
       const refused = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 't', content: 'x' });
       expect([refused.status, refused.body]).toEqual([
         400,
@@ -169,7 +169,7 @@ eachDatabase('POST /messages', (dialect) => {
       await t.ctx
         .db('channels')
         .where({ id: general.id })
-        .update({ can_send_message_group: everyone.id, can_create_topic_group: admins.id });
+        .update({ can_send_message_group: everyone!.id, can_create_topic_group: admins!.id });
       const newTopic = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'brand new', content: 'x' });
       expect([newTopic.status, newTopic.body]).toEqual([
         400,
@@ -177,7 +177,7 @@ eachDatabase('POST /messages', (dialect) => {
       ]);
       const oldTopic = await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'general', topic: 'T', content: 'x' });
       expect(oldTopic.status).toBe(200); // topics match case-insensitively
-      await t.ctx.db('channels').where({ id: general.id }).update({ can_create_topic_group: everyone.id });
+      await t.ctx.db('channels').where({ id: general.id }).update({ can_create_topic_group: everyone!.id });
     });
 
     it('applies the channel topics policy', async () => {

@@ -18,7 +18,7 @@ eachDatabase('server_supported_permission_settings', (dialect) => {
     ({ state } = await register(t, t.cast.member, { fetch_event_types: ['realm', 'realm_user_groups'] }));
     settings = state.server_supported_permission_settings;
     const rows = await t.ctx.db('user_groups').where({ realm_id: t.realmId, is_system_group: true }).select('id', 'name');
-    for (const r of rows) groupIds[r.name] = Number(r.id);
+    for (const r of rows) groupIds[r.name!] = Number(r.id);
   });
   afterAll(() => t.close());
 
@@ -79,7 +79,7 @@ eachDatabase('server_supported_permission_settings', (dialect) => {
         const res = await t.api.post('/channels/create', t.cast.admin, fields);
         const refusal = { result: 'error', msg: `'${name}' setting cannot be set to '${group}' group.`, code: 'BAD_REQUEST' };
         // Accepted: the channel holds that group in the setting.
-        const outcome = res.status === 200 ? Number((await t.ctx.db('channels').where({ id: res.body.id }).first(name))[name]) : res.body;
+        const outcome = res.status === 200 ? Number((await t.ctx.db('channels').where({ id: res.body.id }).first(name))![name]) : res.body;
         expect([name, group, outcome]).toEqual([name, group, settings.stream[name]![allowed] ? groupIds[group] : refusal]);
       }
     }

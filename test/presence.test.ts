@@ -186,8 +186,8 @@ eachDatabase('presence', (dialect) => {
       const [stranger] = await createMembers(t, 'stranger', 1);
       await ping(stranger!);
       await ping(t.cast.member);
-      const membersGroup = Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id')).id);
-      const before = (await t.ctx.db('realms').where({ id: t.realmId }).first('can_access_all_users_group')).can_access_all_users_group;
+      const membersGroup = Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id'))!.id);
+      const before = (await t.ctx.db('realms').where({ id: t.realmId }).first('can_access_all_users_group'))!.can_access_all_users_group;
       await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: membersGroup });
       try {
         const guest = await ping(t.cast.guest, { slim_presence: true });
@@ -384,9 +384,9 @@ eachDatabase('presence', (dialect) => {
     await t.ctx
       .db('users')
       .where({ id: user.id })
-      .update({ settings: JSON.stringify({ ...JSON.parse(row.settings), presence_enabled: enabled }) });
+      .update({ settings: JSON.stringify({ ...JSON.parse(row!.settings), presence_enabled: enabled }) });
   }
   async function reload(user: UserRow): Promise<UserRow> {
-    return { ...user, settings: (await t.ctx.db('users').where({ id: user.id }).first('settings')).settings };
+    return { ...user, settings: (await t.ctx.db('users').where({ id: user.id }).first('settings'))!.settings };
   }
 });

@@ -127,7 +127,7 @@ eachDatabase('encrypted push notifications', (dialect) => {
       expect(payload).toMatchObject({
         message_id: id,
         recipient_type: 'channel',
-        channel_id: Number(channel.id),
+        channel_id: Number(channel!.id),
         channel_name: 'general',
         topic: 'plans',
         content: 'hello @Test Member',

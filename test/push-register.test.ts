@@ -71,7 +71,7 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
     });
     const row = await deviceRow(phone);
     expect(row).toMatchObject({ push_key_id: fields.push_key_id, push_key: fields.push_key, token_kind: 'fcm', token_id: fields.token_id });
-    expect(Number(row.relay_device_id)).toBeGreaterThanOrEqual(9000);
+    expect(Number(row!.relay_device_id)).toBeGreaterThanOrEqual(9000);
     // The apps follow the registration through device update events: pending, then confirmed.
     const events = await deviceEvents();
     expect(events).toEqual([
@@ -147,15 +147,15 @@ eachDatabase('POST /mobile_push/register', (dialect) => {
       token_id: next.token_id,
       pending_token_id: next.token_id,
       push_key: pushKeyOf(77),
-      relay_device_id: old.relay_device_id,
+      relay_device_id: old!.relay_device_id,
     });
     // The token confirmed before is still the one reported as registered, the new one pending.
-    expect(await stateOf(phone)).toMatchObject({ push_token_id: old.token_id, pending_push_token_id: next.token_id });
+    expect(await stateOf(phone)).toMatchObject({ push_token_id: old!.token_id, pending_push_token_id: next.token_id });
     await settle();
     const attempts = relay.to(TestRelay.REGISTER).slice(-2);
     expect(attempts.map((r) => r.status)).toEqual([503, 200]);
     expect(attempts[1]!.body).toMatchObject({ device_id: phone, token_kind: 'apns', token_id: next.token_id });
-    expect((await deviceRow(phone)).relay_device_id).not.toBeNull();
+    expect((await deviceRow(phone))!.relay_device_id).not.toBeNull();
     expect(await stateOf(phone)).toMatchObject({ push_token_id: next.token_id, pending_push_token_id: null });
     const events = await deviceEvents();
     expect(events.map((e) => Object.keys(e).sort())).toEqual([

@@ -29,7 +29,7 @@ eachDatabase('read receipts', (dialect) => {
     const id = await sendToChannel(t, owner, 'general', 'receipts', 'read me', { read_by_sender: true });
     // The sender's own row is read from the start, yet the sender is not listed.
     const senderRow = await t.ctx.db('user_messages').where({ user_id: owner.id, message_id: id }).first('flags');
-    expect(Number(senderRow.flags) & 1).toBe(1);
+    expect(Number(senderRow!.flags) & 1).toBe(1);
     expect(await readersOf(id)).toEqual([]);
     for (const u of [admin, member, bot]) expect((await markRead(u, [id])).status).toBe(200);
     expect(await readersOf(id)).toEqual(sorted([admin.id, member.id, bot.id]));
@@ -57,7 +57,7 @@ eachDatabase('read receipts', (dialect) => {
     expect(await readersOf(id)).toEqual(sorted([quiet!.id, t.cast.admin.id]));
     const setting = async (on: boolean) => {
       const row = await t.ctx.db('users').where({ id: quiet!.id }).first('settings');
-      const settings = { ...JSON.parse(row.settings || '{}'), send_read_receipts: on };
+      const settings = { ...JSON.parse(row!.settings || '{}'), send_read_receipts: on };
       await t.ctx
         .db('users')
         .where({ id: quiet!.id })

@@ -10,8 +10,8 @@ eachDatabase('PATCH /realm/user_settings_defaults', (dialect) => {
   });
   afterAll(() => t.close());
 
-  const defaults = async () => parseSettings((await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first()).settings);
-  const settingsOf = async (userId: number) => parseSettings((await t.ctx.db('users').where({ id: userId }).first()).settings);
+  const defaults = async () => parseSettings((await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first())!.settings);
+  const settingsOf = async (userId: number) => parseSettings((await t.ctx.db('users').where({ id: userId }).first())!.settings);
 
   const expectRefused = (fields: Record<string, unknown>, msg: string, who = t.cast.admin, code = 'BAD_REQUEST') =>
     expectRefusal(t, () => t.api.patch('/realm/user_settings_defaults', who, fields), msg, code);

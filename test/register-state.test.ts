@@ -350,7 +350,7 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
     expect(before.realm_message_retention_days).toBe(-1);
     expect(before.realm_new_stream_announcements_stream_id).toBe(-1);
     const realm = await t.ctx.db('realms').where({ id: t.realmId }).first();
-    expect(before.realm_date_created).toBe(Number(realm.date_created));
+    expect(before.realm_date_created).toBe(Number(realm!.date_created));
     await t.ctx
       .db('realms')
       .where({ id: t.realmId })

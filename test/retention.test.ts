@@ -121,7 +121,7 @@ eachDatabase('message retention', (dialect) => {
     });
     expect(await t.ctx.db('archived_submessages').where({ message_id: archivedPoll!.id }).pluck('msg_type')).toEqual(['widget']);
     const tx = await t.ctx.db('archived_messages').where({ id: old }).first('archive_transaction_id');
-    expect(await t.ctx.db('archive_transactions').where({ id: tx.archive_transaction_id }).first('realm_id', 'type')).toEqual({
+    expect(await t.ctx.db('archive_transactions').where({ id: tx!.archive_transaction_id }).first('realm_id', 'type')).toEqual({
       realm_id: t.realmId,
       type: 1,
     });
@@ -308,7 +308,7 @@ eachDatabase('message retention', (dialect) => {
     const { member, admin } = t.cast;
     const id = await inChannel('short', 'deleted by mistake');
     expect((await t.api.delete(`/messages/${id}`, admin)).status).toBe(200);
-    const { archive_transaction_id: tx } = await t.ctx.db('archived_messages').where({ id }).first('archive_transaction_id');
+    const { archive_transaction_id: tx } = (await t.ctx.db('archived_messages').where({ id }).first('archive_transaction_id'))!;
     const restored = await runCli(['restore-archived', '--transaction', String(tx)], instance.env);
     expect([restored.code, restored.stdout]).toEqual([0, 'Restored 1 messages from 1 archive transactions.\n']);
     expect((await t.api.get(`/messages/${id}`, member)).body.message.content).toBe('<p>deleted by mistake</p>');

@@ -37,20 +37,20 @@ eachDatabase('saved snippets', (dialect) => {
         title: 'Welcome',
         content: '**Hi** #general',
       });
-      expect(Number(row.date_created)).toBeGreaterThanOrEqual(before);
-      expect(Number(row.date_created)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+      expect(Number(row!.date_created)).toBeGreaterThanOrEqual(before);
+      expect(Number(row!.date_created)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
       const audit = await t.ctx
         .db('audit_log')
         .where({ event_type: AuditEventType.SAVED_SNIPPET_CREATED, acting_user_id: t.cast.member.id });
       expect(audit).toHaveLength(1);
       expect(audit[0].modified_user_id).toBe(t.cast.member.id);
-      expect(JSON.parse(audit[0].extra_data)).toEqual({ saved_snippet_id: res.body.saved_snippet_id });
+      expect(JSON.parse(audit[0].extra_data!)).toEqual({ saved_snippet_id: res.body.saved_snippet_id });
     });
 
     it('takes a title of exactly 60 code points, emoji counting once', async () => {
       const title = '😀'.repeat(60); // 120 UTF-16 units
       const id = await create(t.cast.moderator, title, 'sixty');
-      expect((await t.ctx.db('saved_snippets').where({ id }).first('title')).title).toBe(title);
+      expect((await t.ctx.db('saved_snippets').where({ id }).first('title'))!.title).toBe(title);
     });
 
     it('bots have snippets too', async () => {
@@ -77,7 +77,7 @@ eachDatabase('saved snippets', (dialect) => {
 
     it('accepts 60 code points once the surrounding whitespace is trimmed', async () => {
       const id = await create(t.cast.moderator, `  ${'a'.repeat(60)}  `, 'padded');
-      expect((await t.ctx.db('saved_snippets').where({ id }).first('title')).title).toBe('a'.repeat(60));
+      expect((await t.ctx.db('saved_snippets').where({ id }).first('title'))!.title).toBe('a'.repeat(60));
     });
 
     it.each([
@@ -110,7 +110,7 @@ eachDatabase('saved snippets', (dialect) => {
         { id: b, title: 'B', content: 'second', date_created: expect.any(Number) },
       ]);
       const row = await t.ctx.db('saved_snippets').where({ id: a }).first('date_created');
-      expect(res.body.saved_snippets[0].date_created).toBe(Number(row.date_created));
+      expect(res.body.saved_snippets[0].date_created).toBe(Number(row!.date_created));
     });
 
     it('is empty for a user with no snippets', async () => {
@@ -207,7 +207,7 @@ eachDatabase('saved snippets', (dialect) => {
 
       const id = await create(owner, 'Evented', 'body');
       const row = await t.ctx.db('saved_snippets').where({ id }).first('date_created');
-      const snippet = { id, title: 'Evented', content: 'body', date_created: Number(row.date_created) };
+      const snippet = { id, title: 'Evented', content: 'body', date_created: Number(row!.date_created) };
       const added = { type: 'saved_snippets', op: 'add', saved_snippet: snippet };
       expect((await pending(t, mineA)).map(({ id: _, ...e }) => e)).toEqual([added]);
 

@@ -12,7 +12,7 @@ eachDatabase('PATCH /settings', (dialect) => {
   afterAll(() => t.close());
 
   const row = (userId: number) => t.ctx.db('users').where({ id: userId }).first();
-  const settingsOf = async (userId: number) => parseSettings((await row(userId)).settings);
+  const settingsOf = async (userId: number) => parseSettings((await row(userId))!.settings);
   /** A new member who has a password (CAST_PASSWORD). */
   const personWithPassword = async () => {
     const user = await freshUser(t);
@@ -63,7 +63,7 @@ eachDatabase('PATCH /settings', (dialect) => {
     const user = await freshUser(t);
     const { result, deliveries } = await captureEvents(t, () => t.api.patch('/settings', user, { timezone: 'Asia/Kolkata' }));
     expect(result.status).toBe(200);
-    expect((await row(user.id)).timezone).toBe('Asia/Kolkata');
+    expect((await row(user.id))!.timezone).toBe('Asia/Kolkata');
     const update = deliveries.find((d) => d.event.type === 'realm_user')!;
     expect(update.event).toEqual({
       type: 'realm_user',
@@ -85,21 +85,21 @@ eachDatabase('PATCH /settings', (dialect) => {
   it('changes the full name (trimmed) with a realm_user update; a blank or unchanged name changes nothing', async () => {
     const user = await freshUser(t);
     const { deliveries } = await captureEvents(t, () => t.api.patch('/settings', user, { full_name: '  Renamed Person ' }));
-    expect((await row(user.id)).full_name).toBe('Renamed Person');
+    expect((await row(user.id))!.full_name).toBe('Renamed Person');
     expect(deliveries.map((d) => d.event)).toEqual([
       { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: 'Renamed Person' } },
     ]);
     const again = await captureEvents(t, () => t.api.patch('/settings', user, { full_name: 'Renamed Person' }));
     const blank = await captureEvents(t, () => t.api.patch('/settings', user, { full_name: '   ' }));
     expect([...again.deliveries, ...blank.deliveries]).toEqual([]);
-    expect((await row(user.id)).full_name).toBe('Renamed Person');
+    expect((await row(user.id))!.full_name).toBe('Renamed Person');
   });
 
   it('changes the password given the current one, and logging in then needs the new one', async () => {
     const user = await personWithPassword();
     const res = await t.api.patch('/settings', user, { old_password: CAST_PASSWORD, new_password: 'a-brand-new-secret' });
     expect(res.status).toBe(200);
-    expect(await verifyPassword('a-brand-new-secret', (await row(user.id)).password_hash)).toBe(true);
+    expect(await verifyPassword('a-brand-new-secret', (await row(user.id))!.password_hash)).toBe(true);
     const login = await t.api.post('/fetch_api_key', null, { username: user.delivery_email, password: 'a-brand-new-secret' });
     expect(login.status).toBe(200);
     const audit = await t.ctx.db('audit_log').where({ modified_user_id: user.id, event_type: 122 });
@@ -125,10 +125,10 @@ eachDatabase('PATCH /settings', (dialect) => {
   ])('refuses %s, changing nothing (even the valid settings sent with it)', async (_name, fields, msg) => {
     const user = await personWithPassword();
     const before = await snapshot(t);
-    const hash = (await row(user.id)).password_hash;
+    const hash = (await row(user.id))!.password_hash;
     await expectRefusal(t, () => t.api.patch('/settings', user, { ...fields, enter_sends: true }), msg);
     expect(await snapshot(t)).toBe(before);
-    expect((await row(user.id)).password_hash).toBe(hash);
+    expect((await row(user.id))!.password_hash).toBe(hash);
   });
 
   it('accepts the current email address (case aside) as no change', async () => {
@@ -150,7 +150,7 @@ eachDatabase('PATCH /settings', (dialect) => {
     expect(presence?.event).toMatchObject({ type: 'presence', user_id: user.id });
     expect(presence?.userIds).toContain(t.cast.member.id);
     const row = await t.ctx.db('user_presence').where({ user_id: user.id }).first();
-    expect(row.last_active_time).toBeNull();
+    expect(row!.last_active_time).toBeNull();
   });
 
   it('refuses bots', async () => {

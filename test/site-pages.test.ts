@@ -13,7 +13,7 @@ eachDatabase('site pages', (dialect) => {
   let realmName: string;
   beforeAll(async () => {
     t = await startTestServer(dialect);
-    realmName = (await t.ctx.db('realms').where({ id: t.realmId }).first()).name;
+    realmName = (await t.ctx.db('realms').where({ id: t.realmId }).first())!.name;
   });
   afterAll(() => t.close());
 

@@ -165,7 +165,7 @@ eachDatabase('the upload-quota command', (dialect) => {
   it('prints, sets and removes an organization quota, and refuses a bad value', async () => {
     const run = (args: string[]) => runCli(args, instance.env);
     expect((await run(['create-realm', '--string-id', 'acme', '--name', 'Acme'])).code).toBe(0);
-    const quota = async () => (await instance.open()('realms').where({ string_id: 'acme' }).first('upload_quota_mib')).upload_quota_mib;
+    const quota = async () => (await instance.open()('realms').where({ string_id: 'acme' }).first('upload_quota_mib'))!.upload_quota_mib;
 
     expect((await run(['upload-quota', '--realm', 'acme'])).stdout).toBe("Organization 'acme': no upload quota; 0.0 MiB used.\n");
     expect((await run(['upload-quota', '--realm', 'acme', '--mib', '250'])).stdout).toBe(

@@ -131,10 +131,10 @@ eachDatabase('resumable uploads (tus) at /api/v1/tus', (dialect) => {
       file_name: 'report-v2.pdf',
       content_type: 'application/pdf',
     });
-    expect(Number(row.size)).toBe(file.length);
+    expect(Number(row!.size)).toBe(file.length);
     const events = await pending(t, queue);
     expect(events).toEqual([
-      expect.objectContaining({ type: 'attachment', op: 'add', attachment: expect.objectContaining({ id: row.id, path_id: pathId }) }),
+      expect.objectContaining({ type: 'attachment', op: 'add', attachment: expect.objectContaining({ id: row!.id, path_id: pathId }) }),
     ]);
 
     // The partial copy is gone once the file is stored.

@@ -47,8 +47,8 @@ eachDatabase('POST /user_uploads', (dialect) => {
     expect(fs.readFileSync(path.join(data.dir, 'uploads', pathId), 'utf8')).toBe('hello world');
     const row = await t.ctx.db('attachments').where({ path_id: pathId }).first();
     expect(row).toMatchObject({ owner_id: t.cast.member.id, realm_id: t.realmId, file_name: 'notes.txt', content_type: 'text/plain' });
-    expect(Number(row.size)).toBe(11);
-    expect(Number(row.create_time)).toBe(Math.floor(clock.now() / 1000));
+    expect(Number(row!.size)).toBe(11);
+    expect(Number(row!.create_time)).toBe(Math.floor(clock.now() / 1000));
     // Nothing left behind in the in-progress directory.
     expect(filesOnDisk(data.dir).filter((f) => f.startsWith('.incoming'))).toEqual([]);
   });
@@ -59,7 +59,7 @@ eachDatabase('POST /user_uploads', (dialect) => {
       .db('attachments')
       .where({ path_id: pathIdOf(res.body.url) })
       .first();
-    expect(row.content_type).toBe('image/png');
+    expect(row!.content_type).toBe('image/png');
   });
 
   it('refuses a body without a file, and one with two, storing nothing', async () => {
@@ -119,7 +119,7 @@ eachDatabase('POST /user_uploads', (dialect) => {
       .db('attachments')
       .where({ path_id: pathIdOf(res.body.url) })
       .first();
-    expect(row.file_name).toBe(expected);
+    expect(row!.file_name).toBe(expected);
   });
 
   it('sanitises names as Zulip does, separators included', () => {
@@ -228,7 +228,7 @@ eachDatabase('POST /user_uploads', (dialect) => {
         .first();
       const used = Number((await t.ctx.db('attachments').where({ realm_id: t.realmId }).sum({ s: 'size' }).first())!.s);
       const attachment = {
-        id: row.id,
+        id: row!.id,
         name: 'plan.pdf',
         path_id: pathIdOf(up.body.url),
         size: 6,
@@ -267,10 +267,10 @@ eachDatabase('POST /user_uploads', (dialect) => {
       const image = await sendDirect(t, t.cast.member, [t.cast.owner], 'https://example.com/a.png');
       const plain = await sendDirect(t, t.cast.member, [t.cast.owner], 'just words');
       const flags = async (id: number) => t.ctx.db('messages').where({ id }).first('has_attachment', 'has_image', 'has_link');
-      expect(Boolean((await flags(linked)).has_attachment)).toBe(true);
-      expect(Boolean((await flags(bogus)).has_attachment)).toBe(false);
-      expect(Boolean((await flags(foreign)).has_attachment)).toBe(false);
-      expect(Boolean((await flags(quoted)).has_attachment)).toBe(true);
+      expect(Boolean((await flags(linked))!.has_attachment)).toBe(true);
+      expect(Boolean((await flags(bogus))!.has_attachment)).toBe(false);
+      expect(Boolean((await flags(foreign))!.has_attachment)).toBe(false);
+      expect(Boolean((await flags(quoted))!.has_attachment)).toBe(true);
       const narrow = async (operand: string) => {
         const res = await t.api.get('/messages', t.cast.owner, {
           anchor: 'newest',
@@ -299,7 +299,7 @@ eachDatabase('POST /user_uploads', (dialect) => {
       const mine = await register(t, t.cast.member, { event_types: ['attachment'] });
       const res = await t.api.patch(`/messages/${id}`, t.cast.member, { content: 'gone' });
       expect(res.status).toBe(200);
-      expect(Boolean((await t.ctx.db('messages').where({ id }).first('has_attachment')).has_attachment)).toBe(false);
+      expect(Boolean((await t.ctx.db('messages').where({ id }).first('has_attachment'))!.has_attachment)).toBe(false);
       const events = await pending(t, mine);
       expect(events).toEqual([
         expect.objectContaining({ type: 'attachment', op: 'update', attachment: expect.objectContaining({ message_ids: [] }) }),
@@ -321,11 +321,11 @@ eachDatabase('POST /user_uploads', (dialect) => {
         type: 'attachment',
         op: 'update',
         attachment: {
-          id: row.id,
+          id: row!.id,
           name: 'gone.txt',
           path_id: pathIdOf(up.body.url),
           size: 1,
-          create_time: row.create_time,
+          create_time: row!.create_time,
           message_ids: messageIds,
         },
         upload_space_used: expect.any(Number),
@@ -334,7 +334,7 @@ eachDatabase('POST /user_uploads', (dialect) => {
       expect((await t.api.delete(`/messages/${first}`, t.cast.member)).status).toBe(200);
       expect(await pending(t, mine)).toEqual([update([second, third])]);
 
-      const channelId = (await t.ctx.db('channels').where({ realm_id: t.realmId, name: 'general' }).first('id')).id;
+      const channelId = (await t.ctx.db('channels').where({ realm_id: t.realmId, name: 'general' }).first('id'))!.id;
       const topic = await t.api.post(`/streams/${channelId}/delete_topic`, t.cast.owner, { topic_name: 'doomed' });
       expect(topic.body).toEqual({ result: 'success', msg: '', complete: true });
       expect(await pending(t, mine)).toEqual([update([third])]);
@@ -382,7 +382,7 @@ eachDatabase('POST /user_uploads', (dialect) => {
         id: expect.any(Number),
         type: 'attachment',
         op: 'remove',
-        attachment: { id: oldRow.id },
+        attachment: { id: oldRow!.id },
         upload_space_used: expect.any(Number),
       });
       // What is left on disk is exactly what the records name.

@@ -88,7 +88,7 @@ eachDatabase('user groups', (dialect) => {
 
     it("answers Invalid user group for unknown, anonymous and other organizations' groups", async () => {
       const other = await doCreateRealm(t.ctx.db, { stringId: `groups${dialect}`, name: 'Other' });
-      const foreign = Number((await t.ctx.db('user_groups').where({ realm_id: other, name: 'role:members' }).first('id')).id);
+      const foreign = Number((await t.ctx.db('user_groups').where({ realm_id: other, name: 'role:members' }).first('id'))!.id);
       for (const id of [99999, g.anon!, foreign]) {
         const res = await isMember(id, t.cast.member.id);
         expect(res.status).toBe(400);

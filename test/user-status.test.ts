@@ -15,7 +15,7 @@ eachDatabase('user status', (dialect) => {
     return res.body.status;
   };
   const refusal = (msg: string) => ({ result: 'error', msg, code: 'BAD_REQUEST' });
-  const settingsOf = async (user: UserRow) => JSON.parse((await t.ctx.db('users').where({ id: user.id }).first('settings')).settings);
+  const settingsOf = async (user: UserRow) => JSON.parse((await t.ctx.db('users').where({ id: user.id }).first('settings'))!.settings);
   const me = async (user: UserRow): Promise<UserRow> => ({ ...user, settings: JSON.stringify(await settingsOf(user)) });
 
   beforeAll(async () => {
@@ -23,8 +23,8 @@ eachDatabase('user status', (dialect) => {
     [parrot] = await t.ctx.db('realm_emoji').insert({ realm_id: t.realmId, name: 'parrot', file_name: 'parrot.gif', deactivated: false });
     [retired] = await t.ctx.db('realm_emoji').insert({ realm_id: t.realmId, name: 'retired', file_name: 'retired.gif', deactivated: true });
     if (dialect === 'mysql') {
-      parrot = Number((await t.ctx.db('realm_emoji').where({ name: 'parrot' }).first('id')).id);
-      retired = Number((await t.ctx.db('realm_emoji').where({ name: 'retired' }).first('id')).id);
+      parrot = Number((await t.ctx.db('realm_emoji').where({ name: 'parrot' }).first('id'))!.id);
+      retired = Number((await t.ctx.db('realm_emoji').where({ name: 'retired' }).first('id'))!.id);
     }
   });
   afterAll(() => stopEventsServer(t));
@@ -132,7 +132,7 @@ eachDatabase('user status', (dialect) => {
       expect((await settingsOf(t.cast.moderator)).presence_enabled).toBe(false);
       expect(await statusOf(t.cast.moderator)).toEqual({ away: true, status_text: 'Out' });
       const presence = await t.ctx.db('user_presence').where({ user_id: t.cast.moderator.id }).first();
-      expect(presence.last_active_time).toBeNull();
+      expect(presence!.last_active_time).toBeNull();
       await setStatus(await me(t.cast.moderator), { away: false });
       expect((await settingsOf(t.cast.moderator)).presence_enabled).toBe(true);
       expect(await statusOf(t.cast.moderator)).toEqual({ status_text: 'Out' });
@@ -167,8 +167,8 @@ eachDatabase('user status', (dialect) => {
 
     it('not to a limited guest who may not know the user, and none for a refused change', async () => {
       const [stranger] = await createMembers(t, 'hermit', 1);
-      const membersGroup = Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id')).id);
-      const before = (await t.ctx.db('realms').where({ id: t.realmId }).first('can_access_all_users_group')).can_access_all_users_group;
+      const membersGroup = Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id'))!.id);
+      const before = (await t.ctx.db('realms').where({ id: t.realmId }).first('can_access_all_users_group'))!.can_access_all_users_group;
       await t.ctx.db('realms').where({ id: t.realmId }).update({ can_access_all_users_group: membersGroup });
       try {
         const guest = await register(t, t.cast.guest, { event_types: ['user_status'] });

@@ -44,7 +44,7 @@ eachDatabase('topic visibility (user_topics)', (dialect) => {
         { channel_id: general.id, recipient_id: general.recipient_id, topic: 'Dinner', topic_key: 'dinner', visibility_policy: 1 },
       ]);
       const row = await t.ctx.db('user_topics').where({ user_id: t.cast.member.id }).first('last_updated');
-      const at = Number(row.last_updated);
+      const at = Number(row!.last_updated);
       expect(at).toBeGreaterThanOrEqual(before);
       expect(withoutIds(await pending(t, mine))).toEqual([
         { type: 'muted_topics', muted_topics: [['general', 'Dinner', at]] },
@@ -277,7 +277,7 @@ eachDatabase('topic visibility (user_topics)', (dialect) => {
       await setPolicy(t.cast.member, old.id, 'Gone', 1);
       await t.ctx.db('channels').where({ id: old.id }).update({ deactivated: true });
       const rows = await t.ctx.db('user_topics').where({ user_id: t.cast.member.id }).orderBy('id').select('topic', 'last_updated');
-      const at = (topic: string) => Number(rows.find((r: any) => r.topic === topic).last_updated);
+      const at = (topic: string) => Number(rows.find((r: any) => r.topic === topic)!.last_updated);
 
       const c = await register(t, t.cast.member, { fetch_event_types: ['user_topic', 'muted_topics'] });
       expect(c.state.user_topics).toEqual([
@@ -520,7 +520,7 @@ eachDatabase('topic visibility (user_topics)', (dialect) => {
         .orderBy('id', 'desc')
         .first('id');
       const readOf = async (userId: number) =>
-        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: notice.id }).first('flags')).flags) & 1;
+        Number((await t.ctx.db('user_messages').where({ user_id: userId, message_id: notice!.id }).first('flags'))!.flags) & 1;
       // Both have the default policy, except_followed: the follower keeps it unread, the other reads it.
       expect([await readOf(t.cast.owner.id), await readOf(t.cast.moderator.id)]).toEqual([0, 1]);
     });

@@ -31,7 +31,7 @@ interface Endpoint {
 /** The columns of a user an endpoint changes, as stored. */
 const userRow = async (t: TestServer, id: number) => {
   const row = await t.ctx.db('users').where({ id }).first('full_name', 'role', 'is_active', 'delivery_email');
-  return { ...row, is_active: Boolean(row.is_active) };
+  return { ...row, is_active: Boolean(row!.is_active) };
 };
 
 const readers = { owner: ok, admin: ok, moderator: ok, member: ok, guest: ok, bot: ok, deactivated } as const;
@@ -161,11 +161,11 @@ const ENDPOINTS: Endpoint[] = [
     name: 'PATCH /realm/user_settings_defaults',
     // The target is the current default (0 or 1); the call asks for the other value.
     prepare: async (t) =>
-      Number(JSON.parse((await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first('settings')).settings).enter_sends),
+      Number(JSON.parse((await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first('settings'))!.settings).enter_sends),
     call: (t, who, current) => t.api.patch('/realm/user_settings_defaults', t.cast[who], { enter_sends: !current }),
     effect: async (t, _who, current) => {
       const row = await t.ctx.db('realm_user_defaults').where({ realm_id: t.realmId }).first('settings');
-      expect(JSON.parse(row.settings).enter_sends).toBe(!current);
+      expect(JSON.parse(row!.settings).enter_sends).toBe(!current);
     },
     expected: admins(notAdmin),
   },

@@ -14,7 +14,8 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
 
   const row = (id: number) => t.ctx.db('users').where({ id }).first();
   const subsActive = async (userId: number) =>
-    (await t.ctx.db('subscriptions').where({ user_id: userId, recipient_id: channel.recipient_id }).first('is_user_active')).is_user_active;
+    (await t.ctx.db('subscriptions').where({ user_id: userId, recipient_id: channel.recipient_id }).first('is_user_active'))!
+      .is_user_active;
 
   const expectRefused = (res: Promise<ApiResponse>, msg: string, code = 'BAD_REQUEST') => expectRefusal(t, () => res, msg, code);
 
@@ -30,7 +31,7 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       expect(me.status).toBe(401);
       expect(me.body).toEqual({ result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' });
       expect(me.headers['www-authenticate']).toBe('Basic realm="zulip"');
-      expect(Boolean((await row(u.id)).is_active)).toBe(false);
+      expect(Boolean((await row(u.id))!.is_active)).toBe(false);
       expect(Boolean(await subsActive(u.id))).toBe(false);
       expect(deliveries.map((d) => d.event)).toEqual([
         { type: 'subscription', op: 'peer_remove', stream_ids: [channel.id], user_ids: [u.id] },
@@ -44,7 +45,7 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       const u = await freshUser(t);
       const bot = await freshUser(t, { isBot: true, botOwnerId: u.id });
       const { deliveries } = await captureEvents(t, () => t.api.delete(`/users/${u.id}`, t.cast.owner));
-      expect(Boolean((await row(bot.id)).is_active)).toBe(false);
+      expect(Boolean((await row(bot.id))!.is_active)).toBe(false);
       // The bots first, as Zulip deactivates them before their owner.
       expect(deliveries.filter((d) => d.event.type === 'realm_user').map((d) => d.event.person)).toEqual([
         { user_id: bot.id, is_active: false },
@@ -122,7 +123,7 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       const bot = await freshUser(t, { isBot: true, deactivated: true });
       expect((await t.api.post(`/users/${bot.id}/reactivate`, t.cast.owner)).status).toBe(200);
       expect((await t.api.get('/users/me', bot)).status).toBe(200);
-      const members = (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id')).id;
+      const members = (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:members' }).first('id'))!.id;
       const res = await t.api.get(`/user_groups/${members}/members/${bot.id}`, t.cast.member);
       expect(res.body.is_user_group_member).toBe(true);
     });
@@ -132,7 +133,7 @@ eachDatabase('deactivating and reactivating users', (dialect) => {
       await expectRefused(t.api.post('/users/99999/reactivate', t.cast.admin), 'No such user');
       const u = await freshUser(t, { deactivated: true });
       await expectRefused(t.api.post(`/users/${u.id}/reactivate`, t.cast.member), 'Insufficient permission');
-      expect(Boolean((await row(u.id)).is_active)).toBe(false);
+      expect(Boolean((await row(u.id))!.is_active)).toBe(false);
     });
   });
 });

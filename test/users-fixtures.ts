@@ -79,7 +79,7 @@ export async function systemGroupsOf(t: TestServer, userId: number): Promise<str
 }
 
 export async function systemGroupId(t: TestServer, name: string): Promise<number> {
-  return Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id')).id);
+  return Number((await t.ctx.db('user_groups').where({ realm_id: t.realmId, name }).first('id'))!.id);
 }
 
 /** A refused request: exactly this Zulip error, nothing written, nothing published. */

@@ -39,7 +39,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       const { result: res, deliveries } = await captureEvents(t, () => patch('admin', u.id, { full_name: '  Renamed Person ' }));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '' });
-      expect((await row(u.id)).full_name).toBe('Renamed Person');
+      expect((await row(u.id))!.full_name).toBe('Renamed Person');
       expect(deliveries).toHaveLength(1);
       expect(deliveries[0]!.event).toEqual({ type: 'realm_user', op: 'update', person: { user_id: u.id, full_name: 'Renamed Person' } });
       expect(deliveries[0]!.userIds).toContain(t.cast.member.id);
@@ -50,7 +50,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       for (const u of [t.cast.bot, t.cast.deactivated]) {
         const res = await patch('owner', u.id, { full_name: `${u.full_name} Renamed` });
         expect(res.status).toBe(200);
-        expect((await row(u.id)).full_name).toBe(`${u.full_name} Renamed`);
+        expect((await row(u.id))!.full_name).toBe(`${u.full_name} Renamed`);
       }
     });
 
@@ -61,7 +61,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
         expect(res.status).toBe(200);
         expect(deliveries).toEqual([]);
       }
-      expect((await row(u.id)).full_name).toBe(u.full_name);
+      expect((await row(u.id))!.full_name).toBe(u.full_name);
     });
 
     it.each([
@@ -81,7 +81,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       expect(await systemGroupsOf(t, u.id)).toEqual(['role:fullmembers', 'role:members']);
       const { result: res, deliveries } = await captureEvents(t, () => patch('admin', u.id, { role: Role.MODERATOR }));
       expect(res.status).toBe(200);
-      expect((await row(u.id)).role).toBe(300);
+      expect((await row(u.id))!.role).toBe(300);
       expect(await systemGroupsOf(t, u.id)).toEqual(['role:moderators']);
       const events = deliveries.map((d) => d.event);
       expect(events[0]).toEqual({ type: 'realm_user', op: 'update', person: { user_id: u.id, role: 300 } });
@@ -125,7 +125,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       expect((await patch('owner', u.id, { role: Role.OWNER })).status).toBe(200);
       expect(await systemGroupsOf(t, u.id)).toEqual(['role:owners']);
       expect((await patch('owner', u.id, { role: Role.MEMBER })).status).toBe(200);
-      expect((await row(u.id)).role).toBe(400);
+      expect((await row(u.id))!.role).toBe(400);
     });
 
     it("treats an unchanged role as nothing to do, even the only owner's", async () => {
@@ -304,7 +304,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
         },
         'Birthday is not a date',
       );
-      expect((await row(u.id)).full_name).toBe(u.full_name);
+      expect((await row(u.id))!.full_name).toBe(u.full_name);
     });
   });
 
@@ -317,7 +317,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       const { result: res, deliveries } = await captureEvents(t, () => patch('owner', u.id, { new_email: 'New.Address@example.com' }));
       expect(res.status).toBe(200);
       const r = await row(u.id);
-      expect([r.email, r.delivery_email, r.email_key]).toEqual([
+      expect([r!.email, r!.delivery_email, r!.email_key]).toEqual([
         'New.Address@example.com',
         'New.Address@example.com',
         'new.address@example.com',
@@ -383,7 +383,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       const res = await t.api.call('patch', `/users/${u.id}`, t.cast.admin, {}, { query: { full_name: 'Query Person', bogus: 1 } });
       expect(res.status).toBe(200);
       expect(res.body.ignored_parameters_unsupported).toEqual(['bogus']);
-      expect((await row(u.id)).full_name).toBe('Query Person');
+      expect((await row(u.id))!.full_name).toBe('Query Person');
     });
   });
 });

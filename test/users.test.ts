@@ -70,10 +70,10 @@ eachDatabase('users', (dialect) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '', user_id: expect.any(Number) });
       const row = await t.ctx.db('users').where({ id: res.body.user_id }).first();
-      expect(row.full_name).toBe('New Person');
-      expect(row.role).toBe(400);
-      expect(row.password_hash).toMatch(/^scrypt\$/);
-      expect(row.password_hash).not.toContain('a-long-password');
+      expect(row!.full_name).toBe('New Person');
+      expect(row!.role).toBe(400);
+      expect(row!.password_hash).toMatch(/^scrypt\$/);
+      expect(row!.password_hash).not.toContain('a-long-password');
       // A member joins role:members (and role:fullmembers, the waiting period being 0).
       const groups = await t.ctx
         .db('group_members as gm')

@@ -1,7 +1,7 @@
 import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
-import { AuditEntry, AuditEventType, valueChange } from '../domain/audit';
+import { AuditEntry, AuditEventType, AuditExtra, valueChange } from '../domain/audit';
 import { isKnownTimeZone, LANGUAGE_NAMES } from '../domain/languages';
 import { hashPassword, isPasswordStrongEnough, verifyPassword } from '../domain/secrets';
 import { isRealmDefaultName, parseSettings, UserSettings } from '../domain/user-settings';
@@ -67,7 +67,7 @@ export async function doUpdateSettings(ctx: AppContext, caller: UserRow, p: Sett
     const user = await getUserInRealm(tx.trx, caller.realm_id, caller.id);
     if (!user) throw noSuchUser();
     const audit: AuditEntry[] = [];
-    const entry = (eventType: AuditEntry['eventType'], extra: Record<string, unknown> = {}) =>
+    const entry = (eventType: AuditEntry['eventType'], extra: AuditExtra = {}) =>
       audit.push({ realmId: user.realm_id, actorId: user.id, userId: user.id, eventType, extra });
     const person: Omit<Schema<'RealmUserUpdatePerson'>, 'user_id'>[] = [];
 

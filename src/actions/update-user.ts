@@ -1,7 +1,7 @@
 import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
-import { AuditEntry, AuditEventType, valueChange } from '../domain/audit';
+import { AuditEntry, AuditEventType, AuditExtra, valueChange } from '../domain/audit';
 import { isAdminRole, Role, RoleCode } from '../domain/roles';
 import { checkProfileValue, isClearingValue, isRenderable, ProfileFieldDef } from '../domain/profile-fields';
 import { apiEmailFor, checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
@@ -48,7 +48,7 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, changes: Par
     const emit = ({ person, audience }: Pending) =>
       tx.afterCommit(() => ctx.bus.publish({ event: toApiRealmUserUpdateEvent(person), userIds: audience }));
     const toAll = (part: Omit<Person, 'user_id'>) => emit({ person: { user_id: target.id, ...part }, audience });
-    const audit = (eventType: AuditEntry['eventType'], extra: Record<string, unknown>) =>
+    const audit = (eventType: AuditEntry['eventType'], extra: AuditExtra) =>
       insertAuditLog(tx.trx, { realmId: actor.realm_id, actorId: actor.id, userId: target.id, eventType, extra });
     if (changes.role !== undefined && changes.role !== target.role) {
       checkRoleChange(actor.role, target.role, changes.role, await isOnlyOwnerInTx(tx, target));

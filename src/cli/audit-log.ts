@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { auditEventTypeName, AuditEventType } from '../domain/audit';
+import { auditEventTypeName, AuditEventType, AuditExtra } from '../domain/audit';
 import { Role } from '../domain/roles';
 import { ApiError } from '../errors';
 import { AuditLogRow, listAuditLog } from '../queries/audit';
@@ -98,7 +98,7 @@ function show(value: unknown, isRole = false): string {
 }
 
 /** The property (or other details, as key=value) a row concerns, then "old → new" for a change. */
-function describeChange(eventType: number, extra: Record<string, unknown> | null): string {
+function describeChange(eventType: number, extra: AuditExtra | null): string {
   if (!extra) return '';
   const isRole = eventType === AuditEventType.USER_ROLE_CHANGED;
   const parts: string[] = [];

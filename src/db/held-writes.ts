@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { NewRowId } from './internal/row-id';
 import { heldIdVariable, holdsWrites, pipelineInsert, pipelineWrite, sendHeld, type HeldIdTable } from './mysql/pipelined-client';
+import type { TableInsert } from '../../generated/tables';
 
 /**
  * Writes whose result nobody reads, and the new rows' ids they name: the
@@ -117,10 +118,10 @@ export function integerLiteral(value: number): string {
  * carries it is answered, and `holdWrite` names it by a session variable
  * until then (ADR 0026). Elsewhere the row is written now.
  */
-export async function insertNewRow(q: Q, table: HeldIdTable, row: Readonly<Record<string, unknown>>): Promise<NewRowId> {
+export async function insertNewRow(q: Q, table: HeldIdTable, row: Readonly<TableInsert<HeldIdTable>>): Promise<NewRowId> {
   if (holdsWrites(q)) return pipelineInsert(q, table, row);
   // better-sqlite3 and mysql2 both return [id] for one row.
-  const [first] = (await q(table).insert(row as Record<string, unknown>)) as unknown[];
+  const [first] = (await q(table).insert(row)) as unknown[];
   return NewRowId.known(typeof first === 'object' && first !== null ? Number((first as { id: number }).id) : Number(first));
 }
 

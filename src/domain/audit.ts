@@ -52,8 +52,17 @@ export interface AuditEntry {
   userId?: number | null;
   channelId?: number | null;
   groupId?: number | null;
-  extra?: Record<string, unknown> | null;
+  extra?: AuditExtra | null;
 }
+
+/**
+ * extra_data: JSON details whose keys depend on the event type (a change's
+ * values, an invitation's role, …); stored as text, shown by `parley audit-log`.
+ */
+export type AuditExtra = Record<string, unknown>;
+
+/** extra_data of a change (valueChange). */
+export type ValueChange = { old_value: unknown; new_value: unknown; property?: string };
 
 /**
  * extra_data of a change: old_value, new_value and, where the row is one of
@@ -61,8 +70,8 @@ export interface AuditEntry {
  * under the keys "1" and "2", its OLD_VALUE and NEW_VALUE; Parley spells them
  * out so the JSON reads without a key table).
  */
-export function valueChange(oldValue: unknown, newValue: unknown, property?: string): Record<string, unknown> {
-  const out: Record<string, unknown> = { old_value: oldValue ?? null, new_value: newValue ?? null };
+export function valueChange(oldValue: unknown, newValue: unknown, property?: string): ValueChange {
+  const out: ValueChange = { old_value: oldValue ?? null, new_value: newValue ?? null };
   if (property !== undefined) out.property = property;
   return out;
 }

@@ -8,10 +8,11 @@ import { ApiError } from '../errors';
 export type WidgetType = 'poll' | 'todo' | 'rsvp';
 const WIDGET_TYPES: readonly string[] = ['poll', 'todo', 'rsvp'];
 
-export interface WidgetDefinition {
-  widget_type: WidgetType;
-  extra_data: Record<string, unknown>;
-}
+/** The first submessage of a widget: its type and what the command preset (Zulip's extra_data of each). */
+export type WidgetDefinition =
+  | { widget_type: 'poll'; extra_data: { question: string; options: string[] } }
+  | { widget_type: 'rsvp'; extra_data: { topic: string; datetime: string; invitees: number[] } }
+  | { widget_type: 'todo'; extra_data: { task_list_title: string; tasks: Array<{ task: string; desc: string }> } };
 
 /** A list line's text without its bullet ("- ", "* ") or leading space. */
 const listItem = (line: string) => line.trim().replace(/^\s*[-*]?\s*/, '');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { insertOne } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -17,7 +18,10 @@ export interface UploadRow {
 
 const COLUMNS = ['id', 'realm_id', 'owner_id', 'file_name', 'path_id', 'size', 'content_type', 'create_time'] as const;
 
-const toUpload = (r: Record<string, unknown>): UploadRow => ({
+/** COLUMNS as the driver returns them. */
+type Selected = Pick<TableRow<'attachments'>, (typeof COLUMNS)[number]>;
+
+const toUpload = (r: Selected): UploadRow => ({
   id: Number(r.id),
   realm_id: Number(r.realm_id),
   owner_id: Number(r.owner_id),
@@ -36,7 +40,7 @@ export async function insertAttachment(q: Q, row: Omit<UploadRow, 'id'>): Promis
 export async function findAttachment(q: Q, realmId: number, pathId: string): Promise<UploadRow | null> {
   const row = (await q('attachments')
     .where({ realm_id: realmId, path_id: pathId })
-    .first(...COLUMNS)) as Record<string, unknown> | undefined;
+    .first(...COLUMNS)) as Selected | undefined;
   return row ? toUpload(row) : null;
 }
 
@@ -92,7 +96,7 @@ export async function uploadSpaceUsed(q: Q, realmId: number): Promise<number> {
 export async function listLinkedMessageIds(q: Q, attachmentIds: readonly number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>(attachmentIds.map((id) => [id, []]));
   if (attachmentIds.length === 0) return out;
-  const rows: Array<Record<string, unknown>> = await q('attachment_messages')
+  const rows: Array<Pick<TableRow<'attachment_messages'>, 'attachment_id' | 'message_id'>> = await q('attachment_messages')
     .whereIn('attachment_id', [...attachmentIds])
     .orderBy(['attachment_id', 'message_id'])
     .select('attachment_id', 'message_id');
@@ -103,7 +107,7 @@ export async function listLinkedMessageIds(q: Q, attachmentIds: readonly number[
 /** Of these path ids, the organization's uploads (whoever uploaded them). */
 export async function listAttachmentsByPath(q: Q, realmId: number, pathIds: readonly string[]): Promise<UploadRow[]> {
   if (pathIds.length === 0) return [];
-  const rows: Array<Record<string, unknown>> = await q('attachments')
+  const rows: Selected[] = await q('attachments')
     .where({ realm_id: realmId })
     .whereIn('path_id', [...new Set(pathIds)].slice(0, 1000))
     .select(...COLUMNS);
@@ -116,7 +120,7 @@ export async function listAttachmentsByPath(q: Q, realmId: number, pathIds: read
  * archive's vacuum deletes it and its links), oldest first, at most `limit`.
  */
 export async function listUnclaimedUploads(q: Q, before: number, limit: number): Promise<UploadRow[]> {
-  const rows: Array<Record<string, unknown>> = await q('attachments as a')
+  const rows: Selected[] = await q('attachments as a')
     .where('a.create_time', '<', before)
     .whereNotExists(q('attachment_messages as am').whereRaw('am.attachment_id = a.id').select(q.raw('1')))
     .whereNotExists(q('archived_attachment_messages as aam').whereRaw('aam.attachment_id = a.id').select(q.raw('1')))
@@ -137,7 +141,7 @@ export async function deleteUnclaimedUploads(q: Q, ids: readonly number[]): Prom
     .whereNotExists(q('attachment_messages as am').whereRaw('am.attachment_id = attachments.id').select(q.raw('1')))
     .whereNotExists(q('archived_attachment_messages as aam').whereRaw('aam.attachment_id = attachments.id').select(q.raw('1')))
     .del();
-  const left: Array<Record<string, unknown>> = await q('attachments')
+  const left: Array<Pick<Selected, 'id'>> = await q('attachments')
     .whereIn('id', [...ids])
     .select('id');
   const kept = new Set(left.map((r) => Number(r.id)));
@@ -148,7 +152,7 @@ export async function deleteUnclaimedUploads(q: Q, ids: readonly number[]): Prom
 export async function listAttachmentsLinkedTo(q: Q, messageIds: readonly number[]): Promise<UploadRow[]> {
   const out = new Map<number, UploadRow>();
   for (let i = 0; i < messageIds.length; i += 1000) {
-    const rows: Array<Record<string, unknown>> = await q('attachments as a')
+    const rows: Selected[] = await q('attachments as a')
       .whereExists(
         q('attachment_messages as am')
           .whereRaw('am.attachment_id = a.id')

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import type { ChannelRow } from './channels';
 import { mapBools } from './rows';
 import { RecipientType } from '../domain/recipients';
@@ -17,7 +18,7 @@ export async function listSubscribedChannels(q: Q, userId: number): Promise<Chan
     .where({ 's.user_id': userId, 's.active': true, 'c.deactivated': false })
     .orderBy('c.id')
     .select('c.*');
-  return rows.map((r: Record<string, unknown>) => mapBools<ChannelRow>(r));
+  return rows.map((r: TableRow<'channels'>) => mapBools<ChannelRow>(r));
 }
 
 /** Active users subscribed to a channel the user is subscribed to (the user left out). */

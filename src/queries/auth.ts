@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { viewerGroupsCte, viewerSubscriptionsFrom } from './groups';
 import { mapBools, RealmRow, rawRows, UserRow } from './rows';
 
@@ -33,6 +34,16 @@ function columnsOfRealms(db: Knex): Promise<string[]> {
   }
   return cols;
 }
+
+/** A row of the API-key lookup: the user's columns, the organization's prefixed, and the counts and lists beside them. */
+type LookupRow = TableRow<'users'> & { [K in keyof TableRow<'realms'> as `realm__${K}`]: TableRow<'realms'>[K] } & {
+  host_realm_exists: number;
+  root_realm_exists: number;
+  realm_count: number;
+  /** With memberships: group_concat's lists of ids (NULL: none). */
+  viewer_groups?: string | number | null;
+  viewer_subscriptions?: string | number | null;
+};
 
 const KEY = '\u0000api-key';
 const HOST = '\u0000host-label';
@@ -109,7 +120,7 @@ export async function findUserByApiKey(
     statement.sql,
     statement.slots.map((slot) => (slot === KEY ? apiKey : hostLabel)),
   );
-  const rows = rawRows<Record<string, unknown>>(result);
+  const rows = rawRows<LookupRow>(result);
   // The stored key exactly (on MySQL the column compares case-insensitively before migration 004's collation).
   const row = rows.find((r) => r.api_key === apiKey);
   if (!row) return undefined;
@@ -130,7 +141,7 @@ export async function findUserByApiKey(
 
 const EXTRA_COLUMNS = new Set(['host_realm_exists', 'root_realm_exists', 'realm_count', 'viewer_groups', 'viewer_subscriptions']);
 
-function parseMemberships(row: Record<string, unknown>): ApiKeyCandidate['memberships'] {
+function parseMemberships(row: LookupRow): ApiKeyCandidate['memberships'] {
   // Whole lists: MySQL sessions raise group_concat_max_len (src/db/connection.ts); SQLite has no limit.
   const lists = [row.viewer_groups, row.viewer_subscriptions].map((v) => (v === null || v === undefined ? '' : String(v)));
   const [groups, subscribedRecipients] = lists.map((l) => new Set(l ? l.split(',').map(Number) : []));

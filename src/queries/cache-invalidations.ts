@@ -15,7 +15,7 @@ export async function insertCacheInvalidations(q: Q, payloads: readonly string[]
 
 /** The newest recorded id (0 when there is none): where a starting server begins reading. */
 export async function getLastCacheInvalidationId(q: Q): Promise<number> {
-  const row: Record<string, unknown> | undefined = await q('cache_invalidations').max('id as id').first();
+  const row: { id: number | string | null } | undefined = await q('cache_invalidations').max('id as id').first();
   return Number(row?.id ?? 0);
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { invalidates } from '../db/invalidations';
 import type { Schema } from '../contract';
 import type { ChannelGroupSetting } from '../domain/group-settings';
@@ -60,7 +61,7 @@ export interface SubscriptionRow {
   wildcard_mentions_notify: boolean | null;
 }
 
-const toChannel = (r: Record<string, unknown> | undefined) => (r ? mapBools<ChannelRow>(r) : undefined);
+const toChannel = (r: TableRow<'channels'> | undefined) => (r ? mapBools<ChannelRow>(r) : undefined);
 
 export async function getChannelById(q: Q, realmId: number, id: number): Promise<ChannelRow | undefined> {
   return toChannel(await q('channels').where({ realm_id: realmId, id }).first());
@@ -75,7 +76,7 @@ export async function getChannelByName(q: Q, realmId: number, name: string): Pro
 export async function getChannelsByNames(q: Q, realmId: number, names: readonly string[]): Promise<Map<string, ChannelRow>> {
   const keys = [...new Set(names.map((n) => n.trim().toLowerCase()))];
   const rows = await inChunks(keys, (slice) => q('channels').where({ realm_id: realmId }).whereIn('name_key', slice), 1000);
-  return new Map(rows.map((r: Record<string, unknown>) => mapBools<ChannelRow>(r)).map((c) => [c.name_key, c]));
+  return new Map(rows.map((r) => mapBools<ChannelRow>(r)).map((c) => [c.name_key, c]));
 }
 
 /** Channels of an organization, each with its active subscribers (active users) in the same statement. */
@@ -91,10 +92,12 @@ function channelsWithSubscribers(q: Q, realmId: number): Knex.QueryBuilder {
     );
 }
 
-function toChannelForSending(row: Record<string, unknown>): { channel: ChannelRow; subscriberIds: number[] } {
-  const fields: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) if (k !== 'send_subscriber_ids') fields[k] = v;
-  const ids = row.send_subscriber_ids === null || row.send_subscriber_ids === undefined ? '' : String(row.send_subscriber_ids);
+/** A row of channelsWithSubscribers: the channel's columns and its subscribers' ids as group_concat's text (NULL: none). */
+type ChannelWithSubscribersRow = TableRow<'channels'> & { send_subscriber_ids: string | null };
+
+function toChannelForSending(row: ChannelWithSubscribersRow): { channel: ChannelRow; subscriberIds: number[] } {
+  const { send_subscriber_ids: list, ...fields } = row;
+  const ids = list === null || list === undefined ? '' : String(list);
   return { channel: mapBools<ChannelRow>(fields), subscriberIds: ids ? ids.split(',').map(Number) : [] };
 }
 
@@ -111,7 +114,7 @@ export async function getChannelForSending(
   const qb = channelsWithSubscribers(q, realmId).first();
   if (typeof to === 'number') qb.where('c.id', to);
   else qb.where('c.name_key', to.trim().toLowerCase());
-  const row: Record<string, unknown> | undefined = await qb;
+  const row: ChannelWithSubscribersRow | undefined = await qb;
   return row ? toChannelForSending(row) : undefined;
 }
 
@@ -121,7 +124,7 @@ export async function listChannelsForSending(
   realmId: number,
   ids: readonly number[],
 ): Promise<Array<{ channel: ChannelRow; subscriberIds: number[] }>> {
-  const rows = await inChunks<Record<string, unknown>>(
+  const rows = await inChunks<ChannelWithSubscribersRow>(
     [...ids],
     (slice) => channelsWithSubscribers(q, realmId).whereIn('c.id', slice),
     1000,
@@ -136,7 +139,8 @@ export async function getActiveSubscription(q: Q, userId: number, recipientId: n
 
 /** Recipient ids of the realm's public (not invite-only) channels. */
 export async function getPublicChannelRecipientIds(q: Q, realmId: number): Promise<number[]> {
-  return q('channels').where({ realm_id: realmId, invite_only: false }).pluck('recipient_id');
+  // A channel's recipient is made in the transaction that creates it: never NULL once committed.
+  return (await q('channels').where({ realm_id: realmId, invite_only: false }).pluck('recipient_id')) as number[];
 }
 
 /** Recipient ids of muted channels for a user. */

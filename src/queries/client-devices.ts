@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { dialectOf } from '../db/connection';
 import { inChunks, insertOne, nowSeconds } from './ids';
 
@@ -33,7 +34,7 @@ export interface ClientDeviceRow {
 const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const nullableString = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
-const toRow = (r: Record<string, unknown>): ClientDeviceRow => ({
+const toRow = (r: TableRow<'client_devices'>): ClientDeviceRow => ({
   id: Number(r.id),
   user_id: Number(r.user_id),
   push_key_id: nullableNumber(r.push_key_id),
@@ -67,7 +68,7 @@ export async function countClientDevices(q: Q, userId: number): Promise<number> 
 export async function getClientDeviceForUpdate(trx: Knex.Transaction, userId: number, deviceId: number): Promise<ClientDeviceRow | null> {
   const query = trx('client_devices').where({ id: deviceId, user_id: userId }).first();
   if (dialectOf(trx) === 'mysql') query.forUpdate();
-  const r = (await query) as Record<string, unknown> | undefined;
+  const r = await query;
   return r ? toRow(r) : null;
 }
 
@@ -83,7 +84,7 @@ export async function lockDeviceOwner(trx: Knex.Transaction, userId: number): Pr
 
 /** The user's devices, oldest first (POST /register's `devices`). */
 export async function listClientDevices(q: Q, userId: number): Promise<ClientDeviceRow[]> {
-  const rows = (await q('client_devices').where({ user_id: userId }).orderBy('id')) as Array<Record<string, unknown>>;
+  const rows = await q('client_devices').where({ user_id: userId }).orderBy('id');
   return rows.map(toRow);
 }
 
@@ -161,7 +162,7 @@ export async function listUnansweredRegistrations(q: Q, sentSince: number): Prom
     .whereNull('d.registration_error')
     .where('d.token_updated_at', '>=', sentSince)
     .orderBy('d.token_updated_at')
-    .select('d.*', 'r.string_id as realm_string_id')) as Array<Record<string, unknown>>;
+    .select('d.*', 'r.string_id as realm_string_id')) as Array<TableRow<'client_devices'> & { realm_string_id: string }>;
   return rows.map((r) => ({ ...toRow(r), realm_string_id: String(r.realm_string_id) }));
 }
 
@@ -213,7 +214,13 @@ export async function listDeliverableDevices(q: Q, userIds: readonly number[]): 
         'd.push_key',
         'r.name as realm_name',
         'r.string_id as realm_string_id',
-      )) as Array<Record<string, unknown>>;
+      )) as Array<
+      Pick<TableRow<'client_devices'>, 'user_id' | 'relay_device_id' | 'push_key_id' | 'push_key'> & {
+        device_id: number;
+        realm_name: string;
+        realm_string_id: string;
+      }
+    >;
     return rows.map((r) => ({
       user_id: Number(r.user_id),
       device_id: Number(r.device_id),

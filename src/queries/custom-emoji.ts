@@ -24,7 +24,7 @@ export async function listActiveEmojiByNames(q: Q, realmId: number, names: reado
     .where({ realm_id: realmId, deactivated: false })
     .whereIn('name', [...names])
     .select('id', 'name', 'file_name', 'author_id');
-  return rows.map((r: Record<string, unknown>) => mapBools<ActiveEmojiRow>(r));
+  return rows.map((r) => mapBools<ActiveEmojiRow>(r));
 }
 
 export async function insertRealmEmoji(

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableInsert, TableRow } from '../../generated/tables';
 import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
@@ -114,7 +115,7 @@ export interface MoveChange {
 /** Moves messages to another channel and/or topic: one UPDATE per chunk of ids. */
 export async function moveMessageRows(q: Q, ids: readonly number[], change: MoveChange): Promise<void> {
   const { last_moved_time, ...where } = change;
-  const values: Record<string, unknown> = { ...where, has_edit_history: true };
+  const values: Partial<TableInsert<'messages'>> = { ...where, has_edit_history: true };
   if (last_moved_time !== null) values.last_moved_time = last_moved_time;
   await eachChunk(ids, async (slice) => {
     await reindexMovedTopics(q, slice, change.topic);
@@ -210,7 +211,7 @@ export async function listActiveSubscribersWithRole(
   q: Q,
   recipientId: number,
 ): Promise<Array<{ id: number; role: number; is_active: boolean }>> {
-  const rows: Array<Record<string, unknown>> = await q('subscriptions as s')
+  const rows: Array<Pick<TableRow<'users'>, 'id' | 'role' | 'is_active'>> = await q('subscriptions as s')
     .join('users as u', 'u.id', 's.user_id')
     .where({ 's.recipient_id': recipientId, 's.active': true })
     .select('u.id', 'u.role', 'u.is_active');
@@ -285,7 +286,10 @@ export interface AttachmentRow {
   create_time: number;
 }
 
-const toAttachment = (r: Record<string, unknown>): AttachmentRow => ({
+/** AttachmentRow's columns as the driver returns them. */
+type AttachmentSelected = Pick<TableRow<'attachments'>, keyof AttachmentRow>;
+
+const toAttachment = (r: AttachmentSelected): AttachmentRow => ({
   id: Number(r.id),
   owner_id: Number(r.owner_id),
   file_name: String(r.file_name),
@@ -296,7 +300,7 @@ const toAttachment = (r: Record<string, unknown>): AttachmentRow => ({
 
 /** Attachments a message links to. */
 export async function listMessageAttachments(q: Q, messageId: number): Promise<AttachmentRow[]> {
-  const rows: Array<Record<string, unknown>> = await q('attachments as a')
+  const rows: AttachmentSelected[] = await q('attachments as a')
     .join('attachment_messages as am', 'am.attachment_id', 'a.id')
     .where('am.message_id', messageId)
     .select('a.id', 'a.owner_id', 'a.file_name', 'a.path_id', 'a.size', 'a.create_time');
@@ -311,7 +315,7 @@ export async function unlinkAttachments(q: Q, messageId: number, attachmentIds: 
 /** Of these attachments, the ones no message links to any more. */
 export async function listUnlinkedAttachments(q: Q, attachmentIds: readonly number[]): Promise<AttachmentRow[]> {
   if (attachmentIds.length === 0) return [];
-  const rows: Array<Record<string, unknown>> = await q('attachments as a')
+  const rows: AttachmentSelected[] = await q('attachments as a')
     .whereIn('a.id', attachmentIds)
     .whereNotExists(q('attachment_messages as am').whereRaw('am.attachment_id = a.id').select(q.raw('1')))
     .select('a.id', 'a.owner_id', 'a.file_name', 'a.path_id', 'a.size', 'a.create_time');

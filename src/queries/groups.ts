@@ -76,7 +76,8 @@ export async function addSubgroup(q: Q, supergroupId: number, subgroupId: number
 /** System group ids of a realm by name (role:members → id). */
 export async function getSystemGroupIds(q: Q, realmId: number): Promise<Map<string, number>> {
   const rows = await q('user_groups').where({ realm_id: realmId, is_system_group: true }).select('id', 'name');
-  return new Map(rows.map((r: { id: number; name: string }) => [r.name, r.id]));
+  // System groups are always named (role:members, …); only anonymous groups have no name.
+  return new Map(rows.map((r) => [r.name as string, r.id]));
 }
 
 /**
@@ -159,12 +160,12 @@ export async function getGroupsByIds(q: Q, realmId: number, ids: number[]): Prom
     .whereIn('id', [...new Set(ids)])
     .select('id', 'realm_id', 'name', 'is_system_group', 'deactivated');
   return new Map(
-    rows.map((r: GroupRow) => [r.id, { ...r, is_system_group: Boolean(r.is_system_group), deactivated: Boolean(r.deactivated) }]),
+    rows.map((r): [number, GroupRow] => [r.id, { ...r, is_system_group: Boolean(r.is_system_group), deactivated: Boolean(r.deactivated) }]),
   );
 }
 
 /** Every group of the organization, anonymous ones (name NULL) included. */
 export async function listRealmGroups(q: Q, realmId: number): Promise<UserGroupRow[]> {
   const rows = await q('user_groups').where({ realm_id: realmId }).orderBy('id');
-  return rows.map((r: Record<string, unknown>) => mapBools<UserGroupRow>(r));
+  return rows.map((r) => mapBools<UserGroupRow>(r));
 }

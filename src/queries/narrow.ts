@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { RecipientType } from '../domain/recipients';
 import { SparseFlag, sparseFlag } from '../domain/sparse-flags';
 import { inChunks } from './ids';
@@ -351,7 +352,13 @@ async function fetchBranchRange(
   return (await selectPage(qb, nq, idCol)).map(nq.withMessages ? toFullNarrowRow : toNarrowRow);
 }
 
-function selectPage(qb: Knex.QueryBuilder, nq: NarrowQuery, idCol: string): Promise<Array<Record<string, unknown>>> {
+/**
+ * A row of a page: the message id and the viewer's flags (NULL: no row of
+ * theirs), or with `withMessages` the message's own columns and the flags as um_flags.
+ */
+type PageRow = Partial<TableRow<'messages'>> & { id: number; flags?: number | null; um_flags?: number | null };
+
+function selectPage(qb: Knex.QueryBuilder, nq: NarrowQuery, idCol: string): Promise<PageRow[]> {
   if (nq.withMessages) return selectMessageColumns(qb).select('um.flags as um_flags');
   return qb.select(`${idCol} as id`, 'um.flags as flags');
 }
@@ -359,11 +366,11 @@ function selectPage(qb: Knex.QueryBuilder, nq: NarrowQuery, idCol: string): Prom
 /** The narrow's rows among explicit ids. */
 export async function fetchNarrowByIds(q: Q, nq: NarrowQuery, ids: number[]): Promise<NarrowRow[]> {
   if (ids.length === 0) return [];
-  const rows: Array<Record<string, unknown>> = [];
+  const rows: PageRow[] = [];
   // Below the horizon, then above it: ascending ids still.
   for (const branch of (await unreadBranches(q, nq)) ?? [undefined]) {
     rows.push(
-      ...(await inChunks<Record<string, unknown>>(ids, (slice) => {
+      ...(await inChunks<PageRow>(ids, (slice) => {
         const { qb, idCol } = filtered(q, nq, false, branch);
         return selectPage(qb.whereIn(idCol, slice).orderBy(idCol, 'asc'), nq, idCol);
       })),
@@ -398,7 +405,7 @@ export async function findFirstAtOrAfter(q: Q, nq: NarrowQuery, timestamp: numbe
   return null;
 }
 
-const toNarrowRow = (r: Record<string, unknown>): NarrowRow => ({
+const toNarrowRow = (r: PageRow): NarrowRow => ({
   id: Number(r.id),
   flags: r.flags === null || r.flags === undefined ? null : Number(r.flags),
 });
@@ -407,7 +414,7 @@ const toNarrowRow = (r: Record<string, unknown>): NarrowRow => ({
  * `m.*` brings the message's own columns; the viewer's flags come as um_flags
  * (left on the row: deleting a key would slow every later read of it).
  */
-function toFullNarrowRow(r: Record<string, unknown>): NarrowRow {
+function toFullNarrowRow(r: PageRow): NarrowRow {
   const flags = r.um_flags === null || r.um_flags === undefined ? null : Number(r.um_flags);
   const message = toMessageRow(r);
   return { id: message.id, flags, message };
@@ -415,7 +422,8 @@ function toFullNarrowRow(r: Record<string, unknown>): NarrowRow {
 
 /** Recipient ids of the organization's web-public channels (the `channels:web-public` operand). */
 export async function listWebPublicChannelRecipientIds(q: Q, realmId: number): Promise<number[]> {
-  return q('channels').where({ realm_id: realmId, is_web_public: true }).pluck('recipient_id');
+  // A channel's recipient is made in the transaction that creates it: never NULL once committed.
+  return (await q('channels').where({ realm_id: realmId, is_web_public: true }).pluck('recipient_id')) as number[];
 }
 
 /**

@@ -1,8 +1,12 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { dialectOf } from '../db/connection';
 import type { PresenceTimes } from '../domain/presence';
 
 type Q = Knex | Knex.Transaction;
+
+/** The columns of a LEFT JOIN's right side: NULL when no row matched. */
+type NullWhenAbsent<T> = { [K in keyof T]: T[K] | null };
 
 const timeOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -15,7 +19,10 @@ export async function getPresenceForReport(
   const row = (await q('realms as r')
     .leftJoin('user_presence as p', (j) => j.on('p.user_id', '=', q.raw('?', [userId])))
     .where('r.id', realmId)
-    .first('r.presence_disabled', 'p.user_id', 'p.last_active_time', 'p.last_connected_time')) as Record<string, unknown> | undefined;
+    .first('r.presence_disabled', 'p.user_id', 'p.last_active_time', 'p.last_connected_time')) as
+    | (Pick<TableRow<'realms'>, 'presence_disabled'> &
+        NullWhenAbsent<Pick<TableRow<'user_presence'>, 'user_id' | 'last_active_time' | 'last_connected_time'>>)
+    | undefined;
   const times =
     row && row.user_id !== null && row.user_id !== undefined
       ? { last_active_time: timeOrNull(row.last_active_time), last_connected_time: timeOrNull(row.last_connected_time) }
@@ -24,7 +31,7 @@ export async function getPresenceForReport(
 }
 
 export async function isPresenceDisabled(q: Q, realmId: number): Promise<boolean> {
-  const row = (await q('realms').where({ id: realmId }).first('presence_disabled')) as Record<string, unknown> | undefined;
+  const row = await q('realms').where({ id: realmId }).first('presence_disabled');
   return Boolean(row?.presence_disabled);
 }
 
@@ -71,7 +78,11 @@ export interface PresenceListRow extends PresenceTimes {
   last_update_id: number;
 }
 
-const toListRow = (r: Record<string, unknown>): PresenceListRow => ({
+/** LIST_COLUMNS as the driver returns them. */
+type ListSelected = Pick<TableRow<'user_presence'>, 'user_id' | 'last_active_time' | 'last_connected_time' | 'last_update_id'> &
+  Pick<TableRow<'users'>, 'email' | 'date_joined'>;
+
+const toListRow = (r: ListSelected): PresenceListRow => ({
   user_id: Number(r.user_id),
   email: String(r.email),
   date_joined: Number(r.date_joined),
@@ -100,7 +111,7 @@ export async function listRealmPresence(
     .select(...LIST_COLUMNS);
   if (filter.afterUpdateId !== undefined) query.where('p.last_update_id', '>', filter.afterUpdateId);
   if (filter.connectedSince !== undefined) query.where('p.last_connected_time', '>=', filter.connectedSince);
-  const rows = (await query) as Array<Record<string, unknown>>;
+  const rows = (await query) as ListSelected[];
   return rows.map(toListRow);
 }
 
@@ -109,6 +120,6 @@ export async function getUserPresence(q: Q, userId: number): Promise<PresenceLis
   const row = (await q('user_presence as p')
     .join('users as u', 'u.id', 'p.user_id')
     .where('p.user_id', userId)
-    .first(...LIST_COLUMNS)) as Record<string, unknown> | undefined;
+    .first(...LIST_COLUMNS)) as ListSelected | undefined;
   return row ? toListRow(row) : undefined;
 }

@@ -6,7 +6,9 @@ import { mapBools } from './rows';
 type Q = Knex | Knex.Transaction;
 
 export async function findReaction(q: Q, messageId: number, userId: number, type: string, code: string): Promise<ReactionRow | undefined> {
-  return q('reactions').where({ message_id: messageId, user_id: userId, reaction_type: type, emoji_code: code }).first();
+  const row = await q('reactions').where({ message_id: messageId, user_id: userId, reaction_type: type, emoji_code: code }).first();
+  // reaction_type is written only from the contract's namespaces (ReactionRow).
+  return row as ReactionRow | undefined;
 }
 
 export async function insertReaction(q: Q, row: Omit<ReactionRow, 'id'>): Promise<number> {

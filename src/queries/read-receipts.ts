@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { parseSettings } from '../domain/user-settings';
 
 type Q = Knex | Knex.Transaction;
@@ -20,6 +21,6 @@ export async function listMessageReaders(
     // Not um.is_unread = 0: the read bit itself, as Zulip's where_read().
     .whereRaw('(um.flags & 1) <> 0')
     .orderBy('um.user_id')
-    .select('u.id', 'u.settings')) as Record<string, unknown>[];
+    .select('u.id', 'u.settings')) as Array<Pick<TableRow<'users'>, 'id' | 'settings'>>;
   return rows.map((r) => ({ id: Number(r.id), sendReadReceipts: parseSettings(String(r.settings)).send_read_receipts }));
 }

@@ -57,7 +57,7 @@ export async function getRealmByStringId(q: Q, stringId: string): Promise<RealmR
 
 export async function listRealms(q: Q): Promise<RealmRow[]> {
   const rows = await q('realms').orderBy('id');
-  return rows.map((r: Record<string, unknown>) => mapBools<RealmRow>(r));
+  return rows.map((r) => mapBools<RealmRow>(r));
 }
 
 export async function updateRealm(q: Q, id: number, changes: Partial<Omit<RealmRow, 'id'>>): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { getUnreadHorizon, READ, sideRowsAtOrBelow } from './unread';
 import type { ChannelRow, SubscriptionRow } from './channels';
 import type { ProfileValueRow } from './profile-fields';
@@ -41,7 +42,7 @@ export async function listSubgroupLinks(q: Q, realmId: number): Promise<Array<{ 
 
 export async function listRealmChannels(q: Q, realmId: number): Promise<ChannelRow[]> {
   const rows = await q('channels').where({ realm_id: realmId }).orderBy('id');
-  return rows.map((r: Record<string, unknown>) => mapBools<ChannelRow>(r));
+  return rows.map((r) => mapBools<ChannelRow>(r));
 }
 
 /** The user's channel subscriptions, active and left ones, with their personal settings. */
@@ -50,7 +51,7 @@ export async function listChannelSubscriptions(q: Q, userId: number): Promise<Su
     .join('recipients as r', 'r.id', 's.recipient_id')
     .where({ 's.user_id': userId, 'r.type': RecipientType.CHANNEL })
     .select('s.*');
-  return rows.map((r: Record<string, unknown>) => mapBools<SubscriptionSettings>(r));
+  return rows.map((r: TableRow<'subscriptions'>) => mapBools<SubscriptionSettings>(r));
 }
 
 const activeChannelSubscriptions = (q: Q, realmId: number) =>
@@ -194,7 +195,7 @@ export async function listRealmEmoji(q: Q, realmId: number): Promise<RealmEmojiL
     .where({ realm_id: realmId })
     .orderBy('id')
     .select('id', 'name', 'file_name', 'author_id', 'deactivated', 'is_animated');
-  return rows.map((r: Record<string, unknown>) => mapBools<RealmEmojiListRow>(r));
+  return rows.map((r) => mapBools<RealmEmojiListRow>(r));
 }
 
 /**
@@ -233,7 +234,7 @@ export async function listCustomProfileFields(q: Q, realmId: number): Promise<Cu
     .where({ realm_id: realmId })
     .orderBy(['order', 'id'])
     .select('id', 'name', 'hint', 'field_type', 'field_data', 'order', 'display_in_profile_summary', 'required', 'editable_by_user');
-  return rows.map((r: Record<string, unknown>) => mapBools<CustomProfileFieldRow>(r));
+  return rows.map((r) => mapBools<CustomProfileFieldRow>(r));
 }
 
 /** The user's starred messages, oldest first, at most `limit` (their side table, in key order). */
@@ -290,7 +291,7 @@ export interface ChannelFolderRow {
 /** Every channel folder of the organization, archived ones too, in display order. */
 export async function listChannelFolders(q: Q, realmId: number): Promise<ChannelFolderRow[]> {
   const rows = await q('channel_folders').where({ realm_id: realmId }).orderBy(['order', 'id']);
-  return rows.map((r: Record<string, unknown>) => mapBools<ChannelFolderRow>(r));
+  return rows.map((r) => mapBools<ChannelFolderRow>(r));
 }
 
 /** The organization's bots (deactivated ones too), or only those `ownerId` owns; ascending. */

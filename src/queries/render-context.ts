@@ -86,9 +86,10 @@ export async function getRenderLookups(
     listActiveEmojiByNames(q, realmId, c.emojiNames),
   ]);
   return {
-    users: [...byName, ...byId].map((u: Record<string, unknown>) => mapBools<MentionCandidateRow>(u)),
-    groups,
-    channels: channels.map((r: Record<string, unknown>) => mapBools<LinkChannelRow>(r)),
+    users: [...byName, ...byId].map((u) => mapBools<MentionCandidateRow>(u)),
+    // whereNotNull('name'): named groups only.
+    groups: groups as MentionGroupRow[],
+    channels: channels.map((r) => mapBools<LinkChannelRow>(r)),
     emoji,
   };
 }

@@ -130,10 +130,12 @@ export function rawRows<T>(result: unknown): T[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }
 
-export function mapBools<T>(row: Record<string, unknown>): T {
-  for (const key of Object.keys(row)) {
-    const v = row[key];
-    if (BOOL_COLUMNS.has(key) && v !== null && v !== undefined) row[key] = Boolean(v);
+export function mapBools<T>(row: object): T {
+  // Any table's row, converted in place: the one shape here is "columns by name".
+  const r = row as Record<string, unknown>;
+  for (const key of Object.keys(r)) {
+    const v = r[key];
+    if (BOOL_COLUMNS.has(key) && v !== null && v !== undefined) r[key] = Boolean(v);
   }
   return row as T;
 }

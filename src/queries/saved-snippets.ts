@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { dialectOf } from '../db/connection';
 import { insertOne, nowSeconds } from './ids';
 
@@ -13,7 +14,7 @@ export interface SavedSnippetRow {
 
 const COLUMNS = ['id', 'title', 'content', 'date_created'] as const;
 
-const toRow = (r: Record<string, unknown>): SavedSnippetRow => ({
+const toRow = (r: Pick<TableRow<'saved_snippets'>, (typeof COLUMNS)[number]>): SavedSnippetRow => ({
   id: Number(r.id),
   title: String(r.title),
   content: String(r.content),
@@ -42,7 +43,7 @@ export async function findOwnSavedSnippetForUpdate(q: Q, userId: number, id: num
     .first(...COLUMNS);
   // SQLite has no row locks (its writer holds the database); knex warns on forUpdate there.
   if (dialectOf(q) === 'mysql') query.forUpdate();
-  const row = (await query) as Record<string, unknown> | undefined;
+  const row = await query;
   return row ? toRow(row) : undefined;
 }
 

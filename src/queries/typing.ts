@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { mapBools } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -11,7 +12,7 @@ export interface TypingAudienceRow {
 
 /** Active users subscribed to a recipient (channel or conversation), with what typing delivery needs. */
 export async function listTypingAudience(q: Q, recipientId: number): Promise<TypingAudienceRow[]> {
-  const rows: Array<Record<string, unknown>> = await q('subscriptions as s')
+  const rows: Array<Pick<TableRow<'users'>, 'id' | 'settings' | 'long_term_idle'>> = await q('subscriptions as s')
     .join('users as u', 'u.id', 's.user_id')
     .where({ 's.recipient_id': recipientId, 's.active': true, 'u.is_active': true })
     .orderBy('u.id')

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableInsert, TableRow } from '../../generated/tables';
 import { invalidates } from '../db/invalidations';
 
 type Q = Knex | Knex.Transaction;
@@ -13,7 +14,11 @@ export interface UserStatusRow {
   settings: string;
 }
 
-const toRow = (r: Record<string, unknown>): UserStatusRow => ({
+/** COLUMNS as the driver returns them. */
+type Selected = Pick<TableRow<'user_status'>, 'user_id' | 'status_text' | 'emoji_name' | 'emoji_code' | 'reaction_type'> &
+  Pick<TableRow<'users'>, 'settings'>;
+
+const toRow = (r: Selected): UserStatusRow => ({
   user_id: Number(r.user_id),
   status_text: String(r.status_text),
   emoji_name: String(r.emoji_name),
@@ -32,13 +37,13 @@ export interface StatusChange {
 
 /** Creates or updates the user's status row with the fields given; the others keep their value (empty when new). */
 export async function upsertUserStatus(q: Q, realmId: number, userId: number, change: StatusChange, now: number): Promise<void> {
-  const set: Record<string, unknown> = { timestamp: now };
+  const set: Omit<TableInsert<'user_status'>, 'user_id' | 'realm_id'> = { timestamp: now };
   if (change.status_text !== undefined) set.status_text = change.status_text;
   if (change.emoji) Object.assign(set, change.emoji);
   await q('user_status')
     .insert({ user_id: userId, realm_id: realmId, ...set })
     .onConflict('user_id')
-    .merge(Object.keys(set));
+    .merge(Object.keys(set) as Array<keyof typeof set>);
 }
 
 /** One user's status row, if they ever set one. */
@@ -46,7 +51,7 @@ export async function getUserStatusRow(q: Q, userId: number): Promise<UserStatus
   const row = (await q('user_status as s')
     .join('users as u', 'u.id', 's.user_id')
     .where('s.user_id', userId)
-    .first(...COLUMNS)) as Record<string, unknown> | undefined;
+    .first(...COLUMNS)) as Selected | undefined;
   return row ? toRow(row) : undefined;
 }
 
@@ -55,7 +60,7 @@ export async function listRealmUserStatuses(q: Q, realmId: number): Promise<User
   const rows = (await q('user_status as s')
     .join('users as u', 'u.id', 's.user_id')
     .where({ 's.realm_id': realmId, 'u.is_active': true })
-    .select(...COLUMNS)) as Array<Record<string, unknown>>;
+    .select(...COLUMNS)) as Selected[];
   return rows.map(toRow);
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { topicKey } from '../domain/user-topics';
 
 type Q = Knex | Knex.Transaction;
@@ -12,7 +13,10 @@ export interface UserTopicRow {
   last_updated: number;
 }
 
-const toRow = (r: Record<string, unknown>): UserTopicRow => ({
+/** COLUMNS as the driver returns them. */
+type Selected = Pick<TableRow<'user_topics'>, 'user_id' | 'channel_id' | 'recipient_id' | 'topic' | 'visibility_policy' | 'last_updated'>;
+
+const toRow = (r: Selected): UserTopicRow => ({
   user_id: Number(r.user_id),
   channel_id: Number(r.channel_id),
   recipient_id: Number(r.recipient_id),
@@ -27,7 +31,7 @@ const COLUMNS = ['ut.user_id', 'ut.channel_id', 'ut.recipient_id', 'ut.topic', '
 export async function getUserTopic(q: Q, userId: number, channelId: number, topic: string): Promise<UserTopicRow | undefined> {
   const row = (await q('user_topics as ut')
     .where({ 'ut.user_id': userId, 'ut.channel_id': channelId, 'ut.topic_key': topicKey(topic) })
-    .first(...COLUMNS)) as Record<string, unknown> | undefined;
+    .first(...COLUMNS)) as Selected | undefined;
   return row ? toRow(row) : undefined;
 }
 
@@ -58,16 +62,13 @@ export async function listUserTopics(q: Q, userId: number, policy?: number): Pro
     .orderBy('ut.id')
     .select(...COLUMNS, 'c.name as channel_name');
   if (policy !== undefined) query.where('ut.visibility_policy', policy);
-  const rows = (await query) as Record<string, unknown>[];
+  const rows = (await query) as Array<Selected & { channel_name: string }>;
   return rows.map((r) => ({ ...toRow(r), channel_name: String(r.channel_name) }));
 }
 
 /** The user's policies keyed by channel recipient and lower-cased topic, for unread counts. */
 export async function listUserTopicPolicies(q: Q, userId: number): Promise<Map<string, number>> {
-  const rows = (await q('user_topics').where({ user_id: userId }).select('recipient_id', 'topic_key', 'visibility_policy')) as Record<
-    string,
-    unknown
-  >[];
+  const rows = await q('user_topics').where({ user_id: userId }).select('recipient_id', 'topic_key', 'visibility_policy');
   return new Map(rows.map((r) => [policyKey(Number(r.recipient_id), String(r.topic_key)), Number(r.visibility_policy)]));
 }
 
@@ -76,8 +77,8 @@ export const policyKey = (recipientId: number, key: string) => `${recipientId}\u
 
 /** Every user's policy for one topic (any case): user id → policy (Zulip's get_users_with_user_topic_visibility_policy). */
 export async function listTopicPolicies(q: Q, channelId: number, topic: string): Promise<Map<number, number>> {
-  const rows = (await q('user_topics')
+  const rows = await q('user_topics')
     .where({ channel_id: channelId, topic_key: topicKey(topic) })
-    .select('user_id', 'visibility_policy')) as Record<string, unknown>[];
+    .select('user_id', 'visibility_policy');
   return new Map(rows.map((r) => [Number(r.user_id), Number(r.visibility_policy)]));
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { RecipientType } from '../domain/recipients';
@@ -9,7 +10,7 @@ import { mapBools, rawRows, UserRow } from './rows';
 
 type Q = Knex | Knex.Transaction;
 
-const toUser = (row: Record<string, unknown> | undefined) => (row ? mapBools<UserRow>(row) : undefined);
+const toUser = (row: TableRow<'users'> | undefined) => (row ? mapBools<UserRow>(row) : undefined);
 
 /**
  * The columns a new account is created with; the others keep the table's
@@ -91,7 +92,7 @@ export async function listRealmUsers(q: Q, realmId: number, ids?: readonly numbe
   const query = q('users').where({ realm_id: realmId }).orderBy('id');
   if (ids) query.whereIn('id', ids);
   const rows = await query;
-  return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
+  return rows.map((r) => mapBools<UserRow>(r));
 }
 
 /**
@@ -149,7 +150,7 @@ export async function listActiveUserIds(q: Q, realmId: number): Promise<number[]
 export async function listUsersByIds(q: Q, realmId: number, ids: number[]): Promise<UserRow[]> {
   if (ids.length === 0) return [];
   const rows = await inChunks([...new Set(ids)], (slice) => q('users').where({ realm_id: realmId }).whereIn('id', slice));
-  return rows.map((r: Record<string, unknown>) => mapBools<UserRow>(r));
+  return rows.map((r) => mapBools<UserRow>(r));
 }
 
 /**
@@ -162,8 +163,8 @@ export async function listUsersByApiEmails(q: Q, realmId: number, emails: readon
   const keys = [...new Set(unique.map((e) => e.toLowerCase()))];
   const byKey = await inChunks(keys, (slice) => q('users').where({ realm_id: realmId }).whereIn('email_key', slice), 1000);
   const byEmail = await inChunks(unique, (slice) => q('users').where({ realm_id: realmId }).whereIn('email', slice), 1000);
-  const keyed = new Map(byKey.map((r: Record<string, unknown>) => mapBools<UserRow>(r)).map((u) => [u.email_key, u]));
-  const exact = new Map(byEmail.map((r: Record<string, unknown>) => mapBools<UserRow>(r)).map((u) => [u.email, u]));
+  const keyed = new Map(byKey.map((r) => mapBools<UserRow>(r)).map((u) => [u.email_key, u]));
+  const exact = new Map(byEmail.map((r) => mapBools<UserRow>(r)).map((u) => [u.email, u]));
   const out = new Map<string, UserRow>();
   for (const email of unique) {
     const k = keyed.get(email.toLowerCase());

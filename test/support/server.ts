@@ -195,7 +195,7 @@ export async function createChannel(
     }),
   );
   const row = await t.ctx.db('channels').where({ id }).first('id', 'recipient_id');
-  return row;
+  return row as { id: number; recipient_id: number };
 }
 
 /** Subscribes users to a channel through the action. */

@@ -1,0 +1,3 @@
+select `message_id` from `unread_horizons` where `user_id` = ? limit ?;
+select `uu`.`message_id` as `id`, `um`.`flags` as `flags` from `user_message_unread` as `uu` inner join `user_messages` as `um` on `um`.`user_id` = `uu`.`user_id` and `um`.`message_id` = `uu`.`message_id` where `uu`.`user_id` = ? and `uu`.`message_id` <= ? and (um.flags & ?) = 0 and `uu`.`message_id` >= ? order by `uu`.`message_id` asc limit ?;
+select `um`.`message_id` as `id`, `um`.`flags` as `flags` from `user_messages` as `um` where `um`.`user_id` = ? and `um`.`message_id` > ? and (um.flags & ?) = 0 and `um`.`message_id` >= ? order by `um`.`message_id` asc limit ?;

@@ -1,0 +1,1 @@
+select `p`.`user_id`, `u`.`email`, `u`.`date_joined`, `p`.`last_active_time`, `p`.`last_connected_time`, `p`.`last_update_id` from `user_presence` as `p` inner join `users` as `u` on `u`.`id` = `p`.`user_id` where `p`.`realm_id` = ? and `u`.`is_active` = ? and `u`.`is_bot` = ? and `p`.`last_update_id` > ? and `p`.`last_connected_time` >= ?;

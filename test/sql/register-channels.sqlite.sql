@@ -1,0 +1,1 @@
+select * from `channels` where `realm_id` = ? order by `id` asc;

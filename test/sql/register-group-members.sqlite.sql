@@ -1,0 +1,1 @@
+select `gm`.`group_id`, `gm`.`user_id` from `group_members` as `gm` inner join `user_groups` as `g` on `g`.`id` = `gm`.`group_id` inner join `users` as `u` on `u`.`id` = `gm`.`user_id` where `g`.`realm_id` = ? and `u`.`is_active` = ? order by `gm`.`group_id` asc, `gm`.`user_id` asc;

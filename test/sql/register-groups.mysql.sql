@@ -1,0 +1,1 @@
+select * from `user_groups` where `realm_id` = ? order by `id` asc;

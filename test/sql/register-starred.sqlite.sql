@@ -1,0 +1,1 @@
+select `message_id` from `user_message_starred` where `user_id` = ? order by `message_id` asc limit ?;

@@ -1,0 +1,1 @@
+select `gs`.`supergroup_id`, `gs`.`subgroup_id` from `group_subgroups` as `gs` inner join `user_groups` as `g` on `g`.`id` = `gs`.`supergroup_id` where `g`.`realm_id` = ? order by `gs`.`supergroup_id` asc, `gs`.`subgroup_id` asc;

@@ -1,0 +1,1 @@
+select `s`.`recipient_id`, count(*) as `n` from `subscriptions` as `s` inner join `channels` as `c` on `c`.`recipient_id` = `s`.`recipient_id` inner join `users` as `u` on `u`.`id` = `s`.`user_id` where `c`.`realm_id` = ? and `s`.`active` = ? and `u`.`is_active` = ? group by `s`.`recipient_id`;

@@ -1,0 +1,1 @@
+select `m`.`topic`, `t`.`max_id` from (select `m`.`topic_key`, max(`m`.`id`) as `max_id` from `user_messages` as `um` inner join `messages` as `m` on `m`.`id` = `um`.`message_id` where `um`.`user_id` = ? and `m`.`recipient_id` = ? group by `m`.`topic_key`) as `t` inner join `messages` as `m` on `m`.`id` = `t`.`max_id` order by `t`.`max_id` desc;

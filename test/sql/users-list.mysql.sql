@@ -1,0 +1,1 @@
+select * from `users` where `realm_id` = ? order by `id` asc;
