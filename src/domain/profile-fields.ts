@@ -75,10 +75,13 @@ function capped(name: string, value: string, limit: number): CheckedProfileValue
   return { kind: 'text', value };
 }
 
-function parseFieldData(raw: string): Record<string, unknown> {
+/** A field's `field_data`: JSON whose keys depend on the field's type (choices, an external account's kind). */
+type FieldData = Record<string, unknown>;
+
+function parseFieldData(raw: string): FieldData {
   try {
     const data = JSON.parse(raw) as unknown;
-    return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+    return data && typeof data === 'object' && !Array.isArray(data) ? (data as FieldData) : {};
   } catch {
     return {};
   }

@@ -50,7 +50,15 @@ function boundedError(err: unknown): unknown {
   };
 }
 
-export function toErrorResponse(err: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+/** Zulip's error body: the envelope, then the fields the code declares (typed where the error is made, generated/errors.ts). */
+export interface ErrorBody {
+  result: 'error';
+  msg: string;
+  code: string;
+  [field: string]: unknown;
+}
+
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
   // A read outside a transaction that met a lost connection or a Galera node
   // without quorum (1047): the request did not change anything, so the client
   // may simply try again — a 503 with Retry-After says so, where a 500 would not.
@@ -78,8 +86,8 @@ export function toErrorResponse(err: unknown): { status: number; body: Record<st
   return { status: 500, body: { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }, headers: {} };
 }
 
-function boundedData(data: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function boundedData(data: object): Omit<ErrorBody, 'result' | 'msg' | 'code'> {
+  const out: Omit<ErrorBody, 'result' | 'msg' | 'code'> = {};
   for (const [k, v] of Object.entries(data)) out[k] = typeof v === 'string' ? bounded(v, 1000) : v;
   return out;
 }

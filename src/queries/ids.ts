@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableInsert, TableName } from '../../generated/tables';
 
 /**
  * A row's id as later writes of its transaction name it: a number, or a new
@@ -11,8 +12,10 @@ export type { NewId } from '../db/held-writes';
  * The id of a single-row insert. better-sqlite3 and mysql2 both return [id]
  * for one row (they disagree for batches, so batches re-select by key).
  */
-export async function insertOne(q: Knex | Knex.Transaction, table: string, row: Record<string, unknown>): Promise<number> {
-  const result = await q(table).insert(row);
+export async function insertOne<T extends TableName>(q: Knex | Knex.Transaction, table: T, row: Readonly<TableInsert<T>>): Promise<number> {
+  // knex's insert type is conditional on the table and does not resolve for a generic one: the
+  // signature above checks the row against the table, so the call itself is left unchecked.
+  const result = await q(table).insert(row as never);
   const first = (result as unknown[])[0];
   return typeof first === 'object' && first !== null ? Number((first as { id: number }).id) : Number(first);
 }
@@ -24,14 +27,14 @@ export async function insertOne(q: Knex | Knex.Transaction, table: string, row: 
 export const MAX_ROWS_PER_INSERT = 500;
 
 /** Inserts rows in statements of at most MAX_ROWS_PER_INSERT; with `ignoreConflictOn`, rows clashing on that key are skipped. */
-export async function insertRows(
+export async function insertRows<T extends TableName>(
   q: Knex | Knex.Transaction,
-  table: string,
-  rows: ReadonlyArray<Record<string, unknown>>,
+  table: T,
+  rows: ReadonlyArray<TableInsert<T>>,
   ignoreConflictOn?: string[],
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += MAX_ROWS_PER_INSERT) {
-    const insert = q(table).insert(rows.slice(i, i + MAX_ROWS_PER_INSERT));
+    const insert = q(table).insert(rows.slice(i, i + MAX_ROWS_PER_INSERT) as never);
     await (ignoreConflictOn ? insert.onConflict(ignoreConflictOn).ignore() : insert);
   }
 }

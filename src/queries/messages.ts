@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableRow } from '../../generated/tables';
 import { causalRead } from '../db/causal-read';
 import { dialectOf } from '../db/connection';
 import { holdWrite, insertNewRow, integerLiteral, type NewRowId } from '../db/held-writes';
@@ -57,13 +58,11 @@ export function selectMessageColumns(qb: Knex.QueryBuilder): Knex.QueryBuilder {
     .select('m.*', 'r.type as recipient_type', 'r.type_id as recipient_type_id', 'c.id as channel_id', 'c.name as channel_name');
 }
 
-export const toMessageRow = (r: Record<string, unknown>) => mapBools<MessageRow>(r);
+export const toMessageRow = (r: object) => mapBools<MessageRow>(r);
 
 export async function getMessageRows(q: Q, ids: number[]): Promise<MessageRow[]> {
   if (ids.length === 0) return [];
-  const rows = await inChunks<Record<string, unknown>>(ids, (slice) =>
-    selectMessageColumns(q('messages as m').whereIn('m.id', slice).orderBy('m.id')),
-  );
+  const rows = await inChunks<object>(ids, (slice) => selectMessageColumns(q('messages as m').whereIn('m.id', slice).orderBy('m.id')));
   return rows.map(toMessageRow);
 }
 
@@ -311,7 +310,7 @@ export async function getDmParticipants(q: Q, recipientIds: number[]): Promise<M
 export async function getDmParticipantUsers(q: Q, recipientIds: number[]): Promise<Map<number, UserRow[]>> {
   const out = new Map<number, UserRow[]>();
   if (recipientIds.length === 0) return out;
-  const rows: Array<Record<string, unknown>> = await q('subscriptions as s')
+  const rows: Array<TableRow<'users'> & { dm_recipient_id: number }> = await q('subscriptions as s')
     .join('users as u', 'u.id', 's.user_id')
     .whereIn('s.recipient_id', recipientIds)
     .orderBy('s.user_id')
@@ -329,7 +328,7 @@ export async function getUsersByIds(q: Q, ids: number[]): Promise<Map<number, Us
   if (ids.length === 0) return new Map();
   const rows = await q('users').whereIn('id', [...new Set(ids)]);
   return new Map(
-    rows.map((r: Record<string, unknown>) => {
+    rows.map((r) => {
       const u = mapBools<UserRow>(r);
       return [u.id, u];
     }),
