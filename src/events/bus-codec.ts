@@ -1,4 +1,4 @@
-import type { Delivery, Invalidation, ServerEvent } from './bus';
+import type { Delivery, Invalidation, PerUserExtra, ServerEvent } from './bus';
 
 /**
  * A delivery as it travels between nodes (src/events/redis-bus.ts). `perUser`
@@ -13,7 +13,7 @@ interface WireDelivery {
   /** Receivers, when the delivery had no perUser. */
   u?: readonly number[];
   /** [extras, receivers] groups, when it had one. */
-  g?: Array<[Record<string, unknown>, number[]]>;
+  g?: Array<[PerUserExtra, number[]]>;
   /** publicChannelRealmId. */
   r?: number;
 }
@@ -21,7 +21,7 @@ interface WireDelivery {
 export function encodeDelivery(d: Delivery): string {
   const wire: WireDelivery = { e: d.event };
   if (d.perUser) {
-    const groups = new Map<string, [Record<string, unknown>, number[]]>();
+    const groups = new Map<string, [PerUserExtra, number[]]>();
     for (const userId of d.userIds) {
       const extra = d.perUser(userId);
       const key = JSON.stringify(extra);
@@ -42,7 +42,7 @@ export function decodeDelivery(payload: string, remote: boolean): Delivery {
   const wire = JSON.parse(payload) as WireDelivery;
   const d: Delivery = { event: wire.e, userIds: wire.u ?? [] };
   if (wire.g) {
-    const extras = new Map<number, Record<string, unknown>>();
+    const extras = new Map<number, PerUserExtra>();
     const userIds: number[] = [];
     for (const [extra, ids] of wire.g) {
       for (const id of ids) {

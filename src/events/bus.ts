@@ -8,7 +8,7 @@ import type { Invalidation, InvalidationListener } from '../ports/invalidation';
  * in-process implementation, the only transport besides Redis
  * (src/events/redis-bus.ts).
  */
-export type { ContractEvent, Delivery, EventBody, EventBus, Listener, ServerEvent } from '../ports/event-bus';
+export type { ContractEvent, Delivery, EventBody, EventBus, Listener, PerUserExtra, ServerEvent } from '../ports/event-bus';
 export type { Invalidation, InvalidationListener } from '../ports/invalidation';
 
 /** One process: listeners run synchronously, in publish order, before `publish` returns. */

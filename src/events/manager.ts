@@ -1,4 +1,5 @@
-import type { Delivery, EventBus, ServerEvent } from './bus';
+import type { MessageBusEvent } from '../serializers/messages';
+import type { Delivery, EventBus, PerUserExtra, ServerEvent } from './bus';
 import { Clock, systemClock } from './clock';
 import { matchesNarrow } from './narrow';
 import type { QueueOptions } from './options';
@@ -179,7 +180,7 @@ export class QueueManager {
   }
 
   private dispatch(d: Delivery): void {
-    const targets = new Map<EventQueue, Record<string, unknown> | undefined>();
+    const targets = new Map<EventQueue, PerUserExtra | undefined>();
     if (d.publicChannelRealmId !== undefined) {
       for (const q of this.publicByRealm.get(d.publicChannelRealmId) ?? []) targets.set(q, { flags: [] });
     }
@@ -192,7 +193,7 @@ export class QueueManager {
     const senderQueue = d.event.type === 'message' ? d.event.sender_queue_id : undefined;
     for (const [q, extra] of targets) {
       if (!accepts(q.opts, d.event, extra)) continue;
-      const localId = q.id === senderQueue ? d.event.local_message_id : undefined;
+      const localId = q.id === senderQueue ? (d.event as MessageBusEvent).local_message_id : undefined;
       if (d.event.type === 'delete_message' && !q.opts.capabilities.bulkMessageDeletion) pushPerMessage(q, d.event);
       else q.push(d.event, localId != null ? { ...extra, local_message_id: localId } : extra);
       if (q.events.length > this.limits.maxEventsPerQueue) this.drop(q);
@@ -239,10 +240,10 @@ export class QueueManager {
 }
 
 /** Zulip's ClientDescriptor.accepts_event: the event_types filter, the narrow, and stream typing by capability. */
-function accepts(opts: QueueOptions, event: ServerEvent, extra: Record<string, unknown> | undefined): boolean {
+function accepts(opts: QueueOptions, event: ServerEvent, extra: PerUserExtra | undefined): boolean {
   if (opts.eventTypes && !opts.eventTypes.has(event.type)) return false;
   if (event.type === 'message') {
-    return matchesNarrow(opts.narrow, event.message as object, (extra?.flags as string[] | undefined) ?? []);
+    return matchesNarrow(opts.narrow, event.message as object, extra?.flags ?? []);
   }
   // Channel typing notifications only reach clients that declared they handle them (Zulip's compatibility rule).
   if (event.type === 'typing' && 'stream_id' in event) return opts.capabilities.streamTypingNotifications;

@@ -1,4 +1,5 @@
-import { type ApiFlag, flagsToApi } from '../domain/flags';
+import { flagsToApi } from '../domain/flags';
+import type { PerUserExtra } from './bus';
 
 /**
  * Delivery.perUser for message events: each receiver's flags, from their
@@ -7,8 +8,8 @@ import { type ApiFlag, flagsToApi } from '../domain/flags';
  * object, so a delivery to 10,000 queues holds a handful of flag lists,
  * not 10,000.
  */
-export function flagsPerUser(bitsByUser: ReadonlyMap<number, number>): (userId: number) => { flags: readonly ApiFlag[] } {
-  const byBits = new Map<number, { flags: readonly ApiFlag[] }>();
+export function flagsPerUser(bitsByUser: ReadonlyMap<number, number>): (userId: number) => PerUserExtra {
+  const byBits = new Map<number, PerUserExtra>();
   return (userId) => {
     const bits = bitsByUser.get(userId) ?? 0;
     let extra = byBits.get(bits);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Schema } from '../contract';
 import { ApiError } from '../errors';
-import type { EventBody, ServerEvent } from './bus';
+import type { EventBody, PerUserExtra, ServerEvent } from './bus';
 import type { Clock } from './clock';
 import type { QueueOptions } from './options';
 
@@ -14,7 +14,7 @@ import type { QueueOptions } from './options';
 export interface QueuedEvent {
   id: number;
   event: ServerEvent;
-  extra?: Record<string, unknown>;
+  extra?: PerUserExtra;
 }
 
 const heartbeat: EventBody<Schema<'HeartbeatEvent'>> = { type: 'heartbeat' };
@@ -62,7 +62,7 @@ export class EventQueue {
     return this.waiter !== null;
   }
 
-  push(event: ServerEvent, extra?: Record<string, unknown>): void {
+  push(event: ServerEvent, extra?: PerUserExtra): void {
     this.events.push(extra ? { id: this.nextId++, event, extra } : { id: this.nextId++, event });
     this.counter.events++;
     this.wake();

@@ -4,7 +4,7 @@ import type { UserRow } from '../queries/rows';
 import { type MessageBusEvent, topicForClient } from '../serializers/messages';
 import { avatarUrl, canSeeDeliveryEmail } from '../serializers/users';
 import { AvatarSource } from '../domain/avatars';
-import type { ServerEvent } from './bus';
+import type { PerUserExtra, ServerEvent } from './bus';
 import type { QueueOptions } from './options';
 import type { QueuedEvent } from './queue';
 
@@ -15,7 +15,15 @@ interface ShapeContext {
   users: Map<number, UserRow>;
 }
 
-type Shaper = (e: QueuedEvent, c: ShapeContext) => Record<string, unknown>;
+/**
+ * An event as a queue's client receives it: the published event with the
+ * queue's id, reshaped for the queue. What goes out is the contract's
+ * Schema<'Event'>; it stays open here because the bus carries every event
+ * open (ServerEvent) and only the shaped kinds below are read typed.
+ */
+export type WireEvent = ServerEvent & { id: number };
+
+type Shaper = (e: QueuedEvent, c: ShapeContext) => WireEvent;
 
 /** An event as an action publishes it: its wire form without the id its queue gives it. */
 export type PublishedEvent<E extends { id: number }> = Omit<E, 'id'>;
@@ -31,8 +39,8 @@ type TypingBusEvent = PublishedEvent<Schema<'TypingEvent'>>;
 type FlagsBusEvent = PublishedEvent<Schema<'UpdateMessageFlagsEvent'>>;
 /** update_message without the receiver's flags, which travel beside it (Delivery.perUser). */
 type UpdateMessageBusEvent = Omit<PublishedEvent<Schema<'UpdateMessageEvent'>>, 'flags'>;
-/** What a message delivery carries per queue: the receiver's flags (Delivery.perUser) and, in the sender's queue, local_message_id. */
-type MessageExtra = { flags?: ApiFlag[]; local_message_id?: string | null };
+/** The receiver's flags, shared and frozen (src/events/per-user-flags.ts): the wire form only serializes them. */
+const flagsOf = (extra: PerUserExtra): ApiFlag[] => (extra.flags ?? []) as ApiFlag[];
 
 /**
  * The message of a message event as one kind of queue shows it. Queues
@@ -66,8 +74,8 @@ function messageVariant(event: MessageBusEvent, opts: QueueOptions, viewer: User
   return message;
 }
 
-function shapeMessage(id: number, event: MessageBusEvent, extra: MessageExtra, { opts, viewer }: ShapeContext): Schema<'MessageEvent'> {
-  const out: Schema<'MessageEvent'> = { id, type: 'message', message: messageVariant(event, opts, viewer), flags: extra.flags ?? [] };
+function shapeMessage(id: number, event: MessageBusEvent, extra: PerUserExtra, { opts, viewer }: ShapeContext): Schema<'MessageEvent'> {
+  const out: Schema<'MessageEvent'> = { id, type: 'message', message: messageVariant(event, opts, viewer), flags: flagsOf(extra) };
   if (extra.local_message_id != null) out.local_message_id = extra.local_message_id;
   return out;
 }
@@ -91,10 +99,10 @@ function shapeFlags(id: number, event: FlagsBusEvent, { opts }: ShapeContext): S
 function shapeUpdateMessage(
   id: number,
   event: UpdateMessageBusEvent,
-  extra: MessageExtra,
+  extra: PerUserExtra,
   { opts }: ShapeContext,
 ): Schema<'UpdateMessageEvent'> {
-  const out: Schema<'UpdateMessageEvent'> = { ...event, id, flags: extra.flags ?? [] };
+  const out: Schema<'UpdateMessageEvent'> = { ...event, id, flags: flagsOf(extra) };
   if (!opts.capabilities.emptyTopicName) {
     if (out.orig_subject !== undefined) out.orig_subject = topicForClient(out.orig_subject, false);
     if (out.subject !== undefined) out.subject = topicForClient(out.subject, false);
@@ -109,10 +117,10 @@ function shapeUpdateMessage(
  * client_gravatar, client_capabilities) or on who is looking.
  */
 const SHAPERS: Record<string, Shaper> = {
-  message: ({ id, event, extra }, c) => shapeMessage(id, event as MessageBusEvent, (extra ?? {}) as MessageExtra, c),
+  message: ({ id, event, extra }, c) => shapeMessage(id, event as MessageBusEvent, extra ?? {}, c),
   typing: ({ id, event }, c) => shapeTyping(id, event as TypingBusEvent, c),
   update_message_flags: ({ id, event }, c) => shapeFlags(id, event as FlagsBusEvent, c),
-  update_message: ({ id, event, extra }, c) => shapeUpdateMessage(id, event as UpdateMessageBusEvent, (extra ?? {}) as MessageExtra, c),
+  update_message: ({ id, event, extra }, c) => shapeUpdateMessage(id, event as UpdateMessageBusEvent, extra ?? {}, c),
   // As for typing: a deleted message of the empty topic names it by its display name for older clients.
   delete_message: ({ id, event }, { opts }) =>
     typeof event.topic === 'string'
@@ -138,8 +146,8 @@ const SHAPERS: Record<string, Shaper> = {
 
   // realm_user/add is published once for everyone; whether the real email shows depends on who looks.
   realm_user: ({ id, event }, { opts, viewer, users }) => {
-    const person = event.person as Record<string, unknown> | undefined;
-    const row = event.op === 'add' && person ? users.get(person.user_id as number) : undefined;
+    const person = event.person as Schema<'User'> | undefined;
+    const row = event.op === 'add' && person ? users.get(person.user_id) : undefined;
     if (!row) return { ...event, id };
     const showEmail = canSeeDeliveryEmail(row, viewer);
     return {
@@ -173,7 +181,7 @@ export async function shapeEvents(
   viewer: UserRow,
   opts: QueueOptions,
   events: QueuedEvent[],
-): Promise<Array<Record<string, unknown>>> {
+): Promise<WireEvent[]> {
   const ids = usersToLoad(events);
   const users = ids.length ? await lookupUsers(ids) : new Map<number, UserRow>();
   const c: ShapeContext = { opts, viewer, users };

@@ -29,11 +29,25 @@ export type EventBody<E extends { id: number; type: string }> = E extends unknow
 /** Any event of the contract, as published. */
 export type ContractEvent = EventBody<Schema<'Event'>>;
 
+/**
+ * What one event carries for one receiver beside the shared event
+ * (Delivery.perUser), and what a queue keeps beside the event it holds
+ * (src/events/queue.ts).
+ */
+export interface PerUserExtra {
+  /** message and update_message events: the receiver's flags on the message (src/events/per-user-flags.ts). */
+  flags?: readonly Schema<'MessageFlag'>[];
+  /** message events, in the sending queue only: the client's id for the message (added by src/events/manager.ts). */
+  local_message_id?: string;
+  /** presence events: the modern form, which simplified_presence_events clients receive (src/actions/presence.ts). */
+  modern?: Schema<'ModernPresence'>;
+}
+
 /** An event addressed to users; `perUser` lets one event carry per-recipient fields (e.g. message flags). */
 export interface Delivery {
   event: ServerEvent;
   userIds: readonly number[];
-  perUser?: (userId: number) => Record<string, unknown>;
+  perUser?: (userId: number) => PerUserExtra;
   /**
    * Set on message events of a public channel: queues of that organization
    * registered with all_public_streams (or a narrow) take the event too,
