@@ -99,6 +99,7 @@ export async function doRegisterPushDevice(
     await deleteLegacyTokensByTokenId(tx.trx, user.id, token.token_kind!, tokenId.toString('hex'));
     return {
       userId: user.id,
+      // The relay is told which organization the device belongs to (its URL).
       realmStringId: realm.string_id,
       deviceId: device.id,
       tokenKind: token.token_kind!,
