@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { loadViewer } from '../src/access/viewer';
+import { loadCaller } from '../src/access/viewer';
+import { getRealmById } from '../src/queries/realms';
 import { sendMessageInTx } from '../src/actions/messages';
 import { inTransaction, Tx } from '../src/db/transaction';
 import type { Delivery } from '../src/events/bus';
@@ -363,7 +364,7 @@ eachDatabase('POST /messages', (dialect) => {
     /** The send POST /messages makes, inside a transaction the test controls. */
     const sendIn = async (tx: Tx, content: string) => {
       const { channel } = (await getChannelForSending(tx.trx, t.realmId, 'general'))!;
-      const viewer = await loadViewer(tx.trx, t.cast.owner);
+      const viewer = await loadCaller(tx.trx, t.cast.owner, (await getRealmById(tx.trx, t.realmId))!);
       const id = await sendMessageInTx(tx, t.ctx.bus, viewer, { kind: 'channel', channel, topic: 'tx' }, content, {
         client: 'test',
         readBySender: false,

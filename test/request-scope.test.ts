@@ -71,6 +71,21 @@ eachDatabase('the request scope', (dialect) => {
     expect(sql.filter((s) => MEMBERSHIPS.test(s))).toEqual([]);
   });
 
+  /** getRealmById's statement (src/queries/realms.ts): the organization row read again. */
+  const REALM_ROW = /^select \* from [`"]?realms[`"]? where/i;
+  const realmCases: Array<[string, () => Promise<{ status: number }>]> = [
+    // POST /register is not here: it reads the organization after its queue exists, on purpose.
+    ...cases.filter(([name]) => name !== 'POST /register'),
+    ['GET /users', () => t.api.get('/users', member())],
+    ['POST /messages/render', () => t.api.post('/messages/render', member(), { content: '**hi**' })],
+  ];
+
+  it.each(realmCases)('%s takes the organization from the Caller: no organization row read', async (_name, work) => {
+    const { result, sql } = await statementsOfWarm(t, work);
+    expect(result.status).toBe(200);
+    expect(sql.filter((s) => REALM_ROW.test(s))).toEqual([]);
+  });
+
   it('POST /realm/emoji/{name} checks its permission with the caller, no memberships statement', async () => {
     const image = await sharp({ create: { width: 20, height: 20, channels: 4, background: '#c81e1e' } })
       .png()

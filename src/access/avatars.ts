@@ -1,9 +1,8 @@
 import type { AppContext } from '../context';
-import { getRealmOfUser } from '../queries/realms';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
 import { fullAvatarUrl, gravatarUrlOf } from '../serializers/users';
 import { findInaccessibleUsers } from './user-access';
-import { inGroup, type Viewer } from './viewer';
+import { inGroup, type Caller } from './viewer';
 
 /**
  * GET /avatar/{user_id_or_email}: where the avatar of that user (by ID when
@@ -16,7 +15,7 @@ import { inGroup, type Viewer } from './viewer';
  */
 export async function getAvatarRedirect(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: Caller,
   userIdOrEmail: string,
   medium: boolean,
   query: string,
@@ -31,8 +30,8 @@ export async function getAvatarRedirect(
   return query ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url;
 }
 
-async function isHidden(ctx: AppContext, viewer: Viewer, target: { id: number; is_bot: boolean }): Promise<boolean> {
-  const realm = await getRealmOfUser(ctx.db, viewer.user);
+async function isHidden(ctx: AppContext, viewer: Caller, target: { id: number; is_bot: boolean }): Promise<boolean> {
+  const realm = viewer.realm;
   const mayAccessAll = inGroup(viewer, realm.can_access_all_users_group);
   return (await findInaccessibleUsers(ctx.db, viewer, [target], mayAccessAll)).size > 0;
 }

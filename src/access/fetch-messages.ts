@@ -8,7 +8,7 @@ import { topicForClient } from '../serializers/messages';
 import { type PageSources, renderPage } from './message-dicts';
 import { accessMessage } from './messages';
 import { resolveNarrow } from './narrow';
-import type { Viewer } from './viewer';
+import type { Caller, Viewer } from './viewer';
 
 /** Zulip's limit per request. */
 export const MAX_MESSAGES_PER_FETCH = 5000;
@@ -23,7 +23,7 @@ export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 export async function getMessages(
   db: Knex,
   sources: PageSources,
-  viewer: Viewer,
+  viewer: Caller,
   p: Params<'get-messages'>,
   sent: ReadonlySet<string>,
 ): Promise<Data<'get-messages'>> {
@@ -79,9 +79,9 @@ export async function getMessages(
 }
 
 /** GET /messages/{message_id}: one message the viewer may read, with its Markdown. */
-export async function getMessage(db: Knex, sources: PageSources, viewer: Viewer, p: Params<'get-message'>): Promise<Data<'get-message'>> {
+export async function getMessage(db: Knex, sources: PageSources, viewer: Caller, p: Params<'get-message'>): Promise<Data<'get-message'>> {
   const { row, flags } = await accessMessage(db, viewer, p.message_id);
-  const [{ message }] = await renderPage(db, sources, viewer.user, [{ id: row.id, flags, row }], {
+  const [{ message }] = await renderPage(db, sources, viewer, [{ id: row.id, flags, row }], {
     viewer: viewer.user,
     applyMarkdown: p.apply_markdown ?? true,
     clientGravatar: false,
@@ -218,7 +218,7 @@ export async function fetchAround(
 async function serialize(
   db: Knex,
   sources: PageSources,
-  viewer: Viewer,
+  viewer: Caller,
   page: NarrowRow[],
   view: { viewer: Viewer['user']; applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
   searchWords: string[],
@@ -226,7 +226,7 @@ async function serialize(
   const rendered = await renderPage(
     db,
     sources,
-    viewer.user,
+    viewer,
     page.map((r) => ({ id: r.id, flags: r.flags, row: r.message })),
     view,
   );

@@ -6,8 +6,8 @@ import type { ChannelFinder } from './narrow';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { getDmParticipantUsers, getEdits, getMessageRows, getReactions, MessageRow } from '../queries/messages';
-import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
+import type { Caller } from './viewer';
 import { listSubmessages } from '../queries/submessages';
 import { MessageDict, MessageViewOptions, renderMessageDict, toMessageDict } from '../serializers/message-dicts';
 
@@ -52,17 +52,16 @@ export interface PageMessage {
 export async function renderPage(
   db: Knex,
   sources: PageSources,
-  viewer: UserRow,
+  viewer: Caller,
   page: readonly PageMessage[],
   opts: MessageViewOptions,
 ): Promise<Array<{ message: Schema<'Message'>; dict: MessageDict }>> {
   if (page.length === 0) return [];
   const { dicts, users } = await loadDicts(db, sources, page);
-  const realm = await getRealmOfUser(db, viewer);
   const rc = {
     users,
-    channelNames: await channelNamesOf(sources, viewer.realm_id, page, dicts),
-    realm,
+    channelNames: await channelNamesOf(sources, viewer.user.realm_id, page, dicts),
+    realm: viewer.realm,
     senderAvatars: new Map<number, string | null>(),
   };
   return page.map((m) => {

@@ -4,10 +4,9 @@ import type { AppContext } from '../context';
 import { legacyPresence, modernPresence, PRESENCE_DEFAULT_HISTORY_DAYS, PRESENCE_OFFLINE_THRESHOLD_SECONDS } from '../domain/presence';
 import { ApiError, noSuchUser } from '../errors';
 import { getUserPresence, isPresenceDisabled, listRealmPresence, PresenceListRow } from '../queries/presence';
-import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import { getUserByApiEmail, getUserInRealm } from '../queries/users';
-import { inGroup, Viewer } from './viewer';
+import { inGroup, Caller } from './viewer';
 
 type PresenceMap = NonNullable<Data<'update-presence'>['presences']>;
 
@@ -17,8 +16,8 @@ type PresenceMap = NonNullable<Data<'update-presence'>['presences']>;
  * can_access_all_users_group see all, anyone else themselves and the people
  * they share a channel or conversation with.
  */
-export async function presenceAudienceOf(db: Knex, viewer: Viewer): Promise<Set<number> | null> {
-  const realm = await getRealmOfUser(db, viewer.user);
+export async function presenceAudienceOf(db: Knex, viewer: Caller): Promise<Set<number> | null> {
+  const realm = viewer.realm;
   if (inGroup(viewer, realm.can_access_all_users_group)) return null;
   return new Set([viewer.user.id, ...(await listUserIdsSharingRecipients(db, viewer.user.id))]);
 }
@@ -39,7 +38,7 @@ export interface PresenceQuery {
  */
 export async function getRealmPresence(
   db: Knex,
-  viewer: Viewer,
+  viewer: Caller,
   q: PresenceQuery,
   now: number,
 ): Promise<{ presences: PresenceMap; presence_last_update_id: number; server_timestamp: number }> {
@@ -70,7 +69,7 @@ export async function getRealmPresence(
 }
 
 /** GET /realm/presence: the legacy format, as the old clients and bots that use it read it. */
-export async function getPresence(ctx: AppContext, viewer: Viewer): Promise<Data<'get-presence'>> {
+export async function getPresence(ctx: AppContext, viewer: Caller): Promise<Data<'get-presence'>> {
   const { presences, server_timestamp } = await getRealmPresence(ctx.db, viewer, { slim: false }, ctx.clock.now() / 1000);
   const legacy: Data<'get-presence'>['presences'] = {};
   for (const [email, p] of Object.entries(presences)) if ('website' in p) legacy[email] = p;
@@ -92,7 +91,7 @@ export async function getPresence(ctx: AppContext, viewer: Viewer): Promise<Data
  */
 export async function getUserPresenceOf(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: Caller,
   p: Params<'get-user-presence'>,
 ): Promise<Data<'get-user-presence'>> {
   const key = p.user_id_or_email;

@@ -2,9 +2,8 @@ import type { Knex } from 'knex';
 import type { Data } from '../contract';
 import { ApiError } from '../errors';
 import { listMessageReaders } from '../queries/read-receipts';
-import { getRealmOfUser } from '../queries/realms';
 import { accessMessage } from './messages';
-import type { Viewer } from './viewer';
+import type { Caller } from './viewer';
 
 /**
  * GET /messages/{id}/read_receipts. As Zulip: the message is checked first
@@ -15,9 +14,9 @@ import type { Viewer } from './viewer';
  * users muted by the caller and users who muted the caller; Parley has no
  * user muting, so there is no one to leave out for it.
  */
-export async function getReadReceipts(db: Knex, viewer: Viewer, messageId: number): Promise<Data<'get-read-receipts'>> {
+export async function getReadReceipts(db: Knex, viewer: Caller, messageId: number): Promise<Data<'get-read-receipts'>> {
   const { row } = await accessMessage(db, viewer, messageId);
-  const realm = await getRealmOfUser(db, viewer.user);
+  const realm = viewer.realm;
   if (!realm.enable_read_receipts) throw new ApiError('Read receipts are disabled in this organization.');
   const readers = await listMessageReaders(db, row.id, row.sender_id);
   return { user_ids: readers.filter((r) => r.sendReadReceipts).map((r) => r.id) };

@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../errors';
-import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
-import { inGroup, Viewer } from './viewer';
+import { inGroup, Caller, Viewer } from './viewer';
 
 /**
  * Of these users, the ones the viewer may not know about (Zulip's
@@ -27,8 +26,8 @@ export async function findInaccessibleUsers(
 }
 
 /** Users outside can_access_all_users_group may only address people they may know about; Zulip's message for the rest. */
-export async function checkCanAccessUsers(db: Knex | Knex.Transaction, viewer: Viewer, users: UserRow[]): Promise<void> {
-  const realm = await getRealmOfUser(db, viewer.user);
+export async function checkCanAccessUsers(db: Knex | Knex.Transaction, viewer: Caller, users: UserRow[]): Promise<void> {
+  const realm = viewer.realm;
   const mayAccessAll = inGroup(viewer, realm.can_access_all_users_group);
   if ((await findInaccessibleUsers(db, viewer, users, mayAccessAll)).size > 0) {
     throw new ApiError('You do not have permission to access some of the recipients.');

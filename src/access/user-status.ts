@@ -6,7 +6,7 @@ import { ApiError, noSuchUser } from '../errors';
 import { getUserStatusRow, listRealmUserStatuses, UserStatusRow } from '../queries/user-status';
 import { getUserInRealm } from '../queries/users';
 import { presenceAudienceOf } from './presence';
-import type { Viewer } from './viewer';
+import type { Caller } from './viewer';
 
 type UserStatus = Schema<'UserStatus'>;
 const REACTION_TYPES: ReadonlyArray<Schema<'ReactionType'>> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji', 'service_extra_emoji'];
@@ -29,7 +29,7 @@ export function toApiUserStatus(row: UserStatusRow): UserStatus {
 }
 
 /** POST /register's user_status: users with anything set, keyed by ID, limited to those the viewer may know. */
-export async function listUserStatuses(db: Knex, viewer: Viewer): Promise<Record<string, UserStatus>> {
+export async function listUserStatuses(db: Knex, viewer: Caller): Promise<Record<string, UserStatus>> {
   const [rows, audience] = await Promise.all([listRealmUserStatuses(db, viewer.user.realm_id), presenceAudienceOf(db, viewer)]);
   const out: Record<string, UserStatus> = {};
   for (const row of rows) {
@@ -46,7 +46,7 @@ export async function listUserStatuses(db: Knex, viewer: Viewer): Promise<Record
  * bots are "No such user", deactivated users "User is deactivated", a user
  * a limited guest may not know "Insufficient permission".
  */
-export async function getUserStatus(ctx: AppContext, viewer: Viewer, p: Params<'get-user-status'>): Promise<Data<'get-user-status'>> {
+export async function getUserStatus(ctx: AppContext, viewer: Caller, p: Params<'get-user-status'>): Promise<Data<'get-user-status'>> {
   const target = await getUserInRealm(ctx.db, viewer.user.realm_id, p.user_id);
   if (!target || target.is_bot) throw noSuchUser();
   if (!target.is_active) throw new ApiError('User is deactivated');

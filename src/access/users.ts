@@ -4,12 +4,11 @@ import type { AppContext } from '../context';
 import { isAdminRole } from '../domain/roles';
 import { ApiError, noSuchUser } from '../errors';
 import { listProfileValuesOf } from '../queries/profile-fields';
-import { getRealmOfUser } from '../queries/realms';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
 import { getUserInRealm, listRealmUsers } from '../queries/users';
 import { toApiOwnUser, toApiProfileData, toApiUser } from '../serializers/users';
-import { inGroup, Viewer } from './viewer';
+import { inGroup, Caller, Viewer } from './viewer';
 
 type Q = Knex | Knex.Transaction;
 
@@ -37,8 +36,8 @@ export async function getOwnUser(ctx: AppContext, user: UserRow): Promise<Data<'
  * nobody is limited) see themselves, bots, and whoever shares a channel
  * or conversation with them (Zulip's get_accessible_user_ids).
  */
-async function visibleUserIds(db: Knex, viewer: Viewer): Promise<Set<number> | null> {
-  const realm = await getRealmOfUser(db, viewer.user);
+async function visibleUserIds(db: Knex, viewer: Caller): Promise<Set<number> | null> {
+  const realm = viewer.realm;
   if (inGroup(viewer, realm.can_access_all_users_group)) return null;
   return new Set([viewer.user.id, ...(await listUserIdsSharingRecipients(db, viewer.user.id))]);
 }
@@ -52,7 +51,7 @@ const mayView = (visible: Set<number> | null, u: UserRow) => visible === null ||
  * complains: an ID of nobody, or of another organization's user, is simply
  * not in the answer, and neither is anyone the viewer may not see.
  */
-export async function getUsers(ctx: AppContext, viewer: Viewer, opts: Params<'get-users'>): Promise<Data<'get-users'>> {
+export async function getUsers(ctx: AppContext, viewer: Caller, opts: Params<'get-users'>): Promise<Data<'get-users'>> {
   const realmId = viewer.user.realm_id;
   const ids = opts.user_ids ? [...new Set(opts.user_ids)] : undefined;
   const [users, visible, values] = await Promise.all([
@@ -70,7 +69,7 @@ export async function getUsers(ctx: AppContext, viewer: Viewer, opts: Params<'ge
  * user the viewer may not see is "Insufficient permission", as Zulip's
  * access_user_common answers.
  */
-export async function getUser(ctx: AppContext, viewer: Viewer, p: Params<'get-user'>): Promise<Data<'get-user'>> {
+export async function getUser(ctx: AppContext, viewer: Caller, p: Params<'get-user'>): Promise<Data<'get-user'>> {
   const target = await getUserInRealm(ctx.db, viewer.user.realm_id, p.user_id);
   if (!target) throw noSuchUser();
   if (!mayView(await visibleUserIds(ctx.db, viewer), target)) throw new ApiError('Insufficient permission');

@@ -20,7 +20,8 @@ export interface Viewer {
  * what authentication read (the caller and organization caches, src/cache/)
  * and handed to the handler in its call (src/http/handler.ts): a viewer
  * whose memberships are those authentication saw, plus the organization row.
- * Nothing keeps it after the request.
+ * Nothing keeps it after the request. A user acting outside a request of
+ * their own (a notification bot, the command line) gets one from loadCaller.
  */
 export interface Caller extends Viewer {
   realm: RealmRow;
@@ -33,6 +34,15 @@ export interface Caller extends Viewer {
  */
 export async function loadViewer(db: Knex, user: UserRow): Promise<Viewer> {
   return { user, ...(await getViewerMemberships(db, user.id, user.realm_id)) };
+}
+
+/**
+ * A user other than the request's caller acting with their organization's
+ * row, which the code at hand already holds: their memberships read now (one
+ * query), as loadViewer.
+ */
+export async function loadCaller(db: Knex, user: UserRow, realm: RealmRow): Promise<Caller> {
+  return { ...(await loadViewer(db, user)), realm };
 }
 
 export const inGroup = (v: Viewer, groupId: number | null | undefined) => groupId != null && v.groups.has(groupId);

@@ -13,13 +13,13 @@ import {
   type AvatarVariant,
 } from '../domain/avatars';
 import { noSuchUser } from '../errors';
-import type { UserRow } from '../queries/rows';
+import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { getUserInRealm, updateUser } from '../queries/users';
 import { fullAvatarUrl, toApiRealmUserUpdateEvent } from '../serializers/users';
 import type { IncomingFile } from './uploads';
 import { squarePng } from './avatar-images';
-import { checkUserUploadWithinQuota } from './upload-quota';
+import { checkUploadWithinQuota } from './upload-quota';
 
 /**
  * POST /users/me/avatar: exactly one image of at most 5 MiB becomes the
@@ -27,12 +27,17 @@ import { checkUserUploadWithinQuota } from './upload-quota';
  * under a new unguessable name; avatar_source 'U', avatar_version + 1, and a
  * realm_user update to everyone who may know the caller.
  */
-export async function doUploadAvatar(ctx: AppContext, caller: UserRow, files: readonly IncomingFile[]): Promise<Data<'upload-avatar'>> {
+export async function doUploadAvatar(
+  ctx: AppContext,
+  caller: UserRow,
+  realm: RealmRow,
+  files: readonly IncomingFile[],
+): Promise<Data<'upload-avatar'>> {
   if (files.length !== 1) throw notOneAvatar();
   const incoming = files[0]!;
   // Also enforced while the body streams in; kept here for any other way a file arrives.
   if (incoming.size > MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024) throw avatarTooLarge();
-  await checkUserUploadWithinQuota(ctx, caller, incoming.size);
+  await checkUploadWithinQuota(ctx.db, realm, incoming.size);
   const hash = avatarHash(ctx.secret, caller.id, caller.avatar_version + 1);
   const key = (variant: AvatarVariant) => avatarKey(caller.realm_id, hash, variant);
   // The files first, the record after: a crash in between leaves unnamed

@@ -3,16 +3,15 @@ import type { Data, Params } from '../contract';
 import { inTransaction } from '../db/transaction';
 import { isAdminRole } from '../domain/roles';
 import { ApiError } from '../errors';
-import { inGroup, Viewer } from '../access/viewer';
-import { getRealmOfUser } from '../queries/realms';
+import { inGroup, Caller } from '../access/viewer';
 import { channelSettingsFromParams, checkCanCreateChannel, createChannelInTx, NewChannel } from './channels';
 import { queueChannelCreated, queueSubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 import { resolvePrincipals } from './subscriptions';
 
 /** POST /channels/create (feature level 417): a channel with every setting, and its first subscribers. */
-export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: Params<'create-channel'>): Promise<Data<'create-channel'>> {
-  const realm = await getRealmOfUser(ctx.db, viewer.user);
+export async function doCreateChannel(ctx: AppContext, viewer: Caller, p: Params<'create-channel'>): Promise<Data<'create-channel'>> {
+  const realm = viewer.realm;
   const users = await resolvePrincipals(ctx, viewer, p.subscribers);
   const input: NewChannel = {
     ...channelSettingsFromParams(p),
@@ -32,7 +31,7 @@ export async function doCreateChannel(ctx: AppContext, viewer: Viewer, p: Params
     if (p.send_new_subscription_messages) {
       const subscribed: Record<string, string[]> = {};
       for (const u of users) subscribed[String(u.id)] = [input.name.trim()];
-      await notifySubscribedInTx(tx, ctx.bus, viewer.user, subscribed);
+      await notifySubscribedInTx(tx, ctx.bus, realm, viewer.user, subscribed);
     }
     return { id };
   });

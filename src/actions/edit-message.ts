@@ -15,7 +15,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME, effectiveTopicsPolicy, normalizeContent, norm
 import { ApiError, invalidChannelId } from '../errors';
 import type { EventBody } from '../events/bus';
 import { accessMessageForChange } from '../access/messages';
-import { canReadChannelHistory, canSeeChannel, inGroup, loadViewer, Viewer } from '../access/viewer';
+import { canReadChannelHistory, canSeeChannel, inGroup, loadCaller, type Caller, Viewer } from '../access/viewer';
 import { channelNarrowPath, encodeHashComponent } from '../markdown/zulip';
 import { ChannelRow, getActiveSubscriberIds, getChannelById } from '../queries/channels';
 import {
@@ -45,7 +45,6 @@ import { getRecursiveMemberIds } from '../queries/groups';
 import { linkAttachments } from '../queries/attachments';
 import { listAttachableUploads } from '../access/attachments';
 import { getUsersByIds, type MessageRow } from '../queries/messages';
-import { getRealmOfUser } from '../queries/realms';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow } from '../queries/rows';
 import { channelAudience } from './channel-events';
@@ -89,7 +88,7 @@ const streamEdited = (p: EditPlan) => p.targetChannel !== null && p.origChannel 
 const moved = (p: EditPlan) => p.topic !== undefined || streamEdited(p);
 
 /** PATCH /messages/{message_id}. */
-export async function doUpdateMessage(ctx: AppContext, viewer: Viewer, p: Params<'update-message'>): Promise<Data<'update-message'>> {
+export async function doUpdateMessage(ctx: AppContext, viewer: Caller, p: Params<'update-message'>): Promise<Data<'update-message'>> {
   if (p.topic !== undefined && p.subject !== undefined) {
     throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, {
       var_name1: 'topic',
@@ -106,8 +105,8 @@ export async function doUpdateMessage(ctx: AppContext, viewer: Viewer, p: Params
   });
 }
 
-async function checkEdit(tx: Tx, viewer: Viewer, row: MessageRow, p: Params<'update-message'>): Promise<EditPlan> {
-  const realm = await getRealmOfUser(tx.trx, viewer.user);
+async function checkEdit(tx: Tx, viewer: Caller, row: MessageRow, p: Params<'update-message'>): Promise<EditPlan> {
+  const realm = viewer.realm;
   const propagate: PropagateMode = p.propagate_mode ?? 'change_one';
   const now = editTimestamp();
   const age = now - row.date_sent;
@@ -635,7 +634,7 @@ async function sendMoveNotices(
   const channelChanged = streamEdited(plan);
   const newTopic = plan.topic ?? row.topic;
   const bot = await notificationBot(tx, row.realm_id);
-  const botViewer = await loadViewer(tx.trx, bot);
+  const botViewer = await loadCaller(tx.trx, bot, plan.realm);
   const who = silentMention(viewer.user);
   // A notice about one's own action arrives read (Zulip's mark_as_read_for_acting_user).
   const readByActor = { ...INTERNAL, readBy: (id: number) => id === viewer.user.id };

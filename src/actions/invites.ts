@@ -8,7 +8,7 @@ import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from 
 import { randomInviteKey } from '../domain/secrets';
 import { checkNewAccount } from '../domain/users';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
-import { inGroup, isAdminViewer, Viewer } from '../access/viewer';
+import { inGroup, isAdminViewer, type Caller } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import { insertAuditLog } from '../queries/audit';
 import { addGroupMembers, getGroupMembershipSettings, getGroupsByIds } from '../queries/groups';
@@ -22,7 +22,7 @@ import {
   insertInviteTargets,
   listRealmDefaultChannelIds,
 } from '../queries/invites';
-import { getRealmById, getRealmOfUser } from '../queries/realms';
+import { getRealmById } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { queueSubscribed } from './channel-events';
 import { subscribeInTx } from './channels';
@@ -47,12 +47,12 @@ function checkCanInviteAs(user: UserRow, role: number): void {
  */
 export async function doCreateMultiuseInvite(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: Caller,
   p: Params<'create-invite-link'>,
   sent: ReadonlySet<string>,
 ): Promise<string> {
   const user = viewer.user;
-  const realm = await getRealmOfUser(ctx.db, user);
+  const realm = viewer.realm;
   if (isGuestRole(user.role) || !inGroup(viewer, realm.create_multiuse_invite_group)) throw new ApiError('Insufficient permission');
   const role = p.invite_as ?? Role.MEMBER;
   checkCanInviteAs(user, role);

@@ -4,12 +4,11 @@ import { inTransaction, Tx } from '../db/transaction';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import { adminRequired, ApiError, invalidChannelId } from '../errors';
 import { accessMessageForChange } from '../access/messages';
-import { canReadChannelHistory, inGroup, isAdminViewer, Viewer } from '../access/viewer';
+import { canReadChannelHistory, inGroup, isAdminViewer, Caller, Viewer } from '../access/viewer';
 import type { EventBus } from '../events/bus';
 import { ArchiveType, listTopicMessageIdsNewestFirst } from '../queries/archive';
 import { ChannelRow, getChannelById } from '../queries/channels';
 import { getUsersByIds, MessageRow } from '../queries/messages';
-import { getRealmOfUser } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { archiveConversationsInTx } from './message-archive';
 
@@ -78,8 +77,8 @@ async function deleteMessagesInTx(tx: Tx, bus: EventBus, conv: Conversation, ids
 }
 
 /** DELETE /messages/{message_id}. */
-export async function doDeleteMessage(ctx: AppContext, viewer: Viewer, p: Params<'delete-message'>): Promise<Data<'delete-message'>> {
-  const realm = await getRealmOfUser(ctx.db, viewer.user);
+export async function doDeleteMessage(ctx: AppContext, viewer: Caller, p: Params<'delete-message'>): Promise<Data<'delete-message'>> {
+  const realm = viewer.realm;
   await inTransaction(ctx.db, async (tx) => {
     const { row, channel } = await accessMessageForChange(tx.trx, viewer, p.message_id);
     const sender = (await getUsersByIds(tx.trx, [row.sender_id])).get(row.sender_id)!;

@@ -8,11 +8,10 @@ import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../doma
 import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
-import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
+import { canSeeChannel, inGroup, Caller, Viewer } from '../access/viewer';
 import { checkCanAccessUsers } from '../access/user-access';
 import { ChannelRow, getActiveSubscriberIds } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
-import { getRealmOfUser } from '../queries/realms';
 import { getDmGroupByHash, insertUserMessages, setChannelFirstMessageId } from '../queries/messages';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow, UserRow } from '../queries/rows';
@@ -67,7 +66,7 @@ export function clientFromUserAgent(ua: string | undefined): string {
 /** POST /messages. */
 export async function doSendMessage(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: Caller,
   p: Params<'send-message'>,
   client: string,
 ): Promise<Data<'send-message'>> {
@@ -171,13 +170,13 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: Params<
 export async function sendMessageInTx(
   tx: Tx,
   bus: EventBus | null,
-  viewer: Viewer,
+  viewer: Caller,
   target: SendTarget,
   content: string,
   opts: SendOptions,
 ): Promise<NewRowId> {
   const sender = viewer.user;
-  const realm = await getRealmOfUser(tx.trx, sender);
+  const realm = viewer.realm;
   const rendered = await renderForRealm(
     tx.trx,
     realm.id,

@@ -1,6 +1,6 @@
 import type { Tx } from '../db/transaction';
 import type { EventBus } from '../events/bus';
-import { loadViewer } from '../access/viewer';
+import { loadCaller } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByEmailKey, getUserById } from '../queries/users';
@@ -27,7 +27,7 @@ export async function announceNewChannelInTx(tx: Tx, bus: EventBus, realm: Realm
   await sendMessageInTx(
     tx,
     bus,
-    await loadViewer(tx.trx, bot),
+    await loadCaller(tx.trx, bot, realm),
     { kind: 'channel', channel: target, topic: 'new channels' },
     content,
     INTERNAL,
@@ -35,19 +35,25 @@ export async function announceNewChannelInTx(tx: Tx, bus: EventBus, realm: Realm
 }
 
 /** Tells users someone else subscribed them (send_new_subscription_messages); returns whether any message went out. */
-export async function notifySubscribedInTx(tx: Tx, bus: EventBus, actor: UserRow, subscribed: Record<string, string[]>): Promise<boolean> {
+export async function notifySubscribedInTx(
+  tx: Tx,
+  bus: EventBus,
+  realm: RealmRow,
+  actor: UserRow,
+  subscribed: Record<string, string[]>,
+): Promise<boolean> {
   let sent = false;
   for (const [userId, names] of Object.entries(subscribed)) {
     if (Number(userId) === actor.id || names.length === 0) continue;
     const user = await getUserById(tx.trx, Number(userId));
     if (!user || user.is_bot) continue;
-    const bot = await notificationBot(tx, actor.realm_id);
+    const bot = await notificationBot(tx, realm.id);
     const who = `@_**${actor.full_name}|${actor.id}**`;
     const content =
       names.length === 1
         ? `${who} subscribed you to the channel #**${names[0]}**.`
         : `${who} subscribed you to the following channels:\n\n${names.map((n) => `* #**${n}**`).join('\n')}`;
-    await sendMessageInTx(tx, bus, await loadViewer(tx.trx, bot), { kind: 'direct', recipients: [user] }, content, INTERNAL);
+    await sendMessageInTx(tx, bus, await loadCaller(tx.trx, bot, realm), { kind: 'direct', recipients: [user] }, content, INTERNAL);
     sent = true;
   }
   return sent;

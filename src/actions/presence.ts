@@ -14,7 +14,7 @@ import {
 import { checkHumanUser } from '../domain/push-tokens';
 import { parseSettings } from '../domain/user-settings';
 import { getRealmPresence } from '../access/presence';
-import type { Viewer } from '../access/viewer';
+import type { Caller } from '../access/viewer';
 import type { EventBody } from '../events/bus';
 import { getPresenceForReport, writePresence } from '../queries/presence';
 import type { UserRow } from '../queries/rows';
@@ -26,7 +26,7 @@ import { listUsersWhoMayAccess } from '../queries/user-access';
  * With ping_only the answer is empty; otherwise it carries the
  * organization's presence.
  */
-export async function doUpdatePresence(ctx: AppContext, viewer: Viewer, p: Params<'update-presence'>): Promise<Data<'update-presence'>> {
+export async function doUpdatePresence(ctx: AppContext, viewer: Caller, p: Params<'update-presence'>): Promise<Data<'update-presence'>> {
   const { user } = viewer;
   checkHumanUser(user);
   const status = checkPresenceStatus(p.status);

@@ -22,8 +22,7 @@ import {
   type ClientDeviceRow,
   type PushToken,
 } from '../queries/client-devices';
-import { getRealmOfUser } from '../queries/realms';
-import type { UserRow } from '../queries/rows';
+import type { RealmRow, UserRow } from '../queries/rows';
 import { queueDeviceEvent } from './client-devices';
 import type { RegistrationToForward } from './push-relay';
 
@@ -43,13 +42,12 @@ import type { RegistrationToForward } from './push-relay';
 export async function doRegisterPushDevice(
   ctx: AppContext,
   user: UserRow,
+  realm: RealmRow,
   p: Params<'register-push-device'>,
 ): Promise<Data<'register-push-device'>> {
   checkHumanUser(user);
   const relay = ctx.push;
   if (!relay) throw pushServiceNotConfigured();
-  // The relay is told which organization the device belongs to (its URL).
-  const realm = await getRealmOfUser(ctx.db, user);
 
   const forward = await inTransaction(ctx.db, async (tx): Promise<RegistrationToForward | null> => {
     const device = await getClientDeviceForUpdate(tx.trx, user.id, p.device_id);
@@ -101,6 +99,7 @@ export async function doRegisterPushDevice(
     await deleteLegacyTokensByTokenId(tx.trx, user.id, token.token_kind!, tokenId.toString('hex'));
     return {
       userId: user.id,
+      // The relay is told which organization the device belongs to (its URL).
       realmStringId: realm.string_id,
       deviceId: device.id,
       tokenKind: token.token_kind!,

@@ -2,9 +2,8 @@ import type { Knex } from 'knex';
 import { extractMentionCandidates, renderMessage, RenderResult } from '../markdown/zulip';
 import { getRenderLookups, type MentionGroupRow } from '../queries/render-context';
 import { findInaccessibleUsers } from '../access/user-access';
-import { canSeeChannel, inGroup, Viewer } from '../access/viewer';
+import { canSeeChannel, inGroup, Caller, Viewer } from '../access/viewer';
 import { truncateContent } from '../domain/topics';
-import { getRealmOfUser } from '../queries/realms';
 import { emojiSourceUrl } from '../domain/custom-emoji';
 
 export interface RenderedMessage extends RenderResult {
@@ -67,8 +66,8 @@ export async function renderForRealm(
  * preview; nothing is written. Content too long for a message is cut as
  * sending cuts it, so the preview shows what would be sent.
  */
-export async function getRenderedPreview(db: Knex, viewer: Viewer, content: string): Promise<string> {
-  const realm = await getRealmOfUser(db, viewer.user);
+export async function getRenderedPreview(db: Knex, viewer: Caller, content: string): Promise<string> {
+  const realm = viewer.realm;
   const rendered = await renderForRealm(db, realm.id, truncateContent(content), viewer, inGroup(viewer, realm.can_access_all_users_group));
   return rendered.html;
 }

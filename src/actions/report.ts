@@ -7,11 +7,10 @@ import { reportTypeName } from '../domain/reports';
 import { effectiveTopicsPolicy, EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, normalizeTopic } from '../domain/topics';
 import { ApiError } from '../errors';
 import { accessMessage } from '../access/messages';
-import { loadViewer, type Viewer } from '../access/viewer';
+import { loadCaller, type Caller } from '../access/viewer';
 import { channelNarrowPath, encodeHashComponent } from '../markdown/zulip';
 import { getChannelById } from '../queries/channels';
 import { getDmParticipantUsers, type MessageRow } from '../queries/messages';
-import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { getUserById } from '../queries/users';
 import { sendMessageInTx } from './messages';
@@ -28,14 +27,14 @@ import { INTERNAL, notificationBot } from './notifications';
  * one that is missing or that the reporter cannot read) — and the message is
  * sent in one transaction, so a refused report sends nothing.
  */
-export async function doReportMessage(ctx: AppContext, viewer: Viewer, p: Params<'report-message'>): Promise<Data<'report-message'>> {
+export async function doReportMessage(ctx: AppContext, viewer: Caller, p: Params<'report-message'>): Promise<Data<'report-message'>> {
   const reason = reportTypeName(p.report_type);
   if (reason === undefined) throw new ApiError('Invalid report_type: Value error, Not in the list of possible values');
   const description = p.description ?? '';
   // Zulip requires an explanation only for 'other', and only refuses it empty.
   if (p.report_type === 'other' && description === '') throw new ApiError('An explanation is required.');
 
-  const realm = await getRealmOfUser(ctx.db, viewer.user);
+  const realm = viewer.realm;
   const channel =
     realm.moderation_request_channel_id === null ? undefined : await getChannelById(ctx.db, realm.id, realm.moderation_request_channel_id);
   // An archived channel takes no messages: reporting is off until another is chosen.
@@ -64,7 +63,7 @@ export async function doReportMessage(ctx: AppContext, viewer: Viewer, p: Params
 
   await inTransaction(ctx.db, async (tx) => {
     const bot = await notificationBot(tx, realm.id);
-    await sendMessageInTx(tx, ctx.bus, await loadViewer(tx.trx, bot), { kind: 'channel', channel, topic }, content, INTERNAL);
+    await sendMessageInTx(tx, ctx.bus, await loadCaller(tx.trx, bot, realm), { kind: 'channel', channel, topic }, content, INTERNAL);
   });
   return {};
 }

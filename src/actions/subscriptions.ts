@@ -5,9 +5,8 @@ import { channelNameKey, checkChannelName, isHexColor, MAX_CHANNEL_DESCRIPTION_L
 import { isAdminRole, isGuestRole } from '../domain/roles';
 import { boundedList } from '../domain/bounded';
 import { ApiError } from '../errors';
-import { canSeeChannel, inGroup, isAdminViewer, Viewer } from '../access/viewer';
+import { canSeeChannel, inGroup, isAdminViewer, Caller, Viewer } from '../access/viewer';
 import { ChannelRow, getChannelById, getChannelByName, getChannelsByNames } from '../queries/channels';
-import { getRealmOfUser } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { channelSettingsFromParams, checkCanCreateChannel, createChannelInTx, subscribeInTx, unsubscribeInTx } from './channels';
@@ -67,8 +66,8 @@ export function canSubscribe(viewer: Viewer, realm: RealmRow, c: ChannelRow, use
  * checked before anything is written, and it all happens in one transaction:
  * a failed request subscribes to none.
  */
-export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: Params<'subscribe'>): Promise<Data<'subscribe'>> {
-  const realm = await getRealmOfUser(ctx.db, viewer.user);
+export async function doSubscribe(ctx: AppContext, viewer: Caller, p: Params<'subscribe'>): Promise<Data<'subscribe'>> {
+  const realm = viewer.realm;
   const users = await resolvePrincipals(ctx, viewer, p.principals);
   const fatal = p.authorization_errors_fatal;
   const items: Array<Schema<'SubscriptionRequestItem'> & { channel?: ChannelRow }> = [];
@@ -142,7 +141,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Viewer, p: Params<'su
       }
     }
     let sent = false;
-    if (p.send_new_subscription_messages) sent = await notifySubscribedInTx(tx, ctx.bus, viewer.user, subscribed);
+    if (p.send_new_subscription_messages) sent = await notifySubscribedInTx(tx, ctx.bus, realm, viewer.user, subscribed);
     return { sent };
   });
   const out: Data<'subscribe'> = { subscribed, already_subscribed: already };

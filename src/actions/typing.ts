@@ -1,7 +1,7 @@
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { accessMessage } from '../access/messages';
-import { inGroup, Viewer } from '../access/viewer';
+import { inGroup, Caller } from '../access/viewer';
 import { isGuestRole } from '../domain/roles';
 import { normalizeTopic } from '../domain/topics';
 import { parseSettings } from '../domain/user-settings';
@@ -12,7 +12,6 @@ import { getChannelById } from '../queries/channels';
 import { nowSeconds } from '../queries/ids';
 import { getDmParticipants } from '../queries/messages';
 import { getMessageAudience } from '../queries/reactions';
-import { getRealmOfUser } from '../queries/realms';
 import type { UserRow } from '../queries/rows';
 import { listTypingAudience, TypingAudienceRow } from '../queries/typing';
 import { RecipientType } from '../domain/recipients';
@@ -36,7 +35,7 @@ const channelDisabled = () => new ApiError('User has disabled typing notificatio
 /** POST /typing, in Zulip's order of checks (zerver/views/typing.py). */
 export async function doSetTypingStatus(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: Caller,
   p: Params<'set-typing-status'>,
 ): Promise<Data<'set-typing-status'>> {
   const sender = viewer.user;
@@ -102,13 +101,13 @@ const audienceOf = (rows: TypingAudienceRow[], senderId: number) =>
  */
 export async function doSetEditTypingStatus(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: Caller,
   p: Params<'set-typing-status-for-message-edit'>,
 ): Promise<Data<'set-typing-status-for-message-edit'>> {
   const { message_id: messageId, op } = p;
   const sender = viewer.user;
   const { row } = await accessMessage(ctx.db, viewer, messageId);
-  const realm = await getRealmOfUser(ctx.db, sender);
+  const realm = viewer.realm;
   if (!realm.allow_message_editing) throw new ApiError('Your organization has turned off message editing');
   if (row.sender_id !== sender.id) throw new ApiError("You don't have permission to edit this message");
   const limit = realm.message_content_edit_limit_seconds;

@@ -12,8 +12,8 @@ import { insertAuditLog } from '../queries/audit';
 import { nowSeconds } from '../queries/ids';
 import { listUsersWhoMayAccess } from '../queries/user-access';
 import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue } from '../queries/profile-fields';
-import { getRealmById, getRealmOfUser } from '../queries/realms';
-import type { UserRow } from '../queries/rows';
+import { getRealmById } from '../queries/realms';
+import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByEmailKey, getUserInRealm, listUsersByIds, updateUser } from '../queries/users';
 import { canSeeDeliveryEmail, toApiRealmUserUpdateEvent } from '../serializers/users';
 import { renderForRealm } from './render';
@@ -36,7 +36,7 @@ interface Pending {
  * refused rolls the whole request back; realm_user update events (one per
  * changed part, in the order of the changes) go out after commit.
  */
-export async function doUpdateUser(ctx: AppContext, actor: UserRow, changes: Params<'update-user'>): Promise<void> {
+export async function doUpdateUser(ctx: AppContext, actor: UserRow, realm: RealmRow, changes: Params<'update-user'>): Promise<void> {
   if (!isAdminRole(actor.role)) throw adminRequired();
   await inTransaction(ctx.db, async (tx) => {
     const target = await getUserInRealm(tx.trx, actor.realm_id, changes.user_id);
@@ -70,7 +70,6 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, changes: Par
       }
     }
     if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
-      const realm = await getRealmOfUser(tx.trx, actor);
       const emailHost = realmHost(ctx.config.externalUrl, realm.string_id);
       for (const p of await changeEmailInTx(tx, target, changes.new_email, audience, emailHost)) emit(p);
       await audit(AuditEventType.USER_EMAIL_CHANGED, valueChange(target.delivery_email, changes.new_email.trim()));

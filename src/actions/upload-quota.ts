@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { realmUploadQuotaExceeded } from '../errors';
 import { uploadSpaceUsed } from '../queries/attachments';
-import type { AppContext } from '../context';
-import { getRealmOfUser, getUploadQuotaForUpdate } from '../queries/realms';
-import type { RealmRow, UserRow } from '../queries/rows';
+import { getUploadQuotaForUpdate } from '../queries/realms';
+import type { RealmRow } from '../queries/rows';
 
 const MIB = 1024 * 1024;
 
@@ -19,11 +18,6 @@ const MIB = 1024 * 1024;
 export function checkUploadWithinQuota(q: Knex, realm: Pick<RealmRow, 'id' | 'upload_quota_mib'>, bytes: number): Promise<void> {
   if (realm.upload_quota_mib === null) return Promise.resolve();
   return checkAgainst(q, realm.id, realm.upload_quota_mib, bytes);
-}
-
-/** The check for a file of `user`'s, in their organization. */
-export async function checkUserUploadWithinQuota(ctx: AppContext, user: UserRow, bytes: number): Promise<void> {
-  await checkUploadWithinQuota(ctx.db, await getRealmOfUser(ctx.db, user), bytes);
 }
 
 /**

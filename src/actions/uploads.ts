@@ -17,8 +17,7 @@ import {
   uploadSpaceUsed,
   type UploadRow,
 } from '../queries/attachments';
-import { getRealmOfUser } from '../queries/realms';
-import type { UserRow } from '../queries/rows';
+import type { RealmRow, UserRow } from '../queries/rows';
 import { checkUploadWithinQuotaInTx } from './upload-quota';
 import type { StagedFile } from '../storage/files';
 import { openTusStore, TUS_DIRECTORY } from '../storage/tus';
@@ -44,10 +43,15 @@ const seconds = (ctx: AppContext) => Math.floor(ctx.clock.now() / 1000);
  * new path id with its sanitised name, recorded as an attachment of the
  * uploader, who alone may read it until a message links it.
  */
-export async function doUploadFile(ctx: AppContext, user: UserRow, files: readonly IncomingFile[]): Promise<Data<'upload-file'>> {
+export async function doUploadFile(
+  ctx: AppContext,
+  user: UserRow,
+  realm: RealmRow,
+  files: readonly IncomingFile[],
+): Promise<Data<'upload-file'>> {
   if (files.length === 0) throw noFileToUpload();
   if (files.length > 1) throw new ApiError('You may only upload one file at a time');
-  return doStoreUpload(ctx, user, files[0]!);
+  return doStoreUpload(ctx, user, realm, files[0]!);
 }
 
 /**
@@ -56,7 +60,7 @@ export async function doUploadFile(ctx: AppContext, user: UserRow, files: readon
  * owner. Both ways of uploading end here: POST /user_uploads and a completed
  * resumable (tus) upload.
  */
-export async function doStoreUpload(ctx: AppContext, user: UserRow, incoming: IncomingFile): Promise<Data<'upload-file'>> {
+export async function doStoreUpload(ctx: AppContext, user: UserRow, realm: RealmRow, incoming: IncomingFile): Promise<Data<'upload-file'>> {
   const name = sanitizeFileName(incoming.originalname);
   const pathId = newPathId(user.realm_id, name, randomBytes(19));
   // The record first, the file after its commit. A crash between the two
@@ -67,7 +71,6 @@ export async function doStoreUpload(ctx: AppContext, user: UserRow, incoming: In
   // only a walk of the whole store could find. The owner hears of the upload
   // only once the file is in place.
   const announce: Array<() => void> = [];
-  const realm = await getRealmOfUser(ctx.db, user);
   const row = await inTransaction(ctx.db, async (tx) => {
     await checkUploadWithinQuotaInTx(tx.trx, realm, incoming.size);
     const fields = {

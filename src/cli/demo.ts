@@ -1,14 +1,14 @@
 import { createChannelInTx } from '../actions/channels';
 import { doCreateRealm } from '../actions/realms';
 import { sendMessageInTx, SendOptions } from '../actions/messages';
-import { loadViewer } from '../access/viewer';
+import { loadCaller } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import { createUserInTx } from '../actions/users';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
 import { Role } from '../domain/roles';
 import type { UserRow } from '../queries/rows';
-import { listRealms, updateRealm } from '../queries/realms';
+import { getRealmById, listRealms, updateRealm } from '../queries/realms';
 import { getFirstActiveOwner, getUserById } from '../queries/users';
 
 export const DEMO_PASSWORD = 'parley-demo-password';
@@ -89,15 +89,16 @@ async function seedDemo(ctx: AppContext): Promise<UserRow> {
     await updateRealm(tx.trx, realmId, { new_stream_announcements_stream_id: general.id });
     // Message reports go to the staff's private channel, so reporting works in the demo.
     await updateRealm(tx.trx, realmId, { moderation_request_channel_id: leadership.id });
+    const realm = (await getRealmById(tx.trx, realmId))!;
 
     // Messages go through the same path as POST /messages (rendering, mentions, flags).
     const opts: SendOptions = { client: 'website', readBySender: true };
     const say = async (who: UserRow, ch: { id: number }, topic: string, text: string) => {
       const channel = (await getChannelById(tx.trx, realmId, ch.id))!;
-      await sendMessageInTx(tx, null, await loadViewer(tx.trx, who), { kind: 'channel', channel, topic }, text, opts);
+      await sendMessageInTx(tx, null, await loadCaller(tx.trx, who, realm), { kind: 'channel', channel, topic }, text, opts);
     };
     const dm = async (who: UserRow, to: UserRow[], text: string) =>
-      sendMessageInTx(tx, null, await loadViewer(tx.trx, who), { kind: 'direct', recipients: to }, text, opts);
+      sendMessageInTx(tx, null, await loadCaller(tx.trx, who, realm), { kind: 'direct', recipients: to }, text, opts);
     await say(u.owner, general, 'welcome', 'Welcome to **Parley**, @**Max Member**! Say hello here.');
     await say(u.member, general, 'welcome', 'Hello everyone :wave:');
     await say(u.guest, general, 'welcome', 'Hi! Glad to be here as a guest.');

@@ -3,7 +3,7 @@ import { doDeleteAvatar, doUploadAvatar } from '../actions/avatars';
 import { caller, RESPONDED, type Call, type HandlerTable } from '../http/handler';
 
 export const avatarHandlers: HandlerTable = {
-  'upload-avatar': async (call) => doUploadAvatar(call.ctx, caller(call).user, call.files),
+  'upload-avatar': async (call) => doUploadAvatar(call.ctx, caller(call).user, caller(call).realm, call.files),
 
   'delete-avatar': async (call) => doDeleteAvatar(call.ctx, caller(call).user),
 

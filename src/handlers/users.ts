@@ -18,7 +18,7 @@ export const userHandlers: HandlerTable = {
   },
 
   'update-user': async (call) => {
-    await doUpdateUser(call.ctx, caller(call).user, call.params);
+    await doUpdateUser(call.ctx, caller(call).user, caller(call).realm, call.params);
     return {};
   },
 

@@ -2,7 +2,6 @@ import type { Caches } from '../cache';
 import { constantTimeEqual } from '../domain/secrets';
 import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
-import { rememberRealm } from '../queries/realms';
 import { addressedRealm } from '../access/addressed-realm';
 import { hostLabel } from '../domain/realm-address';
 import type { Caller } from '../access/viewer';
@@ -57,9 +56,6 @@ export async function authenticateBasic(
   if (!caller.user.is_active) throw new UnauthorizedError('Account is deactivated');
   // A copy per request: the request may change its user object.
   const user: UserRow = { ...caller.user };
-  // Still for getRealmOfUser (src/queries/realms.ts), which actions and access functions call with
-  // the caller's user row, until they take the Caller's realm (ADR 0035).
-  rememberRealm(user, realm);
   return { user, realm, groups: caller.groups, subscribedRecipients: caller.subscribedRecipients };
 }
 

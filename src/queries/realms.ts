@@ -23,20 +23,6 @@ export async function getRealmById(q: Q, id: number): Promise<RealmRow | undefin
 }
 
 /**
- * The organization row read with the user at authentication, kept for the
- * rest of that request (the user object lives as long as the request).
- */
-const realmOfRequestUser = new WeakMap<object, RealmRow>();
-export function rememberRealm(user: object, realm: RealmRow): void {
-  realmOfRequestUser.set(user, realm);
-}
-
-/** The user's organization: the row authentication read for this request, else one query. */
-export async function getRealmOfUser(q: Q, user: { realm_id: number }): Promise<RealmRow> {
-  return realmOfRequestUser.get(user) ?? (await getRealmById(q, user.realm_id))!;
-}
-
-/**
  * The organization's upload quota, read under a lock of its row on MariaDB,
  * so that concurrent uploads into one organization with a quota take turns
  * between the check of the space used and the new attachment's insert (else

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import type { SubscriberListMode } from '../../access/subscriber-lists';
-import type { Viewer } from '../../access/viewer';
+import type { Caller } from '../../access/viewer';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../domain/version';
 import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
 import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
@@ -52,7 +52,7 @@ export const wantsUnreadState = (fetchEventTypes: ReadonlySet<string> | null): b
  * (./fixed.ts). Every key of a requested kind is sent.
  * A fixed number of statements whatever the organization's size.
  */
-export async function buildInitialState(ctx: AppContext, caller: Viewer, r: StateRequest): Promise<InitialState> {
+export async function buildInitialState(ctx: AppContext, caller: Caller, r: StateRequest): Promise<InitialState> {
   const { user } = caller;
   const want = (kind: string) => r.fetchEventTypes === null || r.fetchEventTypes.has(kind);
   const { db } = ctx;
