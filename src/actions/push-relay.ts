@@ -254,7 +254,7 @@ export class PushRelay {
     const notified: number[] = [];
     for (const userId of d.userIds) {
       if (userId === event.message.sender_id || !known.has(userId)) continue;
-      const flags = (d.perUser(userId).flags ?? []) as string[];
+      const flags = d.perUser(userId).flags ?? [];
       if (
         isDirect ||
         flags.includes('mentioned') ||
