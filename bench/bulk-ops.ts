@@ -21,7 +21,8 @@ import { doUpdateMessage } from '../src/actions/edit-message';
 import { createChannelInTx } from '../src/actions/channels';
 import { doCreateRealm } from '../src/actions/realms';
 import { createUserInTx } from '../src/actions/users';
-import { loadViewer } from '../src/access/viewer';
+import { loadCaller } from '../src/access/viewer';
+import { getRealmById } from '../src/queries/realms';
 import { loadConfig } from '../src/config';
 import { AppContext, createContext } from '../src/context';
 import { createDb } from '../src/db/connection';
@@ -56,7 +57,7 @@ type Operation = (f: Fixture, topic: string, ids: number[]) => Promise<string>;
 
 const OPERATIONS: Record<string, Operation> = {
   move_topic_change_all: async (f, _topic, ids) => {
-    const viewer = await loadViewer(f.ctx.db, f.actor);
+    const viewer = await loadCaller(f.ctx.db, f.actor, (await getRealmById(f.ctx.db, f.actor.realm_id))!);
     await doUpdateMessage(f.ctx, viewer, {
       message_id: ids[ids.length - 1]!,
       stream_id: f.destination.id,

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
             id,
             realm_id: manifest.realmId,
             sender_id: subscribers[(i + k) % subscribers.length],
-            recipient_id: recipientId,
+            recipient_id: recipientId!,
             type: 1,
             topic,
             topic_key: topic.toLowerCase(),
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
             sending_client: 'bench',
           })),
         );
-        const rows: Array<Record<string, number>> = [];
+        const rows: Array<{ user_id: number; message_id: number; flags: number }> = [];
         slice.forEach((id, k) => {
           const sender = subscribers[(i + k) % subscribers.length];
           for (const u of subscribers) rows.push({ user_id: u, message_id: id, flags: u === sender ? 1 : 0 });
