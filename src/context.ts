@@ -9,7 +9,7 @@ import { FileStore, LocalFileStore } from './storage/files';
 import { serverSecret } from './storage/secret';
 import { createRateLimits, RateLimits } from './actions/rate-limits';
 import { ImageQueue } from './actions/image-queue';
-import { RetentionStats } from './actions/retention';
+import { RetentionStats } from './domain/retention-stats';
 import { Caches } from './cache';
 import { createMessageCache } from './cache/messages';
 import type { InvalidatingCache } from './cache/invalidating-cache';

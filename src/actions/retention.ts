@@ -45,14 +45,6 @@ export const RETENTION_LEASE = 'retention';
 /** How long the lease lasts without renewal: far beyond one batch, short enough for another node to take over soon after a crash. */
 export const RETENTION_LEASE_MS = 5 * 60_000;
 
-/** What this process's archiver did since it started (metrics). */
-export class RetentionStats {
-  archived = 0;
-  /** Archived messages deleted for good past the grace period. */
-  vacuumed = 0;
-  runs = { done: 0, lease_held: 0, failed: 0 };
-}
-
 export interface RetentionRun {
   /** False when another process held the lease: this run did nothing. */
   ran: boolean;
