@@ -6847,8 +6847,85 @@ export interface components {
              */
             avatar_url: string;
         };
+        MethodNotAllowedError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "METHOD_NOT_ALLOWED";
+            allowed_methods: string[];
+        };
     };
     responses: {
+        /** @description No operation is served at this path (answered outside any operation). */
+        EndpointNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "Endpoint does not exist",
+                 *       "code": "BAD_REQUEST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
+        /** @description The path is served, but not with this method (answered outside any operation). Carries an `Allow` header listing the methods it has. */
+        MethodNotAllowed: {
+            headers: {
+                /** @example GET, POST */
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "Method Not Allowed",
+                 *       "code": "METHOD_NOT_ALLOWED",
+                 *       "allowed_methods": [
+                 *         "GET",
+                 *         "POST"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MethodNotAllowedError"];
+            };
+        };
+        /** @description A Range header beyond the end of a downloaded file (the file downloads at /user_uploads/ are served outside the API paths). Carries `Content-Range: bytes *\/<size>`. */
+        RangeNotSatisfiable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "Requested range not satisfiable",
+                 *       "code": "BAD_REQUEST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
+        /** @description An operation of the contract whose handler is not written yet (src/http/routes.ts PENDING_OPERATIONS). */
+        NotImplemented: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "Not implemented yet: get-messages",
+                 *       "code": "NOT_IMPLEMENTED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
         /** @description No credentials, bad credentials, or a deactivated account or organization. Carries `WWW-Authenticate: Basic realm="zulip"`. */
         Unauthorized: {
             headers: {
