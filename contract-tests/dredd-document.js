@@ -53,9 +53,23 @@ const bare = (content) => {
     delete media.encoding;
   }
 };
+/*
+ * A required parameter sent as JSON (`content: application/json`, such as
+ * matches_narrow's msg_ids) has its example inside the media type, where
+ * dredd does not look: it wants an example beside a schema. The scenario sets
+ * the real value; dredd only needs one to accept the operation.
+ */
+const plainJsonParameter = (param) => {
+  const media = param.content && param.content['application/json'];
+  if (!param.required || !media) return;
+  delete param.content;
+  param.schema = { type: 'string' };
+  param.example = JSON.stringify(media.example !== undefined ? media.example : []);
+};
 for (const item of Object.values(spec.paths)) {
   for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
     if (!item[method]) continue;
+    for (const param of item[method].parameters || []) plainJsonParameter(param);
     for (const response of Object.values(item[method].responses)) bare(response.content);
     if (item[method].requestBody) bare(item[method].requestBody.content);
   }

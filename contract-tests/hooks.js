@@ -143,6 +143,13 @@ hooks.beforeEach((t, done) => {
     .then(() => {
       let p = template;
       for (const [k, v] of Object.entries(req.pathParams)) p = p.replace(`{${k}}`, encodeURIComponent(v));
+      // A parameter no scenario set (the shared transport ones set none) takes
+      // the contract's example: a literal {user_id} would be routed as an email
+      // beside the sibling template /users/{email}.
+      for (const param of op.parameters || []) {
+        const example = param.example !== undefined ? param.example : param.schema && param.schema.example;
+        if (param.in === 'path' && example !== undefined) p = p.replace(`{${param.name}}`, encodeURIComponent(example));
+      }
       t.fullPath = '/api/v1' + p;
       t.request.uri = t.fullPath;
       if (media) setBody(t, req.body);

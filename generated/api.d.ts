@@ -102,6 +102,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/matches_narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check if messages match a narrow
+         * @description Which of the given messages match a narrow, for a client deciding whether messages that arrived by event belong in the view it shows (chiefly search views, whose matching only the server can do). Only messages the caller received (has a personal copy of) are considered; a message that does not match, is unknown or was not received is simply absent from the answer. For a search narrow, the answer carries the content and topic with the search words highlighted, as GET /messages does.
+         */
+        get: operations["check-messages-match-narrow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages/flags/narrow": {
         parameters: {
             query?: never;
@@ -466,7 +486,11 @@ export interface paths {
         get: operations["get-own-user"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Deactivate own user
+         * @description Deactivates the caller's own account, as DELETE /users/{user_id} does for an administrator: the account can no longer log in and its API key stops working at once; its messages and subscriptions are kept, and the bots it owns are deactivated with it. An administrator can reactivate it.
+         */
+        delete: operations["deactivate-own-user"];
         options?: never;
         head?: never;
         patch?: never;
@@ -570,6 +594,30 @@ export interface paths {
          * @description Changes another user's (or bot's) full name, role, custom profile field values or email address. Every parameter is optional; only those sent are changed, all in one transaction: when any part is refused nothing changes. Each change is announced with a realm_user update event.
          */
         patch: operations["update-user"];
+        trace?: never;
+    };
+    "/users/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user by email
+         * @description Returns one user or bot of the organization, in the same form as GET /users/{user_id}. The email is either the user's real address, which finds them only when their email_address_visibility lets the caller's role see it (feature level 302), or their Zulip API email in the user<ID>@<organization host> form used when the real address is hidden. The address is compared case-insensitively.
+         */
+        get: operations["get-user-by-email"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a user by email
+         * @description PATCH /users/{user_id} for a user named by email, found as GET /users/{email} finds them (feature level 313). The same parameters, checks, events and audit rows.
+         */
+        patch: operations["update-user-by-email"];
         trace?: never;
     };
     "/users/{user_id}/reactivate": {
@@ -1896,6 +1944,19 @@ export interface components {
             /** @description Only when removing `read`: IDs of channels whose messages were skipped because the caller is not subscribed. New in feature level 355. */
             ignored_because_not_subscribed_channels?: number[];
         };
+        MatchesNarrowResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            /** @description Keyed by message ID (as text): each given message that the caller received and that matches the narrow. Messages that do not match, or that the caller did not receive, are absent. */
+            messages: {
+                [key: string]: {
+                    /** @description The rendered content, with the search words highlighted for a search narrow. */
+                    match_content: string;
+                    /** @description The topic, HTML-escaped, with the search words highlighted for a search narrow. */
+                    match_subject: string;
+                };
+            };
+        };
         /**
          * @example {
          *       "anchor": "newest",
@@ -2820,6 +2881,26 @@ export interface components {
             max_message_id: number;
             /** @description Custom profile field values; present only when the caller is not a bot. */
             profile_data?: components["schemas"]["ProfileData"];
+        };
+        /**
+         * @description DELETE /users/me by the organization's only active user, or by its only owner: the organization would be left without one.
+         * @example {
+         *       "result": "error",
+         *       "msg": "Cannot deactivate the only organization owner.",
+         *       "code": "CANNOT_DEACTIVATE_LAST_USER",
+         *       "is_last_owner": true,
+         *       "entity": "organization owner"
+         *     }
+         */
+        CannotDeactivateLastUserError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "CANNOT_DEACTIVATE_LAST_USER";
+            /** @description True when the caller is the only owner; false when they are the only user. */
+            is_last_owner: boolean;
+            /** @description What the organization would lose, as the message names it ("organization owner" or "user"). */
+            entity: string;
         };
         /**
          * @example {
@@ -7039,6 +7120,11 @@ export interface components {
          * @example 1
          */
         UserId: components["schemas"]["Id"];
+        /**
+         * @description The user's real email address (when the caller may see it) or their Zulip API email. A segment of digits only is a user ID instead (GET /users/{user_id}).
+         * @example olivia@example.com
+         */
+        UserEmail: string;
     };
     requestBodies: never;
     headers: never;
@@ -7526,6 +7612,57 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UpdateMessageFlagsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "check-messages-match-narrow": {
+        parameters: {
+            query: {
+                /** @description The IDs of the messages to check, as a JSON list. At most 5000 (the most messages one GET /messages answers). */
+                msg_ids: string;
+                /** @description The narrow, as a JSON list of terms (see the Narrow schema of GET /messages). */
+                narrow: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "messages": {
+                     *         "1": {
+                     *           "match_content": "<p><span class=\"highlight\">hello</span> world</p>",
+                     *           "match_subject": "greetings"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MatchesNarrowResponse"];
                 };
             };
             /** @description Bad request. */
@@ -8812,6 +8949,32 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    "deactivate-own-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannotDeactivateLastUserError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     "get-alert-words": {
         parameters: {
             query?: never;
@@ -9286,6 +9449,127 @@ export interface operations {
                  * @example 1
                  */
                 user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Cordelia Lear"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserRequest"];
+                /**
+                 * @example {
+                 *       "full_name": "Cordelia Lear"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-user-by-email": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether the client can compute Gravatar URLs itself; if true, avatar_url is null when the avatar is a Gravatar and the caller can see the real email.
+                 * @example false
+                 */
+                client_gravatar?: boolean;
+                /**
+                 * @description Whether the user object carries profile_data.
+                 * @example true
+                 */
+                include_custom_profile_fields?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The user's real email address (when the caller may see it) or their Zulip API email. A segment of digits only is a user ID instead (GET /users/{user_id}).
+                 * @example olivia@example.com
+                 */
+                email: components["parameters"]["UserEmail"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user": {
+                     *         "user_id": 10,
+                     *         "email": "cordelia@example.com",
+                     *         "delivery_email": null,
+                     *         "full_name": "Cordelia Lear",
+                     *         "avatar_url": "/avatar/10?s=80&version=1",
+                     *         "avatar_version": 1,
+                     *         "is_admin": false,
+                     *         "is_owner": false,
+                     *         "is_guest": false,
+                     *         "is_bot": false,
+                     *         "is_active": true,
+                     *         "is_imported_stub": false,
+                     *         "role": 400,
+                     *         "timezone": "Europe/London",
+                     *         "date_joined": "2025-01-15T09:30:00+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetUserResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-user-by-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's real email address (when the caller may see it) or their Zulip API email. A segment of digits only is a user ID instead (GET /users/{user_id}).
+                 * @example olivia@example.com
+                 */
+                email: components["parameters"]["UserEmail"];
             };
             cookie?: never;
         };

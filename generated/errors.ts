@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'BAD_IMAGE'
   | 'BAD_NARROW'
   | 'BAD_REQUEST'
+  | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'CHANNEL_ALREADY_EXISTS'
   | 'INVALID_INVITATION'
   | 'METHOD_NOT_ALLOWED'
@@ -37,6 +38,7 @@ export const ERROR_STATUSES = {
   BAD_IMAGE: [400],
   BAD_NARROW: [400],
   BAD_REQUEST: [400, 404, 413, 415, 416],
+  CANNOT_DEACTIVATE_LAST_USER: [400],
   CHANNEL_ALREADY_EXISTS: [409],
   INVALID_INVITATION: [400],
   METHOD_NOT_ALLOWED: [405],
@@ -71,6 +73,7 @@ export type ErrorFields = {
   BAD_IMAGE: Record<string, never>;
   BAD_NARROW: Record<string, never>;
   BAD_REQUEST: Record<string, never> | { "parameters": string };
+  CANNOT_DEACTIVATE_LAST_USER: { "is_last_owner": boolean; "entity": string };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
   METHOD_NOT_ALLOWED: { "allowed_methods": Array<string> };
@@ -144,6 +147,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'check-messages-match-narrow': {
+    400: ['BAD_NARROW', 'BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'create-channel': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
@@ -180,6 +191,14 @@ export const OPERATION_ERRORS = {
   'deactivate-custom-emoji': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'deactivate-own-user': {
+    400: ['CANNOT_DEACTIVATE_LAST_USER'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
@@ -414,6 +433,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-user': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-user-by-email': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -662,6 +689,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'update-user': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-user-by-email': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],

@@ -42,8 +42,13 @@ eachDatabase('request pipeline', (dialect) => {
     it('answers a wrong method with 405 and the allowed methods, before authentication', async () => {
       const res = await request(t.app).put('/api/v1/users/me');
       expect(res.status).toBe(405);
-      expect(res.body).toEqual({ result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', allowed_methods: ['GET'] });
-      expect(res.headers.allow).toBe('GET');
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Method Not Allowed',
+        code: 'METHOD_NOT_ALLOWED',
+        allowed_methods: ['DELETE', 'GET'],
+      });
+      expect(res.headers.allow).toBe('DELETE, GET');
     });
 
     it('answers an operation still being built with 501', async () => {
@@ -195,8 +200,11 @@ eachDatabase('request pipeline', (dialect) => {
     });
 
     it('answers a non-integer path parameter with a Zulip error', async () => {
-      const res = await request(echoApp).patch('/api/v1/users/abc').set('Authorization', basic(t.cast.admin));
-      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'user_id is not an integer', code: 'BAD_REQUEST' }]);
+      const res = await request(echoApp).patch('/api/v1/messages/abc').set('Authorization', basic(t.cast.admin));
+      expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'message_id is not an integer', code: 'BAD_REQUEST' }]);
+      // Beside a sibling template (/users/{email}), a non-integer segment is the sibling's parameter.
+      const sibling = await request(t.app).patch('/api/v1/users/abc').set('Authorization', basic(t.cast.admin));
+      expect([sibling.status, sibling.body]).toEqual([400, { result: 'error', msg: 'No such user', code: 'BAD_REQUEST' }]);
     });
   });
 

@@ -24,6 +24,24 @@ const scenarios = {
       req.query = { anchor: 'newest', num_before: 1, num_after: 0 };
     }),
   },
+  'check-messages-match-narrow': {
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.query = { msg_ids: [1, 2, 3], narrow: [{ operator: 'channel', operand: 'general' }] };
+    },
+    400: refusal(
+      'REQUEST_VARIABLE_MISSING',
+      "Missing 'narrow' argument",
+      (req, s) => {
+        req.user = s.users.member;
+        req.query = { msg_ids: [1] };
+      },
+      { var_name: 'narrow' },
+    ),
+    401: unauthenticated((req) => {
+      req.query = { msg_ids: [1], narrow: [] };
+    }),
+  },
   'send-message': {
     200: (req, s) => {
       req.user = s.users.member;

@@ -20,6 +20,16 @@ async function freshUserId(s) {
   return res.body.user_id;
 }
 
+/** A new member who can act for themselves: their address, API key and ID. */
+async function freshUser(s) {
+  const email = fresh('scenario');
+  const made = await api(s, 'POST', '/users', { email, password: 'scenario-password-1', full_name: 'Scenario Person' }, s.users.owner);
+  if (made.status !== 200) throw new Error(`create-user failed: ${JSON.stringify(made.body)}`);
+  const key = await api(s, 'POST', '/fetch_api_key', { username: email, password: 'scenario-password-1' });
+  if (key.status !== 200) throw new Error(`fetch-api-key failed: ${JSON.stringify(key.body)}`);
+  return { email, api_key: key.body.api_key, id: made.body.user_id };
+}
+
 async function groupId(s, name) {
   const res = await api(s, 'GET', '/user_groups', {}, s.users.member);
   const group = res.body.user_groups.find((g) => g.name === name);
@@ -56,6 +66,51 @@ const scenarios = {
       req.pathParams.user_id = s.users.admin.id;
       req.query = {};
     }),
+  },
+  'get-user-by-email': {
+    200: (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.email = s.users.admin.email;
+      req.query = { include_custom_profile_fields: true };
+    },
+    400: refusal('BAD_REQUEST', 'No such user', (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.email = 'nobody@nowhere.example';
+      req.query = {};
+    }),
+    401: unauthenticated((req, s) => {
+      req.pathParams.email = s.users.admin.email;
+      req.query = {};
+    }),
+  },
+  'update-user-by-email': {
+    200: async (req, s) => {
+      req.user = s.users.admin;
+      req.pathParams.email = (await freshUser(s)).email;
+      req.body = { full_name: 'Renamed By Email' };
+    },
+    400: refusal('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.email = s.users.admin.email;
+      req.body = { full_name: 'Renamed By Email' };
+    }),
+    401: unauthenticated((req, s) => {
+      req.pathParams.email = s.users.member.email;
+    }),
+  },
+  'deactivate-own-user': {
+    200: async (req, s) => {
+      req.user = await freshUser(s);
+    },
+    400: refusal(
+      'CANNOT_DEACTIVATE_LAST_USER',
+      'Cannot deactivate the only organization owner.',
+      (req, s) => {
+        req.user = s.users.owner;
+      },
+      { is_last_owner: true, entity: 'organization owner' },
+    ),
+    401: unauthenticated(() => {}),
   },
   'update-user': {
     200: async (req, s) => {

@@ -1,12 +1,15 @@
 import type { Knex } from 'knex';
 import type { Data, Params, Schema } from '../contract';
 import type { AppContext } from '../context';
+import { realmHost } from '../domain/realm-address';
 import { isAdminRole } from '../domain/roles';
+import { emailVisibilityOf, emailVisibleToRole } from '../domain/user-settings';
+import { emailKey, userIdOfPlaceholderEmail } from '../domain/users';
 import { ApiError, noSuchUser } from '../errors';
 import { listProfileValuesOf } from '../queries/profile-fields';
 import { listUserIdsSharingRecipients } from '../queries/register';
 import type { UserRow } from '../queries/rows';
-import { getUserInRealm, listRealmUsers } from '../queries/users';
+import { getUserByEmailKey, getUserInRealm, listRealmUsers } from '../queries/users';
 import { toApiOwnUser, toApiProfileData, toApiUser } from '../serializers/users';
 import { inGroup, Caller, Viewer } from './viewer';
 
@@ -75,6 +78,35 @@ export async function getUser(ctx: AppContext, viewer: Caller, p: Params<'get-us
   if (!mayView(await visibleUserIds(ctx.db, viewer), target)) throw new ApiError('Insufficient permission');
   const values = p.include_custom_profile_fields ? await listProfileValuesOf(ctx.db, target.realm_id, [target.id]) : [];
   return { user: toListedUser(target, viewer, p, toApiProfileData(values)) };
+}
+
+/**
+ * A user named by email (Zulip's access_user_by_email), before any check of
+ * what the caller may do to them. A placeholder API email
+ * (user<id>@<organization host>) names the user by ID. Any other address is
+ * a real one, compared case-insensitively, and finds only a user whose
+ * email_address_visibility lets the caller's role see it (bots' addresses
+ * are public): otherwise, as for an unknown address, "No such user", so an
+ * address cannot be confirmed by looking it up.
+ */
+export async function findUserByEmail(q: Q, caller: Caller, email: string, host: string): Promise<UserRow> {
+  const realmId = caller.user.realm_id;
+  const id = userIdOfPlaceholderEmail(email, host);
+  const target =
+    id !== null
+      ? id <= 2 ** 31 - 1
+        ? await getUserInRealm(q, realmId, id)
+        : undefined
+      : await getUserByEmailKey(q, realmId, emailKey(email));
+  if (!target) throw noSuchUser();
+  if (id === null && !target.is_bot && !emailVisibleToRole(emailVisibilityOf(target.settings), caller.user.role)) throw noSuchUser();
+  return target;
+}
+
+/** GET /users/{email}: as GET /users/{id} for the user the address names. */
+export async function getUserByEmail(ctx: AppContext, viewer: Caller, p: Params<'get-user-by-email'>): Promise<Data<'get-user-by-email'>> {
+  const target = await findUserByEmail(ctx.db, viewer, p.email, realmHost(ctx.config.externalUrl, viewer.realm.string_id));
+  return getUser(ctx, viewer, { ...p, user_id: target.id });
 }
 
 /**

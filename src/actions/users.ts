@@ -21,6 +21,7 @@ import type { UserRow } from '../queries/rows';
 import {
   getUserByEmailKey,
   getUserById,
+  hasOtherActiveUser,
   insertPersonalRecipient,
   insertUser,
   listActiveBotIdsOwnedBy,
@@ -175,17 +176,46 @@ export async function doDeactivateUser(ctx: AppContext, userId: number, actor: U
     if (!target) throw noSuchUser();
     if (actor && target.role === Role.OWNER && actor.role !== Role.OWNER) throw ownerRequired();
     if (actor && (await isOnlyOwnerInTx(tx, target))) throw new ApiError('Cannot deactivate the only organization owner');
-    const bots = await listActiveBotIdsOwnedBy(tx.trx, target.id);
-    await setUsersActive(tx.trx, [...bots, target.id], false);
-    const audit = { realmId: target.realm_id, actorId: actor?.id ?? null, eventType: AuditEventType.USER_DEACTIVATED };
-    await insertAuditLog(
-      tx.trx,
-      [target.id, ...bots].map((userId) => ({ ...audit, userId })),
-    );
-    for (const id of bots)
-      await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
-    await queueDeactivationEvents(tx, ctx.bus, target);
+    await deactivateInTx(tx, ctx, target, actor?.id ?? null);
   });
+}
+
+/**
+ * DELETE /users/me: the caller deactivates their own account. Zulip refuses
+ * when the caller is the organization's only active account (bots count, as
+ * in Zulip's count) and when they are its only owner; then it is the
+ * deactivation an administrator would make, with the caller as actor.
+ */
+export async function doDeactivateOwnUser(ctx: AppContext, user: UserRow): Promise<void> {
+  await inTransaction(ctx.db, async (tx) => {
+    const self = await getUserById(tx.trx, user.id);
+    // Authentication has just seen the account active; a concurrent request may not have.
+    if (!self || !self.is_active) throw noSuchUser();
+    if (!(await hasOtherActiveUser(tx.trx, self.realm_id, self.id))) {
+      throw new ApiError('Cannot deactivate the only user.', 'CANNOT_DEACTIVATE_LAST_USER', 400, { is_last_owner: false, entity: 'user' });
+    }
+    if (await isOnlyOwnerInTx(tx, self)) {
+      throw new ApiError('Cannot deactivate the only organization owner.', 'CANNOT_DEACTIVATE_LAST_USER', 400, {
+        is_last_owner: true,
+        entity: 'organization owner',
+      });
+    }
+    await deactivateInTx(tx, ctx, self, self.id);
+  });
+}
+
+/** The deactivation itself: the user and the bots they own, audit rows, and events after commit. */
+async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, actorId: number | null): Promise<void> {
+  const bots = await listActiveBotIdsOwnedBy(tx.trx, target.id);
+  await setUsersActive(tx.trx, [...bots, target.id], false);
+  const audit = { realmId: target.realm_id, actorId, eventType: AuditEventType.USER_DEACTIVATED };
+  await insertAuditLog(
+    tx.trx,
+    [target.id, ...bots].map((userId) => ({ ...audit, userId })),
+  );
+  for (const id of bots)
+    await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
+  await queueDeactivationEvents(tx, ctx.bus, target);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Schema } from '../contract';
+import { isAdminRole, isGuestRole, isModeratorOrAbove } from './roles';
 
 /**
  * The personal settings every user has: the contract's user_settings
@@ -95,6 +96,27 @@ export const EmailVisibility = {
   NOBODY: 4,
   MODERATORS: 5,
 } as const;
+
+/**
+ * Whether a role may see the real addresses of users with this
+ * email_address_visibility (Zulip's ROLE_TO_ACCESSIBLE_EMAIL_ADDRESS_VISIBILITY_IDS):
+ * everyone's always, members' unless a guest, moderators' from moderator up,
+ * administrators' from administrator up, nobody's never.
+ */
+export function emailVisibleToRole(visibility: number, role: number): boolean {
+  switch (visibility) {
+    case EmailVisibility.EVERYONE:
+      return true;
+    case EmailVisibility.MEMBERS:
+      return !isGuestRole(role);
+    case EmailVisibility.MODERATORS:
+      return isModeratorOrAbove(role);
+    case EmailVisibility.ADMINS:
+      return isAdminRole(role);
+    default:
+      return false;
+  }
+}
 
 /** Parse a stored settings column, filling any setting added since it was written. */
 export function parseSettings(raw: string | null | undefined): UserSettings {

@@ -88,3 +88,14 @@ export function checkRoleChange(actorRole: number, from: number, to: number, isO
 export function apiEmailFor(userId: number, deliveryEmail: string, visibility: number, isBot: boolean, host: string): string {
   return isBot || visibility === 1 ? deliveryEmail : `user${userId}@${host}`;
 }
+
+/**
+ * The user ID a placeholder API email names (user<id>@<host>, as apiEmailFor
+ * makes them), or null for any other address. Zulip matches the pattern
+ * case-sensitively, against the organization's current host.
+ */
+export function userIdOfPlaceholderEmail(email: string, host: string): number | null {
+  if (!email.endsWith(`@${host}`)) return null;
+  const m = /^user(\d{1,10})@/.exec(email);
+  return m && m[0].length + host.length === email.length ? Number(m[1]) : null;
+}

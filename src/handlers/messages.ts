@@ -1,3 +1,4 @@
+import { getMessagesMatchingNarrow } from '../access/matches-narrow';
 import { getMessage, getMessages } from '../access/fetch-messages';
 import { getMessageHistory } from '../access/message-history';
 import { pageSources } from '../access/message-dicts';
@@ -21,6 +22,8 @@ export const messageHandlers: HandlerTable = {
     const viewer = caller(call);
     return doSendMessage(call.ctx, viewer, call.params, clientFromUserAgent(call.req.headers['user-agent']));
   },
+
+  'check-messages-match-narrow': async (call) => getMessagesMatchingNarrow(call.ctx.db, pageSources(call.ctx), caller(call), call.params),
 
   'get-message': async (call) => {
     const viewer = caller(call);

@@ -1,8 +1,9 @@
-import { getOwnUser, getUser, getUsers } from '../access/users';
+import { getOwnUser, getUser, getUserByEmail, getUsers } from '../access/users';
 import { doChangeAlertWords, getAlertWords } from '../actions/alert-words';
 import { doUpdateSettings } from '../actions/settings';
 import { doUpdateUser } from '../actions/update-user';
-import { doCreateUser, doDeactivateUser, doReactivateUser } from '../actions/users';
+import { doUpdateUserByEmail } from '../actions/update-user-by-email';
+import { doCreateUser, doDeactivateOwnUser, doDeactivateUser, doReactivateUser } from '../actions/users';
 import { caller, HandlerTable } from '../http/handler';
 
 export const userHandlers: HandlerTable = {
@@ -19,6 +20,18 @@ export const userHandlers: HandlerTable = {
 
   'update-user': async (call) => {
     await doUpdateUser(call.ctx, caller(call).user, caller(call).realm, call.params);
+    return {};
+  },
+
+  'get-user-by-email': async (call) => getUserByEmail(call.ctx, caller(call), call.params),
+
+  'update-user-by-email': async (call) => {
+    await doUpdateUserByEmail(call.ctx, caller(call), call.params);
+    return {};
+  },
+
+  'deactivate-own-user': async (call) => {
+    await doDeactivateOwnUser(call.ctx, caller(call).user);
     return {};
   },
 

@@ -96,6 +96,7 @@ function resolveSpecRoot(): string {
 
 export function indexSpec(document: Document): SpecIndex {
   const operations: OperationInfo[] = [];
+  const siblings = siblingTemplates(Object.keys(document.paths ?? {}));
   for (const [pathTemplate, item] of Object.entries(document.paths ?? {})) {
     if (!item) continue;
     for (const method of HTTP_METHODS) {
@@ -103,12 +104,17 @@ export function indexSpec(document: Document): SpecIndex {
       if (!op) continue;
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${pathTemplate} has no operationId`);
       const params = [...(item.parameters ?? []), ...(op.parameters ?? [])] as OpenAPIV3.ParameterObject[];
+      const integerPathParams = new Set(
+        params.filter((p) => p.in === 'path' && (p.schema as SchemaObject | undefined)?.type === 'integer').map((p) => p.name),
+      );
       const pathParamNames: string[] = [];
       const regex = new RegExp(
         '^' +
           pathTemplate.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
             pathParamNames.push(name);
-            return '([^/]+)';
+            // Beside a sibling template, an integer parameter takes digits only
+            // (Django's <int:...>), leaving every other segment to the sibling.
+            return siblings.has(pathTemplate) && integerPathParams.has(name) ? '([0-9]+)' : '([^/]+)';
           }) +
           '/?$',
       );
@@ -130,9 +136,7 @@ export function indexSpec(document: Document): SpecIndex {
         pathTemplate,
         regex,
         pathParamNames,
-        integerPathParams: new Set(
-          params.filter((p) => p.in === 'path' && (p.schema as SchemaObject | undefined)?.type === 'integer').map((p) => p.name),
-        ),
+        integerPathParams,
         op,
         authenticated: security.length > 0,
         queryParams: new Set(params.filter((p) => p.in === 'query').map((p) => p.name)),
@@ -142,10 +146,47 @@ export function indexSpec(document: Document): SpecIndex {
       });
     }
   }
-  // Literal segments beat parameters: /messages/flags before /messages/{message_id}.
-  operations.sort((a, b) => literalWeight(b.pathTemplate) - literalWeight(a.pathTemplate));
+  // Literal segments beat parameters: /messages/flags before /messages/{message_id};
+  // of sibling templates, the one whose integer parameters take digits only goes first.
+  operations.sort((a, b) => literalWeight(b.pathTemplate) - literalWeight(a.pathTemplate) || digitsOnly(b) - digitsOnly(a));
   return { document, operations, byId: new Map(operations.map((o) => [o.operationId, o])) };
 }
+
+/**
+ * Templates that differ only in their parameters' names, such as
+ * /users/{user_id} and /users/{email}. Zulip routes such pairs by type: its
+ * integer route is tried first and takes digits only, so /users/12 is a user
+ * ID and /users/iago@zulip.com (or any other word) an email. The contract
+ * describes both, as Zulip's documentation does, and the router gives each
+ * sibling's integer parameters a digits-only pattern.
+ */
+export function siblingTemplates(templates: string[]): Set<string> {
+  const byShape = new Map<string, string[]>();
+  for (const t of templates) {
+    const shape = t.replace(/\{[^}]+\}/g, '{}');
+    byShape.set(shape, [...(byShape.get(shape) ?? []), t]);
+  }
+  return new Set([...byShape.values()].filter((group) => group.length > 1).flat());
+}
+
+/**
+ * For express-openapi-validator, which matches paths by their shape alone and
+ * would take /users/{email} for /users/12 (src/http/validation.ts): a unique
+ * literal last segment for each sibling template without an integer parameter.
+ */
+export function validatorAliases(document: Document): Map<string, string> {
+  const paths = document.paths ?? {};
+  const aliases = new Map<string, string>();
+  for (const t of siblingTemplates(Object.keys(paths))) {
+    const item = paths[t] ?? {};
+    const params = [...(item.parameters ?? []), ...HTTP_METHODS.flatMap((m) => item[m]?.parameters ?? [])] as OpenAPIV3.ParameterObject[];
+    const hasInteger = params.some((p) => p.in === 'path' && (p.schema as SchemaObject | undefined)?.type === 'integer');
+    if (!hasInteger) aliases.set(t, `${t}/~sibling-${aliases.size + 1}`);
+  }
+  return aliases;
+}
+
+const digitsOnly = (o: OperationInfo) => (o.regex.source.includes('([0-9]+)') ? 1 : 0);
 
 const literalWeight = (t: string) => t.split('/').filter((s) => s && !s.startsWith('{')).length * 100 - t.split('{').length;
 

@@ -3,7 +3,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { ApiError, type ErrorFields } from '../errors';
 import type { RequestHandler } from 'express';
 import type { OpenAPIV3 as EovOpenApi } from 'express-openapi-validator/dist/framework/types';
-import type { Document, OperationInfo, SchemaObject } from './spec';
+import { validatorAliases, type Document, type OperationInfo, type SchemaObject } from './spec';
 import { scopeIfAny } from './scope';
 
 /**
@@ -13,10 +13,11 @@ import { scopeIfAny } from './scope';
  * multipart is parsed by our multer before normalisation.
  */
 export function requestValidator(document: Document, validateResponses: boolean): RequestHandler {
+  const aliases = validatorAliases(document);
   const middlewares = OpenApiValidator.middleware({
     // openapi-types and EOV each declare OpenAPI 3.0; both describe the same
     // bundled document swagger-parser has validated.
-    apiSpec: structuredClone(document) as EovOpenApi.DocumentV3,
+    apiSpec: withAliasedPaths(structuredClone(document), aliases) as EovOpenApi.DocumentV3,
     validateApiSpec: false, // swagger-parser validated it at load
     validateRequests: { allowUnknownQueryParameters: true },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
@@ -27,7 +28,7 @@ export function requestValidator(document: Document, validateResponses: boolean)
   }) as unknown as RequestHandler[];
   const i = middlewares.findIndex((m) => m.name === 'metadataMiddleware');
   if (i < 0) throw new Error('express-openapi-validator: metadataMiddleware not found (layout changed on upgrade?)');
-  middlewares[i] = cachedMetadata(middlewares[i]!);
+  middlewares[i] = cachedMetadata(middlewares[i]!, aliases);
   const response = middlewares.findIndex((m) => m.name === 'responseMiddleware');
   if (validateResponses && response < 0)
     throw new Error('express-openapi-validator: responseMiddleware not found (layout changed on upgrade?)');
@@ -87,7 +88,15 @@ interface OpenApiMetadata {
  * the operation (src/http/spec.ts), so EOV's answer is kept per operation and
  * reused with this request's path parameters.
  */
-function cachedMetadata(original: RequestHandler): RequestHandler {
+/** The document with each aliased template renamed (the order of paths is kept). */
+function withAliasedPaths(document: Document, aliases: Map<string, string>): Document {
+  if (aliases.size === 0) return document;
+  const paths: Document['paths'] = {};
+  for (const [t, item] of Object.entries(document.paths)) paths[aliases.get(t) ?? t] = item;
+  return { ...document, paths };
+}
+
+function cachedMetadata(original: RequestHandler, aliases: Map<string, string>): RequestHandler {
   const byOperation = new Map<string, Omit<OpenApiMetadata, 'pathParams'>>();
   return (req, res, next) => {
     const route = scopeIfAny(res);
@@ -100,7 +109,14 @@ function cachedMetadata(original: RequestHandler): RequestHandler {
       next();
       return;
     }
+    // The validator finds the operation by the URL, once per operation: an
+    // aliased sibling's URL gets the alias's last segment for that lookup, so
+    // the validator cannot take it for its sibling (validatorAliases).
+    const alias = route && aliases.get(route.info.pathTemplate);
+    const url = req.originalUrl;
+    if (alias) req.originalUrl = url.replace(/\/?(\?|$)/, `${alias.slice(alias.lastIndexOf('/'))}$1`);
     void original(req, res, (err?: unknown) => {
+      req.originalUrl = url;
       const found = (req as unknown as { openapi?: OpenApiMetadata }).openapi;
       if (!err && key !== undefined && found) {
         const { pathParams: _omitted, ...rest } = found;

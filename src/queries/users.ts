@@ -147,6 +147,11 @@ export async function listActiveUserIds(q: Q, realmId: number): Promise<number[]
   return (await q('users').where({ realm_id: realmId, is_active: true }).orderBy('id').pluck('id')).map(Number);
 }
 
+/** Whether the organization has an active account (a bot counts) other than this user. */
+export async function hasOtherActiveUser(q: Q, realmId: number, userId: number): Promise<boolean> {
+  return (await q('users').where({ realm_id: realmId, is_active: true }).whereNot('id', userId).first('id')) !== undefined;
+}
+
 export async function listUsersByIds(q: Q, realmId: number, ids: number[]): Promise<UserRow[]> {
   if (ids.length === 0) return [];
   const rows = await inChunks([...new Set(ids)], (slice) => q('users').where({ realm_id: realmId }).whereIn('id', slice));

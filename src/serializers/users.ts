@@ -3,8 +3,8 @@ import { LRUCache } from 'lru-cache';
 import type { Data, Schema } from '../contract';
 import type { EventBody } from '../events/bus';
 import { AvatarSource, uploadedAvatarUrl } from '../domain/avatars';
-import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../domain/roles';
-import { EmailVisibility, emailVisibilityOf } from '../domain/user-settings';
+import { isAdminRole, isGuestRole, isOwnerRole } from '../domain/roles';
+import { EmailVisibility, emailVisibilityOf, emailVisibleToRole } from '../domain/user-settings';
 import type { UserGroupRow } from '../queries/groups';
 import type { ProfileValueRow } from '../queries/profile-fields';
 import type { CustomProfileFieldRow } from '../queries/register';
@@ -87,17 +87,7 @@ export function canSeeDeliveryEmail(user: UserRow, viewer: UserRow | null): bool
   if (user.is_bot || (viewer && viewer.id === user.id)) return true;
   const visibility = emailVisibilityOf(user.settings);
   if (visibility === EmailVisibility.EVERYONE) return true;
-  if (!viewer) return false;
-  switch (visibility) {
-    case EmailVisibility.MEMBERS:
-      return !isGuestRole(viewer.role);
-    case EmailVisibility.MODERATORS:
-      return isModeratorOrAbove(viewer.role);
-    case EmailVisibility.ADMINS:
-      return isAdminRole(viewer.role);
-    default:
-      return false;
-  }
+  return viewer !== null && emailVisibleToRole(visibility, viewer.role);
 }
 
 /**
