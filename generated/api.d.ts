@@ -698,6 +698,26 @@ export interface paths {
         patch: operations["update-realm-user-settings-defaults"];
         trace?: never;
     };
+    "/realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update organization settings
+         * @description Changes the organization's settings. Every parameter is optional and only those sent are changed; a setting sent with its current value is left alone, and a request that changes nothing succeeds with no other field. Group settings take {new, old}: when old is given and is not the current value, nothing is changed (EXPECTATION_MISMATCH). Every check runs before any write, so a refused request changes nothing (Zulip applies the settings one at a time). Each change is announced to every active user of the organization with a realm event in Zulip's form for that setting (op update, or op update_dict with property default) and recorded in the audit log (REALM_PROPERTY_CHANGED).
+         */
+        patch: operations["update-realm"];
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -3473,6 +3493,157 @@ export interface components {
             default_language?: string;
         };
         /**
+         * @description A number of seconds (at least 1), or the string `unlimited` for no limit. Any other string, or a number below 1, is refused with "Bad value for '<setting>': <value>".
+         * @example 600
+         */
+        TimeLimit: number | string;
+        /**
+         * @description A channel of the organization (not archived) by its ID, or any negative number (Zulip clients send -1) for none.
+         * @example -1
+         */
+        RealmChannelId: number;
+        /** @description A change of a group setting: the new value and, optionally, the value the client believes is current (EXPECTATION_MISMATCH if it is not). */
+        GroupSettingValueUpdate: {
+            new: components["schemas"]["GroupSettingValue"];
+            old?: components["schemas"]["GroupSettingValue"];
+        };
+        /**
+         * @example {
+         *       "name": "Parley Demo",
+         *       "allow_message_editing": true
+         *     }
+         */
+        UpdateRealmRequest: {
+            /** @description The organization's name (not empty once trimmed, a Parley check). */
+            name?: string;
+            /** @description The organization's description, in Markdown. */
+            description?: string;
+            /** @description Whether joining needs an invitation. Owners only. */
+            invite_required?: boolean;
+            /** @description Whether new users need an address in one of the organization's domains (GET /realm/domains). Owners only. */
+            emails_restricted_to_domains?: boolean;
+            /** @description Whether new users may not use addresses of disposable email services. Owners only. */
+            disallow_disposable_email_addresses?: boolean;
+            /** @description Whether users may edit the content of their messages. */
+            allow_message_editing?: boolean;
+            message_content_edit_limit_seconds?: components["schemas"]["TimeLimit"];
+            message_content_delete_limit_seconds?: components["schemas"]["TimeLimit"];
+            move_messages_within_stream_limit_seconds?: components["schemas"]["TimeLimit"];
+            move_messages_between_streams_limit_seconds?: components["schemas"]["TimeLimit"];
+            /**
+             * @description What of a message's edit history users may see (feature level 358).
+             * @enum {string}
+             */
+            message_edit_history_visibility_policy?: "all" | "moves" | "none";
+            /**
+             * @description Whether messages may be sent to the empty topic, for channels that inherit it (feature level 392).
+             * @enum {string}
+             */
+            topics_policy?: "allow_empty_topic" | "disable_empty_topic";
+            /** @description Days before a new member becomes a full member (role:fullmembers). Owners only. Every member's membership of role:fullmembers is brought in line with the new value. */
+            waiting_period_threshold?: number;
+            /** @description Whether web-public channels can be read without an account. */
+            enable_spectator_access?: boolean;
+            /** @description The organization's default language, a code from the server's list. */
+            default_language?: string;
+            /** @description Days messages are kept before the retention run archives them, or `unlimited` to keep them for ever. Owners only. Zulip allows a period only on paid plans; Parley has no plans and allows it to every organization. */
+            message_retention_days?: number | string;
+            moderation_request_channel_id?: components["schemas"]["RealmChannelId"];
+            new_stream_announcements_stream_id?: components["schemas"]["RealmChannelId"];
+            signup_announcements_stream_id?: components["schemas"]["RealmChannelId"];
+            /** @description Whether read receipts can be read in the organization. */
+            enable_read_receipts?: boolean;
+            /** @description A new subdomain; Zulip allows it for demo organizations only, which Parley does not have, so an owner is told "Must be a demo organization.". */
+            string_id?: string;
+            can_access_all_users_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_add_custom_emoji_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_add_subscribers_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_bots_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_groups?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_public_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_private_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_web_public_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_write_only_bots_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_any_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_own_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_invite_users_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_manage_all_groups?: components["schemas"]["GroupSettingValueUpdate"];
+            can_manage_billing_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_mention_many_users_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_between_channels_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_between_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_resolve_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_set_topics_policy_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_summarize_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            create_multiuse_invite_group?: components["schemas"]["GroupSettingValueUpdate"];
+            direct_message_initiator_group?: components["schemas"]["GroupSettingValueUpdate"];
+            direct_message_permission_group?: components["schemas"]["GroupSettingValueUpdate"];
+        };
+        /**
+         * @description The settings the request changed, by name, with their new values (text settings as the word `updated`, group settings in their canonical form). A setting sent with its current value does not appear.
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "name": "updated",
+         *       "allow_message_editing": false
+         *     }
+         */
+        UpdateRealmResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @enum {string} */
+            name?: "updated";
+            /** @enum {string} */
+            description?: "updated";
+            /** @enum {string} */
+            default_language?: "updated";
+            /** @enum {string} */
+            message_edit_history_visibility_policy?: "all" | "moves" | "none";
+            /** @enum {string} */
+            topics_policy?: "allow_empty_topic" | "disable_empty_topic";
+            invite_required?: boolean;
+            emails_restricted_to_domains?: boolean;
+            disallow_disposable_email_addresses?: boolean;
+            allow_message_editing?: boolean;
+            enable_spectator_access?: boolean;
+            enable_read_receipts?: boolean;
+            waiting_period_threshold?: number;
+            message_retention_days?: number;
+            message_content_edit_limit_seconds?: number | null;
+            message_content_delete_limit_seconds?: number | null;
+            move_messages_within_stream_limit_seconds?: number | null;
+            move_messages_between_streams_limit_seconds?: number | null;
+            moderation_request_channel_id?: number;
+            new_stream_announcements_stream_id?: number;
+            signup_announcements_stream_id?: number;
+            can_access_all_users_group?: components["schemas"]["GroupSettingValue"];
+            can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+            can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
+            can_create_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_create_groups?: components["schemas"]["GroupSettingValue"];
+            can_create_public_channel_group?: components["schemas"]["GroupSettingValue"];
+            can_create_private_channel_group?: components["schemas"]["GroupSettingValue"];
+            can_create_web_public_channel_group?: components["schemas"]["GroupSettingValue"];
+            can_create_write_only_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
+            can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
+            can_invite_users_group?: components["schemas"]["GroupSettingValue"];
+            can_manage_all_groups?: components["schemas"]["GroupSettingValue"];
+            can_manage_billing_group?: components["schemas"]["GroupSettingValue"];
+            can_mention_many_users_group?: components["schemas"]["GroupSettingValue"];
+            can_move_messages_between_channels_group?: components["schemas"]["GroupSettingValue"];
+            can_move_messages_between_topics_group?: components["schemas"]["GroupSettingValue"];
+            can_resolve_topics_group?: components["schemas"]["GroupSettingValue"];
+            can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_set_topics_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_summarize_topics_group?: components["schemas"]["GroupSettingValue"];
+            create_multiuse_invite_group?: components["schemas"]["GroupSettingValue"];
+            direct_message_initiator_group?: components["schemas"]["GroupSettingValue"];
+            direct_message_permission_group?: components["schemas"]["GroupSettingValue"];
+        };
+        /**
          * @example {
          *       "apply_markdown": true,
          *       "client_gravatar": false,
@@ -5505,6 +5676,14 @@ export interface components {
             can_access_all_users_group?: components["schemas"]["GroupSettingValue"];
             direct_message_permission_group?: components["schemas"]["GroupSettingValue"];
             direct_message_initiator_group?: components["schemas"]["GroupSettingValue"];
+            can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+            can_create_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_create_groups?: components["schemas"]["GroupSettingValue"];
+            can_create_write_only_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_manage_billing_group?: components["schemas"]["GroupSettingValue"];
+            can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_set_topics_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_summarize_topics_group?: components["schemas"]["GroupSettingValue"];
         };
         /**
          * @description Organization settings changed. Changes to the settings that govern message editing and moving (allow_message_editing, the time limits and the can_*_group permissions) are reported this way.
@@ -9692,6 +9871,62 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "allow_message_editing": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateRealmRequest"];
+                /**
+                 * @example {
+                 *       "allow_message_editing": true
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateRealmRequest"];
+            };
+        };
+        responses: {
+            /** @description Success, with the settings that changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "allow_message_editing": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdateRealmResponse"];
                 };
             };
             /** @description Bad request. */

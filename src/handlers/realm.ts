@@ -1,4 +1,5 @@
 import { doUpdateRealmUserDefaults } from '../actions/realm-defaults';
+import { doUpdateRealm } from '../actions/realm-settings';
 import { caller, HandlerTable } from '../http/handler';
 
 export const realmHandlers: HandlerTable = {
@@ -7,4 +8,5 @@ export const realmHandlers: HandlerTable = {
     await doUpdateRealmUserDefaults(call.ctx, caller(call).user, call.params);
     return {};
   },
+  'update-realm': async (call) => doUpdateRealm(call.ctx, caller(call).user, call.params),
 };
