@@ -718,6 +718,60 @@ export interface paths {
         patch: operations["update-realm"];
         trace?: never;
     };
+    "/realm/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's domains
+         * @description The domains whose addresses may join the organization when emails_restricted_to_domains is on, in the order they were added (the same list POST /register gives as realm_domains).
+         */
+        get: operations["get-realm-domains"];
+        put?: never;
+        /**
+         * Add a domain to the organization
+         * @description Adds a domain, checked with Zulip's rules (not empty, at least one dot, at most 255 characters, no empty label, labels of lower-case letters, digits and dashes not starting or ending with a dash). Every active user hears a realm_domains add event; the audit log records REALM_DOMAIN_ADDED with the organization's domains after the change.
+         */
+        post: operations["create-realm-domain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain, exactly as stored (lower case).
+                 * @example example.com
+                 */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a domain from the organization
+         * @description Removes one of the organization's domains. Every active user hears a realm_domains remove event; the audit log records REALM_DOMAIN_REMOVED. Removing the last domain of an organization restricted to its domains turns the restriction off (emails_restricted_to_domains false, with its own realm update event and audit row), as Zulip does.
+         */
+        delete: operations["delete-realm-domain"];
+        options?: never;
+        head?: never;
+        /**
+         * Change whether a domain's subdomains may join
+         * @description Sets allow_subdomains of one of the organization's domains. Every active user hears a realm_domains change event; the audit log records REALM_DOMAIN_CHANGED.
+         */
+        patch: operations["update-realm-domain"];
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -3643,6 +3697,65 @@ export interface components {
             direct_message_initiator_group?: components["schemas"]["GroupSettingValue"];
             direct_message_permission_group?: components["schemas"]["GroupSettingValue"];
         };
+        /** @description An email domain whose owners may join the organization without an invitation. */
+        RealmDomain: {
+            domain: string;
+            allow_subdomains: boolean;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "domains": [
+         *         {
+         *           "domain": "example.com",
+         *           "allow_subdomains": false
+         *         }
+         *       ]
+         *     }
+         */
+        RealmDomainsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            domains: components["schemas"]["RealmDomain"][];
+        };
+        /**
+         * @example {
+         *       "domain": "example.org",
+         *       "allow_subdomains": false
+         *     }
+         */
+        AddRealmDomainRequest: {
+            /** @description The domain; surrounding spaces are dropped and it is lower-cased before it is checked. */
+            domain: string;
+            allow_subdomains: boolean;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "new_domain": [
+         *         1,
+         *         "example.org"
+         *       ]
+         *     }
+         */
+        NewRealmDomainResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new entry's ID and its domain as stored (trimmed, lower case). */
+            new_domain: (number | string)[];
+        };
+        /**
+         * @example {
+         *       "allow_subdomains": true
+         *     }
+         */
+        ChangeRealmDomainRequest: {
+            allow_subdomains: boolean;
+        };
         /**
          * @example {
          *       "apply_markdown": true,
@@ -4463,11 +4576,6 @@ export interface components {
             /** @description When they were muted, UNIX seconds. */
             timestamp: number;
         };
-        /** @description An email domain whose owners may join the organization without an invitation. */
-        RealmDomain: {
-            domain: string;
-            allow_subdomains: boolean;
-        };
         /** @description A rule turning text that matches a pattern into a link (feature level 54). */
         Linkifier: {
             id: number;
@@ -5113,7 +5221,7 @@ export interface components {
             reminders?: components["schemas"]["Reminder"][];
             /** @description The users the current user muted (feature level 48); Parley has no muting of users. */
             muted_users?: components["schemas"]["MutedUser"][];
-            /** @description The email domains that may join without an invitation; Parley keeps none. */
+            /** @description The organization's domains (GET /realm/domains), in the order they were added. */
             realm_domains?: components["schemas"]["RealmDomain"][];
             /** @description The organization's linkifiers, in the order they apply (feature level 54); Zulip sends them only to clients declaring linkifier_url_template. Parley has none. */
             realm_linkifiers?: components["schemas"]["Linkifier"][];
@@ -6317,8 +6425,29 @@ export interface components {
             push_token_last_updated_timestamp?: number | null;
             push_registration_error_code?: string | null;
         };
+        /**
+         * @description One of the organization's domains was added (op add), changed (op change: realm_domain carries the new allow_subdomains) or removed (op remove: domain names it).
+         * @example {
+         *       "id": 40,
+         *       "type": "realm_domains",
+         *       "op": "add",
+         *       "realm_domain": {
+         *         "domain": "example.org",
+         *         "allow_subdomains": false
+         *       }
+         *     }
+         */
+        RealmDomainsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_domains";
+            /** @enum {string} */
+            op: "add" | "change" | "remove";
+            realm_domain?: components["schemas"]["RealmDomain"];
+            domain?: string;
+        };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -9936,6 +10065,212 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-realm-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "domains": [
+                     *         {
+                     *           "domain": "example.com",
+                     *           "allow_subdomains": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RealmDomainsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "example.org",
+                 *       "allow_subdomains": false
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AddRealmDomainRequest"];
+                /**
+                 * @example {
+                 *       "domain": "example.org",
+                 *       "allow_subdomains": false
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AddRealmDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description Success, with the new entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "new_domain": [
+                     *         1,
+                     *         "example.org"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewRealmDomainResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain, exactly as stored (lower case).
+                 * @example example.com
+                 */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain, exactly as stored (lower case).
+                 * @example example.com
+                 */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allow_subdomains": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ChangeRealmDomainRequest"];
+                /**
+                 * @example {
+                 *       "allow_subdomains": true
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["ChangeRealmDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -164,6 +164,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'create-realm-domain': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'create-saved-snippet': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
     401: ['UNAUTHORIZED'],
@@ -212,6 +220,14 @@ export const OPERATION_ERRORS = {
   },
   'delete-queue': {
     400: ['BAD_EVENT_QUEUE_ID', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'delete-realm-domain': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -354,6 +370,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-read-receipts': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-realm-domains': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -626,6 +650,14 @@ export const OPERATION_ERRORS = {
   },
   'update-realm': {
     400: ['BAD_REQUEST', 'EXPECTATION_MISMATCH', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-realm-domain': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
