@@ -746,6 +746,80 @@ export interface paths {
         patch: operations["update-realm-user-settings-defaults"];
         trace?: never;
     };
+    "/realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update organization settings
+         * @description Changes the organization's settings. Every parameter is optional and only those sent are changed; a setting sent with its current value is left alone, and a request that changes nothing succeeds with no other field. Group settings take {new, old}: when old is given and is not the current value, nothing is changed (EXPECTATION_MISMATCH). Every check runs before any write, so a refused request changes nothing (Zulip applies the settings one at a time). Each change is announced to every active user of the organization with a realm event in Zulip's form for that setting (op update, or op update_dict with property default) and recorded in the audit log (REALM_PROPERTY_CHANGED).
+         */
+        patch: operations["update-realm"];
+        trace?: never;
+    };
+    "/realm/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's domains
+         * @description The domains whose addresses may join the organization when emails_restricted_to_domains is on, in the order they were added (the same list POST /register gives as realm_domains).
+         */
+        get: operations["get-realm-domains"];
+        put?: never;
+        /**
+         * Add a domain to the organization
+         * @description Adds a domain, checked with Zulip's rules (not empty, at least one dot, at most 255 characters, no empty label, labels of lower-case letters, digits and dashes not starting or ending with a dash). Every active user hears a realm_domains add event; the audit log records REALM_DOMAIN_ADDED with the organization's domains after the change.
+         */
+        post: operations["create-realm-domain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain, exactly as stored (lower case).
+                 * @example example.com
+                 */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a domain from the organization
+         * @description Removes one of the organization's domains. Every active user hears a realm_domains remove event; the audit log records REALM_DOMAIN_REMOVED. Removing the last domain of an organization restricted to its domains turns the restriction off (emails_restricted_to_domains false, with its own realm update event and audit row), as Zulip does.
+         */
+        delete: operations["delete-realm-domain"];
+        options?: never;
+        head?: never;
+        /**
+         * Change whether a domain's subdomains may join
+         * @description Sets allow_subdomains of one of the organization's domains. Every active user hears a realm_domains change event; the audit log records REALM_DOMAIN_CHANGED.
+         */
+        patch: operations["update-realm-domain"];
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -3554,6 +3628,216 @@ export interface components {
             default_language?: string;
         };
         /**
+         * @description A number of seconds (at least 1), or the string `unlimited` for no limit. Any other string, or a number below 1, is refused with "Bad value for '<setting>': <value>".
+         * @example 600
+         */
+        TimeLimit: number | string;
+        /**
+         * @description A channel of the organization (not archived) by its ID, or any negative number (Zulip clients send -1) for none.
+         * @example -1
+         */
+        RealmChannelId: number;
+        /** @description A change of a group setting: the new value and, optionally, the value the client believes is current (EXPECTATION_MISMATCH if it is not). */
+        GroupSettingValueUpdate: {
+            new: components["schemas"]["GroupSettingValue"];
+            old?: components["schemas"]["GroupSettingValue"];
+        };
+        /**
+         * @example {
+         *       "name": "Parley Demo",
+         *       "allow_message_editing": true
+         *     }
+         */
+        UpdateRealmRequest: {
+            /** @description The organization's name (not empty once trimmed, a Parley check). */
+            name?: string;
+            /** @description The organization's description, in Markdown. */
+            description?: string;
+            /** @description Whether joining needs an invitation. Owners only. */
+            invite_required?: boolean;
+            /** @description Whether new users need an address in one of the organization's domains (GET /realm/domains). Owners only. */
+            emails_restricted_to_domains?: boolean;
+            /** @description Whether new users may not use addresses of disposable email services. Owners only. */
+            disallow_disposable_email_addresses?: boolean;
+            /** @description Whether users may edit the content of their messages. */
+            allow_message_editing?: boolean;
+            message_content_edit_limit_seconds?: components["schemas"]["TimeLimit"];
+            message_content_delete_limit_seconds?: components["schemas"]["TimeLimit"];
+            move_messages_within_stream_limit_seconds?: components["schemas"]["TimeLimit"];
+            move_messages_between_streams_limit_seconds?: components["schemas"]["TimeLimit"];
+            /**
+             * @description What of a message's edit history users may see (feature level 358).
+             * @enum {string}
+             */
+            message_edit_history_visibility_policy?: "all" | "moves" | "none";
+            /**
+             * @description Whether messages may be sent to the empty topic, for channels that inherit it (feature level 392).
+             * @enum {string}
+             */
+            topics_policy?: "allow_empty_topic" | "disable_empty_topic";
+            /** @description Days before a new member becomes a full member (role:fullmembers). Owners only. Every member's membership of role:fullmembers is brought in line with the new value. */
+            waiting_period_threshold?: number;
+            /** @description Whether web-public channels can be read without an account. */
+            enable_spectator_access?: boolean;
+            /** @description The organization's default language, a code from the server's list. */
+            default_language?: string;
+            /** @description Days messages are kept before the retention run archives them, or `unlimited` to keep them for ever. Owners only. Zulip allows a period only on paid plans; Parley has no plans and allows it to every organization. */
+            message_retention_days?: number | string;
+            moderation_request_channel_id?: components["schemas"]["RealmChannelId"];
+            new_stream_announcements_stream_id?: components["schemas"]["RealmChannelId"];
+            signup_announcements_stream_id?: components["schemas"]["RealmChannelId"];
+            /** @description Whether read receipts can be read in the organization. */
+            enable_read_receipts?: boolean;
+            /** @description A new subdomain; Zulip allows it for demo organizations only, which Parley does not have, so an owner is told "Must be a demo organization.". */
+            string_id?: string;
+            can_access_all_users_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_add_custom_emoji_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_add_subscribers_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_bots_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_groups?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_public_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_private_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_web_public_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_write_only_bots_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_any_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_own_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_invite_users_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_manage_all_groups?: components["schemas"]["GroupSettingValueUpdate"];
+            can_manage_billing_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_mention_many_users_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_between_channels_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_between_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_resolve_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_set_topics_policy_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_summarize_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            create_multiuse_invite_group?: components["schemas"]["GroupSettingValueUpdate"];
+            direct_message_initiator_group?: components["schemas"]["GroupSettingValueUpdate"];
+            direct_message_permission_group?: components["schemas"]["GroupSettingValueUpdate"];
+        };
+        /**
+         * @description The settings the request changed, by name, with their new values (text settings as the word `updated`, group settings in their canonical form). A setting sent with its current value does not appear.
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "name": "updated",
+         *       "allow_message_editing": false
+         *     }
+         */
+        UpdateRealmResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @enum {string} */
+            name?: "updated";
+            /** @enum {string} */
+            description?: "updated";
+            /** @enum {string} */
+            default_language?: "updated";
+            /** @enum {string} */
+            message_edit_history_visibility_policy?: "all" | "moves" | "none";
+            /** @enum {string} */
+            topics_policy?: "allow_empty_topic" | "disable_empty_topic";
+            invite_required?: boolean;
+            emails_restricted_to_domains?: boolean;
+            disallow_disposable_email_addresses?: boolean;
+            allow_message_editing?: boolean;
+            enable_spectator_access?: boolean;
+            enable_read_receipts?: boolean;
+            waiting_period_threshold?: number;
+            message_retention_days?: number;
+            message_content_edit_limit_seconds?: number | null;
+            message_content_delete_limit_seconds?: number | null;
+            move_messages_within_stream_limit_seconds?: number | null;
+            move_messages_between_streams_limit_seconds?: number | null;
+            moderation_request_channel_id?: number;
+            new_stream_announcements_stream_id?: number;
+            signup_announcements_stream_id?: number;
+            can_access_all_users_group?: components["schemas"]["GroupSettingValue"];
+            can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+            can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
+            can_create_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_create_groups?: components["schemas"]["GroupSettingValue"];
+            can_create_public_channel_group?: components["schemas"]["GroupSettingValue"];
+            can_create_private_channel_group?: components["schemas"]["GroupSettingValue"];
+            can_create_web_public_channel_group?: components["schemas"]["GroupSettingValue"];
+            can_create_write_only_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
+            can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
+            can_invite_users_group?: components["schemas"]["GroupSettingValue"];
+            can_manage_all_groups?: components["schemas"]["GroupSettingValue"];
+            can_manage_billing_group?: components["schemas"]["GroupSettingValue"];
+            can_mention_many_users_group?: components["schemas"]["GroupSettingValue"];
+            can_move_messages_between_channels_group?: components["schemas"]["GroupSettingValue"];
+            can_move_messages_between_topics_group?: components["schemas"]["GroupSettingValue"];
+            can_resolve_topics_group?: components["schemas"]["GroupSettingValue"];
+            can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_set_topics_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_summarize_topics_group?: components["schemas"]["GroupSettingValue"];
+            create_multiuse_invite_group?: components["schemas"]["GroupSettingValue"];
+            direct_message_initiator_group?: components["schemas"]["GroupSettingValue"];
+            direct_message_permission_group?: components["schemas"]["GroupSettingValue"];
+        };
+        /** @description An email domain whose owners may join the organization without an invitation. */
+        RealmDomain: {
+            domain: string;
+            allow_subdomains: boolean;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "domains": [
+         *         {
+         *           "domain": "example.com",
+         *           "allow_subdomains": false
+         *         }
+         *       ]
+         *     }
+         */
+        RealmDomainsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            domains: components["schemas"]["RealmDomain"][];
+        };
+        /**
+         * @example {
+         *       "domain": "example.org",
+         *       "allow_subdomains": false
+         *     }
+         */
+        AddRealmDomainRequest: {
+            /** @description The domain; surrounding spaces are dropped and it is lower-cased before it is checked. */
+            domain: string;
+            allow_subdomains: boolean;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "new_domain": [
+         *         1,
+         *         "example.org"
+         *       ]
+         *     }
+         */
+        NewRealmDomainResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new entry's ID and its domain as stored (trimmed, lower case). */
+            new_domain: (number | string)[];
+        };
+        /**
+         * @example {
+         *       "allow_subdomains": true
+         *     }
+         */
+        ChangeRealmDomainRequest: {
+            allow_subdomains: boolean;
+        };
+        /**
          * @example {
          *       "apply_markdown": true,
          *       "client_gravatar": false,
@@ -4373,11 +4657,6 @@ export interface components {
             /** @description When they were muted, UNIX seconds. */
             timestamp: number;
         };
-        /** @description An email domain whose owners may join the organization without an invitation. */
-        RealmDomain: {
-            domain: string;
-            allow_subdomains: boolean;
-        };
         /** @description A rule turning text that matches a pattern into a link (feature level 54). */
         Linkifier: {
             id: number;
@@ -5023,7 +5302,7 @@ export interface components {
             reminders?: components["schemas"]["Reminder"][];
             /** @description The users the current user muted (feature level 48); Parley has no muting of users. */
             muted_users?: components["schemas"]["MutedUser"][];
-            /** @description The email domains that may join without an invitation; Parley keeps none. */
+            /** @description The organization's domains (GET /realm/domains), in the order they were added. */
             realm_domains?: components["schemas"]["RealmDomain"][];
             /** @description The organization's linkifiers, in the order they apply (feature level 54); Zulip sends them only to clients declaring linkifier_url_template. Parley has none. */
             realm_linkifiers?: components["schemas"]["Linkifier"][];
@@ -5586,6 +5865,14 @@ export interface components {
             can_access_all_users_group?: components["schemas"]["GroupSettingValue"];
             direct_message_permission_group?: components["schemas"]["GroupSettingValue"];
             direct_message_initiator_group?: components["schemas"]["GroupSettingValue"];
+            can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+            can_create_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_create_groups?: components["schemas"]["GroupSettingValue"];
+            can_create_write_only_bots_group?: components["schemas"]["GroupSettingValue"];
+            can_manage_billing_group?: components["schemas"]["GroupSettingValue"];
+            can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_set_topics_policy_group?: components["schemas"]["GroupSettingValue"];
+            can_summarize_topics_group?: components["schemas"]["GroupSettingValue"];
         };
         /**
          * @description Organization settings changed. Changes to the settings that govern message editing and moving (allow_message_editing, the time limits and the can_*_group permissions) are reported this way.
@@ -6219,8 +6506,29 @@ export interface components {
             push_token_last_updated_timestamp?: number | null;
             push_registration_error_code?: string | null;
         };
+        /**
+         * @description One of the organization's domains was added (op add), changed (op change: realm_domain carries the new allow_subdomains) or removed (op remove: domain names it).
+         * @example {
+         *       "id": 40,
+         *       "type": "realm_domains",
+         *       "op": "add",
+         *       "realm_domain": {
+         *         "domain": "example.org",
+         *         "allow_subdomains": false
+         *       }
+         *     }
+         */
+        RealmDomainsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_domains";
+            /** @enum {string} */
+            op: "add" | "change" | "remove";
+            realm_domain?: components["schemas"]["RealmDomain"];
+            domain?: string;
+        };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -9985,6 +10293,268 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "allow_message_editing": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateRealmRequest"];
+                /**
+                 * @example {
+                 *       "allow_message_editing": true
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateRealmRequest"];
+            };
+        };
+        responses: {
+            /** @description Success, with the settings that changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "allow_message_editing": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdateRealmResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-realm-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "domains": [
+                     *         {
+                     *           "domain": "example.com",
+                     *           "allow_subdomains": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RealmDomainsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "example.org",
+                 *       "allow_subdomains": false
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AddRealmDomainRequest"];
+                /**
+                 * @example {
+                 *       "domain": "example.org",
+                 *       "allow_subdomains": false
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AddRealmDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description Success, with the new entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "new_domain": [
+                     *         1,
+                     *         "example.org"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewRealmDomainResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain, exactly as stored (lower case).
+                 * @example example.com
+                 */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain, exactly as stored (lower case).
+                 * @example example.com
+                 */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allow_subdomains": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ChangeRealmDomainRequest"];
+                /**
+                 * @example {
+                 *       "allow_subdomains": true
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["ChangeRealmDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'BAD_REQUEST'
   | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'CHANNEL_ALREADY_EXISTS'
+  | 'EXPECTATION_MISMATCH'
   | 'INVALID_INVITATION'
   | 'METHOD_NOT_ALLOWED'
   | 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED'
@@ -40,6 +41,7 @@ export const ERROR_STATUSES = {
   BAD_REQUEST: [400, 404, 413, 415, 416],
   CANNOT_DEACTIVATE_LAST_USER: [400],
   CHANNEL_ALREADY_EXISTS: [409],
+  EXPECTATION_MISMATCH: [400],
   INVALID_INVITATION: [400],
   METHOD_NOT_ALLOWED: [405],
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: [400],
@@ -75,6 +77,7 @@ export type ErrorFields = {
   BAD_REQUEST: Record<string, never> | { "parameters": string };
   CANNOT_DEACTIVATE_LAST_USER: { "is_last_owner": boolean; "entity": string };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
+  EXPECTATION_MISMATCH: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
   METHOD_NOT_ALLOWED: { "allowed_methods": Array<string> };
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { "first_message_id_allowed_to_move": number | null; "total_messages_in_topic": number; "total_messages_allowed_to_move": number };
@@ -172,6 +175,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'create-realm-domain': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'create-saved-snippet': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
     401: ['UNAUTHORIZED'],
@@ -228,6 +239,14 @@ export const OPERATION_ERRORS = {
   },
   'delete-queue': {
     400: ['BAD_EVENT_QUEUE_ID', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'delete-realm-domain': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -370,6 +389,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-read-receipts': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-realm-domains': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -642,6 +669,22 @@ export const OPERATION_ERRORS = {
   },
   'update-presence': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-realm': {
+    400: ['BAD_REQUEST', 'EXPECTATION_MISMATCH', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-realm-domain': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],

@@ -293,6 +293,12 @@ export interface TableRows {
     reaction_type: string;
     user_id: number;
   };
+  realm_domains: {
+    allow_subdomains: DbBool;
+    domain: string;
+    id: number;
+    realm_id: number;
+  };
   realm_emoji: {
     author_id: number | null;
     deactivated: DbBool;
@@ -780,6 +786,12 @@ export interface TableInserts {
     reaction_type: string;
     user_id: number;
   };
+  realm_domains: {
+    allow_subdomains?: DbBoolIn;
+    domain: string;
+    id?: number;
+    realm_id: number;
+  };
   realm_emoji: {
     author_id?: number | null;
     deactivated?: DbBoolIn;
@@ -1020,6 +1032,7 @@ declare module 'knex/types/tables' {
     push_tokens: Knex.CompositeTableType<TableRows['push_tokens'], Written<TableInserts['push_tokens']>, Partial<Written<TableInserts['push_tokens']>>>;
     rate_limits: Knex.CompositeTableType<TableRows['rate_limits'], Written<TableInserts['rate_limits']>, Partial<Written<TableInserts['rate_limits']>>>;
     reactions: Knex.CompositeTableType<TableRows['reactions'], Written<TableInserts['reactions']>, Partial<Written<TableInserts['reactions']>>>;
+    realm_domains: Knex.CompositeTableType<TableRows['realm_domains'], Written<TableInserts['realm_domains']>, Partial<Written<TableInserts['realm_domains']>>>;
     realm_emoji: Knex.CompositeTableType<TableRows['realm_emoji'], Written<TableInserts['realm_emoji']>, Partial<Written<TableInserts['realm_emoji']>>>;
     realm_user_defaults: Knex.CompositeTableType<TableRows['realm_user_defaults'], Written<TableInserts['realm_user_defaults']>, Partial<Written<TableInserts['realm_user_defaults']>>>;
     realms: Knex.CompositeTableType<TableRows['realms'], Written<TableInserts['realms']>, Partial<Written<TableInserts['realms']>>>;

@@ -1,3 +1,5 @@
+import { emailDomainAllowed } from '../domain/realm-domains';
+import { listRealmDomains } from '../queries/realm-domains';
 import type { Params } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction } from '../db/transaction';
@@ -141,6 +143,12 @@ export async function doAcceptMultiuseInvite(
     if (!invite || !isInviteLinkUsable(invite, now)) throw expired();
     const realm = await getRealmById(tx.trx, invite.realm_id);
     if (!realm || realm.deactivated) throw expired();
+    // An organization restricted to its domains takes only their addresses (Zulip's email_allowed_for_realm).
+    if (realm.emails_restricted_to_domains && !emailDomainAllowed(email, await listRealmDomains(tx.trx, realm.id))) {
+      throw new ApiError(
+        `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`,
+      );
+    }
     // Nobody acts for the person signing up (as in Zulip's audit log); the user-created row names the link.
     const user = await createUserInTx(tx, ctx.bus, {
       realmId: realm.id,

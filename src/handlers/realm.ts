@@ -1,10 +1,23 @@
 import { doUpdateRealmUserDefaults } from '../actions/realm-defaults';
+import { doAddRealmDomain, doChangeRealmDomain, doRemoveRealmDomain, listRealmDomainsFor } from '../actions/realm-domains';
+import { doUpdateRealm } from '../actions/realm-settings';
 import { caller, HandlerTable } from '../http/handler';
 
 export const realmHandlers: HandlerTable = {
   // The request schema has no defaults, so the parameters are exactly the settings sent.
   'update-realm-user-settings-defaults': async (call) => {
     await doUpdateRealmUserDefaults(call.ctx, caller(call).user, call.params);
+    return {};
+  },
+  'update-realm': async (call) => doUpdateRealm(call.ctx, caller(call).user, call.params),
+  'get-realm-domains': async (call) => listRealmDomainsFor(call.ctx, caller(call).user),
+  'create-realm-domain': async (call) => doAddRealmDomain(call.ctx, caller(call).user, call.params.domain, call.params.allow_subdomains),
+  'update-realm-domain': async (call) => {
+    await doChangeRealmDomain(call.ctx, caller(call).user, call.params.domain, call.params.allow_subdomains);
+    return {};
+  },
+  'delete-realm-domain': async (call) => {
+    await doRemoveRealmDomain(call.ctx, caller(call).user, call.params.domain);
     return {};
   },
 };

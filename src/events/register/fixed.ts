@@ -16,7 +16,6 @@ export const FIXED_PARTS = {
   scheduled_messages: () => ({ scheduled_messages: [] }),
   reminders: () => ({ reminders: [] }),
   muted_users: () => ({ muted_users: [] }),
-  realm_domains: () => ({ realm_domains: [] }),
   realm_linkifiers: () => ({ realm_linkifiers: [] }),
   // The legacy form: always empty since feature level 176, even on servers with linkifiers.
   realm_filters: () => ({ realm_filters: [] }),

@@ -1,3 +1,5 @@
+import { listRealmDomains } from '../../queries/realm-domains';
+import { toApiRealmDomain } from '../../serializers/realm-domains';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import type { SubscriberListMode } from '../../access/subscriber-lists';
@@ -136,6 +138,7 @@ export async function buildInitialState(ctx: AppContext, caller: Caller, r: Stat
     add(viewer().then((v) => presenceState(ctx, v, { slim, historyLimitDays: r.presence?.historyLimitDays })));
   }
   if (want('user_status')) add(viewer().then((v) => userStatusState(db, v)));
+  if (want('realm_domains')) add(listRealmDomains(db, user.realm_id).then((rows) => ({ realm_domains: rows.map(toApiRealmDomain) })));
   if (want('realm_emoji'))
     add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: toApiRealmEmojiMap(user.realm_id, rows) })));
   // Zulip's get_user_topics: policies in channels that are not archived; the legacy muted_topics lists the muted ones.
