@@ -3,6 +3,7 @@ import { FieldType } from '../src/domain/profile-fields';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { startTestServer, type CastName, type TestServer } from './support/server';
+import { pending, register } from './support/events';
 import { captureEvents, freshUser, userOfAnotherRealm } from './users-fixtures';
 
 const NOT_ADMIN = { result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' };
@@ -14,7 +15,10 @@ eachDatabase('custom profile fields', (dialect) => {
   beforeAll(async () => {
     t = await startTestServer(dialect);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    t.ctx.queues.close();
+    await t.close();
+  });
 
   const as = (who: CastName | UserRow): UserRow => (typeof who === 'string' ? t.cast[who] : who);
   const create = (who: CastName | UserRow, body: Record<string, unknown>) => t.api.post('/realm/profile_fields', as(who), body);
@@ -475,6 +479,24 @@ eachDatabase('custom profile fields', (dialect) => {
         () => t.api.patch('/users/me/profile_data', u, { data: [{ id: users, value: [t.cast.bot.id] }] }),
         refusal(`User with ID ${t.cast.bot.id} is a bot`),
       );
+    });
+  });
+
+  describe("through each role's event queue", () => {
+    it('delivers the field list and value changes to every role, not to a deactivated user', async () => {
+      const roles: CastName[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
+      const clients = await Promise.all(roles.map((r) => register(t, t.cast[r], { event_types: ['custom_profile_fields', 'realm_user'] })));
+      const id = await field(FieldType.SHORT_TEXT);
+      await t.api.patch('/users/me/profile_data', t.cast.member, { data: [{ id, value: 'seen by all' }] });
+      for (const c of clients) {
+        const events = await pending(t, c);
+        expect(events.map((e) => e.type)).toEqual(['custom_profile_fields', 'realm_user']);
+        expect(events[0]!.fields.some((f: { id: number }) => f.id === id)).toBe(true);
+        expect(events[1]!.person).toEqual({
+          user_id: t.cast.member.id,
+          custom_profile_field: { id, value: 'seen by all', rendered_value: '<p>seen by all</p>' },
+        });
+      }
     });
   });
 
