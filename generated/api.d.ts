@@ -1240,6 +1240,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/profile_fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all custom profile fields
+         * @description Lists the organization's custom profile fields in display order (by `order`), as POST /register's custom_profile_fields.
+         */
+        get: operations["get-custom-profile-fields"];
+        put?: never;
+        /**
+         * Create a custom profile field
+         * @description Adds a custom profile field at the end of the order (its order is its ID). The checks, in order: at most 2 fields may be shown in the profile summary; the type's field_data (a list of options needs at least one choice, each `{"text", "order"}` with distinct texts; an external account needs a `subtype`, one of realm_default_external_accounts or `custom` with a `url_pattern` holding `%(username)s` once); the label (not blank, at most 40 characters) and hint (at most 80); the type; a Users field cannot be shown in the summary; no other field has the label. A field of a default external account kind takes its label and hint from the kind and stores only `{"subtype": ...}`. Every active user of the organization receives a custom_profile_fields event.
+         */
+        post: operations["create-custom-profile-field"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reorder custom profile fields
+         * @description Sets the display order: `order` lists field IDs, each field's order becoming its position in the list. Every field of the organization must be listed ("Invalid order mapping." otherwise); IDs of no field are ignored. Every active user receives a custom_profile_fields event.
+         */
+        patch: operations["reorder-custom-profile-fields"];
+        trace?: never;
+    };
+    "/realm/profile_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's custom profile fields.
+                 * @example 1
+                 */
+                field_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom profile field
+         * @description Deletes a field and every user's value of it. Every active user receives a custom_profile_fields event (no realm_user events for the values).
+         */
+        delete: operations["delete-custom-profile-field"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a custom profile field
+         * @description Changes a field's label, hint, field_data, required, display_in_profile_summary or editable_by_user; only what is sent changes, and the type never does. field_data is kept only by lists of options and external accounts (other types ignore it); removing a choice from a list removes the users' values that named it. A field of a default external account kind keeps its label, hint and field_data ("Default custom field cannot be updated." when they would change); its flags may change. The field as it would become passes the same checks as when created. Every active user receives a custom_profile_fields event, even when nothing changed.
+         */
+        patch: operations["update-custom-profile-field"];
+        trace?: never;
+    };
+    "/users/me/profile_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove your custom profile data
+         * @description Removes the caller's values of the listed fields (a field without a value is no change). Each removal is announced with a realm_user update event whose custom_profile_field value is null.
+         */
+        delete: operations["remove-own-profile-data"];
+        options?: never;
+        head?: never;
+        /**
+         * Update your custom profile data
+         * @description Sets the caller's own values of custom profile fields. Every item is checked before any is stored: the field exists in the organization, the caller may edit it, and the value fits the field's type (as profile_data of PATCH /users/{user_id}, except that "" and [] are stored as values here rather than removing one). Each value that changed is announced with a realm_user update event carrying custom_profile_field, to the users who may know the caller.
+         */
+        patch: operations["update-own-profile-data"];
+        trace?: never;
+    };
     "/users/me/status": {
         parameters: {
             query?: never;
@@ -6449,6 +6531,31 @@ export interface components {
             };
         };
         /**
+         * @description The organization's custom profile fields changed (one was created, changed, deleted, or the order changed): the whole list, in display order, as POST /register's custom_profile_fields. Sent to every active user of the organization.
+         * @example {
+         *       "id": 31,
+         *       "type": "custom_profile_fields",
+         *       "fields": [
+         *         {
+         *           "id": 1,
+         *           "name": "Phone number",
+         *           "type": 1,
+         *           "hint": "Work phone",
+         *           "field_data": "",
+         *           "order": 1,
+         *           "required": false,
+         *           "editable_by_user": true
+         *         }
+         *       ]
+         *     }
+         */
+        CustomProfileFieldsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "custom_profile_fields";
+            fields: components["schemas"]["CustomProfileField"][];
+        };
+        /**
          * @description The caller registered a device (POST /register_client_device). Its fields start null. New in feature level 468.
          * @example {
          *       "id": 30,
@@ -6528,7 +6635,7 @@ export interface components {
             domain?: string;
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -7150,6 +7257,113 @@ export interface components {
             filename?: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "custom_fields": [
+         *         {
+         *           "id": 1,
+         *           "name": "Phone number",
+         *           "type": 1,
+         *           "hint": "Work phone",
+         *           "field_data": "",
+         *           "order": 1,
+         *           "required": false,
+         *           "editable_by_user": true
+         *         }
+         *       ]
+         *     }
+         */
+        GetCustomProfileFieldsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The organization's fields in display order. */
+            custom_fields: components["schemas"]["CustomProfileField"][];
+        };
+        /** @description A field type code. The server checks it itself ("Invalid field type." for a code of no type): 1 short text, 2 long text, 3 list of options, 4 date, 5 link, 6 users, 7 external account, 8 pronouns. */
+        CustomProfileFieldTypeCode: number;
+        /** @description The type's extra configuration, as a JSON object. A list of options (type 3): each choice's key maps to `{"text": ..., "order": ...}` (non-blank strings, distinct texts). An external account (type 7): `{"subtype": ...}`, one of realm_default_external_accounts' keys or `custom`, the latter with a `url_pattern` holding `%(username)s` once. Each entry must be a string or an object of strings; other types ignore it. */
+        CustomProfileFieldData: {
+            [key: string]: unknown;
+        };
+        CreateCustomProfileFieldRequest: {
+            /** @description The label, trimmed; not blank and at most 40 characters (ignored for a default external account kind). */
+            name?: string;
+            /**
+             * @description Help text, at most 80 characters (ignored for a default external account kind).
+             * @default
+             */
+            hint: string;
+            field_type: components["schemas"]["CustomProfileFieldTypeCode"];
+            field_data?: components["schemas"]["CustomProfileFieldData"];
+            /**
+             * @description Show the field on the user card; at most 2 fields, and not a Users field (feature level 146; long text allowed since 476).
+             * @default false
+             */
+            display_in_profile_summary: boolean;
+            /**
+             * @description Ask every user to fill the field in (feature level 244).
+             * @default false
+             */
+            required: boolean;
+            /**
+             * @description Whether users may set their own value (feature level 296).
+             * @default true
+             */
+            editable_by_user: boolean;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "id": 9
+         *     }
+         */
+        CreateCustomProfileFieldResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new field's ID. */
+            id: number;
+        };
+        ReorderCustomProfileFieldsRequest: {
+            /** @description Field IDs in the new display order; every field of the organization must be listed. */
+            order: components["schemas"]["Id"][];
+        };
+        UpdateCustomProfileFieldRequest: {
+            /** @description The new label, trimmed; not blank, at most 40 characters. */
+            name?: string;
+            /** @description The new help text, at most 80 characters. */
+            hint?: string;
+            field_data?: components["schemas"]["CustomProfileFieldData"];
+            /** @description Show the field on the user card (at most 2 fields). */
+            display_in_profile_summary?: boolean;
+            required?: boolean;
+            /** @description Whether users may set their own value (feature level 296). */
+            editable_by_user?: boolean;
+        };
+        RemoveOwnProfileDataRequest: {
+            /** @description IDs of the fields whose values to remove, at most 1,000. */
+            data: components["schemas"]["Id"][];
+        };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "value": "+1-555-0100"
+         *     }
+         */
+        OwnProfileDataItem: {
+            /** @description ID of a custom profile field. */
+            id: components["schemas"]["Id"];
+            /** @description The value, checked by the field's type as profile_data of PATCH /users/{user_id}: text for most types, a list of user IDs for a Users field. */
+            value: string | components["schemas"]["Id"][];
+        };
+        UpdateOwnProfileDataRequest: {
+            /** @description The values to set, at most 1,000. */
+            data: components["schemas"]["OwnProfileDataItem"][];
         };
         UpdateStatusRequest: {
             /** @description At most 60 characters after trimming whitespace; the empty string clears it. Checked by the server ("status_text is too long (limit: 60 characters)"). */
@@ -11660,6 +11874,287 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-custom-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetCustomProfileFieldsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Favorite food",
+                 *       "hint": "Or drink",
+                 *       "field_type": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateCustomProfileFieldRequest"];
+                /**
+                 * @example {
+                 *       "name": "Favorite food",
+                 *       "hint": "Or drink",
+                 *       "field_type": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CreateCustomProfileFieldRequest"];
+            };
+        };
+        responses: {
+            /** @description The new field's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateCustomProfileFieldResponse"];
+                };
+            };
+            /** @description Not an administrator, or a bad definition. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "reorder-custom-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "order": []
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ReorderCustomProfileFieldsRequest"];
+                /**
+                 * @example {
+                 *       "order": []
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["ReorderCustomProfileFieldsRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Not an administrator, or a field left out. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's custom profile fields.
+                 * @example 1
+                 */
+                field_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Not an administrator, or no such field in the organization. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's custom profile fields.
+                 * @example 1
+                 */
+                field_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "hint": "Your favorite"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateCustomProfileFieldRequest"];
+                /**
+                 * @example {
+                 *       "hint": "Your favorite"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateCustomProfileFieldRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Not an administrator, no such field, or a bad definition. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-own-profile-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": []
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["RemoveOwnProfileDataRequest"];
+                /**
+                 * @example {
+                 *       "data": []
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["RemoveOwnProfileDataRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description A bot, no such field, or a field the caller may not edit. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-own-profile-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": []
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateOwnProfileDataRequest"];
+                /**
+                 * @example {
+                 *       "data": []
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateOwnProfileDataRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description A bot, no such field, a field the caller may not edit, or a bad value. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };

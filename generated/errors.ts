@@ -167,6 +167,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'create-custom-profile-field': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'create-invite-link': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
@@ -223,6 +231,14 @@ export const OPERATION_ERRORS = {
   },
   'delete-avatar': {
     400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'delete-custom-profile-field': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -313,6 +329,14 @@ export const OPERATION_ERRORS = {
   },
   'get-custom-emoji': {
     401: ['UNAUTHORIZED'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-custom-profile-fields': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
@@ -579,6 +603,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'remove-own-profile-data': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'remove-reaction': {
     400: ['BAD_REQUEST', 'REACTION_DOES_NOT_EXIST'],
     401: ['UNAUTHORIZED'],
@@ -589,6 +621,14 @@ export const OPERATION_ERRORS = {
   },
   'render-message': {
     400: ['REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'reorder-custom-profile-fields': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -643,6 +683,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'update-custom-profile-field': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'update-message': {
     400: ['BAD_REQUEST', 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED', 'REQUEST_CONFUSING_VAR', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED'],
     401: ['UNAUTHORIZED'],
@@ -661,6 +709,14 @@ export const OPERATION_ERRORS = {
   },
   'update-message-flags-for-narrow': {
     400: ['BAD_NARROW', 'BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-own-profile-data': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],

@@ -267,7 +267,7 @@ eachDatabase('PATCH /users/{user_id}', (dialect) => {
       ['a URL without a scheme', () => [{ id: fields.website, value: 'example.org' }], 'Website is not a URL'],
       ['a javascript: URL', () => [{ id: fields.website, value: 'javascript:alert(1)' }], 'Website is not a URL'],
       ['a string for a Users field', () => [{ id: fields.mentor, value: 'adam' }], 'User IDs is not a list'],
-      ['an unknown user', () => [{ id: fields.mentor, value: [99999] }], 'Invalid user ID: 99999'],
+      ['an unknown user', () => [{ id: fields.mentor, value: [99999] }], 'Invalid user IDs: 99999'],
       [
         'a deactivated user',
         () => [{ id: fields.mentor, value: [t.cast.deactivated.id] }],

@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEntry, AuditEventType, AuditExtra, valueChange } from '../domain/audit';
 import { isAdminRole, Role, RoleCode } from '../domain/roles';
-import { checkProfileValue, isClearingValue, isRenderable, ProfileFieldDef } from '../domain/profile-fields';
+import { isClearingValue } from '../domain/profile-fields';
 import { apiEmailFor, checkFullName, checkRoleChange, emailKey, isValidEmail } from '../domain/users';
 import { realmHost } from '../domain/realm-address';
 import { parseSettings } from '../domain/user-settings';
@@ -11,18 +11,15 @@ import { adminRequired, ApiError, noSuchUser } from '../errors';
 import { insertAuditLog } from '../queries/audit';
 import { nowSeconds } from '../queries/ids';
 import { listUsersWhoMayAccess } from '../queries/user-access';
-import { deleteProfileValue, getProfileFields, getProfileValue, setProfileValue } from '../queries/profile-fields';
 import { getRealmById } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByEmailKey, getUserInRealm, listUsersByIds, updateUser } from '../queries/users';
 import { canSeeDeliveryEmail, toApiRealmUserUpdateEvent } from '../serializers/users';
-import { renderForRealm } from './render';
+import { announceProfileChangesInTx, removeProfileValuesInTx, setProfileValuesInTx, type ProfileValueChange } from './profile-data';
 import { syncSystemGroupsInTx } from './user-groups';
 import { isOnlyOwnerInTx } from './users';
 
 type Person = Schema<'RealmUserUpdatePerson'>;
-/** One changed custom profile field as a realm_user update carries it. */
-type ProfileFieldChange = NonNullable<Person['custom_profile_field']>;
 
 /** A realm_user update's person part and who receives it. */
 interface Pending {
@@ -64,10 +61,7 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, realm: Realm
       await audit(AuditEventType.USER_FULL_NAME_CHANGED, valueChange(target.full_name, fullName));
     }
     if (changes.profile_data) {
-      for (const { field, old } of await applyProfileData(tx, target, changes.profile_data)) {
-        toAll({ custom_profile_field: field });
-        await audit(AuditEventType.USER_CUSTOM_PROFILE_DATA_CHANGED, { field_id: field.id, ...valueChange(old, field.value) });
-      }
+      await announceProfileChangesInTx(ctx, tx, actor, target, await applyProfileData(tx, actor, target, changes.profile_data), audience);
     }
     if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
       const emailHost = realmHost(ctx.config.externalUrl, realm.string_id);
@@ -84,62 +78,21 @@ async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: U
 }
 
 /**
- * Sets and clears custom profile field values. Zulip removes the values
- * given as null, "" or [] first, then checks every other value against its
- * field's type before storing any. Returns the event parts of the values
- * that actually changed, each with the value it replaced (for the audit log).
+ * profile_data of PATCH /users/{id}, as Zulip's update_user_backend: the
+ * values given as null, "" or [] are removed first, then every other one is
+ * checked against its field's type before any is stored. An administrator
+ * may set fields that users cannot edit themselves.
  */
 async function applyProfileData(
   tx: Tx,
+  actor: UserRow,
   target: UserRow,
   items: NonNullable<Params<'update-user'>['profile_data']>,
-): Promise<Array<{ field: ProfileFieldChange; old: string | null }>> {
-  const fields = await getProfileFields(
-    tx.trx,
-    target.realm_id,
-    items.map((i) => i.id),
-  );
-  const fieldOf = (id: number): ProfileFieldDef => {
-    const f = fields.get(id);
-    if (!f) throw new ApiError(`Field id ${id} not found.`);
-    return f;
-  };
-  const changed: Array<{ field: ProfileFieldChange; old: string | null }> = [];
-  const toSet: Array<{ field: ProfileFieldDef; value: string }> = [];
-  for (const item of items) {
-    const field = fieldOf(item.id);
-    if (isClearingValue(item.value)) {
-      const old = await getProfileValue(tx.trx, target.id, field.id);
-      if (old && (await deleteProfileValue(tx.trx, target.id, field.id)))
-        changed.push({ field: { id: field.id, value: null }, old: old.value });
-      continue;
-    }
-    const checked = checkProfileValue(field, item.value);
-    if (checked.kind === 'users') await checkProfileUsers(tx, target.realm_id, checked.ids);
-    toSet.push({ field, value: checked.kind === 'users' ? JSON.stringify(checked.ids) : checked.value });
-  }
-  for (const { field, value } of toSet) {
-    const old = await getProfileValue(tx.trx, target.id, field.id);
-    if (old?.value === value) continue;
-    const rendered = isRenderable(field.field_type) ? (await renderForRealm(tx.trx, target.realm_id, value, null)).html : null;
-    await setProfileValue(tx.trx, { user_id: target.id, field_id: field.id, value, rendered_value: rendered });
-    changed.push({
-      field: rendered === null ? { id: field.id, value } : { id: field.id, value, rendered_value: rendered },
-      old: old?.value ?? null,
-    });
-  }
-  return changed;
-}
-
-/** A Users-type field holds active, human users of the organization (Zulip's check_valid_user_ids). */
-async function checkProfileUsers(tx: Tx, realmId: number, ids: number[]): Promise<void> {
-  const users = new Map((await listUsersByIds(tx.trx, realmId, ids)).map((u) => [u.id, u]));
-  for (const id of ids) {
-    const u = users.get(id);
-    if (!u) throw new ApiError(`Invalid user ID: ${id}`);
-    if (!u.is_active) throw new ApiError(`User with ID ${id} is deactivated`);
-    if (u.is_bot) throw new ApiError(`User with ID ${id} is a bot`);
-  }
+): Promise<ProfileValueChange[]> {
+  const clearing = items.filter((i) => isClearingValue(i.value)).map((i) => i.id);
+  const setting = items.flatMap((i) => (isClearingValue(i.value) ? [] : [{ id: i.id, value: i.value }]));
+  const removed = await removeProfileValuesInTx(tx, actor, target, clearing);
+  return [...removed, ...(await setProfileValuesInTx(tx, actor, target, setting))];
 }
 
 /**

@@ -37,6 +37,11 @@ export const AuditEventType = {
   // Parley only.
   USER_CUSTOM_PROFILE_DATA_CHANGED: 30001,
   MULTIUSE_INVITE_CREATED: 30002,
+  // Custom profile field definitions (Parley only: Zulip logs none of these changes).
+  CUSTOM_PROFILE_FIELD_CREATED: 30101,
+  CUSTOM_PROFILE_FIELD_UPDATED: 30102,
+  CUSTOM_PROFILE_FIELD_DELETED: 30103,
+  CUSTOM_PROFILE_FIELDS_REORDERED: 30104,
 } as const;
 export type AuditEventTypeCode = (typeof AuditEventType)[keyof typeof AuditEventType];
 

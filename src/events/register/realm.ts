@@ -5,6 +5,7 @@ import { MAX_AVATAR_FILE_SIZE_MIB } from '../../domain/avatars';
 import type { RealmGroupSetting } from '../../domain/group-settings';
 import { MAX_CHANNEL_DESCRIPTION_LENGTH, MAX_CHANNEL_NAME_LENGTH, MAX_PRINCIPALS } from '../../domain/channels';
 import { EMOJI_DATA_PATH } from '../../domain/emoji';
+import { DEFAULT_EXTERNAL_ACCOUNTS } from '../../domain/profile-fields';
 import { realmHost, realmUrl } from '../../domain/realm-address';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../../domain/topics';
 import { REPORT_MESSAGE_TYPES } from '../../domain/reports';
@@ -255,29 +256,10 @@ const GIF_RATING_POLICY_OPTIONS: Record<string, Schema<'NamedOption'>> = {
   r: { name: 'Rated R: restricted', id: 5 },
 };
 
-/**
- * Sites an external-account profile field may name, with the profile URL
- * `%(username)s` fills (Zulip's pattern syntax). Zulip offers these and more.
- */
-const EXTERNAL_ACCOUNTS: Record<string, { site: string; url: string }> = {
-  bitbucket: { site: 'Bitbucket', url: 'https://bitbucket.org/%(username)s' },
-  bluesky: { site: 'Bluesky', url: 'https://bsky.app/profile/%(username)s' },
-  codeberg: { site: 'Codeberg', url: 'https://codeberg.org/%(username)s' },
-  github: { site: 'GitHub', url: 'https://github.com/%(username)s' },
-  gitlab: { site: 'GitLab', url: 'https://gitlab.com/%(username)s' },
-  linkedin: { site: 'LinkedIn', url: 'https://www.linkedin.com/in/%(username)s' },
-  // The value is the whole profile URL: Mastodon accounts live on many servers.
-  mastodon: { site: 'Mastodon', url: '%(username)s' },
-  twitter: { site: 'Twitter', url: 'https://twitter.com/%(username)s' },
-  x: { site: 'X', url: 'https://x.com/%(username)s' },
-};
-
 /** Server-wide constants and limits, as a Zulip server with Parley's features configured sends them. */
 function serverSettings() {
   const externalAccounts: Record<string, Schema<'ExternalAccountType'>> = {};
-  for (const [key, a] of Object.entries(EXTERNAL_ACCOUNTS)) {
-    externalAccounts[key] = { name: `${a.site} account`, text: a.site, hint: '', url_pattern: a.url };
-  }
+  for (const [key, a] of Object.entries(DEFAULT_EXTERNAL_ACCOUNTS)) externalAccounts[key] = { ...a };
   const gifRatings: Record<string, Schema<'NamedOption'>> = {};
   for (const [key, o] of Object.entries(GIF_RATING_POLICY_OPTIONS)) gifRatings[key] = { ...o };
   return {
