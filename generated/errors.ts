@@ -7,7 +7,9 @@ export type ErrorCode =
   | 'BAD_IMAGE'
   | 'BAD_NARROW'
   | 'BAD_REQUEST'
+  | 'CANNOT_DEACTIVATE_GROUP_IN_USE'
   | 'CHANNEL_ALREADY_EXISTS'
+  | 'EXPECTATION_MISMATCH'
   | 'INVALID_INVITATION'
   | 'METHOD_NOT_ALLOWED'
   | 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED'
@@ -37,7 +39,9 @@ export const ERROR_STATUSES = {
   BAD_IMAGE: [400],
   BAD_NARROW: [400],
   BAD_REQUEST: [400, 404, 413, 415, 416],
+  CANNOT_DEACTIVATE_GROUP_IN_USE: [400],
   CHANNEL_ALREADY_EXISTS: [409],
+  EXPECTATION_MISMATCH: [400],
   INVALID_INVITATION: [400],
   METHOD_NOT_ALLOWED: [405],
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: [400],
@@ -71,7 +75,9 @@ export type ErrorFields = {
   BAD_IMAGE: Record<string, never>;
   BAD_NARROW: Record<string, never>;
   BAD_REQUEST: Record<string, never> | { "parameters": string };
+  CANNOT_DEACTIVATE_GROUP_IN_USE: { "objections": Array<{ "type": "subgroup" | "realm" | "channel" | "user_group"; "supergroup_ids"?: Array<number>; "channel_id"?: number; "group_id"?: number; "settings"?: Array<string> }> };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
+  EXPECTATION_MISMATCH: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
   METHOD_NOT_ALLOWED: { "allowed_methods": Array<string> };
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { "first_message_id_allowed_to_move": number | null; "total_messages_in_topic": number; "total_messages_allowed_to_move": number };
@@ -177,6 +183,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'create-user-group': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'deactivate-custom-emoji': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
@@ -185,6 +199,14 @@ export const OPERATION_ERRORS = {
   },
   'deactivate-user': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'deactivate-user-group': {
+    400: ['BAD_REQUEST', 'CANNOT_DEACTIVATE_GROUP_IN_USE'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -414,6 +436,22 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-user': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-user-group-members': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-user-group-subgroups': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -663,6 +701,30 @@ export const OPERATION_ERRORS = {
   },
   'update-user': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-user-group': {
+    400: ['BAD_REQUEST', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 'EXPECTATION_MISMATCH'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-user-group-members': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-user-group-subgroups': {
+    400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
