@@ -453,6 +453,43 @@ eachDatabase('user groups over the API', (dialect) => {
     });
   });
 
+  describe('events and register', () => {
+    it("delivers each change to a guest's queue in the contract's shapes, and a new register shows the result", async () => {
+      const { owner, guest, member } = t.cast;
+      const client = await register(t, guest, { event_types: ['user_group'] });
+      const sub = await create(owner);
+      const id = await create(owner, { members: [member.id] });
+      expect(
+        (await t.api.post(`/user_groups/${id}/members`, owner, { add: [guest.id], delete: [member.id], add_subgroups: [sub] })).status,
+      ).toBe(200);
+      expect(
+        (await t.api.patch(`/user_groups/${id}`, owner, { description: 'seen by all', can_join_group: { new: sys['role:members'] } }))
+          .status,
+      ).toBe(200);
+      expect((await t.api.post(`/user_groups/${id}/subgroups`, owner, { delete: [sub] })).status).toBe(200);
+      const events = await pending(t, client);
+      expect(events.map((e) => e.op)).toEqual([
+        'add',
+        'add',
+        'add_members',
+        'remove_members',
+        'add_subgroups',
+        'update',
+        'update',
+        'remove_subgroups',
+      ]);
+      const state = (await register(t, guest, { fetch_event_types: ['realm_user_groups'] })).state.realm_user_groups as Array<
+        Record<string, any>
+      >;
+      expect(state.find((g) => g.id === id)).toMatchObject({
+        members: [guest.id],
+        direct_subgroup_ids: [],
+        description: 'seen by all',
+        can_join_group: sys['role:members'],
+      });
+    });
+  });
+
   describe('deactivation', () => {
     it('deactivates an unused group, tells everyone, and reactivates it through PATCH', async () => {
       const { owner, guest } = t.cast;
