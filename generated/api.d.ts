@@ -3411,7 +3411,7 @@ export interface components {
         UpdateUserGroupRequest: {
             name?: components["schemas"]["UserGroupName"];
             description?: components["schemas"]["UserGroupDescription"];
-            /** @description false reactivates a deactivated group (feature level 386); true is refused: groups are deactivated with POST /user_groups/{user_group_id}/deactivate. */
+            /** @description false reactivates a deactivated group (feature level 386). true changes nothing: groups are deactivated with POST /user_groups/{user_group_id}/deactivate. */
             deactivated?: boolean;
             /** @description Who may add members, as {new, old} (feature level 305). */
             can_add_members_group?: components["schemas"]["GroupSettingValueUpdate"];
@@ -9879,7 +9879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["ExpectationMismatchError"] | components["schemas"]["CannotDeactivateGroupInUseError"];
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["ExpectationMismatchError"];
                 };
             };
             401: components["responses"]["Unauthorized"];
