@@ -686,6 +686,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user_groups/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a user group
+         * @description Creates a named user group with its first direct members and subgroups and its permission settings; a setting not given takes Zulip's default (can_add_members_group and can_manage_group: the creator alone; can_join_group and can_remove_members_group: role:nobody; can_leave_group and can_mention_group: role:everyone). Every active user of the organization hears of it (user_group add).
+         */
+        post: operations["create-user-group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a user group
+         * @description Changes a named group's name, description or permission settings (each as {new, old}: EXPECTATION_MISMATCH when old is not the current value), and reactivates a deactivated group with deactivated=false (feature level 386). Deactivated groups may be renamed and have their description and settings changed too (feature level 340). Every active user hears of each change (user_group update).
+         */
+        patch: operations["update-user-group"];
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user group
+         * @description Deactivates a named group (feature level 290): it can no longer be mentioned or given permissions, and is listed only to clients asking for deactivated groups. Refused while a named group holds it as a subgroup or a permission setting of the organization, a channel or an active group holds it, directly or through an anonymous group (CANNOT_DEACTIVATE_GROUP_IN_USE with the objections, feature level 298). Every active user hears of it (user_group update with deactivated true; clients without include_deactivated_groups get user_group remove).
+         */
+        post: operations["deactivate-user-group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get user group members
+         * @description Lists the group's active members: direct ones and, unless direct_member_only, those of its subgroups at any depth. Deactivated users are left out (feature level 303).
+         */
+        get: operations["get-user-group-members"];
+        put?: never;
+        /**
+         * Update user group members
+         * @description Adds and removes direct members and, from feature level 311, direct subgroups, all or nothing. Members added or removed must be active users (feature level 303); members and subgroups of deactivated groups may be changed (feature level 391). Every active user hears of each change (user_group add_members, remove_members, add_subgroups, remove_subgroups).
+         */
+        post: operations["update-user-group-members"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/subgroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get user group subgroups
+         * @description Lists the group's subgroups: direct ones and, unless direct_subgroup_only, their subgroups at any depth.
+         */
+        get: operations["get-user-group-subgroups"];
+        put?: never;
+        /**
+         * Update user group subgroups
+         * @description Adds and removes direct subgroups, all or nothing. A subgroup must be a named group of the organization (not deactivated to be added), and a link that would make the group its own subgroup is refused. Every active user hears of each change (user_group add_subgroups, remove_subgroups).
+         */
+        post: operations["update-user-group-subgroups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invites/multiuse": {
         parameters: {
             query?: never;
@@ -3493,6 +3601,164 @@ export interface components {
             /** @description Whether the user is a member of the group. */
             is_user_group_member: boolean;
         };
+        /** @description A named group's name: at most 100 characters, not blank, unique in the organization (compared without case), and not starting with '@', 'role:', 'user:', 'stream:' or 'channel:'. */
+        UserGroupName: string;
+        /** @description The group's description, at most 1,024 characters (a Parley limit). */
+        UserGroupDescription: string;
+        UserGroupIdList: components["schemas"]["Id"][];
+        CreateUserGroupRequest: {
+            name: components["schemas"]["UserGroupName"];
+            description: components["schemas"]["UserGroupDescription"];
+            /** @description IDs of the active users who are the group's first direct members. */
+            members: components["schemas"]["UserGroupIdList"];
+            /** @description IDs of the groups that are its first direct subgroups (feature level 311). */
+            subgroups?: components["schemas"]["UserGroupIdList"];
+            /** @description Who may add members (feature level 305); default the creator alone. */
+            can_add_members_group?: components["schemas"]["GroupSettingValue"];
+            /** @description Who may join the group (feature level 301); default role:nobody. */
+            can_join_group?: components["schemas"]["GroupSettingValue"];
+            /** @description Who may leave the group (feature level 308); default role:everyone. */
+            can_leave_group?: components["schemas"]["GroupSettingValue"];
+            /** @description Who may manage the group (every other permission included) (feature level 283); default the creator alone. */
+            can_manage_group?: components["schemas"]["GroupSettingValue"];
+            /** @description Who may mention the group (feature level 191); default role:everyone. */
+            can_mention_group?: components["schemas"]["GroupSettingValue"];
+            /** @description Who may remove members (feature level 324); default role:nobody. */
+            can_remove_members_group?: components["schemas"]["GroupSettingValue"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "group_id": 30
+         *     }
+         */
+        CreateUserGroupResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new group's ID (feature level 317). */
+            group_id: number;
+        };
+        /** @description A change of a group setting: the new value and, optionally, the value the client believes is current (EXPECTATION_MISMATCH if it is not). */
+        GroupSettingValueUpdate: {
+            new: components["schemas"]["GroupSettingValue"];
+            old?: components["schemas"]["GroupSettingValue"];
+        };
+        UpdateUserGroupRequest: {
+            name?: components["schemas"]["UserGroupName"];
+            description?: components["schemas"]["UserGroupDescription"];
+            /** @description false reactivates a deactivated group (feature level 386). true changes nothing: groups are deactivated with POST /user_groups/{user_group_id}/deactivate. */
+            deactivated?: boolean;
+            /** @description Who may add members, as {new, old} (feature level 305). */
+            can_add_members_group?: components["schemas"]["GroupSettingValueUpdate"];
+            /** @description Who may join the group, as {new, old} (feature level 301). */
+            can_join_group?: components["schemas"]["GroupSettingValueUpdate"];
+            /** @description Who may leave the group, as {new, old} (feature level 308). */
+            can_leave_group?: components["schemas"]["GroupSettingValueUpdate"];
+            /** @description Who may manage the group (every other permission included), as {new, old} (feature level 283). */
+            can_manage_group?: components["schemas"]["GroupSettingValueUpdate"];
+            /** @description Who may mention the group, as {new, old} (feature level 191). */
+            can_mention_group?: components["schemas"]["GroupSettingValueUpdate"];
+            /** @description Who may remove members, as {new, old} (feature level 324). */
+            can_remove_members_group?: components["schemas"]["GroupSettingValueUpdate"];
+        };
+        /**
+         * @description The `old` value of a {new, old} setting change is not the current value.
+         * @example {
+         *       "result": "error",
+         *       "msg": "'old' value does not match the expected value.",
+         *       "code": "EXPECTATION_MISMATCH"
+         *     }
+         */
+        ExpectationMismatchError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "EXPECTATION_MISMATCH";
+        };
+        /** @description One thing that uses the group: a named group holding it as a subgroup (type subgroup), or permission settings of the organization, a channel or a user group holding it directly or through an anonymous group. */
+        GroupInUseObjection: {
+            /** @enum {string} */
+            type: "subgroup" | "realm" | "channel" | "user_group";
+            supergroup_ids?: number[];
+            channel_id?: number;
+            group_id?: number;
+            settings?: string[];
+        };
+        /**
+         * @description The group is still used as a subgroup or in a permission setting (feature level 298).
+         * @example {
+         *       "result": "error",
+         *       "msg": "Cannot deactivate user group in use.",
+         *       "code": "CANNOT_DEACTIVATE_GROUP_IN_USE",
+         *       "objections": [
+         *         {
+         *           "type": "realm",
+         *           "settings": [
+         *             "can_create_public_channel_group"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        CannotDeactivateGroupInUseError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "CANNOT_DEACTIVATE_GROUP_IN_USE";
+            objections: components["schemas"]["GroupInUseObjection"][];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "members": [
+         *         10,
+         *         12
+         *       ]
+         *     }
+         */
+        UserGroupMembersResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description IDs of the group's active members, direct or through subgroups, by ID. */
+            members: number[];
+        };
+        UpdateUserGroupMembersRequest: {
+            /** @description IDs of active users to make direct members. */
+            add?: components["schemas"]["UserGroupIdList"];
+            /** @description IDs of direct members to remove. */
+            delete?: components["schemas"]["UserGroupIdList"];
+            /** @description IDs of groups to make direct subgroups (feature level 311). */
+            add_subgroups?: components["schemas"]["UserGroupIdList"];
+            /** @description IDs of direct subgroups to remove (feature level 311). */
+            delete_subgroups?: components["schemas"]["UserGroupIdList"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "subgroups": [
+         *         11,
+         *         14
+         *       ]
+         *     }
+         */
+        UserGroupSubgroupsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description IDs of the group's subgroups, direct or at any depth, by ID. */
+            subgroups: number[];
+        };
+        UpdateUserGroupSubgroupsRequest: {
+            /** @description IDs of groups to make direct subgroups. */
+            add?: components["schemas"]["UserGroupIdList"];
+            /** @description IDs of direct subgroups to remove. */
+            delete?: components["schemas"]["UserGroupIdList"];
+        };
         CreateInviteLinkRequest: {
             /** @description Minutes until the link expires; null means it never expires. When omitted the server default applies (INVITATION_LINK_VALIDITY_MINUTES, 14400 minutes, that is 10 days). */
             invite_expires_in_minutes?: number | null;
@@ -3719,11 +3985,6 @@ export interface components {
          * @example -1
          */
         RealmChannelId: number;
-        /** @description A change of a group setting: the new value and, optionally, the value the client believes is current (EXPECTATION_MISMATCH if it is not). */
-        GroupSettingValueUpdate: {
-            new: components["schemas"]["GroupSettingValue"];
-            old?: components["schemas"]["GroupSettingValue"];
-        };
         /**
          * @example {
          *       "name": "Parley Demo",
@@ -10302,6 +10563,343 @@ export interface operations {
                     "application/json": components["schemas"]["IsUserGroupMemberResponse"];
                 };
             };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-user-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "marketing",
+                 *       "description": "The marketing team.",
+                 *       "members": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateUserGroupRequest"];
+                /**
+                 * @example {
+                 *       "name": "marketing",
+                 *       "description": "The marketing team.",
+                 *       "members": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CreateUserGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description Success; `group_id` is the new group's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "group_id": 30
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateUserGroupResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-user-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user group.
+                 * @example 1
+                 */
+                user_group_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "The marketing team."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserGroupRequest"];
+                /**
+                 * @example {
+                 *       "description": "The marketing team."
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateUserGroupRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["ExpectationMismatchError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "deactivate-user-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user group.
+                 * @example 1
+                 */
+                user_group_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["CannotDeactivateGroupInUseError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-user-group-members": {
+        parameters: {
+            query?: {
+                /**
+                 * @description When true, only direct members are listed.
+                 * @example false
+                 */
+                direct_member_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user group.
+                 * @example 1
+                 */
+                user_group_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupMembersResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-user-group-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user group.
+                 * @example 1
+                 */
+                user_group_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserGroupMembersRequest"];
+                /**
+                 * @example {
+                 *       "add": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateUserGroupMembersRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-user-group-subgroups": {
+        parameters: {
+            query?: {
+                /**
+                 * @description When true, only direct subgroups are listed.
+                 * @example false
+                 */
+                direct_subgroup_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user group.
+                 * @example 1
+                 */
+                user_group_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserGroupSubgroupsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-user-group-subgroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user group.
+                 * @example 1
+                 */
+                user_group_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserGroupSubgroupsRequest"];
+                /**
+                 * @example {
+                 *       "add": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateUserGroupSubgroupsRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
             /** @description Bad request. */
             400: {
                 headers: {

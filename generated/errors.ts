@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'BAD_IMAGE'
   | 'BAD_NARROW'
   | 'BAD_REQUEST'
+  | 'CANNOT_DEACTIVATE_GROUP_IN_USE'
   | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'CHANNEL_ALREADY_EXISTS'
   | 'EXPECTATION_MISMATCH'
@@ -39,6 +40,7 @@ export const ERROR_STATUSES = {
   BAD_IMAGE: [400],
   BAD_NARROW: [400],
   BAD_REQUEST: [400, 404, 413, 415, 416],
+  CANNOT_DEACTIVATE_GROUP_IN_USE: [400],
   CANNOT_DEACTIVATE_LAST_USER: [400],
   CHANNEL_ALREADY_EXISTS: [409],
   EXPECTATION_MISMATCH: [400],
@@ -75,6 +77,7 @@ export type ErrorFields = {
   BAD_IMAGE: Record<string, never>;
   BAD_NARROW: Record<string, never>;
   BAD_REQUEST: Record<string, never> | { "parameters": string };
+  CANNOT_DEACTIVATE_GROUP_IN_USE: { "objections": Array<{ "type": "subgroup" | "realm" | "channel" | "user_group"; "supergroup_ids"?: Array<number>; "channel_id"?: number; "group_id"?: number; "settings"?: Array<string> }> };
   CANNOT_DEACTIVATE_LAST_USER: { "is_last_owner": boolean; "entity": string };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
   EXPECTATION_MISMATCH: Record<string, never>;
@@ -207,6 +210,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'create-user-group': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'deactivate-custom-emoji': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
@@ -223,6 +234,14 @@ export const OPERATION_ERRORS = {
   },
   'deactivate-user': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'deactivate-user-group': {
+    400: ['BAD_REQUEST', 'CANNOT_DEACTIVATE_GROUP_IN_USE'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -492,6 +511,22 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-user-by-email': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-user-group-members': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-user-group-subgroups': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -797,6 +832,30 @@ export const OPERATION_ERRORS = {
   },
   'update-user-by-email': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-user-group': {
+    400: ['BAD_REQUEST', 'EXPECTATION_MISMATCH'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-user-group-members': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-user-group-subgroups': {
+    400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],

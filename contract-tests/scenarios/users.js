@@ -1,6 +1,6 @@
 'use strict';
 /*
- * Scenarios for users, user groups and organization defaults. Anything
+ * Scenarios for users and organization defaults. Anything
  * that changes a user acts on a user made for it, never on the demo cast.
  */
 const { api, fresh, refusal, unauthenticated } = require('./core');
@@ -28,13 +28,6 @@ async function freshUser(s) {
   const key = await api(s, 'POST', '/fetch_api_key', { username: email, password: 'scenario-password-1' });
   if (key.status !== 200) throw new Error(`fetch-api-key failed: ${JSON.stringify(key.body)}`);
   return { email, api_key: key.body.api_key, id: made.body.user_id };
-}
-
-async function groupId(s, name) {
-  const res = await api(s, 'GET', '/user_groups', {}, s.users.member);
-  const group = res.body.user_groups.find((g) => g.name === name);
-  if (!group) throw new Error(`no group ${name}`);
-  return group.id;
 }
 
 const scenarios = {
@@ -156,38 +149,6 @@ const scenarios = {
     }),
     401: unauthenticated((req, s) => {
       req.pathParams.user_id = s.users.member.id;
-    }),
-  },
-  'get-user-groups': {
-    200: (req, s) => {
-      req.user = s.users.guest;
-      req.query = { include_deactivated_groups: true };
-    },
-    400: refusal('BAD_REQUEST', 'include_deactivated_groups is not a boolean', (req, s) => {
-      req.user = s.users.member;
-      req.query = { include_deactivated_groups: 'yes' };
-    }),
-    401: unauthenticated((req) => {
-      req.query = {};
-    }),
-  },
-  'get-is-user-group-member': {
-    200: async (req, s) => {
-      req.user = s.users.member;
-      req.pathParams.user_group_id = await groupId(s, 'role:members');
-      req.pathParams.user_id = s.users.owner.id;
-      req.query = { direct_member_only: false };
-    },
-    400: refusal('BAD_REQUEST', 'Invalid user group', (req, s) => {
-      req.user = s.users.member;
-      req.pathParams.user_group_id = 999999;
-      req.pathParams.user_id = s.users.owner.id;
-      req.query = {};
-    }),
-    401: unauthenticated((req, s) => {
-      req.pathParams.user_group_id = 1;
-      req.pathParams.user_id = s.users.owner.id;
-      req.query = {};
     }),
   },
   'update-realm-user-settings-defaults': {

@@ -18,10 +18,13 @@ export async function storeGroupSettingInTx(
   value: GroupSettingValue,
   rule: GroupSettingRule,
 ): Promise<number> {
+  const system = await getSystemGroupIds(tx.trx, realmId);
   if (typeof value !== 'number' && value.direct_members.length === 0 && value.direct_subgroups.length === 1) {
     value = value.direct_subgroups[0]!;
+  } else if (typeof value !== 'number' && value.direct_members.length === 0 && value.direct_subgroups.length === 0) {
+    // Zulip stores an empty anonymous group as role:nobody (then subject to allowNobody).
+    value = system.get('role:nobody')!;
   }
-  const system = await getSystemGroupIds(tx.trx, realmId);
   const name = (id: number) => [...system.entries()].find(([, gid]) => gid === id)?.[0];
   const referenced = typeof value === 'number' ? [value] : value.direct_subgroups;
   const groups = await getGroupsByIds(tx.trx, realmId, referenced);
@@ -37,7 +40,8 @@ export async function storeGroupSettingInTx(
   if (typeof value === 'number') return value;
   const members = [...new Set(value.direct_members)];
   if (members.length) {
-    const found = new Set((await listUsersByIds(tx.trx, realmId, members)).map((u) => u.id));
+    // Zulip refuses deactivated users here as it does unknown ones.
+    const found = new Set((await listUsersByIds(tx.trx, realmId, members)).filter((u) => u.is_active).map((u) => u.id));
     const missing = members.find((m) => !found.has(m));
     if (missing !== undefined) throw new ApiError(`Invalid user ID: ${missing}`);
   }

@@ -146,3 +146,25 @@ export const REALM_GROUP_SETTINGS = Object.keys(REALM_SETTING_RULES) as RealmGro
 export type UserGroupSetting = keyof typeof USER_GROUP_SETTING_RULES;
 /** A user group's permission-group columns. */
 export const GROUP_GROUP_SETTINGS = Object.keys(USER_GROUP_SETTING_RULES) as UserGroupSetting[];
+
+/** {direct_members: [], direct_subgroups: [G]} is G: Zulip's canonical form of a value. */
+function canonicalGroupSettingValue(v: GroupSettingValue): GroupSettingValue {
+  if (typeof v !== 'number' && v.direct_members.length === 0 && v.direct_subgroups.length === 1) return v.direct_subgroups[0]!;
+  return v;
+}
+
+/**
+ * Whether two group-setting values name the same holders (Zulip's
+ * are_both_group_setting_values_equal): the same group id, or the same sets
+ * of direct members and subgroups, a lone subgroup being equal to its id.
+ */
+export function groupSettingValuesEqual(a: GroupSettingValue, b: GroupSettingValue): boolean {
+  const x = canonicalGroupSettingValue(a);
+  const y = canonicalGroupSettingValue(b);
+  if (typeof x === 'number' || typeof y === 'number') return x === y;
+  const same = (p: number[], q: number[]) => {
+    const s = new Set(p);
+    return s.size === new Set(q).size && q.every((i) => s.has(i));
+  };
+  return same(x.direct_members, y.direct_members) && same(x.direct_subgroups, y.direct_subgroups);
+}

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/connection';
 import { invalidates } from '../db/invalidations';
-import type { UserGroupSetting } from '../domain/group-settings';
+import { CHANNEL_GROUP_SETTINGS, GROUP_GROUP_SETTINGS, REALM_GROUP_SETTINGS, type UserGroupSetting } from '../domain/group-settings';
 import { insertOne, insertRows } from './ids';
 import { mapBools, rawRows } from './rows';
 
@@ -168,4 +169,137 @@ export async function getGroupsByIds(q: Q, realmId: number, ids: number[]): Prom
 export async function listRealmGroups(q: Q, realmId: number): Promise<UserGroupRow[]> {
   const rows = await q('user_groups').where({ realm_id: realmId }).orderBy('id');
   return rows.map((r) => mapBools<UserGroupRow>(r));
+}
+
+/** One group of the organization with every column, or undefined (another organization's groups are not found). */
+export async function getGroupRow(q: Q, realmId: number, id: number): Promise<UserGroupRow | undefined> {
+  const row = await q('user_groups').where({ id, realm_id: realmId }).first();
+  return row ? mapBools<UserGroupRow>(row) : undefined;
+}
+
+/**
+ * The named group of the organization holding this name, compared without
+ * case: MariaDB's collation finds "Design" equal to "design" in the unique
+ * (realm_id, name) index, so SQLite compares the same way to answer alike.
+ */
+export async function findGroupIdByName(q: Q, realmId: number, name: string): Promise<number | undefined> {
+  const row = await q('user_groups').where({ realm_id: realmId }).whereRaw('LOWER(name) = LOWER(?)', [name]).first('id');
+  return row ? Number(row.id) : undefined;
+}
+
+/**
+ * Serializes changes to an organization's subgroup links (MariaDB locks the
+ * organization's row; SQLite has one writer anyway), so that two additions
+ * racing cannot close a cycle neither saw.
+ */
+export async function lockRealmGroups(trx: Knex.Transaction, realmId: number): Promise<void> {
+  if (dialectOf(trx) === 'mysql') await trx('realms').where({ id: realmId }).forUpdate().first('id');
+}
+
+/** A named group's name, description, deactivation or permission settings. */
+export async function updateGroup(
+  q: Q,
+  realmId: number,
+  id: number,
+  fields: Partial<Pick<UserGroupRow, 'name' | 'description' | 'deactivated'> & GroupSettingColumns>,
+): Promise<void> {
+  await q('user_groups').where({ id, realm_id: realmId }).update(fields);
+  // Deactivation and settings change what group mentions and permission
+  // checks see for the whole organization: its callers are dropped.
+  invalidates(q, { kind: 'realm', realmId });
+}
+
+export async function removeSubgroups(q: Q, realmId: number, supergroupId: number, subgroupIds: number[]): Promise<void> {
+  if (subgroupIds.length === 0) return;
+  await q('group_subgroups').where({ supergroup_id: supergroupId }).whereIn('subgroup_id', subgroupIds).delete();
+  // Recursive memberships of every member of those subgroups change: coarse, as addSubgroup.
+  invalidates(q, { kind: 'realm', realmId });
+}
+
+/** Direct members of a group, deactivated users included (what membership edits check against). */
+export async function listDirectMemberIds(q: Q, groupId: number, activeOnly: boolean): Promise<number[]> {
+  const query = q('group_members as gm').where('gm.group_id', groupId).orderBy('gm.user_id');
+  if (activeOnly) query.join('users as u', 'u.id', 'gm.user_id').where('u.is_active', true);
+  return (await query.pluck('gm.user_id')).map(Number);
+}
+
+/** Direct subgroups of a group, or with `recursive` every group below it at any depth; by id. */
+export async function listSubgroupIds(q: Q, groupId: number, recursive: boolean): Promise<number[]> {
+  if (!recursive) {
+    return (await q('group_subgroups').where({ supergroup_id: groupId }).orderBy('subgroup_id').pluck('subgroup_id')).map(Number);
+  }
+  const result = await q.raw(
+    `WITH RECURSIVE g(id) AS (
+       SELECT gs.subgroup_id FROM group_subgroups gs WHERE gs.supergroup_id = ?
+       UNION SELECT gs.subgroup_id FROM group_subgroups gs JOIN g ON gs.supergroup_id = g.id
+     ) SELECT id FROM g ORDER BY id`,
+    [groupId],
+  );
+  return rawRows<{ id: number }>(result).map((r) => Number(r.id));
+}
+
+/** Whether `target` is one of these groups or below one of them at any depth (a link to it would close a cycle). */
+export async function isAmongOrBelow(q: Q, groupIds: number[], target: number): Promise<boolean> {
+  if (groupIds.length === 0) return false;
+  if (groupIds.includes(target)) return true;
+  const marks = groupIds.map(() => '?').join(', ');
+  const result = await q.raw(
+    `WITH RECURSIVE g(id) AS (
+       SELECT gs.subgroup_id FROM group_subgroups gs WHERE gs.supergroup_id IN (${marks})
+       UNION SELECT gs.subgroup_id FROM group_subgroups gs JOIN g ON gs.supergroup_id = g.id
+     ) SELECT 1 AS hit FROM g WHERE id = ? LIMIT 1`,
+    [...groupIds, target],
+  );
+  return rawRows<unknown>(result).length > 0;
+}
+
+/** The groups holding this one as a direct subgroup: named ones (not deactivated) and anonymous ones. */
+export async function listDirectSupergroups(q: Q, groupId: number): Promise<{ named: number[]; anonymous: number[] }> {
+  const rows: Array<{ id: number; name: string | null; deactivated: unknown }> = await q('group_subgroups as gs')
+    .join('user_groups as g', 'g.id', 'gs.supergroup_id')
+    .where('gs.subgroup_id', groupId)
+    .orderBy('g.id')
+    .select('g.id', 'g.name', 'g.deactivated');
+  return {
+    named: rows.filter((r) => r.name !== null && !r.deactivated).map((r) => Number(r.id)),
+    anonymous: rows.filter((r) => r.name === null).map((r) => Number(r.id)),
+  };
+}
+
+/** What holds one of these group ids in a permission setting: the organization, its channels not archived, its active named groups. */
+export async function listSettingsUsingGroups(
+  q: Q,
+  realmId: number,
+  groupIds: number[],
+): Promise<{
+  realm: string[];
+  channels: Array<{ id: number; settings: string[] }>;
+  groups: Array<{ id: number; settings: string[] }>;
+}> {
+  const ids = new Set(groupIds);
+  const holding = (row: Record<string, unknown>, settings: readonly string[]) => settings.filter((s) => ids.has(Number(row[s])));
+  const anyColumn = (qb: Knex.QueryBuilder, settings: readonly string[]) =>
+    qb.where((w) => {
+      for (const s of settings) w.orWhereIn(s, groupIds);
+    });
+  const realmRow = await q('realms')
+    .where({ id: realmId })
+    .first(...REALM_GROUP_SETTINGS);
+  const channelRows = await anyColumn(q('channels').where({ realm_id: realmId, deactivated: false }), CHANNEL_GROUP_SETTINGS)
+    .orderBy('id')
+    .select('id', ...CHANNEL_GROUP_SETTINGS);
+  const groupRows = await anyColumn(
+    q('user_groups').where({ realm_id: realmId, deactivated: false }).whereNotNull('name'),
+    GROUP_GROUP_SETTINGS,
+  )
+    .orderBy('id')
+    .select('id', ...GROUP_GROUP_SETTINGS);
+  return {
+    realm: realmRow ? holding(realmRow, REALM_GROUP_SETTINGS) : [],
+    channels: (channelRows as Array<Record<string, unknown>>).map((r) => ({
+      id: Number(r.id),
+      settings: holding(r, CHANNEL_GROUP_SETTINGS),
+    })),
+    groups: (groupRows as Array<Record<string, unknown>>).map((r) => ({ id: Number(r.id), settings: holding(r, GROUP_GROUP_SETTINGS) })),
+  };
 }
