@@ -202,6 +202,11 @@ eachDatabase('request pipeline', (dialect) => {
     it('answers a non-integer path parameter with a Zulip error', async () => {
       const res = await request(echoApp).patch('/api/v1/messages/abc').set('Authorization', basic(t.cast.admin));
       expect([res.status, res.body]).toEqual([400, { result: 'error', msg: 'message_id is not an integer', code: 'BAD_REQUEST' }]);
+      // Blank text passes the validator's loose integer check as 0; it is no integer either.
+      for (const blank of ['%E2%80%A8', '%20', '%091']) {
+        const odd = await request(t.app).patch(`/api/v1/saved_snippets/${blank}`).set('Authorization', basic(t.cast.member));
+        expect([blank, odd.status, odd.body.msg]).toEqual([blank, 400, 'saved_snippet_id is not an integer']);
+      }
       // Beside a sibling template (/users/{email}), a non-integer segment is the sibling's parameter.
       const sibling = await request(t.app).patch('/api/v1/users/abc').set('Authorization', basic(t.cast.admin));
       expect([sibling.status, sibling.body]).toEqual([400, { result: 'error', msg: 'No such user', code: 'BAD_REQUEST' }]);

@@ -167,11 +167,17 @@ function checkNumbersInRange(value: unknown, name: string): void {
   }
 }
 
-/** Path parameters arrive as text; integer ones become numbers (the validator has checked them). */
+/**
+ * Path parameters arrive as text; integer ones become numbers. The validator's
+ * integer check coerces as JavaScript's == does, so blank text (" ", U+2028)
+ * passes it as 0: only an optional minus and digits are an integer here.
+ */
 function coercePathParams(s: RequestScope): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   for (const [name, value] of Object.entries(s.pathParams)) {
-    out[name] = s.info.integerPathParams.has(name) && /^-?\d+$/.test(value) ? Number(value) : value;
+    if (!s.info.integerPathParams.has(name)) out[name] = value;
+    else if (/^-?\d+$/.test(value)) out[name] = Number(value);
+    else throw new ApiError(`${name} is not an integer`);
   }
   return out;
 }
