@@ -70,7 +70,7 @@ export type ErrorFields = {
   BAD_EVENT_QUEUE_ID: { "queue_id": string };
   BAD_IMAGE: Record<string, never>;
   BAD_NARROW: Record<string, never>;
-  BAD_REQUEST: Record<string, never> | { "parameters": string };
+  BAD_REQUEST: Record<string, never> | { "errors": unknown } | { "parameters": string };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
   METHOD_NOT_ALLOWED: { "allowed_methods": Array<string> };
@@ -120,8 +120,24 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'add-code-playground': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'add-fcm-token': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'add-linkifier': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -303,6 +319,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-is-user-group-member': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-linkifiers': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -517,8 +541,24 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'remove-code-playground': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'remove-fcm-token': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'remove-linkifier': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -535,6 +575,14 @@ export const OPERATION_ERRORS = {
   },
   'render-message': {
     400: ['REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'reorder-linkifiers': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -583,6 +631,14 @@ export const OPERATION_ERRORS = {
   },
   'unsubscribe': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-linkifier': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],

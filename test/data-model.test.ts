@@ -230,6 +230,7 @@ eachDatabase('data model', (dialect) => {
       '028_first_login',
       '029_upload_quota',
       '030_retention',
+      '035_linkifiers_playgrounds',
     ]);
   });
 });

@@ -14,6 +14,7 @@ import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
 import { userTopicHandlers } from '../handlers/user-topics';
 import { customEmojiHandlers } from '../handlers/custom-emoji';
+import { linkifierHandlers } from '../handlers/linkifiers';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -34,6 +35,7 @@ export const HANDLERS: HandlerTable = {
   ...userTopicHandlers,
   ...avatarHandlers,
   ...customEmojiHandlers,
+  ...linkifierHandlers,
 };
 
 /**
