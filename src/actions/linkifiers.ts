@@ -24,7 +24,6 @@ type RealmLinkifiersEvent = EventBody<Schema<'RealmLinkifiersEvent'>>;
 
 const notFound = () => new ApiError('Linkifier not found.');
 
-
 function requireAdmin(caller: Caller): void {
   if (!isAdminRole(caller.user.role)) throw adminRequired();
 }

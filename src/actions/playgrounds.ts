@@ -14,7 +14,6 @@ import { listActiveUserIds } from '../queries/users';
 
 type RealmPlaygroundsEvent = EventBody<Schema<'RealmPlaygroundsEvent'>>;
 
-
 /**
  * POST /realm/playgrounds (Zulip's add_realm_playground and
  * check_add_realm_playground): the administrator check, the language as
@@ -28,7 +27,11 @@ export async function doAddPlayground(
 ): Promise<Data<'add-code-playground'>> {
   if (!isAdminRole(caller.user.role)) throw adminRequired();
   checkPygmentsLanguageParam(p.pygments_language);
-  const values = { name: pythonStrip(p.name), pygments_language: pythonStrip(p.pygments_language), url_template: pythonStrip(p.url_template) };
+  const values = {
+    name: pythonStrip(p.name),
+    pygments_language: pythonStrip(p.pygments_language),
+    url_template: pythonStrip(p.url_template),
+  };
   const realmId = caller.realm.id;
   const id = await inTransaction(ctx.db, async (tx) => {
     checkPlayground(values, await playgroundTaken(tx.trx, realmId, values.pygments_language, values.name));
