@@ -78,7 +78,7 @@ export async function reorderLinkifiers(q: Q, realmId: number, ids: readonly num
   for (const [order, id] of ids.entries()) await q('realm_linkifiers').where({ realm_id: realmId, id }).update({ order });
 }
 
-/** The ids of the organization's linkifiers, locked for the transaction where the engine has row locks. */
+/** The ids of the organization's linkifiers. */
 export async function listLinkifierIds(q: Q, realmId: number): Promise<number[]> {
   const rows = await q('realm_linkifiers').where({ realm_id: realmId }).select('id');
   return rows.map((r) => Number(r.id));
