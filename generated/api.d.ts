@@ -1430,6 +1430,126 @@ export interface paths {
         patch: operations["update-own-profile-data"];
         trace?: never;
     };
+    "/realm/linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get linkifiers
+         * @description Lists the organization's linkifiers in the order they apply: where two match overlapping text, the earlier one wins.
+         */
+        get: operations["get-linkifiers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reorder linkifiers
+         * @description Sets the order the linkifiers apply in (feature level 202). The list must name every linkifier of the organization exactly once. The organization's users receive a realm_linkifiers event with the new order; an organization without linkifiers accepts the empty list and nothing happens.
+         */
+        patch: operations["reorder-linkifiers"];
+        trace?: never;
+    };
+    "/realm/filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a linkifier
+         * @description Adds a linkifier after the organization's last one. Both values are trimmed, then checked as Zulip checks them: neither is blank, the template is a valid RFC 6570 template, the pattern compiles, the template's variables are exactly the pattern's named groups, and no other linkifier has the pattern. Messages sent from then on are linkified with it (sent messages keep their HTML, as in Zulip); topic links follow the current linkifiers. The organization's users receive a realm_linkifiers event.
+         */
+        post: operations["add-linkifier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/filters/{filter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's linkifiers.
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a linkifier
+         * @description Deletes a linkifier; the others keep their order. Messages already sent keep their HTML. The organization's users receive a realm_linkifiers event.
+         */
+        delete: operations["remove-linkifier"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a linkifier
+         * @description Replaces a linkifier's pattern and URL template (feature level 115), checked as when adding one; its place in the order is kept. Messages already sent keep their HTML. The organization's users receive a realm_linkifiers event.
+         */
+        patch: operations["update-linkifier"];
+        trace?: never;
+    };
+    "/realm/playgrounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a code playground
+         * @description Adds a code playground (feature level 49): code blocks of the language get a link to open them at the site, the template's `code` variable filled with the block's code. The language is checked as sent (length, characters), then the three values are trimmed and checked as Zulip checks them: none blank, the template valid with `code` its one variable, no playground of the organization with this language and name. The organization's users receive a realm_playgrounds event.
+         */
+        post: operations["add-code-playground"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/playgrounds/{playground_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's code playgrounds.
+                 * @example 1
+                 */
+                playground_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a code playground
+         * @description Deletes a code playground (feature level 49). The organization's users receive a realm_playgrounds event.
+         */
+        delete: operations["remove-code-playground"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/status": {
         parameters: {
             query?: never;
@@ -5647,14 +5767,14 @@ export interface components {
             muted_users?: components["schemas"]["MutedUser"][];
             /** @description The organization's domains (GET /realm/domains), in the order they were added. */
             realm_domains?: components["schemas"]["RealmDomain"][];
-            /** @description The organization's linkifiers, in the order they apply (feature level 54); Zulip sends them only to clients declaring linkifier_url_template. Parley has none. */
+            /** @description The organization's linkifiers, in the order they apply (feature level 54); as Zulip, empty for clients not declaring the linkifier_url_template capability. */
             realm_linkifiers?: components["schemas"]["Linkifier"][];
             /**
              * @deprecated
              * @description The legacy form of realm_linkifiers; always empty since feature level 176.
              */
             realm_filters?: (number | string)[][];
-            /** @description The organization's code playgrounds (feature level 49); Parley has none. */
+            /** @description The organization's code playgrounds (feature level 49). */
             realm_playgrounds?: components["schemas"]["RealmPlayground"][];
             /** @description The organization's billing state (feature level 363). */
             realm_billing?: {
@@ -6895,8 +7015,57 @@ export interface components {
             realm_domain?: components["schemas"]["RealmDomain"];
             domain?: string;
         };
+        /**
+         * @description A linkifier: text matching `pattern` becomes a link to `url_template` filled from the pattern's named groups (feature level 54).
+         * @example {
+         *       "id": 1,
+         *       "pattern": "#(?P<id>[0-9]+)",
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *     }
+         */
+        LinkifierEntry: {
+            /** @description The linkifier's ID. */
+            id: number;
+            /** @description A regular expression in RE2 syntax whose named groups (`(?P<name>...)`) fill the template. */
+            pattern: string;
+            /** @description An RFC 6570 URL template whose variables are the pattern's named groups (feature level 176). */
+            url_template: string;
+        };
+        /** @description The organization's linkifiers changed; the whole list, in the order they apply. */
+        RealmLinkifiersEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_linkifiers";
+            realm_linkifiers: components["schemas"]["LinkifierEntry"][];
+        };
+        /**
+         * @description An external site a code block of one language can be opened in (feature level 49).
+         * @example {
+         *       "id": 1,
+         *       "name": "Rust playground",
+         *       "pygments_language": "Rust",
+         *       "url_template": "https://play.rust-lang.org/?code={code}"
+         *     }
+         */
+        PlaygroundEntry: {
+            /** @description The playground's ID. */
+            id: number;
+            /** @description The name shown to users. */
+            name: string;
+            /** @description The code block language it serves (a Pygments lexer name, or any name a code block may carry). */
+            pygments_language: string;
+            /** @description An RFC 6570 URL template whose one variable is `code` (feature level 196). */
+            url_template: string;
+        };
+        /** @description The organization's code playgrounds changed; the whole list. */
+        RealmPlaygroundsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_playgrounds";
+            realm_playgrounds: components["schemas"]["PlaygroundEntry"][];
+        };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -7625,6 +7794,98 @@ export interface components {
         UpdateOwnProfileDataRequest: {
             /** @description The values to set, at most 1,000. */
             data: components["schemas"]["OwnProfileDataItem"][];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "linkifiers": [
+         *         {
+         *           "id": 1,
+         *           "pattern": "#(?P<id>[0-9]+)",
+         *           "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *         }
+         *       ]
+         *     }
+         */
+        GetLinkifiersResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The organization's linkifiers in the order they apply. */
+            linkifiers: components["schemas"]["LinkifierEntry"][];
+        };
+        /**
+         * @example {
+         *       "ordered_linkifier_ids": []
+         *     }
+         */
+        ReorderLinkifiersRequest: {
+            /** @description The IDs of all the organization's linkifiers, each once, in the order they should apply (feature level 202). At most 10,000 (a Parley limit). */
+            ordered_linkifier_ids: number[];
+        };
+        /**
+         * @example {
+         *       "pattern": "#(?P<id>[0-9]+)",
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *     }
+         */
+        LinkifierRequest: {
+            /** @description The regular expression (RE2 syntax, named groups as `(?P<name>...)`), trimmed. Parley matches it in linear time and refuses what cannot be (look-around, back-references, case-insensitive flags, repetition counts above 16); at most 1,000 characters (a Parley limit). */
+            pattern: string;
+            /** @description An RFC 6570 URL template, trimmed, whose variables are exactly the pattern's named groups; at most 1,000 characters (a Parley limit). */
+            url_template: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "id": 1
+         *     }
+         */
+        CreatedIdResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The ID of the new object. */
+            id: number;
+        };
+        /**
+         * @description A value the model validation refused (Zulip's ValidationFailureError): msg is the first message, `errors` every message by field (`__all__` for those about the object as a whole).
+         * @example {
+         *       "result": "error",
+         *       "msg": "Invalid URL template.",
+         *       "code": "BAD_REQUEST",
+         *       "errors": {
+         *         "url_template": [
+         *           "Invalid URL template."
+         *         ]
+         *       }
+         *     }
+         */
+        ValidationFailureError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "BAD_REQUEST";
+            errors: {
+                [key: string]: string[];
+            };
+        };
+        /**
+         * @example {
+         *       "name": "Python playground",
+         *       "pygments_language": "Python",
+         *       "url_template": "https://python.example.com/?code={code}"
+         *     }
+         */
+        PlaygroundRequest: {
+            /** @description The name shown to users, trimmed; at most 200 characters (a Parley limit). */
+            name: string;
+            /** @description The code block language, at most 40 characters of letters, digits, space and `_ + - . / #`; trimmed. */
+            pygments_language: string;
+            /** @description An RFC 6570 URL template, trimmed, whose one variable is `code`. */
+            url_template: string;
         };
         UpdateStatusRequest: {
             /** @description At most 60 characters after trimming whitespace; the empty string clears it. Checked by the server ("status_text is too long (limit: 60 characters)"). */
@@ -12748,6 +13009,290 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetLinkifiersResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "reorder-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ordered_linkifier_ids": []
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ReorderLinkifiersRequest"];
+                /**
+                 * @example {
+                 *       "ordered_linkifier_ids": []
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["ReorderLinkifiersRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Not an administrator, or the list is not the organization's linkifiers each once. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "add-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["LinkifierRequest"];
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["LinkifierRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedIdResponse"];
+                };
+            };
+            /** @description Not an administrator, or a value the validation refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["ValidationFailureError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's linkifiers.
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Not an administrator, or no such linkifier. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's linkifiers.
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["LinkifierRequest"];
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["LinkifierRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Not an administrator, no such linkifier, or a value the validation refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["ValidationFailureError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "add-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Python playground",
+                 *       "pygments_language": "Python",
+                 *       "url_template": "https://python.example.com/?code={code}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["PlaygroundRequest"];
+                /**
+                 * @example {
+                 *       "name": "Python playground",
+                 *       "pygments_language": "Python",
+                 *       "url_template": "https://python.example.com/?code={code}"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["PlaygroundRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedIdResponse"];
+                };
+            };
+            /** @description Not an administrator, or a value the validation refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["ValidationFailureError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the organization's code playgrounds.
+                 * @example 1
+                 */
+                playground_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Not an administrator, or no such playground. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -308,6 +308,21 @@ export interface TableRows {
     name: string;
     realm_id: number;
   };
+  realm_linkifiers: {
+    id: number;
+    order: number;
+    pattern: string;
+    pattern_hash: string;
+    realm_id: number;
+    url_template: string;
+  };
+  realm_playgrounds: {
+    id: number;
+    name: string;
+    pygments_language: string;
+    realm_id: number;
+    url_template: string;
+  };
   realm_user_defaults: {
     realm_id: number;
     settings: string;
@@ -801,6 +816,21 @@ export interface TableInserts {
     name: string;
     realm_id: number;
   };
+  realm_linkifiers: {
+    id?: number;
+    order?: number;
+    pattern: string;
+    pattern_hash: string;
+    realm_id: number;
+    url_template: string;
+  };
+  realm_playgrounds: {
+    id?: number;
+    name: string;
+    pygments_language: string;
+    realm_id: number;
+    url_template: string;
+  };
   realm_user_defaults: {
     realm_id: number;
     settings: string;
@@ -1034,6 +1064,8 @@ declare module 'knex/types/tables' {
     reactions: Knex.CompositeTableType<TableRows['reactions'], Written<TableInserts['reactions']>, Partial<Written<TableInserts['reactions']>>>;
     realm_domains: Knex.CompositeTableType<TableRows['realm_domains'], Written<TableInserts['realm_domains']>, Partial<Written<TableInserts['realm_domains']>>>;
     realm_emoji: Knex.CompositeTableType<TableRows['realm_emoji'], Written<TableInserts['realm_emoji']>, Partial<Written<TableInserts['realm_emoji']>>>;
+    realm_linkifiers: Knex.CompositeTableType<TableRows['realm_linkifiers'], Written<TableInserts['realm_linkifiers']>, Partial<Written<TableInserts['realm_linkifiers']>>>;
+    realm_playgrounds: Knex.CompositeTableType<TableRows['realm_playgrounds'], Written<TableInserts['realm_playgrounds']>, Partial<Written<TableInserts['realm_playgrounds']>>>;
     realm_user_defaults: Knex.CompositeTableType<TableRows['realm_user_defaults'], Written<TableInserts['realm_user_defaults']>, Partial<Written<TableInserts['realm_user_defaults']>>>;
     realms: Knex.CompositeTableType<TableRows['realms'], Written<TableInserts['realms']>, Partial<Written<TableInserts['realms']>>>;
     recipients: Knex.CompositeTableType<TableRows['recipients'], Written<TableInserts['recipients']>, Partial<Written<TableInserts['recipients']>>>;

@@ -231,6 +231,7 @@ eachDatabase('data model', (dialect) => {
       '029_upload_quota',
       '030_retention',
       '031_realm_domains',
+      '035_linkifiers_playgrounds',
     ]);
   });
 });

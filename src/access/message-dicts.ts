@@ -8,6 +8,8 @@ import { RecipientType } from '../domain/recipients';
 import { getDmParticipantUsers, getEdits, getMessageRows, getReactions, MessageRow } from '../queries/messages';
 import type { UserRow } from '../queries/rows';
 import type { Caller } from './viewer';
+import type { CompiledLinkifier } from '../domain/linkifiers';
+import { topicLinksOf } from '../markdown/zulip';
 import { listSubmessages } from '../queries/submessages';
 import { MessageDict, MessageViewOptions, renderMessageDict, toMessageDict } from '../serializers/message-dicts';
 
@@ -23,6 +25,8 @@ export interface PageSources {
   channels: ChannelFinder;
   /** Channels by id (src/cache/channels.ts): their current names are the display_recipient of their messages. */
   channelsById: (realmId: number, channelIds: Iterable<number>) => Promise<ReadonlyMap<number, { channel: { name: string } }>>;
+  /** The organization's linkifiers, compiled (src/cache/linkifiers.ts), for the topics' links. */
+  linkifiers?: (realmId: number) => Promise<readonly CompiledLinkifier[]>;
 }
 
 export const pageSources = (ctx: AppContext): PageSources => ({
@@ -30,6 +34,7 @@ export const pageSources = (ctx: AppContext): PageSources => ({
   users: ctx.caches.users.lookup,
   channels: async (realmId, to) => (await ctx.caches.channels.forSending(realmId, to))?.channel,
   channelsById: (realmId, ids) => ctx.caches.channels.byIds(realmId, ids),
+  linkifiers: (realmId) => ctx.caches.linkifiers.get(realmId),
 });
 
 /** One message of a page: its id, the viewer's flags, and what the page query already read. */
@@ -58,11 +63,19 @@ export async function renderPage(
 ): Promise<Array<{ message: Schema<'Message'>; dict: MessageDict }>> {
   if (page.length === 0) return [];
   const { dicts, users } = await loadDicts(db, sources, page);
+  const linkifiers = (await sources.linkifiers?.(viewer.user.realm_id)) ?? [];
+  // One topic's links once per page, however many of its messages the page holds.
+  const linksByTopic = new Map<string, Array<{ text: string; url: string }>>();
   const rc = {
     users,
     channelNames: await channelNamesOf(sources, viewer.user.realm_id, page, dicts),
     realm: viewer.realm,
     senderAvatars: new Map<number, string | null>(),
+    topicLinks: (topic: string) => {
+      let links = linksByTopic.get(topic);
+      if (!links) linksByTopic.set(topic, (links = topicLinksOf(topic, linkifiers)));
+      return links.slice();
+    },
   };
   return page.map((m) => {
     const dict = dicts.get(m.id)!;

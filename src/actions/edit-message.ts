@@ -52,6 +52,8 @@ import { moveTopicPolicies } from './move-topic-policies';
 import { WILDCARD_MENTION_THRESHOLD, sendMessageInTx } from './messages';
 import { INTERNAL, notificationBot } from './notifications';
 import { renderForRealm, type RenderedMessage } from './render';
+import type { CompiledLinkifier } from '../domain/linkifiers';
+import { topicLinksOf } from '../markdown/zulip';
 
 /**
  * Zulip allows an edit or move this many seconds past the limit: clients
@@ -95,17 +97,25 @@ export async function doUpdateMessage(ctx: AppContext, viewer: Caller, p: Params
       var_name2: 'subject',
     });
   }
+  // New content is rendered with the organization's current linkifiers, as on send.
+  const linkifiers = await ctx.caches.linkifiers.get(viewer.realm.id);
   return inTransaction(ctx.db, async (tx) => {
     // The viewer is read again inside the transaction on retries; memberships do not change here.
     await lockMessageRow(tx.trx, p.message_id);
     // Changing a message needs access to its channel now (archived or left private channels: none).
     const { row } = await accessMessageForChange(tx.trx, viewer, p.message_id);
-    const plan = await checkEdit(tx, viewer, row, p);
+    const plan = await checkEdit(tx, viewer, row, p, linkifiers);
     return applyEdit(tx, ctx, viewer, plan, p);
   });
 }
 
-async function checkEdit(tx: Tx, viewer: Caller, row: MessageRow, p: Params<'update-message'>): Promise<EditPlan> {
+async function checkEdit(
+  tx: Tx,
+  viewer: Caller,
+  row: MessageRow,
+  p: Params<'update-message'>,
+  linkifiers: readonly CompiledLinkifier[],
+): Promise<EditPlan> {
   const realm = viewer.realm;
   const propagate: PropagateMode = p.propagate_mode ?? 'change_one';
   const now = editTimestamp();
@@ -197,7 +207,8 @@ async function checkEdit(tx: Tx, viewer: Caller, row: MessageRow, p: Params<'upd
   if (p.content !== undefined) {
     // Zulip keeps an emptied message as "(deleted)".
     const raw = normalizeContent(p.content.trimEnd() === '' ? '(deleted)' : p.content);
-    const rendered = await renderForRealm(tx.trx, realm.id, raw, viewer, inGroup(viewer, realm.can_access_all_users_group));
+    const mayAccessAll = inGroup(viewer, realm.can_access_all_users_group);
+    const rendered = await renderForRealm(tx.trx, realm.id, raw, viewer, mayAccessAll, linkifiers);
     if (origChannel) await checkWildcardMentions(tx, viewer, realm, origChannel, row.topic_key, rendered);
     for (const g of rendered.mentionedGroups) {
       if (!inGroup(viewer, g.can_mention_group)) throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
@@ -410,7 +421,7 @@ async function applyEdit(
     entry.topic = plan.topic;
     event.orig_subject = row.topic;
     event.subject = plan.topic;
-    event.topic_links = [];
+    event.topic_links = topicLinksOf(plan.topic, await ctx.caches.linkifiers.get(viewer.user.realm_id));
   }
 
   // The moved set: the edited message, and with change_later / change_all

@@ -24,6 +24,8 @@ import { queueAttachmentEvents } from './uploads';
 import { recordActivity } from './activity';
 import { referencedUploads } from '../domain/uploads';
 import { renderForRealm } from './render';
+import type { CompiledLinkifier } from '../domain/linkifiers';
+import { topicLinksOf } from '../markdown/zulip';
 import { listAlertedUsers } from './alert-words';
 import { widgetFromContent } from '../domain/widgets';
 import { insertSubmessage, type SubmessageRow } from '../queries/submessages';
@@ -51,6 +53,8 @@ export interface SendOptions {
   readBy?: (userId: number) => boolean;
   /** Where the new message's dict goes after commit, so that its first fetch is a hit. */
   messageCache?: MessageDictCache;
+  /** The organization's linkifiers (src/cache/linkifiers.ts), for the content and the topic's links. */
+  linkifiers?: readonly CompiledLinkifier[];
 }
 
 /** Clients whose users read what they send as they send it (Zulip's default_read_by_sender). */
@@ -84,6 +88,7 @@ export async function doSendMessage(
     queueId: p.queue_id,
     localId: p.local_id,
     messageCache: ctx.messageCache,
+    linkifiers: await ctx.caches.linkifiers.get(viewer.realm.id),
   };
   const id = (await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts))).committed();
   // Sending is activity: partial subscriber lists keep users active in the last 14 days.
@@ -183,6 +188,7 @@ export async function sendMessageInTx(
     content,
     opts.internal ? null : viewer,
     opts.internal || inGroup(viewer, realm.can_access_all_users_group),
+    opts.linkifiers,
   );
   for (const g of rendered.mentionedGroups) {
     if (!opts.internal && !inGroup(viewer, g.can_mention_group))
@@ -329,6 +335,7 @@ export async function sendMessageInTx(
         channelNames: recipient.channel ? new Map([[recipient.id, recipient.channel.name]]) : new Map(),
         realm,
         senderAvatars: new Map(),
+        topicLinks: (topic) => topicLinksOf(topic, opts.linkifiers ?? []),
       },
       { viewer: sender, applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true },
     );

@@ -5,6 +5,8 @@ import { findInaccessibleUsers } from '../access/user-access';
 import { canSeeChannel, inGroup, Caller, Viewer } from '../access/viewer';
 import { truncateContent } from '../domain/topics';
 import { emojiSourceUrl } from '../domain/custom-emoji';
+import type { CompiledLinkifier } from '../domain/linkifiers';
+import type { AppContext } from '../context';
 
 export interface RenderedMessage extends RenderResult {
   /** can_mention_group of each mentioned group, for the permission check. */
@@ -30,6 +32,8 @@ export async function renderForRealm(
   sender: Viewer | null,
   /** The sender is in can_access_all_users_group (internal messages: true). */
   mayAccessAllUsers = true,
+  /** The organization's linkifiers (src/cache/linkifiers.ts); none where the caller passes none. */
+  linkifiers: readonly CompiledLinkifier[] = [],
 ): Promise<RenderedMessage> {
   const candidates = extractMentionCandidates(content);
   const found = await getRenderLookups(q, realmId, candidates);
@@ -51,6 +55,7 @@ export async function renderForRealm(
     usersById,
     groupsByName: new Map(found.groups.map((g) => [g.name.toLowerCase(), { id: g.id, name: g.name }])),
     channelsByName: new Map(channels.map((c) => [c.name.toLowerCase(), { id: c.id, name: c.name }])),
+    linkifiers,
     realmEmoji: new Map(
       found.emoji.map((e) => [
         e.name,
@@ -66,8 +71,10 @@ export async function renderForRealm(
  * preview; nothing is written. Content too long for a message is cut as
  * sending cuts it, so the preview shows what would be sent.
  */
-export async function getRenderedPreview(db: Knex, viewer: Caller, content: string): Promise<string> {
+export async function getRenderedPreview(ctx: AppContext, viewer: Caller, content: string): Promise<string> {
   const realm = viewer.realm;
-  const rendered = await renderForRealm(db, realm.id, truncateContent(content), viewer, inGroup(viewer, realm.can_access_all_users_group));
+  const linkifiers = await ctx.caches.linkifiers.get(realm.id);
+  const mayAccessAll = inGroup(viewer, realm.can_access_all_users_group);
+  const rendered = await renderForRealm(ctx.db, realm.id, truncateContent(content), viewer, mayAccessAll, linkifiers);
   return rendered.html;
 }

@@ -6,6 +6,7 @@ import type { Invalidation } from '../ports/invalidation';
 import { CallerCache } from './caller';
 import { ChannelCache } from './channels';
 import type { InvalidatingCache } from './invalidating-cache';
+import { LinkifierCache } from './linkifiers';
 import { OwnUserCache } from './own-users';
 import { RealmCache } from './realms';
 import { UserCache } from './users';
@@ -32,6 +33,8 @@ export class Caches {
   readonly users: UserCache;
   /** GET /users/me's extras by user id: the newest message held and the profile values. */
   readonly ownUsers: OwnUserCache;
+  /** Each organization's linkifiers, compiled (rendering and topic links). */
+  readonly linkifiers: LinkifierCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -51,6 +54,8 @@ export class Caches {
     this.register(this.users.cache, (inv) => this.users.apply(inv));
     this.ownUsers = new OwnUserCache(db, settings.cacheUsers, ttlMs);
     this.register(this.ownUsers.cache, (inv) => this.ownUsers.apply(inv));
+    this.linkifiers = new LinkifierCache(db, settings.cacheRealms, ttlMs);
+    this.register(this.linkifiers.cache, (inv) => this.linkifiers.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

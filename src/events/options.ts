@@ -36,6 +36,8 @@ export interface ClientCapabilities {
   includeDeactivatedGroups: boolean;
   /** presence events in the modern format, keyed by user ID. */
   simplifiedPresenceEvents: boolean;
+  /** Linkifiers with RFC 6570 URL templates (feature level 176); others get an empty realm_linkifiers. */
+  linkifierUrlTemplate: boolean;
 }
 
 /*
@@ -66,6 +68,7 @@ export function parseCapabilities(raw: Record<string, boolean> | undefined): Cli
     archivedChannels: c.archived_channels === true,
     includeDeactivatedGroups: c.include_deactivated_groups === true,
     simplifiedPresenceEvents: c.simplified_presence_events === true,
+    linkifierUrlTemplate: c.linkifier_url_template === true,
   };
   const key = Object.values(parsed).map(Number).join('');
   let shared = capabilityObjects.get(key);

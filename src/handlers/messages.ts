@@ -77,7 +77,7 @@ export const messageHandlers: HandlerTable = {
 
   'render-message': async (call) => {
     const viewer = caller(call);
-    return { rendered: await getRenderedPreview(call.ctx.db, viewer, call.params.content) };
+    return { rendered: await getRenderedPreview(call.ctx, viewer, call.params.content) };
   },
 
   'add-submessage': async (call) => {

@@ -15,6 +15,7 @@ import { userHandlers } from '../handlers/users';
 import { userTopicHandlers } from '../handlers/user-topics';
 import { customEmojiHandlers } from '../handlers/custom-emoji';
 import { profileFieldHandlers } from '../handlers/profile-fields';
+import { linkifierHandlers } from '../handlers/linkifiers';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -36,6 +37,7 @@ export const HANDLERS: HandlerTable = {
   ...avatarHandlers,
   ...customEmojiHandlers,
   ...profileFieldHandlers,
+  ...linkifierHandlers,
 };
 
 /**

@@ -144,6 +144,8 @@ export function tidyLinks(children: Token[], TokenCtor: TokenConstructor): Token
 
 export function renderLinkOpen(token: Token): string {
   const href = escapeHtml(token.attrGet('href') ?? '');
+  // Zulip's url_to_a gives a linkifier's link its href alone.
+  if (token.markup === 'linkifier') return `<a href="${href}">`;
   const title = token.attrGet('title');
   const titleAttr = title ? ` title="${escapeHtml(title)}"` : '';
   return `<a href="${href}" rel="noopener noreferrer" target="_blank"${titleAttr}>`;

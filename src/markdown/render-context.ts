@@ -1,4 +1,5 @@
 /** What the Zulip renderer is given (names the caller read from the database) and what it answers. */
+import type { CompiledLinkifier } from '../domain/linkifiers';
 
 export interface MentionableUser {
   id: number;
@@ -15,6 +16,8 @@ export interface RenderContext {
   channelsByName: Map<string, { id: number; name: string }>;
   /** Active realm emoji keyed by name (exact). */
   realmEmoji?: Map<string, { id: string; name: string; source_url: string }>;
+  /** The organization's linkifiers, in the order they apply. */
+  linkifiers?: readonly CompiledLinkifier[];
 }
 
 export interface RenderResult {

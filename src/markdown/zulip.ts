@@ -16,7 +16,7 @@
  *
  * Each family of rules lives in its own file (mentions, channel links,
  * underscores, container fences, emoji, links and image previews, code
- * blocks); this one assembles them into the parser.
+ * blocks, linkifiers); this one assembles them into the parser.
  */
 import MarkdownIt from 'markdown-it';
 import { channelLinkRule, renderChannelLink, type ChannelLinkMeta } from './channel-links';
@@ -25,12 +25,16 @@ import { containerFenceRule, SPOILER_HTML } from './container-fences';
 import { emojiCoreRule, renderEmoji, type EmojiMeta } from './emoji-rule';
 import { finishCoreRule } from './finish-rule';
 import { renderImagePreviews, type ImagePreview } from './image-previews';
+import { linkifierCoreRule } from './linkifiers';
 import { renderLinkOpen, validateLink } from './links';
+import { topicLinks, type TopicLink } from './topic-links';
+import type { CompiledLinkifier } from '../domain/linkifiers';
 import { mentionRule, renderMention, type MentionMeta } from './mentions';
 import type { RenderContext, RenderEnv, RenderResult } from './render-context';
 import { underscoreRule } from './underscores';
 
 export type { MentionableUser, RenderContext, RenderResult, MentionCandidates } from './render-context';
+export type { TopicLink } from './topic-links';
 export { channelNarrowPath, encodeHashComponent } from './channel-links';
 export { extractMentionCandidates } from './mention-candidates';
 
@@ -50,6 +54,8 @@ function createParser(): MarkdownIt {
     alt: ['paragraph', 'reference', 'blockquote', 'list'],
   });
   parser.core.ruler.before('text_join', 'zulip_emoji', emojiCoreRule);
+  // After text_join (one text token per run of text), before the links are tidied and counted.
+  parser.core.ruler.push('zulip_linkifiers', linkifierCoreRule);
   parser.core.ruler.push('zulip_finish', finishCoreRule);
 
   const rules = parser.renderer.rules;
@@ -91,4 +97,9 @@ export function renderMessage(content: string, ctx: RenderContext): RenderResult
   while (end > 0 && html.charCodeAt(end - 1) === 0x0a) end--;
   result.html = html.slice(0, end);
   return result;
+}
+
+/** A topic's links (a message's topic_links): the linkifiers' matches and the raw URLs in it. */
+export function topicLinksOf(topic: string, linkifiers: readonly CompiledLinkifier[]): TopicLink[] {
+  return topicLinks(topic, linkifiers, md.linkify);
 }

@@ -101,6 +101,13 @@ export interface DictReadContext {
   realm: Pick<RealmRow, 'string_id' | 'message_edit_history_visibility_policy'>;
   /** avatar_url per sender, filled while rendering (one hash and settings parse per sender, not per message). */
   senderAvatars: Map<number, string | null>;
+  /**
+   * The links the organization's current linkifiers and the raw URLs make of a topic. Computed
+   * as the message is read, not stored with the dict: Zulip computes them whenever it builds a
+   * message dict, from the linkifiers of that moment, so they follow linkifier changes (the
+   * content's HTML does not). None (empty lists) where the caller has no linkifiers at hand.
+   */
+  topicLinks?: (topic: string) => Array<{ text: string; url: string }>;
 }
 
 export interface MessageViewOptions {
@@ -134,7 +141,7 @@ export function renderMessageDict(d: MessageDict, flags: number | null, rc: Dict
     // Copies: the dict is shared by every request that reads the message.
     reactions: d.reactions.slice(),
     submessages: d.submessages.slice(),
-    topic_links: [],
+    topic_links: channelName === null || !rc.topicLinks ? [] : rc.topicLinks(d.topic),
     flags: flags === null ? ['read', 'historical'] : flagsToApi(flags),
     type: channelName === null ? 'private' : 'stream',
     display_recipient: channelName ?? (d.dm_participant_ids ?? [sender.id]).map((id) => toDisplayRecipient(rc.users.get(id)!)),

@@ -2,7 +2,7 @@ import type { InitialState } from './types';
 
 /**
  * The parts of the initial state for kinds of objects Parley does not have
- * (drafts, scheduled messages, linkifiers, muted users...) or features it
+ * (drafts, scheduled messages, muted users...) or features it
  * does not offer (video calls, GIF pickers, billing): Zulip's value for a
  * user and organization that have none, keyed by the event type that owns
  * the keys. Clients that require a key (zulip-flutter reads muted_users
@@ -16,10 +16,8 @@ export const FIXED_PARTS = {
   scheduled_messages: () => ({ scheduled_messages: [] }),
   reminders: () => ({ reminders: [] }),
   muted_users: () => ({ muted_users: [] }),
-  realm_linkifiers: () => ({ realm_linkifiers: [] }),
   // The legacy form: always empty since feature level 176, even on servers with linkifiers.
   realm_filters: () => ({ realm_filters: [] }),
-  realm_playgrounds: () => ({ realm_playgrounds: [] }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),
   realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
   realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),

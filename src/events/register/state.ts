@@ -9,6 +9,8 @@ import { getRealmById, getRealmUserDefaultsRaw } from '../../queries/realms';
 import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, SubscriptionSettings } from '../../queries/register';
 import { toApiRealmEmojiMap } from '../../serializers/custom-emoji';
 import { listAlertWords } from '../../queries/alert-words';
+import { listLinkifiers } from '../../queries/linkifiers';
+import { listPlaygrounds } from '../../queries/playgrounds';
 import { listClientDevices } from '../../queries/client-devices';
 import { nowSeconds } from '../../queries/ids';
 import { toApiClientDevices } from '../../serializers/devices';
@@ -49,7 +51,8 @@ export const wantsUnreadState = (fetchEventTypes: ReadonlySet<string> | null): b
  * `realm_user_groups`, `message` (max_message_id), `message` with
  * `update_message_flags` (unread_msgs), `starred_messages`,
  * `recent_private_conversations`, `saved_snippets`, `alert_words`,
- * `realm_emoji`, `presence`, `user_status`, `user_topic`, `muted_topics`,
+ * `realm_emoji`, `realm_linkifiers`, `realm_playgrounds`, `presence`,
+ * `user_status`, `user_topic`, `muted_topics`,
  * and Zulip's empty values for the kinds of objects Parley does not have
  * (./fixed.ts). Every key of a requested kind is sent.
  * A fixed number of statements whatever the organization's size.
@@ -152,6 +155,16 @@ export async function buildInitialState(ctx: AppContext, caller: Caller, r: Stat
       listUserTopics(db, user.id, VisibilityPolicy.MUTED).then((rows) => ({ muted_topics: toApiMutedTopics(rows, caps.emptyTopicName) })),
     );
   }
+  // Zulip sends the linkifiers only to clients that understand URL templates (the older
+  // url_format_string form is gone); the others get an empty list.
+  if (want('realm_linkifiers')) {
+    add(
+      caps.linkifierUrlTemplate
+        ? listLinkifiers(db, user.realm_id).then((realm_linkifiers) => ({ realm_linkifiers }))
+        : { realm_linkifiers: [] },
+    );
+  }
+  if (want('realm_playgrounds')) add(listPlaygrounds(db, user.realm_id).then((realm_playgrounds) => ({ realm_playgrounds })));
   for (const [kind, part] of Object.entries(FIXED_PARTS)) if (want(kind)) add(part());
 
   for (const part of await Promise.all(parts)) Object.assign(state, part);

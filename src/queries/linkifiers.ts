@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { invalidates } from '../db/invalidations';
+import type { Linkifier } from '../domain/linkifiers';
+import { insertOne } from './ids';
+
+type Q = Knex | Knex.Transaction;
+
+/** The unique key of a pattern in its organization (migration 035). */
+const patternHash = (pattern: string) => createHash('sha256').update(pattern, 'utf8').digest('hex');
+
+const toLinkifier = (r: { id: number; pattern: string; url_template: string }): Linkifier => ({
+  id: Number(r.id),
+  pattern: String(r.pattern),
+  url_template: String(r.url_template),
+});
+
+/** The organization's linkifiers in the order they apply: by `order`, then by id (Zulip's linkifiers_for_realm). */
+export async function listLinkifiers(q: Q, realmId: number): Promise<Linkifier[]> {
+  const rows = await q('realm_linkifiers')
+    .where({ realm_id: realmId })
+    .orderBy([{ column: 'order' }, { column: 'id' }])
+    .select('id', 'pattern', 'url_template');
+  return rows.map(toLinkifier);
+}
+
+/** Whether another linkifier of the organization has this pattern. */
+export async function linkifierPatternTaken(q: Q, realmId: number, pattern: string, exceptId?: number): Promise<boolean> {
+  const query = q('realm_linkifiers').where({ realm_id: realmId, pattern_hash: patternHash(pattern) });
+  if (exceptId !== undefined) query.whereNot('id', exceptId);
+  return (await query.first('id')) !== undefined;
+}
+
+/**
+ * Linkifiers are part of how the organization renders: every write drops the
+ * organization's cached entries (its compiled linkifiers among them,
+ * src/cache/linkifiers.ts) on every node.
+ */
+function invalidateRealm(q: Q, realmId: number): void {
+  invalidates(q, { kind: 'realm', realmId });
+}
+
+/** Adds a linkifier after the organization's last one. */
+export async function insertLinkifier(q: Q, realmId: number, pattern: string, urlTemplate: string): Promise<number> {
+  const last = await q('realm_linkifiers').where({ realm_id: realmId }).max({ m: 'order' }).first();
+  const order = last?.m === null || last?.m === undefined ? 0 : Number(last.m) + 1;
+  invalidateRealm(q, realmId);
+  return insertOne(q, 'realm_linkifiers', {
+    realm_id: realmId,
+    pattern,
+    pattern_hash: patternHash(pattern),
+    url_template: urlTemplate,
+    order,
+  });
+}
+
+export async function getLinkifier(q: Q, realmId: number, id: number): Promise<Linkifier | undefined> {
+  const row = await q('realm_linkifiers').where({ realm_id: realmId, id }).first('id', 'pattern', 'url_template');
+  return row ? toLinkifier(row) : undefined;
+}
+
+export async function updateLinkifier(q: Q, realmId: number, id: number, pattern: string, urlTemplate: string): Promise<void> {
+  invalidateRealm(q, realmId);
+  await q('realm_linkifiers')
+    .where({ realm_id: realmId, id })
+    .update({ pattern, pattern_hash: patternHash(pattern), url_template: urlTemplate });
+}
+
+/** The number of rows deleted (0 for another organization's or a missing linkifier). */
+export async function deleteLinkifier(q: Q, realmId: number, id: number): Promise<number> {
+  invalidateRealm(q, realmId);
+  return q('realm_linkifiers').where({ realm_id: realmId, id }).delete();
+}
+
+/** Sets each linkifier's order to its index in `ids`. */
+export async function reorderLinkifiers(q: Q, realmId: number, ids: readonly number[]): Promise<void> {
+  invalidateRealm(q, realmId);
+  for (const [order, id] of ids.entries()) await q('realm_linkifiers').where({ realm_id: realmId, id }).update({ order });
+}
+
+/** The ids of the organization's linkifiers. */
+export async function listLinkifierIds(q: Q, realmId: number): Promise<number[]> {
+  const rows = await q('realm_linkifiers').where({ realm_id: realmId }).select('id');
+  return rows.map((r) => Number(r.id));
+}
