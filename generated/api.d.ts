@@ -400,7 +400,92 @@ export interface paths {
         get: operations["get-stream-by-id"];
         put?: never;
         post?: never;
+        /**
+         * Archive a channel
+         * @description Archives the channel: it keeps its name, settings, messages and subscriptions, is marked archived (`is_archived`), can no longer be posted to, and stops being a default channel. Everyone who could know the channel exists gets a `stream` event: clients with the `archived_channels` capability an `update` of `is_archived` (feature level 378), the others a `delete`. Zulip's Notification Bot notice is sent only in organizations with send_channel_events_messages on, which Parley's organizations have off.
+         */
+        delete: operations["archive-stream"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a channel's subscribers
+         * @description The IDs of the channel's subscribers who are active users, archived channels included (feature level 480).
+         */
+        get: operations["get-subscribers"];
+        put?: never;
+        post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/subscriptions/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user's subscription status
+         * @description Whether the user is subscribed to the channel. The user is checked first, then the channel.
+         */
+        get: operations["get-subscription-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/default_streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a default channel
+         * @description Makes a channel a default channel, one new users are subscribed to. Every active user but guests gets a `default_streams` event with the organization's full list. Adding a default channel again changes nothing.
+         */
+        post: operations["add-default-stream"];
+        /**
+         * Remove a default channel
+         * @description Stops a channel being a default channel; every active user but guests gets a `default_streams` event with the organization's full list. Removing a channel that is not a default one succeeds and changes nothing.
+         */
+        delete: operations["remove-default-stream"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2684,6 +2769,42 @@ export interface components {
             msg: string;
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             stream: components["schemas"]["BasicChannel"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "subscribers": [
+         *         1,
+         *         2,
+         *         3
+         *       ]
+         *     }
+         */
+        GetSubscribersResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description IDs of the channel's subscribers who are active users (bots included). */
+            subscribers: number[];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "is_subscribed": true
+         *     }
+         */
+        GetSubscriptionStatusResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Whether the user is subscribed to the channel. */
+            is_subscribed: boolean;
+        };
+        DefaultStreamRequest: {
+            /** @description The channel's ID. */
+            stream_id: components["schemas"]["Id"];
         };
         /**
          * @example {
@@ -5467,6 +5588,23 @@ export interface components {
                 stream_id: number;
             }[];
         };
+        /**
+         * @description The organization's default channels changed (added, removed, or one archived): the full list of their IDs, to every active user but guests (feature level 330: IDs in place of channel objects).
+         * @example {
+         *       "id": 15,
+         *       "type": "default_streams",
+         *       "default_streams": [
+         *         1,
+         *         4
+         *       ]
+         *     }
+         */
+        DefaultStreamsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "default_streams";
+            default_streams: number[];
+        };
         /** @description The organization settings that changed, named without the `realm_` prefix used in the POST /register response. Only changed keys appear. */
         RealmUpdateDictData: {
             name?: string;
@@ -6139,7 +6277,7 @@ export interface components {
             push_registration_error_code?: string | null;
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -8663,6 +8801,223 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "archive-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "subscribers": [
+                     *         1,
+                     *         2,
+                     *         3
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetSubscribersResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-subscription-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "is_subscribed": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetSubscriptionStatusResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "add-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DefaultStreamRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["DefaultStreamRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DefaultStreamRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["DefaultStreamRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];
