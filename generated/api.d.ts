@@ -407,7 +407,11 @@ export interface paths {
         delete: operations["archive-stream"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a channel
+         * @description Changes a channel's name, description, privacy, default-channel status, retention period, topics policy, folder and permission groups (each group setting as `{new, old}`: a wrong `old` is EXPECTATION_MISMATCH). Checks run before anything is written and the request changes all or nothing. Each changed property sends a `stream` `update` event to everyone who may know the channel exists (`rendered_description` with `description`; one `invite_only` update carrying `history_public_to_subscribers` and `is_web_public` for any privacy change), users who gain or lose sight of the channel get `stream` `create` or `delete`, a default-channel change sends `default_streams`, and each change writes an audit row. The legacy `is_announcement_only` and `stream_post_policy` are not accepted (feature level 333): `can_send_message_group` replaces them.
+         */
+        patch: operations["update-stream"];
         trace?: never;
     };
     "/streams/{stream_id}/members": {
@@ -2769,6 +2773,44 @@ export interface components {
             msg: string;
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             stream: components["schemas"]["BasicChannel"];
+        };
+        /** @description A change of a group setting: the new value and, optionally, the value the client believes is current (EXPECTATION_MISMATCH if it is not). */
+        GroupSettingValueUpdate: {
+            new: components["schemas"]["GroupSettingValue"];
+            old?: components["schemas"]["GroupSettingValue"];
+        };
+        UpdateStreamRequest: {
+            /** @description The channel's new name (surrounding whitespace stripped; at most 60 characters). A change of case only is allowed. */
+            new_name?: string;
+            /** @description The new description (Markdown; newlines become spaces). */
+            description?: components["schemas"]["ChannelDescription"];
+            /** @description Make the channel private (true) or public (false). Needs content access to the channel and the right to create a channel of the new kind. Without history_public_to_subscribers, a private channel gets protected history and a public one shared history. */
+            is_private?: boolean;
+            /** @description Make the channel web-public (readable by spectators). Needs web-public channels enabled. */
+            is_web_public?: boolean;
+            /** @description Whether subscribers may read messages sent before they joined (always true for public channels). */
+            history_public_to_subscribers?: boolean;
+            /** @description Add or remove the channel from the default channels (administrators only; never a private channel). */
+            is_default_stream?: boolean;
+            /** @description The channel's retention period (owners only). */
+            message_retention_days?: components["schemas"]["MessageRetentionDaysValue"];
+            /** @description The channel's topics policy (can_set_topics_policy_group; feature level 392). */
+            topics_policy?: components["schemas"]["TopicsPolicy"];
+            /** @description The channel folder to put the channel in, or null for none (feature level 389). */
+            folder_id?: number | null;
+            /** @description Needs content access to the channel. */
+            can_add_subscribers_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_remove_subscribers_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_administer_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_any_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_own_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_within_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_send_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            /** @description Needs content access to the channel. */
+            can_subscribe_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_resolve_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_topic_group?: components["schemas"]["GroupSettingValueUpdate"];
         };
         /**
          * @example {
@@ -8824,6 +8866,53 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Where everyone meets."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateStreamRequest"];
+                /**
+                 * @example {
+                 *       "description": "Where everyone meets."
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateStreamRequest"];
+            };
+        };
         responses: {
             200: components["responses"]["SimpleSuccess"];
             /** @description Bad request. */

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'BAD_NARROW'
   | 'BAD_REQUEST'
   | 'CHANNEL_ALREADY_EXISTS'
+  | 'EXPECTATION_MISMATCH'
   | 'INVALID_INVITATION'
   | 'METHOD_NOT_ALLOWED'
   | 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED'
@@ -38,6 +39,7 @@ export const ERROR_STATUSES = {
   BAD_NARROW: [400],
   BAD_REQUEST: [400, 404, 413, 415, 416],
   CHANNEL_ALREADY_EXISTS: [409],
+  EXPECTATION_MISMATCH: [400],
   INVALID_INVITATION: [400],
   METHOD_NOT_ALLOWED: [405],
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: [400],
@@ -72,6 +74,7 @@ export type ErrorFields = {
   BAD_NARROW: Record<string, never>;
   BAD_REQUEST: Record<string, never> | { "parameters": string };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
+  EXPECTATION_MISMATCH: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
   METHOD_NOT_ALLOWED: { "allowed_methods": Array<string> };
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { "first_message_id_allowed_to_move": number | null; "total_messages_in_topic": number; "total_messages_allowed_to_move": number };
@@ -679,6 +682,14 @@ export const OPERATION_ERRORS = {
   },
   'update-status': {
     400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-stream': {
+    400: ['BAD_REQUEST', 'EXPECTATION_MISMATCH', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],

@@ -181,6 +181,22 @@ const scenarios = {
   },
 
   // Channel administration.
+  'update-stream': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await newChannel(s, s.users.member);
+      req.body = { description: 'Changed by the contract tests', new_name: uniqueName('renamed') };
+    },
+    400: refusal('BAD_REQUEST', 'You do not have permission to administer this channel.', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.body = { description: 'not mine' };
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.body = { description: 'nobody' };
+    }),
+  },
   'archive-stream': {
     200: async (req, s) => {
       req.user = s.users.member;

@@ -4,6 +4,7 @@ import { getSubscriptions } from '../access/subscriptions';
 import { doArchiveChannel } from '../actions/archive-channel';
 import { doCreateChannel } from '../actions/create-channel';
 import { doAddDefaultChannel, doRemoveDefaultChannel } from '../actions/default-channels';
+import { doUpdateChannel } from '../actions/update-channel';
 import { doAcceptMultiuseInvite, doCreateMultiuseInvite } from '../actions/invites';
 import { doUpdateSubscriptionProperties } from '../actions/subscription-properties';
 import { doSubscribe, doUnsubscribe } from '../actions/subscriptions';
@@ -70,6 +71,12 @@ export const channelHandlers: HandlerTable = {
   'get-stream-topics': async (call) => {
     const viewer = caller(call);
     return { topics: await listTopics(call.ctx.db, viewer, call.params.stream_id, call.params.allow_empty_topic_name ?? false) };
+  },
+
+  'update-stream': async (call) => {
+    const viewer = caller(call);
+    await doUpdateChannel(call.ctx, viewer, call.params);
+    return {};
   },
 
   'archive-stream': async (call) => {
