@@ -297,7 +297,11 @@ export interface paths {
         delete: operations["unsubscribe"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Join and leave channels in one request
+         * @description Subscribes the caller to the `add` channels and unsubscribes it from the `delete` ones, answering with both answers merged: `subscribed`, `already_subscribed`, `removed` and `not_removed` (empty for a part the request did not have). The channels to leave are checked before anything is joined. Events as for POST and DELETE /users/me/subscriptions.
+         */
+        patch: operations["update-subscriptions"];
         trace?: never;
     };
     "/users/me/subscriptions/{stream_id}": {
@@ -2534,6 +2538,46 @@ export interface components {
             /** @description Names of the channels the users were unsubscribed from. */
             removed: string[];
             /** @description Names of the requested channels the users were not subscribed to. */
+            not_removed: string[];
+        };
+        UpdateSubscriptionsRequest: {
+            /** @description Channels for the caller to join, as in POST /users/me/subscriptions (missing ones are created with the default settings); at most 1,000 (a Parley limit). */
+            add?: components["schemas"]["SubscriptionRequestItem"][];
+            /** @description Names of channels for the caller to leave; at most 1,000 (a Parley limit). */
+            delete?: string[];
+        };
+        /**
+         * @description The answers of joining and leaving, merged; as in Zulip, which composes both answers, a part the request did not have answers with empty lists.
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "subscribed": {
+         *         "10": [
+         *           "design"
+         *         ]
+         *       },
+         *       "already_subscribed": {},
+         *       "removed": [
+         *         "random"
+         *       ],
+         *       "not_removed": []
+         *     }
+         */
+        UpdateSubscriptionsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description For the caller's user ID (a string key), the names of the channels newly joined. */
+            subscribed: {
+                [key: string]: string[];
+            };
+            /** @description For the caller's user ID, the names of the channels the caller was already in. */
+            already_subscribed: {
+                [key: string]: string[];
+            };
+            /** @description Names of the channels left. */
+            removed: string[];
+            /** @description Names of the channels in `delete` the caller was not subscribed to. */
             not_removed: string[];
         };
         /**
@@ -8443,6 +8487,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         {
+                 *           "name": "general"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateSubscriptionsRequest"];
+                /**
+                 * @example {
+                 *       "add": [
+                 *         {
+                 *           "name": "general"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateSubscriptionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "subscribed": {
+                     *         "10": [
+                     *           "design"
+                     *         ]
+                     *       },
+                     *       "already_subscribed": {},
+                     *       "removed": [
+                     *         "random"
+                     *       ],
+                     *       "not_removed": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdateSubscriptionsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -212,4 +212,66 @@ eachDatabase('channel administration: subscribers, default channels, archiving',
       );
     });
   });
+
+  describe('PATCH /users/me/subscriptions', () => {
+    it('joins and leaves in one request, answering both answers merged', async () => {
+      const leave = await createChannel(t, 'bulk-leave', [t.cast.member]);
+      const client = await register(t, t.cast.member);
+      const res = await t.api.patch('/users/me/subscriptions', t.cast.member, {
+        add: [{ name: 'general' }, { name: 'bulk-new', description: 'made here' }],
+        delete: ['bulk-leave', 'open'],
+      });
+      expect(res.body).toEqual({
+        result: 'success',
+        msg: '',
+        subscribed: { [String(t.cast.member.id)]: ['bulk-new'] },
+        already_subscribed: { [String(t.cast.member.id)]: ['general'] },
+        removed: ['bulk-leave'],
+        not_removed: ['open'],
+      });
+      const active = async (recipientId: number) =>
+        Boolean((await t.ctx.db('subscriptions').where({ user_id: t.cast.member.id, recipient_id: recipientId }).first('active'))?.active);
+      expect(await active(leave.recipient_id)).toBe(false);
+      const created = (await t.ctx.db('channels').where({ realm_id: t.realmId, name: 'bulk-new' }).first())!;
+      expect(created.description).toBe('made here');
+      expect(await active(created.recipient_id!)).toBe(true);
+      expect((await pending(t, client)).map((e) => `${e.type}:${e.op}`)).toEqual([
+        'stream:create',
+        'subscription:add',
+        'subscription:remove',
+      ]);
+    });
+
+    it('answers all four lists, empty for a part not given (Zulip composes both answers)', async () => {
+      const res = await t.api.patch('/users/me/subscriptions', t.cast.member, { delete: ['bulk-new'] });
+      expect(res.body).toEqual({
+        result: 'success',
+        msg: '',
+        subscribed: {},
+        already_subscribed: {},
+        removed: ['bulk-new'],
+        not_removed: [],
+      });
+    });
+
+    it.each([
+      ['nothing', {}, 'Nothing to do. Specify at least one of "add" or "delete".'],
+      ['empty lists', { add: [], delete: [] }, 'Nothing to do. Specify at least one of "add" or "delete".'],
+      ['a private channel to join', { add: [{ name: 'secret' }] }, 'Unable to access channel (secret).'],
+    ])('refuses %s', async (_what, body, msg) => {
+      const res = await t.api.patch('/users/me/subscriptions', t.cast.member, body);
+      expect(res.status).toBe(400);
+      expect(res.body.msg).toBe(msg);
+    });
+
+    it('refuses a channel to leave that the caller may not know, before joining anything', async () => {
+      const res = await t.api.patch('/users/me/subscriptions', t.cast.member, { add: [{ name: 'bulk-never' }], delete: ['secret'] });
+      expect(res.body).toEqual({ result: 'error', msg: 'Channel(s) (secret) do not exist', code: 'BAD_REQUEST' });
+      expect(await t.ctx.db('channels').where({ realm_id: t.realmId, name: 'bulk-never' }).first()).toBeUndefined();
+    });
+
+    it('refuses a guest joining a public channel, as POST /users/me/subscriptions does', async () => {
+      expect((await t.api.patch('/users/me/subscriptions', t.cast.guest, { add: [{ name: 'open' }] })).status).toBe(400);
+    });
+  });
 });

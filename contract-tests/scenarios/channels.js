@@ -181,6 +181,19 @@ const scenarios = {
   },
 
   // Channel administration.
+  'update-subscriptions': {
+    200: async (req, s) => {
+      const name = uniqueName('bulk');
+      await api(s, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }] }, s.users.member);
+      req.user = s.users.member;
+      req.body = { add: [{ name: 'general' }], delete: [name] };
+    },
+    400: refusal('BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".', (req, s) => {
+      req.user = s.users.member;
+      req.body = { add: [] };
+    }),
+    401: unauthenticated(),
+  },
   'update-stream': {
     200: async (req, s) => {
       req.user = s.users.member;

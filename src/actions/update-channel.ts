@@ -20,8 +20,7 @@ import {
   updateChannel,
 } from '../queries/channels';
 import { getSystemGroupIds } from '../queries/groups';
-import { toApiBasicChannel } from '../serializers/subscriptions';
-import { toApiStreamCreateEvent } from '../serializers/subscriptions';
+import { toApiBasicChannel, toApiStreamCreateEvent } from '../serializers/subscriptions';
 import { parseRetentionDays } from './channels';
 import { channelAudience, queueChannelUpdate } from './channel-events';
 import { setDefaultChannelInTx } from './default-channels';

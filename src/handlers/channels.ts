@@ -7,7 +7,7 @@ import { doAddDefaultChannel, doRemoveDefaultChannel } from '../actions/default-
 import { doUpdateChannel } from '../actions/update-channel';
 import { doAcceptMultiuseInvite, doCreateMultiuseInvite } from '../actions/invites';
 import { doUpdateSubscriptionProperties } from '../actions/subscription-properties';
-import { doSubscribe, doUnsubscribe } from '../actions/subscriptions';
+import { doSubscribe, doUnsubscribe, doUpdateSubscriptions } from '../actions/subscriptions';
 import { caller, HandlerTable } from '../http/handler';
 
 export const channelHandlers: HandlerTable = {
@@ -71,6 +71,11 @@ export const channelHandlers: HandlerTable = {
   'get-stream-topics': async (call) => {
     const viewer = caller(call);
     return { topics: await listTopics(call.ctx.db, viewer, call.params.stream_id, call.params.allow_empty_topic_name ?? false) };
+  },
+
+  'update-subscriptions': async (call) => {
+    const viewer = caller(call);
+    return doUpdateSubscriptions(call.ctx, viewer, call.params);
   },
 
   'update-stream': async (call) => {
