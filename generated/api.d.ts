@@ -317,7 +317,11 @@ export interface paths {
         delete: operations["unsubscribe"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Join and leave channels in one request
+         * @description Subscribes the caller to the `add` channels and unsubscribes it from the `delete` ones, answering with both answers merged: `subscribed`, `already_subscribed`, `removed` and `not_removed` (empty for a part the request did not have). The channels to leave are checked before anything is joined. Events as for POST and DELETE /users/me/subscriptions.
+         */
+        patch: operations["update-subscriptions"];
         trace?: never;
     };
     "/users/me/subscriptions/{stream_id}": {
@@ -420,7 +424,96 @@ export interface paths {
         get: operations["get-stream-by-id"];
         put?: never;
         post?: never;
+        /**
+         * Archive a channel
+         * @description Archives the channel: it keeps its name, settings, messages and subscriptions, is marked archived (`is_archived`), can no longer be posted to, and stops being a default channel. Everyone who could know the channel exists gets a `stream` event: clients with the `archived_channels` capability an `update` of `is_archived` (feature level 378), the others a `delete`. Zulip's Notification Bot notice is sent only in organizations with send_channel_events_messages on, which Parley's organizations have off.
+         */
+        delete: operations["archive-stream"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a channel
+         * @description Changes a channel's name, description, privacy, default-channel status, retention period, topics policy, folder and permission groups (each group setting as `{new, old}`: a wrong `old` is EXPECTATION_MISMATCH). Checks run before anything is written and the request changes all or nothing. Each changed property sends a `stream` `update` event to everyone who may know the channel exists (`rendered_description` with `description`; one `invite_only` update carrying `history_public_to_subscribers` and `is_web_public` for any privacy change), users who gain or lose sight of the channel get `stream` `create` or `delete`, a default-channel change sends `default_streams`, and each change writes an audit row. The legacy `is_announcement_only` and `stream_post_policy` are not accepted (feature level 333): `can_send_message_group` replaces them.
+         */
+        patch: operations["update-stream"];
+        trace?: never;
+    };
+    "/streams/{stream_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a channel's subscribers
+         * @description The IDs of the channel's subscribers who are active users, archived channels included (feature level 480).
+         */
+        get: operations["get-subscribers"];
+        put?: never;
+        post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/subscriptions/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user's subscription status
+         * @description Whether the user is subscribed to the channel. The user is checked first, then the channel.
+         */
+        get: operations["get-subscription-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/default_streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a default channel
+         * @description Makes a channel a default channel, one new users are subscribed to. Every active user but guests gets a `default_streams` event with the organization's full list. Adding a default channel again changes nothing.
+         */
+        post: operations["add-default-stream"];
+        /**
+         * Remove a default channel
+         * @description Stops a channel being a default channel; every active user but guests gets a `default_streams` event with the organization's full list. Removing a channel that is not a default one succeeds and changes nothing.
+         */
+        delete: operations["remove-default-stream"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2892,6 +2985,46 @@ export interface components {
             /** @description Names of the requested channels the users were not subscribed to. */
             not_removed: string[];
         };
+        UpdateSubscriptionsRequest: {
+            /** @description Channels for the caller to join, as in POST /users/me/subscriptions (missing ones are created with the default settings); at most 1,000 (a Parley limit). */
+            add?: components["schemas"]["SubscriptionRequestItem"][];
+            /** @description Names of channels for the caller to leave; at most 1,000 (a Parley limit). */
+            delete?: string[];
+        };
+        /**
+         * @description The answers of joining and leaving, merged; as in Zulip, which composes both answers, a part the request did not have answers with empty lists.
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "subscribed": {
+         *         "10": [
+         *           "design"
+         *         ]
+         *       },
+         *       "already_subscribed": {},
+         *       "removed": [
+         *         "random"
+         *       ],
+         *       "not_removed": []
+         *     }
+         */
+        UpdateSubscriptionsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description For the caller's user ID (a string key), the names of the channels newly joined. */
+            subscribed: {
+                [key: string]: string[];
+            };
+            /** @description For the caller's user ID, the names of the channels the caller was already in. */
+            already_subscribed: {
+                [key: string]: string[];
+            };
+            /** @description Names of the channels left. */
+            removed: string[];
+            /** @description Names of the channels in `delete` the caller was not subscribed to. */
+            not_removed: string[];
+        };
         /**
          * @description A personal subscription setting. `color` takes a hex colour string, the others a boolean. `in_home_view` is the legacy inverse of `is_muted` and is still accepted; changing either sends one subscription update event for each of the two (feature level 139). One of color, is_muted, in_home_view, pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, wildcard_mentions_notify; the server answers any other name with Zulip's "Unknown subscription property: ..." (so the schema lists no enum).
          * @example pin_to_top
@@ -3129,6 +3262,80 @@ export interface components {
             msg: string;
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             stream: components["schemas"]["BasicChannel"];
+        };
+        /** @description A change of a group setting: the new value and, optionally, the value the client believes is current (EXPECTATION_MISMATCH if it is not). */
+        GroupSettingValueUpdate: {
+            new: components["schemas"]["GroupSettingValue"];
+            old?: components["schemas"]["GroupSettingValue"];
+        };
+        UpdateStreamRequest: {
+            /** @description The channel's new name (surrounding whitespace stripped; at most 60 characters). A change of case only is allowed. */
+            new_name?: string;
+            /** @description The new description (Markdown; newlines become spaces). */
+            description?: components["schemas"]["ChannelDescription"];
+            /** @description Make the channel private (true) or public (false). Needs content access to the channel and the right to create a channel of the new kind. Without history_public_to_subscribers, a private channel gets protected history and a public one shared history. */
+            is_private?: boolean;
+            /** @description Make the channel web-public (readable by spectators). Needs web-public channels enabled. */
+            is_web_public?: boolean;
+            /** @description Whether subscribers may read messages sent before they joined (always true for public channels). */
+            history_public_to_subscribers?: boolean;
+            /** @description Add or remove the channel from the default channels (administrators only; never a private channel). */
+            is_default_stream?: boolean;
+            /** @description The channel's retention period (owners only). */
+            message_retention_days?: components["schemas"]["MessageRetentionDaysValue"];
+            /** @description The channel's topics policy (can_set_topics_policy_group; feature level 392). */
+            topics_policy?: components["schemas"]["TopicsPolicy"];
+            /** @description The channel folder to put the channel in, or null for none (feature level 389). */
+            folder_id?: number | null;
+            /** @description Needs content access to the channel. */
+            can_add_subscribers_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_remove_subscribers_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_administer_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_any_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_delete_own_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_move_messages_within_channel_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_send_message_group?: components["schemas"]["GroupSettingValueUpdate"];
+            /** @description Needs content access to the channel. */
+            can_subscribe_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_resolve_topics_group?: components["schemas"]["GroupSettingValueUpdate"];
+            can_create_topic_group?: components["schemas"]["GroupSettingValueUpdate"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "subscribers": [
+         *         1,
+         *         2,
+         *         3
+         *       ]
+         *     }
+         */
+        GetSubscribersResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description IDs of the channel's subscribers who are active users (bots included). */
+            subscribers: number[];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "is_subscribed": true
+         *     }
+         */
+        GetSubscriptionStatusResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Whether the user is subscribed to the channel. */
+            is_subscribed: boolean;
+        };
+        DefaultStreamRequest: {
+            /** @description The channel's ID. */
+            stream_id: components["schemas"]["Id"];
         };
         /**
          * @example {
@@ -3759,11 +3966,6 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description The new group's ID (feature level 317). */
             group_id: number;
-        };
-        /** @description A change of a group setting: the new value and, optionally, the value the client believes is current (EXPECTATION_MISMATCH if it is not). */
-        GroupSettingValueUpdate: {
-            new: components["schemas"]["GroupSettingValue"];
-            old?: components["schemas"]["GroupSettingValue"];
         };
         UpdateUserGroupRequest: {
             name?: components["schemas"]["UserGroupName"];
@@ -6290,6 +6492,23 @@ export interface components {
                 stream_id: number;
             }[];
         };
+        /**
+         * @description The organization's default channels changed (added, removed, or one archived): the full list of their IDs, to every active user but guests (feature level 330: IDs in place of channel objects).
+         * @example {
+         *       "id": 15,
+         *       "type": "default_streams",
+         *       "default_streams": [
+         *         1,
+         *         4
+         *       ]
+         *     }
+         */
+        DefaultStreamsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "default_streams";
+            default_streams: number[];
+        };
         /** @description The organization settings that changed, named without the `realm_` prefix used in the POST /register response. Only changed keys appear. */
         RealmUpdateDictData: {
             name?: string;
@@ -7065,7 +7284,7 @@ export interface components {
             realm_playgrounds: components["schemas"]["PlaygroundEntry"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -9453,6 +9672,79 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    "update-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         {
+                 *           "name": "general"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateSubscriptionsRequest"];
+                /**
+                 * @example {
+                 *       "add": [
+                 *         {
+                 *           "name": "general"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateSubscriptionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "subscribed": {
+                     *         "10": [
+                     *           "design"
+                     *         ]
+                     *       },
+                     *       "already_subscribed": {},
+                     *       "removed": [
+                     *         "random"
+                     *       ],
+                     *       "not_removed": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdateSubscriptionsResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     "update-subscription-property": {
         parameters: {
             query?: never;
@@ -9844,6 +10136,270 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "archive-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Where everyone meets."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateStreamRequest"];
+                /**
+                 * @example {
+                 *       "description": "Where everyone meets."
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateStreamRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "subscribers": [
+                     *         1,
+                     *         2,
+                     *         3
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetSubscribersResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-subscription-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["UserId"];
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "is_subscribed": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetSubscriptionStatusResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "add-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DefaultStreamRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["DefaultStreamRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DefaultStreamRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["DefaultStreamRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -17,6 +17,13 @@ async function channelId(s, name) {
   return res.body.messages[0].stream_id;
 }
 
+/** A new public channel `user` creates (and so administers); its id. */
+async function newChannel(s, user) {
+  const res = await api(s, 'POST', '/channels/create', { name: uniqueName('admin'), subscribers: [user.id] }, user);
+  if (res.status !== 200) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
 async function inviteKey(s) {
   const res = await api(s, 'POST', '/invites/multiuse', {}, s.users.admin);
   if (res.status !== 200) throw new Error(`invite failed: ${JSON.stringify(res.body)}`);
@@ -170,6 +177,107 @@ const scenarios = {
     }),
     401: unauthenticated(async (req, s) => {
       req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+  },
+
+  // Channel administration.
+  'update-subscriptions': {
+    200: async (req, s) => {
+      const name = uniqueName('bulk');
+      await api(s, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }] }, s.users.member);
+      req.user = s.users.member;
+      req.body = { add: [{ name: 'general' }], delete: [name] };
+    },
+    400: refusal('BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".', (req, s) => {
+      req.user = s.users.member;
+      req.body = { add: [] };
+    }),
+    401: unauthenticated(),
+  },
+  'update-stream': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await newChannel(s, s.users.member);
+      req.body = { description: 'Changed by the contract tests', new_name: uniqueName('renamed') };
+    },
+    400: refusal('BAD_REQUEST', 'You do not have permission to administer this channel.', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.body = { description: 'not mine' };
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.body = { description: 'nobody' };
+    }),
+  },
+  'archive-stream': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await newChannel(s, s.users.member);
+    },
+    400: refusal('BAD_REQUEST', 'You do not have permission to administer this channel.', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+  },
+  'get-subscribers': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+    },
+    400: refusal('BAD_REQUEST', 'Invalid channel ID', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'hr');
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+  },
+  'get-subscription-status': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.user_id = s.users.member.id;
+      req.pathParams.stream_id = await channelId(s, 'general');
+    },
+    400: refusal('BAD_REQUEST', 'No such user', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.user_id = 2147483000;
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.user_id = s.users.member.id;
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+  },
+  'add-default-stream': {
+    200: async (req, s) => {
+      req.user = s.users.admin;
+      req.body = { stream_id: await newChannel(s, s.users.admin) };
+    },
+    400: refusal('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', async (req, s) => {
+      req.user = s.users.member;
+      req.body = { stream_id: await channelId(s, 'general') };
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.body = { stream_id: await channelId(s, 'general') };
+    }),
+  },
+  'remove-default-stream': {
+    200: async (req, s) => {
+      req.user = s.users.admin;
+      const id = await newChannel(s, s.users.admin);
+      await api(s, 'POST', '/default_streams', { stream_id: id }, s.users.admin);
+      req.body = { stream_id: id };
+    },
+    400: refusal('BAD_REQUEST', 'Invalid channel ID', (req, s) => {
+      req.user = s.users.admin;
+      req.body = { stream_id: 2147483000 };
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.body = { stream_id: await channelId(s, 'general') };
     }),
   },
 };

@@ -1,18 +1,20 @@
 import type { Knex } from 'knex';
 import type { Params, Schema } from '../contract';
-import { ApiError, invalidChannelId } from '../errors';
-import { isGuestRole } from '../domain/roles';
-import { getChannelById, getChannelByName, type ChannelRow } from '../queries/channels';
+import { ApiError, invalidChannelId, noSuchUser } from '../errors';
+import { isAdminRole, isGuestRole } from '../domain/roles';
+import { getActiveSubscriberIds, getChannelById, getChannelByName, isSubscribed, type ChannelRow } from '../queries/channels';
 import { getRecentlyActive, getWeeklyTraffic } from '../queries/channel-stats';
 import { getViewerMemberships } from '../queries/groups';
 import { nowSeconds } from '../queries/ids';
 import { countChannelSubscribers, listRealmChannels } from '../queries/register';
 import { listChannelTopics } from '../queries/topics';
+import { getUserInRealm } from '../queries/users';
 import { topicForClient } from '../serializers/messages';
 import { toApiBasicChannel } from '../serializers/subscriptions';
 import { loadRealmGroups } from './realm-groups';
 import type { RealmRow } from '../queries/rows';
-import { canAccessChannelContent, canSeeChannel, inGroup, type Viewer } from './viewer';
+import { findInaccessibleUsers } from './user-access';
+import { canAccessChannelContent, canSeeChannel, inGroup, type Caller, type Viewer } from './viewer';
 
 /** A channel the viewer may know exists; a missing one and a hidden one give the same error. */
 export async function accessChannelMetadata(db: Knex, viewer: Viewer, channelId: number): Promise<ChannelRow> {
@@ -152,4 +154,59 @@ export function canCreateChannelKind(viewer: Viewer, realm: RealmRow, kind: Chan
   if (kind === 'web_public')
     return webPublicEnabled && realm.enable_spectator_access && inGroup(viewer, realm.can_create_web_public_channel_group);
   return inGroup(viewer, kind === 'private' ? realm.can_create_private_channel_group : realm.can_create_public_channel_group);
+}
+
+/**
+ * Whether the viewer administers the channel (Zulip's
+ * can_administer_accessible_channel): organization administrators always;
+ * members of its can_administer_channel_group, never guests (the setting
+ * does not admit role:everyone, so a guest listed by hand does not count).
+ */
+export function canAdministerChannel(viewer: Viewer, c: ChannelRow): boolean {
+  if (isAdminRole(viewer.user.role)) return true;
+  return !isGuestRole(viewer.user.role) && inGroup(viewer, c.can_administer_channel_group);
+}
+
+/**
+ * A channel the viewer may change or archive (Zulip's
+ * access_stream_for_delete_or_update_requiring_metadata_access), archived
+ * or not: a missing channel, and one the viewer may not read, is "Invalid
+ * channel ID"; one they may read but not administer says so.
+ */
+export async function accessChannelForAdministration(db: Knex, viewer: Viewer, channelId: number): Promise<ChannelRow> {
+  const channel = await getChannelById(db, viewer.user.realm_id, channelId);
+  if (!channel) throw invalidChannelId();
+  if (canAdministerChannel(viewer, channel)) return channel;
+  // Only someone who may read the channel learns that it exists and that they do not administer it.
+  if (canAccessChannelContent(viewer, channel)) throw new ApiError('You do not have permission to administer this channel.');
+  throw invalidChannelId();
+}
+
+/**
+ * GET /streams/{stream_id}/members: the channel's subscribers who are active
+ * users, for anyone with metadata access (archived channels too, feature
+ * level 480): private channels' lists are shown to the same people who may
+ * know the channel exists.
+ */
+export async function listChannelMembers(db: Knex, viewer: Viewer, channelId: number): Promise<number[]> {
+  const channel = await accessChannelMetadata(db, viewer, channelId);
+  return (await getActiveSubscriberIds(db, channel.recipient_id)).map(Number).sort((a, b) => a - b);
+}
+
+/**
+ * GET /users/{user_id}/subscriptions/{stream_id}: whether the user is
+ * subscribed. The user first (Zulip's access_user_by_id: unknown users and
+ * bots are "No such user", deactivated ones "User is deactivated", people
+ * the viewer may not know "Insufficient permission"), then the channel
+ * (not archived, with metadata access).
+ */
+export async function getSubscriptionStatus(db: Knex, viewer: Caller, userId: number, channelId: number): Promise<boolean> {
+  const target = await getUserInRealm(db, viewer.user.realm_id, userId);
+  if (!target || target.is_bot) throw noSuchUser();
+  if (!target.is_active) throw new ApiError('User is deactivated');
+  const inaccessible = await findInaccessibleUsers(db, viewer, [target], inGroup(viewer, viewer.realm.can_access_all_users_group));
+  if (inaccessible.size) throw new ApiError('Insufficient permission');
+  const channel = await getChannelById(db, viewer.user.realm_id, channelId);
+  if (!channel || channel.deactivated || !canSeeChannel(viewer, channel)) throw invalidChannelId();
+  return isSubscribed(db, target.id, channel.recipient_id);
 }

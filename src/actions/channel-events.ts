@@ -1,9 +1,10 @@
 import type { Schema } from '../contract';
 import type { Tx } from '../db/transaction';
 import type { EventBus } from '../events/bus';
+import type { EventBody } from '../events/bus';
 import { loadRealmGroups } from '../access/realm-groups';
 import { isAdminRole, isGuestRole } from '../domain/roles';
-import { ChannelRow, getChannelById } from '../queries/channels';
+import { ChannelRow, getChannelById, listDefaultChannelIds } from '../queries/channels';
 import { ActiveUserRole, listActiveUserRoles, listSubscriberIdsByRecipient } from '../queries/audiences';
 import { countChannelSubscribers, listChannelSubscriptions } from '../queries/register';
 import {
@@ -114,4 +115,71 @@ export async function queuePeerChange(
     const event = toApiSubscriptionPeerEvent(op, streamIds, [userId]);
     tx.afterCommit(() => bus.publish({ event, userIds: audience }));
   }
+}
+
+/** The value of a stream update event: whatever the contract lets one property carry. */
+export type ChannelUpdateValue = Schema<'StreamUpdateEvent'>['value'];
+
+/**
+ * stream update for one property, to everyone who hears about the channel
+ * as it is after the change (channelAudience, read in the transaction);
+ * `extra` carries the fields Zulip sends beside some properties
+ * (rendered_description, or the other two privacy fields with
+ * invite_only). `name` is the channel's name before the change.
+ */
+export async function queueChannelUpdate(
+  tx: Tx,
+  bus: EventBus,
+  channel: ChannelRow,
+  property: string,
+  value: ChannelUpdateValue,
+  extra: Pick<Schema<'StreamUpdateEvent'>, 'rendered_description' | 'history_public_to_subscribers' | 'is_web_public'> = {},
+  audience?: number[],
+): Promise<void> {
+  const userIds = audience ?? (await channelAudience(tx, channel));
+  const event: EventBody<Schema<'StreamUpdateEvent'>> = {
+    type: 'stream',
+    op: 'update',
+    stream_id: channel.id,
+    name: channel.name,
+    property,
+    value,
+    ...extra,
+  };
+  tx.afterCommit(() => bus.publish({ event, userIds }));
+}
+
+/** default_streams: the organization's default channels (IDs), to every active user but guests (Zulip's notify_default_streams). */
+export async function queueDefaultStreams(tx: Tx, bus: EventBus, realmId: number): Promise<void> {
+  const [ids, users] = await Promise.all([listDefaultChannelIds(tx.trx, realmId), listActiveUserRoles(tx.trx, realmId)]);
+  const event: EventBody<Schema<'DefaultStreamsEvent'>> = { type: 'default_streams', default_streams: ids };
+  const userIds = users.filter((u) => !isGuestRole(u.role)).map((u) => u.id);
+  tx.afterCommit(() => bus.publish({ event, userIds }));
+}
+
+/**
+ * Archiving, as Zulip announces it since feature level 378: queues with the
+ * archived_channels capability get a stream update of is_archived (they
+ * keep the channel, now archived); the others a stream delete. Both go to
+ * the audience the channel had before it was archived.
+ */
+export function queueChannelArchived(tx: Tx, bus: EventBus, channel: ChannelRow, audience: number[]): void {
+  const update: EventBody<Schema<'StreamUpdateEvent'>> = {
+    type: 'stream',
+    op: 'update',
+    stream_id: channel.id,
+    name: channel.name,
+    property: 'is_archived',
+    value: true,
+  };
+  const deletion: EventBody<Schema<'StreamDeleteEvent'>> = {
+    type: 'stream',
+    op: 'delete',
+    stream_ids: [channel.id],
+    streams: [{ stream_id: channel.id }],
+  };
+  tx.afterCommit(() => {
+    bus.publish({ event: update, userIds: audience, archivedChannels: true });
+    bus.publish({ event: deletion, userIds: audience, archivedChannels: false });
+  });
 }

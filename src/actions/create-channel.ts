@@ -5,7 +5,7 @@ import { isAdminRole } from '../domain/roles';
 import { ApiError } from '../errors';
 import { inGroup, Caller } from '../access/viewer';
 import { channelSettingsFromParams, checkCanCreateChannel, createChannelInTx, NewChannel } from './channels';
-import { queueChannelCreated, queueSubscribed } from './channel-events';
+import { queueChannelCreated, queueDefaultStreams, queueSubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 import { resolvePrincipals } from './subscriptions';
 
@@ -26,6 +26,7 @@ export async function doCreateChannel(ctx: AppContext, viewer: Caller, p: Params
   return inTransaction(ctx.db, async (tx) => {
     const id = await createChannelInTx(tx, viewer.user, input);
     await queueChannelCreated(tx, ctx.bus, realm.id, id);
+    if (input.isDefault) await queueDefaultStreams(tx, ctx.bus, realm.id);
     await queueSubscribed(tx, ctx.bus, realm.id, id, input.subscriberIds);
     if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, input.name.trim());
     if (p.send_new_subscription_messages) {

@@ -10,7 +10,7 @@ import { ChannelRow, getChannelById, getChannelByName, getChannelsByNames } from
 import type { RealmRow, UserRow } from '../queries/rows';
 import { listUsersByApiEmails, listUsersByIds } from '../queries/users';
 import { channelSettingsFromParams, checkCanCreateChannel, createChannelInTx, subscribeInTx, unsubscribeInTx } from './channels';
-import { queueChannelCreated, queueSubscribed, queueUnsubscribed } from './channel-events';
+import { queueChannelCreated, queueDefaultStreams, queueSubscribed, queueUnsubscribed } from './channel-events';
 import { announceNewChannelInTx, notifySubscribedInTx } from './notifications';
 
 /** Principals: user ids or API emails of active users of the realm ("No such user" otherwise, 400 since feature level 208). */
@@ -123,6 +123,7 @@ export async function doSubscribe(ctx: AppContext, viewer: Caller, p: Params<'su
         });
         channel = (await getChannelById(tx.trx, realm.id, id))!;
         await queueChannelCreated(tx, ctx.bus, realm.id, id);
+        if (creation.isDefault) await queueDefaultStreams(tx, ctx.bus, realm.id);
         if (p.announce) await announceNewChannelInTx(tx, ctx.bus, realm, viewer.user, item.name);
       }
       const colors = new Map(item.color ? users.map((u) => [u.id, item.color!]) : []);
@@ -150,13 +151,8 @@ export async function doSubscribe(ctx: AppContext, viewer: Caller, p: Params<'su
   return out;
 }
 
-/**
- * DELETE /users/me/subscriptions. Removing others needs the channel's
- * can_remove_subscribers_group (administrators by default).
- */
-export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, p: Params<'unsubscribe'>): Promise<Data<'unsubscribe'>> {
-  const names = p.subscriptions;
-  const users = await resolvePrincipals(ctx, viewer, p.principals);
+/** The named channels, each once, all of which the viewer may know exist; else Zulip's error naming the others. */
+async function channelsToLeave(ctx: AppContext, viewer: Viewer, names: readonly string[]): Promise<ChannelRow[]> {
   const channels: ChannelRow[] = [];
   const missing: string[] = [];
   const byName = await getChannelsByNames(ctx.db, viewer.user.realm_id, names);
@@ -166,6 +162,52 @@ export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, p: Params<'
     else if (!channels.includes(c)) channels.push(c);
   }
   if (missing.length) throw new ApiError(`Channel(s) (${boundedList(missing)}) do not exist`);
+  return channels;
+}
+
+/**
+ * PATCH /users/me/subscriptions: Zulip's update_subscriptions_backend, the
+ * caller joining the `add` channels (created when missing, with Zulip's
+ * defaults) and leaving the `delete` ones, answered with both answers
+ * merged. Zulip runs the two in one transaction; here the channels to
+ * leave are checked before anything is joined, so a request whose `delete`
+ * names a channel the caller may not know fails before it changes
+ * anything.
+ */
+export async function doUpdateSubscriptions(
+  ctx: AppContext,
+  viewer: Caller,
+  p: Params<'update-subscriptions'>,
+): Promise<Data<'update-subscriptions'>> {
+  const add = p.add ?? [];
+  const remove = p.delete ?? [];
+  if (add.length === 0 && remove.length === 0) throw new ApiError('Nothing to do. Specify at least one of "add" or "delete".');
+  if (remove.length) await channelsToLeave(ctx, viewer, remove);
+  const added = add.length
+    ? await doSubscribe(ctx, viewer, {
+        subscriptions: add,
+        // POST /users/me/subscriptions' defaults (the contract's), as Zulip's composed view uses them.
+        authorization_errors_fatal: true,
+        announce: false,
+        invite_only: false,
+        is_web_public: false,
+        is_default_stream: false,
+        topics_policy: 'inherit',
+        default_push_notifications: false,
+        send_new_subscription_messages: true,
+      })
+    : { subscribed: {}, already_subscribed: {} };
+  const removed = remove.length ? await doUnsubscribe(ctx, viewer, { subscriptions: remove }) : { removed: [], not_removed: [] };
+  return { ...added, ...removed };
+}
+
+/**
+ * DELETE /users/me/subscriptions. Removing others needs the channel's
+ * can_remove_subscribers_group (administrators by default).
+ */
+export async function doUnsubscribe(ctx: AppContext, viewer: Viewer, p: Params<'unsubscribe'>): Promise<Data<'unsubscribe'>> {
+  const users = await resolvePrincipals(ctx, viewer, p.principals);
+  const channels = await channelsToLeave(ctx, viewer, p.subscriptions);
   const others = users.some((u) => u.id !== viewer.user.id);
   for (const c of channels) {
     if (

@@ -16,6 +16,8 @@ interface WireDelivery {
   g?: Array<[PerUserExtra, number[]]>;
   /** publicChannelRealmId. */
   r?: number;
+  /** archivedChannels. */
+  a?: boolean;
 }
 
 export function encodeDelivery(d: Delivery): string {
@@ -34,6 +36,7 @@ export function encodeDelivery(d: Delivery): string {
     wire.u = d.userIds;
   }
   if (d.publicChannelRealmId !== undefined) wire.r = d.publicChannelRealmId;
+  if (d.archivedChannels !== undefined) wire.a = d.archivedChannels;
   return JSON.stringify(wire);
 }
 
@@ -54,6 +57,7 @@ export function decodeDelivery(payload: string, remote: boolean): Delivery {
     d.perUser = (userId) => extras.get(userId) ?? {};
   }
   if (wire.r !== undefined) d.publicChannelRealmId = wire.r;
+  if (wire.a !== undefined) d.archivedChannels = wire.a;
   if (remote) d.remote = true;
   return d;
 }

@@ -193,6 +193,8 @@ export class QueueManager {
     const senderQueue = d.event.type === 'message' ? d.event.sender_queue_id : undefined;
     for (const [q, extra] of targets) {
       if (!accepts(q.opts, d.event, extra)) continue;
+      // Archiving's two events, each for one kind of client (src/ports/event-bus.ts archivedChannels).
+      if (d.archivedChannels !== undefined && d.archivedChannels !== q.opts.capabilities.archivedChannels) continue;
       const localId = q.id === senderQueue ? (d.event as MessageBusEvent).local_message_id : undefined;
       if (d.event.type === 'delete_message' && !q.opts.capabilities.bulkMessageDeletion) pushPerMessage(q, d.event);
       else q.push(d.event, localId != null ? { ...extra, local_message_id: localId } : extra);

@@ -1,10 +1,13 @@
-import { accessChannelIdByName, getChannel, listChannels, listTopics } from '../access/channels';
+import { accessChannelIdByName, getChannel, getSubscriptionStatus, listChannelMembers, listChannels, listTopics } from '../access/channels';
 import { subscriberListMode } from '../access/subscriber-lists';
 import { getSubscriptions } from '../access/subscriptions';
+import { doArchiveChannel } from '../actions/archive-channel';
 import { doCreateChannel } from '../actions/create-channel';
+import { doAddDefaultChannel, doRemoveDefaultChannel } from '../actions/default-channels';
+import { doUpdateChannel } from '../actions/update-channel';
 import { doAcceptMultiuseInvite, doCreateMultiuseInvite } from '../actions/invites';
 import { doUpdateSubscriptionProperties } from '../actions/subscription-properties';
-import { doSubscribe, doUnsubscribe } from '../actions/subscriptions';
+import { doSubscribe, doUnsubscribe, doUpdateSubscriptions } from '../actions/subscriptions';
 import { caller, HandlerTable } from '../http/handler';
 
 export const channelHandlers: HandlerTable = {
@@ -68,5 +71,44 @@ export const channelHandlers: HandlerTable = {
   'get-stream-topics': async (call) => {
     const viewer = caller(call);
     return { topics: await listTopics(call.ctx.db, viewer, call.params.stream_id, call.params.allow_empty_topic_name ?? false) };
+  },
+
+  'update-subscriptions': async (call) => {
+    const viewer = caller(call);
+    return doUpdateSubscriptions(call.ctx, viewer, call.params);
+  },
+
+  'update-stream': async (call) => {
+    const viewer = caller(call);
+    await doUpdateChannel(call.ctx, viewer, call.params);
+    return {};
+  },
+
+  'archive-stream': async (call) => {
+    const viewer = caller(call);
+    await doArchiveChannel(call.ctx, viewer, call.params.stream_id);
+    return {};
+  },
+
+  'get-subscribers': async (call) => {
+    const viewer = caller(call);
+    return { subscribers: await listChannelMembers(call.ctx.db, viewer, call.params.stream_id) };
+  },
+
+  'get-subscription-status': async (call) => {
+    const viewer = caller(call);
+    return { is_subscribed: await getSubscriptionStatus(call.ctx.db, viewer, call.params.user_id, call.params.stream_id) };
+  },
+
+  'add-default-stream': async (call) => {
+    const viewer = caller(call);
+    await doAddDefaultChannel(call.ctx, viewer, call.params.stream_id);
+    return {};
+  },
+
+  'remove-default-stream': async (call) => {
+    const viewer = caller(call);
+    await doRemoveDefaultChannel(call.ctx, viewer, call.params.stream_id);
+    return {};
   },
 };

@@ -55,6 +55,13 @@ export interface Delivery {
    */
   publicChannelRealmId?: number;
   /**
+   * Set on the two events archiving a channel sends (Zulip's
+   * archived_channels compatibility, feature level 378): true for the
+   * `is_archived` update, which only queues with the archived_channels
+   * capability take; false for the `delete`, which only the others take.
+   */
+  archivedChannels?: boolean;
+  /**
    * Set by a cross-node bus (src/events/redis-bus.ts) on a delivery another
    * node published: what must happen once per change, not once per node
    * (push notifications), skips it.

@@ -291,3 +291,44 @@ export async function updateSubscriptionSettings(
 ): Promise<void> {
   await q('subscriptions').where({ user_id: userId, recipient_id: recipientId }).update(changes);
 }
+
+/** The channel columns an administrator changes (PATCH /streams/{id}, archiving, default channels). */
+export type ChannelSettingColumns = Partial<
+  Pick<
+    ChannelRow,
+    | 'name'
+    | 'name_key'
+    | 'description'
+    | 'rendered_description'
+    | 'invite_only'
+    | 'is_web_public'
+    | 'history_public_to_subscribers'
+    | 'is_default'
+    | 'message_retention_days'
+    | 'topics_policy'
+    | 'folder_id'
+    | 'deactivated'
+    | ChannelGroupSetting
+  >
+>;
+
+/** Changes a channel's settings; its cached row (the channel cache) is dropped on every node. */
+export async function updateChannel(q: Q, channelId: number, changes: ChannelSettingColumns): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await q('channels').where({ id: channelId }).update(changes);
+  invalidates(q, { kind: 'channel', channelIds: [channelId] });
+}
+
+/** The organization's default channels that are not archived, by id (the default_streams event and realm_default_streams). */
+export async function listDefaultChannelIds(q: Q, realmId: number): Promise<number[]> {
+  const ids: Array<number | string> = await q('channels')
+    .where({ realm_id: realmId, is_default: true, deactivated: false })
+    .orderBy('id')
+    .pluck('id');
+  return ids.map(Number);
+}
+
+/** Whether the user has an active subscription to the channel's recipient. */
+export async function isSubscribed(q: Q, userId: number, recipientId: number): Promise<boolean> {
+  return (await getActiveSubscription(q, userId, recipientId)) !== undefined;
+}
