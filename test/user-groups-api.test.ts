@@ -495,12 +495,15 @@ eachDatabase('user groups over the API', (dialect) => {
       const { owner, guest } = t.cast;
       const id = await create(owner);
       const client = await register(t, guest, { client_capabilities: { include_deactivated_groups: true } });
+      const older = await register(t, guest);
       const mark = await auditMark();
       const { result: res, deliveries } = await captureEvents(t, () => t.api.post(`/user_groups/${id}/deactivate`, owner));
       expect(res.status).toBe(200);
       expect(deliveries.map((d) => d.event)).toEqual([{ type: 'user_group', op: 'update', group_id: id, data: { deactivated: true } }]);
       expect([...deliveries[0]!.userIds].sort((a, b) => a - b)).toEqual(everyone);
       expect((await pending(t, client)).map((e) => [e.op, e.data])).toEqual([['update', { deactivated: true }]]);
+      // A client that knows only active groups sees the group removed (Zulip's feature level 294).
+      expect((await pending(t, older)).map(({ id: _id, ...e }) => e)).toEqual([{ type: 'user_group', op: 'remove', group_id: id }]);
       expect((await t.api.get('/user_groups', owner)).body.user_groups.some((g: { id: number }) => g.id === id)).toBe(false);
       await refused(() => t.api.post(`/user_groups/${id}/deactivate`, owner), 'User group is deactivated.');
       // Deactivated groups may still be renamed and their members changed.

@@ -126,6 +126,14 @@ const SHAPERS: Record<string, Shaper> = {
     typeof event.topic === 'string'
       ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
       : { ...event, id },
+  // A client without the include_deactivated_groups capability (Zulip's feature level 294) knows
+  // only active groups: for it, a group's deactivation is its removal.
+  user_group: ({ id, event }, { opts }) =>
+    event.op === 'update' &&
+    (event.data as { deactivated?: boolean } | undefined)?.deactivated === true &&
+    !opts.capabilities.includeDeactivatedGroups
+      ? { type: 'user_group', op: 'remove', group_id: event.group_id, id }
+      : { ...event, id },
   // Zulip names the empty topic by its display name in user_topic and muted_topics for older clients too.
   user_topic: ({ id, event }, { opts }) =>
     typeof event.topic_name === 'string'
