@@ -6528,6 +6528,8 @@ export interface components {
             /** @deprecated */
             mandatory_topics?: boolean;
             moderation_request_channel_id?: number;
+            new_stream_announcements_stream_id?: number;
+            signup_announcements_stream_id?: number;
             waiting_period_threshold?: number;
             enable_spectator_access?: boolean;
             default_language?: string;

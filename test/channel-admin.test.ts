@@ -163,6 +163,25 @@ eachDatabase('channel administration: subscribers, default channels, archiving',
       expect((await t.api.delete(`/streams/999999`, t.cast.owner)).body.msg).toBe('Invalid channel ID');
     });
 
+    it("clears the organization's settings that named the channel, with one realm update_dict", async () => {
+      const c = await createChannel(t, 'arch-announce', [t.cast.owner]);
+      const other = await createChannel(t, 'arch-other', [t.cast.owner]);
+      await t.ctx
+        .db('realms')
+        .where({ id: t.realmId })
+        .update({ new_stream_announcements_stream_id: c.id, signup_announcements_stream_id: other.id });
+      const watcher = await register(t, t.cast.member, { event_types: ['realm'] });
+      expect((await t.api.delete(`/streams/${c.id}`, t.cast.admin)).status).toBe(200);
+      const realm = (await t.ctx.db('realms').where({ id: t.realmId }).first())!;
+      expect([realm.new_stream_announcements_stream_id, Number(realm.signup_announcements_stream_id)]).toEqual([null, other.id]);
+      expect((await pending(t, watcher)).map(({ id: _id, ...e }) => e)).toEqual([
+        { type: 'realm', op: 'update_dict', property: 'default', data: { new_stream_announcements_stream_id: -1 } },
+      ]);
+      const state = await t.api.post('/register', t.cast.member, { fetch_event_types: ['realm'] });
+      expect(state.body.realm_new_stream_announcements_stream_id).toBe(-1);
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ signup_announcements_stream_id: null });
+    });
+
     it('keeps messages and subscriptions, drops default status, tells each client its way, writes one audit row', async () => {
       const c = await createChannel(t, 'arch-events', [t.cast.owner, t.cast.member, t.cast.guest]);
       await t.api.post('/default_streams', t.cast.admin, { stream_id: c.id });

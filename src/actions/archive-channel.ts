@@ -1,11 +1,13 @@
 import type { AppContext } from '../context';
-import { inTransaction } from '../db/transaction';
+import { inTransaction, type Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { ApiError } from '../errors';
 import { accessChannelForAdministration } from '../access/channels';
 import type { Viewer } from '../access/viewer';
 import { insertAuditLog } from '../queries/audit';
 import { getChannelById, updateChannel } from '../queries/channels';
+import { getRealmById, updateRealm } from '../queries/realms';
+import { listActiveUserIds } from '../queries/users';
 import { channelAudience, queueChannelArchived, queueDefaultStreams } from './channel-events';
 
 /**
@@ -30,6 +32,7 @@ export async function doArchiveChannel(ctx: AppContext, viewer: Viewer, channelI
     const audience = await channelAudience(tx, channel);
     await updateChannel(tx.trx, channel.id, { deactivated: true, is_default: false });
     if (channel.is_default) await queueDefaultStreams(tx, ctx.bus, channel.realm_id);
+    await clearOrganizationChannelSettings(ctx, tx, channel);
     queueChannelArchived(tx, ctx.bus, channel, audience);
     await insertAuditLog(tx.trx, {
       realmId: channel.realm_id,
@@ -38,4 +41,27 @@ export async function doArchiveChannel(ctx: AppContext, viewer: Viewer, channelI
       eventType: AuditEventType.CHANNEL_DEACTIVATED,
     });
   });
+}
+
+/** The organization settings that name a channel (the moderation requests and the two announcement channels). */
+const ORGANIZATION_CHANNEL_SETTINGS = [
+  'moderation_request_channel_id',
+  'new_stream_announcements_stream_id',
+  'signup_announcements_stream_id',
+] as const;
+
+/**
+ * An archived channel stops being any of the organization's channels, as in
+ * Zulip's do_deactivate_stream: each setting that named it becomes none, and
+ * everyone gets one realm/update_dict with -1 (Zulip's "none") for each. Like
+ * Zulip, no audit row: the archive's own row says what happened.
+ */
+async function clearOrganizationChannelSettings(ctx: AppContext, tx: Tx, channel: { id: number; realm_id: number }): Promise<void> {
+  const realm = (await getRealmById(tx.trx, channel.realm_id))!;
+  const cleared = ORGANIZATION_CHANNEL_SETTINGS.filter((setting) => realm[setting] === channel.id);
+  if (cleared.length === 0) return;
+  await updateRealm(tx.trx, realm.id, Object.fromEntries(cleared.map((setting) => [setting, null])));
+  const audience = await listActiveUserIds(tx.trx, realm.id);
+  const data = Object.fromEntries(cleared.map((setting) => [setting, -1]));
+  tx.afterCommit(() => ctx.bus.publish({ event: { type: 'realm', op: 'update_dict', property: 'default', data }, userIds: audience }));
 }
