@@ -231,6 +231,7 @@ eachDatabase('data model', (dialect) => {
       '029_upload_quota',
       '030_retention',
       '031_realm_domains',
+      '032_realm_icon_logo',
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import { doUpdateRealmUserDefaults } from '../actions/realm-defaults';
+import { doDeleteRealmIcon, doUploadRealmIcon } from '../actions/realm-icon';
 import { doAddRealmDomain, doChangeRealmDomain, doRemoveRealmDomain, listRealmDomainsFor } from '../actions/realm-domains';
 import { doUpdateRealm } from '../actions/realm-settings';
 import { caller, HandlerTable } from '../http/handler';
@@ -20,4 +21,6 @@ export const realmHandlers: HandlerTable = {
     await doRemoveRealmDomain(call.ctx, caller(call).user, call.params.domain);
     return {};
   },
+  'upload-realm-icon': async (call) => doUploadRealmIcon(call.ctx, caller(call).user, call.files),
+  'delete-realm-icon': async (call) => doDeleteRealmIcon(call.ctx, caller(call).user),
 };
