@@ -952,6 +952,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload the organization's wide logo
+         * @description Replaces the organization's wide logo (or, with `night`, the one for dark themes) with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is shrunk (never enlarged) to fit 800x100 and stored as a PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png?version=<n>` (a name of its own for each version). The logo's source becomes `U`, its version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED. Zulip allows wide logos only on its paid plans; Parley has no plans and allows them in every organization. `night` is read from the query string: the text fields of a multipart body that carries a file are not read.
+         */
+        post: operations["upload-realm-logo"];
+        /**
+         * Go back to the default wide logo
+         * @description Goes back from an uploaded wide logo (or, with `night`, the one for dark themes) to the default one (source `D`). As in Zulip the logo's version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED even when the logo already was the default one.
+         */
+        delete: operations["delete-realm-logo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -4227,6 +4251,10 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description The icon now in use: the uploaded one's URL (relative to the server, with a `version` query) or the default Gravatar identicon. */
             icon_url: string;
+        };
+        DeleteRealmLogoRequest: {
+            /** @description Whether the logo for dark themes (true) or the one for light themes (false) goes back to the default. */
+            night: boolean;
         };
         /**
          * @example {
@@ -11510,6 +11538,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "upload-realm-logo": {
+        parameters: {
+            query: {
+                /**
+                 * @description Whether this is the logo for dark themes (true) or the one for light themes (false).
+                 * @example false
+                 */
+                night: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "logo.png"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadFileRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Not an administrator, `night` missing, no file or several files, a file over 5 MiB, or a file that is not an image. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-realm-logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "night": false
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DeleteRealmLogoRequest"];
+                /**
+                 * @example {
+                 *       "night": false
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["DeleteRealmLogoRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Not an administrator, or `night` missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

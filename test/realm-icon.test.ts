@@ -15,6 +15,7 @@ const png = (width: number, height: number) =>
     .toBuffer();
 
 const ICON_SOURCE_CHANGED = 208;
+const LOGO_CHANGED = 205;
 
 eachDatabase('organization icon', (dialect) => {
   let t: TestServer;
@@ -60,11 +61,16 @@ eachDatabase('organization icon', (dialect) => {
       });
 
   /** A refused request: exactly this error, the organization row unchanged, nothing announced, no audit row. */
-  async function expectRefused(send: () => Promise<{ status: number; body: unknown }>, msg: string, code = 'BAD_REQUEST') {
+  async function expectRefused(
+    send: () => Promise<{ status: number; body: unknown }>,
+    msg: string,
+    code = 'BAD_REQUEST',
+    extra: Record<string, unknown> = {},
+  ) {
     const before = await realmRow();
     const audits = (await auditRows()).length;
     const { result: res, deliveries } = await captureEvents(t, send);
-    expect(res.body).toEqual({ result: 'error', msg, code });
+    expect(res.body).toEqual({ result: 'error', msg, code, ...extra });
     expect(res.status).toBe(400);
     expect(await realmRow()).toEqual(before);
     expect(deliveries).toEqual([]);
@@ -177,5 +183,109 @@ eachDatabase('organization icon', (dialect) => {
     );
     // A urlencoded body carries no file either.
     await expectRefused(() => t.api.post('/realm/icon', t.cast.admin, { x: '1' }), 'You must upload exactly one icon.');
+  });
+
+  // ---- the wide logos: POST and DELETE /realm/logo ----
+  async function uploadLogo(user: UserRow, night: unknown, files: Buffer[]) {
+    const query = night === undefined ? '' : `?night=${String(night)}`;
+    let req = request(t.app).post(`/api/v1/realm/logo${query}`).auth(user.email, user.api_key);
+    files.forEach((content, i) => {
+      req = req.attach(`f${i}`, content, { filename: `logo${i}.png`, contentType: 'image/png' });
+    });
+    if (files.length === 0) req = req.field('nothing', '');
+    const res = await req;
+    new ContractChecker(t.spec).check('post', '/api/v1/realm/logo', res.status, res.body);
+    return { status: res.status, body: res.body as Record<string, any> };
+  }
+  const removeLogo = (who: Who, night: boolean) => t.api.delete('/realm/logo', t.cast[who], { night });
+  const logoAudits = async () =>
+    (await t.ctx.db('audit_log').where({ realm_id: t.realmId, event_type: LOGO_CHANGED }).orderBy('id')).map((r) => r.acting_user_id);
+
+  it.each<[Who, boolean]>([
+    ['owner', true],
+    ['admin', true],
+    ['moderator', false],
+    ['member', false],
+    ['guest', false],
+  ])('logo upload and delete by %s allowed: %s', async (who, allowed) => {
+    const image = await png(300, 60);
+    if (!allowed) {
+      await expectRefused(() => uploadLogo(t.cast[who], false, [image]), 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+      await expectRefused(() => removeLogo(who, true), 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+      return;
+    }
+    expect((await uploadLogo(t.cast[who], true, [image])).body).toEqual({ result: 'success', msg: '' });
+    expect((await removeLogo(who, true)).body).toEqual({ result: 'success', msg: '' });
+  });
+
+  it.each([false, true])('a logo (night: %s) is shrunk to fit 800x100, served, announced, audited and in register', async (night) => {
+    const prefix = night ? 'night_logo' : 'logo';
+    const other = night ? 'logo' : 'night_logo';
+    const before = await realmRow();
+    const image = await png(1600, 100);
+    const { result: res, deliveries } = await captureEvents(t, () => uploadLogo(t.cast.admin, night, [image]));
+    expect(res).toEqual({ status: 200, body: { result: 'success', msg: '' } });
+    const after = await realmRow();
+    expect([after[`${prefix}_source`], after[`${prefix}_version`]]).toEqual(['U', before[`${prefix}_version`] + 1]);
+    // The other logo and the icon are untouched.
+    expect([after[`${other}_source`], after[`${other}_version`], after.icon_version]).toEqual([
+      before[`${other}_source`],
+      before[`${other}_version`],
+      before.icon_version,
+    ]);
+    const { state } = await register(t, t.cast.guest);
+    const url = state[`realm_${prefix}_url`] as string;
+    expect(url).toMatch(new RegExp(`^/user_avatars/${t.realmId}/[0-9a-f]{40}\\.png\\?version=${after[`${prefix}_version`]}$`));
+    expect(state[`realm_${prefix}_source`]).toBe('U');
+    expect(state[`realm_${other}_url`]).toBe(defaultIcon);
+    expect(deliveries.map((d) => d.event)).toEqual([
+      { type: 'realm', op: 'update_dict', property: prefix, data: { [`${prefix}_url`]: url, [`${prefix}_source`]: 'U' } },
+    ]);
+    expect(deliveries[0]!.userIds).toEqual(expect.arrayContaining([t.cast.guest.id, t.cast.owner.id]));
+    expect(deliveries[0]!.userIds).not.toContain(t.cast.deactivated.id);
+    expect((await logoAudits()).at(-1)).toBe(t.cast.admin.id);
+    const served = await serve(url);
+    expect(served.status).toBe(200);
+    const meta = await sharp(served.body as Buffer).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', 800, 50]);
+
+    // A small logo is not enlarged.
+    await uploadLogo(t.cast.owner, night, [await png(40, 20)]);
+    const small = (await register(t, t.cast.member)).state[`realm_${prefix}_url`] as string;
+    const smallMeta = await sharp((await serve(small)).body as Buffer).metadata();
+    expect([smallMeta.width, smallMeta.height]).toEqual([40, 20]);
+    expect((await serve(url)).status).toBe(404);
+
+    // DELETE: back to the default, with its event and audit row.
+    const { result: gone, deliveries: goneEvents } = await captureEvents(t, () => removeLogo('owner', night));
+    expect(gone.body).toEqual({ result: 'success', msg: '' });
+    expect(goneEvents.map((d) => d.event)).toEqual([
+      { type: 'realm', op: 'update_dict', property: prefix, data: { [`${prefix}_url`]: defaultIcon, [`${prefix}_source`]: 'D' } },
+    ]);
+    expect((await logoAudits()).at(-1)).toBe(t.cast.owner.id);
+    expect((await register(t, t.cast.member)).state).toMatchObject({
+      [`realm_${prefix}_url`]: defaultIcon,
+      [`realm_${prefix}_source`]: 'D',
+    });
+  });
+
+  it('refuses a logo without night, without one file, over 5 MiB or not an image, writing nothing', async () => {
+    const image = await png(10, 10);
+    await expectRefused(() => uploadLogo(t.cast.admin, undefined, [image]), "Missing 'night' argument", 'REQUEST_VARIABLE_MISSING', {
+      var_name: 'night',
+    });
+    await expectRefused(() => uploadLogo(t.cast.admin, false, []), 'You must upload exactly one logo.');
+    await expectRefused(() => uploadLogo(t.cast.admin, true, [image, image]), 'You must upload exactly one logo.');
+    await expectRefused(
+      () => uploadLogo(t.cast.admin, false, [Buffer.alloc(5 * 1024 * 1024 + 1, 1)]),
+      'Uploaded file is larger than the allowed limit of 5 MiB',
+    );
+    await expectRefused(
+      () => uploadLogo(t.cast.admin, false, [Buffer.from('GIF89a but not really')]),
+      'Could not decode image; did you upload an image file?',
+    );
+    await expectRefused(() => t.api.delete('/realm/logo', t.cast.admin, {}), "Missing 'night' argument", 'REQUEST_VARIABLE_MISSING', {
+      var_name: 'night',
+    });
   });
 });

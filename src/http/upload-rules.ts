@@ -1,6 +1,6 @@
 import type { OpId } from '../contract';
 import { avatarTooLarge, MAX_AVATAR_FILE_SIZE_MIB, notOneAvatar } from '../domain/avatars';
-import { imageTooLarge, MAX_ICON_FILE_SIZE_MIB, notOneIcon } from '../domain/realm-images';
+import { imageTooLarge, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB, notOneIcon, notOneLogo } from '../domain/realm-images';
 import { noFileToUpload } from '../domain/uploads';
 import type { ApiError } from '../errors';
 
@@ -24,6 +24,10 @@ export function uploadRulesFor(operationId: string, maxFileUploadSizeMib: number
   if ((operationId as OpId) === 'upload-realm-icon') {
     const tooLarge = () => imageTooLarge(MAX_ICON_FILE_SIZE_MIB);
     return { fileBytes: MAX_ICON_FILE_SIZE_MIB * 1024 * 1024, noFile: notOneIcon, secondFile: notOneIcon, tooLarge };
+  }
+  if ((operationId as OpId) === 'upload-realm-logo') {
+    const tooLarge = () => imageTooLarge(MAX_LOGO_FILE_SIZE_MIB);
+    return { fileBytes: MAX_LOGO_FILE_SIZE_MIB * 1024 * 1024, noFile: notOneLogo, secondFile: notOneLogo, tooLarge };
   }
   return { fileBytes: maxFileUploadSizeMib * 1024 * 1024, noFile: noFileToUpload };
 }
