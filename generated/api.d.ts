@@ -11549,12 +11549,12 @@ export interface operations {
     };
     "upload-realm-logo": {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description Whether this is the logo for dark themes (true) or the one for light themes (false).
+                 * @description Whether this is the logo for dark themes (true) or the one for light themes (false). Required, as in Zulip: a request without it is refused with "Missing 'night' argument" after the administrator check (Zulip's order), so the schema leaves it optional.
                  * @example false
                  */
-                night: boolean;
+                night?: boolean;
             };
             header?: never;
             path?: never;

@@ -271,6 +271,12 @@ eachDatabase('organization icon', (dialect) => {
 
   it('refuses a logo without night, without one file, over 5 MiB or not an image, writing nothing', async () => {
     const image = await png(10, 10);
+    // Zulip checks the role before the parameters.
+    await expectRefused(
+      () => uploadLogo(t.cast.member, undefined, [image]),
+      'Must be an organization administrator',
+      'UNAUTHORIZED_PRINCIPAL',
+    );
     await expectRefused(() => uploadLogo(t.cast.admin, undefined, [image]), "Missing 'night' argument", 'REQUEST_VARIABLE_MISSING', {
       var_name: 'night',
     });

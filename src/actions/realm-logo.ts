@@ -13,7 +13,7 @@ import {
 } from '../domain/realm-images';
 import { badImage } from '../domain/avatars';
 import { isAdminRole } from '../domain/roles';
-import { adminRequired } from '../errors';
+import { adminRequired, MissingArgumentError } from '../errors';
 import { insertAuditLog } from '../queries/audit';
 import { getRealmById, updateRealm } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
@@ -33,8 +33,15 @@ const MAX_INPUT_PIXELS = 50_000_000;
  * served). Zulip refuses this on its limited (free Cloud) plans; Parley has
  * no plans and allows it everywhere.
  */
-export async function doUploadRealmLogo(ctx: AppContext, actor: UserRow, night: boolean, files: readonly IncomingFile[]): Promise<void> {
+export async function doUploadRealmLogo(
+  ctx: AppContext,
+  actor: UserRow,
+  night: boolean | undefined,
+  files: readonly IncomingFile[],
+): Promise<void> {
   if (!isAdminRole(actor.role)) throw adminRequired();
+  // Optional in the contract only so that it is checked here, after the administrator check, as in Zulip.
+  if (night === undefined) throw new MissingArgumentError('night');
   if (files.length !== 1) throw notOneLogo();
   const incoming = files[0]!;
   // Also enforced while the body streams in (src/http/upload-rules.ts).
