@@ -6,7 +6,7 @@ import { eachDatabase } from './support/databases';
 import { pending, register, startEventsServer, stopEventsServer } from './support/events';
 import { ContractChecker } from './support/contract';
 import type { TestServer } from './support/server';
-import { tempDataDir } from './support/uploads';
+import { filesOnDisk, tempDataDir } from './support/uploads';
 import { captureEvents } from './users-fixtures';
 
 const png = (width: number, height: number) =>
@@ -69,12 +69,15 @@ eachDatabase('organization icon', (dialect) => {
   ) {
     const before = await realmRow();
     const audits = (await auditRows()).length;
+    const files = filesOnDisk(data.dir);
     const { result: res, deliveries } = await captureEvents(t, send);
     expect(res.body).toEqual({ result: 'error', msg, code, ...extra });
     expect(res.status).toBe(400);
     expect(await realmRow()).toEqual(before);
     expect(deliveries).toEqual([]);
     expect((await auditRows()).length).toBe(audits);
+    // No file of the refused upload stays behind (staged, original or PNG).
+    expect(filesOnDisk(data.dir)).toEqual(files);
   }
 
   it('starts with the default icon and logos in register', async () => {
