@@ -1021,6 +1021,54 @@ export interface paths {
         patch: operations["update-realm-domain"];
         trace?: never;
     };
+    "/realm/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload the organization's icon
+         * @description Replaces the organization's icon with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is cropped around its centre to a square and stored as a 100x100 PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png?version=<n>`, where the hash covers the organization and the icon version, so each upload has a URL of its own (Zulip uses `/user_avatars/<realm_id>/realm/icon.png?version=<n>`; clients only ever use the URL they are given). icon_source becomes `U`, the icon version goes up by one, every active user gets a `realm` update_dict event with property `icon`, and the audit log records REALM_ICON_SOURCE_CHANGED.
+         */
+        post: operations["upload-realm-icon"];
+        /**
+         * Go back to the default organization icon
+         * @description Goes back from an uploaded icon to the default one (icon_source `G`, a Gravatar identicon). As in Zulip the icon version goes up by one, every active user gets a `realm` update_dict event with property `icon`, and the audit log records REALM_ICON_SOURCE_CHANGED even when the icon already was the default one.
+         */
+        delete: operations["delete-realm-icon"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload the organization's wide logo
+         * @description Replaces the organization's wide logo (or, with `night`, the one for dark themes) with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is shrunk (never enlarged) to fit 800x100 and stored as a PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png?version=<n>` (a name of its own for each version). The logo's source becomes `U`, its version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED. Zulip allows wide logos only on its paid plans; Parley has no plans and allows them in every organization. `night` is read from the query string: the text fields of a multipart body that carries a file are not read.
+         */
+        post: operations["upload-realm-logo"];
+        /**
+         * Go back to the default wide logo
+         * @description Goes back from an uploaded wide logo (or, with `night`, the one for dark themes) to the default one (source `D`). As in Zulip the logo's version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED even when the logo already was the default one.
+         */
+        delete: operations["delete-realm-logo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -4502,6 +4550,34 @@ export interface components {
         ChangeRealmDomainRequest: {
             allow_subdomains: boolean;
         };
+        /** @description A multipart body with exactly one file part. The part's field name is not significant; `filename` is used in examples, and any other name is accepted, hence the open map below. */
+        UploadFileRequest: {
+            /**
+             * Format: binary
+             * @description The file to upload.
+             */
+            filename?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "icon_url": "/user_avatars/2/1f0c3b4a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b.png?version=2"
+         *     }
+         */
+        RealmIconResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The icon now in use: the uploaded one's URL (relative to the server, with a `version` query) or the default Gravatar identicon. */
+            icon_url: string;
+        };
+        DeleteRealmLogoRequest: {
+            /** @description Whether the logo for dark themes (true) or the one for light themes (false) goes back to the default. */
+            night: boolean;
+        };
         /**
          * @example {
          *       "apply_markdown": true,
@@ -6557,6 +6633,27 @@ export interface components {
             can_set_delete_message_policy_group?: components["schemas"]["GroupSettingValue"];
             can_set_topics_policy_group?: components["schemas"]["GroupSettingValue"];
             can_summarize_topics_group?: components["schemas"]["GroupSettingValue"];
+            /** @description The icon's URL (property `icon`). */
+            icon_url?: string;
+            /**
+             * @description G for the default icon, U for an uploaded one.
+             * @enum {string}
+             */
+            icon_source?: "G" | "U";
+            /** @description The wide logo's URL (property `logo`). */
+            logo_url?: string;
+            /**
+             * @description D for the default logo, U for an uploaded one.
+             * @enum {string}
+             */
+            logo_source?: "D" | "U";
+            /** @description The dark-theme wide logo's URL (property `night_logo`). */
+            night_logo_url?: string;
+            /**
+             * @description D for the default logo, U for an uploaded one.
+             * @enum {string}
+             */
+            night_logo_source?: "D" | "U";
         };
         /**
          * @description Organization settings changed. Changes to the settings that govern message editing and moving (allow_message_editing, the time limits and the can_*_group permissions) are reported this way.
@@ -6578,7 +6675,7 @@ export interface components {
             /** @enum {string} */
             op: "update_dict";
             /**
-             * @description Always `default` for the settings Parley reports.
+             * @description `default` for settings; `icon`, `logo` or `night_logo` when an organization image changed (data then holds its URL and source).
              * @enum {string}
              */
             property: "default" | "icon" | "logo" | "night_logo";
@@ -7449,16 +7546,6 @@ export interface components {
             msg: string;
             /** @enum {string} */
             code: "AUTHENTICATION_FAILED" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "PASSWORD_AUTH_DISABLED" | "PASSWORD_RESET_REQUIRED";
-        };
-        /** @description A multipart body with exactly one file part. The part's field name is not significant; `filename` is used in examples, and any other name is accepted, hence the open map below. */
-        UploadFileRequest: {
-            /**
-             * Format: binary
-             * @description The file to upload.
-             */
-            filename?: string;
-        } & {
-            [key: string]: unknown;
         };
         /**
          * @example {
@@ -12180,6 +12267,200 @@ export interface operations {
                 };
             };
             /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "upload-realm-icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "icon.png"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadFileRequest"];
+            };
+        };
+        responses: {
+            /** @description The new icon's URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RealmIconResponse"];
+                };
+            };
+            /** @description Not an administrator, no file or several files, a file over 5 MiB, or a file that is not an image. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-realm-icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The default icon's URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "icon_url": "https://secure.gravatar.com/avatar/d41d8cd98f00b204e9800998ecf8427e?d=identicon"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RealmIconResponse"];
+                };
+            };
+            /** @description Not an administrator, or a malformed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "upload-realm-logo": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether this is the logo for dark themes (true) or the one for light themes (false). Required, as in Zulip: a request without it is refused with "Missing 'night' argument" after the administrator check (Zulip's order), so the schema leaves it optional.
+                 * @example false
+                 */
+                night?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "logo.png"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadFileRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Not an administrator, `night` missing, no file or several files, a file over 5 MiB, or a file that is not an image. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-realm-logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "night": false
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DeleteRealmLogoRequest"];
+                /**
+                 * @example {
+                 *       "night": false
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["DeleteRealmLogoRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimpleSuccess"];
+                };
+            };
+            /** @description Not an administrator, or `night` missing. */
             400: {
                 headers: {
                     [name: string]: unknown;

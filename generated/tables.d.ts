@@ -362,8 +362,12 @@ export interface TableRows {
     emails_restricted_to_domains: DbBool;
     enable_read_receipts: DbBool;
     enable_spectator_access: DbBool;
+    icon_source: string;
+    icon_version: number;
     id: number;
     invite_required: DbBool;
+    logo_source: string;
+    logo_version: number;
     max_invites: number | null;
     message_content_delete_limit_seconds: number | null;
     message_content_edit_limit_seconds: number | null;
@@ -374,6 +378,8 @@ export interface TableRows {
     move_messages_within_stream_limit_seconds: number | null;
     name: string;
     new_stream_announcements_stream_id: number | null;
+    night_logo_source: string;
+    night_logo_version: number;
     password_auth_enabled: DbBool;
     presence_disabled: DbBool;
     signup_announcements_stream_id: number | null;
@@ -870,8 +876,12 @@ export interface TableInserts {
     emails_restricted_to_domains?: DbBoolIn;
     enable_read_receipts?: DbBoolIn;
     enable_spectator_access?: DbBoolIn;
+    icon_source?: string;
+    icon_version?: number;
     id?: number;
     invite_required?: DbBoolIn;
+    logo_source?: string;
+    logo_version?: number;
     max_invites?: number | null;
     message_content_delete_limit_seconds?: number | null;
     message_content_edit_limit_seconds?: number | null;
@@ -882,6 +892,8 @@ export interface TableInserts {
     move_messages_within_stream_limit_seconds?: number | null;
     name: string;
     new_stream_announcements_stream_id?: number | null;
+    night_logo_source?: string;
+    night_logo_version?: number;
     password_auth_enabled?: DbBoolIn;
     presence_disabled?: DbBoolIn;
     signup_announcements_stream_id?: number | null;

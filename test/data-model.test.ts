@@ -231,7 +231,8 @@ eachDatabase('data model', (dialect) => {
       '029_upload_quota',
       '030_retention',
       '031_realm_domains',
-      '035_linkifiers_playgrounds',
+      '032_realm_icon_logo',
+      '033_linkifiers_playgrounds',
     ]);
   });
 });

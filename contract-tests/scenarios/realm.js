@@ -1,5 +1,5 @@
 'use strict';
-/* Scenarios for the organization's settings (PATCH /realm) and its domains (/realm/domains). */
+/* Scenarios for the organization's settings (PATCH /realm), its domains (/realm/domains) its icon (/realm/icon) and logos (/realm/logo). */
 const { api, refusal, unauthenticated } = require('./core');
 
 let unique = 0;
@@ -12,6 +12,10 @@ async function addedDomain(state, prefix) {
   if (res.status !== 200) throw new Error(`adding a domain failed: ${JSON.stringify(res.body)}`);
   return domain;
 }
+
+/** A 1x1 PNG, sent as bytes (hooks.js setBody). */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const png = (filename) => ({ __file: true, filename, content: PNG, contentType: 'image/png' });
 
 const notAdministrator = (provoke = () => undefined) =>
   refusal('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', (req, s) => {
@@ -65,6 +69,53 @@ const scenarios = {
     400: refusal('BAD_REQUEST', 'No entry found for domain nowhere.example.net.', (req, s) => {
       req.user = s.users.admin;
       req.pathParams = { domain: 'nowhere.example.net' };
+    }),
+    401: unauthenticated(),
+  },
+  'upload-realm-icon': {
+    200: (req, s) => {
+      req.user = s.users.admin;
+      req.body = { file: png('icon.png') };
+    },
+    // The example's `filename` is a text field: a body without a file part.
+    400: refusal('BAD_REQUEST', 'You must upload exactly one icon.', (req, s) => {
+      req.user = s.users.admin;
+      req.body = { filename: 'icon.png' };
+    }),
+    401: unauthenticated((req) => {
+      req.body = { file: png('icon.png') };
+    }),
+  },
+  'delete-realm-icon': {
+    200: (req, s) => {
+      req.user = s.users.admin;
+    },
+    400: notAdministrator(),
+    401: unauthenticated(),
+  },
+  'upload-realm-logo': {
+    200: (req, s) => {
+      req.user = s.users.admin;
+      req.query = { night: false };
+      req.body = { file: png('logo.png') };
+    },
+    400: refusal('BAD_REQUEST', 'You must upload exactly one logo.', (req, s) => {
+      req.user = s.users.admin;
+      req.query = { night: true };
+      req.body = { filename: 'logo.png' };
+    }),
+    401: unauthenticated((req) => {
+      req.query = { night: false };
+      req.body = { file: png('logo.png') };
+    }),
+  },
+  'delete-realm-logo': {
+    200: (req, s) => {
+      req.user = s.users.admin;
+      req.body = { night: true };
+    },
+    400: notAdministrator((req) => {
+      req.body = { night: false };
     }),
     401: unauthenticated(),
   },

@@ -28,7 +28,8 @@ import * as m028 from './migrations/028_first_login';
 import * as m029 from './migrations/029_upload_quota';
 import * as m030 from './migrations/030_retention';
 import * as m031 from './migrations/031_realm_domains';
-import * as m035 from './migrations/035_linkifiers_playgrounds';
+import * as m032 from './migrations/032_realm_icon_logo';
+import * as m033 from './migrations/033_linkifiers_playgrounds';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -64,7 +65,8 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '029_upload_quota': m029,
   '030_retention': m030,
   '031_realm_domains': m031,
-  '035_linkifiers_playgrounds': m035,
+  '032_realm_icon_logo': m032,
+  '033_linkifiers_playgrounds': m033,
 };
 
 /** Every migration this code knows, in the order they apply. */

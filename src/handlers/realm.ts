@@ -1,4 +1,6 @@
 import { doUpdateRealmUserDefaults } from '../actions/realm-defaults';
+import { doDeleteRealmIcon, doUploadRealmIcon } from '../actions/realm-icon';
+import { doDeleteRealmLogo, doUploadRealmLogo } from '../actions/realm-logo';
 import { doAddRealmDomain, doChangeRealmDomain, doRemoveRealmDomain, listRealmDomainsFor } from '../actions/realm-domains';
 import { doUpdateRealm } from '../actions/realm-settings';
 import { caller, HandlerTable } from '../http/handler';
@@ -18,6 +20,16 @@ export const realmHandlers: HandlerTable = {
   },
   'delete-realm-domain': async (call) => {
     await doRemoveRealmDomain(call.ctx, caller(call).user, call.params.domain);
+    return {};
+  },
+  'upload-realm-icon': async (call) => doUploadRealmIcon(call.ctx, caller(call).user, call.files),
+  'delete-realm-icon': async (call) => doDeleteRealmIcon(call.ctx, caller(call).user),
+  'upload-realm-logo': async (call) => {
+    await doUploadRealmLogo(call.ctx, caller(call).user, call.params.night, call.files);
+    return {};
+  },
+  'delete-realm-logo': async (call) => {
+    await doDeleteRealmLogo(call.ctx, caller(call).user, call.params.night);
     return {};
   },
 };

@@ -1,5 +1,6 @@
 import type { OpId } from '../contract';
 import { avatarTooLarge, MAX_AVATAR_FILE_SIZE_MIB, notOneAvatar } from '../domain/avatars';
+import { imageTooLarge, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB, notOneIcon, notOneLogo } from '../domain/realm-images';
 import { noFileToUpload } from '../domain/uploads';
 import type { ApiError } from '../errors';
 
@@ -19,6 +20,14 @@ export interface UploadRules {
 export function uploadRulesFor(operationId: string, maxFileUploadSizeMib: number): UploadRules {
   if ((operationId as OpId) === 'upload-avatar') {
     return { fileBytes: MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024, noFile: notOneAvatar, secondFile: notOneAvatar, tooLarge: avatarTooLarge };
+  }
+  if ((operationId as OpId) === 'upload-realm-icon') {
+    const tooLarge = () => imageTooLarge(MAX_ICON_FILE_SIZE_MIB);
+    return { fileBytes: MAX_ICON_FILE_SIZE_MIB * 1024 * 1024, noFile: notOneIcon, secondFile: notOneIcon, tooLarge };
+  }
+  if ((operationId as OpId) === 'upload-realm-logo') {
+    const tooLarge = () => imageTooLarge(MAX_LOGO_FILE_SIZE_MIB);
+    return { fileBytes: MAX_LOGO_FILE_SIZE_MIB * 1024 * 1024, noFile: notOneLogo, secondFile: notOneLogo, tooLarge };
   }
   return { fileBytes: maxFileUploadSizeMib * 1024 * 1024, noFile: noFileToUpload };
 }

@@ -6,7 +6,7 @@ import { insertOne } from './ids';
 
 type Q = Knex | Knex.Transaction;
 
-/** The unique key of a pattern in its organization (migration 035). */
+/** The unique key of a pattern in its organization (migration 033). */
 const patternHash = (pattern: string) => createHash('sha256').update(pattern, 'utf8').digest('hex');
 
 const toLinkifier = (r: { id: number; pattern: string; url_template: string }): Linkifier => ({

@@ -34,6 +34,14 @@ export interface RealmRow extends RealmGroupColumns {
   message_retention_days: number | null;
   /** The organization's upload quota in MiB, null for none (migration 029). */
   upload_quota_mib: number | null;
+  /** The organization icon's source, 'G' (default) or 'U' (uploaded), and version (migration 032). */
+  icon_source: string;
+  icon_version: number;
+  /** The wide logo's and the dark-theme logo's sources, 'D' (default) or 'U', and versions (migration 032). */
+  logo_source: string;
+  logo_version: number;
+  night_logo_source: string;
+  night_logo_version: number;
   max_invites: number | null;
   /** The organization shares no presence (migration 015). */
   presence_disabled: boolean;

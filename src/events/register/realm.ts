@@ -12,7 +12,8 @@ import { REPORT_MESSAGE_TYPES } from '../../domain/reports';
 import { MIN_PASSWORD_LENGTH } from '../../domain/secrets';
 import type { RealmRow } from '../../queries/rows';
 import { SERVER_SUPPORTED_PERMISSION_SETTINGS } from '../../serializers/permission-settings';
-import { realmIconUrl } from '../../serializers/server';
+import { MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB } from '../../domain/realm-images';
+import { realmIconUrl, realmLogoUrl } from '../../serializers/realm-images';
 import type { StatePart } from './types';
 
 /** Zulip's ChannelFolder limits. */
@@ -106,7 +107,6 @@ type RealmKey =
 /** The `realm` part of the initial state: limits, server constants and the organization's settings. */
 export function realmState(realm: RealmRow, realmGroups: RealmGroups, cfg: RealmStateConfig): StatePart<RealmKey> {
   const groups = realmGroups.lookup;
-  const icon = realmIconUrl(realm);
   const url = realmUrl(cfg.externalUrl, realm.string_id);
   return {
     ...serverSettings(),
@@ -115,10 +115,10 @@ export function realmState(realm: RealmRow, realmGroups: RealmGroups, cfg: Realm
     // Zulip's default: everyone counts as a workplace user (Parley has no billing to use it for).
     realm_workplace_users_group: groups.value(realmGroups.systemGroupId('role:everyone') ?? null),
     realm_uuid: realmUuid(realm),
-    realm_icon_url: icon,
-    // Zulip's default wide logo is a file of its own web app, which Parley does not serve: the icon stands in.
-    realm_logo_url: icon,
-    realm_night_logo_url: icon,
+    // Uploaded images or the defaults (src/serializers/realm-images.ts).
+    realm_icon_url: realmIconUrl(realm),
+    realm_logo_url: realmLogoUrl(realm, false),
+    realm_night_logo_url: realmLogoUrl(realm, true),
     realm_bot_domain: realmHost(cfg.externalUrl, realm.string_id),
     realm_push_notifications_enabled: cfg.pushNotificationsEnabled,
     // Parley's one way to log in is email and password (GET /server_settings says the same).
@@ -232,9 +232,9 @@ function organizationSettings(realm: RealmRow) {
     realm_push_notifications_enabled_end_timestamp: null,
     realm_require_e2ee_push_notifications: false,
     realm_upload_quota_mib: realm.upload_quota_mib,
-    realm_icon_source: 'G' as const,
-    realm_logo_source: 'D' as const,
-    realm_night_logo_source: 'D' as const,
+    realm_icon_source: realm.icon_source as 'G' | 'U',
+    realm_logo_source: realm.logo_source as 'D' | 'U',
+    realm_night_logo_source: realm.night_logo_source as 'D' | 'U',
     realm_org_type: 0,
     // Self-hosted, never Zulip Cloud's limited plan.
     realm_plan_type: 1,
@@ -269,9 +269,9 @@ function serverSettings() {
     server_jitsi_server_url: null,
     jitsi_server_url: null,
     max_avatar_file_size_mib: MAX_AVATAR_FILE_SIZE_MIB,
-    // Zulip's defaults; Parley has no organization icon or logo upload they would limit.
-    max_icon_file_size_mib: 5,
-    max_logo_file_size_mib: 5,
+    // Zulip's defaults, the limits POST /realm/icon and /realm/logo apply.
+    max_icon_file_size_mib: MAX_ICON_FILE_SIZE_MIB,
+    max_logo_file_size_mib: MAX_LOGO_FILE_SIZE_MIB,
     // POST /users/me/subscriptions tells every user it subscribes, up to the most one request may name.
     max_bulk_new_subscription_messages: MAX_PRINCIPALS,
     max_reminder_note_length: 1000,
