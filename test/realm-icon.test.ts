@@ -146,6 +146,8 @@ eachDatabase('organization icon', (dialect) => {
     expect((await serve(url.replace(/\.png\?.*$/, '.original'))).status).toBe(404);
     const { state } = await register(t, t.cast.member);
     expect(state).toMatchObject({ realm_icon_url: url, realm_icon_source: 'U', realm_logo_url: defaultIcon, realm_logo_source: 'D' });
+    // The login page's server settings show the same icon.
+    expect((await t.api.get('/server_settings', null)).body.realm_icon).toBe(url);
 
     // A second upload gets a URL of its own; the previous file goes.
     const second = await upload(t.cast.owner, [await png(20, 40)]);

@@ -1,12 +1,18 @@
+import { createHash } from 'node:crypto';
 import type { Schema } from '../contract';
 import { IconSource, LogoSource, realmImageHash, uploadedRealmImageUrl, type RealmImageKind } from '../domain/realm-images';
 import type { RealmRow } from '../queries/rows';
-import { realmIconUrl as defaultIconUrl } from './server';
 
 type ImageColumns = Pick<
   RealmRow,
   'id' | 'string_id' | 'icon_source' | 'icon_version' | 'logo_source' | 'logo_version' | 'night_logo_source' | 'night_logo_version'
 >;
+
+/** Zulip's default organization icon: a Gravatar identicon of the subdomain. */
+function defaultIconUrl(realm: Pick<RealmRow, 'string_id'>): string {
+  const hash = createHash('md5').update(realm.string_id.toLowerCase()).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`;
+}
 
 function uploadedUrl(realm: ImageColumns, kind: RealmImageKind, version: number): string {
   return uploadedRealmImageUrl(realm.id, realmImageHash(realm.id, kind, version), version);

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Data } from '../contract';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../domain/version';
 import type { RealmRow } from '../queries/rows';
+import { realmIconUrl } from './realm-images';
 
 /**
  * GET /server_settings for the organization a host addresses: the
@@ -46,14 +46,4 @@ export function toApiServerSettings(
     realm_description: descriptionHtml,
     realm_web_public_access_enabled: realm.enable_spectator_access,
   };
-}
-
-/**
- * The organization's icon, as GET /server_settings and POST /register name
- * it: Zulip's default, a Gravatar identicon of the subdomain (Parley has no
- * icon upload).
- */
-export function realmIconUrl(realm: Pick<RealmRow, 'string_id'>): string {
-  const hash = createHash('md5').update(realm.string_id.toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`;
 }
