@@ -200,7 +200,8 @@ eachDatabase('hostile input', (dialect) => {
   describe('paths', () => {
     it.each([
       ['/api/v1/messages/%FF', 'Invalid message_id'],
-      ['/api/v1/users/%', 'Invalid user_id'],
+      // Not digits, so the email form of the route (GET /users/{email}) takes it.
+      ['/api/v1/users/%', 'Invalid email'],
       ['/api/v1/messages/%E2%82', 'Invalid message_id'],
     ])('answers the malformed escape in %s with 400', async (path, msg) => {
       expect(error(await call({ method: 'GET', path }))).toEqual(zulipError(400, msg));
