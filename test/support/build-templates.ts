@@ -3,11 +3,13 @@
  * before its workers start: test/global-setup.js runs this file as
  * `node -r test/support/register-ts.js test/support/build-templates.ts`, with
  * PARLEY_TEST_RUN set. The SQLite template always; the MariaDB one when
- * TEST_MYSQL_URL is set. Each appears whole or not at all (built aside, then
+ * TEST_MYSQL_URL is set; and the hash of the test cast's password. Each appears whole or not at all (built aside, then
  * renamed): a worker that finds none builds its own.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { hashPassword } from '../../src/domain/secrets';
+import { CAST_PASSWORD } from './cast-password';
 import { makeMysqlTemplate, makeSqliteTemplate, mysqlTemplatePrefix, runTemplateFiles } from './template-databases';
 
 async function main(): Promise<void> {
@@ -19,6 +21,10 @@ async function main(): Promise<void> {
   await makeSqliteTemplate(building);
   fs.rmSync(sqliteDir, { recursive: true, force: true });
   fs.renameSync(building, sqliteDir);
+
+  // The test cast's password hash (test/support/server.ts): scrypt at its production cost, once.
+  fs.writeFileSync(`${files.castPasswordHash}.building`, await hashPassword(CAST_PASSWORD));
+  fs.renameSync(`${files.castPasswordHash}.building`, files.castPasswordHash);
 
   const url = process.env.TEST_MYSQL_URL?.trim();
   if (url) {

@@ -37,9 +37,13 @@ export function sqliteTemplateDir(runId: string): string {
 }
 
 /** Where the run's templates are, once test/support/build-templates.ts has built them. */
-export function runTemplateFiles(runId: string): { sqlite: string; mysqlScript: string } {
+export function runTemplateFiles(runId: string): { sqlite: string; mysqlScript: string; castPasswordHash: string } {
   const dir = sqliteTemplateDir(runId);
-  return { sqlite: path.join(dir, 'run', 'parley.sqlite3'), mysqlScript: path.join(dir, 'mysql-template.sql') };
+  return {
+    sqlite: path.join(dir, 'run', 'parley.sqlite3'),
+    mysqlScript: path.join(dir, 'mysql-template.sql'),
+    castPasswordHash: path.join(dir, 'cast-password-hash'),
+  };
 }
 
 /** A template that failed to build is built again by the next caller, not failed forever. */
@@ -120,6 +124,15 @@ function mysqlTemplateScript(url: string): Promise<string> {
   const built = runTemplateFiles(run).mysqlScript;
   if (fs.existsSync(built)) return Promise.resolve(fs.readFileSync(built, 'utf8'));
   return (mysqlTemplate ??= retryable(makeMysqlTemplate(url), () => (mysqlTemplate = undefined)));
+}
+
+/**
+ * The run's hash of the test cast's password (test/support/server.ts), made
+ * once with the production parameters; null outside such a run.
+ */
+export function runCastPasswordHash(): string | null {
+  const file = runTemplateFiles(run).castPasswordHash;
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
 }
 
 /** Fills the empty MySQL database at `url` with the tables (and migration records) of a migrated one. */
