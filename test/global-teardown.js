@@ -1,5 +1,6 @@
-// Removes the template databases this run's workers made (test/support/template-databases.ts):
-// the SQLite files under the run's directory, and the MySQL databases named after the run.
+// Removes the template databases this run made (test/support/template-databases.ts):
+// the SQLite files under the run's directory, and the MySQL databases named after the run;
+// and prunes the modules test/support/register-ts.js compiled long ago.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -7,6 +8,7 @@ module.exports = async () => {
   const run = process.env.PARLEY_TEST_RUN;
   if (!run) return;
   fs.rmSync(path.join(os.tmpdir(), `parley-test-templates-${run}`), { recursive: true, force: true });
+  pruneCompiled();
   const url = process.env.TEST_MYSQL_URL && process.env.TEST_MYSQL_URL.trim();
   if (!url) return;
   const mysql = require('mysql2/promise');
@@ -26,3 +28,27 @@ module.exports = async () => {
     await conn.end();
   }
 };
+
+/**
+ * test/support/register-ts.js keeps compiled modules by the hash of their source: every
+ * edit adds some. Those written more than two days ago go (one still in use is compiled
+ * again once).
+ */
+function pruneCompiled() {
+  const dir = path.join(os.tmpdir(), 'parley-register-ts-cache');
+  const old = Date.now() - 2 * 24 * 3600 * 1000;
+  let names;
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      if (fs.statSync(file).mtimeMs < old) fs.rmSync(file, { force: true });
+    } catch {
+      // Removed by another run's teardown meanwhile.
+    }
+  }
+}

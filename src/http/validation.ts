@@ -13,6 +13,21 @@ import { scopeIfAny } from './scope';
  * multipart is parsed by our multer before normalisation.
  */
 export function requestValidator(document: Document, validateResponses: boolean): RequestHandler {
+  // The validator is a function of the contract and the one option alone (no state of an
+  // app, a context or a request): an app built again on the same loaded contract, as the
+  // tests build one per test server, reuses it instead of preparing the contract and
+  // compiling each operation's schemas again (about a second of CPU per app, and a third
+  // of one per operation it serves). A server process builds one app: nothing changes there.
+  let built = validators.get(document);
+  if (!built) validators.set(document, (built = new Map()));
+  let validator = built.get(validateResponses);
+  if (!validator) built.set(validateResponses, (validator = newRequestValidator(document, validateResponses)));
+  return validator;
+}
+
+const validators = new WeakMap<Document, Map<boolean, RequestHandler>>();
+
+function newRequestValidator(document: Document, validateResponses: boolean): RequestHandler {
   const aliases = validatorAliases(document);
   const middlewares = OpenApiValidator.middleware({
     // openapi-types and EOV each declare OpenAPI 3.0; both describe the same

@@ -4,6 +4,8 @@ import type { SpecIndex } from '../../src/http/spec';
 import { matchRoute } from '../../src/http/spec';
 import { OPERATION_ERRORS, OUTSIDE_OPERATION_ERRORS } from '../../generated/errors';
 
+const compiledBySpec = new WeakMap<SpecIndex, { ajv: Ajv; cache: Map<string, ValidateFunction> }>();
+
 /**
  * Checks every response a test receives against openapi/: the operation's
  * declared response for that status must exist and the body must match its
@@ -13,10 +15,21 @@ import { OPERATION_ERRORS, OUTSIDE_OPERATION_ERRORS } from '../../generated/erro
  * code the contract declares for such answers.
  */
 export class ContractChecker {
-  private ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-  private cache = new Map<string, ValidateFunction>();
+  private readonly ajv: Ajv;
+  private readonly cache: Map<string, ValidateFunction>;
 
-  constructor(private readonly spec: SpecIndex) {}
+  constructor(private readonly spec: SpecIndex) {
+    // Checkers of one contract share its compiled schemas: a test file makes a checker per
+    // test server (and some per request), and compiling a response schema costs far more
+    // than checking a body against it.
+    let compiled = compiledBySpec.get(spec);
+    if (!compiled) {
+      compiled = { ajv: new Ajv({ strict: false, allErrors: true, validateFormats: false }), cache: new Map() };
+      compiledBySpec.set(spec, compiled);
+    }
+    this.ajv = compiled.ajv;
+    this.cache = compiled.cache;
+  }
 
   check(method: string, url: string, status: number, body: unknown): void {
     const path = new URL(url, 'http://x').pathname.replace(/^\/api\/v1/, '');

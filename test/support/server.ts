@@ -16,21 +16,24 @@ import { getUserById, updateUser } from '../../src/queries/users';
 import { hashPassword } from '../../src/domain/secrets';
 import { type Config, loadConfig } from '../../src/config';
 import { ContractChecker } from './contract';
+import { CAST_PASSWORD } from './cast-password';
 import { freshDatabase, TestDb } from './databases';
+import { runCastPasswordHash } from './template-databases';
 
 let spec: SpecIndex | null = null;
 /** The contract, as test/global-setup.js bundled it for this run. */
 export const testSpec = async () => (spec ??= loadSpecFile(path.join(__dirname, '..', '..', 'dist', 'openapi.dereferenced.json')));
 
-export const CAST_PASSWORD = 'correct-horse-battery';
+export { CAST_PASSWORD };
 
 /**
- * The cast's password hash, made once per worker: scrypt takes about 0.1 s of
- * CPU by design, and seven of them for every test server added minutes to a
- * run. The cast then share one salt, which nothing here can tell.
+ * The cast's password hash, made once per jest run (test/support/build-templates.ts),
+ * or once per test file outside one: scrypt takes about 0.1 s of CPU by design, and
+ * seven of them for every test server added minutes to a run. The cast then share
+ * one salt, which nothing here can tell.
  */
 let castPasswordHash: Promise<string> | undefined;
-const castHash = () => (castPasswordHash ??= hashPassword(CAST_PASSWORD));
+const castHash = () => (castPasswordHash ??= Promise.resolve(runCastPasswordHash() ?? hashPassword(CAST_PASSWORD)));
 
 export type CastName = 'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot' | 'deactivated';
 export type Cast = Record<CastName, UserRow>;

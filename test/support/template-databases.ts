@@ -10,22 +10,40 @@ import { createMysqlDatabase } from './mysql-databases';
  * Migrating a database from nothing runs 262 statements: 0.3 s on SQLite,
  * 7–10 s on MariaDB, where each is an InnoDB dictionary change (ALTERs that
  * rebuild tables, foreign keys added one by one). The suite makes hundreds of
- * databases, so each jest worker migrates one template per database engine,
- * once, and every fresh test database is a copy of it: the SQLite file copied,
- * or the template's tables created again from SHOW CREATE TABLE in one round
- * trip (about 1 s). test/template-databases.test.ts holds a copy's schema to
- * a migrated database's; the migrations themselves still run on both engines
+ * databases, so the migrations build one template per database engine and
+ * every fresh test database is a copy of it: the SQLite file copied, or the
+ * template's tables created again from SHOW CREATE TABLE in one round trip
+ * (about 1 s). test/template-databases.test.ts holds a copy's schema to a
+ * migrated database's; the migrations themselves still run on both engines
  * (here, and in the tests that migrate step by step).
  *
+ * A jest run builds its templates once, before any worker starts
+ * (test/global-setup.js runs test/support/build-templates.ts): jest gives every
+ * test file a module registry of its own, so a template held in this module
+ * would be built again for each file (7–10 s of each MariaDB file's time, and
+ * inside its first hook's timeout). The built templates are files in the
+ * run's directory: the SQLite database, and the MariaDB script. Outside such a
+ * run (or when the run could not build one) this process builds its own, once
+ * per test file, as before.
+ *
  * Templates are named after the jest run (PARLEY_TEST_RUN, set by
- * test/global-setup.js) and the worker, and test/global-teardown.js removes
- * the run's templates.
+ * test/global-setup.js), and test/global-teardown.js removes the run's templates.
  */
 const run = process.env.PARLEY_TEST_RUN ?? String(process.pid);
 
-/** Where a run's SQLite templates live (test/global-teardown.js removes the directory). */
+/** The run's directory: its SQLite templates and the MariaDB template's script (test/global-teardown.js removes it). */
 export function sqliteTemplateDir(runId: string): string {
   return path.join(os.tmpdir(), `parley-test-templates-${runId}`);
+}
+
+/** Where the run's templates are, once test/support/build-templates.ts has built them. */
+export function runTemplateFiles(runId: string): { sqlite: string; mysqlScript: string; castPasswordHash: string } {
+  const dir = sqliteTemplateDir(runId);
+  return {
+    sqlite: path.join(dir, 'run', 'parley.sqlite3'),
+    mysqlScript: path.join(dir, 'mysql-template.sql'),
+    castPasswordHash: path.join(dir, 'cast-password-hash'),
+  };
 }
 
 /** A template that failed to build is built again by the next caller, not failed forever. */
@@ -38,8 +56,8 @@ function retryable<T>(making: Promise<T>, forget: () => void): Promise<T> {
 
 let sqliteTemplate: Promise<string> | undefined;
 
-async function makeSqliteTemplate(): Promise<string> {
-  const dir = path.join(sqliteTemplateDir(run), String(process.pid));
+/** Migrates a SQLite database in `dir` (emptied first) and returns its file. */
+export async function makeSqliteTemplate(dir = path.join(sqliteTemplateDir(run), String(process.pid))): Promise<string> {
   fs.rmSync(dir, { recursive: true, force: true });
   const db = createDb({ databaseUrl: null, dataDir: dir });
   await migrateLatest(db);
@@ -49,28 +67,32 @@ async function makeSqliteTemplate(): Promise<string> {
   return path.join(dir, 'parley.sqlite3');
 }
 
+function sqliteTemplateFile(): Promise<string> {
+  const built = runTemplateFiles(run).sqlite;
+  if (fs.existsSync(built)) return Promise.resolve(built);
+  return (sqliteTemplate ??= retryable(makeSqliteTemplate(), () => (sqliteTemplate = undefined)));
+}
+
 /** Writes a migrated SQLite database at `file`. */
 export async function copySqliteTemplate(file: string): Promise<void> {
-  sqliteTemplate ??= retryable(makeSqliteTemplate(), () => (sqliteTemplate = undefined));
-  fs.copyFileSync(await sqliteTemplate, file);
+  fs.copyFileSync(await sqliteTemplateFile(), file);
 }
 
-interface MysqlTemplate {
-  name: string;
-  /** Every table's CREATE statement, in one script that runs with foreign key checks off. */
-  script: string;
-}
-
-let mysqlTemplate: Promise<MysqlTemplate> | undefined;
+let mysqlTemplate: Promise<string> | undefined;
 
 /** The name every run's MySQL templates start with (test/global-teardown.js drops them). */
 export function mysqlTemplatePrefix(runId: string): string {
   return `parley_tpl_${runId}_`;
 }
 
-async function makeMysqlTemplate(baseUrl: string): Promise<MysqlTemplate> {
-  const template = await createMysqlDatabase(baseUrl, `${mysqlTemplatePrefix(run)}${process.pid}`, { replace: true });
-  const { name, admin } = template;
+/**
+ * Migrates the MySQL template `name` (made again if it exists) on the server
+ * of `baseUrl`; returns every table's CREATE statement, and the migrations'
+ * records, as one script that runs with foreign key checks off.
+ */
+export async function makeMysqlTemplate(baseUrl: string, name = `${mysqlTemplatePrefix(run)}${process.pid}`): Promise<string> {
+  const template = await createMysqlDatabase(baseUrl, name, { replace: true });
+  const { admin } = template;
   try {
     const db = createDb({ databaseUrl: template.url, dataDir: '' });
     try {
@@ -92,16 +114,30 @@ async function makeMysqlTemplate(baseUrl: string): Promise<MysqlTemplate> {
       if (Number(count!.n) > 0) statements.push(`INSERT INTO \`${table}\` SELECT * FROM \`${name}\`.\`${table}\``);
     }
     statements.push('SET FOREIGN_KEY_CHECKS = 1');
-    return { name, script: statements.join(';\n') };
+    return statements.join(';\n');
   } finally {
     await template.close();
   }
 }
 
+function mysqlTemplateScript(url: string): Promise<string> {
+  const built = runTemplateFiles(run).mysqlScript;
+  if (fs.existsSync(built)) return Promise.resolve(fs.readFileSync(built, 'utf8'));
+  return (mysqlTemplate ??= retryable(makeMysqlTemplate(url), () => (mysqlTemplate = undefined)));
+}
+
+/**
+ * The run's hash of the test cast's password (test/support/server.ts), made
+ * once with the production parameters; null outside such a run.
+ */
+export function runCastPasswordHash(): string | null {
+  const file = runTemplateFiles(run).castPasswordHash;
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+}
+
 /** Fills the empty MySQL database at `url` with the tables (and migration records) of a migrated one. */
 export async function copyMysqlTemplate(url: string): Promise<void> {
-  mysqlTemplate ??= retryable(makeMysqlTemplate(url), () => (mysqlTemplate = undefined));
-  const { script } = await mysqlTemplate;
+  const script = await mysqlTemplateScript(url);
   const conn = await mysql.createConnection({ ...mysqlConnectionOptions(url), multipleStatements: true });
   try {
     await conn.query(script);
