@@ -215,6 +215,26 @@ eachDatabase('muted users', (dialect) => {
     });
   });
 
+  describe('read receipts', () => {
+    it('leave out the users who muted the caller and the users the caller muted', async () => {
+      const { member, moderator, admin, owner } = t.cast;
+      const id = await sendToChannel(t, owner, 'general', 'receipts', 'who read this?');
+      for (const who of [member, moderator, admin]) {
+        await t.api.post('/messages/flags', who, { messages: [id], op: 'add', flag: 'read' });
+      }
+      const readers = async (who: UserRow) => (await t.api.get(`/messages/${id}/read_receipts`, who)).body.user_ids as number[];
+      expect(await readers(owner)).toEqual([admin.id, moderator.id, member.id].sort((a, b) => a - b));
+      // The member muted the admin; the moderator muted the member.
+      await mute(member, admin.id);
+      await mute(moderator, member.id);
+      // The member sees neither the admin (muted by them) nor the moderator (who muted them); oneself stays.
+      expect(await readers(member)).toEqual([member.id]);
+      // The owner is in neither relation and sees everyone; the admin, muted by the member, loses the member.
+      expect(await readers(owner)).toEqual([admin.id, moderator.id, member.id].sort((a, b) => a - b));
+      expect(await readers(admin)).toEqual([admin.id, moderator.id].sort((a, b) => a - b));
+    });
+  });
+
   describe('sending', () => {
     it('a muted sender’s channel messages, direct messages and group direct messages arrive read for the muter alone', async () => {
       const { member, moderator, admin, owner } = t.cast;
