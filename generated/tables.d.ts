@@ -267,6 +267,12 @@ export interface TableRows {
     use_count: number;
     welcome_message_custom_text: string | null;
   };
+  muted_users: {
+    date_muted: number;
+    id: number;
+    muted_user_id: number;
+    user_id: number;
+  };
   presence_sequence: {
     last_update_id: number;
     realm_id: number;
@@ -781,6 +787,12 @@ export interface TableInserts {
     use_count?: number;
     welcome_message_custom_text?: string | null;
   };
+  muted_users: {
+    date_muted: number;
+    id?: number;
+    muted_user_id: number;
+    user_id: number;
+  };
   presence_sequence: {
     last_update_id?: number;
     realm_id: number;
@@ -1070,6 +1082,7 @@ declare module 'knex/types/tables' {
     multiuse_invite_channels: Knex.CompositeTableType<TableRows['multiuse_invite_channels'], Written<TableInserts['multiuse_invite_channels']>, Partial<Written<TableInserts['multiuse_invite_channels']>>>;
     multiuse_invite_groups: Knex.CompositeTableType<TableRows['multiuse_invite_groups'], Written<TableInserts['multiuse_invite_groups']>, Partial<Written<TableInserts['multiuse_invite_groups']>>>;
     multiuse_invites: Knex.CompositeTableType<TableRows['multiuse_invites'], Written<TableInserts['multiuse_invites']>, Partial<Written<TableInserts['multiuse_invites']>>>;
+    muted_users: Knex.CompositeTableType<TableRows['muted_users'], Written<TableInserts['muted_users']>, Partial<Written<TableInserts['muted_users']>>>;
     presence_sequence: Knex.CompositeTableType<TableRows['presence_sequence'], Written<TableInserts['presence_sequence']>, Partial<Written<TableInserts['presence_sequence']>>>;
     push_tokens: Knex.CompositeTableType<TableRows['push_tokens'], Written<TableInserts['push_tokens']>, Partial<Written<TableInserts['push_tokens']>>>;
     rate_limits: Knex.CompositeTableType<TableRows['rate_limits'], Written<TableInserts['rate_limits']>, Partial<Written<TableInserts['rate_limits']>>>;

@@ -10,14 +10,13 @@ import type { Caller } from './viewer';
  * (missing and inaccessible answer alike), then the organization's setting.
  * Readers are active users with the read flag and send_read_receipts on;
  * the sender never (they read it by writing it); bots are included (a bot
- * may mark messages read to say it processed them). Zulip also leaves out
- * users muted by the caller and users who muted the caller; Parley has no
- * user muting, so there is no one to leave out for it.
+ * may mark messages read to say it processed them); users muted by the
+ * caller and users who muted the caller are left out, as in Zulip.
  */
 export async function getReadReceipts(db: Knex, viewer: Caller, messageId: number): Promise<Data<'get-read-receipts'>> {
   const { row } = await accessMessage(db, viewer, messageId);
   const realm = viewer.realm;
   if (!realm.enable_read_receipts) throw new ApiError('Read receipts are disabled in this organization.');
-  const readers = await listMessageReaders(db, row.id, row.sender_id);
+  const readers = await listMessageReaders(db, row.id, row.sender_id, viewer.user.id);
   return { user_ids: readers.filter((r) => r.sendReadReceipts).map((r) => r.id) };
 }

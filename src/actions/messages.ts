@@ -32,6 +32,7 @@ import { insertSubmessage, type SubmessageRow } from '../queries/submessages';
 import { dmGroupRecipient, insertMessageRow, type StoredRecipient } from './send';
 import { RecipientType } from '../domain/recipients';
 import { isGuestRole } from '../domain/roles';
+import { listMutingUserIds } from '../queries/muted-users';
 
 /** Zulip's threshold above which wildcard mentions need can_mention_many_users_group. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -55,6 +56,8 @@ export interface SendOptions {
   messageCache?: MessageDictCache;
   /** The organization's linkifiers (src/cache/linkifiers.ts), for the content and the topic's links. */
   linkifiers?: readonly CompiledLinkifier[];
+  /** Who muted the sender (src/cache/muting-users.ts); read in the transaction when not given. */
+  mutingUsers?: ReadonlySet<number>;
 }
 
 /** Clients whose users read what they send as they send it (Zulip's default_read_by_sender). */
@@ -89,6 +92,7 @@ export async function doSendMessage(
     localId: p.local_id,
     messageCache: ctx.messageCache,
     linkifiers: await ctx.caches.linkifiers.get(viewer.realm.id),
+    mutingUsers: await ctx.caches.mutingUsers.get(viewer.user.id),
   };
   const id = (await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts))).committed();
   // Sending is activity: partial subscriber lists keep users active in the last 14 days.
@@ -241,9 +245,12 @@ export async function sendMessageInTx(
   const topicWildcardUsers = new Set(topicParticipants);
   const alerted = await listAlertedUsers(tx.trx, realm, receivers, sender.id, content);
   const base = target.kind === 'direct' ? flagMask('is_private') : 0;
+  // Those who muted the sender get every message of theirs already read, channel or direct
+  // (Zulip's muted_sender_user_ids); being read, it never notifies them (src/actions/push-relay.ts).
+  const muting = opts.mutingUsers ?? new Set(await listMutingUserIds(tx.trx, sender.id));
   const rows = receivers.map((userId) => {
     let flags = base;
-    if ((userId === sender.id && opts.readBySender) || opts.readBy?.(userId)) flags += flagMask('read');
+    if ((userId === sender.id && opts.readBySender) || opts.readBy?.(userId) || muting.has(userId)) flags += flagMask('read');
     if (mentioned.has(userId)) flags += flagMask('mentioned');
     if (alerted.has(userId)) flags += flagMask('has_alert_word');
     if (rendered.streamWildcard) flags += flagMask('stream_wildcard_mentioned');

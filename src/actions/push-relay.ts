@@ -233,7 +233,8 @@ export class PushRelay {
    * The bus listener, called right after a message's transaction commits:
    * synchronous and in memory only. Zulip sends a mobile notification for
    * direct messages and for mentions (personal, group — flagged as
-   * `mentioned` — and channel or topic wildcard), never to the sender.
+   * `mentioned` — and channel or topic wildcard), never to the sender, and
+   * never for a copy that is already read (a sender the receiver muted).
    */
   private onDelivery(d: Delivery): void {
     // With several nodes every one sees every delivery: the node that made the change notifies.
@@ -255,6 +256,9 @@ export class PushRelay {
     for (const userId of d.userIds) {
       if (userId === event.message.sender_id || !known.has(userId)) continue;
       const flags = d.perUser(userId).flags ?? [];
+      // A copy that arrives read never notifies (Zulip's handle_push_notification skips read
+      // messages): above all, every message from a sender the receiver muted.
+      if (flags.includes('read')) continue;
       if (
         isDirect ||
         flags.includes('mentioned') ||

@@ -7,6 +7,7 @@ import { CallerCache } from './caller';
 import { ChannelCache } from './channels';
 import type { InvalidatingCache } from './invalidating-cache';
 import { LinkifierCache } from './linkifiers';
+import { MutingUsersCache } from './muting-users';
 import { OwnUserCache } from './own-users';
 import { RealmCache } from './realms';
 import { UserCache } from './users';
@@ -35,6 +36,8 @@ export class Caches {
   readonly ownUsers: OwnUserCache;
   /** Each organization's linkifiers, compiled (rendering and topic links). */
   readonly linkifiers: LinkifierCache;
+  /** Who muted each user (by the muted user), for the flags of a send. */
+  readonly mutingUsers: MutingUsersCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -56,6 +59,8 @@ export class Caches {
     this.register(this.ownUsers.cache, (inv) => this.ownUsers.apply(inv));
     this.linkifiers = new LinkifierCache(db, settings.cacheRealms, ttlMs);
     this.register(this.linkifiers.cache, (inv) => this.linkifiers.apply(inv));
+    this.mutingUsers = new MutingUsersCache(db, settings.cacheUsers, ttlMs);
+    this.register(this.mutingUsers.cache, (inv) => this.mutingUsers.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

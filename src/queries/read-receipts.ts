@@ -7,17 +7,22 @@ type Q = Knex | Knex.Transaction;
 /**
  * Active users other than the sender whose `read` flag is set on the
  * message, with their settings (send_read_receipts is decided by the caller:
- * it lives in the users' settings JSON).
+ * it lives in the users' settings JSON). As Zulip's, neither the users who
+ * muted the viewer (their copies of the viewer's messages are read at once,
+ * which would tell the viewer they are muted) nor those the viewer muted.
  */
 export async function listMessageReaders(
   q: Q,
   messageId: number,
   senderId: number,
+  viewerId: number,
 ): Promise<Array<{ id: number; sendReadReceipts: boolean }>> {
   const rows = (await q('user_messages as um')
     .join('users as u', 'u.id', 'um.user_id')
     .where({ 'um.message_id': messageId, 'u.is_active': true })
     .whereNot('um.user_id', senderId)
+    .whereNotIn('um.user_id', q('muted_users').where('muted_user_id', viewerId).select('user_id'))
+    .whereNotIn('um.user_id', q('muted_users').where('user_id', viewerId).select('muted_user_id'))
     // Not um.is_unread = 0: the read bit itself, as Zulip's where_read().
     .whereRaw('(um.flags & 1) <> 0')
     .orderBy('um.user_id')

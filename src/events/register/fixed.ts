@@ -2,11 +2,11 @@ import type { InitialState } from './types';
 
 /**
  * The parts of the initial state for kinds of objects Parley does not have
- * (drafts, scheduled messages, muted users...) or features it
+ * (drafts, scheduled messages...) or features it
  * does not offer (video calls, GIF pickers, billing): Zulip's value for a
  * user and organization that have none, keyed by the event type that owns
- * the keys. Clients that require a key (zulip-flutter reads muted_users
- * unconditionally) then find it. Each call builds new objects: nothing is
+ * the keys. Clients that require a key then find it (muted_users, which
+ * zulip-flutter reads unconditionally, is read in state.ts). Each call builds new objects: nothing is
  * shared between responses.
  */
 export const FIXED_PARTS = {
@@ -15,7 +15,6 @@ export const FIXED_PARTS = {
   drafts: () => ({ drafts: [] }),
   scheduled_messages: () => ({ scheduled_messages: [] }),
   reminders: () => ({ reminders: [] }),
-  muted_users: () => ({ muted_users: [] }),
   // The legacy form: always empty since feature level 176, even on servers with linkifiers.
   realm_filters: () => ({ realm_filters: [] }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),

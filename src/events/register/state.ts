@@ -27,6 +27,8 @@ import { recentDmState, starredMessagesState } from './messages';
 import { presenceState, userStatusState } from './presence';
 import { loadRealmChannels, subscriptionState } from './subscriptions';
 import { unreadState } from './unread';
+import { listMutedUsers } from '../../queries/muted-users';
+import { toApiMutedUsers } from '../../serializers/muted-users';
 import type { InitialState, StatePart } from './types';
 import { customProfileFieldsState, realmBotsState, realmUserSettingsDefaultsState, realmUserState, userSettingsState } from './users';
 
@@ -52,7 +54,7 @@ export const wantsUnreadState = (fetchEventTypes: ReadonlySet<string> | null): b
  * `update_message_flags` (unread_msgs), `starred_messages`,
  * `recent_private_conversations`, `saved_snippets`, `alert_words`,
  * `realm_emoji`, `realm_linkifiers`, `realm_playgrounds`, `presence`,
- * `user_status`, `user_topic`, `muted_topics`,
+ * `user_status`, `user_topic`, `muted_topics`, `muted_users`,
  * and Zulip's empty values for the kinds of objects Parley does not have
  * (./fixed.ts). Every key of a requested kind is sent.
  * A fixed number of statements whatever the organization's size.
@@ -165,6 +167,7 @@ export async function buildInitialState(ctx: AppContext, caller: Caller, r: Stat
     );
   }
   if (want('realm_playgrounds')) add(listPlaygrounds(db, user.realm_id).then((realm_playgrounds) => ({ realm_playgrounds })));
+  if (want('muted_users')) add(listMutedUsers(db, user.id).then((rows) => ({ muted_users: toApiMutedUsers(rows) })));
   for (const [kind, part] of Object.entries(FIXED_PARTS)) if (want(kind)) add(part());
 
   for (const part of await Promise.all(parts)) Object.assign(state, part);
