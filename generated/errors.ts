@@ -210,6 +210,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'create-drafts': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'create-invite-link': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
@@ -296,6 +304,15 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'delete-draft': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    404: ['BAD_REQUEST'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'delete-message': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
@@ -353,6 +370,15 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'edit-draft': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    404: ['BAD_REQUEST'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'edit-saved-snippet': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
@@ -400,6 +426,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-custom-profile-fields': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-drafts': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],

@@ -9,6 +9,7 @@ import { presenceHandlers } from '../handlers/presence';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
+import { draftHandlers } from '../handlers/drafts';
 import { uploadHandlers } from '../handlers/uploads';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
@@ -29,6 +30,7 @@ export const HANDLERS: HandlerTable = {
   ...eventHandlers,
   ...channelHandlers,
   ...savedSnippetHandlers,
+  ...draftHandlers,
   ...pushHandlers,
   ...uploadHandlers,
   ...healthHandlers,
