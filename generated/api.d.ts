@@ -1413,6 +1413,52 @@ export interface paths {
         patch: operations["edit-draft"];
         trace?: never;
     };
+    "/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get attachments
+         * @description Lists the files the caller uploaded, oldest first, each with the IDs of the live messages linking it (message_ids, feature level 472), and the space the organization's uploads use.
+         */
+        get: operations["get-attachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's uploads (from GET /attachments).
+                 * @example 1
+                 */
+                attachment_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an attachment
+         * @description Deletes one of the caller's uploads: the file is removed from storage, then its record and its links to messages. The messages keep their content, so a link to the file in them no longer opens it, as in Zulip. The caller's clients learn of it through an attachment remove event carrying the organization's new space used.
+         */
+        delete: operations["remove-attachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -2370,7 +2416,7 @@ export interface components {
             stream_id?: number;
         };
         /**
-         * @description An uploaded file, as listed in an edit's detached_uploads.
+         * @description An uploaded file, as GET /attachments, an edit's detached_uploads and attachment events list it.
          * @example {
          *       "id": 7,
          *       "name": "notes.txt",
@@ -7960,6 +8006,35 @@ export interface components {
         EditDraftRequest: {
             /** @description The draft's new content; every field is replaced, the timestamp included (now when left out). */
             draft: components["schemas"]["DraftInput"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "attachments": [
+         *         {
+         *           "id": 7,
+         *           "name": "notes.txt",
+         *           "path_id": "1/4e/Hq3fJ2nP0rXk1sYbLwQvC9aT/notes.txt",
+         *           "size": 1024,
+         *           "create_time": 1700000000,
+         *           "message_ids": [
+         *             12,
+         *             40
+         *           ]
+         *         }
+         *       ],
+         *       "upload_space_used": 1024
+         *     }
+         */
+        GetAttachmentsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The files the caller uploaded, oldest first, each with the live messages that link it. */
+            attachments: components["schemas"]["AttachmentSummary"][];
+            /** @description Bytes used by all of the organization's uploads (not only the caller's), as its upload quota counts them. */
+            upload_space_used: number;
         };
         /**
          * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer) or the check does not apply (Redis, when this server does not use it).
@@ -13756,6 +13831,64 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's uploads. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAttachmentsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-attachment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's uploads (from GET /attachments).
+                 * @example 1
+                 */
+                attachment_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The caller has no upload with this ID, or the file could not be removed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

@@ -10,6 +10,7 @@ import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
 import { draftHandlers } from '../handlers/drafts';
+import { attachmentHandlers } from '../handlers/attachments';
 import { uploadHandlers } from '../handlers/uploads';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
@@ -31,6 +32,7 @@ export const HANDLERS: HandlerTable = {
   ...channelHandlers,
   ...savedSnippetHandlers,
   ...draftHandlers,
+  ...attachmentHandlers,
   ...pushHandlers,
   ...uploadHandlers,
   ...healthHandlers,
