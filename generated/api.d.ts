@@ -1459,6 +1459,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mark_all_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark all messages as read
+         * @deprecated
+         * @description Marks every unread message of the caller's read, newest first, in batches of MARK_READ_BATCH_SIZE (2,000), each committed on its own. No batch starts after MARK_READ_TIME_BUDGET_MS (50 s): the answer is then complete:false and the client sends the request again. When done, the caller's clients get one update_message_flags event (flag read, op add) with `all: true` and no message IDs, as Zulip sends. Deprecated by Zulip in favour of POST /messages/flags/narrow, and still served.
+         */
+        post: operations["mark-all-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_stream_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a channel as read
+         * @deprecated
+         * @description Marks the caller's unread messages in one channel read, newest first, in batches as POST /mark_all_as_read does, until none is left. Each batch sends the caller's clients an update_message_flags event (flag read, op add) with its message IDs, as POST /messages/flags does. Deprecated by Zulip in favour of POST /messages/flags/narrow, and still served.
+         */
+        post: operations["mark-stream-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_topic_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a topic as read
+         * @deprecated
+         * @description Marks the caller's unread messages in one topic read, in batches as POST /mark_stream_as_read does, with the same events. Deprecated by Zulip in favour of POST /messages/flags/narrow, and still served.
+         */
+        post: operations["mark-topic-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -8037,6 +8100,41 @@ export interface components {
             upload_space_used: number;
         };
         /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "complete": true
+         *     }
+         */
+        MarkAllAsReadResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description false when the time budget ran out with unread messages left (those marked so far stay read): the client sends the request again (feature level 211). */
+            complete: boolean;
+        };
+        /**
+         * @example {
+         *       "stream_id": 1
+         *     }
+         */
+        MarkStreamAsReadRequest: {
+            /** @description The channel whose unread messages to mark read. */
+            stream_id: components["schemas"]["Id"];
+        };
+        /**
+         * @example {
+         *       "stream_id": 1,
+         *       "topic_name": "greetings"
+         *     }
+         */
+        MarkTopicAsReadRequest: {
+            /** @description The topic's channel. */
+            stream_id: components["schemas"]["Id"];
+            /** @description The topic, compared ignoring case; the organization's name for the empty topic ("general chat") or the empty string means the empty topic. A non-empty topic in which the caller received no message is refused. */
+            topic_name: string;
+        };
+        /**
          * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer) or the check does not apply (Redis, when this server does not use it).
          * @enum {string}
          */
@@ -13886,6 +13984,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "mark-all-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether every unread message is now read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkAllAsReadResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "mark-stream-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["MarkStreamAsReadRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["MarkStreamAsReadRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The channel is missing or not the caller's to read, or stream_id is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "mark-topic-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic_name": "greetings"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["MarkTopicAsReadRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic_name": "greetings"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["MarkTopicAsReadRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The channel or the topic is not the caller's, or a parameter is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -11,6 +11,7 @@ import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
 import { draftHandlers } from '../handlers/drafts';
 import { attachmentHandlers } from '../handlers/attachments';
+import { markReadHandlers } from '../handlers/mark-read';
 import { uploadHandlers } from '../handlers/uploads';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
@@ -33,6 +34,7 @@ export const HANDLERS: HandlerTable = {
   ...savedSnippetHandlers,
   ...draftHandlers,
   ...attachmentHandlers,
+  ...markReadHandlers,
   ...pushHandlers,
   ...uploadHandlers,
   ...healthHandlers,
