@@ -1359,6 +1359,169 @@ export interface paths {
         patch: operations["edit-saved-snippet"];
         trace?: never;
     };
+    "/drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get drafts
+         * @description Lists the drafts the caller keeps on the server, the least recently edited first, with their number. Refused while the caller's enable_drafts_synchronization setting is off.
+         */
+        get: operations["get-drafts"];
+        put?: never;
+        /**
+         * Create drafts
+         * @description Creates one or more drafts for the caller, all or none: each is checked in order and the first refused one refuses the request. The caller's clients learn of them through one drafts add event carrying them all.
+         */
+        post: operations["create-drafts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drafts/{draft_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's drafts.
+                 * @example 1
+                 */
+                draft_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a draft
+         * @description Deletes one of the caller's drafts. The caller's clients learn of it through a drafts remove event.
+         */
+        delete: operations["delete-draft"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a draft
+         * @description Replaces one of the caller's drafts with the one sent, checked as when creating. The draft is looked up first: for a missing one the 404 wins over a refused field. The caller's clients learn of the change through a drafts update event.
+         */
+        patch: operations["edit-draft"];
+        trace?: never;
+    };
+    "/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get attachments
+         * @description Lists the files the caller uploaded, oldest first, each with the IDs of the live messages linking it (message_ids, feature level 472), and the space the organization's uploads use.
+         */
+        get: operations["get-attachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's uploads (from GET /attachments).
+                 * @example 1
+                 */
+                attachment_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an attachment
+         * @description Deletes one of the caller's uploads: the file is removed from storage, then its record and its links to messages. The messages keep their content, so a link to the file in them no longer opens it, as in Zulip. The caller's clients learn of it through an attachment remove event carrying the organization's new space used.
+         */
+        delete: operations["remove-attachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_all_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark all messages as read
+         * @deprecated
+         * @description Marks every unread message of the caller's read, newest first, in batches of MARK_READ_BATCH_SIZE (2,000), each committed on its own. No batch starts after MARK_READ_TIME_BUDGET_MS (50 s): the answer is then complete:false and the client sends the request again. When done, the caller's clients get one update_message_flags event (flag read, op add) with `all: true` and no message IDs, as Zulip sends. Deprecated by Zulip in favour of POST /messages/flags/narrow, and still served.
+         */
+        post: operations["mark-all-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_stream_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a channel as read
+         * @deprecated
+         * @description Marks the caller's unread messages in one channel read, newest first, in batches as POST /mark_all_as_read does, until none is left. Each batch sends the caller's clients an update_message_flags event (flag read, op add) with its message IDs, as POST /messages/flags does. Deprecated by Zulip in favour of POST /messages/flags/narrow, and still served.
+         */
+        post: operations["mark-stream-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_topic_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a topic as read
+         * @deprecated
+         * @description Marks the caller's unread messages in one topic read, in batches as POST /mark_stream_as_read does, with the same events. Deprecated by Zulip in favour of POST /messages/flags/narrow, and still served.
+         */
+        post: operations["mark-topic-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -2346,7 +2509,7 @@ export interface components {
             stream_id?: number;
         };
         /**
-         * @description An uploaded file, as listed in an edit's detached_uploads.
+         * @description An uploaded file, as GET /attachments, an edit's detached_uploads and attachment events list it.
          * @example {
          *       "id": 7,
          *       "name": "notes.txt",
@@ -5377,7 +5540,7 @@ export interface components {
             /** @description The name of a custom view; null for built-in ones. */
             name?: string | null;
         };
-        /** @description A message being composed, kept on the server so the user's other devices see it (Parley keeps none). */
+        /** @description A message being composed, kept on the server so the user's other devices see it. */
         Draft: {
             id: number;
             /**
@@ -5546,7 +5709,7 @@ export interface components {
             streams: number[];
         };
         /**
-         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all), and then always: `realm` owns the max_* limits, the server_* and password_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity and permission fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `stream` owns streams; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `custom_profile_fields` owns custom_profile_fields and custom_profile_field_types; `onboarding_steps` owns onboarding_steps and navigation_tour_video_url; `presence` owns presences, presence_last_update_id and server_timestamp; `realm_bot` owns realm_bots; `default_streams` owns realm_default_streams; `default_stream_groups` owns realm_default_stream_groups; `video_calls` owns has_zoom_token; `giphy` and `tenor` own their API keys; every other key belongs to the event type of the same name (`user_status` to user_status, `user_topic` to user_topics, `realm_billing` to realm_billing and so on). muted_topics is left out when fetch_event_types (or event_types) names `user_topic` too, as Zulip does. Where Parley has no objects of a kind (drafts, scheduled messages, linkifiers, muted users...) the key is sent with Zulip's empty value.
+         * @description The new queue's ID and the initial state. Apart from the envelope, the queue fields and the version fields, each key is present only when the event type that owns it was requested (fetch_event_types, else event_types, else all), and then always: `realm` owns the max_* limits, the server_* and password_* fields and the realm_* settings; `realm_user` owns realm_users, realm_non_active_users, cross_realm_bots and the current user's identity and permission fields; `subscription` owns subscriptions, unsubscribed and never_subscribed; `stream` owns streams; `message` owns max_message_id; `message` together with `update_message_flags` owns unread_msgs; `custom_profile_fields` owns custom_profile_fields and custom_profile_field_types; `onboarding_steps` owns onboarding_steps and navigation_tour_video_url; `presence` owns presences, presence_last_update_id and server_timestamp; `realm_bot` owns realm_bots; `default_streams` owns realm_default_streams; `default_stream_groups` owns realm_default_stream_groups; `video_calls` owns has_zoom_token; `giphy` and `tenor` own their API keys; every other key belongs to the event type of the same name (`user_status` to user_status, `user_topic` to user_topics, `realm_billing` to realm_billing and so on). muted_topics is left out when fetch_event_types (or event_types) names `user_topic` too, as Zulip does. Where Parley has no objects of a kind (scheduled messages, muted users...) the key is sent with Zulip's empty value.
          * @example {
          *       "result": "success",
          *       "msg": "",
@@ -6065,7 +6228,7 @@ export interface components {
             navigation_tour_video_url?: string | null;
             /** @description The user's sidebar views (feature level 390); Parley keeps none. */
             navigation_views?: components["schemas"]["NavigationView"][];
-            /** @description The user's drafts kept on the server, newest first; Parley keeps none. */
+            /** @description The user's drafts kept on the server, the most recently edited first, at most 1,000 (Zulip's MAX_DRAFTS_IN_REGISTER_RESPONSE). */
             drafts?: components["schemas"]["Draft"][];
             /** @description The user's messages waiting to be sent (feature level 179); Parley schedules none. */
             scheduled_messages?: components["schemas"]["ScheduledMessage"][];
@@ -7121,6 +7284,75 @@ export interface components {
             saved_snippet_id: number;
         };
         /**
+         * @description Drafts were created (one event for all those of one POST /drafts). Sent to the owner's queues only.
+         * @example {
+         *       "id": 28,
+         *       "type": "drafts",
+         *       "op": "add",
+         *       "drafts": [
+         *         {
+         *           "id": 7,
+         *           "type": "stream",
+         *           "to": [
+         *             3
+         *           ],
+         *           "topic": "release",
+         *           "content": "Shipping on Friday?",
+         *           "timestamp": 1732280000
+         *         }
+         *       ]
+         *     }
+         */
+        DraftsAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "add";
+            drafts: components["schemas"]["Draft"][];
+        };
+        /**
+         * @description A draft was edited; the event carries the whole draft. Sent to the owner's queues only.
+         * @example {
+         *       "id": 29,
+         *       "type": "drafts",
+         *       "op": "update",
+         *       "draft": {
+         *         "id": 7,
+         *         "type": "",
+         *         "to": [],
+         *         "topic": "",
+         *         "content": "Later.",
+         *         "timestamp": 1732280100
+         *       }
+         *     }
+         */
+        DraftsUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "update";
+            draft: components["schemas"]["Draft"];
+        };
+        /**
+         * @description A draft was deleted through DELETE /drafts/{draft_id}. Turning synchronization off deletes the drafts without this event, as in Zulip: the clients keep their local copies.
+         * @example {
+         *       "id": 30,
+         *       "type": "drafts",
+         *       "op": "remove",
+         *       "draft_id": 7
+         *     }
+         */
+        DraftsRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "remove";
+            draft_id: number;
+        };
+        /**
          * @description A user came online (or changed presence_enabled). `email` is left out for queues registered with slim_presence; queues with the simplified_presence_events capability get PresenceModernEvent instead.
          * @example {
          *       "id": 30,
@@ -7432,7 +7664,7 @@ export interface components {
             realm_playgrounds: components["schemas"]["PlaygroundEntry"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -7795,6 +8027,161 @@ export interface components {
             title?: string;
             /** @description New Markdown content, 1 to max_message_length characters after trimming. */
             content?: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "count": 1,
+         *       "drafts": [
+         *         {
+         *           "id": 7,
+         *           "type": "stream",
+         *           "to": [
+         *             3
+         *           ],
+         *           "topic": "release",
+         *           "content": "Shipping on Friday?",
+         *           "timestamp": 1732280000
+         *         }
+         *       ]
+         *     }
+         */
+        GetDraftsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The number of drafts listed. */
+            count: number;
+            /** @description The caller's drafts, the least recently edited first. */
+            drafts: components["schemas"]["Draft"][];
+        };
+        /** @description A draft as a client sends it. Zulip refuses any other key. */
+        DraftInput: {
+            /**
+             * @description `stream` for a channel message, `private` for a direct message, or the empty string for a draft with no recipient yet. A `private` draft with no user IDs is stored as one with no recipient.
+             * @enum {string}
+             */
+            type: "" | "stream" | "private";
+            /** @description For `stream`, exactly one channel ID, of a channel whose messages the caller may read; for `private`, the user IDs of the recipients (the caller's own ID may be among them); ignored for the empty type. At most 1,000 IDs (a Parley limit). */
+            to: components["schemas"]["Id"][];
+            /** @description The topic of a channel draft, kept as sent except that one longer than 60 characters is cut to 57 and "..."; ignored (stored empty) for other types. */
+            topic: string;
+            /** @description The Markdown being composed. Trailing whitespace and leading blank lines are dropped; what remains must not be empty, and is cut to 10,000 characters with a "[message truncated]" note, as a sent message is. */
+            content: string;
+            /** @description When the draft was last edited, UNIX seconds (an integer or not); the server's time when left out. Negative values are refused. Drafts are listed in this order. */
+            timestamp?: number;
+        };
+        /**
+         * @example {
+         *       "drafts": [
+         *         {
+         *           "type": "",
+         *           "to": [],
+         *           "topic": "",
+         *           "content": "Notes for the weekly meeting."
+         *         }
+         *       ]
+         *     }
+         */
+        CreateDraftsRequest: {
+            /** @description The drafts to create, checked in order: the first refused one refuses the request and none is created. At most 1,000 (a Parley limit). */
+            drafts: components["schemas"]["DraftInput"][];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "ids": [
+         *         7,
+         *         8
+         *       ]
+         *     }
+         */
+        CreateDraftsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new drafts' IDs, in the order the drafts were sent. */
+            ids: number[];
+        };
+        /**
+         * @example {
+         *       "draft": {
+         *         "type": "",
+         *         "to": [],
+         *         "topic": "",
+         *         "content": "Notes for the weekly meeting, revised."
+         *       }
+         *     }
+         */
+        EditDraftRequest: {
+            /** @description The draft's new content; every field is replaced, the timestamp included (now when left out). */
+            draft: components["schemas"]["DraftInput"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "attachments": [
+         *         {
+         *           "id": 7,
+         *           "name": "notes.txt",
+         *           "path_id": "1/4e/Hq3fJ2nP0rXk1sYbLwQvC9aT/notes.txt",
+         *           "size": 1024,
+         *           "create_time": 1700000000,
+         *           "message_ids": [
+         *             12,
+         *             40
+         *           ]
+         *         }
+         *       ],
+         *       "upload_space_used": 1024
+         *     }
+         */
+        GetAttachmentsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The files the caller uploaded, oldest first, each with the live messages that link it. */
+            attachments: components["schemas"]["AttachmentSummary"][];
+            /** @description Bytes used by all of the organization's uploads (not only the caller's), as its upload quota counts them. */
+            upload_space_used: number;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "complete": true
+         *     }
+         */
+        MarkAllAsReadResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description false when the time budget ran out with unread messages left (those marked so far stay read): the client sends the request again (feature level 211). */
+            complete: boolean;
+        };
+        /**
+         * @example {
+         *       "stream_id": 1
+         *     }
+         */
+        MarkStreamAsReadRequest: {
+            /** @description The channel whose unread messages to mark read. */
+            stream_id: components["schemas"]["Id"];
+        };
+        /**
+         * @example {
+         *       "stream_id": 1,
+         *       "topic_name": "greetings"
+         *     }
+         */
+        MarkTopicAsReadRequest: {
+            /** @description The topic's channel. */
+            stream_id: components["schemas"]["Id"];
+            /** @description The topic, compared ignoring case; the organization's name for the empty topic ("general chat") or the empty string means the empty topic. A non-empty topic in which the caller received no message is refused. */
+            topic_name: string;
         };
         /**
          * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer) or the check does not apply (Redis, when this server does not use it).
@@ -13373,6 +13760,392 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's drafts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDraftsResponse"];
+                };
+            };
+            /** @description Draft synchronization is off, or the request is unreadable. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "drafts": [
+                 *         {
+                 *           "type": "",
+                 *           "to": [],
+                 *           "topic": "",
+                 *           "content": "Notes for the weekly meeting."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateDraftsRequest"];
+                /**
+                 * @example {
+                 *       "drafts": [
+                 *         {
+                 *           "type": "",
+                 *           "to": [],
+                 *           "topic": "",
+                 *           "content": "Notes for the weekly meeting."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CreateDraftsRequest"];
+            };
+        };
+        responses: {
+            /** @description The new drafts' IDs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateDraftsResponse"];
+                };
+            };
+            /** @description Synchronization is off, or a draft is refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's drafts.
+                 * @example 1
+                 */
+                draft_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Synchronization is off, or the request is unreadable. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no draft with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Draft does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "edit-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's drafts.
+                 * @example 1
+                 */
+                draft_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "draft": {
+                 *         "type": "",
+                 *         "to": [],
+                 *         "topic": "",
+                 *         "content": "Notes for the weekly meeting, revised."
+                 *       }
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["EditDraftRequest"];
+                /**
+                 * @example {
+                 *       "draft": {
+                 *         "type": "",
+                 *         "to": [],
+                 *         "topic": "",
+                 *         "content": "Notes for the weekly meeting, revised."
+                 *       }
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["EditDraftRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Synchronization is off, or the draft sent is refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no draft with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Draft does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's uploads. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAttachmentsResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-attachment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's uploads (from GET /attachments).
+                 * @example 1
+                 */
+                attachment_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The caller has no upload with this ID, or the file could not be removed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "mark-all-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether every unread message is now read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkAllAsReadResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "mark-stream-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["MarkStreamAsReadRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["MarkStreamAsReadRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The channel is missing or not the caller's to read, or stream_id is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "mark-topic-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic_name": "greetings"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["MarkTopicAsReadRequest"];
+                /**
+                 * @example {
+                 *       "stream_id": 1,
+                 *       "topic_name": "greetings"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["MarkTopicAsReadRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The channel or the topic is not the caller's, or a parameter is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

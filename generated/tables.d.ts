@@ -194,6 +194,17 @@ export interface TableRows {
     id: number;
     recipient_id: number | null;
   };
+  drafts: {
+    channel_id: number | null;
+    content: string;
+    dm_user_ids: string;
+    id: number;
+    last_edit_time: number;
+    realm_id: number;
+    topic: string;
+    type: string;
+    user_id: number;
+  };
   group_members: {
     group_id: number;
     user_id: number;
@@ -714,6 +725,17 @@ export interface TableInserts {
     id?: number;
     recipient_id?: number | null;
   };
+  drafts: {
+    channel_id?: number | null;
+    content: string;
+    dm_user_ids: string;
+    id?: number;
+    last_edit_time: number;
+    realm_id: number;
+    topic: string;
+    type: string;
+    user_id: number;
+  };
   group_members: {
     group_id: number;
     user_id: number;
@@ -1073,6 +1095,7 @@ declare module 'knex/types/tables' {
     custom_profile_fields: Knex.CompositeTableType<TableRows['custom_profile_fields'], Written<TableInserts['custom_profile_fields']>, Partial<Written<TableInserts['custom_profile_fields']>>>;
     custom_profile_values: Knex.CompositeTableType<TableRows['custom_profile_values'], Written<TableInserts['custom_profile_values']>, Partial<Written<TableInserts['custom_profile_values']>>>;
     dm_groups: Knex.CompositeTableType<TableRows['dm_groups'], Written<TableInserts['dm_groups']>, Partial<Written<TableInserts['dm_groups']>>>;
+    drafts: Knex.CompositeTableType<TableRows['drafts'], Written<TableInserts['drafts']>, Partial<Written<TableInserts['drafts']>>>;
     group_members: Knex.CompositeTableType<TableRows['group_members'], Written<TableInserts['group_members']>, Partial<Written<TableInserts['group_members']>>>;
     group_subgroups: Knex.CompositeTableType<TableRows['group_subgroups'], Written<TableInserts['group_subgroups']>, Partial<Written<TableInserts['group_subgroups']>>>;
     leases: Knex.CompositeTableType<TableRows['leases'], Written<TableInserts['leases']>, Partial<Written<TableInserts['leases']>>>;

@@ -14,6 +14,7 @@ import { getUserInRealm, updateUser } from '../queries/users';
 import { toApiRealmUserUpdateEvent, toApiUserSettingsUpdateEvent } from '../serializers/users';
 import { doPresenceEnabledChanged } from './presence';
 import { checkRealmDefaults } from './realm-defaults';
+import { deleteAllDrafts } from '../queries/drafts';
 
 type SettingsRequest = Params<'update-settings'>;
 type PersonalSetting = 'allow_private_data_export' | 'enable_login_emails' | 'enable_marketing_emails';
@@ -90,6 +91,9 @@ export async function doUpdateSettings(ctx: AppContext, caller: UserRow, p: Sett
       await updateUser(tx.trx, user.id, { settings: JSON.stringify(updated) });
       for (const c of changes) entry(AuditEventType.USER_SETTING_CHANGED, valueChange(c.old, c.value, c.property));
     }
+    // Turning draft synchronization off deletes the drafts kept on the server, with no event: as in
+    // Zulip, the clients keep their local copies (deleting those is DELETE /drafts/{id}'s business).
+    if (changes.some((c) => c.property === 'enable_drafts_synchronization' && c.value === false)) await deleteAllDrafts(tx.trx, user.id);
     const timezoneChanged = p.timezone !== undefined && p.timezone !== user.timezone;
     if (timezoneChanged) {
       await updateUser(tx.trx, user.id, { timezone: p.timezone });

@@ -66,6 +66,14 @@ export interface Config {
   /** ...and starts no new batch after this many milliseconds, answering complete:false (Zulip: 50 s). */
   deleteTopicTimeBudgetMs: number;
   /**
+   * POST /mark_all_as_read (and /mark_stream_as_read, /mark_topic_as_read)
+   * marks this many unread messages read per transaction, newest first
+   * (Zulip: 2,000)...
+   */
+  markReadBatchSize: number;
+  /** ...and POST /mark_all_as_read starts no new batch after this many milliseconds, answering complete:false (Zulip: 50 s). */
+  markReadTimeBudgetMs: number;
+  /**
    * Base URL of the push notification relay (Zulip's "push notification
    * service"); null means push is not configured and POST /mobile_push/register
    * answers PUSH_SERVICE_NOT_CONFIGURED.
@@ -168,6 +176,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webPublicStreamsEnabled: boolean('WEB_PUBLIC_STREAMS_ENABLED', settingOrDefault(env, 'WEB_PUBLIC_STREAMS_ENABLED')),
     deleteTopicBatchSize: positiveInt('DELETE_TOPIC_BATCH_SIZE', settingOrDefault(env, 'DELETE_TOPIC_BATCH_SIZE')),
     deleteTopicTimeBudgetMs: positiveInt('DELETE_TOPIC_TIME_BUDGET_MS', settingOrDefault(env, 'DELETE_TOPIC_TIME_BUDGET_MS')),
+    markReadBatchSize: positiveInt('MARK_READ_BATCH_SIZE', settingOrDefault(env, 'MARK_READ_BATCH_SIZE')),
+    markReadTimeBudgetMs: positiveInt('MARK_READ_TIME_BUDGET_MS', settingOrDefault(env, 'MARK_READ_TIME_BUDGET_MS')),
     pushRelayUrl: optionalHttpUrl('PUSH_RELAY_URL', setting(env, 'PUSH_RELAY_URL'))?.replace(/\/+$/, '') ?? null,
     pushRelayBackoffMs: positiveInt('PUSH_RELAY_BACKOFF_MS', settingOrDefault(env, 'PUSH_RELAY_BACKOFF_MS')),
     pushRelayMaxAttempts: positiveInt('PUSH_RELAY_MAX_ATTEMPTS', settingOrDefault(env, 'PUSH_RELAY_MAX_ATTEMPTS')),

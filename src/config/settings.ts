@@ -27,6 +27,11 @@ export const SETTINGS = {
   WEB_PUBLIC_STREAMS_ENABLED: { default: 'true', about: 'organizations may allow spectators' },
   DELETE_TOPIC_BATCH_SIZE: { default: '100', about: 'messages per transaction of delete_topic' },
   DELETE_TOPIC_TIME_BUDGET_MS: { default: '50000', about: 'after this long delete_topic answers complete: false' },
+  MARK_READ_BATCH_SIZE: {
+    default: '2000',
+    about: 'messages marked read per transaction of mark_all_as_read and its channel and topic forms',
+  },
+  MARK_READ_TIME_BUDGET_MS: { default: '50000', about: 'after this long mark_all_as_read answers complete: false' },
   PUSH_RELAY_URL: { about: 'the push notification relay (unset: no push notifications)' },
   PUSH_RELAY_BACKOFF_MS: { default: '1000', about: 'first retry delay after a failed relay request, doubled per attempt' },
   PUSH_RELAY_MAX_ATTEMPTS: { default: '8', about: 'attempts per relay request' },

@@ -9,6 +9,9 @@ import { presenceHandlers } from '../handlers/presence';
 import { serverHandlers } from '../handlers/server';
 import { realmHandlers } from '../handlers/realm';
 import { savedSnippetHandlers } from '../handlers/saved-snippets';
+import { draftHandlers } from '../handlers/drafts';
+import { attachmentHandlers } from '../handlers/attachments';
+import { markReadHandlers } from '../handlers/mark-read';
 import { uploadHandlers } from '../handlers/uploads';
 import { userGroupHandlers } from '../handlers/user-groups';
 import { userHandlers } from '../handlers/users';
@@ -30,6 +33,9 @@ export const HANDLERS: HandlerTable = {
   ...eventHandlers,
   ...channelHandlers,
   ...savedSnippetHandlers,
+  ...draftHandlers,
+  ...attachmentHandlers,
+  ...markReadHandlers,
   ...pushHandlers,
   ...uploadHandlers,
   ...healthHandlers,

@@ -2,17 +2,15 @@ import type { InitialState } from './types';
 
 /**
  * The parts of the initial state for kinds of objects Parley does not have
- * (drafts, scheduled messages...) or features it
- * does not offer (video calls, GIF pickers, billing): Zulip's value for a
- * user and organization that have none, keyed by the event type that owns
- * the keys. Clients that require a key then find it (muted_users, which
- * zulip-flutter reads unconditionally, is read in state.ts). Each call builds new objects: nothing is
- * shared between responses.
+ * (navigation views, default channel groups...) or features it does not
+ * offer (video calls, GIF pickers, billing): Zulip's value for a user and
+ * organization that have none, keyed by the event type that owns the keys.
+ * Clients that require a key then find it. Each call builds new objects:
+ * nothing is shared between responses.
  */
 export const FIXED_PARTS = {
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
   navigation_views: () => ({ navigation_views: [] }),
-  drafts: () => ({ drafts: [] }),
   scheduled_messages: () => ({ scheduled_messages: [] }),
   reminders: () => ({ reminders: [] }),
   // The legacy form: always empty since feature level 176, even on servers with linkifiers.
