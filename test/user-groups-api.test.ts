@@ -517,6 +517,38 @@ eachDatabase('user groups over the API', (dialect) => {
       expect((await groups()).find((g) => g.id === id)!.deactivated).toBe(false);
     });
 
+    it('renames a deactivated group only for clients that keep deactivated groups', async () => {
+      const { owner, member } = t.cast;
+      const id = await create(owner);
+      expect((await t.api.post(`/user_groups/${id}/deactivate`, owner)).status).toBe(200);
+      const keeps = await register(t, member, { client_capabilities: { include_deactivated_groups: true } });
+      const older = await register(t, member);
+      const { result: res, deliveries } = await captureEvents(t, () => t.api.patch(`/user_groups/${id}`, owner, { name: `renamed-${id}` }));
+      expect(res.status).toBe(200);
+      // Published once, to everyone, marked as a deactivated group's (Zulip's marker, never on the wire).
+      expect([...deliveries[0]!.userIds].sort((a, b) => a - b)).toEqual(everyone);
+      expect((await pending(t, keeps)).map(({ id: _id, ...e }) => e)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { name: `renamed-${id}` } },
+      ]);
+      expect(await pending(t, older)).toEqual([]);
+      // Withheld when filed, so it took no id: the older client's next event follows on from what it saw.
+      const before = older.lastEventId;
+      expect((await t.api.patch(`/user_groups/${id}`, owner, { description: 'still described' })).status).toBe(200);
+      // As Zulip, only the name is withheld: a deactivated group's other changes reach every client.
+      const seen = await pending(t, older);
+      expect(seen.map(({ id: _id, ...e }) => e)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { description: 'still described' } },
+      ]);
+      expect(seen[0]!.id).toBe(before + 1);
+      expect((await pending(t, keeps)).map((e) => e.data)).toEqual([{ description: 'still described' }]);
+      // An active group's rename reaches both.
+      const active = await create(owner);
+      await pending(t, keeps);
+      await pending(t, older);
+      expect((await t.api.patch(`/user_groups/${active}`, owner, { name: `active-${active}` })).status).toBe(200);
+      for (const c of [keeps, older]) expect((await pending(t, c)).map((e) => e.data)).toEqual([{ name: `active-${active}` }]);
+    });
+
     it('refuses while the group is in use, listing every objection', async () => {
       const { owner, member } = t.cast;
       const id = await create(owner);
