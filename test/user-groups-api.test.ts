@@ -1,3 +1,5 @@
+import { notificationBot } from '../src/actions/notifications';
+import { inTransaction } from '../src/db/transaction';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { register, pending } from './support/events';
@@ -27,6 +29,8 @@ eachDatabase('user groups over the API', (dialect) => {
     ]) {
       sys[name] = await systemGroupId(t, name);
     }
+    // The Notification Bot (made on first use) tells members of their changes: made now, it is one of everyone.
+    await inTransaction(t.ctx.db, (tx) => notificationBot(tx, t.realmId));
     everyone = (await t.ctx.db('users').where({ realm_id: t.realmId, is_active: true }).orderBy('id').pluck('id')).map(Number);
   });
   afterAll(() => t.close());
@@ -252,6 +256,52 @@ eachDatabase('user groups over the API', (dialect) => {
         { event_type: 703, acting_user_id: member.id, modified_user_id: member.id, modified_group_id: id, extra_data: null },
         { event_type: 704, acting_user_id: member.id, modified_user_id: member.id, modified_group_id: id, extra_data: null },
       ]);
+    });
+
+    it('has the Notification Bot tell users someone else added or removed, never the actor or a bot', async () => {
+      const { owner, member, guest, bot, moderator } = t.cast;
+      const notifier = (await t.ctx.db('users').where({ realm_id: t.realmId, full_name: 'Notification Bot' }).first())!.id as number;
+      const id = await create(owner, { can_join_group: sys['role:members'] });
+      const name = (await groups()).find((g) => g.id === id)!.name as string;
+      const watch = { event_types: ['message'], apply_markdown: false };
+      const [mq, gq, oq, bq, modq] = await Promise.all([member, guest, owner, bot, moderator].map((u) => register(t, u, watch)));
+      /** Each message event of a queue as [sender, recipients, content]. */
+      const dms = async (c: Awaited<ReturnType<typeof register>>) =>
+        (await pending(t, c)).map((e) => [
+          e.message.sender_id,
+          (e.message.display_recipient as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b),
+          e.message.content,
+        ]);
+      const actor = `@_**${owner.full_name}|${owner.id}**`;
+      const res = await t.api.post(`/user_groups/${id}/members`, owner, { add: [member.id, guest.id, bot.id, owner.id] });
+      expect(res.status).toBe(200);
+      const added = `${actor} added you to the group @_*${name}*.`;
+      const pair = (u: UserRow) => [u.id, notifier].sort((a, b) => a - b);
+      expect(await dms(mq)).toEqual([[notifier, pair(member), added]]);
+      expect(await dms(gq)).toEqual([[notifier, pair(guest), added]]);
+      expect(await dms(oq)).toEqual([]);
+      expect(await dms(bq)).toEqual([]);
+      // Additions and removals in one request: each told once, after the group's events.
+      const both = await captureEvents(t, () =>
+        t.api.post(`/user_groups/${id}/members`, owner, { add: [moderator.id], delete: [member.id] }),
+      );
+      expect(both.deliveries.map((d) => [d.event.type, d.event.op ?? null])).toEqual([
+        ['user_group', 'add_members'],
+        ['user_group', 'remove_members'],
+        ['message', null],
+        ['message', null],
+      ]);
+      expect(await dms(modq)).toEqual([[notifier, pair(moderator), added]]);
+      expect(await dms(mq)).toEqual([[notifier, pair(member), `${actor} removed you from the group @_*${name}*.`]]);
+      // Joining or leaving oneself tells nobody.
+      expect((await t.api.post(`/user_groups/${id}/members`, member, { add: [member.id] })).status).toBe(200);
+      expect((await t.api.post(`/user_groups/${id}/members`, member, { delete: [member.id] })).status).toBe(200);
+      expect(await dms(mq)).toEqual([]);
+      // A refusal sends nothing (refused() checks that nothing was published).
+      await refused(
+        () => t.api.post(`/user_groups/${id}/members`, owner, { add: [guest.id] }),
+        `User ${guest.id} is already a member of this group`,
+      );
     });
 
     it('refuses joining where can_join_group is nobody, and leaving where can_leave_group is nobody', async () => {
