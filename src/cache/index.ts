@@ -8,6 +8,8 @@ import { ChannelCache } from './channels';
 import type { InvalidatingCache } from './invalidating-cache';
 import { LinkifierCache } from './linkifiers';
 import { OwnUserCache } from './own-users';
+import { PlaygroundCache } from './playgrounds';
+import { RealmDomainCache } from './realm-domains';
 import { RealmCache } from './realms';
 import { UserCache } from './users';
 
@@ -35,6 +37,9 @@ export class Caches {
   readonly ownUsers: OwnUserCache;
   /** Each organization's linkifiers, compiled (rendering and topic links). */
   readonly linkifiers: LinkifierCache;
+  /** Each organization's domains and code playgrounds (register's realm_domains and realm_playgrounds). */
+  readonly realmDomains: RealmDomainCache;
+  readonly playgrounds: PlaygroundCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -56,6 +61,10 @@ export class Caches {
     this.register(this.ownUsers.cache, (inv) => this.ownUsers.apply(inv));
     this.linkifiers = new LinkifierCache(db, settings.cacheRealms, ttlMs);
     this.register(this.linkifiers.cache, (inv) => this.linkifiers.apply(inv));
+    this.realmDomains = new RealmDomainCache(db, settings.cacheRealms, ttlMs);
+    this.register(this.realmDomains.cache, (inv) => this.realmDomains.apply(inv));
+    this.playgrounds = new PlaygroundCache(db, settings.cacheRealms, ttlMs);
+    this.register(this.playgrounds.cache, (inv) => this.playgrounds.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */
