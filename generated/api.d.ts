@@ -8891,6 +8891,15 @@ export interface components {
                 "application/json": components["schemas"]["CodedError"];
             };
         };
+        /** @description Bad request. */
+        UserLookupError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
     };
     parameters: {
         /**
@@ -8908,6 +8917,16 @@ export interface components {
          * @example 1
          */
         UserId: components["schemas"]["Id"];
+        /**
+         * @description Whether the client can compute Gravatar URLs itself; if true, avatar_url is null when the avatar is a Gravatar and the caller can see the real email.
+         * @example false
+         */
+        UserClientGravatar: boolean;
+        /**
+         * @description Whether the user object carries profile_data.
+         * @example true
+         */
+        IncludeCustomProfileFields: boolean;
         /**
          * @description The user's real email address (when the caller may see it) or their Zulip API email. A segment of digits only is a user ID instead (GET /users/{user_id}).
          * @example olivia@example.com
@@ -11452,12 +11471,12 @@ export interface operations {
                  * @description Whether the client can compute Gravatar URLs itself; if true, avatar_url is null when the avatar is a Gravatar and the caller can see the real email.
                  * @example false
                  */
-                client_gravatar?: boolean;
+                client_gravatar?: components["parameters"]["UserClientGravatar"];
                 /**
                  * @description Whether the user object carries profile_data.
                  * @example true
                  */
-                include_custom_profile_fields?: boolean;
+                include_custom_profile_fields?: components["parameters"]["IncludeCustomProfileFields"];
             };
             header?: never;
             path: {
@@ -11509,15 +11528,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetUserResponse"];
                 };
             };
-            /** @description Bad request. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodedError"];
-                };
-            };
+            400: components["responses"]["UserLookupError"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11618,12 +11629,12 @@ export interface operations {
                  * @description Whether the client can compute Gravatar URLs itself; if true, avatar_url is null when the avatar is a Gravatar and the caller can see the real email.
                  * @example false
                  */
-                client_gravatar?: boolean;
+                client_gravatar?: components["parameters"]["UserClientGravatar"];
                 /**
                  * @description Whether the user object carries profile_data.
                  * @example true
                  */
-                include_custom_profile_fields?: boolean;
+                include_custom_profile_fields?: components["parameters"]["IncludeCustomProfileFields"];
             };
             header?: never;
             path: {
@@ -11669,15 +11680,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetUserResponse"];
                 };
             };
-            /** @description Bad request. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodedError"];
-                };
-            };
+            400: components["responses"]["UserLookupError"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -15,6 +15,8 @@ import { addGroupMembers, getSystemGroupIds, insertGroup, removeGroupMembers } f
 import { updateRealm } from '../src/queries/realms';
 import { updateUser } from '../src/queries/users';
 import type { UserRow } from '../src/queries/rows';
+import { parseInvalidation } from '../src/cache/remote';
+import { merge } from '../src/db/invalidations';
 import { runCli } from './support/cli';
 import { createProfileField } from './users-fixtures';
 import { ContractChecker } from './support/contract';
@@ -185,6 +187,43 @@ eachDatabase('cache invalidation', (dialect) => {
       await doCreateRealm(t.ctx.db, { stringId: 'other', name: 'Other' });
       expect((await atOther()).status).toBe(401);
       expect((await me(t, member)).status).toBe(200);
+    });
+  });
+
+  describe("the organization's domains and code playgrounds (register's realm_domains and realm_playgrounds)", () => {
+    const state = async (who: UserRow) =>
+      (await t.api.post('/register', who, { fetch_event_types: ['realm_domains', 'realm_playgrounds'] })).body as Record<string, any>;
+
+    it('each change shows in the next register, warm caches and all', async () => {
+      const { admin, member } = t.cast;
+      expect((await state(member)).realm_domains).toEqual([]);
+      expect((await t.api.post('/realm/domains', admin, { domain: 'example.org', allow_subdomains: false })).status).toBe(200);
+      expect((await state(member)).realm_domains).toEqual([{ domain: 'example.org', allow_subdomains: false }]);
+      expect((await t.api.patch('/realm/domains/example.org', admin, { allow_subdomains: true })).status).toBe(200);
+      expect((await state(member)).realm_domains).toEqual([{ domain: 'example.org', allow_subdomains: true }]);
+      expect((await t.api.delete('/realm/domains/example.org', admin)).status).toBe(200);
+      expect((await state(member)).realm_domains).toEqual([]);
+
+      expect((await state(member)).realm_playgrounds).toEqual([]);
+      const fields = { name: 'Python playground', pygments_language: 'Python', url_template: 'https://python.example.com/?code={code}' };
+      const added = await t.api.post('/realm/playgrounds', admin, fields);
+      expect(added.status).toBe(200);
+      expect((await state(member)).realm_playgrounds).toEqual([{ id: added.body.id, ...fields }]);
+      expect((await t.api.delete(`/realm/playgrounds/${added.body.id}`, admin)).status).toBe(200);
+      expect((await state(member)).realm_playgrounds).toEqual([]);
+    });
+
+    it('travel to other nodes as kinds of their own, one per organization', () => {
+      const domains = { kind: 'realm_domains', realmId: 7 } as const;
+      const playgrounds = { kind: 'playgrounds', realmId: 7 } as const;
+      expect(merge([domains, domains, playgrounds, { kind: 'realm_domains', realmId: 8 }])).toEqual([
+        domains,
+        playgrounds,
+        { kind: 'realm_domains', realmId: 8 },
+      ]);
+      // Read back as themselves, not as the flush of everything an unknown kind becomes.
+      expect(parseInvalidation(JSON.stringify(domains))).toEqual(domains);
+      expect(parseInvalidation(JSON.stringify(playgrounds))).toEqual(playgrounds);
     });
   });
 

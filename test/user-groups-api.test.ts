@@ -1,3 +1,5 @@
+import { notificationBot } from '../src/actions/notifications';
+import { inTransaction } from '../src/db/transaction';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { register, pending } from './support/events';
@@ -27,6 +29,8 @@ eachDatabase('user groups over the API', (dialect) => {
     ]) {
       sys[name] = await systemGroupId(t, name);
     }
+    // The Notification Bot (made on first use) tells members of their changes: made now, it is one of everyone.
+    await inTransaction(t.ctx.db, (tx) => notificationBot(tx, t.realmId));
     everyone = (await t.ctx.db('users').where({ realm_id: t.realmId, is_active: true }).orderBy('id').pluck('id')).map(Number);
   });
   afterAll(() => t.close());
@@ -252,6 +256,52 @@ eachDatabase('user groups over the API', (dialect) => {
         { event_type: 703, acting_user_id: member.id, modified_user_id: member.id, modified_group_id: id, extra_data: null },
         { event_type: 704, acting_user_id: member.id, modified_user_id: member.id, modified_group_id: id, extra_data: null },
       ]);
+    });
+
+    it('has the Notification Bot tell users someone else added or removed, never the actor or a bot', async () => {
+      const { owner, member, guest, bot, moderator } = t.cast;
+      const notifier = (await t.ctx.db('users').where({ realm_id: t.realmId, full_name: 'Notification Bot' }).first())!.id as number;
+      const id = await create(owner, { can_join_group: sys['role:members'] });
+      const name = (await groups()).find((g) => g.id === id)!.name as string;
+      const watch = { event_types: ['message'], apply_markdown: false };
+      const [mq, gq, oq, bq, modq] = await Promise.all([member, guest, owner, bot, moderator].map((u) => register(t, u, watch)));
+      /** Each message event of a queue as [sender, recipients, content]. */
+      const dms = async (c: Awaited<ReturnType<typeof register>>) =>
+        (await pending(t, c)).map((e) => [
+          e.message.sender_id,
+          (e.message.display_recipient as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b),
+          e.message.content,
+        ]);
+      const actor = `@_**${owner.full_name}|${owner.id}**`;
+      const res = await t.api.post(`/user_groups/${id}/members`, owner, { add: [member.id, guest.id, bot.id, owner.id] });
+      expect(res.status).toBe(200);
+      const added = `${actor} added you to the group @_*${name}*.`;
+      const pair = (u: UserRow) => [u.id, notifier].sort((a, b) => a - b);
+      expect(await dms(mq)).toEqual([[notifier, pair(member), added]]);
+      expect(await dms(gq)).toEqual([[notifier, pair(guest), added]]);
+      expect(await dms(oq)).toEqual([]);
+      expect(await dms(bq)).toEqual([]);
+      // Additions and removals in one request: each told once, after the group's events.
+      const both = await captureEvents(t, () =>
+        t.api.post(`/user_groups/${id}/members`, owner, { add: [moderator.id], delete: [member.id] }),
+      );
+      expect(both.deliveries.map((d) => [d.event.type, d.event.op ?? null])).toEqual([
+        ['user_group', 'add_members'],
+        ['user_group', 'remove_members'],
+        ['message', null],
+        ['message', null],
+      ]);
+      expect(await dms(modq)).toEqual([[notifier, pair(moderator), added]]);
+      expect(await dms(mq)).toEqual([[notifier, pair(member), `${actor} removed you from the group @_*${name}*.`]]);
+      // Joining or leaving oneself tells nobody.
+      expect((await t.api.post(`/user_groups/${id}/members`, member, { add: [member.id] })).status).toBe(200);
+      expect((await t.api.post(`/user_groups/${id}/members`, member, { delete: [member.id] })).status).toBe(200);
+      expect(await dms(mq)).toEqual([]);
+      // A refusal sends nothing (refused() checks that nothing was published).
+      await refused(
+        () => t.api.post(`/user_groups/${id}/members`, owner, { add: [guest.id] }),
+        `User ${guest.id} is already a member of this group`,
+      );
     });
 
     it('refuses joining where can_join_group is nobody, and leaving where can_leave_group is nobody', async () => {
@@ -515,6 +565,38 @@ eachDatabase('user groups over the API', (dialect) => {
       ]);
       expect((await auditSince(mark)).map((r) => r.event_type)).toEqual([723, 720, 703, 724]);
       expect((await groups()).find((g) => g.id === id)!.deactivated).toBe(false);
+    });
+
+    it('renames a deactivated group only for clients that keep deactivated groups', async () => {
+      const { owner, member } = t.cast;
+      const id = await create(owner);
+      expect((await t.api.post(`/user_groups/${id}/deactivate`, owner)).status).toBe(200);
+      const keeps = await register(t, member, { client_capabilities: { include_deactivated_groups: true } });
+      const older = await register(t, member);
+      const { result: res, deliveries } = await captureEvents(t, () => t.api.patch(`/user_groups/${id}`, owner, { name: `renamed-${id}` }));
+      expect(res.status).toBe(200);
+      // Published once, to everyone, marked as a deactivated group's (Zulip's marker, never on the wire).
+      expect([...deliveries[0]!.userIds].sort((a, b) => a - b)).toEqual(everyone);
+      expect((await pending(t, keeps)).map(({ id: _id, ...e }) => e)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { name: `renamed-${id}` } },
+      ]);
+      expect(await pending(t, older)).toEqual([]);
+      // Withheld when filed, so it took no id: the older client's next event follows on from what it saw.
+      const before = older.lastEventId;
+      expect((await t.api.patch(`/user_groups/${id}`, owner, { description: 'still described' })).status).toBe(200);
+      // As Zulip, only the name is withheld: a deactivated group's other changes reach every client.
+      const seen = await pending(t, older);
+      expect(seen.map(({ id: _id, ...e }) => e)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { description: 'still described' } },
+      ]);
+      expect(seen[0]!.id).toBe(before + 1);
+      expect((await pending(t, keeps)).map((e) => e.data)).toEqual([{ description: 'still described' }]);
+      // An active group's rename reaches both.
+      const active = await create(owner);
+      await pending(t, keeps);
+      await pending(t, older);
+      expect((await t.api.patch(`/user_groups/${active}`, owner, { name: `active-${active}` })).status).toBe(200);
+      for (const c of [keeps, older]) expect((await pending(t, c)).map((e) => e.data)).toEqual([{ name: `active-${active}` }]);
     });
 
     it('refuses while the group is in use, listing every objection', async () => {

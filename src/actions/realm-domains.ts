@@ -66,7 +66,7 @@ export async function doChangeRealmDomain(ctx: AppContext, actor: UserRow, domai
     const row = await getRealmDomain(tx.trx, actor.realm_id, domain);
     if (!row) throw notFound(domain);
     // Zulip saves, audits and announces even when the value does not change.
-    await setRealmDomainSubdomains(tx.trx, row.id, allowSubdomains);
+    await setRealmDomainSubdomains(tx.trx, actor.realm_id, row.id, allowSubdomains);
     const changed = { domain: row.domain, allow_subdomains: allowSubdomains };
     await auditDomains(tx, actor, AuditEventType.REALM_DOMAIN_CHANGED, 'changed_domain', changed);
     await announce(ctx, tx, actor.realm_id, { type: 'realm_domains', op: 'change', realm_domain: changed });
@@ -84,7 +84,7 @@ export async function doRemoveRealmDomain(ctx: AppContext, actor: UserRow, domai
   await inTransaction(ctx.db, async (tx) => {
     const row = await getRealmDomain(tx.trx, actor.realm_id, domain);
     if (!row) throw notFound(domain);
-    await deleteRealmDomain(tx.trx, row.id);
+    await deleteRealmDomain(tx.trx, actor.realm_id, row.id);
     await auditDomains(tx, actor, AuditEventType.REALM_DOMAIN_REMOVED, 'removed_domain', toApiRealmDomain(row));
     const realm = (await getRealmById(tx.trx, actor.realm_id))!;
     if (realm.emails_restricted_to_domains && (await listRealmDomains(tx.trx, realm.id)).length === 0) {

@@ -9,11 +9,22 @@ import { accessUserGroupForUpdate } from '../access/user-groups';
 import { loadRealmGroups } from '../access/realm-groups';
 import type { Caller } from '../access/viewer';
 import type { ContractEvent } from '../events/bus';
+import { DEACTIVATED_GROUP } from '../events/shape';
 import { insertAuditLog } from '../queries/audit';
 import { findGroupIdByName, listDirectSupergroups, listSettingsUsingGroups, updateGroup } from '../queries/groups';
 import { toApiUserGroupUpdateEvent } from '../serializers/user-groups';
 import { storeGroupSettingInTx } from './group-settings';
 import { queueGroupEvents } from './user-group-events';
+
+/**
+ * The rename's event. A deactivated group's is marked, as Zulip marks it,
+ * so that clients without the include_deactivated_groups capability, which
+ * never heard of the group, do not get it (src/events/shape.ts withheldFrom).
+ */
+function renameEvent(id: number, name: string, deactivated: boolean): ContractEvent {
+  const event = toApiUserGroupUpdateEvent(id, { name });
+  return deactivated ? Object.assign(event, { [DEACTIVATED_GROUP]: true }) : event;
+}
 
 /**
  * PATCH /user_groups/{group}, in Zulip's order: nothing given, the
@@ -43,7 +54,7 @@ export async function doUpdateUserGroup(ctx: AppContext, c: Caller, p: Params<'u
       if (holder !== undefined && holder !== id) throw new ApiError(`User group '${name}' already exists.`);
       await updateGroup(trx, realmId, id, { name });
       rows.push({ ...audit, eventType: AuditEventType.USER_GROUP_NAME_CHANGED, extra: valueChange(group.name, name) });
-      events.push(toApiUserGroupUpdateEvent(id, { name }));
+      events.push(renameEvent(id, name, group.deactivated));
     }
     if (p.description !== undefined && p.description !== (group.description ?? '')) {
       await updateGroup(trx, realmId, id, { description: p.description });

@@ -9,6 +9,8 @@ import type { InvalidatingCache } from './invalidating-cache';
 import { LinkifierCache } from './linkifiers';
 import { MutingUsersCache } from './muting-users';
 import { OwnUserCache } from './own-users';
+import { PlaygroundCache } from './playgrounds';
+import { RealmDomainCache } from './realm-domains';
 import { RealmCache } from './realms';
 import { UserCache } from './users';
 
@@ -38,6 +40,9 @@ export class Caches {
   readonly linkifiers: LinkifierCache;
   /** Who muted each user (by the muted user), for the flags of a send. */
   readonly mutingUsers: MutingUsersCache;
+  /** Each organization's domains and code playgrounds (register's realm_domains and realm_playgrounds). */
+  readonly realmDomains: RealmDomainCache;
+  readonly playgrounds: PlaygroundCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -61,6 +66,10 @@ export class Caches {
     this.register(this.linkifiers.cache, (inv) => this.linkifiers.apply(inv));
     this.mutingUsers = new MutingUsersCache(db, settings.cacheUsers, ttlMs);
     this.register(this.mutingUsers.cache, (inv) => this.mutingUsers.apply(inv));
+    this.realmDomains = new RealmDomainCache(db, settings.cacheRealms, ttlMs);
+    this.register(this.realmDomains.cache, (inv) => this.realmDomains.apply(inv));
+    this.playgrounds = new PlaygroundCache(db, settings.cacheRealms, ttlMs);
+    this.register(this.playgrounds.cache, (inv) => this.playgrounds.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

@@ -95,7 +95,10 @@ export function merge(invs: readonly Invalidation[]): Invalidation[] {
   const realms = new Set<number>();
   const received = new Set<number>();
   let receivedByAll = false;
+  // Organization domains and playgrounds: one per kind and organization.
+  const realmLists = new Map<string, Invalidation>();
   for (const inv of invs) {
+    if (inv.kind === 'realm_domains' || inv.kind === 'playgrounds') realmLists.set(`${inv.kind}:${inv.realmId}`, inv);
     if (inv.kind === 'received') {
       if (inv.userIds === 'all') receivedByAll = true;
       else for (const id of inv.userIds) received.add(id);
@@ -111,5 +114,6 @@ export function merge(invs: readonly Invalidation[]): Invalidation[] {
   if (messages.size) out.push({ kind: 'messages', messageIds: [...messages] });
   if (receivedByAll) out.push({ kind: 'received', userIds: 'all' });
   else if (received.size) out.push({ kind: 'received', userIds: [...received] });
+  out.push(...realmLists.values());
   return out;
 }

@@ -4,6 +4,7 @@ import { Clock, systemClock } from './clock';
 import { matchesNarrow } from './narrow';
 import type { QueueOptions } from './options';
 import { badQueueId, EventCounter, EventQueue, HEARTBEAT, QueuedEvent } from './queue';
+import { withheldFrom } from './shape';
 
 /**
  * Timers and memory bounds of the event queues. Zulip's values where it has
@@ -241,7 +242,7 @@ export class QueueManager {
   }
 }
 
-/** Zulip's ClientDescriptor.accepts_event: the event_types filter, the narrow, and stream typing by capability. */
+/** Zulip's ClientDescriptor.accepts_event: the event_types filter, the narrow, stream typing by capability, and what shaping withholds. */
 function accepts(opts: QueueOptions, event: ServerEvent, extra: PerUserExtra | undefined): boolean {
   if (opts.eventTypes && !opts.eventTypes.has(event.type)) return false;
   if (event.type === 'message') {
@@ -249,7 +250,7 @@ function accepts(opts: QueueOptions, event: ServerEvent, extra: PerUserExtra | u
   }
   // Channel typing notifications only reach clients that declared they handle them (Zulip's compatibility rule).
   if (event.type === 'typing' && 'stream_id' in event) return opts.capabilities.streamTypingNotifications;
-  return true;
+  return !withheldFrom(opts, event);
 }
 
 function leastRecent(qs: Set<EventQueue>): EventQueue {

@@ -127,13 +127,22 @@ const SHAPERS: Record<string, Shaper> = {
       ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
       : { ...event, id },
   // A client without the include_deactivated_groups capability (Zulip's feature level 294) knows
-  // only active groups: for it, a group's deactivation is its removal.
-  user_group: ({ id, event }, { opts }) =>
-    event.op === 'update' &&
-    (event.data as { deactivated?: boolean } | undefined)?.deactivated === true &&
-    !opts.capabilities.includeDeactivatedGroups
-      ? { type: 'user_group', op: 'remove', group_id: event.group_id, id }
-      : { ...event, id },
+  // only active groups: for it, a group's deactivation is its removal. The rename of a deactivated
+  // group never reaches it (withheldFrom below); the marker that says so is not on the wire.
+  user_group: ({ id, event }, { opts }) => {
+    if (
+      event.op === 'update' &&
+      (event.data as { deactivated?: boolean } | undefined)?.deactivated === true &&
+      !opts.capabilities.includeDeactivatedGroups
+    ) {
+      return { type: 'user_group', op: 'remove', group_id: event.group_id, id };
+    }
+    if (DEACTIVATED_GROUP in event) {
+      const { [DEACTIVATED_GROUP]: _marker, ...wire } = event;
+      return { ...wire, id } as WireEvent;
+    }
+    return { ...event, id };
+  },
   // Zulip names the empty topic by its display name in user_topic and muted_topics for older clients too.
   user_topic: ({ id, event }, { opts }) =>
     typeof event.topic_name === 'string'
@@ -169,6 +178,30 @@ const SHAPERS: Record<string, Shaper> = {
     };
   },
 };
+
+/**
+ * Set (true) by the rename of a deactivated group beside the event's wire
+ * fields, as Zulip's do_send_user_group_update_event marks a name change:
+ * the event is for clients that keep deactivated groups only.
+ */
+export const DEACTIVATED_GROUP = 'group_deactivated';
+
+/**
+ * Whether this queue never gets the event at all: shaping that turns one
+ * event into none. Zulip decides it when it files the event
+ * (process_user_group_name_update_event), so the queue manager asks here
+ * before filing (src/events/manager.ts): a withheld event takes no id and
+ * never wakes a waiting poll, which an event dropped only when a poll
+ * returns would do, answering that poll with nothing over and over.
+ *
+ * A deactivated group's rename is withheld from clients without the
+ * include_deactivated_groups capability, which do not know the group.
+ * Only the name is marked, as in Zulip: a deactivated group's description
+ * or permission settings changing still reaches every client.
+ */
+export function withheldFrom(opts: QueueOptions, event: ServerEvent): boolean {
+  return event.type === 'user_group' && event[DEACTIVATED_GROUP] === true && !opts.capabilities.includeDeactivatedGroups;
+}
 
 /** The user rows shaping needs: added users (message events carry their sender's). */
 function usersToLoad(events: QueuedEvent[]): number[] {

@@ -26,6 +26,10 @@ export type Invalidation =
    * statement does not say whose rows it changed.
    */
   | { kind: 'received'; userIds: readonly number[] | 'all' }
+  /** An organization's domains (realm_domains rows). */
+  | { kind: 'realm_domains'; realmId: number }
+  /** An organization's code playgrounds (realm_playgrounds rows). */
+  | { kind: 'playgrounds'; realmId: number }
   /** Everything (the `cache flush` command; a node that lost its place in the bus). */
   | { kind: 'all' };
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Playground } from '../domain/playgrounds';
+import { invalidates } from '../db/invalidations';
 import { insertOne } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -27,7 +28,9 @@ export async function playgroundTaken(q: Q, realmId: number, pygmentsLanguage: s
   return row !== undefined;
 }
 
+// Every write below drops the organization's cached playgrounds (src/cache/playgrounds.ts) on every node.
 export async function insertPlayground(q: Q, realmId: number, p: Omit<Playground, 'id'>): Promise<number> {
+  invalidates(q, { kind: 'playgrounds', realmId });
   return insertOne(q, 'realm_playgrounds', { realm_id: realmId, ...p });
 }
 
@@ -39,5 +42,6 @@ export async function getPlayground(q: Q, realmId: number, id: number): Promise<
 }
 
 export async function deletePlayground(q: Q, realmId: number, id: number): Promise<number> {
+  invalidates(q, { kind: 'playgrounds', realmId });
   return q('realm_playgrounds').where({ realm_id: realmId, id }).delete();
 }

@@ -114,7 +114,7 @@ export async function startTestServer(
  * invalidations; test/cache-invalidation.test.ts turns this off to prove it.
  */
 const CACHED_TABLE_WRITE =
-  /^\s*(insert|update|delete|replace)\b[\s\S]*\b`?"?(users|realms|channels|subscriptions|user_groups|group_members|group_subgroups)`?"?(\s|$|\()/i;
+  /^\s*(insert|update|delete|replace)\b[\s\S]*\b`?"?(users|realms|channels|subscriptions|user_groups|group_members|group_subgroups|realm_domains|realm_playgrounds)`?"?(\s|$|\()/i;
 /** The server's own bare write of last_active_time (src/queries/activity.ts), which no cache serves. */
 const ACTIVITY = /^update [`"]?users[`"]? set [`"]?last_active_time[`"]? = \?/i;
 function flushCachesOnRawWrites(ctx: AppContext): void {

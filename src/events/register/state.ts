@@ -1,4 +1,3 @@
-import { listRealmDomains } from '../../queries/realm-domains';
 import { toApiRealmDomain } from '../../serializers/realm-domains';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
@@ -10,7 +9,6 @@ import { listChannelSubscriptions, listRealmEmoji, listSavedSnippets, Subscripti
 import { toApiRealmEmojiMap } from '../../serializers/custom-emoji';
 import { listAlertWords } from '../../queries/alert-words';
 import { listLinkifiers } from '../../queries/linkifiers';
-import { listPlaygrounds } from '../../queries/playgrounds';
 import { listClientDevices } from '../../queries/client-devices';
 import { nowSeconds } from '../../queries/ids';
 import { toApiClientDevices } from '../../serializers/devices';
@@ -145,7 +143,10 @@ export async function buildInitialState(ctx: AppContext, caller: Caller, r: Stat
     add(viewer().then((v) => presenceState(ctx, v, { slim, historyLimitDays: r.presence?.historyLimitDays })));
   }
   if (want('user_status')) add(viewer().then((v) => userStatusState(db, v)));
-  if (want('realm_domains')) add(listRealmDomains(db, user.realm_id).then((rows) => ({ realm_domains: rows.map(toApiRealmDomain) })));
+  // Domains and playgrounds come from this node's caches (src/cache/realm-domains.ts, playgrounds.ts): no statement once warm.
+  if (want('realm_domains')) {
+    add(ctx.caches.realmDomains.get(user.realm_id).then((rows) => ({ realm_domains: rows.map(toApiRealmDomain) })));
+  }
   if (want('realm_emoji'))
     add(listRealmEmoji(db, user.realm_id).then((rows) => ({ realm_emoji: toApiRealmEmojiMap(user.realm_id, rows) })));
   // Zulip's get_user_topics: policies in channels that are not archived; the legacy muted_topics lists the muted ones.
@@ -168,7 +169,7 @@ export async function buildInitialState(ctx: AppContext, caller: Caller, r: Stat
         : { realm_linkifiers: [] },
     );
   }
-  if (want('realm_playgrounds')) add(listPlaygrounds(db, user.realm_id).then((realm_playgrounds) => ({ realm_playgrounds })));
+  if (want('realm_playgrounds')) add(ctx.caches.playgrounds.get(user.realm_id).then((list) => ({ realm_playgrounds: [...list] })));
   if (want('muted_users')) add(listMutedUsers(db, user.id).then((rows) => ({ muted_users: toApiMutedUsers(rows) })));
   for (const [kind, part] of Object.entries(FIXED_PARTS)) if (want(kind)) add(part());
 
