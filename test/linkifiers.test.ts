@@ -216,6 +216,39 @@ eachDatabase('linkifiers', (dialect) => {
     });
   });
 
+  describe('caches', () => {
+    it("a change drops the organization's compiled linkifiers on every write, and not its users or callers", async () => {
+      const caches = t.ctx.caches;
+      const fill = async () => {
+        expect((await t.api.get('/users/me', t.cast.member)).status).toBe(200);
+        await caches.users.getMany([t.cast.member.id, t.cast.admin.id]);
+        await caches.linkifiers.get(t.realmId);
+      };
+      const cached = () => ({
+        caller: caches.callers.cache.peek(t.cast.member.api_key) !== undefined,
+        users: caches.users.cache.peek(t.cast.member.id) !== undefined && caches.users.cache.peek(t.cast.admin.id) !== undefined,
+        linkifiers: caches.linkifiers.cache.peek(t.realmId) !== undefined,
+      });
+      await fill();
+      expect(cached()).toEqual({ caller: true, users: true, linkifiers: true });
+      const id = await addOk(ISSUE);
+      expect(cached()).toEqual({ caller: true, users: true, linkifiers: false });
+      // The next render reads the new list.
+      expect((await caches.linkifiers.get(t.realmId)).map((l) => l.id)).toEqual([id]);
+
+      const writes: Array<() => Promise<unknown>> = [
+        () => t.api.patch(`/realm/filters/${id}`, t.cast.admin, { pattern: '#(?P<id>[0-9a-f]+)', url_template: ISSUE.url_template }),
+        () => t.api.patch('/realm/linkifiers', t.cast.admin, { ordered_linkifier_ids: [id] }),
+        () => t.api.delete(`/realm/filters/${id}`, t.cast.admin),
+      ];
+      for (const write of writes) {
+        await fill();
+        expect(((await write()) as { status: number }).status).toBe(200);
+        expect(cached()).toEqual({ caller: true, users: true, linkifiers: false });
+      }
+    });
+  });
+
   describe('events, register state and audit rows', () => {
     const clients = async (fields: Record<string, unknown> = {}) => {
       const out: Client[] = [];

@@ -32,19 +32,19 @@ export async function linkifierPatternTaken(q: Q, realmId: number, pattern: stri
 }
 
 /**
- * Linkifiers are part of how the organization renders: every write drops the
- * organization's cached entries (its compiled linkifiers among them,
- * src/cache/linkifiers.ts) on every node.
+ * Every write drops the organization's compiled linkifiers
+ * (src/cache/linkifiers.ts) on every node, and nothing else the
+ * organization has cached (its users, its callers).
  */
-function invalidateRealm(q: Q, realmId: number): void {
-  invalidates(q, { kind: 'realm', realmId });
+function invalidateLinkifiers(q: Q, realmId: number): void {
+  invalidates(q, { kind: 'linkifiers', realmId });
 }
 
 /** Adds a linkifier after the organization's last one. */
 export async function insertLinkifier(q: Q, realmId: number, pattern: string, urlTemplate: string): Promise<number> {
   const last = await q('realm_linkifiers').where({ realm_id: realmId }).max({ m: 'order' }).first();
   const order = last?.m === null || last?.m === undefined ? 0 : Number(last.m) + 1;
-  invalidateRealm(q, realmId);
+  invalidateLinkifiers(q, realmId);
   return insertOne(q, 'realm_linkifiers', {
     realm_id: realmId,
     pattern,
@@ -60,7 +60,7 @@ export async function getLinkifier(q: Q, realmId: number, id: number): Promise<L
 }
 
 export async function updateLinkifier(q: Q, realmId: number, id: number, pattern: string, urlTemplate: string): Promise<void> {
-  invalidateRealm(q, realmId);
+  invalidateLinkifiers(q, realmId);
   await q('realm_linkifiers')
     .where({ realm_id: realmId, id })
     .update({ pattern, pattern_hash: patternHash(pattern), url_template: urlTemplate });
@@ -68,13 +68,13 @@ export async function updateLinkifier(q: Q, realmId: number, id: number, pattern
 
 /** The number of rows deleted (0 for another organization's or a missing linkifier). */
 export async function deleteLinkifier(q: Q, realmId: number, id: number): Promise<number> {
-  invalidateRealm(q, realmId);
+  invalidateLinkifiers(q, realmId);
   return q('realm_linkifiers').where({ realm_id: realmId, id }).delete();
 }
 
 /** Sets each linkifier's order to its index in `ids`. */
 export async function reorderLinkifiers(q: Q, realmId: number, ids: readonly number[]): Promise<void> {
-  invalidateRealm(q, realmId);
+  invalidateLinkifiers(q, realmId);
   for (const [order, id] of ids.entries()) await q('realm_linkifiers').where({ realm_id: realmId, id }).update({ order });
 }
 
