@@ -104,7 +104,10 @@ describe('linkifiers in message content', () => {
 describe('patterns on RE2, as Zulip compiles them', () => {
   const refusal = (pattern: string, template = 'https://x.example/') => {
     try {
-      checkLinkifier(pattern, template, false);
+      checkLinkifier(
+        { pattern, url_template: template, example_input: null, reverse_template: null, alternative_url_templates: [] },
+        false,
+      );
       return null;
     } catch (err) {
       if (!(err instanceof ModelValidationError)) throw err;

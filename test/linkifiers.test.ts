@@ -5,6 +5,8 @@ import { pending, register, startEventsServer, stopEventsServer, type Client } f
 import type { TestServer } from './support/server';
 
 const ISSUE = { pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}' };
+/** The reverse-linkifier fields of a linkifier that sets none (feature levels 471 and 478). */
+const UNSET = { example_input: null, reverse_template: null, alternative_url_templates: [] };
 
 eachDatabase('linkifiers', (dialect) => {
   let t: TestServer;
@@ -58,7 +60,7 @@ eachDatabase('linkifiers', (dialect) => {
       ).toEqual(denied);
       expect((await t.api.delete(`/realm/filters/${id}`, user)).body).toEqual(denied);
       expect((await t.api.patch('/realm/linkifiers', user, { ordered_linkifier_ids: [id] })).body).toEqual(denied);
-      expect(await list(user)).toEqual([{ id, ...ISSUE }]);
+      expect(await list(user)).toEqual([{ id, ...ISSUE, ...UNSET }]);
     });
   });
 
@@ -124,6 +126,7 @@ eachDatabase('linkifiers', (dialect) => {
         id,
         pattern: 'FOO_(?P<id>[a-f]{5});(?P<zone>[a-f]);(?P<domain>[a-z]+);(?P<location>[a-z]+);(?P<name>[a-z]{2,8})',
         url_template: 'https://zone_{zone}{.domain}.net/ticket{/location}{/id}{?name}{#zone:5}',
+        ...UNSET,
       });
     });
 
@@ -144,6 +147,76 @@ eachDatabase('linkifiers', (dialect) => {
     it('answers a missing argument', async () => {
       const res = await add(t.cast.admin, { pattern: ISSUE.pattern });
       expect(res.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'url_template' });
+    });
+  });
+
+  describe('reverse-linkifier fields (feature levels 471 and 478)', () => {
+    const REVERSE = {
+      ...ISSUE,
+      example_input: ' #1234 ',
+      reverse_template: '#{id}',
+      alternative_url_templates: JSON.stringify(['https://github.com/zulip/zulip/pull/{id}']),
+    };
+    const stored = {
+      example_input: '#1234',
+      reverse_template: '#{id}',
+      alternative_url_templates: ['https://github.com/zulip/zulip/pull/{id}'],
+    };
+
+    it('stores them, sends them in GET, the event, register and the audit row, and PATCH replaces them', async () => {
+      const c = await register(t, t.cast.member, { event_types: ['realm_linkifiers'] });
+      const id = await addOk(REVERSE);
+      expect(await list()).toEqual([{ id, ...ISSUE, ...stored }]);
+      expect((await pending(t, c)).map(({ id: _id, ...e }) => e)).toEqual([
+        { type: 'realm_linkifiers', realm_linkifiers: [{ id, ...ISSUE, ...stored }] },
+      ]);
+      const state = await register(t, t.cast.guest, {
+        fetch_event_types: ['realm_linkifiers'],
+        client_capabilities: { linkifier_url_template: true },
+      });
+      expect(state.state.realm_linkifiers).toEqual([{ id, ...ISSUE, ...stored }]);
+      expect((await auditRows(AuditEventType.REALM_LINKIFIER_ADDED)).slice(-1)[0]!.extra.added_linkifier).toEqual({
+        id,
+        ...ISSUE,
+        ...stored,
+      });
+      // PATCH replaces the whole linkifier: what it leaves out is unset.
+      expect((await t.api.patch(`/realm/filters/${id}`, t.cast.admin, { ...ISSUE, example_input: '#7' })).status).toBe(200);
+      expect(await list()).toEqual([{ id, ...ISSUE, ...UNSET, example_input: '#7' }]);
+      expect((await t.api.patch(`/realm/filters/${id}`, t.cast.admin, REVERSE)).status).toBe(200);
+      expect(await list()).toEqual([{ id, ...ISSUE, ...stored }]);
+    });
+
+    it.each([
+      [{ example_input: 'issue 12' }, invalid('example_input', 'The example input does not match the linkifier pattern.')],
+      [{ example_input: 'x#12' }, invalid('example_input', 'The example input does not match the linkifier pattern.')],
+      [{ reverse_template: '#{id}' }, invalid('example_input', 'An example input is required for a reverse template.')],
+      [
+        { example_input: '#1', reverse_template: '#{num}' },
+        invalid('__all__', "Group 'num' in reverse template is not present in linkifier pattern."),
+      ],
+      [{ example_input: '#1', reverse_template: '#{id' }, invalid('reverse_template', 'Invalid reverse template.')],
+      [
+        { alternative_url_templates: JSON.stringify(['https://x.example/{id']) },
+        invalid('alternative_url_templates', 'Invalid URL template.'),
+      ],
+      [
+        { alternative_url_templates: JSON.stringify(['https://x.example/{other}']) },
+        invalid('__all__', "Group 'other' in alternative URL template is not present in linkifier pattern."),
+      ],
+    ])('refuses %j', async (fields, body) => {
+      const res = await add(t.cast.admin, { ...ISSUE, ...fields });
+      expect(res.body).toEqual(body);
+      expect(await list()).toEqual([]);
+    });
+
+    it('accepts braces written twice in a reverse template, and a blank optional value as none', async () => {
+      const id = await addOk({ ...ISSUE, example_input: '#5', reverse_template: '{{#{id}}}' });
+      expect((await list())[0]).toMatchObject({ id, reverse_template: '{{#{id}}}' });
+      expect(
+        (await t.api.patch(`/realm/filters/${id}`, t.cast.admin, { ...ISSUE, example_input: '  ', reverse_template: '' })).status,
+      ).toBe(200);
+      expect(await list()).toEqual([{ id, ...ISSUE, ...UNSET }]);
     });
   });
 
@@ -261,7 +334,7 @@ eachDatabase('linkifiers', (dialect) => {
     it('sends every active user the whole list after each change', async () => {
       const cs = await clients();
       const id = await addOk(ISSUE);
-      const expected = [{ type: 'realm_linkifiers', realm_linkifiers: [{ id, ...ISSUE }] }];
+      const expected = [{ type: 'realm_linkifiers', realm_linkifiers: [{ id, ...ISSUE, ...UNSET }] }];
       for (const c of cs) expect((await pending(t, c)).map(({ id: _id, ...e }) => e)).toEqual(expected);
       await t.api.delete(`/realm/filters/${id}`, t.cast.admin);
       for (const c of cs)
@@ -277,7 +350,7 @@ eachDatabase('linkifiers', (dialect) => {
         fetch_event_types: ['realm_linkifiers', 'realm_filters'],
         client_capabilities: { linkifier_url_template: true },
       });
-      expect(modern.state.realm_linkifiers).toEqual([{ id, ...ISSUE }]);
+      expect(modern.state.realm_linkifiers).toEqual([{ id, ...ISSUE, ...UNSET }]);
       expect(modern.state.realm_filters).toEqual([]);
       const legacy = await register(t, t.cast.guest, { fetch_event_types: ['realm_linkifiers'] });
       expect(legacy.state.realm_linkifiers).toEqual([]);
@@ -289,10 +362,10 @@ eachDatabase('linkifiers', (dialect) => {
       const second = await addOk({ pattern: 'PR (?P<id>[0-9]+)', url_template: 'https://x.example/pr/{id}' });
       await t.api.patch('/realm/linkifiers', t.cast.admin, { ordered_linkifier_ids: [second, id] });
       await t.api.delete(`/realm/filters/${second}`, t.cast.admin);
-      const changed = { id, pattern: '#(?P<id>[0-9a-f]+)', url_template: ISSUE.url_template };
-      const pr = { id: second, pattern: 'PR (?P<id>[0-9]+)', url_template: 'https://x.example/pr/{id}' };
+      const changed = { id, pattern: '#(?P<id>[0-9a-f]+)', url_template: ISSUE.url_template, ...UNSET };
+      const pr = { id: second, pattern: 'PR (?P<id>[0-9]+)', url_template: 'https://x.example/pr/{id}', ...UNSET };
       expect((await auditRows(AuditEventType.REALM_LINKIFIER_ADDED)).slice(-2)).toEqual([
-        { actor: t.cast.admin.id, extra: { realm_linkifiers: [{ id, ...ISSUE }], added_linkifier: { id, ...ISSUE } } },
+        { actor: t.cast.admin.id, extra: { realm_linkifiers: [{ id, ...ISSUE, ...UNSET }], added_linkifier: { id, ...ISSUE, ...UNSET } } },
         { actor: t.cast.admin.id, extra: { realm_linkifiers: [changed, pr], added_linkifier: pr } },
       ]);
       expect((await auditRows(AuditEventType.REALM_LINKIFIER_CHANGED)).slice(-1)).toEqual([

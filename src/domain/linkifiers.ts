@@ -24,15 +24,30 @@ import { expandUrlTemplate, parseUrlTemplate, type UrlTemplate } from './url-tem
 const PYTHON_EDGE_SPACE = /^[\s\u0085\u001c-\u001f]+|[\s\u0085\u001c-\u001f]+$/g;
 export const pythonStrip = (s: string): string => s.replace(PYTHON_EDGE_SPACE, '');
 
-/** A linkifier as stored and sent (Zulip's LinkifierDict). */
+/** A linkifier as stored and sent (Zulip's LinkifierDict; the last three from feature levels 471 and 478). */
 export interface Linkifier {
   id: number;
   pattern: string;
   url_template: string;
+  /** Text the pattern matches; needed by a reverse template. */
+  example_input: string | null;
+  /** How a client writes a URL matching the template(s) back as linkifier text: `{name}` for a group, `{{` and `}}` for braces. */
+  reverse_template: string | null;
+  /** Further URL templates a client may turn back into text with the reverse template; rendering uses url_template only. */
+  alternative_url_templates: string[];
+}
+
+/** The values an administrator sets (POST and PATCH /realm/filters), after trimming. */
+export interface LinkifierFields {
+  pattern: string;
+  url_template: string;
+  example_input: string | null;
+  reverse_template: string | null;
+  alternative_url_templates: string[];
 }
 
 /** A linkifier ready for matching. */
-export interface CompiledLinkifier extends Linkifier {
+export interface CompiledLinkifier extends Pick<Linkifier, 'id' | 'pattern' | 'url_template'> {
   /** The pattern wrapped in Zulip's boundaries, on RE2. */
   readonly regex: RE2JS;
   readonly template: UrlTemplate;
@@ -42,6 +57,10 @@ export interface CompiledLinkifier extends Linkifier {
 /** A pattern's or template's length: Zulip has none; a Parley limit keeps rows and compiled programs small. */
 export const MAX_LINKIFIER_PATTERN_LENGTH = 1000;
 export const MAX_URL_TEMPLATE_LENGTH = 1000;
+/** The example's and the reverse template's lengths, and the number of alternative templates (Parley limits). */
+export const MAX_EXAMPLE_INPUT_LENGTH = 1000;
+export const MAX_REVERSE_TEMPLATE_LENGTH = 1000;
+export const MAX_ALTERNATIVE_URL_TEMPLATES = 20;
 
 /**
  * Zulip's prepare_linkifier_pattern, in RE2 syntax as Zulip writes it: a
@@ -114,36 +133,88 @@ export class ModelValidationError extends ApiError<'BAD_REQUEST'> {
 }
 
 /**
+ * A reverse template's variables: `{name}` names a group, `{{` and `}}`
+ * stand for a brace; null for a lone brace or an empty or unclosed `{`.
+ */
+export function reverseTemplateVariables(template: string): string[] | null {
+  const names: string[] = [];
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if ((c === '{' || c === '}') && template[i + 1] === c) {
+      i++;
+      continue;
+    }
+    if (c === '}') return null;
+    if (c !== '{') continue;
+    const close = template.indexOf('}', i + 1);
+    const name = close < 0 ? '' : template.slice(i + 1, close);
+    if (name === '' || name.includes('{')) return null;
+    names.push(name);
+    i = close;
+  }
+  return names;
+}
+
+/**
  * Zulip's checks of a linkifier (RealmFilter.full_clean), after the view
- * strips both values: the fields first (a blank pattern or template, an
+ * strips the values: the fields first (a blank pattern or template, an
  * invalid template), then the model's own check (the pattern compiles; with
  * a valid template, every template variable is a named group and every
  * named group is used, the smallest missing name reported), then
  * uniqueness, which the caller checks with `patternTaken` (Zulip skips it
  * when the pattern itself failed). The error carries the first message as
  * msg and all of them by field, as Zulip's ValidationFailureError.
+ *
+ * The reverse-linkifier fields (feature levels 471 and 478) are checked as
+ * Zulip's design has them: each alternative URL template is a valid template
+ * whose variables are named groups of the pattern; a reverse template needs
+ * an example input, and its variables are named groups of the pattern; an
+ * example input must be matched by the linkifier (with Zulip's boundaries,
+ * as in a message).
  */
-export function checkLinkifier(pattern: string, urlTemplate: string, patternTaken: boolean): void {
+export function checkLinkifier(fields: LinkifierFields, patternTaken: boolean): void {
+  const { pattern, url_template: urlTemplate } = fields;
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const tooLong = (value: string, max: number) => `Ensure this value has at most ${max} characters (it has ${value.length}).`;
   if (pattern === '') add('pattern', 'This field cannot be blank.');
-  else if (pattern.length > MAX_LINKIFIER_PATTERN_LENGTH) {
-    add('pattern', `Ensure this value has at most ${MAX_LINKIFIER_PATTERN_LENGTH} characters (it has ${pattern.length}).`);
-  }
+  else if (pattern.length > MAX_LINKIFIER_PATTERN_LENGTH) add('pattern', tooLong(pattern, MAX_LINKIFIER_PATTERN_LENGTH));
   const template = urlTemplate.length > MAX_URL_TEMPLATE_LENGTH ? null : parseUrlTemplate(urlTemplate);
   if (urlTemplate === '') add('url_template', 'This field cannot be blank.');
-  else if (urlTemplate.length > MAX_URL_TEMPLATE_LENGTH) {
-    add('url_template', `Ensure this value has at most ${MAX_URL_TEMPLATE_LENGTH} characters (it has ${urlTemplate.length}).`);
-  } else if (!template) add('url_template', 'Invalid URL template.');
+  else if (urlTemplate.length > MAX_URL_TEMPLATE_LENGTH) add('url_template', tooLong(urlTemplate, MAX_URL_TEMPLATE_LENGTH));
+  else if (!template) add('url_template', 'Invalid URL template.');
+  const alternatives = fields.alternative_url_templates.map((t) => (t.length > MAX_URL_TEMPLATE_LENGTH ? null : parseUrlTemplate(t)));
+  if (fields.alternative_url_templates.length > MAX_ALTERNATIVE_URL_TEMPLATES) {
+    add('alternative_url_templates', `Ensure this list has at most ${MAX_ALTERNATIVE_URL_TEMPLATES} items.`);
+  } else if (alternatives.some((t) => t === null)) add('alternative_url_templates', 'Invalid URL template.');
+  const example = fields.example_input;
+  if (example !== null && example.length > MAX_EXAMPLE_INPUT_LENGTH) add('example_input', tooLong(example, MAX_EXAMPLE_INPUT_LENGTH));
+  const reverse = fields.reverse_template;
+  const reverseVariables = reverse === null ? [] : reverseTemplateVariables(reverse);
+  if (reverse !== null && reverse.length > MAX_REVERSE_TEMPLATE_LENGTH)
+    add('reverse_template', tooLong(reverse, MAX_REVERSE_TEMPLATE_LENGTH));
+  else if (reverseVariables === null) add('reverse_template', 'Invalid reverse template.');
   try {
-    const groupNames = groupNamesOf(compilePattern(pattern));
+    const groups = new Set(groupNamesOf(compilePattern(pattern)));
+    const notInPattern = (variables: Iterable<string>) => [...new Set(variables)].filter((v) => !groups.has(v)).sort();
     if (template) {
-      const groups = new Set(groupNames);
       const variables = new Set(template.variables);
-      const notInPattern = [...variables].filter((v) => !groups.has(v)).sort();
+      const missing = notInPattern(variables);
       const notInTemplate = [...groups].filter((g) => !variables.has(g)).sort();
-      if (notInPattern.length) add('__all__', `Group '${notInPattern[0]}' in URL template is not present in linkifier pattern.`);
+      if (missing.length) add('__all__', `Group '${missing[0]}' in URL template is not present in linkifier pattern.`);
       else if (notInTemplate.length) add('__all__', `Group '${notInTemplate[0]}' in linkifier pattern is not present in URL template.`);
+    }
+    const alternativeMissing = notInPattern(alternatives.flatMap((t) => t?.variables ?? []));
+    if (alternativeMissing.length) {
+      add('__all__', `Group '${alternativeMissing[0]}' in alternative URL template is not present in linkifier pattern.`);
+    }
+    if (reverse !== null && reverseVariables) {
+      const missing = notInPattern(reverseVariables);
+      if (missing.length) add('__all__', `Group '${missing[0]}' in reverse template is not present in linkifier pattern.`);
+      if (example === null) add('example_input', 'An example input is required for a reverse template.');
+    }
+    if (example !== null && example.length <= MAX_EXAMPLE_INPUT_LENGTH && !matchesExample(pattern, example)) {
+      add('example_input', 'The example input does not match the linkifier pattern.');
     }
   } catch (err) {
     if (!(err instanceof ModelValidationError)) throw err;
@@ -153,14 +224,23 @@ export function checkLinkifier(pattern: string, urlTemplate: string, patternTake
   if (Object.keys(errors).length) throw new ModelValidationError(errors);
 }
 
+/** Whether the linkifier would link something in `example`, as in a message (Zulip's boundaries). */
+function matchesExample(pattern: string, example: string): boolean {
+  try {
+    return RE2JS.compile(wrap(pattern)).matcher(example).find(0);
+  } catch {
+    return false;
+  }
+}
+
 /** A stored linkifier ready for matching; null for one that no longer compiles, wrapped in the boundaries (Zulip matches nothing with those). */
-export function compileLinkifier(l: Linkifier): CompiledLinkifier | null {
+export function compileLinkifier(l: Pick<Linkifier, 'id' | 'pattern' | 'url_template'>): CompiledLinkifier | null {
   const template = parseUrlTemplate(l.url_template);
   if (!template) return null;
   try {
     const groupNames = groupNamesOf(compilePattern(l.pattern));
     const regex = RE2JS.compile(wrap(l.pattern));
-    return Object.freeze({ ...l, regex, template, groupNames });
+    return Object.freeze({ id: l.id, pattern: l.pattern, url_template: l.url_template, regex, template, groupNames });
   } catch (err) {
     if (err instanceof ModelValidationError || err instanceof RE2JSException) return null;
     throw err;
