@@ -1769,7 +1769,7 @@ export interface paths {
         put?: never;
         /**
          * Add a linkifier
-         * @description Adds a linkifier after the organization's last one. Both values are trimmed, then checked as Zulip checks them: neither is blank, the template is a valid RFC 6570 template, the pattern compiles, the template's variables are exactly the pattern's named groups, and no other linkifier has the pattern. Messages sent from then on are linkified with it (sent messages keep their HTML, as in Zulip); topic links follow the current linkifiers. The organization's users receive a realm_linkifiers event.
+         * @description Adds a linkifier after the organization's last one. Both values are trimmed, then checked as Zulip checks them: neither is blank, the template is a valid RFC 6570 template, the pattern compiles on RE2, the template's variables are exactly the pattern's named groups, and no other linkifier has the pattern. The reverse-linkifier fields (feature levels 471 and 478) are optional: the linkifier must link the example input, a reverse template needs an example input, and the variables of the reverse template and of the alternative URL templates must be named groups of the pattern. Messages sent from then on are linkified with it (sent messages keep their HTML, as in Zulip); topic links follow the current linkifiers. The organization's users receive a realm_linkifiers event.
          */
         post: operations["add-linkifier"];
         delete?: never;
@@ -1803,7 +1803,7 @@ export interface paths {
         head?: never;
         /**
          * Update a linkifier
-         * @description Replaces a linkifier's pattern and URL template (feature level 115), checked as when adding one; its place in the order is kept. Messages already sent keep their HTML. The organization's users receive a realm_linkifiers event.
+         * @description Replaces a linkifier's pattern and URL template (feature level 115), and its example input, reverse template and alternative URL templates (feature levels 471 and 478; one left out is unset), checked as when adding one; its place in the order is kept. Messages already sent keep their HTML. The organization's users receive a realm_linkifiers event.
          */
         patch: operations["update-linkifier"];
         trace?: never;
@@ -5599,10 +5599,11 @@ export interface components {
             /** @description An RFC 6570 URL template filled from the groups (feature level 176). */
             url_template: string;
             /** @description Text the pattern matches, for documentation (feature level 471). */
-            example_input?: string | null;
+            example_input: string | null;
             /** @description How to write a link back as text (feature level 471). */
-            reverse_template?: string | null;
-            alternative_url_templates?: string[];
+            reverse_template: string | null;
+            /** @description Further URL templates the reverse template also applies to (feature level 478). */
+            alternative_url_templates: string[];
         };
         /** @description An external site code blocks of one language can be opened in (feature level 49). */
         RealmPlayground: {
@@ -7619,7 +7620,12 @@ export interface components {
          * @example {
          *       "id": 1,
          *       "pattern": "#(?P<id>[0-9]+)",
-         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+         *       "example_input": "#1234",
+         *       "reverse_template": "#{id}",
+         *       "alternative_url_templates": [
+         *         "https://github.com/zulip/zulip/pull/{id}"
+         *       ]
          *     }
          */
         LinkifierEntry: {
@@ -7629,6 +7635,12 @@ export interface components {
             pattern: string;
             /** @description An RFC 6570 URL template whose variables are the pattern's named groups (feature level 176). */
             url_template: string;
+            /** @description Text the linkifier links; needed by a reverse template (feature level 471). */
+            example_input: string | null;
+            /** @description How a client writes a URL matching the URL template (or an alternative one) back as linkifier text: `{name}` for a named group, `{{` and `}}` for braces (feature level 471). */
+            reverse_template: string | null;
+            /** @description Further RFC 6570 URL templates a reverse template also applies to; links are made with `url_template` only (feature level 478). */
+            alternative_url_templates: string[];
         };
         /** @description The organization's linkifiers changed; the whole list, in the order they apply. */
         RealmLinkifiersEvent: {
@@ -8547,7 +8559,10 @@ export interface components {
          *         {
          *           "id": 1,
          *           "pattern": "#(?P<id>[0-9]+)",
-         *           "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *           "url_template": "https://github.com/zulip/zulip/issues/{id}",
+         *           "example_input": null,
+         *           "reverse_template": null,
+         *           "alternative_url_templates": []
          *         }
          *       ]
          *     }
@@ -8575,10 +8590,16 @@ export interface components {
          *     }
          */
         LinkifierRequest: {
-            /** @description The regular expression (RE2 syntax, named groups as `(?P<name>...)`), trimmed. Parley matches it in linear time and refuses what cannot be (look-around, back-references, case-insensitive flags, repetition counts above 16); at most 1,000 characters (a Parley limit). */
+            /** @description The regular expression, trimmed, in RE2 syntax as Zulip takes it (named groups as `(?P<name>...)`, `(?i)`, `\pL`, counts up to 1000; no look-around or back-references); matched in time linear in the text. At most 1,000 characters (a Parley limit). */
             pattern: string;
             /** @description An RFC 6570 URL template, trimmed, whose variables are exactly the pattern's named groups; at most 1,000 characters (a Parley limit). */
             url_template: string;
+            /** @description Text the linkifier links (with the boundaries messages use), trimmed; left out or blank for none. Required with `reverse_template` (feature level 471). At most 1,000 characters (a Parley limit). */
+            example_input?: string;
+            /** @description How a URL matching the template is written back as text, trimmed: `{name}` for a named group of the pattern, `{{` and `}}` for braces; left out or blank for none (feature level 471). At most 1,000 characters (a Parley limit). */
+            reverse_template?: string;
+            /** @description Further RFC 6570 URL templates, JSON-encoded, whose variables are named groups of the pattern; left out for none (feature level 478). At most 20 (a Parley limit). */
+            alternative_url_templates?: string[];
         };
         /**
          * @example {

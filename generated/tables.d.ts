@@ -326,11 +326,14 @@ export interface TableRows {
     realm_id: number;
   };
   realm_linkifiers: {
+    alternative_url_templates: string | null;
+    example_input: string | null;
     id: number;
     order: number;
     pattern: string;
     pattern_hash: string;
     realm_id: number;
+    reverse_template: string | null;
     url_template: string;
   };
   realm_playgrounds: {
@@ -857,11 +860,14 @@ export interface TableInserts {
     realm_id: number;
   };
   realm_linkifiers: {
+    alternative_url_templates?: string | null;
+    example_input?: string | null;
     id?: number;
     order?: number;
     pattern: string;
     pattern_hash: string;
     realm_id: number;
+    reverse_template?: string | null;
     url_template: string;
   };
   realm_playgrounds: {

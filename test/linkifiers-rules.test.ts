@@ -1,4 +1,4 @@
-import { compileLinkifier, type CompiledLinkifier } from '../src/domain/linkifiers';
+import { checkLinkifier, compileLinkifier, ModelValidationError, type CompiledLinkifier } from '../src/domain/linkifiers';
 import { expandUrlTemplate, parseUrlTemplate } from '../src/domain/url-template';
 import { renderMessage, topicLinksOf } from '../src/markdown/zulip';
 
@@ -98,6 +98,73 @@ describe('linkifiers in message content', () => {
     const html = render('#1234 x '.repeat(1200));
     expect(html.split('<a ').length - 1).toBe(1200);
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe('patterns on RE2, as Zulip compiles them', () => {
+  const refusal = (pattern: string, template = 'https://x.example/') => {
+    try {
+      checkLinkifier(
+        { pattern, url_template: template, example_input: null, reverse_template: null, alternative_url_templates: [] },
+        false,
+      );
+      return null;
+    } catch (err) {
+      if (!(err instanceof ModelValidationError)) throw err;
+      return err.message;
+    }
+  };
+
+  it('accepts what RE2 accepts: flags, Unicode classes, counts above 16, RE2-only escapes', () => {
+    for (const pattern of [
+      '(?i)jira-(?P<id>[0-9]+)',
+      '\\pL{2,40}-(?P<id>\\d+)',
+      '[a-z]{2,40}#(?P<id>\\d+)',
+      '\\x{41}(?P<id>\\d+)',
+      '\\Q#\\E(?P<id>\\d+)',
+      '(?<id>[[:digit:]]+)!',
+    ]) {
+      expect(refusal(pattern, 'https://x.example/{id}')).toBeNull();
+    }
+  });
+
+  it("refuses what RE2 refuses, in RE2's words", () => {
+    expect(refusal('(foo')).toBe('Bad regular expression: missing ): (foo');
+    expect(refusal('foo)')).toBe('Bad regular expression: unexpected ): foo)');
+    expect(refusal('[a')).toBe('Bad regular expression: missing ]: [a');
+    expect(refusal('*a')).toBe('Bad regular expression: no argument for repetition operator: *');
+    expect(refusal('a**')).toBe('Bad regular expression: bad repetition operator: **');
+    expect(refusal('a{1001}')).toBe('Bad regular expression: invalid repetition size: {1001}');
+    expect(refusal('a\\')).toBe('Bad regular expression: trailing \\');
+    expect(refusal('(?P<id>a)\\1')).toBe('Bad regular expression: invalid escape sequence: \\1');
+    expect(refusal('(?=a)')).toBe('Bad regular expression: invalid perl operator: (?=');
+    expect(refusal('(?P<id>a)(?P<id>b)')).toBe('Bad regular expression: invalid named capture group: (?P<id>');
+    expect(refusal('[z-a]')).toBe('Bad regular expression: invalid character class range: z-a');
+  });
+
+  it('matches case-insensitively, by Unicode class, and judges the boundary after a match by code point', () => {
+    const jira = compile('(?i)jira-(?P<id>[0-9]+)', 'https://jira.example/{id}');
+    expect(render('see JIRA-12 and jira-13', [jira])).toBe(
+      '<p>see <a href="https://jira.example/12">JIRA-12</a> and <a href="https://jira.example/13">jira-13</a></p>',
+    );
+    const word = compile('\\pL{2,40}#(?P<id>\\d+)', 'https://w.example/{id}');
+    expect(render('Straße#7 ok', [word])).toBe('<p><a href="https://w.example/7">Straße#7</a> ok</p>');
+    // An astral letter (U+1D400) or digit (U+1D7CE) right after the digits is one to RE2: no boundary, no link.
+    expect(render('#12\u{1d400} #13\u{1d7ce} #14.')).toBe(`<p>#12\u{1d400} #13\u{1d7ce} ${a('14')}.</p>`);
+  });
+
+  it('matches nothing with a pattern that uses one of the boundary group names, as Zulip', () => {
+    expect(refusal('#(?P<linkifier_actual_match>\\d+)', 'https://x.example/{linkifier_actual_match}')).toBeNull();
+    expect(
+      compileLinkifier({ id: 0, pattern: '#(?P<linkifier_actual_match>\\d+)', url_template: 'https://x.example/{linkifier_actual_match}' }),
+    ).toBeNull();
+  });
+
+  it('matches in time linear in the text, whatever the pattern', () => {
+    const nested = compile('(?P<id>(a|a)+)b', 'https://x.example/{id}');
+    const started = Date.now();
+    expect(render(`${'a'.repeat(5000)}`, [nested])).toBe(`<p>${'a'.repeat(5000)}</p>`);
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });
 

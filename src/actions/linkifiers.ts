@@ -2,7 +2,7 @@ import type { AppContext } from '../context';
 import type { Data, Schema } from '../contract';
 import { inTransaction, type Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
-import { checkLinkifier, pythonStrip, type Linkifier } from '../domain/linkifiers';
+import { checkLinkifier, pythonStrip, type Linkifier, type LinkifierFields } from '../domain/linkifiers';
 import { isAdminRole } from '../domain/roles';
 import { adminRequired, ApiError } from '../errors';
 import type { EventBody } from '../events/bus';
@@ -24,6 +24,31 @@ type RealmLinkifiersEvent = EventBody<Schema<'RealmLinkifiersEvent'>>;
 
 const notFound = () => new ApiError('Linkifier not found.');
 
+/** What POST and PATCH /realm/filters take; the reverse-linkifier fields are optional (feature levels 471 and 478). */
+export interface LinkifierParams {
+  pattern: string;
+  url_template: string;
+  example_input?: string;
+  reverse_template?: string;
+  alternative_url_templates?: string[];
+}
+
+/**
+ * The values as the view trims them. An optional value left out, or blank,
+ * is unset (null; the empty list): PATCH replaces the whole linkifier, as
+ * its pattern and template are required there too.
+ */
+function fieldsOf(p: LinkifierParams): LinkifierFields {
+  const optional = (v: string | undefined) => (v === undefined || pythonStrip(v) === '' ? null : pythonStrip(v));
+  return {
+    pattern: pythonStrip(p.pattern),
+    url_template: pythonStrip(p.url_template),
+    example_input: optional(p.example_input),
+    reverse_template: optional(p.reverse_template),
+    alternative_url_templates: (p.alternative_url_templates ?? []).map(pythonStrip),
+  };
+}
+
 function requireAdmin(caller: Caller): void {
   if (!isAdminRole(caller.user.role)) throw adminRequired();
 }
@@ -38,21 +63,16 @@ export async function getLinkifiers(ctx: AppContext, caller: Caller): Promise<Da
  * validation checks it, written after the organization's last linkifier,
  * one audit row with the whole new list, then the event.
  */
-export async function doAddLinkifier(
-  ctx: AppContext,
-  caller: Caller,
-  p: { pattern: string; url_template: string },
-): Promise<Data<'add-linkifier'>> {
+export async function doAddLinkifier(ctx: AppContext, caller: Caller, p: LinkifierParams): Promise<Data<'add-linkifier'>> {
   requireAdmin(caller);
-  const pattern = pythonStrip(p.pattern);
-  const urlTemplate = pythonStrip(p.url_template);
+  const fields = fieldsOf(p);
   const realmId = caller.realm.id;
   const id = await inTransaction(ctx.db, async (tx) => {
-    checkLinkifier(pattern, urlTemplate, await linkifierPatternTaken(tx.trx, realmId, pattern));
-    const newId = await insertLinkifier(tx.trx, realmId, pattern, urlTemplate);
+    checkLinkifier(fields, await linkifierPatternTaken(tx.trx, realmId, fields.pattern));
+    const newId = await insertLinkifier(tx.trx, realmId, fields);
     await afterChange(ctx, tx, caller, caller.user.id, AuditEventType.REALM_LINKIFIER_ADDED, (list) => ({
       realm_linkifiers: list,
-      added_linkifier: { pattern, url_template: urlTemplate, id: newId },
+      added_linkifier: { ...fields, id: newId },
     }));
     return newId;
   });
@@ -64,19 +84,18 @@ export async function doUpdateLinkifier(
   ctx: AppContext,
   caller: Caller,
   id: number,
-  p: { pattern: string; url_template: string },
+  p: LinkifierParams,
 ): Promise<Data<'update-linkifier'>> {
   requireAdmin(caller);
-  const pattern = pythonStrip(p.pattern);
-  const urlTemplate = pythonStrip(p.url_template);
+  const fields = fieldsOf(p);
   const realmId = caller.realm.id;
   await inTransaction(ctx.db, async (tx) => {
     if (!(await getLinkifier(tx.trx, realmId, id))) throw notFound();
-    checkLinkifier(pattern, urlTemplate, await linkifierPatternTaken(tx.trx, realmId, pattern, id));
-    await updateLinkifier(tx.trx, realmId, id, pattern, urlTemplate);
+    checkLinkifier(fields, await linkifierPatternTaken(tx.trx, realmId, fields.pattern, id));
+    await updateLinkifier(tx.trx, realmId, id, fields);
     await afterChange(ctx, tx, caller, caller.user.id, AuditEventType.REALM_LINKIFIER_CHANGED, (list) => ({
       realm_linkifiers: list,
-      changed_linkifier: { pattern, url_template: urlTemplate, id },
+      changed_linkifier: { ...fields, id },
     }));
   });
   return {};

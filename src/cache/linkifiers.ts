@@ -13,8 +13,9 @@ export interface RealmLinkifiers {
  * Compiled linkifiers by organization: every send renders with them and
  * every page of messages computes its topic links with them, so they are
  * read and compiled once, not per message. A change of an organization's
- * linkifiers is a `realm` invalidation (src/queries/linkifiers.ts), which
- * reaches every node before the change's event.
+ * linkifiers is a `linkifiers` invalidation (src/queries/linkifiers.ts),
+ * which reaches every node before the change's event and drops nothing
+ * else; a change of the organization itself (`realm`) drops them too.
  */
 export class LinkifierCache {
   readonly cache: InvalidatingCache<number, RealmLinkifiers>;
@@ -37,6 +38,6 @@ export class LinkifierCache {
   }
 
   apply(inv: Invalidation): void {
-    if (inv.kind === 'realm') this.cache.delete(inv.realmId);
+    if (inv.kind === 'linkifiers' || inv.kind === 'realm') this.cache.delete(inv.realmId);
   }
 }

@@ -30,6 +30,7 @@ import * as m030 from './migrations/030_retention';
 import * as m031 from './migrations/031_realm_domains';
 import * as m032 from './migrations/032_realm_icon_logo';
 import * as m033 from './migrations/033_linkifiers_playgrounds';
+import * as m034 from './migrations/034_linkifier_reverse';
 import * as m036 from './migrations/036_drafts';
 import * as m038 from './migrations/038_muted_users';
 
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '031_realm_domains': m031,
   '032_realm_icon_logo': m032,
   '033_linkifiers_playgrounds': m033,
+  '034_linkifier_reverse': m034,
   '036_drafts': m036,
   '038_muted_users': m038,
 };

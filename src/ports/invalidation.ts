@@ -16,6 +16,11 @@ export type Invalidation =
   | { kind: 'user'; userIds: readonly number[] }
   /** An organization's row or settings, or memberships of many of its users at once. */
   | { kind: 'realm'; realmId: number }
+  /**
+   * An organization's linkifiers (realm_linkifiers): only their compiled copies are stale, not
+   * the organization's other cached rows (its users, its callers).
+   */
+  | { kind: 'linkifiers'; realmId: number }
   /** A channel's row or its subscriber list. */
   | { kind: 'channel'; channelIds: readonly number[] }
   /** Stored messages: content, topic, channel, reactions, submessages, edit history. */

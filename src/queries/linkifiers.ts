@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { invalidates } from '../db/invalidations';
-import type { Linkifier } from '../domain/linkifiers';
+import type { Linkifier, LinkifierFields } from '../domain/linkifiers';
 import { insertOne } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -9,10 +9,34 @@ type Q = Knex | Knex.Transaction;
 /** The unique key of a pattern in its organization (migration 033). */
 const patternHash = (pattern: string) => createHash('sha256').update(pattern, 'utf8').digest('hex');
 
-const toLinkifier = (r: { id: number; pattern: string; url_template: string }): Linkifier => ({
+interface LinkifierRow {
+  id: number;
+  pattern: string;
+  url_template: string;
+  example_input: string | null;
+  reverse_template: string | null;
+  alternative_url_templates: string | null;
+}
+
+const COLUMNS = ['id', 'pattern', 'url_template', 'example_input', 'reverse_template', 'alternative_url_templates'] as const;
+
+const toLinkifier = (r: LinkifierRow): Linkifier => ({
   id: Number(r.id),
   pattern: String(r.pattern),
   url_template: String(r.url_template),
+  example_input: r.example_input === null ? null : String(r.example_input),
+  reverse_template: r.reverse_template === null ? null : String(r.reverse_template),
+  alternative_url_templates: r.alternative_url_templates === null ? [] : (JSON.parse(String(r.alternative_url_templates)) as string[]),
+});
+
+/** The columns a linkifier's values are written to (migration 034: the empty list of alternatives is stored as null). */
+const toColumns = (f: LinkifierFields) => ({
+  pattern: f.pattern,
+  pattern_hash: patternHash(f.pattern),
+  url_template: f.url_template,
+  example_input: f.example_input,
+  reverse_template: f.reverse_template,
+  alternative_url_templates: f.alternative_url_templates.length ? JSON.stringify(f.alternative_url_templates) : null,
 });
 
 /** The organization's linkifiers in the order they apply: by `order`, then by id (Zulip's linkifiers_for_realm). */
@@ -20,7 +44,7 @@ export async function listLinkifiers(q: Q, realmId: number): Promise<Linkifier[]
   const rows = await q('realm_linkifiers')
     .where({ realm_id: realmId })
     .orderBy([{ column: 'order' }, { column: 'id' }])
-    .select('id', 'pattern', 'url_template');
+    .select(...COLUMNS);
   return rows.map(toLinkifier);
 }
 
@@ -32,49 +56,43 @@ export async function linkifierPatternTaken(q: Q, realmId: number, pattern: stri
 }
 
 /**
- * Linkifiers are part of how the organization renders: every write drops the
- * organization's cached entries (its compiled linkifiers among them,
- * src/cache/linkifiers.ts) on every node.
+ * Every write drops the organization's compiled linkifiers
+ * (src/cache/linkifiers.ts) on every node, and nothing else the
+ * organization has cached (its users, its callers).
  */
-function invalidateRealm(q: Q, realmId: number): void {
-  invalidates(q, { kind: 'realm', realmId });
+function invalidateLinkifiers(q: Q, realmId: number): void {
+  invalidates(q, { kind: 'linkifiers', realmId });
 }
 
 /** Adds a linkifier after the organization's last one. */
-export async function insertLinkifier(q: Q, realmId: number, pattern: string, urlTemplate: string): Promise<number> {
+export async function insertLinkifier(q: Q, realmId: number, fields: LinkifierFields): Promise<number> {
   const last = await q('realm_linkifiers').where({ realm_id: realmId }).max({ m: 'order' }).first();
   const order = last?.m === null || last?.m === undefined ? 0 : Number(last.m) + 1;
-  invalidateRealm(q, realmId);
-  return insertOne(q, 'realm_linkifiers', {
-    realm_id: realmId,
-    pattern,
-    pattern_hash: patternHash(pattern),
-    url_template: urlTemplate,
-    order,
-  });
+  invalidateLinkifiers(q, realmId);
+  return insertOne(q, 'realm_linkifiers', { realm_id: realmId, ...toColumns(fields), order });
 }
 
 export async function getLinkifier(q: Q, realmId: number, id: number): Promise<Linkifier | undefined> {
-  const row = await q('realm_linkifiers').where({ realm_id: realmId, id }).first('id', 'pattern', 'url_template');
+  const row = await q('realm_linkifiers')
+    .where({ realm_id: realmId, id })
+    .first(...COLUMNS);
   return row ? toLinkifier(row) : undefined;
 }
 
-export async function updateLinkifier(q: Q, realmId: number, id: number, pattern: string, urlTemplate: string): Promise<void> {
-  invalidateRealm(q, realmId);
-  await q('realm_linkifiers')
-    .where({ realm_id: realmId, id })
-    .update({ pattern, pattern_hash: patternHash(pattern), url_template: urlTemplate });
+export async function updateLinkifier(q: Q, realmId: number, id: number, fields: LinkifierFields): Promise<void> {
+  invalidateLinkifiers(q, realmId);
+  await q('realm_linkifiers').where({ realm_id: realmId, id }).update(toColumns(fields));
 }
 
 /** The number of rows deleted (0 for another organization's or a missing linkifier). */
 export async function deleteLinkifier(q: Q, realmId: number, id: number): Promise<number> {
-  invalidateRealm(q, realmId);
+  invalidateLinkifiers(q, realmId);
   return q('realm_linkifiers').where({ realm_id: realmId, id }).delete();
 }
 
 /** Sets each linkifier's order to its index in `ids`. */
 export async function reorderLinkifiers(q: Q, realmId: number, ids: readonly number[]): Promise<void> {
-  invalidateRealm(q, realmId);
+  invalidateLinkifiers(q, realmId);
   for (const [order, id] of ids.entries()) await q('realm_linkifiers').where({ realm_id: realmId, id }).update({ order });
 }
 
