@@ -1056,7 +1056,7 @@ export interface paths {
         put?: never;
         /**
          * Upload the organization's wide logo
-         * @description Replaces the organization's wide logo (or, with `night`, the one for dark themes) with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is shrunk (never enlarged) to fit 800x100 and stored as a PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png?version=<n>` (a name of its own for each version). The logo's source becomes `U`, its version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED. Zulip allows wide logos only on its paid plans; Parley has no plans and allows them in every organization. `night` is read from the query string: the text fields of a multipart body that carries a file are not read.
+         * @description Replaces the organization's wide logo (or, with `night`, the one for dark themes) with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is shrunk (never enlarged) to fit 800x100 and stored as a PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png?version=<n>` (a name of its own for each version). The logo's source becomes `U`, its version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED. Zulip allows wide logos only on its paid plans; Parley has no plans and allows them in every organization. `night` is a text field beside the file (as the Zulip web app sends it) or, as for every POST parameter, in the query string; the body wins when both carry it.
          */
         post: operations["upload-realm-logo"];
         /**
@@ -4573,6 +4573,18 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description The icon now in use: the uploaded one's URL (relative to the server, with a `version` query) or the default Gravatar identicon. */
             icon_url: string;
+        };
+        /** @description A multipart body with exactly one file part (any field name; `filename` in examples) and `night` as a text field. */
+        UploadRealmLogoRequest: {
+            /** @description Whether this is the logo for dark themes (true) or the one for light themes (false), JSON-encoded. Required, as in Zulip: a request without it is refused with "Missing 'night' argument" after the administrator check (Zulip's order), so the schema leaves it optional. */
+            night?: boolean;
+            /**
+             * Format: binary
+             * @description The image to upload.
+             */
+            filename?: string;
+        } & {
+            [key: string]: unknown;
         };
         DeleteRealmLogoRequest: {
             /** @description Whether the logo for dark themes (true) or the one for light themes (false) goes back to the default. */
@@ -12368,13 +12380,7 @@ export interface operations {
     };
     "upload-realm-logo": {
         parameters: {
-            query?: {
-                /**
-                 * @description Whether this is the logo for dark themes (true) or the one for light themes (false). Required, as in Zulip: a request without it is refused with "Missing 'night' argument" after the administrator check (Zulip's order), so the schema leaves it optional.
-                 * @example false
-                 */
-                night?: boolean;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -12383,10 +12389,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "night": false,
                  *       "filename": "logo.png"
                  *     }
                  */
-                "multipart/form-data": components["schemas"]["UploadFileRequest"];
+                "multipart/form-data": components["schemas"]["UploadRealmLogoRequest"];
             };
         };
         responses: {

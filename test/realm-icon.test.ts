@@ -274,6 +274,49 @@ eachDatabase('organization icon', (dialect) => {
     });
   });
 
+  /** A logo upload with text fields beside the file, as the Zulip web app sends `night`. */
+  async function uploadLogoWithFields(user: UserRow, fields: Record<string, string>, query = '') {
+    let req = request(t.app).post(`/api/v1/realm/logo${query}`).auth(user.email, user.api_key);
+    for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
+    req = req.attach('file', await png(200, 50), { filename: 'logo.png', contentType: 'image/png' });
+    const res = await req;
+    new ContractChecker(t.spec).check('post', '/api/v1/realm/logo', res.status, res.body);
+    return { status: res.status, body: res.body as Record<string, any> };
+  }
+
+  it('reads night from a text field beside the file (the web app sends it so); the body wins over the query string', async () => {
+    const before = await realmRow();
+    // A JSON-encoded boolean in the multipart body.
+    expect((await uploadLogoWithFields(t.cast.admin, { night: 'true' })).body).toEqual({ result: 'success', msg: '' });
+    let after = await realmRow();
+    expect([after.night_logo_version, after.logo_version]).toEqual([before.night_logo_version + 1, before.logo_version]);
+    // Both places: the body's value is the one used, as Django's POST beats GET.
+    expect((await uploadLogoWithFields(t.cast.admin, { night: 'false' }, '?night=true')).body).toEqual({ result: 'success', msg: '' });
+    after = await realmRow();
+    expect([after.night_logo_version, after.logo_version]).toEqual([before.night_logo_version + 1, before.logo_version + 1]);
+    // A field the operation does not declare is reported, as for any request.
+    expect((await uploadLogoWithFields(t.cast.admin, { night: 'true', colour: 'red' })).body).toEqual({
+      result: 'success',
+      msg: '',
+      ignored_parameters_unsupported: ['colour'],
+    });
+    // A text field of the body is validated as any parameter: nothing is written.
+    await expectRefused(() => uploadLogoWithFields(t.cast.admin, { night: 'maybe' }), 'night is not valid JSON');
+    await expectRefused(() => uploadLogoWithFields(t.cast.admin, { night: '"yes"' }), 'night is not a boolean');
+  });
+
+  it('reports a text field beside the icon that the operation does not declare, and still takes the file', async () => {
+    const res = await request(t.app)
+      .post('/api/v1/realm/icon')
+      .auth(t.cast.admin.email, t.cast.admin.api_key)
+      .field('size', '"large"')
+      .attach('file', await png(50, 50), { filename: 'icon.png', contentType: 'image/png' });
+    new ContractChecker(t.spec).check('post', '/api/v1/realm/icon', res.status, res.body);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ result: 'success', ignored_parameters_unsupported: ['size'] });
+    expect((await realmRow()).icon_source).toBe('U');
+  });
+
   it('refuses a logo without night, without one file, over 5 MiB or not an image, writing nothing', async () => {
     const image = await png(10, 10);
     // Zulip checks the role before the parameters.
