@@ -1028,7 +1028,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Redirect to the organization's icon
+         * @description Redirects (302) to the organization's icon: the uploaded image (`/user_avatars/<realm_id>/<hash>.png?version=<n>`, relative to the server) or the default Gravatar identicon. As in Zulip, the request's query string is added to the target as sent, after the target's own query; no parameter is read.
+         */
+        get: operations["get-realm-icon"];
         put?: never;
         /**
          * Upload the organization's icon
@@ -12287,6 +12291,32 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-realm-icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon's URL is in Location. */
+            302: {
+                headers: {
+                    /** @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b.png?version=2 */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

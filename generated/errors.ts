@@ -503,6 +503,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'get-realm-icon': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'get-saved-snippets': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],

@@ -190,6 +190,36 @@ eachDatabase('organization icon', (dialect) => {
     await expectRefused(() => t.api.post('/realm/icon', t.cast.admin, { x: '1' }), 'You must upload exactly one icon.');
   });
 
+  // ---- GET /realm/icon: a redirect to the icon ----
+  async function getIcon(user: UserRow | null, query = '') {
+    let req = request(t.app).get(`/api/v1/realm/icon${query}`).redirects(0);
+    if (user) req = req.auth(user.email, user.api_key);
+    const res = await req;
+    new ContractChecker(t.spec).check('get', '/api/v1/realm/icon', res.status, res.body);
+    return res;
+  }
+
+  it('GET redirects every role to the icon in use, with the query string added as sent; needs credentials', async () => {
+    await remove('owner');
+    for (const who of ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const) {
+      const res = await getIcon(t.cast[who]);
+      expect([res.status, res.headers.location]).toEqual([302, defaultIcon]);
+    }
+    // The default identicon has a query of its own: the client's follows it, raw.
+    expect((await getIcon(t.cast.member, '?s=100&x=a%20b')).headers.location).toBe(`${defaultIcon}&s=100&x=a%20b`);
+    await upload(t.cast.admin, [await png(100, 100)]);
+    const uploaded = (await register(t, t.cast.member)).state.realm_icon_url as string;
+    expect(uploaded).toMatch(/^\/user_avatars\/.+\?version=\d+$/);
+    const res = await getIcon(t.cast.guest);
+    expect([res.status, res.headers.location]).toEqual([302, uploaded]);
+    expect((await getIcon(t.cast.guest, '?size=big')).headers.location).toBe(`${uploaded}&size=big`);
+    // The target is served.
+    expect((await serve(uploaded)).status).toBe(200);
+    const anonymous = await getIcon(null);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.location).toBeUndefined();
+  });
+
   // ---- the wide logos: POST and DELETE /realm/logo ----
   async function uploadLogo(user: UserRow, night: unknown, files: Buffer[]) {
     const query = night === undefined ? '' : `?night=${String(night)}`;

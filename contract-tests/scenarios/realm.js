@@ -72,6 +72,12 @@ const scenarios = {
     }),
     401: unauthenticated(),
   },
+  'get-realm-icon': {
+    302: (req, s) => {
+      req.user = s.users.member;
+    },
+    401: unauthenticated(),
+  },
   'upload-realm-icon': {
     200: (req, s) => {
       req.user = s.users.admin;
