@@ -433,7 +433,7 @@ export interface paths {
         head?: never;
         /**
          * Update a channel
-         * @description Changes a channel's name, description, privacy, default-channel status, retention period, topics policy, folder and permission groups (each group setting as `{new, old}`: a wrong `old` is EXPECTATION_MISMATCH). Checks run before anything is written and the request changes all or nothing. Each changed property sends a `stream` `update` event to everyone who may know the channel exists (`rendered_description` with `description`; one `invite_only` update carrying `history_public_to_subscribers` and `is_web_public` for any privacy change), users who gain or lose sight of the channel get `stream` `create` or `delete`, a default-channel change sends `default_streams`, and each change writes an audit row. The legacy `is_announcement_only` and `stream_post_policy` are not accepted (feature level 333): `can_send_message_group` replaces them.
+         * @description Changes a channel's name, description, privacy, default-channel status, retention period, topics policy, folder and permission groups (each group setting as `{new, old}`: a wrong `old` is EXPECTATION_MISMATCH). Checks run before anything is written and the request changes all or nothing. Each changed property sends a `stream` `update` event to everyone who may know the channel exists (`rendered_description` with `description`; one `invite_only` update carrying `history_public_to_subscribers` and `is_web_public` for any privacy change), users who gain or lose sight of the channel get `stream` `create` or `delete`, a default-channel change sends `default_streams`, and each change writes an audit row. `is_archived=false` unarchives an archived channel (feature level 388). The legacy `is_announcement_only` and `stream_post_policy` are not accepted (feature level 333): `can_send_message_group` replaces them.
          */
         patch: operations["update-stream"];
         trace?: never;
@@ -3321,6 +3321,8 @@ export interface components {
             old?: components["schemas"]["GroupSettingValue"];
         };
         UpdateStreamRequest: {
+            /** @description false unarchives an archived channel (feature level 388), as Zulip's do_unarchive_stream: same administrators as any change; refused for a channel that is not archived and for a private one without any subscription (a deactivated user's counts). The channel keeps its name, privacy and subscribers, does not become a default channel again, and everyone who may know it exists gets an `is_archived` update (`archived_channels` clients) or a `stream` `create` (the others); the audit log records CHANNEL_REACTIVATED without an acting user, as Zulip's view passes none. true is accepted and does nothing, as in Zulip: archiving is DELETE /streams/{stream_id}. */
+            is_archived?: boolean;
             /** @description The channel's new name (surrounding whitespace stripped; at most 60 characters). A change of case only is allowed. */
             new_name?: string;
             /** @description The new description (Markdown; newlines become spaces). */

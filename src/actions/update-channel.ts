@@ -24,6 +24,7 @@ import { toApiBasicChannel, toApiStreamCreateEvent } from '../serializers/subscr
 import { parseRetentionDays } from './channels';
 import { channelAudience, queueChannelUpdate } from './channel-events';
 import { setDefaultChannelInTx } from './default-channels';
+import { checkUnarchive, unarchiveChannelInTx } from './archive-channel';
 import { storeGroupSettingInTx } from './group-settings';
 import { countChannelSubscribers } from '../queries/register';
 
@@ -61,6 +62,7 @@ interface Plan {
   privacy?: { invite_only: boolean; history_public_to_subscribers: boolean; is_web_public: boolean };
   isDefault?: boolean;
   retention?: number | null;
+  unarchive?: true;
   topicsPolicy?: ChannelRow['topics_policy'];
   description?: string;
   name?: string;
@@ -118,6 +120,11 @@ export async function doUpdateChannel(ctx: AppContext, viewer: Caller, p: Update
   if (p.message_retention_days !== undefined) {
     if (!isOwnerRole(viewer.user.role)) throw ownerRequired();
     plan.retention = parseRetentionDays(p.message_retention_days);
+  }
+  // Zulip unarchives after the retention period and before the topics policy.
+  if (p.is_archived === false) {
+    await checkUnarchive(ctx.db, channel, proposedPrivate);
+    plan.unarchive = true;
   }
   if (p.topics_policy !== undefined) {
     if (!inGroup(viewer, realm.can_set_topics_policy_group)) throw new ApiError('Insufficient permission');
@@ -225,6 +232,11 @@ async function applyPlan(
     audit.push(row(AuditEventType.CHANNEL_MESSAGE_RETENTION_DAYS_CHANGED, valueChange(c.message_retention_days, plan.retention)));
     await update({ message_retention_days: plan.retention });
     await queueChannelUpdate(tx, ctx.bus, c, 'message_retention_days', plan.retention);
+  }
+  if (plan.unarchive) {
+    // Again in the transaction: a concurrent unarchive or unsubscribe must not slip through.
+    await checkUnarchive(tx.trx, c, c.invite_only);
+    c = await unarchiveChannelInTx(tx, ctx.bus, c);
   }
   if (plan.topicsPolicy !== undefined && plan.topicsPolicy !== c.topics_policy) {
     audit.push(row(AuditEventType.CHANNEL_PROPERTY_CHANGED, valueChange(c.topics_policy, plan.topicsPolicy, 'topics_policy')));
