@@ -38,7 +38,7 @@ eachDatabase('PATCH /streams/{stream_id}', (dialect) => {
     const c = await fresh();
     const res = await t.api.patch(`/streams/${c.id}`, t.cast[role as 'owner'], { description: 'new words' });
     expect(res.status).toBe(status);
-    if (msg) expect(res.body).toEqual({ result: 'error', msg, code: 'BAD_REQUEST' });
+    if (msg) expect(res.body).toEqual({ result: 'error', msg, code: 'CANNOT_ADMINISTER_CHANNEL' });
     expect((await row(c.id)).description).toBe(status === 200 ? 'new words' : '');
   });
 
@@ -205,8 +205,8 @@ eachDatabase('PATCH /streams/{stream_id}', (dialect) => {
     const mine = await fresh({ creator: t.cast.member });
     expect((await t.api.patch(`/streams/${mine.id}`, t.cast.member, { is_default_stream: true })).body).toEqual({
       result: 'error',
-      msg: 'Must be an organization administrator',
-      code: 'UNAUTHORIZED_PRINCIPAL',
+      msg: 'You do not have permission to change default channels.',
+      code: 'BAD_REQUEST',
     });
   });
 

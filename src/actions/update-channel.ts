@@ -5,7 +5,7 @@ import { AuditEntry, AuditEventType, valueChange } from '../domain/audit';
 import { channelNameKey, checkChannelName } from '../domain/channels';
 import { CHANNEL_GROUP_SETTINGS, CHANNEL_SETTING_RULES, ChannelGroupSetting, GroupSettingValue } from '../domain/group-settings';
 import { isAdminRole, isOwnerRole } from '../domain/roles';
-import { adminRequired, ApiError, ownerRequired } from '../errors';
+import { ApiError, ownerRequired } from '../errors';
 import { renderMarkdown } from '../markdown/render';
 import { accessChannelForAdministration, canCreateChannelKind } from '../access/channels';
 import { loadRealmGroups } from '../access/realm-groups';
@@ -114,7 +114,8 @@ export async function doUpdateChannel(ctx: AppContext, viewer: Caller, p: Update
     plan.privacy = { invite_only: proposedPrivate, history_public_to_subscribers: proposedHistory, is_web_public: proposedWebPublic };
   }
   if (p.is_default_stream !== undefined) {
-    if (!isAdminRole(viewer.user.role)) throw adminRequired();
+    // Zulip's CannotManageDefaultChannelError, not the administrator-required error of POST /default_streams.
+    if (!isAdminRole(viewer.user.role)) throw new ApiError('You do not have permission to change default channels.');
     plan.isDefault = p.is_default_stream;
   }
   if (p.message_retention_days !== undefined) {
