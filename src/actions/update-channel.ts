@@ -15,12 +15,13 @@ import {
   ChannelRow,
   ChannelSettingColumns,
   getActiveChannelFolderId,
+  getActiveSubscriberIds,
   getChannelById,
   getChannelByName,
   updateChannel,
 } from '../queries/channels';
 import { getSystemGroupIds } from '../queries/groups';
-import { toApiBasicChannel, toApiStreamCreateEvent } from '../serializers/subscriptions';
+import { toApiBasicChannel, toApiStreamCreateEvent, toApiSubscriptionPeerEvent } from '../serializers/subscriptions';
 import { parseRetentionDays } from './channels';
 import { channelAudience, queueChannelUpdate } from './channel-events';
 import { setDefaultChannelInTx } from './default-channels';
@@ -207,25 +208,40 @@ async function applyPlan(
       await update(plan.privacy);
       for (const k of changed) audit.push(row(AuditEventType.CHANNEL_PROPERTY_CHANGED, valueChange(before[k], plan.privacy[k], k)));
       const newAudience = await channelAudience(tx, c);
-      // Who gains or loses sight of the channel hears of it as created or deleted (Zulip's do_change_stream_permission).
+      // As Zulip's do_change_stream_permission: who gains sight of the channel (a private one made
+      // public) gets it as created, then its subscribers (a peer_add of them all), which it never
+      // had; everyone else who may know it now gets the update. Who loses sight of it (public made
+      // private) is told nothing: Zulip sends them no event.
       const gained = newAudience.filter((id) => !oldAudience.includes(id));
-      const lost = oldAudience.filter((id) => !newAudience.includes(id));
       if (gained.length) {
-        const [groups, counts] = await Promise.all([loadRealmGroups(tx.trx, realmId), countChannelSubscribers(tx.trx, realmId)]);
+        const [groups, counts, subscribers] = await Promise.all([
+          loadRealmGroups(tx.trx, realmId),
+          countChannelSubscribers(tx.trx, realmId),
+          getActiveSubscriberIds(tx.trx, c.recipient_id),
+        ]);
         const event = toApiStreamCreateEvent([
           toApiBasicChannel(c, { groups: groups.lookup, subscriberCount: counts.get(c.recipient_id) ?? 0 }),
         ]);
-        tx.afterCommit(() => ctx.bus.publish({ event, userIds: gained }));
-      }
-      if (lost.length) {
-        const event = { type: 'stream', op: 'delete', stream_ids: [c.id], streams: [{ stream_id: c.id }] } as const;
-        tx.afterCommit(() => ctx.bus.publish({ event, userIds: lost }));
+        const peers = toApiSubscriptionPeerEvent(
+          'peer_add',
+          [c.id],
+          subscribers.map(Number).sort((a, b) => a - b),
+        );
+        tx.afterCommit(() => {
+          ctx.bus.publish({ event, userIds: gained });
+          ctx.bus.publish({ event: peers, userIds: gained });
+        });
       }
       // One invite_only update carries the other two privacy fields, whichever changed.
-      await queueChannelUpdate(tx, ctx.bus, c, 'invite_only', c.invite_only, {
-        history_public_to_subscribers: c.history_public_to_subscribers,
-        is_web_public: c.is_web_public,
-      });
+      await queueChannelUpdate(
+        tx,
+        ctx.bus,
+        c,
+        'invite_only',
+        c.invite_only,
+        { history_public_to_subscribers: c.history_public_to_subscribers, is_web_public: c.is_web_public },
+        newAudience.filter((id) => !gained.includes(id)),
+      );
     }
   }
   if (plan.isDefault !== undefined) await setDefaultChannelInTx(tx, ctx.bus, c, plan.isDefault);
