@@ -433,7 +433,7 @@ export interface paths {
         head?: never;
         /**
          * Update a channel
-         * @description Changes a channel's name, description, privacy, default-channel status, retention period, topics policy, folder and permission groups (each group setting as `{new, old}`: a wrong `old` is EXPECTATION_MISMATCH). Checks run before anything is written and the request changes all or nothing. Each changed property sends a `stream` `update` event to everyone who may know the channel exists (`rendered_description` with `description`; one `invite_only` update carrying `history_public_to_subscribers` and `is_web_public` for any privacy change), users who gain or lose sight of the channel get `stream` `create` or `delete`, a default-channel change sends `default_streams`, and each change writes an audit row. The legacy `is_announcement_only` and `stream_post_policy` are not accepted (feature level 333): `can_send_message_group` replaces them.
+         * @description Changes a channel's name, description, privacy, default-channel status, retention period, topics policy, folder and permission groups (each group setting as `{new, old}`: a wrong `old` is EXPECTATION_MISMATCH). Checks run before anything is written and the request changes all or nothing. Each changed property sends a `stream` `update` event to everyone who may know the channel exists (`rendered_description` with `description`; one `invite_only` update carrying `history_public_to_subscribers` and `is_web_public` for any privacy change), users who gain sight of the channel (private made public) get `stream` `create` and a `peer_add` of its subscribers instead of the update, users who lose sight of it get nothing (as Zulip), a default-channel change sends `default_streams`, and each change writes an audit row. `is_archived=false` unarchives an archived channel (feature level 388). The legacy `is_announcement_only` and `stream_post_policy` are not accepted (feature level 333): `can_send_message_group` replaces them.
          */
         patch: operations["update-stream"];
         trace?: never;
@@ -1028,7 +1028,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Redirect to the organization's icon
+         * @description Redirects (302) to the organization's icon: the uploaded image (`/user_avatars/<realm_id>/<hash>.png?version=<n>`, relative to the server) or the default Gravatar identicon. As in Zulip, the request's query string is added to the target as sent, after the target's own query; no parameter is read.
+         */
+        get: operations["get-realm-icon"];
         put?: never;
         /**
          * Upload the organization's icon
@@ -1056,7 +1060,7 @@ export interface paths {
         put?: never;
         /**
          * Upload the organization's wide logo
-         * @description Replaces the organization's wide logo (or, with `night`, the one for dark themes) with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is shrunk (never enlarged) to fit 800x100 and stored as a PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png?version=<n>` (a name of its own for each version). The logo's source becomes `U`, its version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED. Zulip allows wide logos only on its paid plans; Parley has no plans and allows them in every organization. `night` is read from the query string: the text fields of a multipart body that carries a file are not read.
+         * @description Replaces the organization's wide logo (or, with `night`, the one for dark themes) with an uploaded image: exactly one file part (its field name does not matter) of at most 5 MiB holding an image. The image is shrunk (never enlarged) to fit 800x100 and stored as a PNG, served without credentials at `/user_avatars/<realm_id>/<hash>.png?version=<n>` (a name of its own for each version). The logo's source becomes `U`, its version goes up by one, every active user gets a `realm` update_dict event with property `logo` or `night_logo`, and the audit log records REALM_LOGO_CHANGED. Zulip allows wide logos only on its paid plans; Parley has no plans and allows them in every organization. `night` is a text field beside the file (as the Zulip web app sends it) or, as for every POST parameter, in the query string; the body wins when both carry it.
          */
         post: operations["upload-realm-logo"];
         /**
@@ -3510,6 +3514,8 @@ export interface components {
             old?: components["schemas"]["GroupSettingValue"];
         };
         UpdateStreamRequest: {
+            /** @description false unarchives an archived channel (feature level 388), as Zulip's do_unarchive_stream: same administrators as any change; refused for a channel that is not archived and for a private one without any subscription (a deactivated user's counts). The channel keeps its name, privacy and subscribers, does not become a default channel again, and everyone who may know it exists gets an `is_archived` update (`archived_channels` clients) or a `stream` `create` (the others); the audit log records CHANNEL_REACTIVATED without an acting user, as Zulip's view passes none. true is accepted and does nothing, as in Zulip: archiving is DELETE /streams/{stream_id}. */
+            is_archived?: boolean;
             /** @description The channel's new name (surrounding whitespace stripped; at most 60 characters). A change of case only is allowed. */
             new_name?: string;
             /** @description The new description (Markdown; newlines become spaces). */
@@ -4766,6 +4772,18 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description The icon now in use: the uploaded one's URL (relative to the server, with a `version` query) or the default Gravatar identicon. */
             icon_url: string;
+        };
+        /** @description A multipart body with exactly one file part (any field name; `filename` in examples) and `night` as a text field. */
+        UploadRealmLogoRequest: {
+            /** @description Whether this is the logo for dark themes (true) or the one for light themes (false), JSON-encoded. Required, as in Zulip: a request without it is refused with "Missing 'night' argument" after the administrator check (Zulip's order), so the schema leaves it optional. */
+            night?: boolean;
+            /**
+             * Format: binary
+             * @description The image to upload.
+             */
+            filename?: string;
+        } & {
+            [key: string]: unknown;
         };
         DeleteRealmLogoRequest: {
             /** @description Whether the logo for dark themes (true) or the one for light themes (false) goes back to the default. */
@@ -12742,6 +12760,32 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    "get-realm-icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon's URL is in Location. */
+            302: {
+                headers: {
+                    /** @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b.png?version=2 */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     "upload-realm-icon": {
         parameters: {
             query?: never;
@@ -12828,13 +12872,7 @@ export interface operations {
     };
     "upload-realm-logo": {
         parameters: {
-            query?: {
-                /**
-                 * @description Whether this is the logo for dark themes (true) or the one for light themes (false). Required, as in Zulip: a request without it is refused with "Missing 'night' argument" after the administrator check (Zulip's order), so the schema leaves it optional.
-                 * @example false
-                 */
-                night?: boolean;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -12843,10 +12881,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "night": false,
                  *       "filename": "logo.png"
                  *     }
                  */
-                "multipart/form-data": components["schemas"]["UploadFileRequest"];
+                "multipart/form-data": components["schemas"]["UploadRealmLogoRequest"];
             };
         };
         responses: {

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'BAD_IMAGE'
   | 'BAD_NARROW'
   | 'BAD_REQUEST'
+  | 'CANNOT_ADMINISTER_CHANNEL'
   | 'CANNOT_DEACTIVATE_GROUP_IN_USE'
   | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'CHANNEL_ALREADY_EXISTS'
@@ -40,6 +41,7 @@ export const ERROR_STATUSES = {
   BAD_IMAGE: [400],
   BAD_NARROW: [400],
   BAD_REQUEST: [400, 404, 413, 415, 416],
+  CANNOT_ADMINISTER_CHANNEL: [400],
   CANNOT_DEACTIVATE_GROUP_IN_USE: [400],
   CANNOT_DEACTIVATE_LAST_USER: [400],
   CHANNEL_ALREADY_EXISTS: [409],
@@ -77,6 +79,7 @@ export type ErrorFields = {
   BAD_IMAGE: Record<string, never>;
   BAD_NARROW: Record<string, never>;
   BAD_REQUEST: Record<string, never> | { "errors": unknown } | { "parameters": string };
+  CANNOT_ADMINISTER_CHANNEL: Record<string, never>;
   CANNOT_DEACTIVATE_GROUP_IN_USE: { "objections": Array<{ "type": "subgroup" | "realm" | "channel" | "user_group"; "supergroup_ids"?: Array<number>; "channel_id"?: number; "group_id"?: number; "settings"?: Array<string> }> };
   CANNOT_DEACTIVATE_LAST_USER: { "is_last_owner": boolean; "entity": string };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
@@ -178,7 +181,7 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'archive-stream': {
-    400: ['BAD_REQUEST'],
+    400: ['BAD_REQUEST', 'CANNOT_ADMINISTER_CHANNEL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
@@ -538,6 +541,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-realm-domains': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-realm-icon': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -1009,7 +1020,7 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'update-stream': {
-    400: ['BAD_REQUEST', 'EXPECTATION_MISMATCH', 'UNAUTHORIZED_PRINCIPAL'],
+    400: ['BAD_REQUEST', 'CANNOT_ADMINISTER_CHANNEL', 'EXPECTATION_MISMATCH', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],

@@ -10,7 +10,12 @@ import type { components, operations } from '../generated/api';
 /** The operationIds of openapi/, as generated into generated/api.d.ts. */
 export type OpId = keyof operations;
 
-type FormBody<O> = O extends { requestBody?: { content: { 'application/x-www-form-urlencoded': infer B } } } ? B : unknown;
+// An upload's body is multipart only; its text fields are parameters like a form's (src/http/pipeline.ts).
+type FormBody<O> = O extends { requestBody?: { content: { 'application/x-www-form-urlencoded': infer B } } }
+  ? B
+  : O extends { requestBody?: { content: { 'multipart/form-data': infer M } } }
+    ? M
+    : unknown;
 // openapi-typescript writes `query?: never` for an operation without query parameters.
 type OrUnknown<T> = [T] extends [never] ? unknown : T;
 type RawQueryOf<O> = O extends { parameters: { query?: infer Q } } ? OrUnknown<NonNullable<Q>> : unknown;

@@ -152,7 +152,7 @@ eachDatabase('channel administration: subscribers, default channels, archiving',
       const c = await createChannel(t, `arch-${role}`, [t.cast.owner, t.cast.guest], { creator: t.cast.owner });
       const res = await t.api.delete(`/streams/${c.id}`, t.cast[role as 'owner']);
       expect(res.status).toBe(status);
-      if (msg) expect(res.body.msg).toBe(msg);
+      if (msg) expect(res.body).toEqual({ result: 'error', msg, code: 'CANNOT_ADMINISTER_CHANNEL' });
       expect(Boolean((await t.ctx.db('channels').where({ id: c.id }).first('deactivated'))!.deactivated)).toBe(status === 200);
     });
 
@@ -229,6 +229,106 @@ eachDatabase('channel administration: subscribers, default channels, archiving',
       expect((await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'arch-events', topic: 't', content: 'no' })).status).toBe(
         400,
       );
+    });
+  });
+
+  describe('PATCH /streams/{stream_id} is_archived=false (feature level 388)', () => {
+    const unarchive = (id: number, who: UserRow, extra: Record<string, unknown> = {}) =>
+      t.api.patch(`/streams/${id}`, who, { is_archived: false, ...extra });
+    const archived = async (name: string, subscribers: UserRow[], opts: { inviteOnly?: boolean } = {}) => {
+      const c = await createChannel(t, name, subscribers, { creator: t.cast.owner, ...opts });
+      expect((await t.api.delete(`/streams/${c.id}`, t.cast.owner)).status).toBe(200);
+      return c;
+    };
+    const row = async (id: number) => (await t.ctx.db('channels').where({ id }).first())!;
+
+    it.each([
+      ['owner', 200, ''],
+      ['admin', 200, ''],
+      ['moderator', 400, 'You do not have permission to administer this channel.'],
+      ['member', 400, 'You do not have permission to administer this channel.'],
+      ['guest', 400, 'You do not have permission to administer this channel.'],
+    ])('an archived public channel others created: %s answers %i', async (role, status, msg) => {
+      const c = await archived(`unarch-${role}`, [t.cast.owner, t.cast.guest]);
+      const res = await unarchive(c.id, t.cast[role as 'owner']);
+      expect(res.status).toBe(status);
+      if (msg) expect(res.body).toEqual({ result: 'error', msg, code: 'CANNOT_ADMINISTER_CHANNEL' });
+      expect(Boolean((await row(c.id)).deactivated)).toBe(status !== 200);
+    });
+
+    it('brings the channel back as it was, tells each client its way, writes an audit row without an actor', async () => {
+      const c = await archived('unarch-events', [t.cast.owner, t.cast.member, t.cast.guest]);
+      const modern = await register(t, t.cast.member, { client_capabilities: { archived_channels: true } });
+      const legacy = await register(t, t.cast.moderator);
+      const guest = await register(t, t.cast.guest);
+      const outsider = await register(t, t.cast.guest, { event_types: ['stream'] });
+      await t.ctx.db('subscriptions').where({ recipient_id: c.recipient_id, user_id: t.cast.guest.id }).update({ active: false });
+      const res = await unarchive(c.id, t.cast.admin);
+      expect(res.body).toEqual({ result: 'success', msg: '' });
+      const after = await row(c.id);
+      expect([Boolean(after.deactivated), after.name, Boolean(after.invite_only), Boolean(after.is_default)]).toEqual([
+        false,
+        'unarch-events',
+        false,
+        false,
+      ]);
+      expect(await pending(t, modern)).toEqual([
+        expect.objectContaining({
+          type: 'stream',
+          op: 'update',
+          stream_id: c.id,
+          name: 'unarch-events',
+          property: 'is_archived',
+          value: false,
+        }),
+      ]);
+      const created = await pending(t, legacy);
+      expect(created).toEqual([expect.objectContaining({ type: 'stream', op: 'create' })]);
+      expect(created[0]!.streams).toEqual([expect.objectContaining({ stream_id: c.id, name: 'unarch-events', is_archived: false })]);
+      // The guest is no longer subscribed to this public channel: it does not hear of it.
+      expect(await pending(t, guest)).toEqual([]);
+      expect(await pending(t, outsider)).toEqual([]);
+      expect(await auditRows(c.id, AuditEventType.CHANNEL_REACTIVATED)).toEqual([{ acting_user_id: null, extra_data: null }]);
+      expect((await t.api.get('/streams', t.cast.member)).body.streams.map((s: any) => s.stream_id)).toContain(c.id);
+      expect(
+        (await t.api.post('/messages', t.cast.member, { type: 'channel', to: 'unarch-events', topic: 't', content: 'back' })).status,
+      ).toBe(200);
+    });
+
+    it("refuses a channel that is not archived and a private one nobody is subscribed to, in Zulip's words, changing nothing", async () => {
+      const live = await createChannel(t, 'unarch-live', [t.cast.owner]);
+      expect((await unarchive(live.id, t.cast.admin)).body).toEqual({
+        result: 'error',
+        msg: 'Channel is not currently deactivated',
+        code: 'BAD_REQUEST',
+      });
+      const lonely = await archived('unarch-lonely', [t.cast.owner], { inviteOnly: true });
+      await t.ctx.db('subscriptions').where({ recipient_id: lonely.recipient_id }).update({ active: false });
+      const watcher = await register(t, t.cast.owner);
+      // Nothing of the request is written: neither the unarchive nor the description beside it.
+      expect((await unarchive(lonely.id, t.cast.owner, { description: 'new' })).body).toEqual({
+        result: 'error',
+        msg: 'Channel is private and have no subscribers',
+        code: 'BAD_REQUEST',
+      });
+      expect([Boolean((await row(lonely.id)).deactivated), (await row(lonely.id)).description]).toEqual([true, '']);
+      expect(await pending(t, watcher)).toEqual([]);
+      expect(await auditRows(lonely.id, AuditEventType.CHANNEL_REACTIVATED)).toEqual([]);
+      // A deactivated user's subscription counts, as Zulip's.
+      const ghost = await archived('unarch-ghost', [t.cast.owner, t.cast.deactivated], { inviteOnly: true });
+      await t.ctx.db('subscriptions').where({ recipient_id: ghost.recipient_id, user_id: t.cast.owner.id }).update({ active: false });
+      expect((await unarchive(ghost.id, t.cast.owner)).status).toBe(200);
+    });
+
+    it('does nothing with is_archived=true (archiving is DELETE), and unarchives a private channel with its privacy', async () => {
+      const c = await archived('unarch-private', [t.cast.owner], { inviteOnly: true });
+      expect((await t.api.patch(`/streams/${c.id}`, t.cast.owner, { is_archived: true })).body).toEqual({ result: 'success', msg: '' });
+      expect(Boolean((await row(c.id)).deactivated)).toBe(true);
+      const live = await createChannel(t, 'unarch-true-live', [t.cast.owner]);
+      expect((await t.api.patch(`/streams/${live.id}`, t.cast.owner, { is_archived: true })).status).toBe(200);
+      expect(Boolean((await row(live.id)).deactivated)).toBe(false);
+      expect((await unarchive(c.id, t.cast.owner)).status).toBe(200);
+      expect([Boolean((await row(c.id)).deactivated), Boolean((await row(c.id)).invite_only)]).toEqual([false, true]);
     });
   });
 

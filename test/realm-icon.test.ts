@@ -190,6 +190,36 @@ eachDatabase('organization icon', (dialect) => {
     await expectRefused(() => t.api.post('/realm/icon', t.cast.admin, { x: '1' }), 'You must upload exactly one icon.');
   });
 
+  // ---- GET /realm/icon: a redirect to the icon ----
+  async function getIcon(user: UserRow | null, query = '') {
+    let req = request(t.app).get(`/api/v1/realm/icon${query}`).redirects(0);
+    if (user) req = req.auth(user.email, user.api_key);
+    const res = await req;
+    new ContractChecker(t.spec).check('get', '/api/v1/realm/icon', res.status, res.body);
+    return res;
+  }
+
+  it('GET redirects every role to the icon in use, with the query string added as sent; needs credentials', async () => {
+    await remove('owner');
+    for (const who of ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const) {
+      const res = await getIcon(t.cast[who]);
+      expect([res.status, res.headers.location]).toEqual([302, defaultIcon]);
+    }
+    // The default identicon has a query of its own: the client's follows it, raw.
+    expect((await getIcon(t.cast.member, '?s=100&x=a%20b')).headers.location).toBe(`${defaultIcon}&s=100&x=a%20b`);
+    await upload(t.cast.admin, [await png(100, 100)]);
+    const uploaded = (await register(t, t.cast.member)).state.realm_icon_url as string;
+    expect(uploaded).toMatch(/^\/user_avatars\/.+\?version=\d+$/);
+    const res = await getIcon(t.cast.guest);
+    expect([res.status, res.headers.location]).toEqual([302, uploaded]);
+    expect((await getIcon(t.cast.guest, '?size=big')).headers.location).toBe(`${uploaded}&size=big`);
+    // The target is served.
+    expect((await serve(uploaded)).status).toBe(200);
+    const anonymous = await getIcon(null);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.location).toBeUndefined();
+  });
+
   // ---- the wide logos: POST and DELETE /realm/logo ----
   async function uploadLogo(user: UserRow, night: unknown, files: Buffer[]) {
     const query = night === undefined ? '' : `?night=${String(night)}`;
@@ -272,6 +302,49 @@ eachDatabase('organization icon', (dialect) => {
       [`realm_${prefix}_url`]: defaultIcon,
       [`realm_${prefix}_source`]: 'D',
     });
+  });
+
+  /** A logo upload with text fields beside the file, as the Zulip web app sends `night`. */
+  async function uploadLogoWithFields(user: UserRow, fields: Record<string, string>, query = '') {
+    let req = request(t.app).post(`/api/v1/realm/logo${query}`).auth(user.email, user.api_key);
+    for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
+    req = req.attach('file', await png(200, 50), { filename: 'logo.png', contentType: 'image/png' });
+    const res = await req;
+    new ContractChecker(t.spec).check('post', '/api/v1/realm/logo', res.status, res.body);
+    return { status: res.status, body: res.body as Record<string, any> };
+  }
+
+  it('reads night from a text field beside the file (the web app sends it so); the body wins over the query string', async () => {
+    const before = await realmRow();
+    // A JSON-encoded boolean in the multipart body.
+    expect((await uploadLogoWithFields(t.cast.admin, { night: 'true' })).body).toEqual({ result: 'success', msg: '' });
+    let after = await realmRow();
+    expect([after.night_logo_version, after.logo_version]).toEqual([before.night_logo_version + 1, before.logo_version]);
+    // Both places: the body's value is the one used, as Django's POST beats GET.
+    expect((await uploadLogoWithFields(t.cast.admin, { night: 'false' }, '?night=true')).body).toEqual({ result: 'success', msg: '' });
+    after = await realmRow();
+    expect([after.night_logo_version, after.logo_version]).toEqual([before.night_logo_version + 1, before.logo_version + 1]);
+    // A field the operation does not declare is reported, as for any request.
+    expect((await uploadLogoWithFields(t.cast.admin, { night: 'true', colour: 'red' })).body).toEqual({
+      result: 'success',
+      msg: '',
+      ignored_parameters_unsupported: ['colour'],
+    });
+    // A text field of the body is validated as any parameter: nothing is written.
+    await expectRefused(() => uploadLogoWithFields(t.cast.admin, { night: 'maybe' }), 'night is not valid JSON');
+    await expectRefused(() => uploadLogoWithFields(t.cast.admin, { night: '"yes"' }), 'night is not a boolean');
+  });
+
+  it('reports a text field beside the icon that the operation does not declare, and still takes the file', async () => {
+    const res = await request(t.app)
+      .post('/api/v1/realm/icon')
+      .auth(t.cast.admin.email, t.cast.admin.api_key)
+      .field('size', '"large"')
+      .attach('file', await png(50, 50), { filename: 'icon.png', contentType: 'image/png' });
+    new ContractChecker(t.spec).check('post', '/api/v1/realm/icon', res.status, res.body);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ result: 'success', ignored_parameters_unsupported: ['size'] });
+    expect((await realmRow()).icon_source).toBe('U');
   });
 
   it('refuses a logo without night, without one file, over 5 MiB or not an image, writing nothing', async () => {

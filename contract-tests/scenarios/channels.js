@@ -200,7 +200,7 @@ const scenarios = {
       req.pathParams.stream_id = await newChannel(s, s.users.member);
       req.body = { description: 'Changed by the contract tests', new_name: uniqueName('renamed') };
     },
-    400: refusal('BAD_REQUEST', 'You do not have permission to administer this channel.', async (req, s) => {
+    400: refusal('CANNOT_ADMINISTER_CHANNEL', 'You do not have permission to administer this channel.', async (req, s) => {
       req.user = s.users.member;
       req.pathParams.stream_id = await channelId(s, 'general');
       req.body = { description: 'not mine' };
@@ -215,7 +215,7 @@ const scenarios = {
       req.user = s.users.member;
       req.pathParams.stream_id = await newChannel(s, s.users.member);
     },
-    400: refusal('BAD_REQUEST', 'You do not have permission to administer this channel.', async (req, s) => {
+    400: refusal('CANNOT_ADMINISTER_CHANNEL', 'You do not have permission to administer this channel.', async (req, s) => {
       req.user = s.users.member;
       req.pathParams.stream_id = await channelId(s, 'general');
     }),

@@ -72,6 +72,12 @@ const scenarios = {
     }),
     401: unauthenticated(),
   },
+  'get-realm-icon': {
+    302: (req, s) => {
+      req.user = s.users.member;
+    },
+    401: unauthenticated(),
+  },
   'upload-realm-icon': {
     200: (req, s) => {
       req.user = s.users.admin;
@@ -93,20 +99,18 @@ const scenarios = {
     400: notAdministrator(),
     401: unauthenticated(),
   },
+  // `night` beside the file, as the Zulip web app sends it.
   'upload-realm-logo': {
     200: (req, s) => {
       req.user = s.users.admin;
-      req.query = { night: false };
-      req.body = { file: png('logo.png') };
+      req.body = { night: false, file: png('logo.png') };
     },
     400: refusal('BAD_REQUEST', 'You must upload exactly one logo.', (req, s) => {
       req.user = s.users.admin;
-      req.query = { night: true };
-      req.body = { filename: 'logo.png' };
+      req.body = { night: true, filename: 'logo.png' };
     }),
     401: unauthenticated((req) => {
-      req.query = { night: false };
-      req.body = { file: png('logo.png') };
+      req.body = { night: false, file: png('logo.png') };
     }),
   },
   'delete-realm-logo': {

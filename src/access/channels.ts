@@ -178,7 +178,10 @@ export async function accessChannelForAdministration(db: Knex, viewer: Viewer, c
   if (!channel) throw invalidChannelId();
   if (canAdministerChannel(viewer, channel)) return channel;
   // Only someone who may read the channel learns that it exists and that they do not administer it.
-  if (canAccessChannelContent(viewer, channel)) throw new ApiError('You do not have permission to administer this channel.');
+  // Zulip's CannotAdministerChannelError, with the code of its own (ErrorCode.CANNOT_ADMINISTER_CHANNEL).
+  if (canAccessChannelContent(viewer, channel)) {
+    throw new ApiError('You do not have permission to administer this channel.', 'CANNOT_ADMINISTER_CHANNEL');
+  }
   throw invalidChannelId();
 }
 

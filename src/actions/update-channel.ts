@@ -5,7 +5,7 @@ import { AuditEntry, AuditEventType, valueChange } from '../domain/audit';
 import { channelNameKey, checkChannelName } from '../domain/channels';
 import { CHANNEL_GROUP_SETTINGS, CHANNEL_SETTING_RULES, ChannelGroupSetting, GroupSettingValue } from '../domain/group-settings';
 import { isAdminRole, isOwnerRole } from '../domain/roles';
-import { adminRequired, ApiError, ownerRequired } from '../errors';
+import { ApiError, ownerRequired } from '../errors';
 import { renderMarkdown } from '../markdown/render';
 import { accessChannelForAdministration, canCreateChannelKind } from '../access/channels';
 import { loadRealmGroups } from '../access/realm-groups';
@@ -15,15 +15,17 @@ import {
   ChannelRow,
   ChannelSettingColumns,
   getActiveChannelFolderId,
+  getActiveSubscriberIds,
   getChannelById,
   getChannelByName,
   updateChannel,
 } from '../queries/channels';
 import { getSystemGroupIds } from '../queries/groups';
-import { toApiBasicChannel, toApiStreamCreateEvent } from '../serializers/subscriptions';
+import { toApiBasicChannel, toApiStreamCreateEvent, toApiSubscriptionPeerEvent } from '../serializers/subscriptions';
 import { parseRetentionDays } from './channels';
 import { channelAudience, queueChannelUpdate } from './channel-events';
 import { setDefaultChannelInTx } from './default-channels';
+import { checkUnarchive, unarchiveChannelInTx } from './archive-channel';
 import { storeGroupSettingInTx } from './group-settings';
 import { countChannelSubscribers } from '../queries/register';
 
@@ -61,6 +63,7 @@ interface Plan {
   privacy?: { invite_only: boolean; history_public_to_subscribers: boolean; is_web_public: boolean };
   isDefault?: boolean;
   retention?: number | null;
+  unarchive?: true;
   topicsPolicy?: ChannelRow['topics_policy'];
   description?: string;
   name?: string;
@@ -112,12 +115,18 @@ export async function doUpdateChannel(ctx: AppContext, viewer: Caller, p: Update
     plan.privacy = { invite_only: proposedPrivate, history_public_to_subscribers: proposedHistory, is_web_public: proposedWebPublic };
   }
   if (p.is_default_stream !== undefined) {
-    if (!isAdminRole(viewer.user.role)) throw adminRequired();
+    // Zulip's CannotManageDefaultChannelError, not the administrator-required error of POST /default_streams.
+    if (!isAdminRole(viewer.user.role)) throw new ApiError('You do not have permission to change default channels.');
     plan.isDefault = p.is_default_stream;
   }
   if (p.message_retention_days !== undefined) {
     if (!isOwnerRole(viewer.user.role)) throw ownerRequired();
     plan.retention = parseRetentionDays(p.message_retention_days);
+  }
+  // Zulip unarchives after the retention period and before the topics policy.
+  if (p.is_archived === false) {
+    await checkUnarchive(ctx.db, channel, proposedPrivate);
+    plan.unarchive = true;
   }
   if (p.topics_policy !== undefined) {
     if (!inGroup(viewer, realm.can_set_topics_policy_group)) throw new ApiError('Insufficient permission');
@@ -199,25 +208,40 @@ async function applyPlan(
       await update(plan.privacy);
       for (const k of changed) audit.push(row(AuditEventType.CHANNEL_PROPERTY_CHANGED, valueChange(before[k], plan.privacy[k], k)));
       const newAudience = await channelAudience(tx, c);
-      // Who gains or loses sight of the channel hears of it as created or deleted (Zulip's do_change_stream_permission).
+      // As Zulip's do_change_stream_permission: who gains sight of the channel (a private one made
+      // public) gets it as created, then its subscribers (a peer_add of them all), which it never
+      // had; everyone else who may know it now gets the update. Who loses sight of it (public made
+      // private) is told nothing: Zulip sends them no event.
       const gained = newAudience.filter((id) => !oldAudience.includes(id));
-      const lost = oldAudience.filter((id) => !newAudience.includes(id));
       if (gained.length) {
-        const [groups, counts] = await Promise.all([loadRealmGroups(tx.trx, realmId), countChannelSubscribers(tx.trx, realmId)]);
+        const [groups, counts, subscribers] = await Promise.all([
+          loadRealmGroups(tx.trx, realmId),
+          countChannelSubscribers(tx.trx, realmId),
+          getActiveSubscriberIds(tx.trx, c.recipient_id),
+        ]);
         const event = toApiStreamCreateEvent([
           toApiBasicChannel(c, { groups: groups.lookup, subscriberCount: counts.get(c.recipient_id) ?? 0 }),
         ]);
-        tx.afterCommit(() => ctx.bus.publish({ event, userIds: gained }));
-      }
-      if (lost.length) {
-        const event = { type: 'stream', op: 'delete', stream_ids: [c.id], streams: [{ stream_id: c.id }] } as const;
-        tx.afterCommit(() => ctx.bus.publish({ event, userIds: lost }));
+        const peers = toApiSubscriptionPeerEvent(
+          'peer_add',
+          [c.id],
+          subscribers.map(Number).sort((a, b) => a - b),
+        );
+        tx.afterCommit(() => {
+          ctx.bus.publish({ event, userIds: gained });
+          ctx.bus.publish({ event: peers, userIds: gained });
+        });
       }
       // One invite_only update carries the other two privacy fields, whichever changed.
-      await queueChannelUpdate(tx, ctx.bus, c, 'invite_only', c.invite_only, {
-        history_public_to_subscribers: c.history_public_to_subscribers,
-        is_web_public: c.is_web_public,
-      });
+      await queueChannelUpdate(
+        tx,
+        ctx.bus,
+        c,
+        'invite_only',
+        c.invite_only,
+        { history_public_to_subscribers: c.history_public_to_subscribers, is_web_public: c.is_web_public },
+        newAudience.filter((id) => !gained.includes(id)),
+      );
     }
   }
   if (plan.isDefault !== undefined) await setDefaultChannelInTx(tx, ctx.bus, c, plan.isDefault);
@@ -225,6 +249,11 @@ async function applyPlan(
     audit.push(row(AuditEventType.CHANNEL_MESSAGE_RETENTION_DAYS_CHANGED, valueChange(c.message_retention_days, plan.retention)));
     await update({ message_retention_days: plan.retention });
     await queueChannelUpdate(tx, ctx.bus, c, 'message_retention_days', plan.retention);
+  }
+  if (plan.unarchive) {
+    // Again in the transaction: a concurrent unarchive or unsubscribe must not slip through.
+    await checkUnarchive(tx.trx, c, c.invite_only);
+    c = await unarchiveChannelInTx(tx, ctx.bus, c);
   }
   if (plan.topicsPolicy !== undefined && plan.topicsPolicy !== c.topics_policy) {
     audit.push(row(AuditEventType.CHANNEL_PROPERTY_CHANGED, valueChange(c.topics_policy, plan.topicsPolicy, 'topics_policy')));

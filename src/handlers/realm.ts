@@ -3,7 +3,8 @@ import { doDeleteRealmIcon, doUploadRealmIcon } from '../actions/realm-icon';
 import { doDeleteRealmLogo, doUploadRealmLogo } from '../actions/realm-logo';
 import { doAddRealmDomain, doChangeRealmDomain, doRemoveRealmDomain, listRealmDomainsFor } from '../actions/realm-domains';
 import { doUpdateRealm } from '../actions/realm-settings';
-import { caller, HandlerTable } from '../http/handler';
+import { getRealmIconRedirect } from '../access/realm-icon';
+import { caller, HandlerTable, RESPONDED } from '../http/handler';
 
 export const realmHandlers: HandlerTable = {
   // The request schema has no defaults, so the parameters are exactly the settings sent.
@@ -21,6 +22,12 @@ export const realmHandlers: HandlerTable = {
   'delete-realm-domain': async (call) => {
     await doRemoveRealmDomain(call.ctx, caller(call).user, call.params.domain);
     return {};
+  },
+  'get-realm-icon': async (call) => {
+    // The query string as the client sent it (req.url: the pipeline rewrites originalUrl for the validator).
+    const url = call.req.url;
+    call.res.redirect(302, getRealmIconRedirect(caller(call), url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''));
+    return RESPONDED;
   },
   'upload-realm-icon': async (call) => doUploadRealmIcon(call.ctx, caller(call).user, call.files),
   'delete-realm-icon': async (call) => doDeleteRealmIcon(call.ctx, caller(call).user),

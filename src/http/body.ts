@@ -159,6 +159,12 @@ export interface ReceivedFile {
   file: PendingFile;
 }
 
+/** What `receiveUploads` read: the stored files and the text fields beside them. */
+export interface ReceivedUploads {
+  files: ReceivedFile[];
+  fields: Record<string, string | string[]>;
+}
+
 /**
  * The multipart body of an operation that takes a file (POST /user_uploads),
  * read only after the caller is authenticated, each file part streamed into
@@ -167,11 +173,16 @@ export interface ReceivedFile {
  * a second file part or a file over the size limit ends the request at once,
  * its bytes deleted before the answer; whatever the client still sends is
  * read and dropped. Resolves to the stored files, which the caller publishes
- * or aborts.
+ * or aborts, and the body's text fields: a Zulip client may send an
+ * operation's parameters beside the file (the web app sends POST
+ * /realm/logo's `night` so), and Django reads them as it reads any form
+ * field, so they go through the same parameter handling as any body's.
  */
-export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<ReceivedFile[]> {
-  return new Promise<ReceivedFile[]>((resolve, reject) => {
+export function receiveUploads(req: Request, res: Response, store: FileStore, limits: BodyLimits): Promise<ReceivedUploads> {
+  return new Promise<ReceivedUploads>((resolve, reject) => {
     const received: ReceivedFile[] = [];
+    // Prototype-free, as any parsed body: a field named __proto__ is just a field.
+    const fields: Record<string, string | string[]> = Object.create(null);
     const writes: Array<Promise<void>> = [];
     const secondFile = () => limits.secondFile?.() ?? new ApiError('You may only upload one file at a time');
     const refused = streamMultipart(
@@ -191,6 +202,10 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
         failWhenClientLeaves: true,
       },
       {
+        field(name, value) {
+          const prior = fields[name];
+          fields[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+        },
         file(name, stream, info, part) {
           if (received.length + writes.length >= 1) {
             stream.resume();
@@ -252,7 +267,7 @@ export function receiveUploads(req: Request, res: Response, store: FileStore, li
         read(settle) {
           void Promise.allSettled(writes).then(() => {
             if (!settle()) return;
-            resolve(received);
+            resolve({ files: received, fields });
           });
         },
       },

@@ -9,7 +9,7 @@ import { normalizeParams } from './params';
 import { matchRoute, type SpecIndex } from './spec';
 import { checkJsonQueryAsSent, requestValidator } from './validation';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
-import { openScope, scopeOf, type RequestScope } from './scope';
+import { openScope, scopeIfAny, scopeOf, type RequestScope } from './scope';
 
 /** Form bodies may hold this much (after decompression); Zulip's nginx allows far more for uploads only. */
 const FORM_BYTES = 5 * 1024 * 1024;
@@ -69,7 +69,9 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   router.use(bodyParsers(limits));
 
   router.use((req: Request, res: Response, next: NextFunction) => {
-    normalizeParams(req, scopeOf(res));
+    const s = scopeOf(res);
+    // An upload's parameters are normalised once its body has been read (below).
+    if (!s.deferUploads) normalizeParams(req, s);
     next();
   });
 
@@ -90,16 +92,22 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     next();
   });
 
-  router.use(requestValidator(spec.document, ctx.config.validateResponses));
-
+  // An upload's body is read here, after authentication and the rate limits, and before
+  // validation: the text fields beside the file are parameters like any body's (Django
+  // reads them so), normalised and validated as the fields of any other body.
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = scopeOf(res);
     if (s.deferUploads) {
       const rules = uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib);
-      s.receivedFiles = await receiveUploads(req, res, ctx.storage, { ...limits, ...rules });
+      const received = await receiveUploads(req, res, ctx.storage, { ...limits, ...rules });
+      s.receivedFiles = received.files;
+      req.body = received.fields;
+      normalizeParams(req, s);
     }
     next();
   });
+
+  router.use(requestValidator(spec.document, ctx.config.validateResponses));
 
   router.use(async (req: Request, res: Response) => {
     const s = scopeOf(res);
@@ -110,6 +118,14 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       // Files the handler did not publish are dropped (aborting a published one does nothing).
       if (files.length) await Promise.allSettled(files.map((f) => f.file.abort()));
     }
+  });
+
+  // A request refused after its files were stored (a parameter the validator refuses, a
+  // handler's error) leaves nothing behind: the answer waits for the deletions.
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const files = scopeIfAny(res)?.receivedFiles ?? [];
+    if (files.length === 0) return next(err);
+    void Promise.allSettled(files.map((f) => f.file.abort())).then(() => next(err));
   });
 
   async function runHandler(req: Request, res: Response, s: RequestScope): Promise<void> {
