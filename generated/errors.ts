@@ -234,6 +234,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'create-scheduled-message': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'STREAM_DOES_NOT_EXIST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'create-user': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
@@ -337,6 +345,15 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'delete-saved-snippet': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    404: ['BAD_REQUEST'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'delete-scheduled-message': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     404: ['BAD_REQUEST'],
@@ -504,6 +521,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'get-saved-snippets': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-scheduled-messages': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
@@ -897,6 +922,15 @@ export const OPERATION_ERRORS = {
   'update-realm-user-settings-defaults': {
     400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-scheduled-message': {
+    400: ['BAD_REQUEST', 'STREAM_DOES_NOT_EXIST'],
+    401: ['UNAUTHORIZED'],
+    404: ['BAD_REQUEST'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
     429: ['RATE_LIMIT_HIT'],

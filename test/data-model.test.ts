@@ -233,6 +233,7 @@ eachDatabase('data model', (dialect) => {
       '031_realm_domains',
       '032_realm_icon_logo',
       '033_linkifiers_playgrounds',
+      '037_scheduled_messages',
     ]);
   });
 });

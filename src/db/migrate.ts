@@ -30,6 +30,7 @@ import * as m030 from './migrations/030_retention';
 import * as m031 from './migrations/031_realm_domains';
 import * as m032 from './migrations/032_realm_icon_logo';
 import * as m033 from './migrations/033_linkifiers_playgrounds';
+import * as m037 from './migrations/037_scheduled_messages';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '031_realm_domains': m031,
   '032_realm_icon_logo': m032,
   '033_linkifiers_playgrounds': m033,
+  '037_scheduled_messages': m037,
 };
 
 /** Every migration this code knows, in the order they apply. */

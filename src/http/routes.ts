@@ -16,6 +16,7 @@ import { userTopicHandlers } from '../handlers/user-topics';
 import { customEmojiHandlers } from '../handlers/custom-emoji';
 import { profileFieldHandlers } from '../handlers/profile-fields';
 import { linkifierHandlers } from '../handlers/linkifiers';
+import { scheduledMessageHandlers } from '../handlers/scheduled-messages';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -38,6 +39,7 @@ export const HANDLERS: HandlerTable = {
   ...customEmojiHandlers,
   ...profileFieldHandlers,
   ...linkifierHandlers,
+  ...scheduledMessageHandlers,
 };
 
 /**

@@ -2,7 +2,7 @@ import type { InitialState } from './types';
 
 /**
  * The parts of the initial state for kinds of objects Parley does not have
- * (drafts, scheduled messages, muted users...) or features it
+ * (drafts, muted users...) or features it
  * does not offer (video calls, GIF pickers, billing): Zulip's value for a
  * user and organization that have none, keyed by the event type that owns
  * the keys. Clients that require a key (zulip-flutter reads muted_users
@@ -13,8 +13,6 @@ export const FIXED_PARTS = {
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
   navigation_views: () => ({ navigation_views: [] }),
   drafts: () => ({ drafts: [] }),
-  scheduled_messages: () => ({ scheduled_messages: [] }),
-  reminders: () => ({ reminders: [] }),
   muted_users: () => ({ muted_users: [] }),
   // The legacy form: always empty since feature level 176, even on servers with linkifiers.
   realm_filters: () => ({ realm_filters: [] }),
