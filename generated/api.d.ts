@@ -1413,6 +1413,56 @@ export interface paths {
         patch: operations["update-scheduled-message"];
         trace?: never;
     };
+    "/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get reminders
+         * @description Lists the caller's reminders not yet delivered, by delivery time (feature level 399).
+         */
+        get: operations["get-reminders"];
+        put?: never;
+        /**
+         * Create a message reminder
+         * @description Schedules a reminder about a message the caller can read (feature level 381; `note` from feature level 415): at `scheduled_delivery_timestamp` Notification Bot sends the caller a direct message quoting it, with a link to it and the note. The text is written again when it is sent (from the message as it then is, or as written now if the caller can no longer read it). The caller's clients learn of it through a reminders add event, and of its delivery through a reminders remove event.
+         */
+        post: operations["create-message-reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reminders/{reminder_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's reminders.
+                 * @example 1
+                 */
+                reminder_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a reminder
+         * @description Deletes one of the caller's reminders (feature level 399), so that it is never sent. The caller's clients learn of it through a reminders remove event.
+         */
+        delete: operations["delete-reminder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -6093,7 +6143,7 @@ export interface components {
             drafts?: components["schemas"]["Draft"][];
             /** @description The user's messages waiting to be sent, earliest first (feature level 179). */
             scheduled_messages?: components["schemas"]["ScheduledMessage"][];
-            /** @description The user's reminders not yet delivered (feature level 399); Parley has none. */
+            /** @description The user's reminders not yet delivered, earliest first (feature level 399). */
             reminders?: components["schemas"]["Reminder"][];
             /** @description The users the current user muted (feature level 48); Parley has no muting of users. */
             muted_users?: components["schemas"]["MutedUser"][];
@@ -7217,6 +7267,53 @@ export interface components {
             scheduled_message_id: number;
         };
         /**
+         * @description Reminders were created (feature level 399); sent to their owner's queues only.
+         * @example {
+         *       "id": 30,
+         *       "type": "reminders",
+         *       "op": "add",
+         *       "reminders": [
+         *         {
+         *           "reminder_id": 7,
+         *           "type": "private",
+         *           "to": [
+         *             8
+         *           ],
+         *           "content": "Hi",
+         *           "rendered_content": "<p>Hi</p>",
+         *           "scheduled_delivery_timestamp": 3165826990,
+         *           "failed": false,
+         *           "reminder_target_message_id": 42
+         *         }
+         *       ]
+         *     }
+         */
+        RemindersAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "add";
+            reminders: components["schemas"]["Reminder"][];
+        };
+        /**
+         * @description A reminder was deleted or delivered (feature level 399); sent to its owner's queues only.
+         * @example {
+         *       "id": 31,
+         *       "type": "reminders",
+         *       "op": "remove",
+         *       "reminder_id": 7
+         *     }
+         */
+        RemindersRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "remove";
+            reminder_id: number;
+        };
+        /**
          * @description A user came online (or changed presence_enabled). `email` is left out for queues registered with slim_presence; queues with the simplified_presence_events capability get PresenceModernEvent instead.
          * @example {
          *       "id": 30,
@@ -7509,7 +7606,7 @@ export interface components {
             realm_playgrounds: components["schemas"]["PlaygroundEntry"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -7958,6 +8055,61 @@ export interface components {
             /** @description The new Markdown content, checked as in send-message. */
             content?: string;
             scheduled_delivery_timestamp?: components["schemas"]["ScheduledDeliveryTimestamp"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "reminders": [
+         *         {
+         *           "reminder_id": 7,
+         *           "type": "private",
+         *           "to": [
+         *             8
+         *           ],
+         *           "content": "You requested a reminder for the following message.",
+         *           "rendered_content": "<p>You requested a reminder for the following message.</p>",
+         *           "scheduled_delivery_timestamp": 3165826990,
+         *           "failed": false,
+         *           "reminder_target_message_id": 42
+         *         }
+         *       ]
+         *     }
+         */
+        GetRemindersResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The caller's reminders not yet delivered, earliest first. */
+            reminders: components["schemas"]["Reminder"][];
+        };
+        /**
+         * @example {
+         *       "message_id": 42,
+         *       "scheduled_delivery_timestamp": 3165826990,
+         *       "note": "Reply to this"
+         *     }
+         */
+        CreateReminderRequest: {
+            /** @description The message to be reminded of; one the caller can read. */
+            message_id: number;
+            scheduled_delivery_timestamp: components["schemas"]["ScheduledDeliveryTimestamp"];
+            /** @description A note shown with the reminder (feature level 415), at most max_reminder_note_length (1,000) characters once trailing whitespace and leading blank lines are removed. */
+            note?: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "reminder_id": 7
+         *     }
+         */
+        CreateReminderResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description ID of the new reminder. */
+            reminder_id: number;
         };
         /**
          * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer) or the check does not apply (Redis, when this server does not use it).
@@ -13716,6 +13868,123 @@ export interface operations {
                      * @example {
                      *       "result": "error",
                      *       "msg": "Scheduled message does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's reminders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRemindersResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-message-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message_id": 42,
+                 *       "scheduled_delivery_timestamp": 3165826990
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateReminderRequest"];
+                /**
+                 * @example {
+                 *       "message_id": 42,
+                 *       "scheduled_delivery_timestamp": 3165826990
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CreateReminderRequest"];
+            };
+        };
+        responses: {
+            /** @description The new reminder's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateReminderResponse"];
+                };
+            };
+            /** @description A time not in the future, a message the caller cannot read, or a note too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's reminders.
+                 * @example 1
+                 */
+                reminder_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no reminder with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Reminder does not exist",
                      *       "code": "BAD_REQUEST"
                      *     }
                      */

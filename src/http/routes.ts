@@ -17,6 +17,7 @@ import { customEmojiHandlers } from '../handlers/custom-emoji';
 import { profileFieldHandlers } from '../handlers/profile-fields';
 import { linkifierHandlers } from '../handlers/linkifiers';
 import { scheduledMessageHandlers } from '../handlers/scheduled-messages';
+import { reminderHandlers } from '../handlers/reminders';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -40,6 +41,7 @@ export const HANDLERS: HandlerTable = {
   ...profileFieldHandlers,
   ...linkifierHandlers,
   ...scheduledMessageHandlers,
+  ...reminderHandlers,
 };
 
 /**
