@@ -1526,6 +1526,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scheduled_messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get scheduled messages
+         * @description Lists the caller's scheduled messages not yet sent, by delivery time (feature level 179). One whose delivery failed stays listed with `failed: true` (feature level 181) until it is edited or deleted.
+         */
+        get: operations["get-scheduled-messages"];
+        put?: never;
+        /**
+         * Create a scheduled message
+         * @description Stores a message to be sent at `scheduled_delivery_timestamp` (feature level 179). The message is checked as a send would be (recipients, posting permissions, content) when it is scheduled, and again when it is sent: a delivery the checks then refuse marks the scheduled message `failed` and Notification Bot tells the sender why. The caller's clients learn of it through a scheduled_messages add event. Delivery is within about a second of the time on an idle server; a message not sent within 10 minutes of its time (the server was down) fails instead of arriving late, as on Zulip.
+         */
+        post: operations["create-scheduled-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scheduled_messages/{scheduled_message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's scheduled messages.
+                 * @example 1
+                 */
+                scheduled_message_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a scheduled message
+         * @description Deletes one of the caller's scheduled messages (feature level 173), so that it is never sent. The caller's clients learn of it through a scheduled_messages remove event.
+         */
+        delete: operations["delete-scheduled-message"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a scheduled message
+         * @description Changes the recipients, topic, content or delivery time of one of the caller's scheduled messages (feature level 184). What is sent is merged with what is stored and checked again as a send would be. Changing `type` needs `to`, and changing it to a channel needs `topic`; a topic alone is ignored for a direct message. A scheduled message that failed needs a new `scheduled_delivery_timestamp`, and editing it clears `failed`. The caller's clients learn of the change through a scheduled_messages update event.
+         */
+        patch: operations["update-scheduled-message"];
+        trace?: never;
+    };
+    "/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get reminders
+         * @description Lists the caller's reminders not yet delivered, by delivery time (feature level 399).
+         */
+        get: operations["get-reminders"];
+        put?: never;
+        /**
+         * Create a message reminder
+         * @description Schedules a reminder about a message the caller can read (feature level 381; `note` from feature level 415): at `scheduled_delivery_timestamp` Notification Bot sends the caller a direct message quoting it, with a link to it and the note. The text is written again when it is sent (from the message as it then is, or as written now if the caller can no longer read it). The caller's clients learn of it through a reminders add event, and of its delivery through a reminders remove event.
+         */
+        post: operations["create-message-reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reminders/{reminder_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's reminders.
+                 * @example 1
+                 */
+                reminder_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a reminder
+         * @description Deletes one of the caller's reminders (feature level 399), so that it is never sent. The caller's clients learn of it through a reminders remove event.
+         */
+        delete: operations["delete-reminder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -5573,7 +5677,7 @@ export interface components {
             /** @description Last edit, UNIX seconds. */
             timestamp: number;
         };
-        /** @description A message the user asked the server to send later, not yet sent (feature level 179; Parley schedules none). */
+        /** @description A message the user asked the server to send later, not yet sent (feature level 179). */
         ScheduledMessage: {
             scheduled_message_id: number;
             /** @enum {string} */
@@ -5589,7 +5693,7 @@ export interface components {
             /** @description Whether sending it at its time failed (feature level 181). */
             failed: boolean;
         };
-        /** @description A reminder about a message, delivered later as a direct message to the user (feature level 399; Parley has none). */
+        /** @description A reminder about a message, delivered later as a direct message to the user (feature level 399). */
         Reminder: {
             reminder_id: number;
             /** @enum {string} */
@@ -6249,9 +6353,9 @@ export interface components {
             navigation_views?: components["schemas"]["NavigationView"][];
             /** @description The user's drafts kept on the server, the most recently edited first, at most 1,000 (Zulip's MAX_DRAFTS_IN_REGISTER_RESPONSE). */
             drafts?: components["schemas"]["Draft"][];
-            /** @description The user's messages waiting to be sent (feature level 179); Parley schedules none. */
+            /** @description The user's messages waiting to be sent, earliest first (feature level 179). */
             scheduled_messages?: components["schemas"]["ScheduledMessage"][];
-            /** @description The user's reminders not yet delivered (feature level 399); Parley has none. */
+            /** @description The user's reminders not yet delivered, earliest first (feature level 399). */
             reminders?: components["schemas"]["Reminder"][];
             /** @description The users the current user muted (feature level 48), in the order they were muted. */
             muted_users?: components["schemas"]["MutedUser"][];
@@ -7372,6 +7476,125 @@ export interface components {
             draft_id: number;
         };
         /**
+         * @description Scheduled messages were created (feature level 179); sent to the sender's queues only.
+         * @example {
+         *       "id": 27,
+         *       "type": "scheduled_messages",
+         *       "op": "add",
+         *       "scheduled_messages": [
+         *         {
+         *           "scheduled_message_id": 3,
+         *           "type": "stream",
+         *           "to": 9,
+         *           "topic": "Castle",
+         *           "content": "Hi",
+         *           "rendered_content": "<p>Hi</p>",
+         *           "scheduled_delivery_timestamp": 3165826990,
+         *           "failed": false
+         *         }
+         *       ]
+         *     }
+         */
+        ScheduledMessagesAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "add";
+            scheduled_messages: components["schemas"]["ScheduledMessage"][];
+        };
+        /**
+         * @description A scheduled message was edited, or its delivery failed (then with `failed: true`); sent to the sender's queues only.
+         * @example {
+         *       "id": 28,
+         *       "type": "scheduled_messages",
+         *       "op": "update",
+         *       "scheduled_message": {
+         *         "scheduled_message_id": 3,
+         *         "type": "private",
+         *         "to": [
+         *           8
+         *         ],
+         *         "content": "Hi",
+         *         "rendered_content": "<p>Hi</p>",
+         *         "scheduled_delivery_timestamp": 3165826990,
+         *         "failed": true
+         *       }
+         *     }
+         */
+        ScheduledMessagesUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "update";
+            scheduled_message: components["schemas"]["ScheduledMessage"];
+        };
+        /**
+         * @description A scheduled message was deleted or sent; sent to the sender's queues only.
+         * @example {
+         *       "id": 29,
+         *       "type": "scheduled_messages",
+         *       "op": "remove",
+         *       "scheduled_message_id": 3
+         *     }
+         */
+        ScheduledMessagesRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "remove";
+            scheduled_message_id: number;
+        };
+        /**
+         * @description Reminders were created (feature level 399); sent to their owner's queues only.
+         * @example {
+         *       "id": 30,
+         *       "type": "reminders",
+         *       "op": "add",
+         *       "reminders": [
+         *         {
+         *           "reminder_id": 7,
+         *           "type": "private",
+         *           "to": [
+         *             8
+         *           ],
+         *           "content": "Hi",
+         *           "rendered_content": "<p>Hi</p>",
+         *           "scheduled_delivery_timestamp": 3165826990,
+         *           "failed": false,
+         *           "reminder_target_message_id": 42
+         *         }
+         *       ]
+         *     }
+         */
+        RemindersAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "add";
+            reminders: components["schemas"]["Reminder"][];
+        };
+        /**
+         * @description A reminder was deleted or delivered (feature level 399); sent to its owner's queues only.
+         * @example {
+         *       "id": 31,
+         *       "type": "reminders",
+         *       "op": "remove",
+         *       "reminder_id": 7
+         *     }
+         */
+        RemindersRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "remove";
+            reminder_id: number;
+        };
+        /**
          * @description A user came online (or changed presence_enabled). `email` is left out for queues registered with slim_presence; queues with the simplified_presence_events capability get PresenceModernEvent instead.
          * @example {
          *       "id": 30,
@@ -7694,7 +7917,7 @@ export interface components {
             realm_playgrounds: components["schemas"]["PlaygroundEntry"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -8212,6 +8435,147 @@ export interface components {
             stream_id: components["schemas"]["Id"];
             /** @description The topic, compared ignoring case; the organization's name for the empty topic ("general chat") or the empty string means the empty topic. A non-empty topic in which the caller received no message is refused. */
             topic_name: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "scheduled_messages": [
+         *         {
+         *           "scheduled_message_id": 27,
+         *           "to": 14,
+         *           "type": "stream",
+         *           "content": "Hi",
+         *           "rendered_content": "<p>Hi</p>",
+         *           "topic": "Introduction",
+         *           "scheduled_delivery_timestamp": 1681662420,
+         *           "failed": false
+         *         }
+         *       ]
+         *     }
+         */
+        GetScheduledMessagesResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The caller's scheduled messages not yet sent, earliest delivery first. */
+            scheduled_messages: components["schemas"]["ScheduledMessage"][];
+        };
+        /** @description For a channel message, the channel's ID. For a direct message, a JSON list of the recipients' user IDs (the sender may be among them; a list of the sender alone is a note to self). A channel given as a list is refused with "Invalid data type for channel ID", a direct message's recipients given as one number with "Invalid data type for recipients", as on Zulip. */
+        ScheduledTo: components["schemas"]["Id"] | components["schemas"]["Id"][];
+        /** @description When to send the message, in UNIX seconds. Must be in the future ("Scheduled delivery time must be in the future."). */
+        ScheduledDeliveryTimestamp: number;
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "to": 9,
+         *       "topic": "Castle",
+         *       "content": "Nice to meet everyone!",
+         *       "scheduled_delivery_timestamp": 3165826990
+         *     }
+         */
+        CreateScheduledMessageRequest: {
+            /**
+             * @description `direct` (or the older `private`) for a direct message; `channel` (or the older `stream`) for a channel message.
+             * @enum {string}
+             */
+            type: "direct" | "private" | "stream" | "channel";
+            to: components["schemas"]["ScheduledTo"];
+            /** @description Topic of a channel message, as in send-message (truncated to 60 characters; required where the organization requires topics); ignored for a direct message. */
+            topic?: string;
+            /** @description Message content in Markdown, as in send-message: not empty after trimming, truncated at max_message_length (10,000) characters. */
+            content: string;
+            scheduled_delivery_timestamp: components["schemas"]["ScheduledDeliveryTimestamp"];
+            /** @description Whether the sent message starts read for the sender. By default, true when scheduled from an interactive client (the web and mobile apps), except for a message to oneself only, as on Zulip. */
+            read_by_sender?: boolean;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "scheduled_message_id": 42
+         *     }
+         */
+        CreateScheduledMessageResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description ID of the new scheduled message. */
+            scheduled_message_id: number;
+        };
+        /**
+         * @description The fields to change; at least one is required ("Nothing to change"). Those not sent keep their value.
+         * @example {
+         *       "content": "Hello again, everyone!"
+         *     }
+         */
+        UpdateScheduledMessageRequest: {
+            /**
+             * @description The new kind of message; needs `to`, and `topic` for a channel.
+             * @enum {string}
+             */
+            type?: "direct" | "private" | "stream" | "channel";
+            to?: components["schemas"]["ScheduledTo"];
+            /** @description The new topic; ignored for a direct message. */
+            topic?: string;
+            /** @description The new Markdown content, checked as in send-message. */
+            content?: string;
+            scheduled_delivery_timestamp?: components["schemas"]["ScheduledDeliveryTimestamp"];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "reminders": [
+         *         {
+         *           "reminder_id": 7,
+         *           "type": "private",
+         *           "to": [
+         *             8
+         *           ],
+         *           "content": "You requested a reminder for the following message.",
+         *           "rendered_content": "<p>You requested a reminder for the following message.</p>",
+         *           "scheduled_delivery_timestamp": 3165826990,
+         *           "failed": false,
+         *           "reminder_target_message_id": 42
+         *         }
+         *       ]
+         *     }
+         */
+        GetRemindersResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The caller's reminders not yet delivered, earliest first. */
+            reminders: components["schemas"]["Reminder"][];
+        };
+        /**
+         * @example {
+         *       "message_id": 42,
+         *       "scheduled_delivery_timestamp": 3165826990,
+         *       "note": "Reply to this"
+         *     }
+         */
+        CreateReminderRequest: {
+            /** @description The message to be reminded of; one the caller can read. */
+            message_id: number;
+            scheduled_delivery_timestamp: components["schemas"]["ScheduledDeliveryTimestamp"];
+            /** @description A note shown with the reminder (feature level 415), at most max_reminder_note_length (1,000) characters once trailing whitespace and leading blank lines are removed. */
+            note?: string;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "reminder_id": 7
+         *     }
+         */
+        CreateReminderResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description ID of the new reminder. */
+            reminder_id: number;
         };
         /**
          * @description `ok`, `failed`, or `skipped` when an earlier check failed (migrations are not read from a database that does not answer) or the check does not apply (Redis, when this server does not use it).
@@ -14209,6 +14573,309 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-scheduled-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's scheduled messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetScheduledMessagesResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-scheduled-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "stream",
+                 *       "to": 9,
+                 *       "topic": "Castle",
+                 *       "content": "Nice to meet everyone!",
+                 *       "scheduled_delivery_timestamp": 3165826990
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateScheduledMessageRequest"];
+                /**
+                 * @example {
+                 *       "type": "stream",
+                 *       "to": 9,
+                 *       "topic": "Castle",
+                 *       "content": "Nice to meet everyone!",
+                 *       "scheduled_delivery_timestamp": 3165826990
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CreateScheduledMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The new scheduled message's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateScheduledMessageResponse"];
+                };
+            };
+            /** @description A time not in the future, or a message a send would refuse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["StreamDoesNotExistError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-scheduled-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's scheduled messages.
+                 * @example 1
+                 */
+                scheduled_message_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no scheduled message with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Scheduled message does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-scheduled-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's scheduled messages.
+                 * @example 1
+                 */
+                scheduled_message_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "Hello again, everyone!"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateScheduledMessageRequest"];
+                /**
+                 * @example {
+                 *       "content": "Hello again, everyone!"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateScheduledMessageRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Nothing to change, a time not in the future, a message already sent, or a message a send would refuse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["StreamDoesNotExistError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no scheduled message with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Scheduled message does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's reminders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRemindersResponse"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "create-message-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message_id": 42,
+                 *       "scheduled_delivery_timestamp": 3165826990
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateReminderRequest"];
+                /**
+                 * @example {
+                 *       "message_id": 42,
+                 *       "scheduled_delivery_timestamp": 3165826990
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CreateReminderRequest"];
+            };
+        };
+        responses: {
+            /** @description The new reminder's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateReminderResponse"];
+                };
+            };
+            /** @description A time not in the future, a message the caller cannot read, or a note too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of one of the caller's reminders.
+                 * @example 1
+                 */
+                reminder_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no reminder with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Reminder does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

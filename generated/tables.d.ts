@@ -421,6 +421,26 @@ export interface TableRows {
     title: string;
     user_id: number;
   };
+  scheduled_messages: {
+    channel_id: number | null;
+    content: string;
+    delivered: DbBool;
+    delivered_message_id: number | null;
+    delivery_type: number;
+    failed: DbBool;
+    failure_message: string | null;
+    id: number;
+    read_by_sender: DbBool;
+    realm_id: number;
+    reminder_note: string | null;
+    reminder_target_message_id: number | null;
+    rendered_content: string;
+    scheduled_timestamp: number;
+    sender_id: number;
+    sending_client: string;
+    to_user_ids: string | null;
+    topic: string;
+  };
   submessages: {
     content: string;
     id: number;
@@ -955,6 +975,26 @@ export interface TableInserts {
     title: string;
     user_id: number;
   };
+  scheduled_messages: {
+    channel_id?: number | null;
+    content: string;
+    delivered?: DbBoolIn;
+    delivered_message_id?: number | null;
+    delivery_type?: number;
+    failed?: DbBoolIn;
+    failure_message?: string | null;
+    id?: number;
+    read_by_sender?: DbBoolIn;
+    realm_id: number;
+    reminder_note?: string | null;
+    reminder_target_message_id?: number | null;
+    rendered_content: string;
+    scheduled_timestamp: number;
+    sender_id: number;
+    sending_client: string;
+    to_user_ids?: string | null;
+    topic?: string;
+  };
   submessages: {
     content: string;
     id?: number;
@@ -1124,6 +1164,7 @@ declare module 'knex/types/tables' {
     realms: Knex.CompositeTableType<TableRows['realms'], Written<TableInserts['realms']>, Partial<Written<TableInserts['realms']>>>;
     recipients: Knex.CompositeTableType<TableRows['recipients'], Written<TableInserts['recipients']>, Partial<Written<TableInserts['recipients']>>>;
     saved_snippets: Knex.CompositeTableType<TableRows['saved_snippets'], Written<TableInserts['saved_snippets']>, Partial<Written<TableInserts['saved_snippets']>>>;
+    scheduled_messages: Knex.CompositeTableType<TableRows['scheduled_messages'], Written<TableInserts['scheduled_messages']>, Partial<Written<TableInserts['scheduled_messages']>>>;
     submessages: Knex.CompositeTableType<TableRows['submessages'], Written<TableInserts['submessages']>, Partial<Written<TableInserts['submessages']>>>;
     subscriptions: Knex.CompositeTableType<TableRows['subscriptions'], Written<TableInserts['subscriptions']>, Partial<Written<TableInserts['subscriptions']>>>;
     unread_horizons: Knex.CompositeTableType<TableRows['unread_horizons'], Written<TableInserts['unread_horizons']>, Partial<Written<TableInserts['unread_horizons']>>>;

@@ -11,6 +11,7 @@ import { RequestTracker, shutDown } from './shutdown';
 import { startUploadSweep } from './actions/uploads';
 import { startRetentionArchiver } from './actions/retention';
 import { startInvalidationPoll } from './cache/remote';
+import { DEFAULT_SCHEDULER_OPTIONS, startScheduledDelivery } from './actions/scheduled-delivery';
 import { listenFailure, startupFailureLine } from './startup-errors';
 import { keepWritesFromBlockingExit } from './stdio';
 
@@ -47,6 +48,12 @@ async function main(): Promise<void> {
   const stopCachePoll = startInvalidationPoll(ctx.db, ctx.caches, config.cachePollMs, (err) =>
     log.warn({ err }, 'reading cache invalidations failed'),
   );
+  // Scheduled messages and reminders: one process of a cluster delivers (a lease), on time.
+  const stopScheduler = startScheduledDelivery(ctx, {
+    ...DEFAULT_SCHEDULER_OPTIONS,
+    onError: (err) => log.error({ err }, 'scheduled delivery failed'),
+    onFailed: (row, reason) => log.info({ scheduled_message_id: row.id, reason }, 'scheduled message not sent'),
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
@@ -84,7 +91,11 @@ async function main(): Promise<void> {
       server,
       tracker,
       metricsServer,
-      stopTimers: () => (stopSweep(), stopCachePoll(), stopRetention()),
+      stopTimers: async () => {
+        stopSweep();
+        stopCachePoll();
+        await Promise.all([stopRetention(), stopScheduler()]);
+      },
       timeoutMs: config.shutdownTimeoutMs,
     }).then(
       () => process.exit(0),

@@ -235,6 +235,7 @@ eachDatabase('data model', (dialect) => {
       '033_linkifiers_playgrounds',
       '034_linkifier_reverse',
       '036_drafts',
+      '037_scheduled_messages',
       '038_muted_users',
     ]);
   });

@@ -20,6 +20,8 @@ import { customEmojiHandlers } from '../handlers/custom-emoji';
 import { profileFieldHandlers } from '../handlers/profile-fields';
 import { linkifierHandlers } from '../handlers/linkifiers';
 import { mutedUserHandlers } from '../handlers/muted-users';
+import { scheduledMessageHandlers } from '../handlers/scheduled-messages';
+import { reminderHandlers } from '../handlers/reminders';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -46,6 +48,8 @@ export const HANDLERS: HandlerTable = {
   ...profileFieldHandlers,
   ...linkifierHandlers,
   ...mutedUserHandlers,
+  ...scheduledMessageHandlers,
+  ...reminderHandlers,
 };
 
 /**

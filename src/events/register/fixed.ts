@@ -11,8 +11,6 @@ import type { InitialState } from './types';
 export const FIXED_PARTS = {
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
   navigation_views: () => ({ navigation_views: [] }),
-  scheduled_messages: () => ({ scheduled_messages: [] }),
-  reminders: () => ({ reminders: [] }),
   // The legacy form: always empty since feature level 176, even on servers with linkifiers.
   realm_filters: () => ({ realm_filters: [] }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),

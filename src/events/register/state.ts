@@ -22,6 +22,8 @@ import { realmState } from './realm';
 import { channelFoldersState, defaultStreamsState, streamsState } from './channels';
 import { FIXED_PARTS } from './fixed';
 import { draftsState } from './drafts';
+import { DeliveryType, listUndelivered } from '../../queries/scheduled-messages';
+import { toApiReminder, toApiScheduledMessage } from '../../serializers/scheduled-messages';
 import { recentDmState, starredMessagesState } from './messages';
 import { presenceState, userStatusState } from './presence';
 import { loadRealmChannels, subscriptionState } from './subscriptions';
@@ -51,7 +53,8 @@ export const wantsUnreadState = (fetchEventTypes: ReadonlySet<string> | null): b
  * `subscription`, `stream`, `default_streams`, `channel_folders`,
  * `realm_user_groups`, `message` (max_message_id), `message` with
  * `update_message_flags` (unread_msgs), `starred_messages`,
- * `recent_private_conversations`, `saved_snippets`, `drafts`, `alert_words`,
+ * `recent_private_conversations`, `saved_snippets`, `drafts`, `scheduled_messages`,
+ * `reminders`, `alert_words`,
  * `realm_emoji`, `realm_linkifiers`, `realm_playgrounds`, `presence`,
  * `user_status`, `user_topic`, `muted_topics`, `muted_users`,
  * and Zulip's empty values for the kinds of objects Parley does not have
@@ -134,6 +137,10 @@ export async function buildInitialState(ctx: AppContext, caller: Caller, r: Stat
   if (want('recent_private_conversations')) add(recentDmState(db, user.id));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
   if (want('drafts')) add(draftsState(db, user.id));
+  if (want('scheduled_messages')) {
+    add(listUndelivered(db, user.id, DeliveryType.SEND_LATER).then((rows) => ({ scheduled_messages: rows.map(toApiScheduledMessage) })));
+  }
+  if (want('reminders')) add(listUndelivered(db, user.id, DeliveryType.REMIND).then((rows) => ({ reminders: rows.map(toApiReminder) })));
   if (want('device')) add(listClientDevices(db, user.id).then((rows) => ({ devices: toApiClientDevices(rows, nowSeconds()) })));
   if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
   if (want('presence')) {
