@@ -36,7 +36,7 @@ function normalizeNote(raw: string): string {
 
 /** GET /reminders: the caller's reminders not yet delivered, earliest first. */
 export async function getReminders(ctx: AppContext, user: UserRow): Promise<Data<'get-reminders'>> {
-  const rows = await listUndelivered(ctx.db, user.id, DeliveryType.REMIND);
+  const rows = await listUndelivered(ctx.db, user.id, [DeliveryType.REMIND]);
   return { reminders: rows.map(toApiReminder) };
 }
 

@@ -159,7 +159,7 @@ export function scheduledRemoveEvent(id: number): EventBody<Schema<'ScheduledMes
 
 /** GET /scheduled_messages: the caller's undelivered scheduled messages, earliest first. */
 export async function getScheduledMessages(ctx: AppContext, user: UserRow): Promise<Data<'get-scheduled-messages'>> {
-  const rows = await listUndelivered(ctx.db, user.id, DeliveryType.SEND_LATER);
+  const rows = await listUndelivered(ctx.db, user.id, [DeliveryType.SEND_LATER]);
   return { scheduled_messages: rows.map(toApiScheduledMessage) };
 }
 

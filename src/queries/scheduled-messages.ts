@@ -88,9 +88,10 @@ export async function insertScheduledMessage(q: Q, row: NewScheduledMessage): Pr
 }
 
 /** The user's undelivered items of one kind (failed ones included, as Zulip lists them), by delivery time. */
-export async function listUndelivered(q: Q, senderId: number, deliveryType: DeliveryTypeValue): Promise<ScheduledMessageRow[]> {
+export async function listUndelivered(q: Q, senderId: number, deliveryTypes: readonly DeliveryTypeValue[]): Promise<ScheduledMessageRow[]> {
   const rows = await q('scheduled_messages')
-    .where({ sender_id: senderId, delivery_type: deliveryType, delivered: false })
+    .where({ sender_id: senderId, delivered: false })
+    .whereIn('delivery_type', deliveryTypes)
     .orderBy([{ column: 'scheduled_timestamp' }, { column: 'id' }])
     .select(...COLUMNS);
   return rows.map(toRow);

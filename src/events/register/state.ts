@@ -137,10 +137,21 @@ export async function buildInitialState(ctx: AppContext, caller: Caller, r: Stat
   if (want('recent_private_conversations')) add(recentDmState(db, user.id));
   if (want('saved_snippets')) add(listSavedSnippets(db, user.id).then((saved_snippets) => ({ saved_snippets })));
   if (want('drafts')) add(draftsState(db, user.id));
-  if (want('scheduled_messages')) {
-    add(listUndelivered(db, user.id, DeliveryType.SEND_LATER).then((rows) => ({ scheduled_messages: rows.map(toApiScheduledMessage) })));
+  // Scheduled messages and reminders are rows of one table: one statement reads both.
+  const undelivered = [
+    ...(want('scheduled_messages') ? [DeliveryType.SEND_LATER] : []),
+    ...(want('reminders') ? [DeliveryType.REMIND] : []),
+  ];
+  if (undelivered.length) {
+    add(
+      listUndelivered(db, user.id, undelivered).then((rows) => ({
+        ...(want('scheduled_messages') && {
+          scheduled_messages: rows.filter((r) => r.delivery_type === DeliveryType.SEND_LATER).map(toApiScheduledMessage),
+        }),
+        ...(want('reminders') && { reminders: rows.filter((r) => r.delivery_type === DeliveryType.REMIND).map(toApiReminder) }),
+      })),
+    );
   }
-  if (want('reminders')) add(listUndelivered(db, user.id, DeliveryType.REMIND).then((rows) => ({ reminders: rows.map(toApiReminder) })));
   if (want('device')) add(listClientDevices(db, user.id).then((rows) => ({ devices: toApiClientDevices(rows, nowSeconds()) })));
   if (want('alert_words')) add(listAlertWords(db, user.id).then((alert_words) => ({ alert_words })));
   if (want('presence')) {
