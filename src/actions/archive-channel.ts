@@ -126,6 +126,11 @@ export async function unarchiveChannelInTx(tx: Tx, bus: EventBus, channel: Chann
     bus.publish({ event: update, userIds: audience, archivedChannels: true });
     bus.publish({ event: create, userIds: audience, archivedChannels: false });
   });
-  await insertAuditLog(tx.trx, { realmId: live.realm_id, actorId: null, channelId: live.id, eventType: AuditEventType.CHANNEL_REACTIVATED });
+  await insertAuditLog(tx.trx, {
+    realmId: live.realm_id,
+    actorId: null,
+    channelId: live.id,
+    eventType: AuditEventType.CHANNEL_REACTIVATED,
+  });
   return live;
 }
