@@ -12,22 +12,24 @@ import { renderMessage } from '../src/markdown/zulip';
 const RUNS = Number(process.env.LINKIFIER_RUNS ?? 200);
 
 /** Ten linkifiers of the kinds organizations write (issue trackers, commits, tickets). */
-const LINKIFIERS: Linkifier[] = [
-  { id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}' },
-  { id: 2, pattern: '#M(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip-mobile/issues/{id}' },
-  {
-    id: 3,
-    pattern: '(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)',
-    url_template: 'https://github.com/{org}/{repo}/issues/{id}',
-  },
-  { id: 4, pattern: '[0-9a-f]{7}(?P<rest>[0-9a-f]{0,33})', url_template: 'https://github.com/zulip/zulip/commit/{rest}' },
-  { id: 5, pattern: 'RT #(?P<id>[0-9]{1,8})', url_template: 'https://rt.example.com/Ticket/Display.html?id={id}' },
-  { id: 6, pattern: 'JIRA-(?P<id>[0-9]+)', url_template: 'https://jira.example.com/browse/JIRA-{id}' },
-  { id: 7, pattern: 'CVE-(?P<year>[0-9]{4})-(?P<id>[0-9]+)', url_template: 'https://cve.example.org/{year}-{id}' },
-  { id: 8, pattern: 'PR (?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/pull/{id}' },
-  { id: 9, pattern: 'doc:(?P<path>[a-z/]+)', url_template: 'https://docs.example.com/{+path}' },
-  { id: 10, pattern: 'T(?P<id>[0-9]{4,6})', url_template: 'https://phab.example.com/T{id}' },
-];
+const LINKIFIERS: Linkifier[] = (
+  [
+    { id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}' },
+    { id: 2, pattern: '#M(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip-mobile/issues/{id}' },
+    {
+      id: 3,
+      pattern: '(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)',
+      url_template: 'https://github.com/{org}/{repo}/issues/{id}',
+    },
+    { id: 4, pattern: '[0-9a-f]{7}(?P<rest>[0-9a-f]{0,33})', url_template: 'https://github.com/zulip/zulip/commit/{rest}' },
+    { id: 5, pattern: 'RT #(?P<id>[0-9]{1,8})', url_template: 'https://rt.example.com/Ticket/Display.html?id={id}' },
+    { id: 6, pattern: 'JIRA-(?P<id>[0-9]+)', url_template: 'https://jira.example.com/browse/JIRA-{id}' },
+    { id: 7, pattern: 'CVE-(?P<year>[0-9]{4})-(?P<id>[0-9]+)', url_template: 'https://cve.example.org/{year}-{id}' },
+    { id: 8, pattern: 'PR (?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/pull/{id}' },
+    { id: 9, pattern: 'doc:(?P<path>[a-z/]+)', url_template: 'https://docs.example.com/{+path}' },
+    { id: 10, pattern: 'T(?P<id>[0-9]{4,6})', url_template: 'https://phab.example.com/T{id}' },
+  ] satisfies Array<Pick<Linkifier, 'id' | 'pattern' | 'url_template'>>
+).map((l) => ({ ...l, example_input: null, reverse_template: null, alternative_url_templates: [] }));
 
 const MESSAGES: Record<string, string> = {
   'short, one match': 'Fixed in #1234, thanks!',
