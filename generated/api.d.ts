@@ -5635,7 +5635,7 @@ export interface components {
              */
             display_in_profile_summary?: true;
             /**
-             * @description Present (and true) only for fields whose values also match users in typeahead (feature level 455). Parley has no such fields.
+             * @description Present (and true) only for fields whose values also match users in typeahead: short text and external account fields (feature level 455).
              * @enum {boolean}
              */
             use_for_user_matching?: true;
@@ -8882,6 +8882,11 @@ export interface components {
              * @default true
              */
             editable_by_user: boolean;
+            /**
+             * @description Match users by this field's value in typeahead; a short text or external account field only (feature level 455).
+             * @default false
+             */
+            use_for_user_matching: boolean;
         };
         /**
          * @example {
@@ -8912,6 +8917,8 @@ export interface components {
             required?: boolean;
             /** @description Whether users may set their own value (feature level 296). */
             editable_by_user?: boolean;
+            /** @description Match users by this field's value in typeahead; a short text or external account field only (feature level 455). */
+            use_for_user_matching?: boolean;
         };
         RemoveOwnProfileDataRequest: {
             /** @description IDs of the fields whose values to remove, at most 1,000. */

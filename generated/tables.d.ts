@@ -181,6 +181,7 @@ export interface TableRows {
     order: number;
     realm_id: number;
     required: DbBool;
+    use_for_user_matching: DbBool;
   };
   custom_profile_values: {
     field_id: number;
@@ -735,6 +736,7 @@ export interface TableInserts {
     order?: number;
     realm_id: number;
     required?: DbBoolIn;
+    use_for_user_matching?: DbBoolIn;
   };
   custom_profile_values: {
     field_id: number;

@@ -234,6 +234,7 @@ eachDatabase('data model', (dialect) => {
       '032_realm_icon_logo',
       '033_linkifiers_playgrounds',
       '034_linkifier_reverse',
+      '035_profile_field_user_matching',
       '036_drafts',
       '037_scheduled_messages',
       '038_muted_users',

@@ -249,6 +249,38 @@ eachDatabase('custom profile fields', (dialect) => {
       // A field already in the summary does not count against itself.
       expect((await update('admin', second, { display_in_profile_summary: true, hint: 'kept' })).status).toBe(200);
     });
+
+    it('matches users by a short text or external account field only (use_for_user_matching, level 455), sent only when true', async () => {
+      const text = await field(FieldType.SHORT_TEXT, { use_for_user_matching: true });
+      const account = await field(FieldType.EXTERNAL_ACCOUNT, { field_data: { subtype: 'github' }, use_for_user_matching: true });
+      const plain = await field(FieldType.SHORT_TEXT);
+      for (const fieldType of [FieldType.LONG_TEXT, FieldType.URL, FieldType.PRONOUNS, FieldType.DATE]) {
+        await expectRefused(
+          () => create('admin', { name: uniqueName(), field_type: fieldType, use_for_user_matching: true }),
+          refusal('Field type not supported for user matching.'),
+        );
+      }
+      const link = await field(FieldType.URL);
+      await expectRefused(
+        () => update('admin', link, { use_for_user_matching: true }),
+        refusal('Field type not supported for user matching.'),
+      );
+      const byId = new Map((await list()).map((f) => [f.id as number, f]));
+      expect(byId.get(text)!.use_for_user_matching).toBe(true);
+      expect(byId.get(account)!.use_for_user_matching).toBe(true);
+      expect(byId.get(plain)!).not.toHaveProperty('use_for_user_matching');
+      // Switched on and off by an update, announced in the field list as every change is.
+      const { result: on, deliveries } = await captureEvents(t, () => update('admin', plain, { use_for_user_matching: true }));
+      expect(on.status).toBe(200);
+      const announced = deliveries.find((d) => d.event.type === 'custom_profile_fields')!.event;
+      expect(announced).toMatchObject({
+        fields: expect.arrayContaining([expect.objectContaining({ id: plain, use_for_user_matching: true })]),
+      });
+      expect((await update('admin', text, { use_for_user_matching: false })).status).toBe(200);
+      const after = new Map((await list()).map((f) => [f.id as number, f]));
+      expect(after.get(plain)!.use_for_user_matching).toBe(true);
+      expect(after.get(text)!).not.toHaveProperty('use_for_user_matching');
+    });
   });
 
   describe('updating', () => {

@@ -67,7 +67,8 @@ export async function doCreateProfileField(
     if (display && (await countSummaryFields(tx.trx, actor.realm_id, null)) >= MAX_SUMMARY_FIELDS) throw summaryFull();
     const name = (p.name ?? '').trim();
     const hint = p.hint ?? '';
-    checkFieldDefinition({ name, hint, fieldType: p.field_type, fieldData, displayInProfileSummary: display });
+    const useForUserMatching = p.use_for_user_matching ?? false;
+    checkFieldDefinition({ name, hint, fieldType: p.field_type, fieldData, displayInProfileSummary: display, useForUserMatching });
     const kind = defaultExternalAccount(p.field_type, fieldData);
     const row = {
       realm_id: actor.realm_id,
@@ -79,6 +80,7 @@ export async function doCreateProfileField(
       display_in_profile_summary: display,
       required: p.required ?? false,
       editable_by_user: p.editable_by_user ?? true,
+      use_for_user_matching: useForUserMatching,
     };
     if (await isFieldNameTaken(tx.trx, actor.realm_id, row.name, null)) throw labelTaken();
     const id = await insertCustomProfileField(tx.trx, row);
@@ -116,6 +118,7 @@ export async function doUpdateProfileField(ctx: AppContext, actor: UserRow, p: P
       fieldType: field.field_type,
       fieldData: p.field_data ?? storedData,
       displayInProfileSummary: p.display_in_profile_summary ?? field.display_in_profile_summary,
+      useForUserMatching: p.use_for_user_matching ?? field.use_for_user_matching,
     });
     const change: CustomProfileFieldChange = {};
     if (name !== undefined) change.name = name;
@@ -123,6 +126,7 @@ export async function doUpdateProfileField(ctx: AppContext, actor: UserRow, p: P
     if (p.required !== undefined) change.required = p.required;
     if (p.display_in_profile_summary !== undefined) change.display_in_profile_summary = p.display_in_profile_summary;
     if (p.editable_by_user !== undefined) change.editable_by_user = p.editable_by_user;
+    if (p.use_for_user_matching !== undefined) change.use_for_user_matching = p.use_for_user_matching;
     const data = p.field_data ? storedFieldData(field.field_type, p.field_data) : null;
     if (data !== null) {
       change.field_data = data;

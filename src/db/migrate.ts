@@ -31,6 +31,7 @@ import * as m031 from './migrations/031_realm_domains';
 import * as m032 from './migrations/032_realm_icon_logo';
 import * as m033 from './migrations/033_linkifiers_playgrounds';
 import * as m034 from './migrations/034_linkifier_reverse';
+import * as m035 from './migrations/035_profile_field_user_matching';
 import * as m036 from './migrations/036_drafts';
 import * as m037 from './migrations/037_scheduled_messages';
 import * as m038 from './migrations/038_muted_users';
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '032_realm_icon_logo': m032,
   '033_linkifiers_playgrounds': m033,
   '034_linkifier_reverse': m034,
+  '035_profile_field_user_matching': m035,
   '036_drafts': m036,
   '037_scheduled_messages': m037,
   '038_muted_users': m038,

@@ -176,6 +176,7 @@ export interface FieldDefinition {
   fieldType: number;
   fieldData: FieldDataInput;
   displayInProfileSummary: boolean;
+  useForUserMatching: boolean;
 }
 
 /**
@@ -184,6 +185,9 @@ export interface FieldDefinition {
  * whose label and hint are the kind's), then the type itself, then whether
  * the type may be shown in the profile summary.
  */
+/** The field types whose values clients may match users by (Zulip's use_for_user_matching, level 455). */
+const USER_MATCHING_TYPES: ReadonlySet<number> = new Set([FieldType.SHORT_TEXT, FieldType.EXTERNAL_ACCOUNT]);
+
 export function checkFieldDefinition(d: FieldDefinition): void {
   if (d.fieldType === FieldType.SELECT) checkChoices(d.fieldData);
   else if (d.fieldType === FieldType.EXTERNAL_ACCOUNT) checkExternalAccountData(d.fieldData);
@@ -194,6 +198,10 @@ export function checkFieldDefinition(d: FieldDefinition): void {
     if ([...d.name].length > FIELD_NAME_MAX_LENGTH) throw new ApiError(`name is too long (limit: ${FIELD_NAME_MAX_LENGTH} characters)`);
   }
   if (!ALL_FIELD_TYPES.has(d.fieldType)) throw new ApiError('Invalid field type.');
+  // Feature level 455: typeahead matches users by a short text or external account value only.
+  if (d.useForUserMatching && !USER_MATCHING_TYPES.has(d.fieldType)) {
+    throw new ApiError('Field type not supported for user matching.');
+  }
   // Since feature level 476 only a Users field is refused (long text may be shown).
   if (d.displayInProfileSummary && d.fieldType === FieldType.USER) {
     throw new ApiError('Field type not supported for display in profile summary.');

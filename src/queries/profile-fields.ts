@@ -72,7 +72,18 @@ export type { CustomProfileFieldRow };
 export async function getCustomProfileField(q: Q, realmId: number, id: number): Promise<CustomProfileFieldRow | undefined> {
   const row = await q('custom_profile_fields')
     .where({ realm_id: realmId, id })
-    .first('id', 'name', 'hint', 'field_type', 'field_data', 'order', 'display_in_profile_summary', 'required', 'editable_by_user');
+    .first(
+      'id',
+      'name',
+      'hint',
+      'field_type',
+      'field_data',
+      'order',
+      'display_in_profile_summary',
+      'required',
+      'editable_by_user',
+      'use_for_user_matching',
+    );
   return row ? mapBools<CustomProfileFieldRow>(row) : undefined;
 }
 
@@ -102,6 +113,7 @@ export interface NewCustomProfileField {
   display_in_profile_summary: boolean;
   required: boolean;
   editable_by_user: boolean;
+  use_for_user_matching: boolean;
 }
 
 /** Adds a field at the end of the order (Zulip sets a new field's order to its id). */
@@ -112,7 +124,10 @@ export async function insertCustomProfileField(q: Q, row: NewCustomProfileField)
 }
 
 export type CustomProfileFieldChange = Partial<
-  Pick<CustomProfileFieldRow, 'name' | 'hint' | 'field_data' | 'display_in_profile_summary' | 'required' | 'editable_by_user'>
+  Pick<
+    CustomProfileFieldRow,
+    'name' | 'hint' | 'field_data' | 'display_in_profile_summary' | 'required' | 'editable_by_user' | 'use_for_user_matching'
+  >
 >;
 
 export async function updateCustomProfileField(q: Q, id: number, change: CustomProfileFieldChange): Promise<void> {

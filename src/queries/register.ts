@@ -226,6 +226,7 @@ export interface CustomProfileFieldRow {
   display_in_profile_summary: boolean;
   required: boolean;
   editable_by_user: boolean;
+  use_for_user_matching: boolean;
 }
 
 /** The organization's custom profile fields in display order (Zulip orders them by `order`). */
@@ -233,7 +234,18 @@ export async function listCustomProfileFields(q: Q, realmId: number): Promise<Cu
   const rows = await q('custom_profile_fields')
     .where({ realm_id: realmId })
     .orderBy(['order', 'id'])
-    .select('id', 'name', 'hint', 'field_type', 'field_data', 'order', 'display_in_profile_summary', 'required', 'editable_by_user');
+    .select(
+      'id',
+      'name',
+      'hint',
+      'field_type',
+      'field_data',
+      'order',
+      'display_in_profile_summary',
+      'required',
+      'editable_by_user',
+      'use_for_user_matching',
+    );
   return rows.map((r) => mapBools<CustomProfileFieldRow>(r));
 }
 

@@ -130,6 +130,7 @@ const BOOL_COLUMNS = new Set([
   'display_in_profile_summary',
   'required',
   'editable_by_user',
+  'use_for_user_matching',
 ]);
 
 /** Both drivers return booleans as 0/1; the row mappers turn them into booleans (NULL stays NULL). */

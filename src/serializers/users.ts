@@ -211,7 +211,7 @@ export function toApiRealmBot(botId: number): Schema<'RealmBot'> {
   };
 }
 
-/** A custom profile field as POST /register lists it; display_in_profile_summary only when true, as Zulip. */
+/** A custom profile field as POST /register lists it; display_in_profile_summary and use_for_user_matching only when true, as Zulip. */
 export function toApiCustomProfileField(f: CustomProfileFieldRow): Schema<'CustomProfileField'> {
   const out: Schema<'CustomProfileField'> = {
     id: f.id,
@@ -224,6 +224,7 @@ export function toApiCustomProfileField(f: CustomProfileFieldRow): Schema<'Custo
     editable_by_user: f.editable_by_user,
   };
   if (f.display_in_profile_summary) out.display_in_profile_summary = true;
+  if (f.use_for_user_matching) out.use_for_user_matching = true;
   return out;
 }
 
