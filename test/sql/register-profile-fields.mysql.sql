@@ -1,1 +1,1 @@
-select `id`, `name`, `hint`, `field_type`, `field_data`, `order`, `display_in_profile_summary`, `required`, `editable_by_user` from `custom_profile_fields` where `realm_id` = ? order by `order` asc, `id` asc;
+select `id`, `name`, `hint`, `field_type`, `field_data`, `order`, `display_in_profile_summary`, `required`, `editable_by_user`, `use_for_user_matching` from `custom_profile_fields` where `realm_id` = ? order by `order` asc, `id` asc;
