@@ -8,7 +8,8 @@ import { effectiveTopicsPolicy, normalizeContent, normalizeTopic } from '../doma
 import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
-import { canSeeChannel, inGroup, Caller, Viewer } from '../access/viewer';
+import { canReadChannelHistory, canSeeChannel, inGroup, Caller, Viewer } from '../access/viewer';
+import { applyPoliciesOnSend, decideSenderPolicy } from './automatic-topic-policies';
 import { checkCanAccessUsers } from '../access/user-access';
 import { ChannelRow, getActiveSubscriberIds } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
@@ -58,6 +59,12 @@ export interface SendOptions {
   linkifiers?: readonly CompiledLinkifier[];
   /** Who muted the sender (src/cache/muting-users.ts); read in the transaction when not given. */
   mutingUsers?: ReadonlySet<number>;
+  /**
+   * Filled by the send: the policy the sender's automatic follow/unmute
+   * settings gave them for the topic, which POST /messages reports as
+   * automatic_new_visibility_policy.
+   */
+  outcome?: { automaticNewVisibilityPolicy?: number };
 }
 
 /** Clients whose users read what they send as they send it (Zulip's default_read_by_sender). */
@@ -93,11 +100,13 @@ export async function doSendMessage(
     messageCache: ctx.messageCache,
     linkifiers: await ctx.caches.linkifiers.get(viewer.realm.id),
     mutingUsers: await ctx.caches.mutingUsers.get(viewer.user.id),
+    outcome: {},
   };
   const id = (await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts))).committed();
   // Sending is activity: partial subscriber lists keep users active in the last 14 days.
   await recordActivity(ctx, viewer.user.id);
-  return { id };
+  const policy = opts.outcome?.automaticNewVisibilityPolicy;
+  return policy === undefined ? { id } : { id, automatic_new_visibility_policy: policy as 2 | 3 };
 }
 
 async function resolveTarget(ctx: AppContext, viewer: Viewer, p: Params<'send-message'>): Promise<SendTarget> {
@@ -203,10 +212,13 @@ export async function sendMessageInTx(
   let receivers: readonly number[];
   let topic = '';
   let topicParticipants: number[] = [];
+  let senderPolicy: Awaited<ReturnType<typeof decideSenderPolicy>> = null;
   if (target.kind === 'channel') {
     const { channel } = target;
     topic = target.topic;
     if (!opts.internal) await checkCanPost(tx, viewer, realm, channel, topic);
+    // Decided before the message is stored: whether the sender starts the topic.
+    if (bus) senderPolicy = await decideSenderPolicy(tx, sender, channel, topic, canReadChannelHistory(viewer, channel));
     recipient = {
       id: channel.recipient_id,
       type: RecipientType.CHANNEL,
@@ -293,6 +305,23 @@ export async function sendMessageInTx(
   if (target.kind === 'channel' && target.channel.first_message_id === null) {
     await setChannelFirstMessageId(tx.trx, target.channel.id, await tx.idOf(inserted.id));
   }
+  // The automatic topic policies of the sender and of those mentioned; their
+  // events go out before the message's, as Zulip sends them. Without a bus
+  // (the demo organization's history) nobody is watching, and none are set.
+  let policiesBefore: Map<number, number> | null = null;
+  if (target.kind === 'channel' && bus) {
+    policiesBefore = await applyPoliciesOnSend(
+      tx,
+      { bus },
+      sender.id,
+      senderPolicy,
+      target.channel,
+      topic,
+      rendered.mentionedUserIds,
+      receivers,
+    );
+    if (senderPolicy && opts.outcome) opts.outcome.automaticNewVisibilityPolicy = senderPolicy.policy;
+  }
   // Content starting with /poll, /todo or /rsvp makes the message a widget:
   // its definition is the message's first submessage, from the sender.
   const widget = widgetFromContent(content);
@@ -353,6 +382,7 @@ export async function sendMessageInTx(
       sender_queue_id: opts.queueId ?? null,
       local_message_id: opts.localId ?? null,
       sender,
+      ...(policiesBefore?.size ? { topic_policies_before: Object.fromEntries(policiesBefore) } : {}),
     };
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
     bus.publish({

@@ -1,3 +1,5 @@
+import { RecipientType } from '../domain/recipients';
+import { applyParticipationPolicyInTx } from './automatic-topic-policies';
 import type { AppContext } from '../context';
 import type { Data, Params, Schema } from '../contract';
 import { inTransaction } from '../db/transaction';
@@ -78,7 +80,7 @@ export async function doAddReaction(ctx: AppContext, viewer: Viewer, p: Params<'
   const messageId = p.message_id;
   const emoji = await checkEmojiForAdd(ctx, viewer.user.realm_id, p);
   await inTransaction(ctx.db, async (tx) => {
-    const { flags } = await accessMessage(tx.trx, viewer, messageId);
+    const { flags, row } = await accessMessage(tx.trx, viewer, messageId);
     if (await findReaction(tx.trx, messageId, viewer.user.id, emoji.type, emoji.code)) {
       throw new ApiError('Reaction already exists.', 'REACTION_ALREADY_EXISTS');
     }
@@ -90,6 +92,10 @@ export async function doAddReaction(ctx: AppContext, viewer: Viewer, p: Params<'
       emoji_code: emoji.code,
       reaction_type: emoji.type,
     });
+    // Reacting is participating in the topic (automatic follow/unmute settings).
+    if (row.recipient_type === RecipientType.CHANNEL) {
+      await applyParticipationPolicyInTx(tx, ctx, viewer.user, { id: row.recipient_type_id, recipient_id: row.recipient_id }, row.topic);
+    }
     const audience = await getMessageAudience(tx.trx, messageId);
     const event: PublishedEvent<Schema<'ReactionEvent'>> = {
       type: 'reaction',

@@ -1,3 +1,5 @@
+import { RecipientType } from '../domain/recipients';
+import { applyParticipationPolicyInTx } from './automatic-topic-policies';
 import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { accessMessage } from '../access/messages';
@@ -46,6 +48,16 @@ export async function doAddSubmessage(ctx: AppContext, viewer: Viewer, p: Params
     if (widgetType === 'poll') checkPollData(data, isAuthor);
     if (widgetType === 'todo') checkTodoData(data, isAuthor);
     const id = await insertSubmessage(tx.trx, { message_id: message.id, sender_id: userId, msg_type: p.msg_type, content: p.content });
+    // A vote or a new option is participating in the topic (automatic follow/unmute settings).
+    if (message.recipient_type === RecipientType.CHANNEL) {
+      await applyParticipationPolicyInTx(
+        tx,
+        ctx,
+        viewer.user,
+        { id: message.recipient_type_id, recipient_id: message.recipient_id },
+        message.topic,
+      );
+    }
     const audience = await listMessageUserIds(tx.trx, message.id);
     const event: EventBody<Schema<'SubmessageEvent'>> = {
       type: 'submessage',

@@ -70,15 +70,16 @@ async function setTopicPolicy(ctx: AppContext, user: UserRow, channel: ChannelRo
  */
 export async function setTopicPolicyInTx(
   tx: Tx,
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'bus'>,
   userId: number,
   channel: Pick<ChannelRow, 'id' | 'recipient_id'>,
   topic: string,
   policy: number,
-  opts: { mutedTopicsEvent?: boolean } = {},
+  opts: { mutedTopicsEvent?: boolean; currentPolicy?: number } = {},
 ): Promise<boolean> {
-  const current = await getUserTopic(tx.trx, userId, channel.id, topic);
-  if ((current?.visibility_policy ?? VisibilityPolicy.INHERIT) === policy) return false;
+  const current =
+    opts.currentPolicy ?? (await getUserTopic(tx.trx, userId, channel.id, topic))?.visibility_policy ?? VisibilityPolicy.INHERIT;
+  if (current === policy) return false;
   const lastUpdated = nowSeconds();
   if (policy === VisibilityPolicy.INHERIT) await deleteUserTopic(tx.trx, userId, channel.id, topic);
   else {

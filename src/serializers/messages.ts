@@ -21,6 +21,13 @@ export type MessageBusEvent = {
   sender_queue_id: string | null;
   local_message_id: string | null;
   sender: UserRow;
+  /**
+   * Receivers whose policy for the topic this very message changed (the
+   * automatic follow and unmute settings), with the policy they had before:
+   * the push decision for the message uses those, as Zulip reads its
+   * receivers' policies before the send changes any. Never sent to clients.
+   */
+  topic_policies_before?: Record<number, number>;
 };
 
 /**
