@@ -59,7 +59,7 @@ export function createContext(
     config,
     recordedActivity: new Map(),
     clock: queueClock,
-    push: startPushRelay(db, bus, config),
+    push: null,
     storage: new LocalFileStore(path.join(config.dataDir, 'uploads')),
     secret: serverSecret(config),
     rateLimits: createRateLimits(db, config),
@@ -69,12 +69,14 @@ export function createContext(
     retention: new RetentionStats(),
   };
   ctx.messageCache = createMessageCache(ctx.caches, config.cacheMessages);
+  // After the queues: a message reaches them first, so a receiver's queue is there when the relay asks.
+  ctx.push = startPushRelay(db, bus, config, ctx.queues);
   return ctx;
 }
 
-function startPushRelay(db: Knex, bus: EventBus, config: Config): PushRelay | null {
+function startPushRelay(db: Knex, bus: EventBus, config: Config, queues: QueueManager): PushRelay | null {
   if (!config.pushRelayUrl) return null;
-  const relay = new PushRelay(db, bus, config);
+  const relay = new PushRelay(db, bus, config, queues);
   relay.start();
   return relay;
 }

@@ -14,6 +14,12 @@ import {
   type DeliverableDevice,
 } from '../queries/client-devices';
 import type { MessageBusEvent } from '../serializers/messages';
+import type { QueueManager } from '../events/manager';
+import { PRESENCE_IDLE_AFTER_SECONDS, pushTrigger } from '../domain/push-triggers';
+import { parseSettings } from '../domain/user-settings';
+import { listPushRecipientStates } from '../queries/push-recipients';
+import { getFlagsForUser } from '../queries/messages';
+import { READ } from '../queries/unread';
 import { fullAvatarUrl } from '../serializers/users';
 
 /**
@@ -57,6 +63,9 @@ const CONCURRENCY = 4;
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const USERS_PER_REQUEST = 200;
+/** Messages held back for a present user, per user and users (oldest forgotten first). */
+const HELD_BACK_PER_USER = 100;
+const HELD_BACK_USERS = 10_000;
 /** How often the "has devices" set is reread, for registrations made by another server process. */
 const DEVICE_SET_REFRESH_MS = 60_000;
 
@@ -116,10 +125,18 @@ export class PushRelay {
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
 
+  /** Messages not notified because their receiver was present, by receiver (onQueueExpired). */
+  private readonly heldBack = new Map<number, Map<number, MessageBusEvent>>();
+
   constructor(
     private readonly db: Knex,
     private readonly bus: EventBus,
     private readonly config: Pick<Config, 'pushRelayUrl' | 'pushRelayBackoffMs' | 'pushRelayMaxAttempts' | 'externalUrl'>,
+    /**
+     * This process's event queues: whether a receiver has one open, and when
+     * their last one expires. Without them every receiver counts as away.
+     */
+    private readonly queues: Pick<QueueManager, 'hasMessageQueue' | 'onLastMessageQueueExpired'> | null = null,
     private log: RelayLog = silent,
   ) {}
 
@@ -128,7 +145,12 @@ export class PushRelay {
   }
 
   start(): void {
-    this.unsubscribe = this.bus.subscribe((d) => this.onDelivery(d));
+    const unsubscribe = this.bus.subscribe((d) => this.onDelivery(d));
+    const unhook = this.queues?.onLastMessageQueueExpired((userId, held) => this.onQueueExpired(userId, held));
+    this.unsubscribe = () => {
+      unsubscribe();
+      unhook?.();
+    };
     void this.refreshDeviceSet();
     void this.resendUnanswered();
     const t = setInterval(() => void this.refreshDeviceSet(), DEVICE_SET_REFRESH_MS);
@@ -143,6 +165,7 @@ export class PushRelay {
     this.timers.clear();
     this.queue.length = 0;
     this.waitingForSet.length = 0;
+    this.heldBack.clear();
     // Jobs in flight finish on their own; nobody waits for the dropped ones.
     this.pending = this.active;
     if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -231,10 +254,11 @@ export class PushRelay {
 
   /**
    * The bus listener, called right after a message's transaction commits:
-   * synchronous and in memory only. Zulip sends a mobile notification for
-   * direct messages and for mentions (personal, group — flagged as
-   * `mentioned` — and channel or topic wildcard), never to the sender, and
-   * never for a copy that is already read (a sender the receiver muted).
+   * synchronous and in memory only. It picks the receivers who could be
+   * notified at all — not the sender, with a device, whose copy is unread
+   * (a copy arrives read above all from a sender the receiver muted, which
+   * never notifies, as in Zulip) — and queues the decision, which reads
+   * their settings off the request (decideNotified).
    */
   private onDelivery(d: Delivery): void {
     // With several nodes every one sees every delivery: the node that made the change notifies.
@@ -251,33 +275,98 @@ export class PushRelay {
       return;
     }
     if (known.size === 0) return;
-    const isDirect = event.message.type === 'private';
-    const notified: number[] = [];
+    const candidates = new Map<number, readonly string[]>();
     for (const userId of d.userIds) {
       if (userId === event.message.sender_id || !known.has(userId)) continue;
       const flags = d.perUser(userId).flags ?? [];
-      // A copy that arrives read never notifies (Zulip's handle_push_notification skips read
-      // messages): above all, every message from a sender the receiver muted.
-      if (flags.includes('read')) continue;
-      if (
-        isDirect ||
-        flags.includes('mentioned') ||
-        flags.includes('stream_wildcard_mentioned') ||
-        flags.includes('topic_wildcard_mentioned')
-      ) {
-        notified.push(userId);
-      }
+      if (!flags.includes('read')) candidates.set(userId, flags);
     }
-    // One relay request per message and slice of users, so that a wildcard
-    // mention in a large channel makes requests of bounded size.
-    for (let i = 0; i < notified.length; i += USERS_PER_REQUEST) this.enqueueNotification(event, notified.slice(i, i + USERS_PER_REQUEST));
+    // One decision and one relay request per message and slice of users, so
+    // that a message to a large channel makes statements and requests of bounded size.
+    const ids = [...candidates.keys()];
+    for (let i = 0; i < ids.length; i += USERS_PER_REQUEST) {
+      const slice = ids.slice(i, i + USERS_PER_REQUEST);
+      this.enqueueNotification(event, () => this.decideNotified(event, slice, candidates));
+    }
   }
 
-  private enqueueNotification(event: MessageBusEvent, notified: number[]): void {
+  /**
+   * Zulip's rules for who of `userIds` is notified now (src/domain/push-triggers.ts):
+   * bots and deactivated users never; otherwise the receiver's settings give
+   * a trigger or none; with a trigger, a receiver who turned off
+   * enable_online_push_notifications is notified only while idle — no
+   * event queue here taking messages, or no activity reported for 140
+   * seconds (unless the organization turned presence off). The others are
+   * held back until their queue expires unread (onQueueExpired).
+   */
+  private async decideNotified(
+    event: MessageBusEvent,
+    userIds: number[],
+    flagsOf: ReadonlyMap<number, readonly string[]>,
+  ): Promise<number[]> {
+    const m = event.message;
+    const isDirect = m.type === 'private';
+    const channel =
+      isDirect || m.stream_id === undefined ? null : { channelId: m.stream_id, recipientId: m.recipient_id, topic: m.subject };
+    const now = Math.floor(Date.now() / 1000);
+    const notified: number[] = [];
+    for (const r of await listPushRecipientStates(this.db, userIds, channel)) {
+      if (r.isBot || !r.isActive) continue;
+      const settings = parseSettings(r.settings);
+      const sub = r.subscription;
+      const policy = event.topic_policies_before?.[r.id] ?? sub?.policy ?? 0;
+      const state = sub && {
+        channelMuted: sub.isMuted,
+        policy,
+        pushNotifications: sub.pushNotifications,
+        wildcardMentionsNotify: sub.wildcardMentionsNotify,
+      };
+      if (pushTrigger(flagsOf.get(r.id) ?? [], isDirect, settings, state) === null) continue;
+      const presenceIdle = !r.presenceDisabled && (r.lastActiveTime === null || r.lastActiveTime < now - PRESENCE_IDLE_AFTER_SECONDS);
+      const idle = !this.queues?.hasMessageQueue(r.id) || presenceIdle;
+      if (idle || settings.enable_online_push_notifications) notified.push(r.id);
+      else this.holdBack(r.id, event);
+    }
+    return notified;
+  }
+
+  /** Remembers a message a present user was not notified of, bounded per user and in all. */
+  private holdBack(userId: number, event: MessageBusEvent): void {
+    let mine = this.heldBack.get(userId);
+    if (!mine) {
+      if (this.heldBack.size >= HELD_BACK_USERS) this.heldBack.delete(this.heldBack.keys().next().value!);
+      this.heldBack.set(userId, (mine = new Map()));
+    }
+    if (mine.size >= HELD_BACK_PER_USER) mine.delete(mine.keys().next().value!);
+    mine.set(event.message.id, event);
+  }
+
+  /**
+   * The user's last queue taking messages expired: what was held back for
+   * them and still sat unpolled in it is notified now, if still unread
+   * (Zulip's missedmessage_hook). The rest was seen on that client.
+   */
+  private onQueueExpired(userId: number, heldMessageIds: number[]): void {
+    const mine = this.heldBack.get(userId);
+    if (!mine) return;
+    this.heldBack.delete(userId);
+    for (const id of heldMessageIds) {
+      const event = mine.get(id);
+      if (!event) continue;
+      this.enqueueNotification(event, async () => {
+        const flags = (await getFlagsForUser(this.db, userId, [id])).get(id);
+        return flags !== undefined && (flags & READ) === 0 ? [userId] : [];
+      });
+    }
+  }
+
+  private enqueueNotification(event: MessageBusEvent, decide: () => Promise<number[]>): void {
     this.enqueue({
       what: `notification of message ${event.message.id}`,
       path: '/api/v1/remotes/push/e2ee/notify',
       build: async () => {
+        const notified = await decide();
+        if (notified.length === 0) return null;
         const devices = await listDeliverableDevices(this.db, notified);
         if (devices.length === 0) return null;
         // A message's receivers are all of its organization: the first device's is every device's.

@@ -41,6 +41,12 @@ export const DEFAULT_LIMITS: QueueLimits = {
  * delivery into the queues of its users that accept it; answers
  * register / poll / delete for the handlers.
  */
+/** Told the user and the message ids their expired queue still held (QueueManager.onLastMessageQueueExpired). */
+export type ExpiryListener = (userId: number, heldMessageIds: number[]) => void;
+
+/** Whether the queue takes message events at all (no event_types filter, or one naming them). */
+const takesMessages = (q: EventQueue) => q.opts.eventTypes === null || q.opts.eventTypes.has('message');
+
 export class QueueManager {
   readonly limits: QueueLimits;
   /** Every queue, least recently active first (Map order is insertion order; touch re-inserts). */
@@ -54,6 +60,7 @@ export class QueueManager {
   /** Set by drain(): the server is stopping, so no poll waits any more. */
   private draining = false;
   private readonly idPrefix: string;
+  private readonly expiryListeners = new Set<ExpiryListener>();
 
   constructor(
     bus: EventBus,
@@ -100,7 +107,7 @@ export class QueueManager {
     const q = this.queues.get(queueId);
     if (!q || q.opts.userId !== userId) throw badQueueId(queueId);
     if (this.expired(q, this.clock.now())) {
-      this.drop(q);
+      this.expire(q);
       throw badQueueId(queueId);
     }
     return q;
@@ -173,11 +180,37 @@ export class QueueManager {
     let n = 0;
     for (const q of [...this.queues.values()]) {
       if (this.expired(q, now)) {
-        this.drop(q);
+        this.expire(q);
         n++;
       }
     }
     return n;
+  }
+
+  /** Whether one of the user's queues here takes message events (Zulip's receiver_is_off_zulip, negated). */
+  hasMessageQueue(userId: number): boolean {
+    for (const q of this.byUser.get(userId) ?? []) if (takesMessages(q)) return true;
+    return false;
+  }
+
+  /**
+   * Calls `listener` when a user's last queue taking messages expires (its
+   * client stopped polling), with the ids of the messages it still held —
+   * delivered after the client's last poll, so never seen there (Zulip's
+   * missedmessage_hook; the push relay notifies what it held back).
+   */
+  onLastMessageQueueExpired(listener: ExpiryListener): () => void {
+    this.expiryListeners.add(listener);
+    return () => this.expiryListeners.delete(listener);
+  }
+
+  private expire(q: EventQueue): void {
+    const held = takesMessages(q)
+      ? q.events.flatMap((e) => (e.event.type === 'message' ? [(e.event as MessageBusEvent).message.id] : []))
+      : [];
+    this.drop(q);
+    if (this.expiryListeners.size === 0 || !takesMessages(q) || this.hasMessageQueue(q.opts.userId)) return;
+    for (const l of this.expiryListeners) l(q.opts.userId, held);
   }
 
   private dispatch(d: Delivery): void {
