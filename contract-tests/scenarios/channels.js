@@ -1,21 +1,9 @@
 'use strict';
 /* Scenarios for channels, subscriptions and invitation links. */
-const { api, fresh, refusal, unauthenticated } = require('./core');
+const { api, channelId, fresh, refusal, unauthenticated } = require('./core');
 
 let counter = 0;
 const uniqueName = (prefix) => `${prefix}-${Date.now().toString(36)}-${counter++}`;
-
-async function channelId(s, name) {
-  const res = await api(
-    s,
-    'GET',
-    '/messages',
-    { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: name }] },
-    s.users.owner,
-  );
-  if (res.status !== 200 || !res.body.messages.length) throw new Error(`no message in ${name}`);
-  return res.body.messages[0].stream_id;
-}
 
 /** A new public channel `user` creates (and so administers); its id. */
 async function newChannel(s, user) {

@@ -57,6 +57,19 @@ const unauthenticated = (provoke = () => undefined) =>
     return provoke(req, state);
   });
 
+/** The id of a demo channel, from its newest message (as the owner reads it). */
+async function channelId(state, name) {
+  const res = await api(
+    state,
+    'GET',
+    '/messages',
+    { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: name }] },
+    state.users.owner,
+  );
+  if (res.status !== 200 || !res.body.messages.length) throw new Error(`no message in ${name}`);
+  return res.body.messages[0].stream_id;
+}
+
 let unique = 0;
 const fresh = (prefix) => `${prefix}-${Date.now().toString(36)}-${unique++}@example.com`;
 
@@ -97,4 +110,4 @@ const scenarios = {
   },
 };
 
-module.exports = { scenarios, setup, api, CAST, fresh, refusal, unauthenticated };
+module.exports = { scenarios, setup, api, CAST, channelId, fresh, refusal, unauthenticated };

@@ -1,19 +1,6 @@
 'use strict';
 /* Scenarios for the legacy bulk mark-as-read operations. */
-const { api, refusal, unauthenticated } = require('./core');
-
-/** The id of a demo channel, from its newest message. */
-async function channelId(s, name) {
-  const res = await api(
-    s,
-    'GET',
-    '/messages',
-    { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: name }] },
-    s.users.owner,
-  );
-  if (res.status !== 200 || !res.body.messages.length) throw new Error(`no message in ${name}`);
-  return res.body.messages[0].stream_id;
-}
+const { api, channelId, refusal, unauthenticated } = require('./core');
 
 /** A message from the owner to `general` in this topic, so the member has one there. */
 async function messageIn(s, topic) {

@@ -25,12 +25,12 @@ import {
   getCustomProfileField,
   insertCustomProfileField,
   isFieldNameTaken,
-  listCustomProfileFields,
   setCustomProfileFieldOrders,
   updateCustomProfileField,
   type CustomProfileFieldChange,
   type CustomProfileFieldRow,
 } from '../queries/profile-fields';
+import { listCustomProfileFields } from '../queries/register';
 import type { UserRow } from '../queries/rows';
 import { listActiveUserIds } from '../queries/users';
 import { toApiCustomProfileField } from '../serializers/users';

@@ -16,12 +16,13 @@ export interface UploadRow {
   create_time: number;
 }
 
-const COLUMNS = ['id', 'realm_id', 'owner_id', 'file_name', 'path_id', 'size', 'content_type', 'create_time'] as const;
+/** An upload's columns, as every read of an UploadRow selects them (own-attachments.ts too). */
+export const COLUMNS = ['id', 'realm_id', 'owner_id', 'file_name', 'path_id', 'size', 'content_type', 'create_time'] as const;
 
 /** COLUMNS as the driver returns them. */
 type Selected = Pick<TableRow<'attachments'>, (typeof COLUMNS)[number]>;
 
-const toUpload = (r: Selected): UploadRow => ({
+export const toUpload = (r: Selected): UploadRow => ({
   id: Number(r.id),
   realm_id: Number(r.realm_id),
   owner_id: Number(r.owner_id),

@@ -1,22 +1,8 @@
 import type { Knex } from 'knex';
-import type { TableRow } from '../../generated/tables';
 import { dialectOf } from '../db/connection';
-import type { UploadRow } from './attachments';
+import { COLUMNS, toUpload, type UploadRow } from './attachments';
 
 type Q = Knex | Knex.Transaction;
-
-const COLUMNS = ['id', 'realm_id', 'owner_id', 'file_name', 'path_id', 'size', 'content_type', 'create_time'] as const;
-
-const toUpload = (r: Pick<TableRow<'attachments'>, (typeof COLUMNS)[number]>): UploadRow => ({
-  id: Number(r.id),
-  realm_id: Number(r.realm_id),
-  owner_id: Number(r.owner_id),
-  file_name: String(r.file_name),
-  path_id: String(r.path_id),
-  size: Number(r.size),
-  content_type: r.content_type == null ? null : String(r.content_type),
-  create_time: Number(r.create_time),
-});
 
 /** The user's uploads, oldest first (GET /attachments). */
 export async function listOwnAttachments(q: Q, ownerId: number): Promise<UploadRow[]> {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { invalidates } from '../db/invalidations';
 import type { FieldTypeCode, ProfileFieldDef } from '../domain/profile-fields';
 import { insertOne } from './ids';
-import { listCustomProfileFields, type CustomProfileFieldRow } from './register';
+import type { CustomProfileFieldRow } from './register';
 import { mapBools } from './rows';
 
 type Q = Knex | Knex.Transaction;
@@ -65,25 +65,27 @@ export async function deleteProfileValue(q: Q, userId: number, fieldId: number):
 // Field definitions (the administration operations).
 // ---------------------------------------------------------------------------
 
-export { listCustomProfileFields };
 export type { CustomProfileFieldRow };
+
+/** The columns of a field definition as read for the API (one CustomProfileFieldRow). */
+export const CUSTOM_PROFILE_FIELD_COLUMNS = [
+  'id',
+  'name',
+  'hint',
+  'field_type',
+  'field_data',
+  'order',
+  'display_in_profile_summary',
+  'required',
+  'editable_by_user',
+  'use_for_user_matching',
+] as const;
 
 /** One of the organization's fields (another organization's is not found). */
 export async function getCustomProfileField(q: Q, realmId: number, id: number): Promise<CustomProfileFieldRow | undefined> {
   const row = await q('custom_profile_fields')
     .where({ realm_id: realmId, id })
-    .first(
-      'id',
-      'name',
-      'hint',
-      'field_type',
-      'field_data',
-      'order',
-      'display_in_profile_summary',
-      'required',
-      'editable_by_user',
-      'use_for_user_matching',
-    );
+    .first(...CUSTOM_PROFILE_FIELD_COLUMNS);
   return row ? mapBools<CustomProfileFieldRow>(row) : undefined;
 }
 

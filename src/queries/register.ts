@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { TableRow } from '../../generated/tables';
 import { getUnreadHorizon, READ, sideRowsAtOrBelow } from './unread';
 import type { ChannelRow, SubscriptionRow } from './channels';
-import type { ProfileValueRow } from './profile-fields';
+import { CUSTOM_PROFILE_FIELD_COLUMNS, type ProfileValueRow } from './profile-fields';
 import { mapBools } from './rows';
 import type { FieldTypeCode } from '../domain/profile-fields';
 import { RecipientType } from '../domain/recipients';
@@ -234,18 +234,7 @@ export async function listCustomProfileFields(q: Q, realmId: number): Promise<Cu
   const rows = await q('custom_profile_fields')
     .where({ realm_id: realmId })
     .orderBy(['order', 'id'])
-    .select(
-      'id',
-      'name',
-      'hint',
-      'field_type',
-      'field_data',
-      'order',
-      'display_in_profile_summary',
-      'required',
-      'editable_by_user',
-      'use_for_user_matching',
-    );
+    .select(...CUSTOM_PROFILE_FIELD_COLUMNS);
   return rows.map((r) => mapBools<CustomProfileFieldRow>(r));
 }
 
