@@ -7096,7 +7096,7 @@ export interface components {
             /** @description The update as JSON text. */
             content: string;
         };
-        /** @description A user group was created (or became visible). */
+        /** @description A user group was created, or reactivated (feature level 386) for a client registered without the include_deactivated_groups capability, which was told of its deactivation as a `remove`: it gets the whole group again, and clients with the capability get a `deactivated: false` update instead. Zulip marks the reactivation's add with `for_reactivation` to route it, and drops the marker before the event reaches a client. */
         UserGroupAddEvent: {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
