@@ -1056,7 +1056,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Redirect to the organization's wide logo
+         * @description Redirects (302) to the organization's wide logo, or with `night` to the one for dark themes: the uploaded image (`/user_avatars/<realm_id>/<hash>.png?version=<n>`, relative to the server) or, with none uploaded, the default logo that `realm_logo_url` and `realm_night_logo_url` name in the register response (Zulip's default is an image of its own web app, which Parley does not serve: the default Gravatar identicon stands in). As in Zulip, the request's query string, `night` included, is added to the target as sent, after the target's own query.
+         */
+        get: operations["get-realm-logo"];
         put?: never;
         /**
          * Upload the organization's wide logo
@@ -7096,7 +7100,7 @@ export interface components {
             /** @description The update as JSON text. */
             content: string;
         };
-        /** @description A user group was created (or became visible). */
+        /** @description A user group was created, or reactivated (feature level 386) for a client registered without the include_deactivated_groups capability, which was told of its deactivation as a `remove`: it gets the whole group again, and clients with the capability get a `deactivated: false` update instead. Zulip marks the reactivation's add with `for_reactivation` to route it, and drops the marker before the event reaches a client. */
         UserGroupAddEvent: {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
@@ -13232,6 +13236,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-realm-logo": {
+        parameters: {
+            query: {
+                /**
+                 * @description Whether the logo for dark themes is wanted rather than the one for light themes.
+                 * @example false
+                 */
+                night: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo's URL is in Location. */
+            302: {
+                headers: {
+                    /** @example /user_avatars/2/9c1e5b7d3f2a4c6e8b0d2f4a6c8e0b2d4f6a8c0e.png?version=3&night=false */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `night` missing or not a boolean. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

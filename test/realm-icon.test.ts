@@ -190,14 +190,16 @@ eachDatabase('organization icon', (dialect) => {
     await expectRefused(() => t.api.post('/realm/icon', t.cast.admin, { x: '1' }), 'You must upload exactly one icon.');
   });
 
-  // ---- GET /realm/icon: a redirect to the icon ----
-  async function getIcon(user: UserRow | null, query = '') {
-    let req = request(t.app).get(`/api/v1/realm/icon${query}`).redirects(0);
+  // ---- GET /realm/icon and GET /realm/logo: redirects to the image ----
+  /** GET of `path` as `user` (none: no credentials), not following the redirect, checked against the contract. */
+  async function getRedirect(path: string, user: UserRow | null, query: string) {
+    let req = request(t.app).get(`/api/v1${path}${query}`).redirects(0);
     if (user) req = req.auth(user.email, user.api_key);
     const res = await req;
-    new ContractChecker(t.spec).check('get', '/api/v1/realm/icon', res.status, res.body);
+    new ContractChecker(t.spec).check('get', `/api/v1${path}`, res.status, res.body);
     return res;
   }
+  const getIcon = (user: UserRow | null, query = '') => getRedirect('/realm/icon', user, query);
 
   it('GET redirects every role to the icon in use, with the query string added as sent; needs credentials', async () => {
     await remove('owner');
@@ -371,5 +373,38 @@ eachDatabase('organization icon', (dialect) => {
     await expectRefused(() => t.api.delete('/realm/logo', t.cast.admin, {}), "Missing 'night' argument", 'REQUEST_VARIABLE_MISSING', {
       var_name: 'night',
     });
+  });
+
+  // ---- GET /realm/logo: Zulip's get_logo_backend ----
+  const getLogo = (user: UserRow | null, query: string) => getRedirect('/realm/logo', user, query);
+
+  it('GET redirects every role to the logo in use, night or day, with the query string added as sent; needs night and credentials', async () => {
+    await removeLogo('owner', false);
+    await removeLogo('owner', true);
+    // No logo uploaded: the default one the register response names, with the client's query after its own.
+    for (const who of ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const) {
+      const res = await getLogo(t.cast[who], '?night=false');
+      expect([res.status, res.headers.location]).toEqual([302, `${defaultIcon}&night=false`]);
+    }
+    await uploadLogo(t.cast.admin, true, [await png(300, 60)]);
+    const { state } = await register(t, t.cast.member);
+    const night = state.realm_night_logo_url as string;
+    expect(night).toMatch(/^\/user_avatars\/.+\?version=\d+$/);
+    expect(state.realm_logo_url).toBe(defaultIcon);
+    // night picks the dark-theme logo; the rest of the query string follows, raw.
+    expect((await getLogo(t.cast.guest, '?night=true&x=a%20b')).headers.location).toBe(`${night}&night=true&x=a%20b`);
+    expect((await getLogo(t.cast.guest, '?night=false')).headers.location).toBe(`${defaultIcon}&night=false`);
+    expect((await serve(night)).status).toBe(200);
+    // night is required and a boolean, as in Zulip (Json[bool] without a default).
+    const missing = await getLogo(t.cast.member, '');
+    expect([missing.status, missing.body]).toEqual([
+      400,
+      { result: 'error', msg: "Missing 'night' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'night' },
+    ]);
+    const notBoolean = await getLogo(t.cast.member, '?night=yes');
+    expect([notBoolean.status, notBoolean.body]).toEqual([400, { result: 'error', msg: 'night is not a boolean', code: 'BAD_REQUEST' }]);
+    const anonymous = await getLogo(null, '?night=false');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.location).toBeUndefined();
   });
 });

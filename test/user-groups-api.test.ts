@@ -560,11 +560,32 @@ eachDatabase('user groups over the API', (dialect) => {
       expect((await t.api.patch(`/user_groups/${id}`, owner, { name: `retired-${id}` })).status).toBe(200);
       expect((await t.api.post(`/user_groups/${id}/members`, owner, { add: [guest.id] })).status).toBe(200);
       const back = await captureEvents(t, () => t.api.patch(`/user_groups/${id}`, owner, { deactivated: false }));
-      expect(back.deliveries.map((d) => d.event)).toEqual([
-        { type: 'user_group', op: 'update', group_id: id, data: { deactivated: false } },
-      ]);
+      expect(back.deliveries.map((d) => d.event.op)).toEqual(['update', 'add']);
       expect((await auditSince(mark)).map((r) => r.event_type)).toEqual([723, 720, 703, 724]);
       expect((await groups()).find((g) => g.id === id)!.deactivated).toBe(false);
+    });
+
+    it('reactivates as an update for clients that keep deactivated groups and as an add for the others', async () => {
+      const { owner, member } = t.cast;
+      const id = await create(owner, { members: [member.id] });
+      expect((await t.api.post(`/user_groups/${id}/deactivate`, owner)).status).toBe(200);
+      const keeps = await register(t, member, { client_capabilities: { include_deactivated_groups: true } });
+      const older = await register(t, member);
+      const { result: res, deliveries } = await captureEvents(t, () =>
+        t.api.patch(`/user_groups/${id}`, owner, { name: `back-${id}`, deactivated: false }),
+      );
+      expect(res.status).toBe(200);
+      for (const d of deliveries) expect([...d.userIds].sort((a, b) => a - b)).toEqual(everyone);
+      const group = (await groups()).find((g) => g.id === id)!;
+      expect(group).toMatchObject({ name: `back-${id}`, deactivated: false, members: [member.id] });
+      // The rename came while the group was still deactivated: only the client that keeps such groups hears of it.
+      expect((await pending(t, keeps)).map(({ id: _id, ...e }) => e)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { name: `back-${id}` } },
+        { type: 'user_group', op: 'update', group_id: id, data: { deactivated: false } },
+      ]);
+      // Zulip's do_reactivate_user_group: the client that was told the group was removed gets it
+      // back whole, without the for_reactivation marker, which stays on the server.
+      expect((await pending(t, older)).map(({ id: _id, ...e }) => e)).toEqual([{ type: 'user_group', op: 'add', group }]);
     });
 
     it('renames a deactivated group only for clients that keep deactivated groups', async () => {

@@ -78,6 +78,19 @@ const scenarios = {
     },
     401: unauthenticated(),
   },
+  'get-realm-logo': {
+    302: (req, s) => {
+      req.user = s.users.member;
+      req.query = { night: true };
+    },
+    400: refusal('BAD_REQUEST', 'night is not a boolean', (req, s) => {
+      req.user = s.users.member;
+      req.query = { night: 'yes' };
+    }),
+    401: unauthenticated((req) => {
+      req.query = { night: false };
+    }),
+  },
   'upload-realm-icon': {
     200: (req, s) => {
       req.user = s.users.admin;

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../context';
 import type { Params, Schema } from '../contract';
 import { inTransaction } from '../db/transaction';
@@ -9,10 +10,10 @@ import { accessUserGroupForUpdate } from '../access/user-groups';
 import { loadRealmGroups } from '../access/realm-groups';
 import type { Caller } from '../access/viewer';
 import type { ContractEvent } from '../events/bus';
-import { DEACTIVATED_GROUP } from '../events/shape';
+import { DEACTIVATED_GROUP, REACTIVATED_GROUP } from '../events/shape';
 import { insertAuditLog } from '../queries/audit';
 import { findGroupIdByName, listDirectSupergroups, listSettingsUsingGroups, updateGroup } from '../queries/groups';
-import { toApiUserGroupUpdateEvent } from '../serializers/user-groups';
+import { toApiUserGroupAddEvent, toApiUserGroupUpdateEvent } from '../serializers/user-groups';
 import { storeGroupSettingInTx } from './group-settings';
 import { queueGroupEvents } from './user-group-events';
 
@@ -24,6 +25,18 @@ import { queueGroupEvents } from './user-group-events';
 function renameEvent(id: number, name: string, deactivated: boolean): ContractEvent {
   const event = toApiUserGroupUpdateEvent(id, { name });
   return deactivated ? Object.assign(event, { [DEACTIVATED_GROUP]: true }) : event;
+}
+
+/**
+ * The whole group again, as it stands at its reactivation, for the clients
+ * without include_deactivated_groups, which were told it was removed: Zulip's
+ * do_reactivate_user_group sends them a user_group add marked
+ * for_reactivation (src/events/shape.ts withheldFrom), and its update only
+ * to the others.
+ */
+async function reactivationAddEvent(trx: Knex.Transaction, realmId: number, id: number): Promise<ContractEvent> {
+  const group = (await loadRealmGroups(trx, realmId)).userGroups(false).find((g) => g.id === id)!;
+  return Object.assign(toApiUserGroupAddEvent(group), { [REACTIVATED_GROUP]: true });
 }
 
 /**
@@ -68,7 +81,7 @@ export async function doUpdateUserGroup(ctx: AppContext, c: Caller, p: Params<'u
     if (p.deactivated === false && group.deactivated) {
       await updateGroup(trx, realmId, id, { deactivated: false });
       rows.push({ ...audit, eventType: AuditEventType.USER_GROUP_REACTIVATED });
-      events.push(toApiUserGroupUpdateEvent(id, { deactivated: false }));
+      events.push(toApiUserGroupUpdateEvent(id, { deactivated: false }), await reactivationAddEvent(trx, realmId, id));
     }
 
     if (settingsGiven.length) {

@@ -127,8 +127,8 @@ const SHAPERS: Record<string, Shaper> = {
       ? { ...event, id, topic: topicForClient(event.topic, opts.capabilities.emptyTopicName) }
       : { ...event, id },
   // A client without the include_deactivated_groups capability (Zulip's feature level 294) knows
-  // only active groups: for it, a group's deactivation is its removal. The rename of a deactivated
-  // group never reaches it (withheldFrom below); the marker that says so is not on the wire.
+  // only active groups: for it, a group's deactivation is its removal. What it must never see is
+  // withheld before filing (withheldFrom below); the markers that say so are not on the wire.
   user_group: ({ id, event }, { opts }) => {
     if (
       event.op === 'update' &&
@@ -137,8 +137,8 @@ const SHAPERS: Record<string, Shaper> = {
     ) {
       return { type: 'user_group', op: 'remove', group_id: event.group_id, id };
     }
-    if (DEACTIVATED_GROUP in event) {
-      const { [DEACTIVATED_GROUP]: _marker, ...wire } = event;
+    if (DEACTIVATED_GROUP in event || REACTIVATED_GROUP in event) {
+      const { [DEACTIVATED_GROUP]: _deactivated, [REACTIVATED_GROUP]: _reactivated, ...wire } = event;
       return { ...wire, id } as WireEvent;
     }
     return { ...event, id };
@@ -187,20 +187,35 @@ const SHAPERS: Record<string, Shaper> = {
 export const DEACTIVATED_GROUP = 'group_deactivated';
 
 /**
+ * Set (true) on the user_group add that a group's reactivation publishes
+ * beside its `deactivated: false` update, as Zulip's
+ * do_reactivate_user_group marks it (for_reactivation): the add is for
+ * clients that were told the group was removed, the update for the others.
+ */
+export const REACTIVATED_GROUP = 'for_reactivation';
+
+/**
  * Whether this queue never gets the event at all: shaping that turns one
  * event into none. Zulip decides it when it files the event
- * (process_user_group_name_update_event), so the queue manager asks here
+ * (ClientDescriptor.accepts_event, process_user_group_name_update_event,
+ * process_user_group_creation_event), so the queue manager asks here
  * before filing (src/events/manager.ts): a withheld event takes no id and
  * never wakes a waiting poll, which an event dropped only when a poll
  * returns would do, answering that poll with nothing over and over.
  *
- * A deactivated group's rename is withheld from clients without the
- * include_deactivated_groups capability, which do not know the group.
- * Only the name is marked, as in Zulip: a deactivated group's description
- * or permission settings changing still reaches every client.
+ * By the include_deactivated_groups capability, as Zulip:
+ * - a deactivated group's rename reaches only clients with it, which know
+ *   the group; only the name is marked, so a deactivated group's
+ *   description or permission settings changing still reaches every client;
+ * - a reactivation's `deactivated: false` update reaches only clients with
+ *   it, and its marked add (the whole group again) only clients without it.
  */
 export function withheldFrom(opts: QueueOptions, event: ServerEvent): boolean {
-  return event.type === 'user_group' && event[DEACTIVATED_GROUP] === true && !opts.capabilities.includeDeactivatedGroups;
+  if (event.type !== 'user_group') return false;
+  const keepsDeactivated = opts.capabilities.includeDeactivatedGroups;
+  if (event[REACTIVATED_GROUP] === true) return keepsDeactivated;
+  if (keepsDeactivated) return false;
+  return event[DEACTIVATED_GROUP] === true || (event.data as { deactivated?: boolean } | undefined)?.deactivated === false;
 }
 
 /** The user rows shaping needs: added users (message events carry their sender's). */

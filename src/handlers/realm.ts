@@ -3,8 +3,15 @@ import { doDeleteRealmIcon, doUploadRealmIcon } from '../actions/realm-icon';
 import { doDeleteRealmLogo, doUploadRealmLogo } from '../actions/realm-logo';
 import { doAddRealmDomain, doChangeRealmDomain, doRemoveRealmDomain, listRealmDomainsFor } from '../actions/realm-domains';
 import { doUpdateRealm } from '../actions/realm-settings';
-import { getRealmIconRedirect } from '../access/realm-icon';
+import { getRealmIconRedirect, getRealmLogoRedirect } from '../access/realm-images';
+import type { Request } from 'express';
 import { caller, HandlerTable, RESPONDED } from '../http/handler';
+
+/** The query string as the client sent it (req.url: the pipeline rewrites originalUrl for the validator). */
+function rawQuery(req: Request): string {
+  const url = req.url;
+  return url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+}
 
 export const realmHandlers: HandlerTable = {
   // The request schema has no defaults, so the parameters are exactly the settings sent.
@@ -24,9 +31,11 @@ export const realmHandlers: HandlerTable = {
     return {};
   },
   'get-realm-icon': async (call) => {
-    // The query string as the client sent it (req.url: the pipeline rewrites originalUrl for the validator).
-    const url = call.req.url;
-    call.res.redirect(302, getRealmIconRedirect(caller(call), url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''));
+    call.res.redirect(302, getRealmIconRedirect(caller(call), rawQuery(call.req)));
+    return RESPONDED;
+  },
+  'get-realm-logo': async (call) => {
+    call.res.redirect(302, getRealmLogoRedirect(caller(call), call.params.night, rawQuery(call.req)));
     return RESPONDED;
   },
   'upload-realm-icon': async (call) => doUploadRealmIcon(call.ctx, caller(call).user, call.files),
