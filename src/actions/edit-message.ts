@@ -84,6 +84,12 @@ interface EditPlan {
   topic?: string;
   topicResolved: boolean;
   topicUnresolved: boolean;
+  /**
+   * The organization's linkifiers, read before the transaction: a cache miss
+   * inside it would wait for a second connection, which an embedded database
+   * without readers (SQLITE_READERS=0) never grants while the transaction holds the one.
+   */
+  linkifiers: readonly CompiledLinkifier[];
 }
 
 const streamEdited = (p: EditPlan) => p.targetChannel !== null && p.origChannel !== null && p.targetChannel.id !== p.origChannel.id;
@@ -216,7 +222,7 @@ async function checkEdit(
     content = { raw, rendered };
   }
 
-  const plan: EditPlan = { row, realm, propagate, content, origChannel, targetChannel, topic, topicResolved, topicUnresolved };
+  const plan: EditPlan = { row, realm, propagate, content, origChannel, targetChannel, topic, topicResolved, topicUnresolved, linkifiers };
   if (origChannel && targetChannel) {
     if (streamEdited(plan)) {
       if (!canMoveOutOfChannel(viewer, realm, origChannel)) throw new ApiError("You don't have permission to move this message");
@@ -421,7 +427,7 @@ async function applyEdit(
     entry.topic = plan.topic;
     event.orig_subject = row.topic;
     event.subject = plan.topic;
-    event.topic_links = topicLinksOf(plan.topic, await ctx.caches.linkifiers.get(viewer.user.realm_id));
+    event.topic_links = topicLinksOf(plan.topic, plan.linkifiers);
   }
 
   // The moved set: the edited message, and with change_later / change_all

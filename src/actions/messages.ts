@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../context';
 import type { Data, Params } from '../contract';
 import { inTransaction, type NewRowId, Tx } from '../db/transaction';
@@ -24,7 +25,7 @@ import { listAttachableUploads } from '../access/attachments';
 import { queueAttachmentEvents } from './uploads';
 import { recordActivity } from './activity';
 import { referencedUploads } from '../domain/uploads';
-import { renderForRealm } from './render';
+import { renderForRealm, type RenderedMessage } from './render';
 import type { CompiledLinkifier } from '../domain/linkifiers';
 import { topicLinksOf } from '../markdown/zulip';
 import { listAlertedUsers } from './alert-words';
@@ -176,6 +177,70 @@ async function resolveDmRecipients(ctx: AppContext, realmId: number, to: Params<
   return users;
 }
 
+/** What a send's checks learn on the way, which storing the message needs. */
+export interface CheckedSend {
+  rendered: RenderedMessage;
+  /** Who receives it: the channel's active subscribers, or the conversation's participants (the sender first). */
+  receivers: readonly number[];
+  /** For a topic wildcard mention: who took part in the topic so far. */
+  topicParticipants: number[];
+}
+
+/**
+ * Every check of a send, with nothing written: the content renders (and
+ * names only groups the sender may mention), the channel's posting rules
+ * and its wildcard-mention limits, or the direct-message permissions.
+ * Internal sends (Notification Bot) skip the permission checks. Scheduling a
+ * message and setting a reminder run it too, when they are made
+ * (src/actions/scheduled-messages.ts), as Zulip checks a scheduled message
+ * both then and when it is sent.
+ */
+export async function checkSend(
+  q: Knex | Knex.Transaction,
+  viewer: Caller,
+  target: SendTarget,
+  content: string,
+  opts: Pick<SendOptions, 'internal' | 'linkifiers'>,
+): Promise<CheckedSend> {
+  const realm = viewer.realm;
+  const rendered = await renderForRealm(
+    q,
+    realm.id,
+    content,
+    opts.internal ? null : viewer,
+    opts.internal || inGroup(viewer, realm.can_access_all_users_group),
+    opts.linkifiers,
+  );
+  for (const g of rendered.mentionedGroups) {
+    if (!opts.internal && !inGroup(viewer, g.can_mention_group))
+      throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
+  }
+  if (target.kind === 'direct') {
+    if (!opts.internal) {
+      await checkCanAccessUsers(q, viewer, target.recipients);
+      await checkCanDirectMessage(q, viewer, realm, target.recipients);
+    }
+    return { rendered, receivers: [...new Set([viewer.user.id, ...target.recipients.map((u) => u.id)])], topicParticipants: [] };
+  }
+  const { channel, topic } = target;
+  if (!opts.internal) await checkCanPost(q, viewer, realm, channel, topic);
+  const receivers = target.subscriberIds ?? (await getActiveSubscriberIds(q, channel.recipient_id));
+  if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
+    throw new ApiError(
+      'You do not have permission to use channel wildcard mentions in this channel.',
+      'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+    );
+  }
+  let topicParticipants: number[] = [];
+  if (rendered.topicWildcard) {
+    topicParticipants = await getTopicParticipantIds(q, channel.recipient_id, topic.toLowerCase());
+    if (topicParticipants.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
+      throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+    }
+  }
+  return { rendered, receivers, topicParticipants };
+}
+
 /**
  * Checks, renders and stores one message with a user_messages row per
  * receiver (flags: read for the sender's copy when read_by_sender, the
@@ -195,28 +260,14 @@ export async function sendMessageInTx(
 ): Promise<NewRowId> {
   const sender = viewer.user;
   const realm = viewer.realm;
-  const rendered = await renderForRealm(
-    tx.trx,
-    realm.id,
-    content,
-    opts.internal ? null : viewer,
-    opts.internal || inGroup(viewer, realm.can_access_all_users_group),
-    opts.linkifiers,
-  );
-  for (const g of rendered.mentionedGroups) {
-    if (!opts.internal && !inGroup(viewer, g.can_mention_group))
-      throw new ApiError(`You are not allowed to mention user group '${g.name}'.`);
-  }
+  const { rendered, receivers, topicParticipants } = await checkSend(tx.trx, viewer, target, content, opts);
 
   let recipient: StoredRecipient;
-  let receivers: readonly number[];
   let topic = '';
-  let topicParticipants: number[] = [];
   let senderPolicy: Awaited<ReturnType<typeof decideSenderPolicy>> = null;
   if (target.kind === 'channel') {
     const { channel } = target;
     topic = target.topic;
-    if (!opts.internal) await checkCanPost(tx, viewer, realm, channel, topic);
     // Decided before the message is stored: whether the sender starts the topic.
     if (bus) senderPolicy = await decideSenderPolicy(tx, sender, channel, topic, canReadChannelHistory(viewer, channel));
     recipient = {
@@ -225,31 +276,9 @@ export async function sendMessageInTx(
       typeId: channel.id,
       channel: { id: channel.id, name: channel.name },
     };
-    receivers = target.subscriberIds ?? (await getActiveSubscriberIds(tx.trx, channel.recipient_id));
-    if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
-      throw new ApiError(
-        'You do not have permission to use channel wildcard mentions in this channel.',
-        'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
-      );
-    }
-    if (rendered.topicWildcard) {
-      topicParticipants = await getTopicParticipantIds(tx.trx, channel.recipient_id, topic.toLowerCase());
-      if (topicParticipants.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
-        throw new ApiError(
-          'You do not have permission to use topic wildcard mentions in this topic.',
-          'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
-        );
-      }
-    }
   } else {
-    const participants = [sender.id, ...target.recipients.map((u) => u.id)];
-    if (!opts.internal) {
-      await checkCanAccessUsers(tx.trx, viewer, target.recipients);
-      await checkCanDirectMessage(tx, viewer, realm, target.recipients);
-    }
-    const dm = await dmGroupRecipient(tx, participants);
+    const dm = await dmGroupRecipient(tx, receivers);
     recipient = { id: dm.recipientId, type: RecipientType.DM_GROUP, typeId: dm.groupId, channel: null };
-    receivers = [...new Set(participants)];
   }
 
   const mentioned = new Set(rendered.mentionedUserIds);
@@ -396,7 +425,13 @@ export async function sendMessageInTx(
 }
 
 /** Channel posting rules: archived channels, content access, can_send_message_group, topics policy, new-topic permission. */
-async function checkCanPost(tx: Tx, viewer: Viewer, realm: RealmRow, channel: ChannelRow, topic: string): Promise<void> {
+async function checkCanPost(
+  q: Knex | Knex.Transaction,
+  viewer: Viewer,
+  realm: RealmRow,
+  channel: ChannelRow,
+  topic: string,
+): Promise<void> {
   const subscribed = viewer.subscribedRecipients.has(channel.recipient_id);
   if (channel.deactivated || ((channel.invite_only || isGuestRole(viewer.user.role)) && !subscribed)) {
     throw new ApiError(`Not authorized to send to channel '${channel.name}'`);
@@ -415,20 +450,20 @@ async function checkCanPost(tx: Tx, viewer: Viewer, realm: RealmRow, channel: Ch
   if (topic !== '' && policy === 'empty_topic_only') {
     throw new ApiError('Only the general chat topic is allowed in this channel.');
   }
-  if (!inGroup(viewer, channel.can_create_topic_group) && !(await topicExists(tx.trx, channel.recipient_id, topic.toLowerCase()))) {
+  if (!inGroup(viewer, channel.can_create_topic_group) && !(await topicExists(q, channel.recipient_id, topic.toLowerCase()))) {
     throw new ApiError('You do not have permission to create new topics in this channel.');
   }
 }
 
 /** Direct messages: the realm's direct_message_permission_group, and direct_message_initiator_group for a new conversation. */
-async function checkCanDirectMessage(tx: Tx, viewer: Viewer, realm: RealmRow, recipients: UserRow[]): Promise<void> {
+async function checkCanDirectMessage(q: Knex | Knex.Transaction, viewer: Viewer, realm: RealmRow, recipients: UserRow[]): Promise<void> {
   const others = recipients.filter((u) => u.id !== viewer.user.id && !u.is_bot);
   if (others.length === 0) return; // notes to oneself and messages to bots are always allowed
   if (!inGroup(viewer, realm.direct_message_permission_group)) {
     throw new ApiError('You do not have permission to send direct messages to this recipient.');
   }
   if (!inGroup(viewer, realm.direct_message_initiator_group)) {
-    const existing = await getDmGroupByHash(tx.trx, dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]));
+    const existing = await getDmGroupByHash(q, dmGroupHash([viewer.user.id, ...recipients.map((u) => u.id)]));
     if (!existing) throw new ApiError('You do not have permission to initiate direct message conversations.');
   }
 }

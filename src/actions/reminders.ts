@@ -56,7 +56,7 @@ export async function doCreateReminder(
   const note = p.note === undefined ? null : normalizeNote(p.note) || null;
   const content = normalizeContent(await formatReminderContent(ctx.db, ctx.config, caller.realm, caller.user, found, note));
   // Zulip checks the reminder as a direct message from the user to themself.
-  await checkSendable(ctx, caller, { kind: 'direct', recipients: [caller.user] }, content, client);
+  await checkSendable(ctx, caller, { kind: 'direct', recipients: [caller.user] }, content);
   const rendered = await renderForRealm(ctx.db, caller.realm.id, content, null, true, await ctx.caches.linkifiers.get(caller.realm.id));
   const row = await inTransaction(ctx.db, async (tx) => {
     const row = await insertScheduledMessage(tx.trx, {

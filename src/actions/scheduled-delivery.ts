@@ -5,13 +5,15 @@ import { inTransaction, type Tx } from '../db/transaction';
 import { ApiError } from '../errors';
 import { loadCaller } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
+import { compileLinkifier, type CompiledLinkifier } from '../domain/linkifiers';
+import { listLinkifiers } from '../queries/linkifiers';
 import { releaseLease, renewLease, takeLease } from '../queries/leases';
 import { getRealmById } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import {
   claimPending,
   DeliveryType,
-  listDueIds,
+  listDue,
   markDelivered,
   markFailed,
   nextDueTimestamp,
@@ -148,9 +150,15 @@ export function startScheduledDelivery(ctx: AppContext, opts: SchedulerOptions):
     if (!holding) return Math.max(opts.pollMs * 2, opts.leaseMs / 3);
     for (;;) {
       if (stopped) return opts.pollMs;
-      const ids = await listDueIds(ctx.db, Math.floor(Date.now() / 1000), BATCH);
-      if (ids.length === 0) break;
-      await deliverBatch(ctx, holder, opts, ids);
+      const due = await listDue(ctx.db, Math.floor(Date.now() / 1000), BATCH);
+      if (due.length === 0) break;
+      await deliverBatch(
+        ctx,
+        holder,
+        opts,
+        due.map((d) => d.id),
+        await linkifiersOf(ctx, due),
+      );
       renewedAt = Date.now();
     }
     const next = await nextDueTimestamp(ctx.db);
@@ -176,6 +184,22 @@ async function keepLease(tx: Tx, holder: string, leaseMs: number): Promise<void>
   if (!(await renewLease(tx.trx, LEASE, holder, Date.now() + leaseMs))) throw new LeaseLost();
 }
 
+/** Each due item's organization's linkifiers, by organization. */
+type Linkifiers = ReadonlyMap<number, readonly CompiledLinkifier[]>;
+
+/**
+ * Read before a delivery's transaction: a cache miss inside it would wait for
+ * a second connection, which an embedded database without readers
+ * (SQLITE_READERS=0) never grants while the transaction holds the one. An
+ * item whose organization is missing here (it cannot be) reads them in the
+ * transaction.
+ */
+async function linkifiersOf(ctx: Ctx, due: ReadonlyArray<{ realmId: number }>): Promise<Linkifiers> {
+  const out = new Map<number, readonly CompiledLinkifier[]>();
+  for (const realmId of new Set(due.map((d) => d.realmId))) out.set(realmId, await ctx.caches.linkifiers.get(realmId));
+  return out;
+}
+
 interface Delivered {
   row: ScheduledMessageRow;
   messageId: () => number | null;
@@ -185,9 +209,9 @@ interface Delivered {
  * Delivers `ids` in one transaction; when one of them fails, none is kept
  * and each is delivered (or marked failed) in a transaction of its own.
  */
-async function deliverBatch(ctx: Ctx, holder: string, opts: SchedulerOptions, ids: number[]): Promise<void> {
+async function deliverBatch(ctx: Ctx, holder: string, opts: SchedulerOptions, ids: number[], linkifiers: Linkifiers): Promise<void> {
   try {
-    await deliverInOneTransaction(ctx, holder, opts, ids);
+    await deliverInOneTransaction(ctx, holder, opts, ids, linkifiers);
     return;
   } catch (err) {
     if (err instanceof LeaseLost || ids.length === 1) {
@@ -197,7 +221,7 @@ async function deliverBatch(ctx: Ctx, holder: string, opts: SchedulerOptions, id
   }
   for (const id of ids) {
     try {
-      await deliverInOneTransaction(ctx, holder, opts, [id]);
+      await deliverInOneTransaction(ctx, holder, opts, [id], linkifiers);
     } catch (err) {
       if (err instanceof LeaseLost) throw err;
       await recordFailure(ctx, holder, opts, id, err);
@@ -205,7 +229,13 @@ async function deliverBatch(ctx: Ctx, holder: string, opts: SchedulerOptions, id
   }
 }
 
-async function deliverInOneTransaction(ctx: Ctx, holder: string, opts: SchedulerOptions, ids: number[]): Promise<void> {
+async function deliverInOneTransaction(
+  ctx: Ctx,
+  holder: string,
+  opts: SchedulerOptions,
+  ids: number[],
+  linkifiers: Linkifiers,
+): Promise<void> {
   const done = await inTransaction(ctx.db, async (tx) => {
     await keepLease(tx, holder, opts.leaseMs);
     const out: Delivered[] = [];
@@ -213,7 +243,7 @@ async function deliverInOneTransaction(ctx: Ctx, holder: string, opts: Scheduler
       // The claim: locked and still pending, or already delivered by someone else (skip it).
       const row = await claimPending(tx.trx, id);
       if (!row) continue;
-      const messageId = await deliverInTx(ctx, tx, row);
+      const messageId = await deliverInTx(ctx, tx, row, linkifiers);
       await markDelivered(tx.trx, row.id, messageId);
       out.push({ row, messageId: () => messageId });
     }
@@ -233,13 +263,13 @@ async function deliverInOneTransaction(ctx: Ctx, holder: string, opts: Scheduler
 }
 
 /** Sends one claimed message through the send path, checked again as Zulip's send_scheduled_message does; the new message's id. */
-async function deliverInTx(ctx: Ctx, tx: Tx, row: ScheduledMessageRow): Promise<number> {
+async function deliverInTx(ctx: Ctx, tx: Tx, row: ScheduledMessageRow, byRealm: Linkifiers): Promise<number> {
   const realm = await getRealmById(tx.trx, row.realm_id);
   // As Zulip: a deactivated organization or sender fails without a notice (nobody would read it).
   if (!realm || realm.deactivated) throw new DeliveryFailure('This organization has been deactivated', false);
   const sender = await getUserById(tx.trx, row.sender_id);
   if (!sender || !sender.is_active) throw new DeliveryFailure('Account is deactivated', false);
-  const linkifiers = await ctx.caches.linkifiers.get(realm.id);
+  const linkifiers = byRealm.get(realm.id) ?? (await listLinkifiers(tx.trx, realm.id)).map(compileLinkifier).filter((l) => l !== null);
   if (row.delivery_type === DeliveryType.REMIND) {
     // Reminders go to the sender's own direct messages, so lateness surprises nobody: no cutoff.
     const content = await reminderContentInTx(tx, ctx, realm, sender, row);

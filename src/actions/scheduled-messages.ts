@@ -17,7 +17,7 @@ import {
   updateScheduledMessage,
 } from '../queries/scheduled-messages';
 import { toApiScheduledMessage } from '../serializers/scheduled-messages';
-import { defaultReadBySender, sendMessageInTx, type SendTarget } from './messages';
+import { checkSend, defaultReadBySender, type SendTarget } from './messages';
 import { renderForRealm } from './render';
 import { wakeScheduledDelivery } from './scheduled-delivery';
 
@@ -101,30 +101,15 @@ export async function resolveScheduledAddressee(
   };
 }
 
-/** Thrown to roll back the trial send below. */
-class TrialSend extends Error {}
-
 /**
  * Checks the message as a send would, and now: Zulip runs its whole
  * check_message when a message is scheduled (posting permissions, topic
  * policy, group and wildcard mentions, direct-message permissions), and
- * again when it is sent. Parley's one implementation of those checks is the
- * send itself, so this runs it in a transaction that is then rolled back:
- * nothing is stored and no event leaves (no bus is given).
+ * again when it is sent. The send's own checks (checkSend), with nothing
+ * written.
  */
-export async function checkSendable(ctx: AppContext, caller: Caller, target: SendTarget, content: string, client: string): Promise<void> {
-  try {
-    await inTransaction(ctx.db, async (tx) => {
-      await sendMessageInTx(tx, null, caller, target, content, {
-        client,
-        readBySender: false,
-        linkifiers: await ctx.caches.linkifiers.get(caller.realm.id),
-      });
-      throw new TrialSend();
-    });
-  } catch (err) {
-    if (!(err instanceof TrialSend)) throw err;
-  }
+export async function checkSendable(ctx: AppContext, caller: Caller, target: SendTarget, content: string): Promise<void> {
+  await checkSend(ctx.db, caller, target, content, { linkifiers: await ctx.caches.linkifiers.get(caller.realm.id) });
 }
 
 /** The content's HTML as the sender would see it sent now (Zulip stores it with the scheduled message). */
@@ -174,7 +159,7 @@ export async function doCreateScheduledMessage(
   checkFutureTimestamp(p.scheduled_delivery_timestamp);
   const addressee = await resolveScheduledAddressee(ctx, caller, kindOf(p.type), p.to, p.topic);
   const content = normalizeContent(p.content);
-  await checkSendable(ctx, caller, addressee.target, content, client);
+  await checkSendable(ctx, caller, addressee.target, content);
   const rendered = await renderScheduled(ctx, caller, content);
   // Zulip's default: read for the sender when scheduled from an interactive
   // client, except a note to self, which should arrive unread.
@@ -239,7 +224,7 @@ export async function doUpdateScheduledMessage(
     const newTopic = topic ?? current.topic;
     const addressee = await resolveScheduledAddressee(ctx, caller, kind, recipients, newTopic);
     const content = rawContent !== undefined ? normalizeContent(rawContent) : current.content;
-    await checkSendable(ctx, caller, addressee.target, content, client);
+    await checkSendable(ctx, caller, addressee.target, content);
     if (type !== undefined || to !== undefined) {
       changes.channel_id = addressee.channel_id;
       changes.to_user_ids = addressee.to_user_ids;

@@ -96,7 +96,10 @@ export async function insertMessageRow(
  * conversation — to oneself, 1:1 or a group — is one such recipient, so
  * both directions of a 1:1 conversation share a recipient_id (ADR 0006).
  */
-export async function dmGroupRecipient(tx: Tx, userIds: number[]): Promise<{ recipientId: number; groupId: number; created: boolean }> {
+export async function dmGroupRecipient(
+  tx: Tx,
+  userIds: readonly number[],
+): Promise<{ recipientId: number; groupId: number; created: boolean }> {
   const sorted = [...new Set(userIds)].sort((a, b) => a - b);
   const hash = dmGroupHash(sorted);
   const existing = await getDmGroupByHash(tx.trx, hash);

@@ -131,15 +131,15 @@ export async function deleteScheduledMessage(q: Q, id: number): Promise<void> {
   await q('scheduled_messages').where({ id }).delete();
 }
 
-/** Ids of pending items due at `nowSeconds`, earliest first. */
-export async function listDueIds(q: Q, nowSeconds: number, limit: number): Promise<number[]> {
-  const rows: Array<{ id: number }> = await q('scheduled_messages')
+/** Pending items due at `nowSeconds`, earliest first: ids and organizations. */
+export async function listDue(q: Q, nowSeconds: number, limit: number): Promise<Array<{ id: number; realmId: number }>> {
+  const rows: Array<{ id: number; realm_id: number }> = await q('scheduled_messages')
     .where({ delivered: false, failed: false })
     .andWhere('scheduled_timestamp', '<=', nowSeconds)
     .orderBy([{ column: 'scheduled_timestamp' }, { column: 'id' }])
     .limit(limit)
-    .select('id');
-  return rows.map((r) => Number(r.id));
+    .select('id', 'realm_id');
+  return rows.map((r) => ({ id: Number(r.id), realmId: Number(r.realm_id) }));
 }
 
 /**
