@@ -238,6 +238,7 @@ eachDatabase('data model', (dialect) => {
       '036_drafts',
       '037_scheduled_messages',
       '038_muted_users',
+      '039_active_push_notifications',
     ]);
   });
 });

@@ -120,6 +120,7 @@ eachDatabase('push notification rules', (dialect) => {
   let clock: ManualClock;
   /** The member's phone's push key. */
   let pushKey: string;
+  let opsGroupId: number;
 
   beforeAll(async () => {
     relay = await new TestRelay().start();
@@ -139,6 +140,7 @@ eachDatabase('push notification rules', (dialect) => {
       members: JSON.stringify([member.id, owner.id]),
     });
     expect(group.status).toBe(200);
+    opsGroupId = group.body.group_id;
   });
   afterAll(async () => {
     await t.close();
@@ -204,6 +206,29 @@ eachDatabase('push notification rules', (dialect) => {
         : await send(owner, { type: 'channel', to: channel, topic, content });
     await t.ctx.push!.whenIdle();
     expect(notifiedSince(before)).toEqual(row.notified ? [id] : []);
+  });
+
+  it('a notification a group mention caused names the group; one a personal mention caused does not', async () => {
+    const { owner, member } = t.cast;
+    await setMemberSettings({});
+    await createChannel(t, 'groups-named', [owner, member]);
+    const payloads = async (content: string) => {
+      const before = relay.delivered().length;
+      await send(owner, { type: 'channel', to: 'groups-named', topic: `t ${content.length}`, content });
+      await t.ctx.push!.whenIdle();
+      return relay
+        .delivered()
+        .slice(before)
+        .flatMap((r) =>
+          (r.body.push_requests as Array<{ encrypted_data: string }>).map((p) => decryptWithPushKey(p.encrypted_data, pushKey)!),
+        );
+    };
+    const [byGroup] = await payloads('over to @*ops*');
+    expect(byGroup).toMatchObject({ type: 'message', mentioned_user_group_id: opsGroupId, mentioned_user_group_name: 'ops' });
+    const [both] = await payloads('over to @*ops* and @**Test Member**');
+    expect(both).toMatchObject({ type: 'message' });
+    expect(both).not.toHaveProperty('mentioned_user_group_id');
+    expect(both).not.toHaveProperty('mentioned_user_group_name');
   });
 
   it('a message from a muted sender never notifies; the same from another does', async () => {

@@ -282,7 +282,18 @@ export async function sendMessageInTx(
   }
 
   const mentioned = new Set(rendered.mentionedUserIds);
-  for (const g of rendered.mentionedGroups) for (const id of await getRecursiveMemberIds(tx.trx, g.id)) mentioned.add(id);
+  // Who is mentioned only through groups, by the smallest such group: their
+  // notification names it (Zulip's get_user_group_mentions_data).
+  const byGroup = new Map<number, { id: number; name: string; size: number }>();
+  for (const g of rendered.mentionedGroups) {
+    const members = await getRecursiveMemberIds(tx.trx, g.id);
+    for (const id of members) {
+      mentioned.add(id);
+      if (rendered.mentionedUserIds.has(id)) continue;
+      const before = byGroup.get(id);
+      if (!before || before.size > members.length) byGroup.set(id, { id: g.id, name: g.name, size: members.length });
+    }
+  }
   const topicWildcardUsers = new Set(topicParticipants);
   const alerted = await listAlertedUsers(tx.trx, realm, receivers, sender.id, content);
   const base = target.kind === 'direct' ? flagMask('is_private') : 0;
@@ -412,6 +423,7 @@ export async function sendMessageInTx(
       local_message_id: opts.localId ?? null,
       sender,
       ...(policiesBefore?.size ? { topic_policies_before: Object.fromEntries(policiesBefore) } : {}),
+      ...(byGroup.size ? { group_mentions: groupMentionsOf(byGroup, receivers) } : {}),
     };
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
     bus.publish({
@@ -422,6 +434,19 @@ export async function sendMessageInTx(
     });
   });
   return inserted.id;
+}
+
+/** The receivers mentioned through a group only, with that group (MessageBusEvent.group_mentions). */
+function groupMentionsOf(byGroup: ReadonlyMap<number, { id: number; name: string }>, receivers: readonly number[]) {
+  const users: Record<number, number> = {};
+  const names: Record<number, string> = {};
+  for (const userId of receivers) {
+    const g = byGroup.get(userId);
+    if (!g) continue;
+    users[userId] = g.id;
+    names[g.id] = g.name;
+  }
+  return { users, names };
 }
 
 /** Channel posting rules: archived channels, content access, can_send_message_group, topics policy, new-topic permission. */

@@ -15,11 +15,16 @@ import {
 } from '../queries/client-devices';
 import type { MessageBusEvent } from '../serializers/messages';
 import type { QueueManager } from '../events/manager';
-import { PRESENCE_IDLE_AFTER_SECONDS, pushTrigger } from '../domain/push-triggers';
+import { PRESENCE_IDLE_AFTER_SECONDS, pushTrigger, type PushTrigger } from '../domain/push-triggers';
 import { parseSettings } from '../domain/user-settings';
 import { listPushRecipientStates } from '../queries/push-recipients';
 import { getFlagsForUser } from '../queries/messages';
 import { READ } from '../queries/unread';
+import {
+  recordActivePushNotifications,
+  takeActivePushNotifications,
+  takeActivePushNotificationsOfMessages,
+} from '../queries/active-push-notifications';
 import { fullAvatarUrl } from '../serializers/users';
 
 /**
@@ -126,7 +131,7 @@ export class PushRelay {
   private stopped = false;
 
   /** Messages not notified because their receiver was present, by receiver (onQueueExpired). */
-  private readonly heldBack = new Map<number, Map<number, MessageBusEvent>>();
+  private readonly heldBack = new Map<number, Map<number, { event: MessageBusEvent; trigger: PushTrigger }>>();
 
   constructor(
     private readonly db: Knex,
@@ -262,7 +267,12 @@ export class PushRelay {
    */
   private onDelivery(d: Delivery): void {
     // With several nodes every one sees every delivery: the node that made the change notifies.
-    if (d.event.type !== 'message' || !d.perUser || d.remote) return;
+    if (d.remote) return;
+    if (d.event.type === 'update_message_flags' || d.event.type === 'delete_message') {
+      this.onReadOrGone(d);
+      return;
+    }
+    if (d.event.type !== 'message' || !d.perUser) return;
     const event = d.event as unknown as MessageBusEvent;
     const known = this.usersWithDevices;
     if (known === null) {
@@ -303,13 +313,13 @@ export class PushRelay {
     event: MessageBusEvent,
     userIds: number[],
     flagsOf: ReadonlyMap<number, readonly string[]>,
-  ): Promise<number[]> {
+  ): Promise<Map<number, PushTrigger>> {
     const m = event.message;
     const isDirect = m.type === 'private';
     const channel =
       isDirect || m.stream_id === undefined ? null : { channelId: m.stream_id, recipientId: m.recipient_id, topic: m.subject };
     const now = Math.floor(Date.now() / 1000);
-    const notified: number[] = [];
+    const notified = new Map<number, PushTrigger>();
     for (const r of await listPushRecipientStates(this.db, userIds, channel)) {
       if (r.isBot || !r.isActive) continue;
       const settings = parseSettings(r.settings);
@@ -321,24 +331,25 @@ export class PushRelay {
         pushNotifications: sub.pushNotifications,
         wildcardMentionsNotify: sub.wildcardMentionsNotify,
       };
-      if (pushTrigger(flagsOf.get(r.id) ?? [], isDirect, settings, state) === null) continue;
+      const trigger = pushTrigger(flagsOf.get(r.id) ?? [], isDirect, settings, state);
+      if (trigger === null) continue;
       const presenceIdle = !r.presenceDisabled && (r.lastActiveTime === null || r.lastActiveTime < now - PRESENCE_IDLE_AFTER_SECONDS);
       const idle = !this.queues?.hasMessageQueue(r.id) || presenceIdle;
-      if (idle || settings.enable_online_push_notifications) notified.push(r.id);
-      else this.holdBack(r.id, event);
+      if (idle || settings.enable_online_push_notifications) notified.set(r.id, trigger);
+      else this.holdBack(r.id, event, trigger);
     }
     return notified;
   }
 
   /** Remembers a message a present user was not notified of, bounded per user and in all. */
-  private holdBack(userId: number, event: MessageBusEvent): void {
+  private holdBack(userId: number, event: MessageBusEvent, trigger: PushTrigger): void {
     let mine = this.heldBack.get(userId);
     if (!mine) {
       if (this.heldBack.size >= HELD_BACK_USERS) this.heldBack.delete(this.heldBack.keys().next().value!);
       this.heldBack.set(userId, (mine = new Map()));
     }
     if (mine.size >= HELD_BACK_PER_USER) mine.delete(mine.keys().next().value!);
-    mine.set(event.message.id, event);
+    mine.set(event.message.id, { event, trigger });
   }
 
   /**
@@ -351,24 +362,90 @@ export class PushRelay {
     if (!mine) return;
     this.heldBack.delete(userId);
     for (const id of heldMessageIds) {
-      const event = mine.get(id);
-      if (!event) continue;
-      this.enqueueNotification(event, async () => {
+      const held = mine.get(id);
+      if (!held) continue;
+      this.enqueueNotification(held.event, async () => {
         const flags = (await getFlagsForUser(this.db, userId, [id])).get(id);
-        return flags !== undefined && (flags & READ) === 0 ? [userId] : [];
+        return flags !== undefined && (flags & READ) === 0 ? new Map([[userId, held.trigger]]) : new Map();
       });
     }
   }
 
-  private enqueueNotification(event: MessageBusEvent, decide: () => Promise<number[]>): void {
+  /**
+   * Messages read (update_message_flags adding `read`, one user's, `all` for
+   * every message) or deleted or no longer accessible (delete_message, to
+   * everyone who had them): the notifications the phones still show for
+   * them are removed (Zulip's removal payload, feature level 413). Only
+   * messages recorded as notified (active_push_notifications) are named, so
+   * a read on the web of a message no phone heard of sends nothing. The
+   * rows go when read, before the relay answers: a removal that fails for
+   * good leaves a stale notification, never a second removal.
+   */
+  private onReadOrGone(d: Delivery): void {
+    const known = this.usersWithDevices;
+    const mayHaveDevices = (userId: number) => known === null || known.has(userId);
+    if (d.event.type === 'update_message_flags') {
+      const e = d.event as { op?: string; flag?: string; messages?: number[]; all?: boolean };
+      if (e.op !== 'add' || e.flag !== 'read') return;
+      const ids = e.all ? null : (e.messages ?? []);
+      if (ids !== null && ids.length === 0) return;
+      for (const userId of d.userIds) {
+        if (!mayHaveDevices(userId)) continue;
+        this.enqueueRemoval(`removal for user ${userId}`, async () => {
+          const taken = await takeActivePushNotifications(this.db, userId, ids);
+          return taken.length ? new Map([[userId, taken]]) : new Map();
+        });
+      }
+      return;
+    }
+    const e = d.event as { message_ids?: number[]; message_id?: number };
+    const ids = e.message_ids ?? (e.message_id !== undefined ? [e.message_id] : []);
+    if (ids.length === 0 || !d.userIds.some(mayHaveDevices)) return;
+    const audience = new Set(d.userIds);
+    this.enqueueRemoval(`removal of ${ids.length} deleted message(s)`, async () => {
+      const byUser = await takeActivePushNotificationsOfMessages(this.db, ids);
+      // A message moved out of some users' reach is "deleted" for those users only: the others keep theirs.
+      for (const userId of byUser.keys()) if (!audience.has(userId)) byUser.delete(userId);
+      return byUser;
+    });
+  }
+
+  /** One relay request removing, on each user's devices, the notifications of their messages `find` returns. */
+  private enqueueRemoval(what: string, find: () => Promise<Map<number, number[]>>): void {
+    // Found once: the rows are taken as they are read, so a retry sends what the first attempt found.
+    let found: Promise<Map<number, number[]>> | null = null;
+    this.enqueue({
+      what,
+      path: '/api/v1/remotes/push/e2ee/notify',
+      build: async () => {
+        const byUser = await (found ??= find());
+        if (byUser.size === 0) return null;
+        const devices = await listDeliverableDevices(this.db, [...byUser.keys()]);
+        if (devices.length === 0) return null;
+        const url = realmUrl(this.config.externalUrl, devices[0]!.realm_string_id);
+        return {
+          realm_url: url,
+          push_requests: devices.map((device) => ({
+            device_id: device.relay_device_id,
+            push_key_id: device.push_key_id,
+            encrypted_data: encryptForDevice(device, removalPayload(byUser.get(device.user_id) ?? [], device, url)),
+          })),
+        };
+      },
+    });
+  }
+
+  private enqueueNotification(event: MessageBusEvent, decide: () => Promise<ReadonlyMap<number, PushTrigger>>): void {
     this.enqueue({
       what: `notification of message ${event.message.id}`,
       path: '/api/v1/remotes/push/e2ee/notify',
       build: async () => {
         const notified = await decide();
-        if (notified.length === 0) return null;
-        const devices = await listDeliverableDevices(this.db, notified);
+        if (notified.size === 0) return null;
+        const devices = await listDeliverableDevices(this.db, [...notified.keys()]);
         if (devices.length === 0) return null;
+        // What the phones will show, so that reading or deleting the message removes it (onReadOrGone).
+        await recordActivePushNotifications(this.db, event.message.id, [...new Set(devices.map((d) => d.user_id))]);
         // A message's receivers are all of its organization: the first device's is every device's.
         const url = realmUrl(this.config.externalUrl, devices[0]!.realm_string_id);
         return {
@@ -376,7 +453,7 @@ export class PushRelay {
           push_requests: devices.map((device) => ({
             device_id: device.relay_device_id,
             push_key_id: device.push_key_id,
-            encrypted_data: encryptForDevice(device, messagePayload(event, device, url)),
+            encrypted_data: encryptForDevice(device, messagePayload(event, device, url, notified.get(device.user_id))),
           })),
         };
       },
@@ -500,7 +577,12 @@ export class PushRelay {
  * apps parse no other form of a direct message's recipients from an
  * encrypted payload.
  */
-export function messagePayload(event: MessageBusEvent, device: Pick<DeliverableDevice, 'user_id' | 'realm_name'>, siteUrl: string): object {
+export function messagePayload(
+  event: MessageBusEvent,
+  device: Pick<DeliverableDevice, 'user_id' | 'realm_name'>,
+  siteUrl: string,
+  trigger?: PushTrigger,
+): object {
   const m = event.message;
   const avatar = fullAvatarUrl(event.sender);
   const base = {
@@ -516,10 +598,27 @@ export function messagePayload(event: MessageBusEvent, device: Pick<DeliverableD
     content: pushContent(m.content),
   };
   if (m.type === 'stream') {
-    return { ...base, recipient_type: 'channel', channel_id: m.stream_id, channel_name: m.display_recipient, topic: m.subject };
+    // A notification a group mention caused names the group (the smallest, when several name the user).
+    const groupId = trigger === 'mentioned' ? event.group_mentions?.users[device.user_id] : undefined;
+    const group =
+      groupId === undefined ? {} : { mentioned_user_group_id: groupId, mentioned_user_group_name: event.group_mentions!.names[groupId] };
+    return { ...base, ...group, recipient_type: 'channel', channel_id: m.stream_id, channel_name: m.display_recipient, topic: m.subject };
   }
   const people = Array.isArray(m.display_recipient) ? m.display_recipient.map((u) => u.id) : [m.sender_id, device.user_id];
   return { ...base, recipient_type: 'direct', recipient_user_ids: [...new Set(people)].sort((a, b) => a - b) };
+}
+
+/** At most this many message ids in a removal (Zulip's MAX_APNS_MESSAGE_IDS): the newest. */
+const MAX_REMOVAL_MESSAGE_IDS = 200;
+
+/** Zulip's E2EE removal payload (feature level 413): the messages whose notifications go, newest 200, ascending. */
+export function removalPayload(
+  messageIds: readonly number[],
+  device: Pick<DeliverableDevice, 'user_id' | 'realm_name'>,
+  siteUrl: string,
+): object {
+  const ids = [...messageIds].sort((a, b) => a - b).slice(-MAX_REMOVAL_MESSAGE_IDS);
+  return { type: 'remove', message_ids: ids, realm_name: device.realm_name, realm_url: siteUrl, user_id: device.user_id };
 }
 
 /** Base64 of nonce ‖ secretbox(JSON payload) under the device's key (the bytes after push_key's cryptosystem byte). */

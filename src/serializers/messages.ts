@@ -28,6 +28,12 @@ export type MessageBusEvent = {
    * receivers' policies before the send changes any. Never sent to clients.
    */
   topic_policies_before?: Record<number, number>;
+  /**
+   * Receivers mentioned through a group and not personally, with the
+   * smallest such group (`users`: user → group; `names`: group → name): a
+   * notification the mention causes names the group. Never sent to clients.
+   */
+  group_mentions?: { users: Record<number, number>; names: Record<number, string> };
 };
 
 /**
