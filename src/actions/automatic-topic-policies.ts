@@ -1,10 +1,11 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../context';
 import type { Tx } from '../db/transaction';
 import { automaticPoliciesOff, participationMatters, policyAfterParticipation, policyAfterSend } from '../domain/automatic-topic-policies';
 import { parseSettings } from '../domain/user-settings';
 import { VisibilityPolicy } from '../domain/user-topics';
 import type { ChannelRow } from '../queries/channels';
-import { getTopicStateForUser, listMentionedUsersTopicState } from '../queries/automatic-topic-policies';
+import { getTopicStateForUser, listMentionedUsersTopicState, type TopicStateForUser } from '../queries/automatic-topic-policies';
 import type { UserRow } from '../queries/rows';
 import { setTopicPolicyInTx } from './user-topics';
 
@@ -20,10 +21,32 @@ import { setTopicPolicyInTx } from './user-topics';
 type ChannelRef = Pick<ChannelRow, 'id' | 'recipient_id'>;
 
 /**
+ * What deciding the sender's automatic policy reads (one statement), or null
+ * when nothing can change: a bot (Zulip's set_visibility_policy_possible), or
+ * both settings "never". `canReadHistory` picks what "the topic is new"
+ * means for the sender (src/queries/automatic-topic-policies.ts). POST
+ * /messages reads it before its transaction, which then holds its
+ * connection one round trip less.
+ */
+export async function readSenderTopicState(
+  q: Knex | Knex.Transaction,
+  sender: UserRow,
+  channel: ChannelRef,
+  topic: string,
+  canReadHistory: boolean,
+): Promise<TopicStateForUser | null> {
+  if (sender.is_bot || automaticPoliciesOff(parseSettings(sender.settings))) return null;
+  return getTopicStateForUser(
+    q,
+    { userId: sender.id, channelId: channel.id, recipientId: channel.recipient_id, topic },
+    canReadHistory ? 'channel' : 'own',
+  );
+}
+
+/**
  * Before a channel message is stored: the policy sending it gives the
- * sender, or null. Bots never get one (Zulip's set_visibility_policy_possible);
- * settings that can change nothing read nothing. `canReadHistory` picks what
- * "the topic is new" means for the sender (src/queries/automatic-topic-policies.ts).
+ * sender, or null, from the state read before (`state`: null when nothing
+ * can change; undefined reads it now, in the transaction).
  */
 export async function decideSenderPolicy(
   tx: Tx,
@@ -31,17 +54,12 @@ export async function decideSenderPolicy(
   channel: ChannelRef,
   topic: string,
   canReadHistory: boolean,
+  state?: TopicStateForUser | null,
 ): Promise<{ policy: number; current: number } | null> {
-  if (sender.is_bot) return null;
-  const settings = parseSettings(sender.settings);
-  if (automaticPoliciesOff(settings)) return null;
-  const state = await getTopicStateForUser(
-    tx.trx,
-    { userId: sender.id, channelId: channel.id, recipientId: channel.recipient_id, topic },
-    canReadHistory ? 'channel' : 'own',
-  );
-  const policy = policyAfterSend(settings, state.channelMuted, state.policy, () => !state.topicHasMessages);
-  return policy === null ? null : { policy, current: state.policy };
+  const read = state === undefined ? await readSenderTopicState(tx.trx, sender, channel, topic, canReadHistory) : state;
+  if (read === null) return null;
+  const policy = policyAfterSend(parseSettings(sender.settings), read.channelMuted, read.policy, () => !read.topicHasMessages);
+  return policy === null ? null : { policy, current: read.policy };
 }
 
 /**

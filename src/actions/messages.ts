@@ -10,7 +10,8 @@ import { bounded } from '../domain/bounded';
 import { ApiError } from '../errors';
 import type { EventBus } from '../events/bus';
 import { canReadChannelHistory, canSeeChannel, inGroup, Caller, Viewer } from '../access/viewer';
-import { applyPoliciesOnSend, decideSenderPolicy } from './automatic-topic-policies';
+import { applyPoliciesOnSend, decideSenderPolicy, readSenderTopicState } from './automatic-topic-policies';
+import type { TopicStateForUser } from '../queries/automatic-topic-policies';
 import { checkCanAccessUsers } from '../access/user-access';
 import { ChannelRow, getActiveSubscriberIds } from '../queries/channels';
 import { getRecursiveMemberIds } from '../queries/groups';
@@ -60,6 +61,8 @@ export interface SendOptions {
   linkifiers?: readonly CompiledLinkifier[];
   /** Who muted the sender (src/cache/muting-users.ts); read in the transaction when not given. */
   mutingUsers?: ReadonlySet<number>;
+  /** The sender's state for the topic, read before the transaction (readSenderTopicState); read in it when not given. */
+  senderTopicState?: TopicStateForUser | null;
   /**
    * Filled by the send: the policy the sender's automatic follow/unmute
    * settings gave them for the topic, which POST /messages reports as
@@ -103,6 +106,10 @@ export async function doSendMessage(
     mutingUsers: await ctx.caches.mutingUsers.get(viewer.user.id),
     outcome: {},
   };
+  if (target.kind === 'channel') {
+    const { channel, topic } = target;
+    opts.senderTopicState = await readSenderTopicState(ctx.db, viewer.user, channel, topic, canReadChannelHistory(viewer, channel));
+  }
   const id = (await inTransaction(ctx.db, (tx) => sendMessageInTx(tx, ctx.bus, viewer, target, content, opts))).committed();
   // Sending is activity: partial subscriber lists keep users active in the last 14 days.
   await recordActivity(ctx, viewer.user.id);
@@ -269,7 +276,8 @@ export async function sendMessageInTx(
     const { channel } = target;
     topic = target.topic;
     // Decided before the message is stored: whether the sender starts the topic.
-    if (bus) senderPolicy = await decideSenderPolicy(tx, sender, channel, topic, canReadChannelHistory(viewer, channel));
+    if (bus)
+      senderPolicy = await decideSenderPolicy(tx, sender, channel, topic, canReadChannelHistory(viewer, channel), opts.senderTopicState);
     recipient = {
       id: channel.recipient_id,
       type: RecipientType.CHANNEL,
