@@ -9,6 +9,10 @@ export type DbBoolIn = boolean | DbBool;
 
 /** A row of each table as selected (`TableRow<'users'>`). */
 export interface TableRows {
+  active_push_notifications: {
+    message_id: number;
+    user_id: number;
+  };
   alert_words: {
     id: number;
     realm_id: number;
@@ -564,6 +568,10 @@ export interface TableRows {
 
 /** A row of each table as inserted: what has a default may be left out; generated columns cannot be written. */
 export interface TableInserts {
+  active_push_notifications: {
+    message_id: number;
+    user_id: number;
+  };
   alert_words: {
     id?: number;
     realm_id: number;
@@ -1126,6 +1134,7 @@ type Written<T> = { [K in keyof T]: T[K] | Knex.Raw };
 
 declare module 'knex/types/tables' {
   interface Tables {
+    active_push_notifications: Knex.CompositeTableType<TableRows['active_push_notifications'], Written<TableInserts['active_push_notifications']>, Partial<Written<TableInserts['active_push_notifications']>>>;
     alert_words: Knex.CompositeTableType<TableRows['alert_words'], Written<TableInserts['alert_words']>, Partial<Written<TableInserts['alert_words']>>>;
     archive_transactions: Knex.CompositeTableType<TableRows['archive_transactions'], Written<TableInserts['archive_transactions']>, Partial<Written<TableInserts['archive_transactions']>>>;
     archived_attachment_messages: Knex.CompositeTableType<TableRows['archived_attachment_messages'], Written<TableInserts['archived_attachment_messages']>, Partial<Written<TableInserts['archived_attachment_messages']>>>;
