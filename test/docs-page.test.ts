@@ -145,11 +145,11 @@ if (!CHROMIUM && IN_CI) {
     describe('"try it" of each GET operation and of POST /messages, the form as the page fills it, as the demo owner', () => {
       beforeAll(async () => {
         // What the demo organization lacks and a user's first steps make: presence data
-        // (GET /users/{user_id_or_email}/presence), and an uploaded avatar and organization
-        // icon. The Gravatar images every demo user and organization start with are on another
-        // site, where the page may not connect (connect-src 'self', and a server may have no way
-        // out): GET /avatar/{id} and GET /realm/icon redirect there, and only an image this
-        // server holds can be followed.
+        // (GET /users/{user_id_or_email}/presence), and an uploaded avatar, organization icon
+        // and logos. The Gravatar images every demo user and organization start with are on
+        // another site, where the page may not connect (connect-src 'self', and a server may
+        // have no way out): GET /avatar/{id}, GET /realm/icon and GET /realm/logo redirect there,
+        // and only an image this server holds can be followed.
         await api(server, 'POST', '/users/me/presence', new URLSearchParams({ status: 'active' }));
         const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#3a7' } })
           .png()
@@ -160,6 +160,12 @@ if (!CHROMIUM && IN_CI) {
         const icon = new FormData();
         icon.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'icon.png');
         await api(server, 'POST', '/realm/icon', icon);
+        for (const night of ['false', 'true']) {
+          const logo = new FormData();
+          logo.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
+          logo.append('night', night);
+          await api(server, 'POST', '/realm/logo', logo);
+        }
       });
 
       // By tag, so that the page's filter shows few operations at a time (it re-renders every shown one on each change).
