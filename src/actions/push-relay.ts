@@ -422,15 +422,7 @@ export class PushRelay {
         if (byUser.size === 0) return null;
         const devices = await listDeliverableDevices(this.db, [...byUser.keys()]);
         if (devices.length === 0) return null;
-        const url = realmUrl(this.config.externalUrl, devices[0]!.realm_string_id);
-        return {
-          realm_url: url,
-          push_requests: devices.map((device) => ({
-            device_id: device.relay_device_id,
-            push_key_id: device.push_key_id,
-            encrypted_data: encryptForDevice(device, removalPayload(byUser.get(device.user_id) ?? [], device, url)),
-          })),
-        };
+        return this.notifyBody(devices, (device, url) => removalPayload(byUser.get(device.user_id) ?? [], device, url));
       },
     });
   }
@@ -446,18 +438,23 @@ export class PushRelay {
         if (devices.length === 0) return null;
         // What the phones will show, so that reading or deleting the message removes it (onReadOrGone).
         await recordActivePushNotifications(this.db, event.message.id, [...new Set(devices.map((d) => d.user_id))]);
-        // A message's receivers are all of its organization: the first device's is every device's.
-        const url = realmUrl(this.config.externalUrl, devices[0]!.realm_string_id);
-        return {
-          realm_url: url,
-          push_requests: devices.map((device) => ({
-            device_id: device.relay_device_id,
-            push_key_id: device.push_key_id,
-            encrypted_data: encryptForDevice(device, messagePayload(event, device, url, notified.get(device.user_id))),
-          })),
-        };
+        return this.notifyBody(devices, (device, url) => messagePayload(event, device, url, notified.get(device.user_id)));
       },
     });
+  }
+
+  /** A notify request: each device's payload, encrypted with its key. */
+  private notifyBody(devices: DeliverableDevice[], payloadOf: (device: DeliverableDevice, siteUrl: string) => object): object {
+    // The users of one request are all of one organization: the first device's is every device's.
+    const url = realmUrl(this.config.externalUrl, devices[0]!.realm_string_id);
+    return {
+      realm_url: url,
+      push_requests: devices.map((device) => ({
+        device_id: device.relay_device_id,
+        push_key_id: device.push_key_id,
+        encrypted_data: encryptForDevice(device, payloadOf(device, url)),
+      })),
+    };
   }
 
   private async refreshDeviceSet(): Promise<void> {
