@@ -109,6 +109,20 @@ export interface TableRows {
     modified_user_id: number | null;
     realm_id: number;
   };
+  bot_services: {
+    base_url: string;
+    id: number;
+    interface: number;
+    name: string;
+    token: string;
+    user_id: number;
+  };
+  bot_storage: {
+    key: string;
+    key_hash: string;
+    user_id: number;
+    value: string;
+  };
   cache_invalidations: {
     created_at: number;
     id: number;
@@ -546,6 +560,9 @@ export interface TableRows {
     can_change_user_emails: DbBool;
     can_create_users: DbBool;
     date_joined: number;
+    default_all_public_streams: DbBool;
+    default_events_register_channel_id: number | null;
+    default_sending_channel_id: number | null;
     delivery_email: string;
     email: string;
     email_key: string;
@@ -667,6 +684,20 @@ export interface TableInserts {
     modified_group_id?: number | null;
     modified_user_id?: number | null;
     realm_id: number;
+  };
+  bot_services: {
+    base_url: string;
+    id?: number;
+    interface?: number;
+    name: string;
+    token: string;
+    user_id: number;
+  };
+  bot_storage: {
+    key: string;
+    key_hash: string;
+    user_id: number;
+    value: string;
   };
   cache_invalidations: {
     created_at: number;
@@ -1105,6 +1136,9 @@ export interface TableInserts {
     can_change_user_emails?: DbBoolIn;
     can_create_users?: DbBoolIn;
     date_joined: number;
+    default_all_public_streams?: DbBoolIn;
+    default_events_register_channel_id?: number | null;
+    default_sending_channel_id?: number | null;
     delivery_email: string;
     email: string;
     email_key: string;
@@ -1145,6 +1179,8 @@ declare module 'knex/types/tables' {
     attachment_messages: Knex.CompositeTableType<TableRows['attachment_messages'], Written<TableInserts['attachment_messages']>, Partial<Written<TableInserts['attachment_messages']>>>;
     attachments: Knex.CompositeTableType<TableRows['attachments'], Written<TableInserts['attachments']>, Partial<Written<TableInserts['attachments']>>>;
     audit_log: Knex.CompositeTableType<TableRows['audit_log'], Written<TableInserts['audit_log']>, Partial<Written<TableInserts['audit_log']>>>;
+    bot_services: Knex.CompositeTableType<TableRows['bot_services'], Written<TableInserts['bot_services']>, Partial<Written<TableInserts['bot_services']>>>;
+    bot_storage: Knex.CompositeTableType<TableRows['bot_storage'], Written<TableInserts['bot_storage']>, Partial<Written<TableInserts['bot_storage']>>>;
     cache_invalidations: Knex.CompositeTableType<TableRows['cache_invalidations'], Written<TableInserts['cache_invalidations']>, Partial<Written<TableInserts['cache_invalidations']>>>;
     channel_folders: Knex.CompositeTableType<TableRows['channel_folders'], Written<TableInserts['channel_folders']>, Partial<Written<TableInserts['channel_folders']>>>;
     channels: Knex.CompositeTableType<TableRows['channels'], Written<TableInserts['channels']>, Partial<Written<TableInserts['channels']>>>;

@@ -239,6 +239,7 @@ eachDatabase('data model', (dialect) => {
       '037_scheduled_messages',
       '038_muted_users',
       '039_active_push_notifications',
+      '040_bots',
     ]);
   });
 });

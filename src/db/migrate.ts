@@ -36,6 +36,7 @@ import * as m036 from './migrations/036_drafts';
 import * as m037 from './migrations/037_scheduled_messages';
 import * as m038 from './migrations/038_muted_users';
 import * as m039 from './migrations/039_active_push_notifications';
+import * as m040 from './migrations/040_bots';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '037_scheduled_messages': m037,
   '038_muted_users': m038,
   '039_active_push_notifications': m039,
+  '040_bots': m040,
 };
 
 /** Every migration this code knows, in the order they apply. */
