@@ -12,6 +12,7 @@ const LAYERS = {
   db: ['db', 'ports', 'domain', 'errors', 'config'],
   queries: ['queries', 'db', 'domain', 'errors'],
   markdown: ['markdown', 'domain', 'errors'],
+  integrations: ['integrations', 'domain', 'errors'],
   serializers: ['serializers', 'domain', 'errors'],
   access: ['access', 'queries', 'serializers', 'markdown', 'domain', 'errors'],
   events: ['events', 'ports', 'access', 'queries', 'serializers', 'domain', 'errors'],
@@ -31,8 +32,8 @@ const LAYERS = {
     'storage',
     'cache',
   ],
-  handlers: ['handlers', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
-  http: ['http', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
+  handlers: ['handlers', 'integrations', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
+  http: ['http', 'integrations', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
   cache: ['cache', 'ports', 'queries', 'db', 'domain', 'errors'],
   cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server', 'cache'],
 };
