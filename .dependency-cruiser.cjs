@@ -19,6 +19,7 @@ const LAYERS = {
   storage: ['storage', 'domain', 'errors'],
   actions: [
     'actions',
+    'integrations',
     'ports',
     'access',
     'events',

@@ -2172,6 +2172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/external/{integration_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive an incoming webhook from a service
+         * @description Zulip's incoming webhooks: a service (GitHub, Grafana, Jira, …) POSTs its own payload here and the integration named in the path turns it into a message, sent as the user whose API key authenticates the request (usually an incoming-webhook bot). The body is the service's: JSON (read as JSON whatever its Content-Type says, as Grafana labels its JSON as a form), or form fields for the integrations that take them (`slack_incoming` reads a `payload` field holding JSON). With `stream`, the message goes to that channel (a name, or an ID in digits), under the integration's topic unless `topic` names one; without it, it is a direct message to the bot's owner (to the caller when the caller is not a bot). Every other query parameter is an option of the integration (see the integrations page at /api/docs/integrations). As in Zulip, a channel that does not exist is not an error: the bot's owner gets a notice instead. An event the integration knows and deliberately posts nothing for is answered with success; an event it does not support is answered with status 200 and an error body (`UNSUPPORTED_WEBHOOK_EVENT_TYPE`), so that the service does not retry or disable the webhook.
+         */
+        post: operations["incoming-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9129,6 +9149,64 @@ export interface components {
              * @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b.png?version=2
              */
             avatar_url: string;
+        };
+        /** @description The service's own JSON payload; the integration decides what it reads. */
+        WebhookPayload: {
+            [key: string]: unknown;
+        };
+        /** @description The service's form fields (e.g. `payload`, a JSON text, for `slack_incoming`). */
+        WebhookForm: {
+            [key: string]: string;
+        };
+        /**
+         * @description An event the integration does not handle. Answered with status 200: a service retries, and may disable, a webhook answered otherwise.
+         * @example {
+         *       "result": "error",
+         *       "msg": "The 'gollum' event isn't currently supported by the GitHub webhook; ignoring",
+         *       "code": "UNSUPPORTED_WEBHOOK_EVENT_TYPE",
+         *       "webhook_name": "GitHub",
+         *       "event_type": "gollum"
+         *     }
+         */
+        UnsupportedWebhookEventError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "UNSUPPORTED_WEBHOOK_EVENT_TYPE";
+            webhook_name: string;
+            event_type: string | null;
+        };
+        /**
+         * @description A payload the integration cannot recognise as its service's.
+         * @example {
+         *       "result": "error",
+         *       "msg": "Unable to parse request: Did GitHub generate this event?",
+         *       "code": "ANOMALOUS_WEBHOOK_PAYLOAD",
+         *       "webhook_name": "GitHub"
+         *     }
+         */
+        AnomalousWebhookPayloadError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "ANOMALOUS_WEBHOOK_PAYLOAD";
+            webhook_name: string;
+        };
+        /**
+         * @description The header in which the service names its event was not sent.
+         * @example {
+         *       "result": "error",
+         *       "msg": "Missing the HTTP event header 'X-GitHub-Event'",
+         *       "code": "MISSING_HTTP_EVENT_HEADER",
+         *       "header": "X-GitHub-Event"
+         *     }
+         */
+        MissingEventHeaderError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "MISSING_HTTP_EVENT_HEADER";
+            header: string;
         };
         MethodNotAllowedError: {
             result: components["schemas"]["ResultError"];
@@ -16158,6 +16236,109 @@ export interface operations {
             };
             400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "incoming-webhook": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The sending account's API key (or use HTTP Basic authentication).
+                 * @example aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+                 */
+                api_key?: string;
+                /**
+                 * @description The channel to post to, by name or ID; without it, a direct message to the bot's owner.
+                 * @example general
+                 */
+                stream?: string;
+                /**
+                 * @description The topic to post under, instead of the integration's own.
+                 * @example builds
+                 */
+                topic?: string;
+                /**
+                 * @description A JSON list of event types (shell-style wildcards) to post; other events are answered with success and post nothing.
+                 * @example ["push", "pull_request*"]
+                 */
+                only_events?: string;
+                /**
+                 * @description A JSON list of event types (shell-style wildcards) to drop.
+                 * @example ["star"]
+                 */
+                exclude_events?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The integration, e.g. `github`, `grafana`, `json`.
+                 * @example json
+                 */
+                integration_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Deploy finished"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload"];
+                /**
+                 * @example {
+                 *       "payload": "{\"text\": \"Deploy finished\"}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookForm"];
+                /**
+                 * @example {
+                 *       "payload": "{\"text\": \"Deploy finished\"}"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["WebhookForm"];
+            };
+        };
+        responses: {
+            /** @description Posted (or deliberately nothing to post), or an event the integration does not support (an error body, status 200). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimpleSuccess"] | components["schemas"]["UnsupportedWebhookEventError"];
+                };
+            };
+            /** @description No API key, a body that is not the JSON the integration expects (the bot's owner is told), a payload lacking a field the event needs, a payload the integration cannot recognise, the event header missing (the owner is told), or the send refused (a channel the bot may not post in, …). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["AnomalousWebhookPayloadError"] | components["schemas"]["MissingEventHeaderError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such integration. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Endpoint does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

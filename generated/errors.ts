@@ -2,6 +2,7 @@
 
 /** Every error code the contract declares. */
 export type ErrorCode =
+  | 'ANOMALOUS_WEBHOOK_PAYLOAD'
   | 'AUTHENTICATION_FAILED'
   | 'BAD_EVENT_QUEUE_ID'
   | 'BAD_IMAGE'
@@ -14,6 +15,7 @@ export type ErrorCode =
   | 'EXPECTATION_MISMATCH'
   | 'INVALID_INVITATION'
   | 'METHOD_NOT_ALLOWED'
+  | 'MISSING_HTTP_EVENT_HEADER'
   | 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED'
   | 'NOT_IMPLEMENTED'
   | 'PASSWORD_AUTH_DISABLED'
@@ -36,6 +38,7 @@ export type ErrorCode =
 
 /** The HTTP statuses at which the contract declares each code. */
 export const ERROR_STATUSES = {
+  ANOMALOUS_WEBHOOK_PAYLOAD: [400],
   AUTHENTICATION_FAILED: [401],
   BAD_EVENT_QUEUE_ID: [400],
   BAD_IMAGE: [400],
@@ -48,6 +51,7 @@ export const ERROR_STATUSES = {
   EXPECTATION_MISMATCH: [400],
   INVALID_INVITATION: [400],
   METHOD_NOT_ALLOWED: [405],
+  MISSING_HTTP_EVENT_HEADER: [400],
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: [400],
   NOT_IMPLEMENTED: [501],
   PASSWORD_AUTH_DISABLED: [401],
@@ -74,6 +78,7 @@ export type ErrorStatus<C extends ErrorCode> = (typeof ERROR_STATUSES)[C][number
 
 /** The fields an error body with each code carries beside result, msg and code: one shape per schema declaring it. */
 export type ErrorFields = {
+  ANOMALOUS_WEBHOOK_PAYLOAD: { "webhook_name": string };
   AUTHENTICATION_FAILED: Record<string, never>;
   BAD_EVENT_QUEUE_ID: { "queue_id": string };
   BAD_IMAGE: Record<string, never>;
@@ -86,6 +91,7 @@ export type ErrorFields = {
   EXPECTATION_MISMATCH: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
   METHOD_NOT_ALLOWED: { "allowed_methods": Array<string> };
+  MISSING_HTTP_EVENT_HEADER: { "header": string };
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { "first_message_id_allowed_to_move": number | null; "total_messages_in_topic": number; "total_messages_allowed_to_move": number };
   NOT_IMPLEMENTED: Record<string, never>;
   PASSWORD_AUTH_DISABLED: Record<string, never>;
@@ -744,6 +750,15 @@ export const OPERATION_ERRORS = {
   'get-users': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'incoming-webhook': {
+    400: ['ANOMALOUS_WEBHOOK_PAYLOAD', 'BAD_REQUEST', 'MISSING_HTTP_EVENT_HEADER', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    404: ['BAD_REQUEST'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
     429: ['RATE_LIMIT_HIT'],

@@ -15,6 +15,7 @@ import { emojiDataRouter } from './http/emoji-data';
 import { emojiCodeToNames } from './markdown/emoji';
 import { apiRouter } from './http/pipeline';
 import { tusRouter } from './http/tus';
+import { webhookRouter } from './http/webhooks';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
 import { sitePagesRouter } from './http/site-pages';
@@ -89,6 +90,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   });
   // Resumable uploads speak tus, not the API's form bodies: before the API pipeline.
   app.use('/api/v1/tus', tusRouter(ctx));
+  // Incoming webhooks carry a service's own payload, not the API's form bodies (ADR 0046).
+  app.use('/api/v1/external', webhookRouter(ctx));
   // The contract itself and its browsable reference, without authentication:
   // before the API pipeline and its 404, as neither is an operation of openapi/.
   app.use('/api/v1', servedContractRouter());

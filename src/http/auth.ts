@@ -25,14 +25,28 @@ export async function authenticateBasic(
   const decoded = Buffer.from(header.slice(space + 1).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new UnauthorizedError('Invalid authorization header for basic auth');
-  const email = decoded.slice(0, colon);
-  const apiKey = decoded.slice(colon + 1);
+  return authenticateApiKey(caches, decoded.slice(colon + 1), decoded.slice(0, colon), host, externalUrl);
+}
+
+/**
+ * The account of an API key, checked as for every request: the key of an
+ * active account of an active organization that the request's host
+ * addresses. `email`, when given (HTTP Basic), must be the account's
+ * address; incoming webhooks may send the key alone (`api_key`).
+ */
+export async function authenticateApiKey(
+  caches: Caches,
+  apiKey: string,
+  email: string | null,
+  host: string | undefined,
+  externalUrl: string,
+): Promise<Caller> {
   if (apiKey.length !== 32) throw new UnauthorizedError('Malformed API key');
   // From the caches (src/cache/): no statement at all for a caller seen
   // recently. Every change to the account, its organization or its
   // memberships drops the entry before the change is announced.
   const caller = await caches.callers.get(apiKey);
-  if (!caller || !constantTimeEqual(caller.user.api_key, apiKey) || !addressMatches(caller.user, email)) {
+  if (!caller || !constantTimeEqual(caller.user.api_key, apiKey) || (email !== null && !addressMatches(caller.user, email))) {
     throw new UnauthorizedError('Invalid API key');
   }
   const [realm, subdomains] = await Promise.all([caches.realms.get(caller.user.realm_id), caches.realms.subdomains()]);

@@ -27,7 +27,28 @@ export function runIntegration(integration: Integration, req: WebhookRequest): W
   if (integration.eventHeader && req.headers[integration.eventHeader.toLowerCase()] === undefined) {
     throw new MissingEventHeaderError(integration.eventHeader);
   }
-  return integration.handle(webhookInput(integration, req));
+  const outcome = integration.handle(webhookInput(integration, req));
+  // The URL's topic replaces the integration's (Zulip's check_send_webhook_message); some
+  // services (Jira) percent-encode the URL's parameters twice, and Zulip decodes them once more.
+  let topic = req.query.topic;
+  if (topic === undefined) return outcome;
+  if (integration.unquoteUrlParameters) topic = unquote(topic);
+  return { event: outcome.event, messages: outcome.messages.map((m) => ({ topic: topic, content: m.content })) };
+}
+
+/** The channel a request names (`stream`), decoded once more for the integrations that need it. */
+export function requestedChannel(integration: Integration, req: WebhookRequest): string | null {
+  const stream = req.query.stream;
+  if (stream === undefined || stream === '') return null;
+  return integration.unquoteUrlParameters ? unquote(stream) : stream;
+}
+
+function unquote(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function webhookInput(integration: Integration, req: WebhookRequest): WebhookInput {

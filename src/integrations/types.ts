@@ -64,6 +64,12 @@ export interface Integration {
    * bot's owner is told (rate limited), as Zulip does.
    */
   eventHeader?: string;
+  /**
+   * Whether `stream` and `topic` are percent-decoded once more: some
+   * services (Jira) encode the URL's parameters twice (Zulip's
+   * unquote_url_parameters).
+   */
+  unquoteUrlParameters?: boolean;
   /** Reads the request. Throws `unsupportedEvent(type)` for events it does not handle. */
   handle(input: WebhookInput): WebhookOutcome;
   /** The docs page's entry (served at /api/docs/integrations). */

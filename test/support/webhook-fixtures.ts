@@ -86,7 +86,7 @@ export function fixtureRequest(f: WebhookFixture): WebhookRequest {
   return {
     rawBody: body,
     form,
-    headers: Object.fromEntries(Object.entries(f.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    headers: { 'content-type': contentType, ...Object.fromEntries(Object.entries(f.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])) },
     query: f.query ?? {},
   };
 }

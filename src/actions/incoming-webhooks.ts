@@ -1,0 +1,140 @@
+import type { AppContext } from '../context';
+import type { Caller } from '../access/viewer';
+import { ApiError, MissingArgumentError } from '../errors';
+import { eventPasses } from '../integrations/events';
+import { requestedChannel, runIntegration, MissingEventHeaderError, type WebhookRequest } from '../integrations/run';
+import {
+  AnomalousPayloadError,
+  InvalidJsonError,
+  UnsupportedEventError,
+  type Integration,
+  type WebhookMessage,
+} from '../integrations/types';
+import { doNotifyBotOwner } from './bot-owner-notices';
+import { doSendMessage } from './messages';
+
+/** What the endpoint answers: success, or Zulip's 200 error body for an event the integration does not support. */
+export type WebhookAnswer = { kind: 'posted'; messageIds: number[] } | { kind: 'unsupported'; webhookName: string; eventType: string };
+
+/**
+ * POST /api/v1/external/{integration}: runs the integration on the service's
+ * request, applies Zulip's generic options and sends what it produced as
+ * the caller (check_send_webhook_message). Each message is a normal send
+ * (src/actions/messages.ts), with every check of POST /messages: a webhook
+ * costs what a send costs.
+ */
+export async function doIncomingWebhook(
+  ctx: AppContext,
+  caller: Caller,
+  integration: Integration,
+  req: WebhookRequest,
+): Promise<WebhookAnswer> {
+  // The filters are read first: a malformed one is the caller's error whatever the payload.
+  const only = eventList(req.query, 'only_events');
+  const exclude = eventList(req.query, 'exclude_events');
+  let outcome;
+  try {
+    outcome = runIntegration(integration, req);
+  } catch (e) {
+    if (e instanceof UnsupportedEventError) {
+      return { kind: 'unsupported', webhookName: integration.displayName, eventType: e.eventType };
+    }
+    if (e instanceof MissingEventHeaderError) {
+      await doNotifyBotOwner(ctx, caller.user, caller.realm, missingHeaderNotice(caller, integration, e.header));
+      throw new ApiError(e.message, 'MISSING_HTTP_EVENT_HEADER', 400, { header: e.header });
+    }
+    if (e instanceof InvalidJsonError) {
+      await doNotifyBotOwner(ctx, caller.user, caller.realm, invalidJsonNotice(integration));
+      throw new ApiError('Malformed JSON');
+    }
+    if (e instanceof AnomalousPayloadError) {
+      throw new ApiError(`Unable to parse request: Did ${integration.displayName} generate this event?`, 'ANOMALOUS_WEBHOOK_PAYLOAD', 400, {
+        webhook_name: integration.displayName,
+      });
+    }
+    throw e;
+  }
+  if (!eventPasses(outcome.event, only, exclude)) return { kind: 'posted', messageIds: [] };
+  const client = `Zulip${integration.displayName.replace(/\s+/g, '')}Webhook`;
+  const messageIds: number[] = [];
+  for (const message of outcome.messages) {
+    const id = await sendOne(ctx, caller, integration, req, message, client);
+    if (id !== null) messageIds.push(id);
+  }
+  return { kind: 'posted', messageIds };
+}
+
+async function sendOne(
+  ctx: AppContext,
+  caller: Caller,
+  integration: Integration,
+  req: WebhookRequest,
+  message: WebhookMessage,
+  client: string,
+): Promise<number | null> {
+  const stream = requestedChannel(integration, req);
+  if (stream === null) {
+    // No channel: a direct message to the bot's owner (the caller itself when it has none).
+    const to = caller.user.bot_owner_id ?? caller.user.id;
+    return (await doSendMessage(ctx, caller, { type: 'direct', to: [to], content: message.content }, client)).id;
+  }
+  const topic = message.topic;
+  const to = /^\d+$/.test(stream) ? Number(stream) : stream;
+  try {
+    return (await doSendMessage(ctx, caller, { type: 'stream', to, topic, content: message.content }, client)).id;
+  } catch (e) {
+    // As in Zulip, a channel that does not exist is the owner's to fix, not the service's:
+    // the owner is told and the service gets success.
+    if (e instanceof ApiError && e.code === 'STREAM_DOES_NOT_EXIST') {
+      await doNotifyBotOwner(ctx, caller.user, caller.realm, missingChannelNotice(caller, to));
+      return null;
+    }
+    throw e;
+  }
+}
+
+/** `only_events` / `exclude_events`: a JSON list of strings (Zulip's check_list(check_string)). */
+function eventList(query: WebhookRequest['query'], name: string): string[] | null {
+  const text = query[name];
+  if (text === undefined) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(`Argument "${name}" is not valid JSON.`);
+  }
+  if (!Array.isArray(value)) throw new ApiError(`${name} is not a list`);
+  value.forEach((v, i) => {
+    if (typeof v !== 'string') throw new ApiError(`${name}[${i}] is not a string`);
+  });
+  return value as string[];
+}
+
+/** The API key is required: in the query string, a form field, or HTTP Basic (checked by the endpoint). */
+export const missingApiKey = () => new MissingArgumentError('api_key');
+
+function botIdentity(caller: Caller): string {
+  return `\`${caller.user.delivery_email}\``;
+}
+
+function missingChannelNotice(caller: Caller, to: string | number): string {
+  return typeof to === 'number'
+    ? `Your bot ${botIdentity(caller)} tried to send a message to channel ID ${to}, but there is no channel with that ID.`
+    : `Your bot ${botIdentity(caller)} tried to send a message to channel #**${to}**, but that channel does not exist. ` +
+        'Click [here](#channels/new) to create it.';
+}
+
+function invalidJsonNotice(integration: Integration): string {
+  return (
+    `Your ${integration.displayName} webhook sent a request whose body is not the JSON this integration reads. ` +
+    'Check that the service is set to send JSON to this URL.'
+  );
+}
+
+function missingHeaderNotice(caller: Caller, integration: Integration, header: string): string {
+  return (
+    `Your bot ${caller.user.full_name} received a request at /api/v1/external/${integration.name} without the ` +
+    `HTTP ${header} header, which is how ${integration.displayName} names its events. The URL may belong to ` +
+    'another integration, or the service may be a version that does not send this header.'
+  );
+}

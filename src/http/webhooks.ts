@@ -1,0 +1,126 @@
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { AppContext } from '../context';
+import { ApiError, MissingArgumentError } from '../errors';
+import { incomingWebhook } from '../handlers/webhooks';
+import { integrationNamed } from '../integrations';
+import type { WebhookRequest } from '../integrations/run';
+import { authenticateApiKey, authenticateBasic } from './auth';
+import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
+
+/** A service's body may hold this much (GitHub caps its payloads at 25 MB; Zulip's nginx at 25 MiB for uploads only). */
+const BODY_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Incoming webhooks, `POST /api/v1/external/{integration_name}` (contract:
+ * openapi/paths/external.yaml). A router of its own, ahead of the API
+ * pipeline (ADR 0046): the body is the service's payload, not Zulip
+ * parameters — JSON whatever its Content-Type claims, or form fields for
+ * the integrations that take them — so it is read raw, bounded, and handed
+ * to the integration as sent. The steps are the pipeline's, in its order:
+ * route (404 before anything else), body, authentication (`api_key` in
+ * the query string or a form field, or HTTP Basic), the caller's rate
+ * limit, then the integration and the sends.
+ */
+export function webhookRouter(ctx: AppContext): Router {
+  const router = Router();
+  router.all('/:integration_name', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      res.locals.operationId = 'incoming-webhook';
+      const integration = integrationNamed(String(req.params.integration_name));
+      if (!integration) throw new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404);
+      if (req.method !== 'POST') {
+        throw new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: ['POST'] }, { Allow: 'POST' });
+      }
+      const request = await readWebhookRequest(req);
+      const apiKey = request.query.api_key ?? request.form?.api_key;
+      const caller =
+        apiKey !== undefined
+          ? await authenticateApiKey(ctx.caches, apiKey, null, req.headers.host, ctx.config.externalUrl)
+          : req.headers.authorization !== undefined
+            ? await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl)
+            : null;
+      if (!caller) throw new MissingArgumentError('api_key');
+      await consumeCallerLimit(ctx, req, caller.user, responseRateLimitNotes(res));
+      const answer = await incomingWebhook(ctx, caller, integration, request);
+      if (ctx.bus.flushed) await ctx.bus.flushed();
+      const body =
+        answer.kind === 'posted'
+          ? { result: 'success', msg: '' }
+          : {
+              result: 'error',
+              msg: `The '${answer.eventType}' event isn't currently supported by the ${answer.webhookName} webhook; ignoring`,
+              code: 'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
+              webhook_name: answer.webhookName,
+              event_type: answer.eventType,
+            };
+      res.status(200).json(body);
+    } catch (e) {
+      next(e);
+    }
+  });
+  return router;
+}
+
+/** The request as the integration sees it: the raw body, its form fields if it is a form, headers and query. */
+async function readWebhookRequest(req: Request): Promise<WebhookRequest> {
+  if (req.headers['content-encoding'] !== undefined && req.headers['content-encoding'] !== 'identity') {
+    throw new ApiError('Unsupported Content-Encoding', 'BAD_REQUEST', 415);
+  }
+  const raw = await readBody(req);
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  let form: Record<string, string> | null = null;
+  if (type.startsWith('application/x-www-form-urlencoded')) form = firstValues(new URLSearchParams(raw.toString('utf8')));
+  else if (type.startsWith('multipart/form-data')) form = await multipartFields(req, raw);
+  const query = firstValues(new URL(req.originalUrl, 'http://localhost').searchParams);
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  return { rawBody: raw.toString('utf8'), form, headers, query };
+}
+
+/** Zulip reads one value per name; the first, as Django's QueryDict.get gives the last — services send each once. */
+function firstValues(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of params) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+async function readBody(req: Request): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > BODY_BYTES) {
+      req.resume();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
+
+/** A multipart body's text fields (files are read and dropped: no integration takes one). */
+function multipartFields(req: Request, raw: Buffer): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string> = Object.create(null);
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { fields: 1000, fieldSize: BODY_BYTES } });
+    } catch {
+      reject(new ApiError('Malformed request body'));
+      return;
+    }
+    parser.on('field', (name, value) => {
+      if (!(name in fields)) fields[name] = value;
+    });
+    parser.on('file', (_name, stream) => stream.resume());
+    parser.on('error', () => reject(new ApiError('Malformed request body')));
+    parser.on('close', () => resolve(fields));
+    Readable.from([raw]).pipe(parser);
+  });
+}
