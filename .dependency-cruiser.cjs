@@ -15,7 +15,7 @@ const LAYERS = {
   integrations: ['integrations', 'domain', 'errors'],
   serializers: ['serializers', 'domain', 'errors'],
   access: ['access', 'queries', 'serializers', 'markdown', 'domain', 'errors'],
-  events: ['events', 'ports', 'access', 'queries', 'serializers', 'domain', 'errors'],
+  events: ['events', 'integrations', 'ports', 'access', 'queries', 'serializers', 'domain', 'errors'],
   storage: ['storage', 'domain', 'errors'],
   actions: [
     'actions',

@@ -16,6 +16,7 @@ import { emojiCodeToNames } from './markdown/emoji';
 import { apiRouter } from './http/pipeline';
 import { tusRouter } from './http/tus';
 import { webhookRouter } from './http/webhooks';
+import { integrationsPageRouter } from './http/integrations-page';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
 import { sitePagesRouter } from './http/site-pages';
@@ -95,6 +96,7 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // The contract itself and its browsable reference, without authentication:
   // before the API pipeline and its 404, as neither is an operation of openapi/.
   app.use('/api/v1', servedContractRouter());
+  app.use('/api/docs/integrations', integrationsPageRouter());
   app.use('/api/docs', docsPageRouter());
   app.use('/api/v1', apiRouter(ctx, spec, handlers));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).

@@ -316,7 +316,6 @@ eachDatabase('POST /register: every key of every event type', (dialect) => {
       'realm_filters',
       'realm_playgrounds',
       'realm_embedded_bots',
-      'realm_incoming_webhook_bots',
       'realm_default_stream_groups',
       'stop_words',
       'cross_realm_bots',

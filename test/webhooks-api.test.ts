@@ -2,6 +2,7 @@ import request from 'supertest';
 import { inTransaction } from '../src/db/transaction';
 import { createUserInTx } from '../src/actions/users';
 import { normalizeTopic } from '../src/domain/topics';
+import { INTEGRATIONS } from '../src/integrations';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { ContractChecker } from './support/contract';
@@ -216,5 +217,18 @@ eachDatabase('incoming webhooks', (dialect) => {
           can_send_message_group: (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:everyone' }).first('id'))!.id,
         });
     }
+  });
+
+  it("lists the server's integrations in register's realm_incoming_webhook_bots", async () => {
+    const res = await t.api.post('/register', t.cast.member, { fetch_event_types: ['realm_incoming_webhook_bots'] });
+    const list = res.body.realm_incoming_webhook_bots as Array<Record<string, unknown>>;
+    expect(list.map((i) => i.name)).toEqual(INTEGRATIONS.map((i) => i.name));
+    expect(list.find((i) => i.name === 'slack_incoming')).toEqual({
+      name: 'slack_incoming',
+      display_name: 'Slack-compatible incoming webhook',
+      all_event_types: null,
+      config_options: [],
+      url_options: [],
+    });
   });
 });

@@ -66,7 +66,7 @@ choosing your email address, name and password (at least ${MIN_PASSWORD_LENGTH} 
 }
 
 /** The address the visitor used, which is the one they can reach. */
-function siteOf(req: Request): string {
+export function siteOf(req: Request): string {
   return `${req.protocol}://${req.headers.host ?? 'localhost'}`;
 }
 
@@ -76,7 +76,7 @@ function siteOf(req: Request): string {
  */
 const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-function sendPage(res: Response, status: number, title: string, body: string): void {
+export function sendPage(res: Response, status: number, title: string, body: string): void {
   res.status(status);
   res.setHeader('Content-Security-Policy', PAGE_POLICY);
   res.setHeader('X-Content-Type-Options', 'nosniff');

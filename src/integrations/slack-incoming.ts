@@ -36,6 +36,7 @@ export const slackIncoming: Integration = {
     return post(null, topic, replaceFormatting(replaceLinks(body).trim()));
   },
   docs: {
+    title: 'Slack-compatible incoming webhook',
     summary: "Takes the messages of scripts and services written for Slack's incoming webhooks, unchanged.",
     setup: [
       'Wherever the tool asks for a Slack incoming-webhook URL, give it the URL below.',

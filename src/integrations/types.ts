@@ -70,6 +70,12 @@ export interface Integration {
    * unquote_url_parameters).
    */
   unquoteUrlParameters?: boolean;
+  /**
+   * Every event type `handle` can return, for register's
+   * `realm_incoming_webhook_bots` (the web app offers them as `only_events`
+   * choices); absent when the integration names no events.
+   */
+  eventTypes?: readonly string[];
   /** Reads the request. Throws `unsupportedEvent(type)` for events it does not handle. */
   handle(input: WebhookInput): WebhookOutcome;
   /** The docs page's entry (served at /api/docs/integrations). */
@@ -77,12 +83,14 @@ export interface Integration {
 }
 
 export interface IntegrationDocs {
+  /** The service's name as people write it, when displayName is Zulip's internal one ("Slack-compatible webhook"). */
+  title?: string;
   /** One sentence: what the integration posts. */
   summary: string;
   /** Where in the service the URL goes, as Markdown steps. */
   setup: string[];
-  /** The integration's own query parameters. */
-  options?: Array<{ name: string; description: string }>;
+  /** The integration's own query parameters (register's `url_options`: a text or a boolean). */
+  options?: Array<{ name: string; description: string; boolean?: boolean }>;
 }
 
 /** An event the service sends that the integration does not handle: Zulip answers 200 with an error body. */

@@ -1,3 +1,5 @@
+import { INTEGRATIONS } from '../../integrations';
+import type { Integration } from '../../integrations/types';
 import type { InitialState } from './types';
 
 /**
@@ -15,7 +17,8 @@ export const FIXED_PARTS = {
   realm_filters: () => ({ realm_filters: [] }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),
   realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
-  realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
+  // Not fixed: the integrations this server has (src/integrations), for the web app's bot form.
+  realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: INTEGRATIONS.map(toApiIncomingWebhookType) }),
   default_stream_groups: () => ({ realm_default_stream_groups: [] }),
   // Zulip lists PostgreSQL's English stop words here; Parley's search (src/domain/search.ts) drops no word.
   stop_words: () => ({ stop_words: [] }),
@@ -23,3 +26,18 @@ export const FIXED_PARTS = {
   giphy: () => ({ giphy_api_key: '' }),
   tenor: () => ({ tenor_api_key: '' }),
 } satisfies Record<string, () => Partial<InitialState>>;
+
+/** An integration as register's realm_incoming_webhook_bots lists it (Zulip's WebhookIntegration). */
+function toApiIncomingWebhookType(i: Integration) {
+  return {
+    name: i.name,
+    display_name: i.docs.title ?? i.displayName,
+    all_event_types: i.eventTypes ? [...i.eventTypes] : null,
+    config_options: [],
+    url_options: (i.docs.options ?? []).map((o) => ({
+      key: o.name,
+      label: o.description,
+      validator: o.boolean ? 'check_bool' : 'check_string',
+    })),
+  };
+}
