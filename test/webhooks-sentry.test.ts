@@ -1,0 +1,3 @@
+import { describeFixtures } from './support/webhook-fixtures';
+
+describeFixtures('sentry');
