@@ -1,3 +1,4 @@
+import { alertmanager } from './alertmanager';
 import { grafana } from './grafana';
 import { json } from './json';
 import { sentry } from './sentry';
@@ -7,7 +8,7 @@ import type { Integration } from './types';
  * Every incoming-webhook integration, by URL segment. A new integration is
  * one file beside this one and one line here.
  */
-export const INTEGRATIONS: readonly Integration[] = [json, sentry, grafana];
+export const INTEGRATIONS: readonly Integration[] = [json, sentry, grafana, alertmanager];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
 
