@@ -4,7 +4,7 @@ import type { Payload } from './payload';
 /**
  * Zulip's integrations are Python: the values they interpolate into their
  * messages print as Python prints them (None, True, 1e-05, ['a', 'b']), and
- * their timestamps go through datetime.fromisoformat. These helpers print
+ * their timestamps go through datetime.fromisoformat. These functions print
  * JSON values the same way, so the messages match byte for byte.
  */
 
