@@ -1,4 +1,7 @@
+import { alertmanager } from './alertmanager';
+import { grafana } from './grafana';
 import { json } from './json';
+import { sentry } from './sentry';
 import { slackIncoming } from './slack-incoming';
 import type { Integration } from './types';
 
@@ -6,7 +9,13 @@ import type { Integration } from './types';
  * Every incoming-webhook integration, by URL segment. A new integration is
  * one file beside this one and one line here.
  */
-export const INTEGRATIONS: readonly Integration[] = [json, slackIncoming];
+export const INTEGRATIONS: readonly Integration[] = [
+  alertmanager,
+  grafana,
+  json,
+  sentry,
+  slackIncoming,
+];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
 
