@@ -104,14 +104,14 @@ describe('gitlab options', () => {
       'telemetry-agent / MR #42 Add a disk I/O collector',
     );
     expect(run('issue_hook__closed', { use_merge_request_title: 'false' }).messages[0].topic).toBe(
-      'telemetry-agent / issue #87 Agent crashes when /proc is mounted read-only',
+      'telemetry-agent / issue #87 Crash on read-only /proc',
     );
   });
 
   it('a topic in the URL: the message links the project and names the object by title', () => {
     const web = 'https://gitlab.com/orbit-labs/telemetry-agent';
     expect(run('issue_hook__closed', { topic: 'agent alerts' }).messages[0].content).toBe(
-      `[[telemetry-agent](${web})] Priya Raman closed [issue #87 Agent crashes when /proc is mounted read-only](${web}/-/issues/87).`,
+      `[[telemetry-agent](${web})] Priya Raman closed [issue #87 Crash on read-only /proc](${web}/-/issues/87).`,
     );
     // A title ending in punctuation gets no extra full stop.
     expect(run('merge_request_hook__closed', { topic: 'agent alerts' }).messages[0].content).toBe(
@@ -130,7 +130,7 @@ describe('gitlab options', () => {
 
   it('an empty topic in the URL adds titles but no project link, as in Zulip', () => {
     expect(run('issue_hook__reopened', { topic: '' }).messages[0].content).toBe(
-      'Tobias Achterberg reopened [issue #87 Agent crashes when /proc is mounted read-only](https://gitlab.com/orbit-labs/telemetry-agent/-/issues/87).',
+      'Tobias Achterberg reopened [issue #87 Crash on read-only /proc](https://gitlab.com/orbit-labs/telemetry-agent/-/issues/87).',
     );
   });
 });
