@@ -1,4 +1,5 @@
 import { alertmanager } from './alertmanager';
+import { gitlab } from './gitlab';
 import { grafana } from './grafana';
 import { json } from './json';
 import { sentry } from './sentry';
@@ -11,6 +12,7 @@ import type { Integration } from './types';
  */
 export const INTEGRATIONS: readonly Integration[] = [
   alertmanager,
+  gitlab,
   grafana,
   json,
   sentry,
