@@ -617,6 +617,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bot_storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling bot's stored data
+         * @description Reads the calling bot's storage, a key-value store of strings kept for it between requests: the keys named, or every entry when `keys` is not given or is empty. Naming a key the bot does not store fails the whole request. Bots only since feature level 494.
+         */
+        get: operations["get-bot-storage"];
+        /**
+         * Store data for the calling bot
+         * @description Sets each key of `storage` to its value in the calling bot's storage, adding the keys it does not store yet. The bot's whole storage (the lengths of every key and value, in characters) may not exceed 10,000,000 characters (Zulip's USER_STATE_SIZE_LIMIT), counted as it would be after the request; a request that would exceed it stores nothing. Bots only since feature level 494.
+         */
+        put: operations["update-bot-storage"];
+        post?: never;
+        /**
+         * Remove data stored for the calling bot
+         * @description Removes the keys named from the calling bot's storage, or every entry when `keys` is not given or is empty. If a key named is not stored, nothing is removed; as in Zulip, a key named twice counts as one not stored. Bots only since feature level 494.
+         */
+        delete: operations["remove-bot-storage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings": {
         parameters: {
             query?: never;
@@ -3888,6 +3916,34 @@ export interface components {
         AlertWordsRequest: {
             /** @description Words or phrases (each at most 100 characters; surrounding whitespace is dropped, empty ones ignored). */
             alert_words: string[];
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "storage": {
+         *         "greeting": "hello"
+         *       }
+         *     }
+         */
+        BotStorageResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The keys read and their values. */
+            storage: {
+                [key: string]: string;
+            };
+        };
+        BotStorageUpdateRequest: {
+            /** @description Keys and the values to store for them, both strings. Key and value lengths count toward the bot's storage limit of 10,000,000 characters. */
+            storage: {
+                [key: string]: string;
+            };
+        };
+        BotStorageKeysRequest: {
+            /** @description The keys to remove, compared exactly. Not given, or empty: every entry. At most 10,000 (a Parley limit). */
+            keys?: string[];
         };
         /** @description Any subset of the caller's own settings, and their name and password. The settings take the same values as the organization's defaults for new users. */
         UpdateSettingsRequest: {
@@ -11736,6 +11792,135 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-bot-storage": {
+        parameters: {
+            query?: {
+                /** @description The keys to read, compared exactly. Not given, or empty: all of them. At most 10,000 (a Parley limit). */
+                keys?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotStorageResponse"];
+                };
+            };
+            /** @description A key the bot does not store, a human caller, or keys that are not a list of strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-bot-storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "storage": {
+                 *         "greeting": "hello",
+                 *         "count": "3"
+                 *       }
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["BotStorageUpdateRequest"];
+                /**
+                 * @example {
+                 *       "storage": {
+                 *         "greeting": "hello",
+                 *         "count": "3"
+                 *       }
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["BotStorageUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Over the storage limit, a human caller, or storage that is not an object of strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "remove-bot-storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         "greeting"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["BotStorageKeysRequest"];
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         "greeting"
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["BotStorageKeysRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description A key the bot does not store, a human caller, or keys that are not a list of strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

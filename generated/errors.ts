@@ -471,6 +471,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'get-bot-storage': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'get-custom-emoji': {
     401: ['UNAUTHORIZED'],
     429: ['RATE_LIMIT_HIT'],
@@ -860,6 +868,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'remove-bot-storage': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'remove-client-device': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
     401: ['UNAUTHORIZED'],
@@ -989,6 +1005,14 @@ export const OPERATION_ERRORS = {
     503: ['SERVER_NOT_READY'],
   },
   'unsubscribe': {
+    400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'update-bot-storage': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],

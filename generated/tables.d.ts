@@ -120,6 +120,7 @@ export interface TableRows {
   bot_storage: {
     key: string;
     key_hash: string;
+    size: number;
     user_id: number;
     value: string;
   };
@@ -696,6 +697,7 @@ export interface TableInserts {
   bot_storage: {
     key: string;
     key_hash: string;
+    size: number;
     user_id: number;
     value: string;
   };

@@ -30,11 +30,13 @@ export interface JsonQueryParams {
   'get-messages': { narrow?: components['schemas']['Narrow']; message_ids?: Array<components['schemas']['Id']> };
   'get-users': { user_ids?: Array<components['schemas']['Id']> };
   'check-messages-match-narrow': { narrow: components['schemas']['Narrow']; msg_ids: number[] };
+  'get-bot-storage': { keys?: string[] };
 }
 export const JSON_QUERY_PARAMS: { readonly [K in keyof JsonQueryParams]: ReadonlyArray<keyof JsonQueryParams[K]> } = {
   'get-messages': ['narrow', 'message_ids'],
   'get-users': ['user_ids'],
   'check-messages-match-narrow': ['narrow', 'msg_ids'],
+  'get-bot-storage': ['keys'],
 };
 type QueryOf<O, K> = K extends keyof JsonQueryParams ? Omit<RawQueryOf<O>, keyof JsonQueryParams[K]> & JsonQueryParams[K] : RawQueryOf<O>;
 type PathOf<O> = O extends { parameters: { path?: infer P } } ? OrUnknown<NonNullable<P>> : unknown;

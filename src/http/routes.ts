@@ -22,6 +22,7 @@ import { linkifierHandlers } from '../handlers/linkifiers';
 import { mutedUserHandlers } from '../handlers/muted-users';
 import { scheduledMessageHandlers } from '../handlers/scheduled-messages';
 import { reminderHandlers } from '../handlers/reminders';
+import { botStorageHandlers } from '../handlers/bot-storage';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -50,6 +51,7 @@ export const HANDLERS: HandlerTable = {
   ...mutedUserHandlers,
   ...scheduledMessageHandlers,
   ...reminderHandlers,
+  ...botStorageHandlers,
 };
 
 /**
