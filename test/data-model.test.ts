@@ -240,7 +240,6 @@ eachDatabase('data model', (dialect) => {
       '038_muted_users',
       '039_active_push_notifications',
       '040_bots',
-      '041_bot_storage_size',
     ]);
   });
 });

@@ -31,8 +31,13 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('bot_storage', (t) => {
     t.integer('user_id').unsigned().notNullable().references('id').inTable('users').onDelete('CASCADE');
     t.string('key_hash', 64).notNullable();
-    t.text('key').notNullable();
-    t.text('value').notNullable();
+    // MEDIUMTEXT on MariaDB: one value may be as long as a request body (5 MiB); TEXT holds 64 KiB.
+    t.text('key', 'mediumtext').notNullable();
+    t.text('value', 'mediumtext').notNullable();
+    // The entry's length in characters (code points, as Zulip counts with Python's len), key and
+    // value together: Zulip's limit is on the sum over a bot's storage, and a stored sum needs no
+    // character-counting SQL (SQLite's length() stops at a NUL character).
+    t.integer('size').unsigned().notNullable();
     t.primary(['user_id', 'key_hash']);
   });
 }
