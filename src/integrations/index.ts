@@ -1,11 +1,12 @@
 import { json } from './json';
+import { uptimerobot } from './uptimerobot';
 import type { Integration } from './types';
 
 /**
  * Every incoming-webhook integration, by URL segment. A new integration is
  * one file beside this one and one line here.
  */
-export const INTEGRATIONS: readonly Integration[] = [json];
+export const INTEGRATIONS: readonly Integration[] = [json, uptimerobot];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
 
