@@ -1,3 +1,4 @@
+import { circleci } from './circleci';
 import { json } from './json';
 import { uptimerobot } from './uptimerobot';
 import type { Integration } from './types';
@@ -6,7 +7,7 @@ import type { Integration } from './types';
  * Every incoming-webhook integration, by URL segment. A new integration is
  * one file beside this one and one line here.
  */
-export const INTEGRATIONS: readonly Integration[] = [json, uptimerobot];
+export const INTEGRATIONS: readonly Integration[] = [json, circleci, uptimerobot];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
 
