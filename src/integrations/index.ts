@@ -1,5 +1,6 @@
 import { circleci } from './circleci';
 import { json } from './json';
+import { pagerduty } from './pagerduty';
 import { uptimerobot } from './uptimerobot';
 import type { Integration } from './types';
 
@@ -7,7 +8,7 @@ import type { Integration } from './types';
  * Every incoming-webhook integration, by URL segment. A new integration is
  * one file beside this one and one line here.
  */
-export const INTEGRATIONS: readonly Integration[] = [json, circleci, uptimerobot];
+export const INTEGRATIONS: readonly Integration[] = [json, circleci, pagerduty, uptimerobot];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
 
