@@ -1,4 +1,5 @@
 import { circleci } from './circleci';
+import { jira } from './jira';
 import { json } from './json';
 import { pagerduty } from './pagerduty';
 import { uptimerobot } from './uptimerobot';
@@ -8,7 +9,7 @@ import type { Integration } from './types';
  * Every incoming-webhook integration, by URL segment. A new integration is
  * one file beside this one and one line here.
  */
-export const INTEGRATIONS: readonly Integration[] = [json, circleci, pagerduty, uptimerobot];
+export const INTEGRATIONS: readonly Integration[] = [json, jira, circleci, pagerduty, uptimerobot];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
 
