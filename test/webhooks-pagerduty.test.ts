@@ -11,8 +11,7 @@ const eventOf = (name: string) => runIntegration(pagerduty, fixtureRequest(fixtu
 describe('pagerduty', () => {
   it("names each event by Zulip's action word, as only_events sees them", () => {
     expect(eventOf('triggered__v3')).toBe('triggered');
-    expect(eventOf('priority_updated__v3')).toBe('priority updated');
-    expect(eventOf('responder_added__v3')).toBe('responder added');
+    expect(eventOf('reassigned__v3')).toBe('reassigned');
     expect(eventOf('resolve__v2')).toBe('resolved');
     expect(eventOf('delegate__v1')).toBe('delineated');
     expect(eventOf('empty__ignored')).toBeNull();

@@ -9,16 +9,14 @@ import { ignore, unsupportedEvent, type Integration, type WebhookMessage, type W
  *   message posted per entry; a type the generation does not have is an
  *   unsupported event.
  * - V3 (`{"event": {"event_type": "incident.triggered", "data": …}}`):
- *   triggered, acknowledged, unacknowledged, resolved, reassigned, escalated,
- *   delegated, reopened, priority_updated, status_update_published,
- *   annotated, responder.added, responder.replied, conference_bridge.updated,
- *   service_updated and workflow.started/completed; any other (service.*, …)
- *   is an unsupported event.
+ *   incident triggered, acknowledged, unacknowledged, resolved and
+ *   reassigned; any other (escalated, annotated, service.*, the test
+ *   pagey.ping, …) is an unsupported event.
  * A body with neither (an empty `messages`, no `event`) posts nothing.
  *
  * The topic is "Incident <number>" (V1/V2) or "Incident <title> (#<number>)"
- * (V3); the event is Zulip's action word ("triggered", "escalated",
- * "priority updated", …; V1's delegate is Zulip's "delineated"). No options.
+ * (V3); the event is Zulip's action word ("triggered", "reassigned", …;
+ * V1's delegate is Zulip's "delineated"). No options.
  */
 export const pagerduty: Integration = {
   name: 'pagerduty',
@@ -35,7 +33,7 @@ export const pagerduty: Integration = {
     return outcomeOf([v3Message(v3, event)]);
   },
   docs: {
-    summary: 'Posts PagerDuty incident activity (triggered, acknowledged, resolved, reassigned, escalated, …), one topic per incident.',
+    summary: 'Posts PagerDuty incidents being triggered, acknowledged, resolved and reassigned, one topic per incident.',
     setup: [
       'In PagerDuty, open **Integrations** → **Generic Webhooks (v3)** and click **New Webhook**.',
       'Set **Webhook URL** to the URL below, choose the account or the service whose incidents to report, and pick the event subscriptions to send.',
@@ -92,8 +90,6 @@ interface Facts {
   agent: string | null;
   /** A quoted block of what triggered it (empty for V3). */
   trigger: string;
-  escalationPolicy: string;
-  details: string;
 }
 
 /**
@@ -159,8 +155,6 @@ function legacyFacts(action: string, incident: Payload, people: Pick<Facts, 'ass
     serviceName: incident.at('service', 'name').str(),
     serviceUrl: incident.at('service', 'html_url').str(),
     ...people,
-    escalationPolicy: '',
-    details: '',
   };
 }
 
@@ -193,115 +187,28 @@ const resolved = (f: Facts) =>
 type V3Template = (f: Facts) => string;
 
 /** V3 event types: Zulip's action word, and the message. */
-interface V3Event {
-  action: string;
-  template: V3Template;
-  /** The event's own detail (new priority, note, responder's message, …). */
-  details?: (data: Payload) => string;
-}
-
-const V3_EVENTS = new Map<string, V3Event>([
+const V3_EVENTS = new Map<string, { action: string; template: V3Template }>([
   ['incident.triggered', { action: 'triggered', template: withService }],
   ['incident.acknowledged', { action: 'acknowledged', template: (f) => `${incidentLink(f)} acknowledged by ${f.assignee}.` }],
   ['incident.unacknowledged', { action: 'unacknowledged', template: withService }],
   ['incident.resolved', { action: 'resolved', template: resolved }],
   ['incident.reassigned', { action: 'reassigned', template: (f) => `${incidentLink(f)} reassigned to ${f.assignee}.` }],
-  ['incident.escalated', { action: 'escalated', template: (f) => `${incidentLink(f)} escalated to ${f.assignee}.` }],
-  [
-    'incident.delegated',
-    { action: 'delegated', template: (f) => `${incidentLink(f)} delegated; ${f.escalationPolicy}current assignee is ${f.assignee}.` },
-  ],
-  ['incident.reopened', { action: 'reopened', template: (f) => `${incidentLink(f)} reopened.` }],
-  [
-    'incident.priority_updated',
-    {
-      action: 'priority updated',
-      template: (f) => `${incidentLink(f)} priority updated to ${f.details}`,
-      details: (d) => truthy(d.opt('priority'))?.get('summary').str() ?? '',
-    },
-  ],
-  [
-    'incident.status_update_published',
-    {
-      action: 'status updated',
-      template: (f) => `${incidentLink(f)} status update published: ${f.details}`,
-      details: (d) => d.get('message').str(),
-    },
-  ],
-  [
-    'incident.annotated',
-    { action: 'annotated', template: (f) => `${incidentLink(f)} annotated with: ${f.details}`, details: (d) => d.get('content').str() },
-  ],
-  [
-    'incident.responder.added',
-    {
-      action: 'responder added',
-      template: (f) => `Responder ${f.assignee} added to incident ${link(f.title, f.url)}.\n\n${quote(f.details)}`,
-      details: (d) => d.get('message').str(),
-    },
-  ],
-  [
-    'incident.responder.replied',
-    {
-      action: 'responder replied',
-      template: (f) => `Responder ${f.assignee} replied to incident ${link(f.title, f.url)}.\n\n${quote(f.details)}`,
-      details: (d) => d.get('message').str(),
-    },
-  ],
-  [
-    'incident.conference_bridge.updated',
-    {
-      action: 'conference bridge updated',
-      template: (f) => `${incidentLink(f)} conference bridge updated: ${f.details}`,
-      details: (d) => truthy(d.opt('conference_url'))?.str() ?? '',
-    },
-  ],
-  [
-    'incident.service_updated',
-    {
-      action: 'service updated',
-      template: (f) => `${incidentLink(f)} service updated to ${f.details}`,
-      details: (d) => truthy(d.opt('service'))?.get('summary').str() ?? '',
-    },
-  ],
-  [
-    'incident.workflow.started',
-    { action: 'workflow started', template: (f) => `${incidentLink(f)} workflow started: ${f.details}`, details: workflow },
-  ],
-  [
-    'incident.workflow.completed',
-    { action: 'workflow completed', template: (f) => `${incidentLink(f)} workflow completed: ${f.details}`, details: workflow },
-  ],
 ]);
 
-function workflow(data: Payload): string {
-  const name = data.at('incident_workflow', 'summary').str();
-  const summary = data.opt('summary')?.str() ?? '';
-  return summary ? `${name} (${summary})` : name;
-}
-
-function v3Message(v3: V3Event, event: Payload): Incident {
+function v3Message(v3: { action: string; template: V3Template }, event: Payload): Incident {
   const data = event.get('data');
-  // Events about an incident (annotations, responders, workflows, …) carry it as a reference under `incident`.
-  const ref = truthy(data.opt('incident'));
-  const title = ref ? ref.get('summary').str() : `${data.get('title').str()} (#${data.get('number').int()})`;
-  const service = truthy(data.opt('service'));
-  const firstAssignee = truthy(data.opt('assignees'))?.list()[0];
-  const user = truthy(data.opt('user'));
-  const assignee = firstAssignee ?? user;
-  const policy = truthy(data.opt('escalation_policy'));
+  const title = `${data.get('title').str()} (#${data.get('number').int()})`;
+  const first = data.get('assignees').list()[0];
   const agent = event.opt('agent');
   const f: Facts = {
     action: v3.action,
     title,
-    url: (ref ?? data).get('html_url').str(),
-    serviceName: service ? service.get('summary').str() : '',
-    serviceUrl: service ? service.get('html_url').str() : '',
-    assignee: assignee ? summaryLink(assignee) : 'nobody',
+    url: data.get('html_url').str(),
+    serviceName: data.at('service', 'summary').str(),
+    serviceUrl: data.at('service', 'html_url').str(),
+    assignee: first ? summaryLink(first) : 'nobody',
     agent: agent ? summaryLink(agent) : null,
     trigger: '',
-    escalationPolicy: policy ? `current escalation policy is ${summaryLink(policy)} and ` : '',
-    details: v3.details ? v3.details(data) : '',
   };
   return { event: v3.action, topic: `Incident ${title}`, content: v3.template(f) };
 }
