@@ -66,13 +66,9 @@ const CONTENT = new Map<string, (p: Payload) => string>([
 ]);
 
 function issueCreated(p: Payload): string {
+  const priority = textAt(p, ['issue', 'fields', 'priority', 'name']).toLowerCase();
   const assignee = personField(p, ['issue', 'fields', 'assignee']);
-  return [
-    `${person(p.get('user'))} created ${issueLink(p)}:`,
-    '',
-    `* **Priority**: ${textAt(p, ['issue', 'fields', 'priority', 'name'])}`,
-    `* **Assignee**: ${assignee ? person(assignee) : 'no one'}`,
-  ].join('\n');
+  return `${person(p.get('user'))} created ${issueLink(p)} with ${priority} priority${assignee ? ` (assigned to ${person(assignee)})` : ''}.`;
 }
 
 function issueDeleted(p: Payload): string {
