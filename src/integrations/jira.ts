@@ -19,8 +19,9 @@ import { anomalousPayload, ignore, post, unsupportedEvent, type Integration } fr
  * integration without the organization's users cannot do. Likewise a
  * `[~name]` mention inside a comment becomes **name** in bold.
  *
- * Zulip decodes the `stream` and `topic` query parameters of Jira's requests
- * once more than usual (Jira double-encodes them): that is the endpoint's.
+ * Zulip URL-decodes the `stream` and `topic` query parameters of Jira's
+ * requests once more than for other services (a URL pasted into Jira may
+ * carry them encoded twice): that is the endpoint's to do, not this file's.
  */
 export const jira: Integration = {
   name: 'jira',
@@ -32,6 +33,7 @@ export const jira: Integration = {
     if (event === null) throw anomalousPayload();
     const content = CONTENT.get(event);
     if (!content) throw unsupportedEvent(event);
+    // Trimmed as Zulip's send path trims it: an update's changelog lines each end in a newline.
     return post(event, `${issueKey(p)}: ${issueTitle(p)}`, content(p).trimEnd());
   },
   docs: {
