@@ -1,9 +1,13 @@
 import { alertmanager } from './alertmanager';
+import { circleci } from './circleci';
 import { gitlab } from './gitlab';
 import { grafana } from './grafana';
+import { jira } from './jira';
 import { json } from './json';
+import { pagerduty } from './pagerduty';
 import { sentry } from './sentry';
 import { slackIncoming } from './slack-incoming';
+import { uptimerobot } from './uptimerobot';
 import type { Integration } from './types';
 
 /**
@@ -12,11 +16,15 @@ import type { Integration } from './types';
  */
 export const INTEGRATIONS: readonly Integration[] = [
   alertmanager,
+  circleci,
   gitlab,
   grafana,
+  jira,
   json,
+  pagerduty,
   sentry,
   slackIncoming,
+  uptimerobot,
 ];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
