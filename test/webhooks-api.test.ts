@@ -3,6 +3,7 @@ import { inTransaction } from '../src/db/transaction';
 import { createUserInTx } from '../src/actions/users';
 import { normalizeTopic } from '../src/domain/topics';
 import { INTEGRATIONS } from '../src/integrations';
+import { lastNoticeForTests } from '../src/actions/bot-owner-notices';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { ContractChecker } from './support/contract';
@@ -168,7 +169,6 @@ eachDatabase('incoming webhooks', (dialect) => {
 
   it('posts nothing to a channel that does not exist, answers success, and tells the owner once a minute', async () => {
     // The notice of the test above may still be within the minute: move past it.
-    const { lastNoticeForTests } = await import('../src/actions/bot-owner-notices');
     lastNoticeForTests.clear();
     const before = await lastId();
     expect((await send('json', { query: { stream: 'nowhere' }, body: hello })).body).toEqual({ result: 'success', msg: '' });
@@ -230,5 +230,63 @@ eachDatabase('incoming webhooks', (dialect) => {
       config_options: [],
       url_options: [],
     });
+  });
+
+  const fixture = (integration: string, name: string) => loadFixtures(integration).find((f) => f.name === name)!;
+
+  it('answers a request without the event header with MISSING_HTTP_EVENT_HEADER and tells the owner', async () => {
+    lastNoticeForTests.clear();
+    const before = await lastId();
+    const { body, contentType } = fixtureBody(fixture('gitlab', 'push_hook__two_commits'));
+    const res = await send('gitlab', { query: { stream: 'webhooks' }, body, contentType });
+    expect(res).toEqual({
+      status: 400,
+      body: {
+        result: 'error',
+        msg: "Missing the HTTP event header 'X-GitLab-Event'",
+        code: 'MISSING_HTTP_EVENT_HEADER',
+        header: 'X-GitLab-Event',
+      },
+    });
+    const notices = await messagesAfter(before);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.content).toContain('X-GitLab-Event');
+  });
+
+  it('filters by the event type the integration names: only_events and exclude_events with wildcards', async () => {
+    const f = fixture('gitlab', 'push_hook__two_commits');
+    const { body, contentType } = fixtureBody(f);
+    const post = (query: Record<string, string>) =>
+      send('gitlab', { query: { stream: 'webhooks', ...query }, headers: f.headers, body, contentType });
+    let before = await lastId();
+    expect((await post({ only_events: '["Push Hook"]' })).body).toEqual({ result: 'success', msg: '' });
+    expect(await messagesAfter(before)).toHaveLength(1);
+    before = await lastId();
+    expect((await post({ only_events: '["Merge*"]' })).body).toEqual({ result: 'success', msg: '' });
+    expect((await post({ exclude_events: '["Push*"]' })).body).toEqual({ result: 'success', msg: '' });
+    expect(await messagesAfter(before)).toHaveLength(0);
+  });
+
+  it("filters each message of a request by its own event (Grafana's alert groups)", async () => {
+    const f = fixture('grafana', 'unified__group_mixed');
+    const want = expectedMessages(f)!;
+    const { body, contentType } = fixtureBody(f);
+    const before = await lastId();
+    await send('grafana', { query: { stream: 'webhooks', only_events: '["resolved"]' }, headers: f.headers, body, contentType });
+    const posted = await messagesAfter(before);
+    expect(posted.length).toBeGreaterThan(0);
+    expect(posted.length).toBeLessThan(want.length);
+    for (const m of posted) expect(want.map((w) => w.content)).toContain(m.content);
+  });
+
+  it("decodes Jira's twice-encoded channel and topic once more", async () => {
+    await createChannel(t, 'release notes', [t.cast.owner]);
+    const f = fixture('jira', 'issue_created__assigned');
+    const { body, contentType } = fixtureBody(f);
+    const before = await lastId();
+    // As Jira sends them: "release%20notes" arrives once decoded as "release%20notes".
+    const res = await send('jira', { query: { stream: 'release%20notes', topic: 'sprint%2042' }, headers: f.headers, body, contentType });
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    expect(await messagesAfter(before)).toMatchObject([{ topic: 'sprint 42', content: (f.expect as { content: string }).content }]);
   });
 });

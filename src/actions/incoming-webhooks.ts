@@ -54,10 +54,10 @@ export async function doIncomingWebhook(
     }
     throw e;
   }
-  if (!eventPasses(outcome.event, only, exclude)) return { kind: 'posted', messageIds: [] };
   const client = `Zulip${integration.displayName.replace(/\s+/g, '')}Webhook`;
   const messageIds: number[] = [];
   for (const message of outcome.messages) {
+    if (!eventPasses(message.event === undefined ? outcome.event : message.event, only, exclude)) continue;
     const id = await sendOne(ctx, caller, integration, req, message, client);
     if (id !== null) messageIds.push(id);
   }

@@ -48,11 +48,9 @@ export const grafana: Integration = {
 
 function unifiedAlerts(alerts: Payload[]): WebhookOutcome {
   const statuses = alerts.map((alert) => oneOf(alert.get('status'), UNIFIED_STATUSES));
-  // Zulip filters each alert's message by its own status; a request's
-  // outcome has one event type, so a group mixing firing and resolved
-  // alerts has none (every message is posted).
+  // Zulip filters each alert's message by its own status: each message carries it.
   const event = statuses.every((s) => s === statuses[0]) ? (statuses[0] ?? null) : null;
-  return { event, messages: alerts.map((alert, i) => unifiedAlert(alert, statuses[i])) };
+  return { event, messages: alerts.map((alert, i) => ({ ...unifiedAlert(alert, statuses[i]), event: statuses[i] ?? null })) };
 }
 
 function unifiedAlert(alert: Payload, status: string): WebhookMessage {

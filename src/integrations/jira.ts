@@ -26,6 +26,8 @@ import { anomalousPayload, ignore, post, unsupportedEvent, type Integration } fr
 export const jira: Integration = {
   name: 'jira',
   displayName: 'Jira',
+  // Jira percent-encodes the URL's parameters twice (a space arrives as %2520).
+  unquoteUrlParameters: true,
   handle(input) {
     const p = input.payload;
     const event = p.opt('webhookEvent')?.str() ?? null;

@@ -49,14 +49,11 @@ interface Incident extends WebhookMessage {
 
 /**
  * Each message of a request is Zulip's own check_send_webhook_message call
- * with its own event; the outcome carries one, the first's (a V1 request
- * mixing types is filtered by its first message's event as a whole).
+ * with its own event, so each message carries its event (only_events and
+ * exclude_events filter them one by one); the outcome's is the first's.
  */
 function outcomeOf(incidents: Incident[]): WebhookOutcome {
-  return {
-    event: incidents[0]?.event ?? null,
-    messages: incidents.map(({ topic, content }) => ({ topic, content })),
-  };
+  return { event: incidents[0]?.event ?? null, messages: incidents };
 }
 
 const V1_ACTIONS = new Map([

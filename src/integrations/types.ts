@@ -34,6 +34,12 @@ export interface WebhookInput {
 export interface WebhookMessage {
   topic: string;
   content: string;
+  /**
+   * The message's own event type, when one request carries several events
+   * (PagerDuty's V1 and V2 lists, Grafana's alert groups): Zulip filters
+   * each message by its own. Otherwise the outcome's `event` applies.
+   */
+  event?: string | null;
 }
 
 /**
