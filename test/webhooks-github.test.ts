@@ -1,21 +1,15 @@
 import { ApiError } from '../src/errors';
 import { integrationNamed } from '../src/integrations';
 import { MissingEventHeaderError, runIntegration } from '../src/integrations/run';
-import { describeFixtures, fixtureRequest, loadFixtures, type WebhookFixture } from './support/webhook-fixtures';
+import { describeFixtures, fixtureRequest, loadFixtures, runFixture } from './support/webhook-fixtures';
 
 describeFixtures('github');
 
 const github = integrationNamed('github')!;
 const fixtures = new Map(loadFixtures('github').map((f) => [f.name, f]));
 
-/** A fixture run with more query parameters, or with its body changed. */
-function run(name: string, query: Record<string, string> = {}, edit?: (body: Record<string, unknown>) => void) {
-  const f = fixtures.get(name)!;
-  const body = structuredClone(f.body) as Record<string, unknown>;
-  edit?.(body);
-  const changed: WebhookFixture = { ...f, body, query: { ...f.query, ...query } };
-  return runIntegration(github, fixtureRequest(changed));
-}
+const run = (name: string, query: Record<string, string> = {}, edit?: (body: Record<string, unknown>) => void) =>
+  runFixture(github, fixtures.get(name)!, { query, edit });
 
 const content = (name: string, query: Record<string, string> = {}) => run(name, query).messages[0].content;
 
@@ -120,11 +114,8 @@ describe('github: event types (what only_events and exclude_events match)', () =
 
 describe('github: requests it cannot read', () => {
   it('needs the X-GitHub-Event header', () => {
-    const f = fixtures.get('push__1_commit')!;
-    const req = fixtureRequest(f);
-    const headers = { ...req.headers };
-    delete headers['x-github-event'];
-    expect(() => runIntegration(github, { ...req, headers })).toThrow(MissingEventHeaderError);
+    const headerless = { ...fixtures.get('push__1_commit')!, headers: {} };
+    expect(() => runIntegration(github, fixtureRequest(headerless))).toThrow(new MissingEventHeaderError('X-GitHub-Event'));
   });
 
   it('answers a payload without the fields it needs with a 400 naming the field', () => {

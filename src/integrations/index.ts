@@ -1,3 +1,4 @@
+import { gitea } from './gitea';
 import { github, githubSponsors } from './github';
 import { json } from './json';
 import type { Integration } from './types';
@@ -6,7 +7,7 @@ import type { Integration } from './types';
  * Every incoming-webhook integration, by URL segment. A new integration is
  * one file beside this one and one line here.
  */
-export const INTEGRATIONS: readonly Integration[] = [json, github, githubSponsors];
+export const INTEGRATIONS: readonly Integration[] = [json, github, githubSponsors, gitea];
 
 const BY_NAME = new Map(INTEGRATIONS.map((i) => [i.name, i]));
 
