@@ -152,7 +152,11 @@ hooks.beforeEach((t, done) => {
       }
       t.fullPath = '/api/v1' + p;
       t.request.uri = t.fullPath;
-      if (media) setBody(t, req.body);
+      if (req.rawBody !== undefined) {
+        // A service's own body (incoming webhooks): sent as is, in its own media type.
+        t.request.headers['Content-Type'] = req.contentType || 'application/json';
+        t.request.body = req.rawBody;
+      } else if (media) setBody(t, req.body);
       setQuery(t, req.query);
       authAs(t, req.user);
       if (scenario === transport) t.expectedError = transport.apply(t);

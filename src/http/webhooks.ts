@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from '../context';
+import { bounded } from '../domain/bounded';
 import { ApiError, MissingArgumentError } from '../errors';
 import { incomingWebhook } from '../handlers/webhooks';
 import { integrationNamed } from '../integrations';
@@ -11,6 +12,8 @@ import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 
 /** A service's body may hold this much (GitHub caps its payloads at 25 MB; Zulip's nginx at 25 MiB for uploads only). */
 const BODY_BYTES = 5 * 1024 * 1024;
+/** Form fields per request, as the API pipeline allows (src/http/pipeline.ts). */
+const FORM_FIELDS = 1000;
 
 /**
  * Incoming webhooks, `POST /api/v1/external/{integration_name}` (contract:
@@ -65,14 +68,27 @@ export function webhookRouter(ctx: AppContext): Router {
 
 /** The request as the integration sees it: the raw body, its form fields if it is a form, headers and query. */
 async function readWebhookRequest(req: Request): Promise<WebhookRequest> {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  // No service compresses its webhook bodies; refused in the API pipeline's words.
   if (req.headers['content-encoding'] !== undefined && req.headers['content-encoding'] !== 'identity') {
-    throw new ApiError('Unsupported Content-Encoding', 'BAD_REQUEST', 415);
+    throw new ApiError(
+      type.startsWith('multipart/') ? 'Content-Encoding is not supported for multipart bodies' : 'Unsupported Content-Encoding',
+      'BAD_REQUEST',
+      415,
+    );
+  }
+  // Text is read as UTF-8 (JSON's only encoding); a body declaring another charset is refused as the API's are.
+  const charset = /;\s*charset="?([^";\s]+)/.exec(type)?.[1];
+  if (charset !== undefined && !/^(utf-?8|us-ascii)$/.test(charset)) {
+    throw new ApiError(`Unsupported charset: ${bounded(charset)}`, 'BAD_REQUEST', 415);
   }
   const raw = await readBody(req);
-  const type = (req.headers['content-type'] ?? '').toLowerCase();
   let form: Record<string, string> | null = null;
-  if (type.startsWith('application/x-www-form-urlencoded')) form = firstValues(new URLSearchParams(raw.toString('utf8')));
-  else if (type.startsWith('multipart/form-data')) form = await multipartFields(req, raw);
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    const params = new URLSearchParams(raw.toString('utf8'));
+    if ([...params.keys()].length > FORM_FIELDS) throw tooLarge();
+    form = firstValues(params);
+  } else if (type.startsWith('multipart/form-data')) form = await multipartFields(req, raw);
   const query = firstValues(new URL(req.originalUrl, 'http://localhost').searchParams);
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -110,7 +126,7 @@ function multipartFields(req: Request, raw: Buffer): Promise<Record<string, stri
     const fields: Record<string, string> = Object.create(null);
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fields: 1000, fieldSize: BODY_BYTES } });
+      parser = busboy({ headers: req.headers, limits: { fields: FORM_FIELDS, fieldSize: BODY_BYTES } });
     } catch {
       reject(new ApiError('Malformed request body'));
       return;
@@ -119,6 +135,7 @@ function multipartFields(req: Request, raw: Buffer): Promise<Record<string, stri
       if (!(name in fields)) fields[name] = value;
     });
     parser.on('file', (_name, stream) => stream.resume());
+    parser.on('fieldsLimit', () => reject(tooLarge()));
     parser.on('error', () => reject(new ApiError('Malformed request body')));
     parser.on('close', () => resolve(fields));
     Readable.from([raw]).pipe(parser);

@@ -244,15 +244,19 @@ export function issueMessage(o: IssueMessageOptions): string {
   return pullRequestMessage({ ...o, type: 'issue' });
 }
 
-export interface IssueLabelOptions {
+/** Who changed an issue's label or milestone, and which issue. */
+interface IssueChangeOptions {
   userName: string;
   userUrl: string;
   /** "added" or "removed". */
   action: string;
   url: string;
   number: number;
-  labelName: string;
   title?: string | null;
+}
+
+export interface IssueLabelOptions extends IssueChangeOptions {
+  labelName: string;
 }
 
 /** "[user](url) added the L label to [Issue #n](url)." ("removed … from"; "Issue" capitalised here). */
@@ -262,16 +266,9 @@ export function issueLabeledMessage(o: IssueLabelOptions): string {
   return `[${o.userName}](${o.userUrl}) ${o.action} the ${o.labelName} label ${preposition} [Issue #${o.number}${title}](${o.url}).`;
 }
 
-export interface IssueMilestoneOptions {
-  userName: string;
-  userUrl: string;
-  /** "added" or "removed". */
-  action: string;
-  url: string;
-  number: number;
+export interface IssueMilestoneOptions extends IssueChangeOptions {
   milestoneName: string;
   milestoneUrl: string;
-  title?: string | null;
 }
 
 /** "[user](url) added milestone [M](url) to [issue #n](url)." ("removed … from"). */

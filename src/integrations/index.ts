@@ -1,5 +1,7 @@
 import { alertmanager } from './alertmanager';
 import { circleci } from './circleci';
+import { gitea } from './gitea';
+import { github, githubSponsors } from './github';
 import { gitlab } from './gitlab';
 import { grafana } from './grafana';
 import { jira } from './jira';
@@ -17,6 +19,9 @@ import type { Integration } from './types';
 export const INTEGRATIONS: readonly Integration[] = [
   alertmanager,
   circleci,
+  gitea,
+  github,
+  githubSponsors,
   gitlab,
   grafana,
   jira,

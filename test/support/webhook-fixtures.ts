@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { integrationNamed } from '../../src/integrations';
 import { runIntegration, type WebhookRequest } from '../../src/integrations/run';
-import { UnsupportedEventError } from '../../src/integrations/types';
+import { UnsupportedEventError, type Integration, type WebhookOutcome } from '../../src/integrations/types';
 
 /**
  * The fixtures of an integration: test/fixtures/webhooks/<integration>/*.json,
@@ -118,4 +118,15 @@ export function describeFixtures(integrationName: string): void {
       });
     }
   });
+}
+
+/** Runs a fixture with more query parameters (the integration's options) or its JSON body changed. */
+export function runFixture(
+  integration: Integration,
+  f: WebhookFixture,
+  more: { query?: Record<string, string>; edit?: (body: Record<string, unknown>) => void } = {},
+): WebhookOutcome {
+  const body = structuredClone(f.body) as Record<string, unknown>;
+  more.edit?.(body);
+  return runIntegration(integration, fixtureRequest({ ...f, body, query: { ...f.query, ...more.query } }));
 }
