@@ -28,10 +28,11 @@ const FORM_FIELDS = 1000;
  */
 export function webhookRouter(ctx: AppContext): Router {
   const router = Router();
-  router.all('/:integration_name', async (req: Request, res: Response, next: NextFunction) => {
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       res.locals.operationId = 'incoming-webhook';
-      const integration = integrationNamed(String(req.params.integration_name));
+      // The path's one segment, decoded here: a malformed escape names no integration.
+      const integration = /^\/[^/]+$/.test(req.path) ? integrationNamed(decodeSegment(req.path.slice(1))) : undefined;
       if (!integration) throw new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404);
       if (req.method !== 'POST') {
         throw new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: ['POST'] }, { Allow: 'POST' });
@@ -64,6 +65,14 @@ export function webhookRouter(ctx: AppContext): Router {
     }
   });
   return router;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 /** The request as the integration sees it: the raw body, its form fields if it is a form, headers and query. */
