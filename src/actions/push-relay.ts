@@ -26,6 +26,7 @@ import {
   takeActivePushNotificationsOfMessages,
 } from '../queries/active-push-notifications';
 import { fullAvatarUrl } from '../serializers/users';
+import { JobPool } from './job-pool';
 
 /**
  * Delivery of end-to-end encrypted push notifications through the push
@@ -122,11 +123,8 @@ export class PushRelay {
   private usersWithDevices: Set<number> | null = null;
   private notedDuringRefresh: Set<number> | null = null;
   private readonly waitingForSet: Array<() => void> = [];
-  private readonly queue: Job[] = [];
-  private pending = 0; // queued + in flight + waiting for a retry
-  private active = 0;
+  private readonly pool = new JobPool(CONCURRENCY, RELAY_QUEUE_LIMIT);
   private readonly timers = new Set<NodeJS.Timeout>();
-  private idleWaiters: Array<() => void> = [];
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
 
@@ -168,22 +166,19 @@ export class PushRelay {
     this.unsubscribe?.();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    this.queue.length = 0;
     this.waitingForSet.length = 0;
     this.heldBack.clear();
-    // Jobs in flight finish on their own; nobody waits for the dropped ones.
-    this.pending = this.active;
-    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.pool.stop();
   }
 
   /** Jobs queued, in flight or waiting for a retry (GET /metrics). */
   get backlog(): number {
-    return this.pending;
+    return this.pool.backlog;
   }
 
   /** Resolves once nothing is queued, in flight or waiting for a retry (tests, shutdown). */
   whenIdle(): Promise<void> {
-    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.pool.whenIdle();
   }
 
   /** A registration committed in this process: its user may get notifications from now on. */
@@ -475,28 +470,13 @@ export class PushRelay {
 
   private enqueue(job: Omit<Job, 'attempts'>): void {
     if (this.stopped) return;
-    if (this.pending >= RELAY_QUEUE_LIMIT) {
+    const queued: Job = { ...job, attempts: 0 };
+    if (!this.pool.add(() => this.run(queued))) {
       this.log.error({ job: job.what }, 'push relay: queue full, dropped');
       // A dropped registration is reported at once (REQUEST_EXPIRED), so its app may register again.
       void job
         .onGiveUp?.(new Error('queue full'))
         .catch((e: unknown) => this.log.error({ job: job.what, err: errorText(e) }, 'push relay: could not record the refusal'));
-      return;
-    }
-    this.pending++;
-    this.queue.push({ ...job, attempts: 0 });
-    // On a later turn: the request that queued the job answers first.
-    setImmediate(() => this.pump());
-  }
-
-  private pump(): void {
-    while (this.active < CONCURRENCY && this.queue.length > 0 && !this.stopped) {
-      const job = this.queue.shift()!;
-      this.active++;
-      void this.run(job).finally(() => {
-        this.active--;
-        this.pump();
-      });
     }
   }
 
@@ -508,19 +488,12 @@ export class PushRelay {
         const answer = await this.post(job.path, body);
         await job.onSuccess?.(answer);
       }
-      this.done();
     } catch (err) {
       const retryable = err instanceof RetryableError;
       if (retryable && job.attempts < this.config.pushRelayMaxAttempts && !this.stopped) {
         const delay = Math.min(this.config.pushRelayBackoffMs * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
         this.log.warn({ job: job.what, attempt: job.attempts, retryInMs: delay, err: errorText(err) }, 'push relay: failed, will retry');
-        const t = setTimeout(() => {
-          this.timers.delete(t);
-          this.queue.push(job);
-          this.pump();
-        }, delay);
-        t.unref();
-        this.timers.add(t);
+        this.pool.addLater(delay, () => this.run(job));
         return;
       }
       this.log.error({ job: job.what, attempts: job.attempts, err: errorText(err) }, 'push relay: gave up');
@@ -529,13 +502,7 @@ export class PushRelay {
           .onGiveUp(err)
           .catch((e: unknown) => this.log.error({ job: job.what, err: errorText(e) }, 'push relay: could not record the refusal'));
       }
-      this.done();
     }
-  }
-
-  private done(): void {
-    this.pending--;
-    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private async post(path: string, body: object): Promise<unknown> {
