@@ -68,7 +68,7 @@ export class Metrics {
       help: 'Outgoing webhook calls queued or in flight, retries included.',
       registers,
       collect() {
-        this.set(ctx.outgoingWebhooks.backlog);
+        this.set(ctx.outgoingWebhooks.jobs.backlog);
       },
     });
     new Gauge({

@@ -104,7 +104,7 @@ eachDatabase('outgoing webhooks', (dialect) => {
   async function send(sender: UserRow, fields: Record<string, unknown>): Promise<number> {
     const res = await t.api.post('/messages', sender, fields);
     expect(res.status).toBe(200);
-    await t.ctx.outgoingWebhooks.whenIdle();
+    await t.ctx.outgoingWebhooks.jobs.whenIdle();
     return res.body.id as number;
   }
 
@@ -334,7 +334,7 @@ eachDatabase('outgoing webhooks', (dialect) => {
     try {
       await send(t.cast.owner, { type: 'channel', to: 'general', topic: 'plain', content: 'just people @**Test Member**' });
       await send(t.cast.owner, { type: 'direct', to: JSON.stringify([t.cast.admin.id]), content: 'no bots' });
-      expect(t.ctx.outgoingWebhooks.backlog).toBe(0);
+      expect(t.ctx.outgoingWebhooks.jobs.backlog).toBe(0);
       expect(statements.filter((s) => /bot_services/.test(s))).toEqual([]);
       // The same watch sees a message that does call a bot.
       await send(t.cast.owner, { type: 'channel', to: 'general', topic: 'plain', content: '@**Echo Bot**' });
@@ -376,7 +376,7 @@ eachDatabase('outgoing webhooks without OUTGOING_WEBHOOK_ALLOWED_HOSTS', (dialec
       content: `@**${bot.full_name}** hi`,
     });
     expect(res.status).toBe(200);
-    await t.ctx.outgoingWebhooks.whenIdle();
+    await t.ctx.outgoingWebhooks.jobs.whenIdle();
     expect(hook.received).toHaveLength(0);
     const sent = (await t.ctx.db('messages').where({ sender_id: bot.id }).orderBy('id').pluck('content')) as string[];
     expect(sent).toEqual([

@@ -1,3 +1,12 @@
+/** Where background jobs report (pino's logger, or nothing). */
+export interface JobLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export const silentLog: JobLog = { info: () => {}, warn: () => {}, error: () => {} };
+
 /**
  * Background work after commit, off the request (the push relay, outgoing
  * webhooks): jobs run a few at a time, in a bounded queue, and a job may

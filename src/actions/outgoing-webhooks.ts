@@ -19,7 +19,8 @@ import { getRealmById } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserById, listUsersByIds } from '../queries/users';
 import type { MessageBusEvent } from '../serializers/messages';
-import { JobPool } from './job-pool';
+import { JobPool, silentLog, type JobLog } from './job-pool';
+import { RefreshedIdSet } from './refreshed-id-set';
 import { sendMessageInTx, type SendTarget } from './messages';
 
 /**
@@ -37,14 +38,6 @@ import { sendMessageInTx, type SendTarget } from './messages';
  * and a bounded answer. URLs are checked against the operator's rule
  * (src/domain/outgoing-webhook-urls.ts) before anything is sent.
  */
-
-export interface WebhookLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-const silent: WebhookLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** Jobs waiting or in flight; beyond it new ones are dropped (and logged). */
 export const WEBHOOK_QUEUE_LIMIT = 10_000;
@@ -103,59 +96,48 @@ interface Answer {
 }
 
 export class OutgoingWebhooks {
-  private bots: Set<number> | null = null;
-  private notedDuringRefresh: Set<number> | null = null;
-  private readonly waitingForSet: Array<() => void> = [];
-  private readonly pool = new JobPool(WEBHOOK_CONCURRENCY, WEBHOOK_QUEUE_LIMIT);
-  private refreshTimer: NodeJS.Timeout | null = null;
+  /** The calls queued or in flight, retries included: `jobs.backlog` (GET /metrics), `jobs.whenIdle()` (tests). */
+  readonly jobs = new JobPool(WEBHOOK_CONCURRENCY, WEBHOOK_QUEUE_LIMIT);
+  /** The active outgoing-webhook bots with a service: only they can be called. */
+  private readonly bots = new RefreshedIdSet(
+    () => listOutgoingWebhookBotIds(this.ctx.db),
+    (err) => this.log.error({ err: errorText(err) }, 'outgoing webhooks: could not read the bots'),
+    WEBHOOK_QUEUE_LIMIT,
+  );
   private unsubscribe: (() => void) | null = null;
   private readonly policy: OutgoingUrlPolicy;
 
   constructor(
     private readonly ctx: Pick<AppContext, 'db' | 'bus' | 'config' | 'caches' | 'messageCache'>,
-    private log: WebhookLog = silent,
+    private log: JobLog = silentLog,
   ) {
     this.policy = new OutgoingUrlPolicy(ctx.config.outgoingWebhookAllowedHosts);
   }
 
-  setLogger(log: WebhookLog): void {
+  setLogger(log: JobLog): void {
     this.log = log;
   }
 
   start(): void {
     this.unsubscribe = this.ctx.bus.subscribe((d) => this.onDelivery(d));
-    void this.refreshBotSet();
-    this.refreshTimer = setInterval(() => void this.refreshBotSet(), BOT_SET_REFRESH_MS);
-    this.refreshTimer.unref();
+    this.bots.start(BOT_SET_REFRESH_MS);
   }
 
   /** Calls not yet made are dropped; requests in flight finish on their own. */
   stop(): void {
     this.unsubscribe?.();
-    if (this.refreshTimer) clearInterval(this.refreshTimer);
-    this.waitingForSet.length = 0;
-    this.pool.stop();
-  }
-
-  /** Jobs queued or in flight. */
-  get backlog(): number {
-    return this.pool.backlog;
-  }
-
-  /** Resolves once nothing is queued or in flight, replies included (tests, shutdown). */
-  whenIdle(): Promise<void> {
-    return this.pool.whenIdle();
+    this.bots.stop();
+    this.jobs.stop();
   }
 
   /** An outgoing-webhook bot got its service in this process (POST /bots): messages may call it from now on. */
   noteBot(userId: number): void {
-    this.bots?.add(userId);
-    this.notedDuringRefresh?.add(userId);
+    this.bots.note(userId);
   }
 
   /** Rereads the set of bots now (after a change another process made, and in tests). */
   refresh(): Promise<void> {
-    return this.refreshBotSet();
+    return this.bots.refresh();
   }
 
   /**
@@ -170,10 +152,9 @@ export class OutgoingWebhooks {
    */
   private onDelivery(d: Delivery): void {
     if (d.remote || d.event.type !== 'message') return;
-    const bots = this.bots;
+    const bots = this.bots.current;
     if (bots === null) {
-      if (this.waitingForSet.length >= WEBHOOK_QUEUE_LIMIT) this.log.error({}, 'outgoing webhooks: bots not read yet, message dropped');
-      else this.waitingForSet.push(() => this.onDelivery(d));
+      if (!this.bots.whenRead(() => this.onDelivery(d))) this.log.error({}, 'outgoing webhooks: bots not read yet, message dropped');
       return;
     }
     if (bots.size === 0) return;
@@ -192,7 +173,7 @@ export class OutgoingWebhooks {
       this.run(job).catch((err: unknown) =>
         this.log.error({ message: event.message.id, err: errorText(err) }, 'outgoing webhooks: job failed'),
       );
-    if (!this.pool.add(run) && !this.pool.isStopped) {
+    if (!this.jobs.add(run) && !this.jobs.isStopped) {
       this.log.error({ message: event.message.id, bot: botId }, 'outgoing webhooks: queue full, dropped');
     }
   }
@@ -514,21 +495,6 @@ export class OutgoingWebhooks {
     if (addresses.length === 0) throw new WebhookError('ConnectionError', 'ConnectionError', `${host} has no address`);
     if (!this.policy.allowsName(host) && addresses.some((a) => !this.policy.allowsAddress(a.address))) throw refused();
     return addresses;
-  }
-
-  private async refreshBotSet(): Promise<void> {
-    // A bot noted while the read runs may be missing from its result: it is kept through `noteBot`.
-    const noted = (this.notedDuringRefresh = new Set<number>());
-    try {
-      const ids = await listOutgoingWebhookBotIds(this.ctx.db);
-      if (this.pool.isStopped) return;
-      this.bots = new Set([...ids, ...noted]);
-      for (const run of this.waitingForSet.splice(0)) run();
-    } catch (err) {
-      if (!this.pool.isStopped) this.log.error({ err: errorText(err) }, 'outgoing webhooks: could not read the bots');
-    } finally {
-      if (this.notedDuringRefresh === noted) this.notedDuringRefresh = null;
-    }
   }
 }
 

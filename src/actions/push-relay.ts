@@ -26,7 +26,8 @@ import {
   takeActivePushNotificationsOfMessages,
 } from '../queries/active-push-notifications';
 import { fullAvatarUrl } from '../serializers/users';
-import { JobPool } from './job-pool';
+import { JobPool, silentLog, type JobLog } from './job-pool';
+import { RefreshedIdSet } from './refreshed-id-set';
 
 /**
  * Delivery of end-to-end encrypted push notifications through the push
@@ -54,14 +55,6 @@ import { JobPool } from './job-pool';
  * queue; every drop is logged. The message itself is stored and delivered to
  * event queues whatever happens here.
  */
-
-export interface RelayLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-const silent: RelayLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** Jobs waiting or in flight; beyond it new jobs are dropped (and logged) rather than growing memory without bound. */
 export const RELAY_QUEUE_LIMIT = 10_000;
@@ -120,11 +113,13 @@ export function registrationErrorCode(err: unknown): string {
 }
 
 export class PushRelay {
-  private usersWithDevices: Set<number> | null = null;
-  private notedDuringRefresh: Set<number> | null = null;
-  private readonly waitingForSet: Array<() => void> = [];
+  /** The users with a push device: only their messages may notify anyone. */
+  private readonly usersWithDevices = new RefreshedIdSet(
+    () => listUserIdsWithPushDevices(this.db),
+    (err) => this.log.error({ err: errorText(err) }, 'push relay: could not read the users with push devices'),
+    RELAY_QUEUE_LIMIT,
+  );
   private readonly pool = new JobPool(CONCURRENCY, RELAY_QUEUE_LIMIT);
-  private readonly timers = new Set<NodeJS.Timeout>();
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
 
@@ -140,10 +135,10 @@ export class PushRelay {
      * their last one expires. Without them every receiver counts as away.
      */
     private readonly queues: Pick<QueueManager, 'hasMessageQueue' | 'onLastMessageQueueExpired'> | null = null,
-    private log: RelayLog = silent,
+    private log: JobLog = silentLog,
   ) {}
 
-  setLogger(log: RelayLog): void {
+  setLogger(log: JobLog): void {
     this.log = log;
   }
 
@@ -154,19 +149,14 @@ export class PushRelay {
       unsubscribe();
       unhook?.();
     };
-    void this.refreshDeviceSet();
+    this.usersWithDevices.start(DEVICE_SET_REFRESH_MS);
     void this.resendUnanswered();
-    const t = setInterval(() => void this.refreshDeviceSet(), DEVICE_SET_REFRESH_MS);
-    t.unref();
-    this.timers.add(t);
   }
 
   stop(): void {
     this.stopped = true;
     this.unsubscribe?.();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    this.waitingForSet.length = 0;
+    this.usersWithDevices.stop();
     this.heldBack.clear();
     this.pool.stop();
   }
@@ -183,8 +173,7 @@ export class PushRelay {
 
   /** A registration committed in this process: its user may get notifications from now on. */
   noteDevice(userId: number): void {
-    this.usersWithDevices?.add(userId);
-    this.notedDuringRefresh?.add(userId);
+    this.usersWithDevices.note(userId);
   }
 
   /** Forwards a (re)registration to the relay and records the relay's id for the device. */
@@ -269,13 +258,11 @@ export class PushRelay {
     }
     if (d.event.type !== 'message' || !d.perUser) return;
     const event = d.event as unknown as MessageBusEvent;
-    const known = this.usersWithDevices;
+    const known = this.usersWithDevices.current;
     if (known === null) {
       // The set is still loading (the first moments after start): decide once it is there.
-      if (this.waitingForSet.length >= RELAY_QUEUE_LIMIT) {
+      if (!this.usersWithDevices.whenRead(() => this.onDelivery(d))) {
         this.log.error({ message: event.message.id }, 'push relay: devices not read yet and too many messages waiting, dropped');
-      } else {
-        this.waitingForSet.push(() => this.onDelivery(d));
       }
       return;
     }
@@ -377,7 +364,7 @@ export class PushRelay {
    * good leaves a stale notification, never a second removal.
    */
   private onReadOrGone(d: Delivery): void {
-    const known = this.usersWithDevices;
+    const known = this.usersWithDevices.current;
     const mayHaveDevices = (userId: number) => known === null || known.has(userId);
     if (d.event.type === 'update_message_flags') {
       const e = d.event as { op?: string; flag?: string; messages?: number[]; all?: boolean };
@@ -450,22 +437,6 @@ export class PushRelay {
         encrypted_data: encryptForDevice(device, payloadOf(device, url)),
       })),
     };
-  }
-
-  private async refreshDeviceSet(): Promise<void> {
-    // A registration committed while the read runs may be missing from its
-    // result: it is kept through `noteDevice`.
-    const noted = (this.notedDuringRefresh = new Set<number>());
-    try {
-      const ids = await listUserIdsWithPushDevices(this.db);
-      if (this.stopped) return;
-      this.usersWithDevices = new Set([...ids, ...noted]);
-      for (const run of this.waitingForSet.splice(0)) run();
-    } catch (err) {
-      this.log.error({ err: errorText(err) }, 'push relay: could not read the users with push devices');
-    } finally {
-      if (this.notedDuringRefresh === noted) this.notedDuringRefresh = null;
-    }
   }
 
   private enqueue(job: Omit<Job, 'attempts'>): void {
