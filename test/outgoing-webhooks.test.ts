@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_REQUEST_RETRIES } from '../src/actions/outgoing-webhooks';
+import { MAX_REQUEST_RETRIES, MAX_RESPONSE_BYTES } from '../src/actions/outgoing-webhooks';
 import { createUserInTx } from '../src/actions/users';
 import { inTransaction } from '../src/db/transaction';
 import { BotType } from '../src/domain/users';
@@ -240,6 +240,28 @@ eachDatabase('outgoing webhooks', (dialect) => {
     // A direct message between the bot and its owner.
     const dm = await t.ctx.db('user_messages').where({ message_id: sent[1]!.id }).pluck('user_id');
     expect(dm.map(Number).sort()).toEqual([member.id, echo.id].sort());
+  });
+
+  it('an answer that is JSON but not an object fails with "Invalid response format"', async () => {
+    hook.json(['a list']);
+    const id = await send(t.cast.owner, { type: 'channel', to: 'general', topic: 'bad', content: '@**Echo Bot** list?' });
+    expect((await sentAfter(id, echo))[0]!.content).toBe('Failure! Invalid response format');
+  });
+
+  it('an answer over the size limit fails without a retry, naming the error', async () => {
+    hook.answer = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(`{"content": "${'x'.repeat(MAX_RESPONSE_BYTES)}"}`);
+    };
+    const id = await send(t.cast.owner, { type: 'channel', to: 'general', topic: 'big', content: '@**Echo Bot** say a lot' });
+    expect(hook.received).toHaveLength(1);
+    const sent = await sentAfter(id, echo);
+    expect(sent.map((m) => m.content)).toEqual([
+      'Failure! An exception of type *ResponseTooLarge* occurred for message `@**Echo Bot** say a lot`! See the Zulip server logs for more information.',
+      expect.stringMatching(
+        /\nWhen trying to send a request to the webhook service, an exception of type ResponseTooLarge occurred:\n```\n/,
+      ),
+    ]);
   });
 
   it(`a timeout is retried ${MAX_REQUEST_RETRIES} times, then "Bot is unavailable" and the owner’s notice`, async () => {
