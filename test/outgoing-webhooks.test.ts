@@ -119,6 +119,13 @@ eachDatabase('outgoing webhooks', (dialect) => {
     return rows as Array<{ id: number; recipient_id: number; topic: string; content: string; sending_client: string }>;
   }
 
+  /** Calls Echo Bot in a topic of general and returns what the bot then sent, after exactly one request. */
+  async function afterOneRequest(topic: string, content: string): Promise<string[]> {
+    const id = await send(t.cast.owner, { type: 'channel', to: 'general', topic, content });
+    expect(hook.received).toHaveLength(1);
+    return (await sentAfter(id, echo)).map((m) => m.content);
+  }
+
   async function recipientOf(id: number): Promise<number> {
     return Number((await t.ctx.db('messages').where({ id }).first('recipient_id'))!.recipient_id);
   }
@@ -253,10 +260,7 @@ eachDatabase('outgoing webhooks', (dialect) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(`{"content": "${'x'.repeat(MAX_RESPONSE_BYTES)}"}`);
     };
-    const id = await send(t.cast.owner, { type: 'channel', to: 'general', topic: 'big', content: '@**Echo Bot** say a lot' });
-    expect(hook.received).toHaveLength(1);
-    const sent = await sentAfter(id, echo);
-    expect(sent.map((m) => m.content)).toEqual([
+    expect(await afterOneRequest('big', '@**Echo Bot** say a lot')).toEqual([
       'Failure! An exception of type *ResponseTooLarge* occurred for message `@**Echo Bot** say a lot`! See the Zulip server logs for more information.',
       expect.stringMatching(
         /\nWhen trying to send a request to the webhook service, an exception of type ResponseTooLarge occurred:\n```\n/,
@@ -296,10 +300,7 @@ eachDatabase('outgoing webhooks', (dialect) => {
       res.writeHead(503);
       res.end("it's down");
     };
-    const id = await send(t.cast.owner, { type: 'channel', to: 'general', topic: 'err', content: '@**Echo Bot** please' });
-    expect(hook.received).toHaveLength(1);
-    const sent = await sentAfter(id, echo);
-    expect(sent.map((m) => m.content)).toEqual([
+    expect(await afterOneRequest('err', '@**Echo Bot** please')).toEqual([
       'Failure! Third party responded with 503',
       expect.stringMatching(
         /triggered an outgoing webhook\.\nThe webhook got a response with status code \*503\*\.\nThe response contains the following payload:\n```\nb"it's down"\n```$/,
