@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { PushRelay } from './actions/push-relay';
+import { OutgoingWebhooks } from './actions/outgoing-webhooks';
 import type { Config } from './config';
 import { EventBus, InProcessBus } from './events/bus';
 import { Clock, systemClock } from './events/clock';
@@ -42,6 +43,8 @@ export interface AppContext {
   images: ImageQueue;
   /** What this process's retention archiver did (src/actions/retention.ts), for the metrics. */
   retention: RetentionStats;
+  /** Outgoing-webhook bots: the messages that call them, POSTed after commit (src/actions/outgoing-webhooks.ts). */
+  outgoingWebhooks: OutgoingWebhooks;
 }
 
 export function createContext(
@@ -52,7 +55,7 @@ export function createContext(
   /** What the event queues tell time by (tests pass a manual clock). */
   queueClock: Clock = systemClock,
 ): AppContext {
-  const ctx: AppContext = {
+  const base: Omit<AppContext, 'outgoingWebhooks'> = {
     db,
     bus,
     queues: new QueueManager(bus, queueLimits, queueClock, config.nodeId),
@@ -68,9 +71,11 @@ export function createContext(
     images: new ImageQueue(config.imageTimeoutSeconds),
     retention: new RetentionStats(),
   };
-  ctx.messageCache = createMessageCache(ctx.caches, config.cacheMessages);
+  base.messageCache = createMessageCache(base.caches, config.cacheMessages);
   // After the queues: a message reaches them first, so a receiver's queue is there when the relay asks.
-  ctx.push = startPushRelay(db, bus, config, ctx.queues);
+  base.push = startPushRelay(db, bus, config, base.queues);
+  const ctx: AppContext = Object.assign(base, { outgoingWebhooks: new OutgoingWebhooks(base) });
+  ctx.outgoingWebhooks.start();
   return ctx;
 }
 

@@ -64,6 +64,14 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'parley_outgoing_webhook_backlog',
+      help: 'Outgoing webhook calls queued or in flight, retries included.',
+      registers,
+      collect() {
+        this.set(ctx.outgoingWebhooks.jobs.backlog);
+      },
+    });
+    new Gauge({
       name: 'parley_db_pool_connections',
       help: 'Database pool: connections in use, idle, and requests waiting for one.',
       labelNames: ['state'],

@@ -37,6 +37,7 @@ export async function startContext(config: Config, log?: Logger): Promise<AppCon
 export async function listen(ctx: AppContext, log: Logger, metrics: Metrics | null = null): Promise<Server> {
   const spec = await loadServedSpec();
   ctx.push?.setLogger(log);
+  ctx.outgoingWebhooks.setLogger(log);
   ctx.rateLimits.setLogger(log);
   const app = buildApp({ ctx, spec, log, metrics });
   const server = createHttpServer(app);

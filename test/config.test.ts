@@ -44,6 +44,15 @@ const REFUSED: Array<[Record<string, string>, string]> = [
   [{ METRICS_PORT: '70000' }, 'METRICS_PORT must be an integer 0..65535, got "70000"'],
   [{ METRICS_HOST: 'bad_host!' }, 'METRICS_HOST must be an IP address or a host name, got "bad_host!"'],
   [{ SHUTDOWN_TIMEOUT_MS: 'ten' }, 'SHUTDOWN_TIMEOUT_MS must be a positive integer, got "ten"'],
+  [
+    { OUTGOING_WEBHOOK_ALLOWED_HOSTS: '10.0.0.0/33' },
+    'OUTGOING_WEBHOOK_ALLOWED_HOSTS must list host names, addresses or CIDR ranges, comma separated, got "10.0.0.0/33"',
+  ],
+  [
+    { OUTGOING_WEBHOOK_ALLOWED_HOSTS: 'bots.internal, http://x/' },
+    'OUTGOING_WEBHOOK_ALLOWED_HOSTS must list host names, addresses or CIDR ranges, comma separated, got "bots.internal, http://x/"',
+  ],
+  [{ OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '0' }, 'OUTGOING_WEBHOOK_TIMEOUT_SECONDS must be a positive integer, got "0"'],
 ];
 
 describe('configuration', () => {
@@ -69,6 +78,8 @@ describe('configuration', () => {
       metricsPort: null,
       metricsHost: '127.0.0.1',
       shutdownTimeoutMs: 10000,
+      outgoingWebhookAllowedHosts: [],
+      outgoingWebhookTimeoutSeconds: 10,
     });
     expect(loadConfig({ PORT: '', METRICS_PORT: ' ', VALIDATE_RESPONSES: '', DATABASE_URL: '' })).toEqual(defaults);
   });
@@ -93,6 +104,8 @@ describe('configuration', () => {
       METRICS_PORT: '9102',
       METRICS_HOST: '0.0.0.0',
       SHUTDOWN_TIMEOUT_MS: '2500',
+      OUTGOING_WEBHOOK_ALLOWED_HOSTS: ' bots.internal, 10.20.0.0/16,fd00::/8 , 127.0.0.1',
+      OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '30',
     });
     expect(c).toMatchObject({
       port: 0,
@@ -103,6 +116,8 @@ describe('configuration', () => {
       metricsPort: 9102,
       metricsHost: '0.0.0.0',
       shutdownTimeoutMs: 2500,
+      outgoingWebhookAllowedHosts: ['bots.internal', '10.20.0.0/16', 'fd00::/8', '127.0.0.1'],
+      outgoingWebhookTimeoutSeconds: 30,
     });
   });
 

@@ -75,6 +75,7 @@ eachDatabase('metrics (METRICS_PORT)', (dialect) => {
     const text = (await scrape(url)).text;
     expect(sample(text, 'parley_event_queues')).toBe(1);
     expect(sample(text, 'parley_event_polls_waiting')).toBe(1);
+    expect(sample(text, 'parley_outgoing_webhook_backlog')).toBe(0);
     expect(text).toMatch(/^parley_db_pool_connections\{state="used"\} \d+$/m);
     expect(text).toMatch(/^parley_db_pool_connections\{state="free"\} \d+$/m);
     expect(text).toMatch(/^parley_db_pool_connections\{state="pending"\} 0$/m);

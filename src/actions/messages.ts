@@ -49,6 +49,12 @@ export interface SendOptions {
   readBySender: boolean;
   /** Messages the server itself sends (Notification Bot): no permission checks. */
   internal?: boolean;
+  /**
+   * The channel's posting rules are not checked (Zulip's
+   * skip_stream_access_check): an outgoing-webhook bot's reply goes where
+   * the message that triggered it was, subscribed or not.
+   */
+  skipChannelAccessCheck?: boolean;
   queueId?: string;
   localId?: string;
   /** messages.type: 2 for the resolve-topic notice (default 1, a normal message). */
@@ -207,7 +213,7 @@ export async function checkSend(
   viewer: Caller,
   target: SendTarget,
   content: string,
-  opts: Pick<SendOptions, 'internal' | 'linkifiers'>,
+  opts: Pick<SendOptions, 'internal' | 'linkifiers' | 'skipChannelAccessCheck'>,
 ): Promise<CheckedSend> {
   const realm = viewer.realm;
   const rendered = await renderForRealm(
@@ -230,7 +236,7 @@ export async function checkSend(
     return { rendered, receivers: [...new Set([viewer.user.id, ...target.recipients.map((u) => u.id)])], topicParticipants: [] };
   }
   const { channel, topic } = target;
-  if (!opts.internal) await checkCanPost(q, viewer, realm, channel, topic);
+  if (!opts.internal && !opts.skipChannelAccessCheck) await checkCanPost(q, viewer, realm, channel, topic);
   const receivers = target.subscriberIds ?? (await getActiveSubscriberIds(q, channel.recipient_id));
   if (rendered.streamWildcard && receivers.length > WILDCARD_MENTION_THRESHOLD && !inGroup(viewer, realm.can_mention_many_users_group)) {
     throw new ApiError(
@@ -432,6 +438,7 @@ export async function sendMessageInTx(
       sender,
       ...(policiesBefore?.size ? { topic_policies_before: Object.fromEntries(policiesBefore) } : {}),
       ...(byGroup.size ? { group_mentions: groupMentionsOf(byGroup, receivers) } : {}),
+      ...(mentioned.size ? { mentioned_user_ids: [...mentioned] } : {}),
     };
     const flagsByUser = new Map(rows.map((r) => [r.userId, r.flags]));
     bus.publish({

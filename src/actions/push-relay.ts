@@ -26,6 +26,8 @@ import {
   takeActivePushNotificationsOfMessages,
 } from '../queries/active-push-notifications';
 import { fullAvatarUrl } from '../serializers/users';
+import { JobPool, silentLog, type JobLog } from './job-pool';
+import { RefreshedIdSet } from './refreshed-id-set';
 
 /**
  * Delivery of end-to-end encrypted push notifications through the push
@@ -53,14 +55,6 @@ import { fullAvatarUrl } from '../serializers/users';
  * queue; every drop is logged. The message itself is stored and delivered to
  * event queues whatever happens here.
  */
-
-export interface RelayLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-const silent: RelayLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** Jobs waiting or in flight; beyond it new jobs are dropped (and logged) rather than growing memory without bound. */
 export const RELAY_QUEUE_LIMIT = 10_000;
@@ -119,14 +113,13 @@ export function registrationErrorCode(err: unknown): string {
 }
 
 export class PushRelay {
-  private usersWithDevices: Set<number> | null = null;
-  private notedDuringRefresh: Set<number> | null = null;
-  private readonly waitingForSet: Array<() => void> = [];
-  private readonly queue: Job[] = [];
-  private pending = 0; // queued + in flight + waiting for a retry
-  private active = 0;
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private idleWaiters: Array<() => void> = [];
+  /** The users with a push device: only their messages may notify anyone. */
+  private readonly usersWithDevices = new RefreshedIdSet(
+    () => listUserIdsWithPushDevices(this.db),
+    (err) => this.log.error({ err: errorText(err) }, 'push relay: could not read the users with push devices'),
+    RELAY_QUEUE_LIMIT,
+  );
+  private readonly pool = new JobPool(CONCURRENCY, RELAY_QUEUE_LIMIT);
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
 
@@ -142,10 +135,10 @@ export class PushRelay {
      * their last one expires. Without them every receiver counts as away.
      */
     private readonly queues: Pick<QueueManager, 'hasMessageQueue' | 'onLastMessageQueueExpired'> | null = null,
-    private log: RelayLog = silent,
+    private log: JobLog = silentLog,
   ) {}
 
-  setLogger(log: RelayLog): void {
+  setLogger(log: JobLog): void {
     this.log = log;
   }
 
@@ -156,40 +149,31 @@ export class PushRelay {
       unsubscribe();
       unhook?.();
     };
-    void this.refreshDeviceSet();
+    this.usersWithDevices.start(DEVICE_SET_REFRESH_MS);
     void this.resendUnanswered();
-    const t = setInterval(() => void this.refreshDeviceSet(), DEVICE_SET_REFRESH_MS);
-    t.unref();
-    this.timers.add(t);
   }
 
   stop(): void {
     this.stopped = true;
     this.unsubscribe?.();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    this.queue.length = 0;
-    this.waitingForSet.length = 0;
+    this.usersWithDevices.stop();
     this.heldBack.clear();
-    // Jobs in flight finish on their own; nobody waits for the dropped ones.
-    this.pending = this.active;
-    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.pool.stop();
   }
 
   /** Jobs queued, in flight or waiting for a retry (GET /metrics). */
   get backlog(): number {
-    return this.pending;
+    return this.pool.backlog;
   }
 
   /** Resolves once nothing is queued, in flight or waiting for a retry (tests, shutdown). */
   whenIdle(): Promise<void> {
-    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.pool.whenIdle();
   }
 
   /** A registration committed in this process: its user may get notifications from now on. */
   noteDevice(userId: number): void {
-    this.usersWithDevices?.add(userId);
-    this.notedDuringRefresh?.add(userId);
+    this.usersWithDevices.note(userId);
   }
 
   /** Forwards a (re)registration to the relay and records the relay's id for the device. */
@@ -274,13 +258,11 @@ export class PushRelay {
     }
     if (d.event.type !== 'message' || !d.perUser) return;
     const event = d.event as unknown as MessageBusEvent;
-    const known = this.usersWithDevices;
+    const known = this.usersWithDevices.current;
     if (known === null) {
       // The set is still loading (the first moments after start): decide once it is there.
-      if (this.waitingForSet.length >= RELAY_QUEUE_LIMIT) {
+      if (!this.usersWithDevices.whenRead(() => this.onDelivery(d))) {
         this.log.error({ message: event.message.id }, 'push relay: devices not read yet and too many messages waiting, dropped');
-      } else {
-        this.waitingForSet.push(() => this.onDelivery(d));
       }
       return;
     }
@@ -382,7 +364,7 @@ export class PushRelay {
    * good leaves a stale notification, never a second removal.
    */
   private onReadOrGone(d: Delivery): void {
-    const known = this.usersWithDevices;
+    const known = this.usersWithDevices.current;
     const mayHaveDevices = (userId: number) => known === null || known.has(userId);
     if (d.event.type === 'update_message_flags') {
       const e = d.event as { op?: string; flag?: string; messages?: number[]; all?: boolean };
@@ -457,46 +439,15 @@ export class PushRelay {
     };
   }
 
-  private async refreshDeviceSet(): Promise<void> {
-    // A registration committed while the read runs may be missing from its
-    // result: it is kept through `noteDevice`.
-    const noted = (this.notedDuringRefresh = new Set<number>());
-    try {
-      const ids = await listUserIdsWithPushDevices(this.db);
-      if (this.stopped) return;
-      this.usersWithDevices = new Set([...ids, ...noted]);
-      for (const run of this.waitingForSet.splice(0)) run();
-    } catch (err) {
-      this.log.error({ err: errorText(err) }, 'push relay: could not read the users with push devices');
-    } finally {
-      if (this.notedDuringRefresh === noted) this.notedDuringRefresh = null;
-    }
-  }
-
   private enqueue(job: Omit<Job, 'attempts'>): void {
     if (this.stopped) return;
-    if (this.pending >= RELAY_QUEUE_LIMIT) {
+    const queued: Job = { ...job, attempts: 0 };
+    if (!this.pool.add(() => this.run(queued))) {
       this.log.error({ job: job.what }, 'push relay: queue full, dropped');
       // A dropped registration is reported at once (REQUEST_EXPIRED), so its app may register again.
       void job
         .onGiveUp?.(new Error('queue full'))
         .catch((e: unknown) => this.log.error({ job: job.what, err: errorText(e) }, 'push relay: could not record the refusal'));
-      return;
-    }
-    this.pending++;
-    this.queue.push({ ...job, attempts: 0 });
-    // On a later turn: the request that queued the job answers first.
-    setImmediate(() => this.pump());
-  }
-
-  private pump(): void {
-    while (this.active < CONCURRENCY && this.queue.length > 0 && !this.stopped) {
-      const job = this.queue.shift()!;
-      this.active++;
-      void this.run(job).finally(() => {
-        this.active--;
-        this.pump();
-      });
     }
   }
 
@@ -508,19 +459,12 @@ export class PushRelay {
         const answer = await this.post(job.path, body);
         await job.onSuccess?.(answer);
       }
-      this.done();
     } catch (err) {
       const retryable = err instanceof RetryableError;
       if (retryable && job.attempts < this.config.pushRelayMaxAttempts && !this.stopped) {
         const delay = Math.min(this.config.pushRelayBackoffMs * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
         this.log.warn({ job: job.what, attempt: job.attempts, retryInMs: delay, err: errorText(err) }, 'push relay: failed, will retry');
-        const t = setTimeout(() => {
-          this.timers.delete(t);
-          this.queue.push(job);
-          this.pump();
-        }, delay);
-        t.unref();
-        this.timers.add(t);
+        this.pool.addLater(delay, () => this.run(job));
         return;
       }
       this.log.error({ job: job.what, attempts: job.attempts, err: errorText(err) }, 'push relay: gave up');
@@ -529,13 +473,7 @@ export class PushRelay {
           .onGiveUp(err)
           .catch((e: unknown) => this.log.error({ job: job.what, err: errorText(e) }, 'push relay: could not record the refusal'));
       }
-      this.done();
     }
-  }
-
-  private done(): void {
-    this.pending--;
-    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private async post(path: string, body: object): Promise<unknown> {

@@ -34,6 +34,22 @@ export function settingOrDefault(env: NodeJS.ProcessEnv, name: SettingWithDefaul
   return setting(env, name) ?? SETTINGS[name].default;
 }
 
+/** The entries of a comma-separated setting, trimmed, empty ones dropped. */
+export function commaList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+}
+
+/** Whether an entry is an address or a CIDR range (a.b.c.d/n, x::y/n). */
+export function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  const bits = family === 4 ? 32 : 128;
+  return family !== 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)) && rest.length === 0;
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function positiveInt(name: string, raw: string): number {

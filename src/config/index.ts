@@ -18,6 +18,7 @@ import { eventBusSettings } from './event-bus';
 import type { RateLimitStore } from '../domain/rate-limits';
 import { rateLimitStoreSetting } from './rate-limits';
 import { trustedProxiesSetting } from './proxies';
+import { outgoingWebhookSettings } from './outgoing-webhooks';
 
 /** Typed configuration, read once from the environment. */
 export interface Config {
@@ -146,6 +147,13 @@ export interface Config {
   sqliteReaders: number;
   /** Proxies whose X-Forwarded-For gives the client's address (src/config/proxies.ts); none by default. */
   trustedProxies: string[];
+  /**
+   * Private hosts, addresses and CIDR ranges outgoing webhooks may reach
+   * (src/domain/outgoing-webhook-urls.ts); none by default.
+   */
+  outgoingWebhookAllowedHosts: string[];
+  /** How long an outgoing webhook's answer may take before the request counts as timed out (Zulip: 10 s). */
+  outgoingWebhookTimeoutSeconds: number;
 }
 
 /** A database URL as messages show it: the password replaced. */
@@ -204,5 +212,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheMessages: nonNegativeInt('CACHE_MESSAGES', settingOrDefault(env, 'CACHE_MESSAGES')),
     sqliteReaders: Number(oneOf('SQLITE_READERS', settingOrDefault(env, 'SQLITE_READERS'), ['0', '1', '2', '3', '4'] as const)),
     trustedProxies: trustedProxiesSetting(env),
+    ...outgoingWebhookSettings(env),
   };
 }

@@ -1,5 +1,4 @@
-import { isIP } from 'node:net';
-import { ConfigError, setting } from './checks';
+import { commaList, ConfigError, isAddressOrRange, setting } from './checks';
 
 /** proxy-addr's names for address ranges (what Express's `trust proxy` accepts besides addresses). */
 const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -13,23 +12,14 @@ const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
  */
 export function trustedProxiesSetting(env: NodeJS.ProcessEnv): string[] {
   const raw = setting(env, 'TRUSTED_PROXIES') ?? '';
-  const entries = raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
+  const entries = commaList(raw);
   for (const entry of entries) {
-    if (RANGE_NAMES.has(entry)) continue;
-    const [address, prefix, ...rest] = entry.split('/');
-    const family = isIP(address ?? '');
-    const bits = family === 4 ? 32 : 128;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
-    if (!family || !prefixOk || rest.length) {
-      throw new ConfigError(
-        'TRUSTED_PROXIES',
-        'must list addresses or CIDR ranges (or loopback, linklocal, uniquelocal), comma separated',
-        raw,
-      );
-    }
+    if (RANGE_NAMES.has(entry) || isAddressOrRange(entry)) continue;
+    throw new ConfigError(
+      'TRUSTED_PROXIES',
+      'must list addresses or CIDR ranges (or loopback, linklocal, uniquelocal), comma separated',
+      raw,
+    );
   }
   return entries;
 }

@@ -61,6 +61,8 @@ export const SETTINGS = {
   CACHE_MESSAGES: { default: '10000', about: 'rendered messages each process keeps (0: none)' },
   SQLITE_READERS: { default: '1', about: 'read-only SQLite connections beside the writer, 0..4' },
   TRUSTED_PROXIES: { about: "load balancers whose X-Forwarded-For gives the client's address" },
+  OUTGOING_WEBHOOK_ALLOWED_HOSTS: { about: 'private hosts, addresses and CIDR ranges outgoing webhooks may reach' },
+  OUTGOING_WEBHOOK_TIMEOUT_SECONDS: { default: '10', about: "how long an outgoing webhook's answer may take" },
 } as const satisfies Record<string, { default?: string; about: string }>;
 
 export type SettingName = keyof typeof SETTINGS;

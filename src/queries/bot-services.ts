@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { BotType } from '../domain/users';
 import { insertOne } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -57,4 +58,13 @@ export async function updateBotServices(
   changes: Partial<Pick<BotServiceRow, 'base_url' | 'interface' | 'token'>>,
 ): Promise<void> {
   if (Object.keys(changes).length) await q('bot_services').where({ user_id: userId }).update(changes);
+}
+
+/** The active outgoing-webhook bots that have a service: those a message may trigger (src/actions/outgoing-webhooks.ts). */
+export async function listOutgoingWebhookBotIds(q: Q): Promise<number[]> {
+  const rows = await q('users')
+    .whereIn('id', q('bot_services').select('user_id'))
+    .where({ bot_type: BotType.OUTGOING_WEBHOOK, is_active: true })
+    .select('id');
+  return rows.map((r: { id: unknown }) => Number(r.id));
 }

@@ -34,6 +34,12 @@ export type MessageBusEvent = {
    * notification the mention causes names the group. Never sent to clients.
    */
   group_mentions?: { users: Record<number, number>; names: Record<number, string> };
+  /**
+   * Everyone the message mentions personally or through a group, receivers
+   * or not (a channel's outgoing-webhook bot need not be subscribed to be
+   * called); absent when it mentions nobody. Never sent to clients.
+   */
+  mentioned_user_ids?: number[];
 };
 
 /**
