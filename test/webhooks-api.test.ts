@@ -7,7 +7,7 @@ import { lastNoticeForTests } from '../src/actions/bot-owner-notices';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { ContractChecker } from './support/contract';
-import { createChannel, startTestServer, type TestServer } from './support/server';
+import { countQueries, createChannel, startTestServer, type TestServer } from './support/server';
 import { expectedMessages, fixtureBody, integrationsWithFixtures, loadFixtures, type WebhookFixture } from './support/webhook-fixtures';
 
 interface Sent {
@@ -288,5 +288,32 @@ eachDatabase('incoming webhooks', (dialect) => {
     const res = await send('jira', { query: { stream: 'release%20notes', topic: 'sprint%2042' }, headers: f.headers, body, contentType });
     expect(res.body).toEqual({ result: 'success', msg: '' });
     expect(await messagesAfter(before)).toMatchObject([{ topic: 'sprint 42', content: (f.expect as { content: string }).content }]);
+  });
+
+  it('costs no more statements than POST /messages of the same message (warm caches)', async () => {
+    const text = 'A deploy of *api* finished: https://ci.example.org/runs/1';
+    const payload = JSON.stringify({ text });
+    const webhook = () =>
+      send('slack_incoming', {
+        query: { stream: 'webhooks', topic: 'cost' },
+        body: `payload=${encodeURIComponent(payload)}`,
+        contentType: 'application/x-www-form-urlencoded',
+      });
+    const direct = () =>
+      t.api.post('/messages', bot, {
+        type: 'stream',
+        to: 'webhooks',
+        topic: 'cost',
+        content: 'A deploy of **api** finished: https://ci.example.org/runs/1',
+      });
+    await webhook();
+    await direct();
+    const viaWebhook = await countQueries(t, webhook);
+    const viaSend = await countQueries(t, direct);
+    expect(viaWebhook.result.status).toBe(200);
+    expect(viaSend.result.status).toBe(200);
+    const [a, b] = await messagesAfter((await lastId()) - 2);
+    expect(a!.content).toBe(b!.content);
+    expect(viaWebhook.queries).toBeLessThanOrEqual(viaSend.queries);
   });
 });

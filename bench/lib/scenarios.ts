@@ -172,6 +172,21 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
       goal: { rps: 500, p99: 30 },
     },
     {
+      // The same message through an incoming webhook (Slack's format, whose *bold* becomes
+      // the send's **bold**): the issue's bound is a webhook costing no more than a send.
+      key: 'webhook',
+      title: `POST /external/slack_incoming: the same message through an incoming webhook, 16 senders`,
+      method: 'POST' as const,
+      path: `/api/v1/external/slack_incoming?stream=${t.channel100.id}&topic=load%20test`,
+      user: cred(t.poster.id),
+      users: sixteenSenders,
+      form: { payload: JSON.stringify({ text: 'A benchmark message with *some* markdown and a link https://example.com.' }) },
+      check: (r: Reply) => {
+        if (r.status !== 200 || r.body.result !== 'success') throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+        return 'message posted';
+      },
+    },
+    {
       // The same senders held at the target rate: the latency a client sees
       // at 500 msg/s, where the row above measures it at saturation (its
       // 16 senders wait on one another, so its p99 is mostly queueing).
