@@ -1,5 +1,6 @@
 import type { Caches } from '../cache';
 import { constantTimeEqual } from '../domain/secrets';
+import { BotType } from '../domain/users';
 import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
 import { addressedRealm } from '../access/addressed-realm';
@@ -17,6 +18,7 @@ export async function authenticateBasic(
   header: string | undefined,
   host: string | undefined,
   externalUrl: string,
+  opts: { allowIncomingWebhooks?: boolean } = {},
 ): Promise<Caller> {
   if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
   const space = header.indexOf(' ');
@@ -54,6 +56,12 @@ export async function authenticateBasic(
   // are POST /fetch_api_key's (src/actions/login.ts).
   if (realm.deactivated) throw new UnauthorizedError('This organization has been deactivated');
   if (!caller.user.is_active) throw new UnauthorizedError('Account is deactivated');
+  // An incoming webhook bot may only send messages (Zulip's validate_api_key; its
+  // authenticated_rest_api_view turns the refusal into a 401 like every other here).
+  // The file routes and tus uploads call this without the option: refused too, as in Zulip.
+  if (caller.user.bot_type === BotType.INCOMING_WEBHOOK && !opts.allowIncomingWebhooks) {
+    throw new UnauthorizedError('This API is not available to incoming webhook bots.');
+  }
   // A copy per request: the request may change its user object.
   const user: UserRow = { ...caller.user };
   return { user, realm, groups: caller.groups, subscribedRecipients: caller.subscribedRecipients };
