@@ -10,7 +10,7 @@ import { allowedBotTypes, botEmail, checkBotCreationPolicy, checkInterfaceType, 
 import { realmHost } from '../domain/realm-address';
 import { isAdminRole, isOwnerRole, Role } from '../domain/roles';
 import { generateApiKey } from '../domain/secrets';
-import { BotType, checkFullName, emailKey } from '../domain/users';
+import { BotType, checkFullName, emailKey, type BotTypeCode } from '../domain/users';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
 import type { EventBody } from '../events/bus';
 import { insertAuditLog } from '../queries/audit';
@@ -65,14 +65,94 @@ async function queueRealmBotUpdate(tx: Tx, ctx: AppContext, bot: UserRow, part: 
   tx.afterCommit(() => ctx.bus.publish({ event, userIds }));
 }
 
+/** A bot about to be made, its parameters checked in form (checkNewBot). */
+interface NewBot {
+  fullName: string;
+  shortName: string;
+  email: string;
+  botType: BotTypeCode;
+  payloadUrl: string;
+  interfaceType: number;
+  serviceName?: string;
+}
+
+/**
+ * The checks of a new bot's parameters that need nothing but them, in
+ * Zulip's order (add_bot_backend): the payload URL, the username, the name,
+ * the address they make, and no embedded bots (Zulip's EMBEDDED_BOTS_ENABLED
+ * is off by default, and Parley runs none).
+ */
+function checkNewBot(
+  input: { fullName: string; shortName: string; botType?: number; payloadUrl?: string; interfaceType?: number; serviceName?: string },
+  botDomain: string,
+): NewBot {
+  const payloadUrl = checkServiceUrl('payload_url', input.payloadUrl ?? '');
+  const botType = input.botType ?? BotType.DEFAULT;
+  const shortName = checkShortName(input.shortName);
+  const fullName = checkFullName(input.fullName);
+  const email = botEmail(shortName, botDomain);
+  if (botType === BotType.EMBEDDED) throw new ApiError('Embedded bots are not enabled.');
+  return {
+    fullName,
+    shortName,
+    email,
+    botType: botType as BotTypeCode,
+    payloadUrl,
+    interfaceType: input.interfaceType ?? 1,
+    serviceName: input.serviceName,
+  };
+}
+
+/** The address and the name must be free: "Username already in use", then Zulip's check_bot_name_available. */
+async function checkBotNamesFree(q: Q, realmId: number, bot: NewBot): Promise<void> {
+  if (await getUserByEmailKey(q, realmId, emailKey(bot.email))) throw new ApiError('Username already in use');
+  if (await isNameOfActiveUser(q, realmId, bot.fullName)) throw new ApiError('Name is already in use!');
+}
+
+/**
+ * The bot itself, once every check passed: a user (createUserInTx: realm_user
+ * add to everyone who may know it) owned by `owner`, its defaults, and for an
+ * outgoing webhook bot its service with a fresh token; then realm_bot add to
+ * its administrators.
+ */
+async function createBotInTx(
+  tx: Tx,
+  ctx: AppContext,
+  owner: UserRow,
+  bot: NewBot,
+  defaults: Pick<UserRow, 'default_sending_channel_id' | 'default_events_register_channel_id' | 'default_all_public_streams'>,
+): Promise<UserRow> {
+  const created = await createUserInTx(tx, ctx.bus, {
+    realmId: owner.realm_id,
+    email: bot.email,
+    fullName: bot.fullName,
+    isBot: true,
+    botType: bot.botType,
+    botOwnerId: owner.id,
+    actorId: owner.id,
+  });
+  await updateUser(tx.trx, created.id, defaults);
+  if (bot.botType === BotType.OUTGOING_WEBHOOK) {
+    await insertBotService(tx.trx, {
+      user_id: created.id,
+      // Zulip names the service after the bot's username unless told otherwise.
+      name: bot.serviceName || bot.shortName,
+      base_url: bot.payloadUrl,
+      token: generateApiKey(),
+      interface: bot.interfaceType as 1 | 2,
+    });
+  }
+  const row: UserRow = { ...created, ...defaults };
+  await queueRealmBotAdd(tx, ctx, row, await botAdministratorIds(tx.trx, row));
+  return row;
+}
+
 /**
  * POST /bots, in the order of Zulip's add_bot_backend: the caller (no
  * guests, no bots), the parameters' forms, the username and the name, who
- * may create which type, the interface, the default channels. The bot is a
- * user (createUserInTx: realm_user add to everyone who may know it) owned by
- * the caller; an outgoing webhook bot gets its service with a fresh token.
- * The avatar, if a file came, is stored once the bot exists (its name
- * needs the bot's ID), with the avatar's realm_user update.
+ * may create which type, the interface, the default channels; then the bot
+ * (createBotInTx). The avatar, if a file came, is stored once the bot
+ * exists (its name needs the bot's ID), with the avatar's realm_user update.
  */
 export async function doAddBot(
   ctx: AppContext,
@@ -80,55 +160,32 @@ export async function doAddBot(
   p: Params<'add-bot'>,
   files: readonly IncomingFile[],
 ): Promise<Data<'add-bot'>> {
-  const actor = caller.user;
-  checkMemberOrAdmin(actor);
-  const payloadUrl = checkServiceUrl('payload_url', p.payload_url ?? '');
-  const botType = p.bot_type ?? BotType.DEFAULT;
-  const shortName = checkShortName(p.short_name);
-  const fullName = checkFullName(p.full_name);
-  const email = botEmail(shortName, realmHost(ctx.config.externalUrl, caller.realm.string_id));
-  // Zulip's EMBEDDED_BOTS_ENABLED is off by default, and Parley runs no embedded bots.
-  if (botType === BotType.EMBEDDED) throw new ApiError('Embedded bots are not enabled.');
-  const interfaceType = p.interface_type ?? 1;
+  checkMemberOrAdmin(caller.user);
+  const input = checkNewBot(
+    {
+      fullName: p.full_name,
+      shortName: p.short_name,
+      botType: p.bot_type,
+      payloadUrl: p.payload_url,
+      interfaceType: p.interface_type,
+      serviceName: p.service_name,
+    },
+    realmHost(ctx.config.externalUrl, caller.realm.string_id),
+  );
   const bot = await inTransaction(ctx.db, async (tx) => {
-    const realmId = actor.realm_id;
-    if (await getUserByEmailKey(tx.trx, realmId, emailKey(email))) throw new ApiError('Username already in use');
-    if (await isNameOfActiveUser(tx.trx, realmId, fullName)) throw new ApiError('Name is already in use!');
+    await checkBotNamesFree(tx.trx, caller.user.realm_id, input);
     const mayCreateAny = inGroup(caller, caller.realm.can_create_bots_group);
     const mayCreateWriteOnly = inGroup(caller, caller.realm.can_create_write_only_bots_group);
-    checkBotCreationPolicy(botType, mayCreateAny, mayCreateWriteOnly);
-    if (!(allowedBotTypes(mayCreateAny, mayCreateWriteOnly) as number[]).includes(botType)) throw new ApiError('Invalid bot type');
-    checkInterfaceType(interfaceType);
+    checkBotCreationPolicy(input.botType, mayCreateAny, mayCreateWriteOnly);
+    if (!allowedBotTypes(mayCreateAny, mayCreateWriteOnly).includes(input.botType)) throw new ApiError('Invalid bot type');
+    checkInterfaceType(input.interfaceType);
     const sending = await defaultChannel(tx.trx, caller, p.default_sending_stream ?? null);
     const events = await defaultChannel(tx.trx, caller, p.default_events_register_stream ?? null);
-    const created = await createUserInTx(tx, ctx.bus, {
-      realmId,
-      email,
-      fullName,
-      isBot: true,
-      botType: botType as (typeof BotType)[keyof typeof BotType],
-      botOwnerId: actor.id,
-      actorId: actor.id,
-    });
-    const defaults = {
+    return createBotInTx(tx, ctx, caller.user, input, {
       default_sending_channel_id: sending?.id ?? null,
       default_events_register_channel_id: events?.id ?? null,
       default_all_public_streams: p.default_all_public_streams ?? false,
-    };
-    await updateUser(tx.trx, created.id, defaults);
-    if (botType === BotType.OUTGOING_WEBHOOK) {
-      await insertBotService(tx.trx, {
-        user_id: created.id,
-        // Zulip names the service after the bot's username unless told otherwise.
-        name: p.service_name || shortName,
-        base_url: payloadUrl,
-        token: generateApiKey(),
-        interface: interfaceType as 1 | 2,
-      });
-    }
-    const row: UserRow = { ...created, ...defaults };
-    await queueRealmBotAdd(tx, ctx, row, await botAdministratorIds(tx.trx, row));
-    return row;
+    });
   });
   if (files.length === 1) await doUploadAvatar(ctx, bot, caller.realm, files);
   const after = (await getUserById(ctx.db, bot.id))!;
@@ -142,6 +199,31 @@ export async function doAddBot(
     default_events_register_stream: nameOf(after.default_events_register_channel_id),
     default_all_public_streams: after.default_all_public_streams,
   };
+}
+
+/**
+ * The command line's create-bot: a bot for `owner` (an active human of the
+ * organization), with POST /bots's checks of its names, type and URL. The
+ * operator needs no place in the bot-creation groups, and the bot has no
+ * default channels.
+ */
+export async function doCreateBotForOwner(
+  ctx: AppContext,
+  owner: UserRow,
+  botDomain: string,
+  input: { fullName: string; shortName: string; botType: number; payloadUrl?: string },
+): Promise<UserRow> {
+  if (owner.is_bot || !owner.is_active) throw new ApiError('The owner must be an active user who is not a bot');
+  const bot = checkNewBot(input, botDomain);
+  if (!allowedBotTypes(true, true).includes(bot.botType)) throw new ApiError('Invalid bot type');
+  return inTransaction(ctx.db, async (tx) => {
+    await checkBotNamesFree(tx.trx, owner.realm_id, bot);
+    return createBotInTx(tx, ctx, owner, bot, {
+      default_sending_channel_id: null,
+      default_events_register_channel_id: null,
+      default_all_public_streams: false,
+    });
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors';
-import { BotType, isValidEmail, type BotTypeCode } from './users';
+import { BotType, isValidEmail } from './users';
 
 /** Zulip's Service.ALLOWED_INTERFACE_TYPES: 1 its own outgoing webhook format, 2 Slack's. */
 export const SERVICE_INTERFACES: readonly number[] = [1, 2];
@@ -10,7 +10,7 @@ export const SERVICE_INTERFACES: readonly number[] = [1, 2];
  * no embedded bots: Zulip's EMBEDDED_BOTS_ENABLED off), only incoming webhook
  * bots for members of can_create_write_only_bots_group alone.
  */
-export function allowedBotTypes(mayCreateAny: boolean, mayCreateWriteOnly: boolean): BotTypeCode[] {
+export function allowedBotTypes(mayCreateAny: boolean, mayCreateWriteOnly: boolean): number[] {
   if (mayCreateAny) return [BotType.DEFAULT, BotType.INCOMING_WEBHOOK, BotType.OUTGOING_WEBHOOK];
   return mayCreateWriteOnly ? [BotType.INCOMING_WEBHOOK] : [];
 }
