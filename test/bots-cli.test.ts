@@ -39,10 +39,10 @@ eachDatabase('the command line: bots', (dialect) => {
     const row = await db('users')
       .where({ id: Number(m![1]) })
       .first('is_bot', 'bot_type', 'bot_owner_id', 'api_key', 'full_name');
-    expect({ ...row, is_bot: Boolean(row.is_bot) }).toEqual({
+    expect({ ...row, is_bot: Boolean(row!.is_bot) }).toEqual({
       is_bot: true,
       bot_type: 2,
-      bot_owner_id: Number(owner.id),
+      bot_owner_id: Number(owner!.id),
       api_key: m![2],
       full_name: 'Deploy Notices',
     });
