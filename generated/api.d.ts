@@ -4313,7 +4313,7 @@ export interface components {
             /** @description An outgoing webhook bot's endpoint: where messages that mention it or are sent to it are POSTed (a JSON-encoded URL; empty by default). */
             payload_url?: string;
             interface_type?: components["schemas"]["ServiceInterface"];
-            /** @description The service's name for an outgoing webhook bot (the short name by default). */
+            /** @description The service's name for an outgoing webhook bot (the short name by default); for an incoming webhook bot, the integration it is for, which must be one of the server's. */
             service_name?: string;
             config_data?: components["schemas"]["BotConfigData"];
             /** @description Name of the channel the bot's messages go to when a request names none; the creator must be able to access it. */

@@ -187,6 +187,7 @@ eachDatabase('bots', (dialect) => {
         [member, { bot_type: 99 }, 'Invalid bot type'],
         [member, { bot_type: 3, interface_type: 7 }, 'Invalid interface type'],
         [member, { bot_type: 3, payload_url: '"not a url"' }, 'payload_url is not a URL'],
+        [member, { bot_type: 2, service_name: 'nowhere' }, "Invalid integration 'nowhere'."],
       ];
       for (const [who, fields, msg] of cases) {
         const res = await addBot(who, fields);
@@ -194,6 +195,8 @@ eachDatabase('bots', (dialect) => {
       }
       const after = await t.ctx.db('users').count({ n: '*' }).first();
       expect(Number(after!.n)).toBe(Number(before!.n) + 1);
+      // An integration the server has is accepted.
+      expect((await addBot(member, { bot_type: 2, service_name: 'json' })).status).toBe(200);
     });
 
     it('follows can_create_bots_group for any type and can_create_write_only_bots_group for incoming webhook bots', async () => {

@@ -150,7 +150,8 @@ async function createBotInTx(
 /**
  * POST /bots, in the order of Zulip's add_bot_backend: the caller (no
  * guests, no bots), the parameters' forms, the username and the name, who
- * may create which type, the interface, the default channels; then the bot
+ * may create which type, the interface, the default channels, the
+ * integration an incoming webhook bot names; then the bot
  * (createBotInTx). The avatar, if a file came, is stored once the bot
  * exists (its name needs the bot's ID), with the avatar's realm_user update.
  */
@@ -159,6 +160,7 @@ export async function doAddBot(
   caller: Caller,
   p: Params<'add-bot'>,
   files: readonly IncomingFile[],
+  isIntegration: (name: string) => boolean,
 ): Promise<Data<'add-bot'>> {
   checkMemberOrAdmin(caller.user);
   const input = checkNewBot(
@@ -181,6 +183,11 @@ export async function doAddBot(
     checkInterfaceType(input.interfaceType);
     const sending = await defaultChannel(tx.trx, caller, p.default_sending_stream ?? null);
     const events = await defaultChannel(tx.trx, caller, p.default_events_register_stream ?? null);
+    // An incoming webhook bot may name the integration it is for (Zulip's check_valid_bot_config);
+    // Parley's integrations take no configuration, so config_data has nothing to be checked against.
+    if (input.botType === BotType.INCOMING_WEBHOOK && p.service_name && !isIntegration(p.service_name)) {
+      throw new ApiError(`Invalid integration '${p.service_name}'.`);
+    }
     return createBotInTx(tx, ctx, caller.user, input, {
       default_sending_channel_id: sending?.id ?? null,
       default_events_register_channel_id: events?.id ?? null,

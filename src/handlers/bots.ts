@@ -1,11 +1,12 @@
 import { getOwnBots } from '../access/bots';
 import { doAddBot, doDeactivateBot, doRegenerateBotApiKey, doUpdateBot } from '../actions/bots';
 import { caller, HandlerTable } from '../http/handler';
+import { integrationNamed } from '../integrations';
 
 export const botHandlers: HandlerTable = {
   'get-bots': async (call) => getOwnBots(call.ctx.db, caller(call).user),
 
-  'add-bot': async (call) => doAddBot(call.ctx, caller(call), call.params, call.files),
+  'add-bot': async (call) => doAddBot(call.ctx, caller(call), call.params, call.files, (name) => integrationNamed(name) !== undefined),
 
   'update-bot': async (call) => doUpdateBot(call.ctx, caller(call), call.params, call.files),
 
