@@ -767,6 +767,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your bots
+         * @description The caller's active bots, oldest first, each with its email (`username`), name, API key, avatar URL and default channels.
+         */
+        get: operations["get-bots"];
+        put?: never;
+        /**
+         * Create a bot
+         * @description Creates a bot owned by the caller, with the email `<short_name>-bot@<realm_bot_domain>` and a fresh API key. An outgoing webhook bot gets a service: its payload_url, interface_type and a generated token, which Parley sends with each request to the endpoint. A multipart body may carry one image, the bot's avatar (its field name does not matter; at most 5 MiB); without one the bot has the Gravatar avatar. Everyone who may know the bot gets a `realm_user` add event; its owner and the organization's administrators get a `realm_bot` add event (only the owner when a default channel of the bot is private).
+         */
+        post: operations["add-bot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bots/{bot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deactivate a bot
+         * @description Deactivates a bot: its API key stops working and it leaves its channels' subscriber lists, with the events of any account's deactivation (a `realm_user` update with is_active false; since feature level 474 no `realm_bot` event). A bot already deactivated stays so and the answer is a success, as Zulip's. POST /users/{user_id}/reactivate brings it back.
+         */
+        delete: operations["deactivate-bot"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a bot
+         * @description Changes a bot's name, role, owner, default channels, default_all_public_streams, outgoing webhook endpoint or avatar (one image in a multipart body), in Zulip's order, each change with its events: `realm_user` update for the name, role, owner and avatar to everyone who may know the bot; `realm_bot` update for the default channels, default_all_public_streams and the service to the bot's owner and the administrators; a new owner who is not an administrator gets `realm_bot` add, the previous one `realm_bot` delete. config_data is accepted and not stored (Parley runs no embedded bots).
+         */
+        patch: operations["update-bot"];
+        trace?: never;
+    };
+    "/bots/{bot_id}/api_key/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regenerate a bot's API key
+         * @description Gives the bot a new API key; the old one stops working at once. Since feature level 474 no event is sent.
+         */
+        post: operations["regenerate-bot-api-key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user_groups": {
         parameters: {
             query?: never;
@@ -4274,6 +4354,142 @@ export interface components {
             /** @description New email address for the user. Only owners holding the can_change_user_emails special permission may change it (feature level 285); the address must be valid and not in use in the organization. */
             new_email?: string;
         };
+        /** @description An active bot the caller owns, as GET /bots lists it. */
+        OwnBot: {
+            /** @description The bot's email. */
+            username: string;
+            full_name: string;
+            api_key: string;
+            avatar_url: string;
+            default_sending_stream: string | null;
+            default_events_register_stream: string | null;
+            default_all_public_streams: boolean;
+        };
+        GetBotsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The caller's active bots, oldest first. */
+            bots: components["schemas"]["OwnBot"][];
+        };
+        /** @description The kind of bot: 1 generic, 2 incoming webhook (may only send messages), 3 outgoing webhook, 4 embedded (refused: Parley runs no embedded bots). The range is wide so that the server answers an unknown type in Zulip's words ("Invalid bot type"). */
+        BotTypeCode: number;
+        /** @description The payload format of an outgoing webhook: 1 Zulip's, 2 Slack's outgoing webhook. Anything else is "Invalid interface type". */
+        ServiceInterface: number;
+        /** @description Configuration of an embedded bot or an incoming webhook integration: string values by key. Parley runs no embedded bots and keeps no integration configuration, so it is accepted and not stored. */
+        BotConfigData: {
+            [key: string]: string;
+        };
+        AddBotRequest: {
+            /** @description The bot's name (2 to 100 characters, Zulip's name rules); no active user or bot may have it already. */
+            full_name: string;
+            /** @description The bot's username: its email becomes `<short_name>-bot@<realm_bot_domain>`, which must be a valid address no account of the organization has. */
+            short_name: string;
+            bot_type?: components["schemas"]["BotTypeCode"];
+            /** @description An outgoing webhook bot's endpoint: where messages that mention it or are sent to it are POSTed (a JSON-encoded URL; empty by default). */
+            payload_url?: string;
+            interface_type?: components["schemas"]["ServiceInterface"];
+            /** @description The service's name for an outgoing webhook bot (the short name by default); for an incoming webhook bot, the integration it is for, which must be one of the server's. */
+            service_name?: string;
+            config_data?: components["schemas"]["BotConfigData"];
+            /** @description Name of the channel the bot's messages go to when a request names none; the creator must be able to access it. */
+            default_sending_stream?: string;
+            /** @description Name of the channel whose events the bot's queues follow by default; the creator must be able to access it. */
+            default_events_register_stream?: string;
+            /** @description Whether the bot's event queues follow every public channel by default (false when not given). */
+            default_all_public_streams?: boolean;
+        };
+        /** @description The parameters of AddBotRequest, and optionally one file part (its field name does not matter) holding the bot's avatar image. */
+        AddBotMultipartRequest: {
+            full_name: string;
+            short_name: string;
+            bot_type?: components["schemas"]["BotTypeCode"];
+            payload_url?: string;
+            interface_type?: components["schemas"]["ServiceInterface"];
+            service_name?: string;
+            config_data?: components["schemas"]["BotConfigData"];
+            default_sending_stream?: string;
+            default_events_register_stream?: string;
+            default_all_public_streams?: boolean;
+            /**
+             * Format: binary
+             * @description The avatar image.
+             */
+            filename?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AddBotResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new bot's user ID. */
+            user_id: number;
+            api_key: string;
+            avatar_url: string;
+            default_sending_stream: string | null;
+            default_events_register_stream: string | null;
+            default_all_public_streams: boolean;
+        };
+        UpdateBotRequest: {
+            /** @description The bot's new name (unchanged when equal to the current one). */
+            full_name?: string;
+            role?: components["schemas"]["Role"];
+            /** @description The bot's new owner, an active human of the organization. */
+            bot_owner_id?: number;
+            config_data?: components["schemas"]["BotConfigData"];
+            /** @description An outgoing webhook bot's new endpoint (a JSON-encoded URL). */
+            service_payload_url?: string;
+            service_interface?: components["schemas"]["ServiceInterface"];
+            /** @description Name of the new default sending channel; the empty string for none. */
+            default_sending_stream?: string;
+            /** @description Name of the new default events channel; the empty string for none. */
+            default_events_register_stream?: string;
+            default_all_public_streams?: boolean;
+        };
+        /** @description The parameters of UpdateBotRequest, and optionally one file part (its field name does not matter) holding the bot's new avatar image. */
+        UpdateBotMultipartRequest: {
+            full_name?: string;
+            role?: components["schemas"]["Role"];
+            bot_owner_id?: number;
+            config_data?: components["schemas"]["BotConfigData"];
+            service_payload_url?: string;
+            service_interface?: components["schemas"]["ServiceInterface"];
+            default_sending_stream?: string;
+            default_events_register_stream?: string;
+            default_all_public_streams?: boolean;
+            /**
+             * Format: binary
+             * @description The avatar image.
+             */
+            filename?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The bot after the change. service_interface, service_payload_url and config_data repeat what the request sent (service_interface 1 and the others null when not sent), as Zulip answers; bot_owner is the owner's email, absent for a bot without owner. */
+        UpdateBotResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            full_name: string;
+            avatar_url: string;
+            service_interface: number;
+            service_payload_url: string | null;
+            config_data: {
+                [key: string]: string;
+            } | null;
+            default_sending_stream: string | null;
+            default_events_register_stream: string | null;
+            default_all_public_streams: boolean;
+            bot_owner?: string;
+        };
+        BotApiKeyResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The bot's new API key; the old one stops working at once. */
+            api_key: string;
+        };
         /**
          * @description A user group as listed by GET /user_groups and in realm_user_groups of /register.
          * @example {
@@ -5832,7 +6048,7 @@ export interface components {
             /** @description Name of the channel whose events the bot receives by default; null when it has none. */
             default_events_register_stream: string | null;
             default_all_public_streams: boolean;
-            /** @description The configuration of an outgoing webhook or embedded bot (one entry); empty for other bots. Parley's bots are all of the other kinds. */
+            /** @description The configuration of an outgoing webhook bot (one entry: its endpoint, token and interface); empty for other bots (Parley runs no embedded bots, whose entry is the other shape). */
             services: ({
                 base_url: string;
                 token: string;
@@ -7804,6 +8020,45 @@ export interface components {
             type: "muted_users";
             muted_users: components["schemas"]["MutedUser"][];
         };
+        /** @description A bot the current user may administer appeared: a new bot, or one whose ownership passed to them. To the bot's owner and the organization's administrators (only the owner when a default channel of the bot is private). Since feature level 474 the bot object holds only what the user object does not say. */
+        RealmBotAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "add";
+            bot: components["schemas"]["RealmBot"];
+        };
+        /** @description A bot's default channels, default_all_public_streams or outgoing webhook service changed; to those who receive its realm_bot add. The bot object holds user_id and the one field that changed. */
+        RealmBotUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "update";
+            bot: {
+                user_id: number;
+                default_sending_stream?: string | null;
+                default_events_register_stream?: string | null;
+                default_all_public_streams?: boolean;
+                services?: {
+                    base_url: string;
+                    token: string;
+                    interface: number;
+                }[];
+            };
+        };
+        /** @description The current user may no longer administer this bot: its ownership passed to someone else (administrators keep every bot and get none). */
+        RealmBotDeleteEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "delete";
+            bot: {
+                user_id: number;
+            };
+        };
         /**
          * @description The organization's custom emoji changed (one was added or deactivated): the whole map, active and deactivated, as in POST /register.
          * @example {
@@ -7997,7 +8252,7 @@ export interface components {
             realm_playgrounds: components["schemas"]["PlaygroundEntry"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -12435,6 +12690,271 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's bots. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "bots": [
+                     *         {
+                     *           "username": "ci-bot@example.com",
+                     *           "full_name": "CI bot",
+                     *           "api_key": "abcdefghijklmnopqrstuvwxyz123456",
+                     *           "avatar_url": "https://secure.gravatar.com/avatar/0123456789abcdef0123456789abcdef?d=identicon&version=1",
+                     *           "default_sending_stream": null,
+                     *           "default_events_register_stream": null,
+                     *           "default_all_public_streams": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetBotsResponse"];
+                };
+            };
+            /** @description A guest or a bot called. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "add-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Deploy notices",
+                 *       "short_name": "deploy",
+                 *       "bot_type": 2
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AddBotRequest"];
+                /**
+                 * @example {
+                 *       "full_name": "Deploy notices",
+                 *       "short_name": "deploy",
+                 *       "bot_type": 2
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["AddBotMultipartRequest"];
+            };
+        };
+        responses: {
+            /** @description The new bot. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user_id": 31,
+                     *       "api_key": "abcdefghijklmnopqrstuvwxyz123456",
+                     *       "avatar_url": "https://secure.gravatar.com/avatar/0123456789abcdef0123456789abcdef?d=identicon&version=1",
+                     *       "default_sending_stream": null,
+                     *       "default_events_register_stream": null,
+                     *       "default_all_public_streams": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AddBotResponse"];
+                };
+            };
+            /** @description A refused caller, name, username, type, interface, channel or avatar. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "deactivate-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description An unknown or inaccessible bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "update-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Deploy notices (renamed)"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateBotRequest"];
+                /**
+                 * @example {
+                 *       "full_name": "Deploy notices (renamed)"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UpdateBotMultipartRequest"];
+            };
+        };
+        responses: {
+            /** @description The bot after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "full_name": "Deploy notices (renamed)",
+                     *       "avatar_url": "https://secure.gravatar.com/avatar/0123456789abcdef0123456789abcdef?d=identicon&version=1",
+                     *       "service_interface": 1,
+                     *       "service_payload_url": null,
+                     *       "config_data": null,
+                     *       "default_sending_stream": null,
+                     *       "default_events_register_stream": null,
+                     *       "default_all_public_streams": false,
+                     *       "bot_owner": "max@example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdateBotResponse"];
+                };
+            };
+            /** @description An unknown or inaccessible bot, or a refused change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "regenerate-bot-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "api_key": "abcdefghijklmnopqrstuvwxyz123456"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BotApiKeyResponse"];
+                };
+            };
+            /** @description An unknown or inaccessible bot, or a guest or bot caller. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

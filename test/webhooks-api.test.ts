@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { inTransaction } from '../src/db/transaction';
-import { createUserInTx } from '../src/actions/users';
+import { getUserById } from '../src/queries/users';
 import { normalizeTopic } from '../src/domain/topics';
 import { INTEGRATIONS } from '../src/integrations';
 import { lastNoticeForTests } from '../src/actions/bot-owner-notices';
@@ -24,16 +23,11 @@ eachDatabase('incoming webhooks', (dialect) => {
   beforeAll(async () => {
     t = await startTestServer(dialect);
     contract = new ContractChecker(t.spec);
-    bot = await inTransaction(t.ctx.db, (tx) =>
-      createUserInTx(tx, null, {
-        realmId: t.realmId,
-        email: 'ci-bot@example.com',
-        fullName: 'CI bot',
-        isBot: true,
-        botType: 2,
-        botOwnerId: t.cast.member.id,
-      }),
-    );
+    // The bot a member makes for a service, as the apps make it (POST /bots, an incoming webhook bot).
+    const made = await t.api.post('/bots', t.cast.member, { full_name: 'CI bot', short_name: 'ci', bot_type: 2 });
+    expect(made.status).toBe(200);
+    bot = (await getUserById(t.ctx.db, made.body.user_id as number))!;
+    expect(bot).toMatchObject({ is_bot: true, bot_type: 2, bot_owner_id: t.cast.member.id, api_key: made.body.api_key });
     channelId = (await createChannel(t, 'webhooks', [t.cast.owner, t.cast.member])).id;
   });
   afterAll(async () => t.close());
@@ -176,7 +170,7 @@ eachDatabase('incoming webhooks', (dialect) => {
     const notices = await messagesAfter(before);
     expect(notices).toHaveLength(1);
     expect(notices[0]!.content).toBe(
-      'Your bot `ci-bot@example.com` tried to send a message to channel #**nowhere**, but that channel does not exist. Click [here](#channels/new) to create it.',
+      `Your bot \`${bot.delivery_email}\` tried to send a message to channel #**nowhere**, but that channel does not exist. Click [here](#channels/new) to create it.`,
     );
   });
 

@@ -71,7 +71,8 @@ export async function doUpdateUser(ctx: AppContext, actor: UserRow, realm: Realm
   });
 }
 
-async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: UserRow, role: RoleCode): Promise<void> {
+/** The role itself: the row and the system groups it puts the user in (their events and audit rows included). */
+export async function changeRoleInTx(tx: Tx, ctx: AppContext, actor: UserRow, target: UserRow, role: RoleCode): Promise<void> {
   await updateUser(tx.trx, target.id, { role });
   const realm = (await getRealmById(tx.trx, target.realm_id))!;
   await syncSystemGroupsInTx(tx, ctx.bus, { ...target, role }, realm, nowSeconds(), actor.id);

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 import { accessUserForAdmin } from '../access/users';
+import { inGroup, type Caller } from '../access/viewer';
+import { checkBotCreationPolicy } from '../domain/bots';
+import { isNameOfActiveUser } from '../queries/bots';
 import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction, Tx } from '../db/transaction';
@@ -205,7 +208,7 @@ export async function doDeactivateOwnUser(ctx: AppContext, user: UserRow): Promi
 }
 
 /** The deactivation itself: the user and the bots they own, audit rows, and events after commit. */
-async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, actorId: number | null): Promise<void> {
+export async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, actorId: number | null): Promise<void> {
   const bots = await listActiveBotIdsOwnedBy(tx.trx, target.id);
   await setUsersActive(tx.trx, [...bots, target.id], false);
   const audit = { realmId: target.realm_id, actorId, eventType: AuditEventType.USER_DEACTIVATED };
@@ -222,11 +225,27 @@ async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, actorId:
  * POST /users/{id}/reactivate: an administrator restores a deactivated
  * user or bot; its API key and subscriptions work again.
  */
-export async function doReactivateUser(ctx: AppContext, actor: UserRow, userId: number): Promise<void> {
+export async function doReactivateUser(ctx: AppContext, caller: Caller, userId: number): Promise<void> {
+  const actor = caller.user;
   await inTransaction(ctx.db, async (tx) => {
     const target = await accessUserForAdmin(tx.trx, actor, userId, { allowDeactivated: true, allowBots: true });
     // Zulip's access check lets active users through; reactivating one would only repeat its events.
     if (target.is_active) throw new ApiError('User is already active');
+    if (target.is_bot) {
+      // As Zulip's reactivate_user_backend: bringing a bot back is creating one, so the
+      // administrator must be allowed to create its type, and its name must be free.
+      const realm = caller.realm;
+      checkBotCreationPolicy(
+        target.bot_type ?? 0,
+        inGroup(caller, realm.can_create_bots_group),
+        inGroup(caller, realm.can_create_write_only_bots_group),
+      );
+      if (await isNameOfActiveUser(tx.trx, target.realm_id, target.full_name)) {
+        throw new ApiError(
+          `There is already an active bot named "${target.full_name}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`,
+        );
+      }
+    }
     await setUsersActive(tx.trx, [target.id], true);
     await insertAuditLog(tx.trx, {
       realmId: target.realm_id,

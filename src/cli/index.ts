@@ -3,19 +3,21 @@ import { checkNewRealm, doCreateRealm } from '../actions/realms';
 import { auditLogCommand } from './audit-log';
 import { uploadQuotaCommand } from './upload-quota';
 import { createUserInTx, doRegenerateApiKey } from '../actions/users';
+import { doCreateBotForOwner } from '../actions/bots';
 import { type Config, loadConfig, settingsHelp, withoutPassword } from '../config';
 import type { AppContext } from '../context';
 import { sqliteFileOf } from '../db/connection';
 import { isParleyDatabase } from '../db/existing';
 import { inTransaction } from '../db/transaction';
-import { hasSubdomains, realmUrl } from '../domain/realm-address';
+import { hasSubdomains, realmHost, realmUrl } from '../domain/realm-address';
 import { Role } from '../domain/roles';
-import { checkNewAccount } from '../domain/users';
+import { BotType, checkNewAccount } from '../domain/users';
 import { BackupError } from '../db/backup/errors';
 import { ApiError } from '../errors';
 import { getRealmByStringId } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
-import { getUserByEmailKey } from '../queries/users';
+import { listRealmBots } from '../queries/bots';
+import { getUserByEmailKey, listUsersByIds } from '../queries/users';
 import { startContext } from '../server';
 import { collectForOtherProcesses, recordInvalidations } from '../cache/remote';
 import { BACKUP_USAGE, backupCommand } from './backup';
@@ -29,6 +31,8 @@ const COMMANDS = [
   'seed-demo',
   'create-realm',
   'create-user',
+  'create-bot',
+  'list-bots',
   'api-key',
   'zuliprc',
   'audit-log',
@@ -61,6 +65,12 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
               [--password PASSWORD] [--can-create-users]
                                            create a user and print the API key (no --password: the
                                            account has an API key only)
+  create-bot --owner EMAIL --name NAME --short-name NAME [--realm ID]
+             [--type generic|incoming|outgoing] [--payload-url URL]
+                                           create a bot owned by OWNER, as POST /bots does (its email
+                                           is NAME-bot@ the organization's host), and print its API key
+  list-bots [--realm ID] [--owner EMAIL]   print the organization's bots (or OWNER's): ID, email, type,
+                                           owner, whether active, API key
   api-key --email EMAIL [--realm ID] [--regenerate]
                                            print (or replace and print) a user's API key
   zuliprc --email EMAIL [--realm ID] [--output FILE] [--site URL]
@@ -131,6 +141,10 @@ async function main(argv: string[]): Promise<number> {
       channel: { type: 'string' },
       since: { type: 'string' },
       transaction: { type: 'string' },
+      owner: { type: 'string' },
+      'short-name': { type: 'string' },
+      type: { type: 'string', default: 'generic' },
+      'payload-url': { type: 'string' },
     },
     strict: true,
   });
@@ -181,6 +195,25 @@ async function main(argv: string[]): Promise<number> {
           createUserInTx(tx, ctx.bus, { ...newUser!, realmId: realm.id, canCreateUsers: values['can-create-users'] }),
         );
         process.stdout.write(`Created user ${user.id} <${user.email}>\nAPI key: ${user.api_key}\n`);
+        return 0;
+      }
+      case 'create-bot': {
+        const botType = BOT_TYPES[values.type!];
+        if (botType === undefined) throw new ApiError(`Unknown bot type '${values.type}' (generic, incoming or outgoing)`);
+        const { realm, user: owner } = await userOf(ctx, values.realm!, need(values.owner, '--owner'));
+        const bot = await doCreateBotForOwner(ctx, owner, realmHost(config.externalUrl, realm.string_id), {
+          fullName: need(values.name, '--name'),
+          shortName: need(values['short-name'], '--short-name'),
+          botType,
+          payloadUrl: values['payload-url'],
+        });
+        process.stdout.write(`Created bot ${bot.id} <${bot.email}>\nAPI key: ${bot.api_key}\n`);
+        return 0;
+      }
+      case 'list-bots': {
+        const realm = await realmOf(ctx, values.realm!);
+        const owner = values.owner === undefined ? null : (await userOf(ctx, values.realm!, values.owner)).user;
+        process.stdout.write(await listBotsCommand(ctx.db, realm.id, owner));
         return 0;
       }
       case 'api-key': {
@@ -238,6 +271,39 @@ async function main(argv: string[]): Promise<number> {
       await ctx.db.destroy();
     }
   }
+}
+
+/** create-bot's --type: Zulip's bot types Parley runs. */
+const BOT_TYPES: Record<string, number> = {
+  generic: BotType.DEFAULT,
+  incoming: BotType.INCOMING_WEBHOOK,
+  outgoing: BotType.OUTGOING_WEBHOOK,
+};
+const BOT_TYPE_NAMES = new Map(Object.entries(BOT_TYPES).map(([name, code]) => [code, name]));
+
+/** list-bots: one tab-separated line a bot, oldest first, under a header. */
+async function listBotsCommand(db: AppContext['db'], realmId: number, owner: UserRow | null): Promise<string> {
+  const bots = await listRealmBots(db, realmId, owner?.id ?? null);
+  const owners = new Map(
+    (
+      await listUsersByIds(
+        db,
+        realmId,
+        bots.flatMap((b) => (b.bot_owner_id === null ? [] : [b.bot_owner_id])),
+      )
+    ).map((u) => [u.id, u.email]),
+  );
+  const lines = bots.map((b) =>
+    [
+      b.id,
+      b.email,
+      BOT_TYPE_NAMES.get(b.bot_type ?? 0) ?? String(b.bot_type),
+      owners.get(b.bot_owner_id ?? 0) ?? '-',
+      b.is_active ? 'active' : 'deactivated',
+      b.api_key,
+    ].join('\t'),
+  );
+  return ['id\temail\ttype\towner\tstatus\tapi_key', ...lines].join('\n') + '\n';
 }
 
 /** create-user's account by POST /users's rules (the password optional: without one the account has an API key only). */

@@ -41,7 +41,7 @@ export const userHandlers: HandlerTable = {
   },
 
   'reactivate-user': async (call) => {
-    await doReactivateUser(call.ctx, caller(call).user, call.params.user_id);
+    await doReactivateUser(call.ctx, caller(call), call.params.user_id);
     return {};
   },
 

@@ -1,5 +1,6 @@
 import type { Caches } from '../cache';
 import { constantTimeEqual } from '../domain/secrets';
+import { BotType } from '../domain/users';
 import { ApiError, UnauthorizedError } from '../errors';
 import type { UserRow } from '../queries/rows';
 import { addressedRealm } from '../access/addressed-realm';
@@ -17,6 +18,7 @@ export async function authenticateBasic(
   header: string | undefined,
   host: string | undefined,
   externalUrl: string,
+  opts: { allowIncomingWebhooks?: boolean } = {},
 ): Promise<Caller> {
   if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
   const space = header.indexOf(' ');
@@ -25,7 +27,7 @@ export async function authenticateBasic(
   const decoded = Buffer.from(header.slice(space + 1).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new UnauthorizedError('Invalid authorization header for basic auth');
-  return authenticateApiKey(caches, decoded.slice(colon + 1), decoded.slice(0, colon), host, externalUrl);
+  return authenticateApiKey(caches, decoded.slice(colon + 1), decoded.slice(0, colon), host, externalUrl, opts);
 }
 
 /**
@@ -40,6 +42,7 @@ export async function authenticateApiKey(
   email: string | null,
   host: string | undefined,
   externalUrl: string,
+  opts: { allowIncomingWebhooks?: boolean } = {},
 ): Promise<Caller> {
   if (apiKey.length !== 32) throw new UnauthorizedError('Malformed API key');
   // From the caches (src/cache/): no statement at all for a caller seen
@@ -68,6 +71,12 @@ export async function authenticateApiKey(
   // are POST /fetch_api_key's (src/actions/login.ts).
   if (realm.deactivated) throw new UnauthorizedError('This organization has been deactivated');
   if (!caller.user.is_active) throw new UnauthorizedError('Account is deactivated');
+  // An incoming webhook bot may only send messages (Zulip's validate_api_key; its
+  // authenticated_rest_api_view turns the refusal into a 401 like every other here).
+  // The file routes and tus uploads call this without the option: refused too, as in Zulip.
+  if (caller.user.bot_type === BotType.INCOMING_WEBHOOK && !opts.allowIncomingWebhooks) {
+    throw new UnauthorizedError('This API is not available to incoming webhook bots.');
+  }
   // A copy per request: the request may change its user object.
   const user: UserRow = { ...caller.user };
   return { user, realm, groups: caller.groups, subscribedRecipients: caller.subscribedRecipients };

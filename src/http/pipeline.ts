@@ -51,7 +51,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       // Its body is read after authentication, streaming into storage (receiveUploads below).
       scope.deferUploads = true;
       req.body = Object.create(null);
-    } else if (match.info.acceptsFiles) {
+    } else if (match.info.acceptsFiles && !match.info.filesOptional) {
       // A form or empty body to the upload endpoint carries no file: Zulip answers that
       // (after authentication) with the same 400 as a multipart body without a file part,
       // not with the validator's content-type refusal.
@@ -78,7 +78,9 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = scopeOf(res);
     if (s.info.authenticated) {
-      s.caller = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
+      s.caller = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl, {
+        allowIncomingWebhooks: s.info.allowIncomingWebhooks,
+      });
     }
     if (s.noFilePart) throw uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib).noFile();
     next();

@@ -20,6 +20,7 @@ import { customEmojiHandlers } from '../handlers/custom-emoji';
 import { profileFieldHandlers } from '../handlers/profile-fields';
 import { linkifierHandlers } from '../handlers/linkifiers';
 import { mutedUserHandlers } from '../handlers/muted-users';
+import { botHandlers } from '../handlers/bots';
 import { scheduledMessageHandlers } from '../handlers/scheduled-messages';
 import { reminderHandlers } from '../handlers/reminders';
 import { botStorageHandlers } from '../handlers/bot-storage';
@@ -49,6 +50,7 @@ export const HANDLERS: HandlerTable = {
   ...profileFieldHandlers,
   ...linkifierHandlers,
   ...mutedUserHandlers,
+  ...botHandlers,
   ...scheduledMessageHandlers,
   ...reminderHandlers,
   ...botStorageHandlers,

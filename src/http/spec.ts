@@ -30,6 +30,10 @@ export interface OperationInfo {
   /** Declared body fields and how each is decoded (empty when there is no body). */
   bodyFields: Map<string, FieldDecoding>;
   acceptsFiles: boolean;
+  /** The file part may be left out: the operation takes a form body too (POST and PATCH /bots). */
+  filesOptional: boolean;
+  /** An incoming webhook bot's API key may call it (x-allow-incoming-webhooks; Zulip's allow_incoming_webhooks). */
+  allowIncomingWebhooks: boolean;
 }
 
 export interface SpecIndex {
@@ -119,16 +123,20 @@ export function indexSpec(document: Document): SpecIndex {
           '/?$',
       );
       const body = (op.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content;
-      const media = body?.['application/x-www-form-urlencoded'] ?? body?.['multipart/form-data'];
+      const form = body?.['application/x-www-form-urlencoded'];
+      const multipart = body?.['multipart/form-data'];
+      const media = form ?? multipart;
       const bodyFields = new Map<string, FieldDecoding>();
-      let acceptsFiles = false;
       const schema = media?.schema as SchemaObject | undefined;
       for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
         const p = prop as SchemaObject;
-        if (p.format === 'binary') acceptsFiles = true;
         const jsonEncoded = /^application\/json/.test(media?.encoding?.[name]?.contentType ?? '');
         bodyFields.set(name, decodingFor(p, jsonEncoded));
       }
+      // A file part is declared in the multipart schema; an operation that also takes a form
+      // body (POST /bots: the avatar) takes it optionally.
+      const multipartProps = (multipart?.schema as SchemaObject | undefined)?.properties ?? {};
+      const acceptsFiles = Object.values(multipartProps).some((p) => (p as SchemaObject).format === 'binary');
       const security = op.security ?? document.security ?? [];
       operations.push({
         operationId: op.operationId,
@@ -143,6 +151,8 @@ export function indexSpec(document: Document): SpecIndex {
         jsonQueryParams: new Set(params.filter((p) => p.in === 'query' && p.content?.['application/json']).map((p) => p.name)),
         bodyFields,
         acceptsFiles,
+        filesOptional: acceptsFiles && form !== undefined,
+        allowIncomingWebhooks: (op as { 'x-allow-incoming-webhooks'?: boolean })['x-allow-incoming-webhooks'] === true,
       });
     }
   }

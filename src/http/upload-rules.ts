@@ -2,7 +2,9 @@ import type { OpId } from '../contract';
 import { avatarTooLarge, MAX_AVATAR_FILE_SIZE_MIB, notOneAvatar } from '../domain/avatars';
 import { imageTooLarge, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB, notOneIcon, notOneLogo } from '../domain/realm-images';
 import { noFileToUpload } from '../domain/uploads';
-import type { ApiError } from '../errors';
+import { ApiError } from '../errors';
+
+const oneFileAtATime = () => new ApiError('You may only upload one file at a time');
 
 /** How an operation that takes one file refuses a body without it, a second file, and a file over its limit. */
 export interface UploadRules {
@@ -20,6 +22,15 @@ export interface UploadRules {
 export function uploadRulesFor(operationId: string, maxFileUploadSizeMib: number): UploadRules {
   if ((operationId as OpId) === 'upload-avatar') {
     return { fileBytes: MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024, noFile: notOneAvatar, secondFile: notOneAvatar, tooLarge: avatarTooLarge };
+  }
+  if ((operationId as OpId) === 'add-bot' || (operationId as OpId) === 'update-bot') {
+    // A bot's avatar is optional (the body may be a form); Zulip words a second file its own way here.
+    return {
+      fileBytes: MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024,
+      noFile: notOneAvatar,
+      secondFile: oneFileAtATime,
+      tooLarge: avatarTooLarge,
+    };
   }
   if ((operationId as OpId) === 'upload-realm-icon') {
     const tooLarge = () => imageTooLarge(MAX_ICON_FILE_SIZE_MIB);

@@ -12,6 +12,9 @@ import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 
 /** A service's body may hold this much (GitHub caps its payloads at 25 MB; Zulip's nginx at 25 MiB for uploads only). */
 const BODY_BYTES = 5 * 1024 * 1024;
+/** Incoming webhooks are what an incoming-webhook bot's key is for (every other operation but sending refuses it). */
+const INCOMING_BOTS_WELCOME = { allowIncomingWebhooks: true };
+
 /** Form fields per request, as the API pipeline allows (src/http/pipeline.ts). */
 const FORM_FIELDS = 1000;
 
@@ -41,9 +44,15 @@ export function webhookRouter(ctx: AppContext): Router {
       const apiKey = request.query.api_key ?? request.form?.api_key;
       const caller =
         apiKey !== undefined
-          ? await authenticateApiKey(ctx.caches, apiKey, null, req.headers.host, ctx.config.externalUrl)
+          ? await authenticateApiKey(ctx.caches, apiKey, null, req.headers.host, ctx.config.externalUrl, INCOMING_BOTS_WELCOME)
           : req.headers.authorization !== undefined
-            ? await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl)
+            ? await authenticateBasic(
+                ctx.caches,
+                req.headers.authorization,
+                req.headers.host,
+                ctx.config.externalUrl,
+                INCOMING_BOTS_WELCOME,
+              )
             : null;
       if (!caller) throw new MissingArgumentError('api_key');
       await consumeCallerLimit(ctx, req, caller.user, responseRateLimitNotes(res));

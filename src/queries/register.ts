@@ -294,11 +294,3 @@ export async function listChannelFolders(q: Q, realmId: number): Promise<Channel
   const rows = await q('channel_folders').where({ realm_id: realmId }).orderBy(['order', 'id']);
   return rows.map((r) => mapBools<ChannelFolderRow>(r));
 }
-
-/** The organization's bots (deactivated ones too), or only those `ownerId` owns; ascending. */
-export async function listBotIds(q: Q, realmId: number, ownerId: number | null): Promise<number[]> {
-  const query = q('users').where({ realm_id: realmId, is_bot: true }).orderBy('id');
-  if (ownerId !== null) query.where('bot_owner_id', ownerId);
-  const ids: Array<number | string> = await query.pluck('id');
-  return ids.map(Number);
-}

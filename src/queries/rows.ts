@@ -81,6 +81,10 @@ export interface UserRow {
   long_term_idle: boolean;
   recipient_id: number | null;
   settings: string;
+  /** A bot's defaults (migration 040): the channel its messages go to when a request names none, the channel its queues follow, and whether they follow every public channel. */
+  default_sending_channel_id: number | null;
+  default_events_register_channel_id: number | null;
+  default_all_public_streams: boolean;
 }
 
 const BOOL_COLUMNS = new Set([
@@ -96,6 +100,7 @@ const BOOL_COLUMNS = new Set([
   'enable_read_receipts',
   'is_bot',
   'is_active',
+  'default_all_public_streams',
   'is_imported_stub',
   'is_mirror_dummy',
   'awaiting_first_login',

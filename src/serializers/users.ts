@@ -196,18 +196,28 @@ export function toApiRealmUserUpdateEvent(person: Schema<'RealmUserUpdatePerson'
   return { type: 'realm_user', op: 'update', person };
 }
 
+/** What a realm_bot entry says of a bot beside its user object: its defaults, by channel name, and its services. */
+export interface RealmBotParts {
+  bot: Pick<UserRow, 'id' | 'default_sending_channel_id' | 'default_events_register_channel_id' | 'default_all_public_streams'>;
+  /** Channel names by id; a default naming a channel not in it is sent as null. */
+  channelNames: ReadonlyMap<number, string>;
+  services: ReadonlyArray<{ base_url: string; token: string; interface: number }>;
+}
+
 /**
- * A bot of POST /register's realm_bots. Since feature level 474 Zulip sends
- * only what the user object lacks; Parley's bots have no default channels
- * and are neither outgoing webhooks nor embedded bots, so no services.
+ * A bot of POST /register's realm_bots and of realm_bot add events. Since
+ * feature level 474 Zulip sends only what the user object lacks: the
+ * default channels (by name), default_all_public_streams, and an outgoing
+ * webhook bot's service.
  */
-export function toApiRealmBot(botId: number): Schema<'RealmBot'> {
+export function toApiRealmBot({ bot, channelNames, services }: RealmBotParts): Schema<'RealmBot'> {
+  const nameOf = (id: number | null) => (id === null ? null : (channelNames.get(id) ?? null));
   return {
-    user_id: botId,
-    default_sending_stream: null,
-    default_events_register_stream: null,
-    default_all_public_streams: false,
-    services: [],
+    user_id: bot.id,
+    default_sending_stream: nameOf(bot.default_sending_channel_id),
+    default_events_register_stream: nameOf(bot.default_events_register_channel_id),
+    default_all_public_streams: bot.default_all_public_streams,
+    services: services.map((s) => ({ base_url: s.base_url, token: s.token, interface: s.interface })),
   };
 }
 

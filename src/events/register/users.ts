@@ -5,10 +5,11 @@ import { inGroup, type Viewer } from '../../access/viewer';
 import { FieldType } from '../../domain/profile-fields';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from '../../domain/roles';
 import { NOTIFICATION_SOUNDS, parseSettings, realmDefaultsOf } from '../../domain/user-settings';
-import { listBotIds, listCustomProfileFields, listRealmProfileValues, listUserIdsSharingRecipients } from '../../queries/register';
+import { listCustomProfileFields, listRealmProfileValues, listUserIdsSharingRecipients } from '../../queries/register';
 import type { RealmRow, UserRow } from '../../queries/rows';
 import { listRealmUsers } from '../../queries/users';
-import { fullAvatarUrl, toApiCustomProfileField, toApiProfileData, toApiRealmBot, toApiRealmUser } from '../../serializers/users';
+import { fullAvatarUrl, toApiCustomProfileField, toApiProfileData, toApiRealmUser } from '../../serializers/users';
+import { getRealmBots } from '../../access/bots';
 import type { StatePart } from './types';
 
 /** Zulip's emoji sets. */
@@ -120,9 +121,7 @@ function channelCreationRights(
 
 /** `realm_bot`: the bots the caller may administer - every bot of the organization for administrators, their own for others. */
 export async function realmBotsState(db: Knex, viewer: Viewer): Promise<StatePart<'realm_bots'>> {
-  const me = viewer.user;
-  const ids = await listBotIds(db, me.realm_id, isAdminRole(me.role) ? null : me.id);
-  return { realm_bots: ids.map(toApiRealmBot) };
+  return { realm_bots: await getRealmBots(db, viewer.user) };
 }
 
 /**
