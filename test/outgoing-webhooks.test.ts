@@ -130,6 +130,36 @@ eachDatabase('outgoing webhooks', (dialect) => {
     return Number((await t.ctx.db('messages').where({ id }).first('recipient_id'))!.recipient_id);
   }
 
+  it('a bot made with POST /bots (an outgoing webhook with payload_url) is called by its first mention and replies', async () => {
+    const { owner, member } = t.cast;
+    const made = await t.api.post('/bots', member, {
+      full_name: 'Deploy Helper',
+      short_name: 'deployhelper',
+      bot_type: BotType.OUTGOING_WEBHOOK,
+      payload_url: JSON.stringify(`${hook.url}/deploy`),
+      interface_type: SERVICE_INTERFACE.generic,
+    });
+    expect(made.status).toBe(200);
+    const botId = made.body.user_id as number;
+    const [service] = (await t.ctx.db('bot_services').where({ user_id: botId }).select('base_url', 'token')) as Array<{
+      base_url: string;
+      token: string;
+    }>;
+    expect(service!.base_url).toBe(`${hook.url}/deploy`);
+    hook.json({ content: 'deploying **main**' });
+    const id = await send(owner, { type: 'channel', to: 'general', topic: 'release', content: '@**Deploy Helper** ship it' });
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.path).toBe('/deploy');
+    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({
+      data: '@**Deploy Helper** ship it',
+      token: service!.token,
+      trigger: 'mention',
+      bot_full_name: 'Deploy Helper',
+    });
+    const replies = await t.ctx.db('messages').where('id', '>', id).where({ sender_id: botId }).select('topic', 'content');
+    expect(replies).toEqual([{ topic: 'release', content: 'deploying **main**' }]);
+  });
+
   it('a mention in a channel POSTs Zulip’s payload, and the answer’s content is the bot’s reply in the topic', async () => {
     const { owner } = t.cast;
     hook.json({ content: 'pong from **echo**' });
