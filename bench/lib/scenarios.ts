@@ -185,6 +185,8 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
         if (r.status !== 200 || r.body.result !== 'success') throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
         return 'message posted';
       },
+      // A send's target: the webhook is held to it, and measured as often (the median of its runs).
+      goal: { rps: 500, p99: 30 },
     },
     {
       // The same senders held at the target rate: the latency a client sees

@@ -1,7 +1,6 @@
 import type { AppContext } from '../context';
 import type { Caller } from '../access/viewer';
 import { ApiError, MissingArgumentError } from '../errors';
-import { eventPasses } from '../integrations/events';
 import { requestedChannel, runIntegration, MissingEventHeaderError, type WebhookRequest } from '../integrations/run';
 import {
   AnomalousPayloadError,
@@ -29,9 +28,6 @@ export async function doIncomingWebhook(
   integration: Integration,
   req: WebhookRequest,
 ): Promise<WebhookAnswer> {
-  // The filters are read first: a malformed one is the caller's error whatever the payload.
-  const only = eventList(req.query, 'only_events');
-  const exclude = eventList(req.query, 'exclude_events');
   let outcome;
   try {
     outcome = runIntegration(integration, req);
@@ -57,7 +53,6 @@ export async function doIncomingWebhook(
   const client = `Zulip${integration.displayName.replace(/\s+/g, '')}Webhook`;
   const messageIds: number[] = [];
   for (const message of outcome.messages) {
-    if (!eventPasses(message.event === undefined ? outcome.event : message.event, only, exclude)) continue;
     const id = await sendOne(ctx, caller, integration, req, message, client);
     if (id !== null) messageIds.push(id);
   }
@@ -91,23 +86,6 @@ async function sendOne(
     }
     throw e;
   }
-}
-
-/** `only_events` / `exclude_events`: a JSON list of strings (Zulip's check_list(check_string)). */
-function eventList(query: WebhookRequest['query'], name: string): string[] | null {
-  const text = query[name];
-  if (text === undefined) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError(`Argument "${name}" is not valid JSON.`);
-  }
-  if (!Array.isArray(value)) throw new ApiError(`${name} is not a list`);
-  value.forEach((v, i) => {
-    if (typeof v !== 'string') throw new ApiError(`${name}[${i}] is not a string`);
-  });
-  return value as string[];
 }
 
 /** The API key is required: in the query string, a form field, or HTTP Basic (checked by the endpoint). */

@@ -9,6 +9,7 @@ import { integrationNamed } from '../integrations';
 import type { WebhookRequest } from '../integrations/run';
 import { authenticateApiKey, authenticateBasic } from './auth';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
+import { sendJson } from './pipeline';
 
 /** A service's body may hold this much (GitHub caps its payloads at 25 MB; Zulip's nginx at 25 MiB for uploads only). */
 const BODY_BYTES = 5 * 1024 * 1024;
@@ -68,7 +69,9 @@ export function webhookRouter(ctx: AppContext): Router {
               webhook_name: answer.webhookName,
               event_type: answer.eventType,
             };
-      res.status(200).json(body);
+      // As the pipeline answers (./pipeline.ts sendJson), through res.json only when responses are validated.
+      if (ctx.config.validateResponses) res.status(200).json(body);
+      else sendJson(res, body);
     } catch (e) {
       next(e);
     }
@@ -120,20 +123,25 @@ function firstValues(params: URLSearchParams): Record<string, string> {
   return out;
 }
 
-async function readBody(req: Request): Promise<Buffer> {
+function readBody(req: Request): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > BODY_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > BODY_BYTES) {
-      req.resume();
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (declared > BODY_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_BYTES) chunks.push(chunk);
+      else {
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge());
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);

@@ -1,3 +1,5 @@
+import { ApiError } from '../errors';
+import { eventPasses } from './events';
 import { Payload } from './payload';
 import { InvalidJsonError, type Integration, type WebhookInput, type WebhookOutcome } from './types';
 
@@ -24,10 +26,18 @@ export class MissingEventHeaderError extends Error {
  * through the endpoint.
  */
 export function runIntegration(integration: Integration, req: WebhookRequest): WebhookOutcome {
+  // The filters are read first: a malformed one is the caller's error whatever the payload.
+  const only = eventList(req.query, 'only_events');
+  const exclude = eventList(req.query, 'exclude_events');
   if (integration.eventHeader && req.headers[integration.eventHeader.toLowerCase()] === undefined) {
     throw new MissingEventHeaderError(integration.eventHeader);
   }
-  const outcome = integration.handle(webhookInput(integration, req));
+  const handled = integration.handle(webhookInput(integration, req));
+  // Zulip's generic filters, message by message (a request may carry several events).
+  const outcome = {
+    event: handled.event,
+    messages: handled.messages.filter((m) => eventPasses(m.event === undefined ? handled.event : m.event, only, exclude)),
+  };
   // The URL's topic replaces the integration's (Zulip's check_send_webhook_message); some
   // services (Jira) percent-encode the URL's parameters twice, and Zulip decodes them once more.
   let topic = req.query.topic;
@@ -74,4 +84,21 @@ function webhookInput(integration: Integration, req: WebhookRequest): WebhookInp
       return /^(true|1)$/i.test(value.trim()) ? true : /^(false|0)$/i.test(value.trim()) ? false : fallback;
     },
   };
+}
+
+/** `only_events` / `exclude_events`: a JSON list of strings (Zulip's check_list(check_string)). */
+function eventList(query: WebhookRequest['query'], name: string): string[] | null {
+  const text = query[name];
+  if (text === undefined) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(`Argument "${name}" is not valid JSON.`);
+  }
+  if (!Array.isArray(value)) throw new ApiError(`${name} is not a list`);
+  value.forEach((v, i) => {
+    if (typeof v !== 'string') throw new ApiError(`${name}[${i}] is not a string`);
+  });
+  return value as string[];
 }
