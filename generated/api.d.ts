@@ -821,6 +821,32 @@ export interface paths {
         patch: operations["update-bot"];
         trace?: never;
     };
+    "/bots/{bot_id}/api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a bot's API key
+         * @description The bot's current API key (feature level 463: since level 474 `GET /bots` and `realm_bot` events no longer carry it, and the apps read it here when it is asked for).
+         */
+        get: operations["get-bot-api-key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/bots/{bot_id}/api_key/regenerate": {
         parameters: {
             query?: never;
@@ -12913,6 +12939,51 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-bot-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot's key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "api_key": "abcdefghijklmnopqrstuvwxyz123456"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BotApiKeyResponse"];
+                };
+            };
+            /** @description An unknown or inaccessible bot, or a guest or bot caller. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };

@@ -487,6 +487,12 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'get-bot-api-key': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'get-bot-storage': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],

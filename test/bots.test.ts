@@ -469,6 +469,21 @@ eachDatabase('bots', (dialect) => {
     });
   });
 
+  describe('GET /bots/{bot_id}/api_key', () => {
+    it("gives the bot's current key to its owner and to administrators, and no one else", async () => {
+      const { member, admin, moderator, guest } = t.cast;
+      const bot = await newBot(member);
+      expect((await t.api.get(`/bots/${bot.id}/api_key`, member)).body).toEqual({ result: 'success', msg: '', api_key: bot.api_key });
+      expect((await t.api.get(`/bots/${bot.id}/api_key`, admin)).body.api_key).toBe(bot.api_key);
+      const renewed = (await t.api.post(`/bots/${bot.id}/api_key/regenerate`, member)).body.api_key as string;
+      expect((await t.api.get(`/bots/${bot.id}/api_key`, member)).body.api_key).toBe(renewed);
+      expect((await t.api.get(`/bots/${bot.id}/api_key`, moderator)).body).toEqual(refusal('Insufficient permission'));
+      expect((await t.api.get(`/bots/${bot.id}/api_key`, guest)).body).toEqual(refusal('Not allowed for guest users'));
+      expect((await t.api.get(`/bots/${member.id}/api_key`, admin)).body).toEqual(refusal('No such bot'));
+      expect((await t.api.get(`/bots/999999/api_key`, admin)).body).toEqual(refusal('No such bot'));
+    });
+  });
+
   describe('incoming webhook bots', () => {
     it('may send messages and nothing else', async () => {
       const { member } = t.cast;

@@ -59,6 +59,13 @@ const scenarios = {
       req.pathParams.bot_id = s.users.member.id;
     }),
   },
+  'get-bot-api-key': {
+    200: onFreshBot(),
+    400: noSuchBot,
+    401: unauthenticated((req, s) => {
+      req.pathParams.bot_id = s.users.member.id;
+    }),
+  },
   'regenerate-bot-api-key': {
     200: onFreshBot(),
     400: noSuchBot,

@@ -34,6 +34,12 @@ export async function accessBotById(q: Q, caller: UserRow, botId: number): Promi
   return bot;
 }
 
+/** GET /bots/{bot_id}/api_key: the key of a bot the caller administers (feature level 463). */
+export async function getBotApiKey(q: Q, caller: UserRow, botId: number): Promise<Data<'get-bot-api-key'>> {
+  checkMemberOrAdmin(caller);
+  return { api_key: (await accessBotById(q, caller, botId)).api_key };
+}
+
 /** The realm_bot objects of these bots: their default channels' names and their services, read in two statements. */
 export async function realmBotsOf(q: Q, bots: readonly UserRow[]): Promise<Array<Schema<'RealmBot'>>> {
   if (bots.length === 0) return [];

@@ -1,4 +1,4 @@
-import { getOwnBots } from '../access/bots';
+import { getBotApiKey, getOwnBots } from '../access/bots';
 import { doAddBot, doDeactivateBot, doRegenerateBotApiKey, doUpdateBot } from '../actions/bots';
 import { caller, HandlerTable } from '../http/handler';
 import { integrationNamed } from '../integrations';
@@ -14,6 +14,8 @@ export const botHandlers: HandlerTable = {
     await doDeactivateBot(call.ctx, caller(call), call.params.bot_id);
     return {};
   },
+
+  'get-bot-api-key': async (call) => getBotApiKey(call.ctx.db, caller(call).user, call.params.bot_id),
 
   'regenerate-bot-api-key': async (call) => doRegenerateBotApiKey(call.ctx, caller(call), call.params.bot_id),
 };
