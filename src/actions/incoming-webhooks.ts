@@ -1,6 +1,6 @@
 import type { AppContext } from '../context';
 import type { Caller } from '../access/viewer';
-import { ApiError, MissingArgumentError } from '../errors';
+import { ApiError } from '../errors';
 import { requestedChannel, runIntegration, MissingEventHeaderError, type WebhookRequest } from '../integrations/run';
 import {
   AnomalousPayloadError,
@@ -50,7 +50,8 @@ export async function doIncomingWebhook(
     }
     throw e;
   }
-  const client = `Zulip${integration.displayName.replace(/\s+/g, '')}Webhook`;
+  // Zulip's client name for the integration (the messages' sending_client holds 30 characters).
+  const client = `Zulip${integration.displayName.replace(/\s+/g, '')}Webhook`.slice(0, 30);
   const messageIds: number[] = [];
   for (const message of outcome.messages) {
     const id = await sendOne(ctx, caller, integration, req, message, client);
@@ -87,9 +88,6 @@ async function sendOne(
     throw e;
   }
 }
-
-/** The API key is required: in the query string, a form field, or HTTP Basic (checked by the endpoint). */
-export const missingApiKey = () => new MissingArgumentError('api_key');
 
 function botIdentity(caller: Caller): string {
   return `\`${caller.user.delivery_email}\``;
