@@ -310,4 +310,15 @@ eachDatabase('incoming webhooks', (dialect) => {
     expect(a!.content).toBe(b!.content);
     expect(viaWebhook.queries).toBeLessThanOrEqual(viaSend.queries);
   });
+
+  it("answers an UptimeRobot body missing a field with Zulip's 400 and tells the owner how to fix it", async () => {
+    lastNoticeForTests.clear();
+    const { monitor_url: _dropped, ...body } = fixture('uptimerobot', 'down__http').body as Record<string, string>;
+    const before = await lastId();
+    const res = await send('uptimerobot', { query: { stream: 'webhooks' }, body: JSON.stringify(body) });
+    expect(res).toEqual({ status: 400, body: { result: 'error', msg: 'Invalid payload', code: 'BAD_REQUEST' } });
+    const notices = await messagesAfter(before);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.content).toContain('monitor_url');
+  });
 });

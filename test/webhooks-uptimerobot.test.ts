@@ -1,6 +1,7 @@
 import { ApiError } from '../src/errors';
 import { integrationNamed } from '../src/integrations';
 import { runIntegration } from '../src/integrations/run';
+import { MisconfiguredPayloadError } from '../src/integrations/types';
 import { describeFixtures, fixtureRequest, loadFixtures } from './support/webhook-fixtures';
 
 describeFixtures('uptimerobot');
@@ -15,12 +16,13 @@ describe('uptimerobot', () => {
     expect(runIntegration(uptimerobot, fixtureRequest(fixture('up__http'))).event).toBe('up');
   });
 
-  it('answers a body missing a field of the message with a plain "Invalid payload"', () => {
+  it('answers a body missing a field of the message with "Invalid payload" (and a notice to the owner)', () => {
     const { monitor_url: _dropped, ...body } = fixture('down__http').body as Record<string, string>;
-    expect(() => run(body)).toThrow(new ApiError('Invalid payload'));
+    expect(() => run(body)).toThrow(MisconfiguredPayloadError);
+    expect(() => run(body)).toThrow('Invalid payload');
     // An Up alert needs its duration too; a Down one does not.
     const up = { ...(fixture('up__http').body as Record<string, unknown>), alert_friendly_duration: null };
-    expect(() => run(up)).toThrow(new ApiError('Invalid payload'));
+    expect(() => run(up)).toThrow(MisconfiguredPayloadError);
   });
 
   it('answers a body without the alert type with the usual error naming it', () => {

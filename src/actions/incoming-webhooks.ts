@@ -5,6 +5,7 @@ import { requestedChannel, runIntegration, MissingEventHeaderError, type Webhook
 import {
   AnomalousPayloadError,
   InvalidJsonError,
+  MisconfiguredPayloadError,
   UnsupportedEventError,
   type Integration,
   type WebhookMessage,
@@ -42,6 +43,10 @@ export async function doIncomingWebhook(
     if (e instanceof InvalidJsonError) {
       await doNotifyBotOwner(ctx, caller.user, caller.realm, invalidJsonNotice(integration));
       throw new ApiError('Malformed JSON');
+    }
+    if (e instanceof MisconfiguredPayloadError) {
+      await doNotifyBotOwner(ctx, caller.user, caller.realm, e.notice(caller.user.full_name));
+      throw new ApiError(e.message);
     }
     if (e instanceof AnomalousPayloadError) {
       throw new ApiError(`Unable to parse request: Did ${integration.displayName} generate this event?`, 'ANOMALOUS_WEBHOOK_PAYLOAD', 400, {

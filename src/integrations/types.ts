@@ -113,6 +113,20 @@ export class InvalidJsonError extends Error {
   }
 }
 
+/**
+ * A payload lacking what a user-configured service must send (UptimeRobot's
+ * body is written by hand): Zulip answers 400 with `message` and tells the
+ * bot's owner how to fix the configuration (`notice`, given the bot's name).
+ */
+export class MisconfiguredPayloadError extends Error {
+  constructor(
+    message: string,
+    readonly notice: (botName: string) => string,
+  ) {
+    super(message);
+  }
+}
+
 /** A payload the integration cannot recognise as its service's (Zulip's AnomalousWebhookPayloadError). */
 export class AnomalousPayloadError extends Error {
   constructor() {

@@ -1,6 +1,5 @@
-import { ApiError } from '../errors';
 import type { Payload } from './payload';
-import { post, unsupportedEvent, type Integration } from './types';
+import { MisconfiguredPayloadError, post, unsupportedEvent, type Integration } from './types';
 
 /**
  * UptimeRobot: an alert contact of type Webhook POSTs a JSON body the user
@@ -45,9 +44,14 @@ export const uptimerobot: Integration = {
   },
 };
 
+const misconfigured = (botName: string) =>
+  `Your bot ${botName} received an UptimeRobot request without data the integration needs. The body of the ` +
+  "alert contact's webhook is written by hand in UptimeRobot: check that it sends every field of the setup " +
+  '(monitor_url, monitor_friendly_name, alert_type, alert_type_friendly_name, alert_details, alert_friendly_duration).';
+
 /** A string field of the user-written body; anything else is Zulip's generic "Invalid payload". */
 function field(p: Payload, key: string): string {
   const value = p.opt(key)?.raw;
-  if (typeof value !== 'string') throw new ApiError('Invalid payload');
+  if (typeof value !== 'string') throw new MisconfiguredPayloadError('Invalid payload', misconfigured);
   return value;
 }
