@@ -4460,6 +4460,8 @@ export interface components {
         UpdateBotRequest: {
             /** @description The bot's new name (unchanged when equal to the current one). */
             full_name?: string;
+            /** @description The bot's new username (feature level 447): its email becomes `<short_name>-bot@<realm_bot_domain>`, and every user gets a `realm_user` update with the new address. */
+            short_name?: string;
             role?: components["schemas"]["Role"];
             /** @description The bot's new owner, an active human of the organization. */
             bot_owner_id?: number;
@@ -4476,6 +4478,7 @@ export interface components {
         /** @description The parameters of UpdateBotRequest, and optionally one file part (its field name does not matter) holding the bot's new avatar image. */
         UpdateBotMultipartRequest: {
             full_name?: string;
+            short_name?: string;
             role?: components["schemas"]["Role"];
             bot_owner_id?: number;
             config_data?: components["schemas"]["BotConfigData"];

@@ -266,6 +266,35 @@ eachDatabase('bots', (dialect) => {
   });
 
   describe('PATCH /bots/{bot_id}', () => {
+    it("changes a bot's username and so its address (feature level 447), telling everyone", async () => {
+      const { member, moderator } = t.cast;
+      const bot = await newBot(member);
+      const other = await newBot(member);
+      const clients = await Promise.all([member, moderator].map((u) => register(t, u, { event_types: ['realm_user'] })));
+      const short = unique();
+      expect((await t.api.patch(`/bots/${bot.id}`, member, { short_name: ` ${short} ` })).status).toBe(200);
+      const email = `${short}-bot@${domain}`;
+      expect(await botRow(bot.id)).toMatchObject({ email, delivery_email: email, email_key: email.toLowerCase() });
+      for (const events of await drain(clients)) {
+        expect(events).toContainEqual(
+          expect.objectContaining({ type: 'realm_user', op: 'update', person: { user_id: bot.id, new_email: email } }),
+        );
+        expect(events).toContainEqual(
+          expect.objectContaining({ type: 'realm_user', op: 'update', person: { user_id: bot.id, delivery_email: email } }),
+        );
+      }
+      // The key now goes with the new address only.
+      expect((await t.api.get('/users/me', { ...bot, email })).status).toBe(200);
+      expect((await t.api.get('/users/me', bot)).status).toBe(401);
+      // Taken, empty or not an address: POST /bots's answers.
+      expect((await t.api.patch(`/bots/${bot.id}`, member, { short_name: other.email.split('-bot@')[0] })).body).toEqual(
+        refusal('Username already in use'),
+      );
+      expect((await t.api.patch(`/bots/${bot.id}`, member, { short_name: '  ' })).body).toEqual(refusal('Bad name or username'));
+      expect((await t.api.patch(`/bots/${bot.id}`, member, { short_name: 'a b' })).body).toEqual(refusal('Bad name or username'));
+      expect((await botRow(bot.id)).email).toBe(email);
+    });
+
     it('lets the owner and administrators change a bot; others get Zulip answers', async () => {
       const { member, admin, moderator } = t.cast;
       const bot = await newBot(member);

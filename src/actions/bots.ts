@@ -273,6 +273,19 @@ export async function doUpdateBot(
       }
     }
 
+    if (p.short_name !== undefined) {
+      // A new username is a new address (feature level 447): checked as POST /bots checks it.
+      const email = botEmail(checkShortName(p.short_name), realmHost(ctx.config.externalUrl, caller.realm.string_id));
+      if (emailKey(email) !== bot.email_key) {
+        if (await getUserByEmailKey(tx.trx, bot.realm_id, emailKey(email))) throw new ApiError('Username already in use');
+        await audit(AuditEventType.USER_EMAIL_CHANGED, valueChange(bot.delivery_email, email));
+        await change({ email, delivery_email: email, email_key: emailKey(email) });
+        // A bot's address is no secret: everyone gets both the API email and the real one.
+        toEveryone({ user_id: bot.id, delivery_email: email });
+        toEveryone({ user_id: bot.id, new_email: email });
+      }
+    }
+
     if (p.role !== undefined && p.role !== bot.role) {
       if ((p.role === Role.OWNER || bot.role === Role.OWNER) && !isOwnerRole(actor.role)) throw ownerRequired();
       if (!isAdminRole(actor.role)) throw adminRequired();
