@@ -321,4 +321,16 @@ eachDatabase('incoming webhooks', (dialect) => {
     expect(notices).toHaveLength(1);
     expect(notices[0]!.content).toContain('monitor_url');
   });
+
+  it('posts to a channel nobody is subscribed to, and tells the owner that nobody reads it', async () => {
+    await createChannel(t, 'empty room', []);
+    lastNoticeForTests.clear();
+    const before = await lastId();
+    expect((await send('json', { query: { stream: 'empty room' }, body: hello })).body).toEqual({ result: 'success', msg: '' });
+    const [posted, notice] = await messagesAfter(before);
+    expect(posted).toMatchObject({ sender: bot.id, content: helloContent });
+    expect(notice!.content).toBe(
+      `Your bot \`${bot.delivery_email}\` tried to send a message to channel #**empty room**. The channel exists but does not have any subscribers.`,
+    );
+  });
 });

@@ -82,7 +82,14 @@ async function sendOne(
   const topic = message.topic;
   const to = /^\d+$/.test(stream) ? Number(stream) : stream;
   try {
-    return (await doSendMessage(ctx, caller, { type: 'stream', to, topic, content: message.content }, client)).id;
+    const id = (await doSendMessage(ctx, caller, { type: 'stream', to, topic, content: message.content }, client)).id;
+    // Zulip tells a bot's owner when the bot posts where nobody reads (send_pm_if_empty_stream);
+    // the channel and its subscribers are in the channel cache the send just read.
+    const found = await ctx.caches.channels.forSending(caller.realm.id, to);
+    if (found?.channel && found.subscriberIds.length === 0) {
+      await doNotifyBotOwner(ctx, caller.user, caller.realm, emptyChannelNotice(caller, found.channel.name));
+    }
+    return id;
   } catch (e) {
     // As in Zulip, a channel that does not exist is the owner's to fix, not the service's:
     // the owner is told and the service gets success.
@@ -103,6 +110,10 @@ function missingChannelNotice(caller: Caller, to: string | number): string {
     ? `Your bot ${botIdentity(caller)} tried to send a message to channel ID ${to}, but there is no channel with that ID.`
     : `Your bot ${botIdentity(caller)} tried to send a message to channel #**${to}**, but that channel does not exist. ` +
         'Click [here](#channels/new) to create it.';
+}
+
+function emptyChannelNotice(caller: Caller, name: string): string {
+  return `Your bot ${botIdentity(caller)} tried to send a message to channel #**${name}**. The channel exists but does not have any subscribers.`;
 }
 
 function invalidJsonNotice(integration: Integration): string {
