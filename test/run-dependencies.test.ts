@@ -32,7 +32,11 @@ const packageOf = (spec: string) =>
 /** Packages a file loads, type-only imports included: tsc needs those to build. */
 function importedPackages(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  const specs = [...text.matchAll(/(?:from|import|require)\s*\(?\s*'([^'.][^']*)'/g)].map((m) => m[1]!);
+  // Import and export declarations (`from '…'` at the end of a statement that starts with one), bare
+  // imports, require() and import(): a message template that says "from '…'" is none of these.
+  const declarations =
+    /^\s*(?:import|export)\b[^;]*?\sfrom\s*'([^'.\s][^'\s]*)'|^\s*import\s*'([^'.\s][^'\s]*)'|\b(?:require|import)\(\s*'([^'.\s][^'\s]*)'\s*\)/gm;
+  const specs = [...text.matchAll(declarations)].map((m) => (m[1] ?? m[2] ?? m[3])!);
   return specs.filter((s) => !s.startsWith('node:') && !builtinModules.includes(s)).map(packageOf);
 }
 
