@@ -37,6 +37,8 @@ const UNREACHABLE_EXAMPLES: Record<string, { status: string; body: object }> = {
   'get-file-temporary-url': { status: '404', body: { result: 'error', msg: 'File not found.', code: 'BAD_REQUEST' } },
   // A bot's storage is a bot's: the demo owner is a person.
   'get-bot-storage': { status: '400', body: { result: 'error', msg: 'Must be a bot user', code: 'BAD_REQUEST' } },
+  // The demo organization has no bot: the example's bot ID names none.
+  'get-bot-api-key': { status: '400', body: { result: 'error', msg: 'No such bot', code: 'BAD_REQUEST' } },
 };
 
 interface ContractOperation {
