@@ -12,6 +12,7 @@ const LAYERS = {
   db: ['db', 'ports', 'domain', 'errors', 'config'],
   queries: ['queries', 'db', 'domain', 'errors'],
   markdown: ['markdown', 'domain', 'errors'],
+  emails: ['emails', 'domain', 'errors'],
   integrations: ['integrations', 'domain', 'errors'],
   serializers: ['serializers', 'domain', 'errors'],
   access: ['access', 'queries', 'serializers', 'markdown', 'domain', 'errors'],
@@ -20,6 +21,7 @@ const LAYERS = {
   actions: [
     'actions',
     'integrations',
+    'emails',
     'ports',
     'access',
     'events',
@@ -34,7 +36,7 @@ const LAYERS = {
     'cache',
   ],
   handlers: ['handlers', 'integrations', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
-  http: ['http', 'integrations', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
+  http: ['http', 'integrations', 'emails', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
   cache: ['cache', 'ports', 'queries', 'db', 'domain', 'errors'],
   cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server', 'cache'],
 };

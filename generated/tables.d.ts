@@ -304,6 +304,18 @@ export interface TableRows {
     muted_user_id: number;
     user_id: number;
   };
+  outgoing_emails: {
+    created_at: number;
+    from_name: string;
+    html_body: string;
+    id: number;
+    realm_id: number | null;
+    reply_to: string | null;
+    subject: string;
+    template: string;
+    text_body: string;
+    to_address: string;
+  };
   presence_sequence: {
     last_update_id: number;
     realm_id: number;
@@ -881,6 +893,18 @@ export interface TableInserts {
     muted_user_id: number;
     user_id: number;
   };
+  outgoing_emails: {
+    created_at: number;
+    from_name: string;
+    html_body: string;
+    id?: number;
+    realm_id?: number | null;
+    reply_to?: string | null;
+    subject: string;
+    template: string;
+    text_body: string;
+    to_address: string;
+  };
   presence_sequence: {
     last_update_id?: number;
     realm_id: number;
@@ -1201,6 +1225,7 @@ declare module 'knex/types/tables' {
     multiuse_invite_groups: Knex.CompositeTableType<TableRows['multiuse_invite_groups'], Written<TableInserts['multiuse_invite_groups']>, Partial<Written<TableInserts['multiuse_invite_groups']>>>;
     multiuse_invites: Knex.CompositeTableType<TableRows['multiuse_invites'], Written<TableInserts['multiuse_invites']>, Partial<Written<TableInserts['multiuse_invites']>>>;
     muted_users: Knex.CompositeTableType<TableRows['muted_users'], Written<TableInserts['muted_users']>, Partial<Written<TableInserts['muted_users']>>>;
+    outgoing_emails: Knex.CompositeTableType<TableRows['outgoing_emails'], Written<TableInserts['outgoing_emails']>, Partial<Written<TableInserts['outgoing_emails']>>>;
     presence_sequence: Knex.CompositeTableType<TableRows['presence_sequence'], Written<TableInserts['presence_sequence']>, Partial<Written<TableInserts['presence_sequence']>>>;
     push_tokens: Knex.CompositeTableType<TableRows['push_tokens'], Written<TableInserts['push_tokens']>, Partial<Written<TableInserts['push_tokens']>>>;
     rate_limits: Knex.CompositeTableType<TableRows['rate_limits'], Written<TableInserts['rate_limits']>, Partial<Written<TableInserts['rate_limits']>>>;

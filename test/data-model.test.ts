@@ -240,6 +240,7 @@ eachDatabase('data model', (dialect) => {
       '038_muted_users',
       '039_active_push_notifications',
       '040_bots',
+      '041_outgoing_emails',
     ]);
   });
 });

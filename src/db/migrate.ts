@@ -37,6 +37,7 @@ import * as m037 from './migrations/037_scheduled_messages';
 import * as m038 from './migrations/038_muted_users';
 import * as m039 from './migrations/039_active_push_notifications';
 import * as m040 from './migrations/040_bots';
+import * as m041 from './migrations/041_outgoing_emails';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -81,6 +82,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '038_muted_users': m038,
   '039_active_push_notifications': m039,
   '040_bots': m040,
+  '041_outgoing_emails': m041,
 };
 
 /** Every migration this code knows, in the order they apply. */

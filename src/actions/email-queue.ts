@@ -1,0 +1,50 @@
+import type { AppContext } from '../context';
+import type { Tx } from '../db/transaction';
+import { renderEmail, type EmailTemplate } from '../emails/template';
+import { insertOutgoingEmail } from '../queries/outgoing-emails';
+import { nowSeconds } from '../queries/ids';
+
+export interface EmailToQueue<D> {
+  template: EmailTemplate<D>;
+  data: D;
+  /** The recipient's address. */
+  to: string;
+  /** The recipient's language setting (default_language); unknown languages get English. */
+  language: string;
+  /** The organization the mail is from; null for the server's own (send-test-email). */
+  realmId: number | null;
+  /** The display name before the server's From address (NOREPLY_EMAIL_ADDRESS). */
+  fromName: string;
+  /** Where replies go (a missed-message email's reply address); none by default. */
+  replyTo?: string | null;
+}
+
+const wakers = new WeakMap<object, () => void>();
+
+/** The delivery worker of this process registers how it is woken (src/actions/email-delivery.ts). */
+export function setEmailWaker(ctx: object, wake: (() => void) | null): void {
+  if (wake) wakers.set(ctx, wake);
+  else wakers.delete(ctx);
+}
+
+/**
+ * Renders a mail and queues it in `tx`: it is stored only if the change
+ * that sends it commits, and this process's delivery worker is woken once it
+ * has. Returns the queued row's id.
+ */
+export async function queueEmail<D>(ctx: Pick<AppContext, never>, tx: Tx, email: EmailToQueue<D>): Promise<number> {
+  const rendered = renderEmail(email.template, email.language, email.data);
+  const id = await insertOutgoingEmail(tx.trx, {
+    realm_id: email.realmId,
+    template: email.template.name,
+    to_address: email.to,
+    from_name: email.fromName,
+    reply_to: email.replyTo ?? null,
+    subject: rendered.subject,
+    text_body: rendered.text,
+    html_body: rendered.html.value,
+    created_at: nowSeconds(),
+  });
+  tx.afterCommit(() => wakers.get(ctx)?.());
+  return id;
+}
