@@ -72,9 +72,10 @@ export function siteOf(req: Request): string {
 
 /**
  * No script, no resource from anywhere: the only style is the page's own
- * <style> element.
+ * <style> element, and forms (sign-up, password reset) post only to this
+ * server.
  */
-const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export function sendPage(res: Response, status: number, title: string, body: string): void {
   res.status(status);
@@ -87,7 +88,7 @@ export function sendPage(res: Response, status: number, title: string, body: str
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;line-height:1.5}pre{white-space:pre-wrap;background:#f4f4f4;padding:.5rem}</style>
+<style>body{font-family:system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;line-height:1.5}pre{white-space:pre-wrap;background:#f4f4f4;padding:.5rem}label{display:block;margin:.75rem 0 .25rem}input[type=text],input[type=email],input[type=password]{width:100%;max-width:24rem;padding:.4rem;font:inherit}button{margin-top:1rem;padding:.5rem 1rem;font:inherit}.error{color:#b00020}</style>
 </head>
 <body>
 ${body}
