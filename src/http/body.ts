@@ -38,8 +38,18 @@ export interface UploadedFile {
   fieldname: string;
 }
 
-const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
-const malformed = (what = 'Malformed request body') => new ApiError(what, 'BAD_REQUEST', 400);
+/** Form fields one request may carry (the API pipeline's budget, and incoming webhooks'): no operation declares a tenth of this. */
+export const FORM_FIELDS = 1000;
+
+/**
+ * The refusals of a body, in the same words wherever a body is read (the API
+ * pipeline here, incoming webhooks in ./webhooks.ts).
+ */
+export const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
+export const malformed = (what = 'Malformed request body') => new ApiError(what, 'BAD_REQUEST', 400);
+export const unsupportedCharset = (charset: string) => new ApiError(`Unsupported charset: ${bounded(charset)}`, 'BAD_REQUEST', 415);
+export const unsupportedEncoding = () => new ApiError('Unsupported Content-Encoding', 'BAD_REQUEST', 415);
+export const multipartEncodingRefused = () => new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415);
 
 export function bodyParsers(limits: BodyLimits): RequestHandler {
   const form = formBody(limits);
@@ -70,10 +80,8 @@ function formBody(limits: BodyLimits): RequestHandler {
 function bodyParserError(err: unknown): ApiError {
   const e = err as { status?: number; type?: string; charset?: string };
   if (e?.status === 413) return tooLarge();
-  if (e?.type === 'charset.unsupported') {
-    return new ApiError(`Unsupported charset: ${bounded(String(e.charset ?? ''))}`, 'BAD_REQUEST', 415);
-  }
-  if (e?.status === 415) return new ApiError('Unsupported Content-Encoding', 'BAD_REQUEST', 415);
+  if (e?.type === 'charset.unsupported') return unsupportedCharset(String(e.charset ?? ''));
+  if (e?.status === 415) return unsupportedEncoding();
   return malformed();
 }
 
@@ -400,7 +408,7 @@ function openMultipart(req: Request, res: Response, limits: MultipartLimits): bu
     .toLowerCase();
   if (encoding !== 'identity') {
     discard(req, res);
-    return new ApiError('Content-Encoding is not supported for multipart bodies', 'BAD_REQUEST', 415);
+    return multipartEncodingRefused();
   }
   try {
     return busboy({

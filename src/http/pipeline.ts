@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
 import { uploadRulesFor } from './upload-rules';
 import { authenticateBasic } from './auth';
-import { bodyParsers, receiveUploads } from './body';
+import { bodyParsers, FORM_FIELDS, receiveUploads } from './body';
 import { RESPONDED, type Handler, type HandlerTable, type OpId, type Params } from './handler';
 import { normalizeParams } from './params';
 import { matchRoute, type SpecIndex } from './spec';
@@ -13,8 +13,6 @@ import { openScope, scopeIfAny, scopeOf, type RequestScope } from './scope';
 
 /** Form bodies may hold this much (after decompression); Zulip's nginx allows far more for uploads only. */
 const FORM_BYTES = 5 * 1024 * 1024;
-/** Form fields per request: no operation declares a tenth of this. */
-const FORM_FIELDS = 1000;
 
 /**
  * The /api/v1 request pipeline, one pass in this order: route match (404/405

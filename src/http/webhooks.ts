@@ -2,12 +2,12 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from '../context';
-import { bounded } from '../domain/bounded';
 import { ApiError, MissingArgumentError } from '../errors';
 import { incomingWebhook } from '../handlers/webhooks';
 import { integrationNamed } from '../integrations';
 import type { WebhookRequest } from '../integrations/run';
 import { authenticateApiKey, authenticateBasic } from './auth';
+import { FORM_FIELDS, malformed, multipartEncodingRefused, tooLarge, unsupportedCharset, unsupportedEncoding } from './body';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 import { sendJson } from './pipeline';
 
@@ -15,9 +15,6 @@ import { sendJson } from './pipeline';
 const BODY_BYTES = 5 * 1024 * 1024;
 /** Incoming webhooks are what an incoming-webhook bot's key is for (every other operation but sending refuses it). */
 const INCOMING_BOTS_WELCOME = { allowIncomingWebhooks: true };
-
-/** Form fields per request, as the API pipeline allows (src/http/pipeline.ts). */
-const FORM_FIELDS = 1000;
 
 /**
  * Incoming webhooks, `POST /api/v1/external/{integration_name}` (contract:
@@ -92,16 +89,12 @@ async function readWebhookRequest(req: Request): Promise<WebhookRequest> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   // No service compresses its webhook bodies; refused in the API pipeline's words.
   if (req.headers['content-encoding'] !== undefined && req.headers['content-encoding'] !== 'identity') {
-    throw new ApiError(
-      type.startsWith('multipart/') ? 'Content-Encoding is not supported for multipart bodies' : 'Unsupported Content-Encoding',
-      'BAD_REQUEST',
-      415,
-    );
+    throw type.startsWith('multipart/') ? multipartEncodingRefused() : unsupportedEncoding();
   }
   // Text is read as UTF-8 (JSON's only encoding); a body declaring another charset is refused as the API's are.
   const charset = /;\s*charset="?([^";\s]+)/.exec(type)?.[1];
   if (charset !== undefined && !/^(utf-?8|us-ascii)$/.test(charset)) {
-    throw new ApiError(`Unsupported charset: ${bounded(charset)}`, 'BAD_REQUEST', 415);
+    throw unsupportedCharset(charset);
   }
   const raw = await readBody(req);
   let form: Record<string, string> | null = null;
@@ -144,8 +137,6 @@ function readBody(req: Request): Promise<Buffer> {
   });
 }
 
-const tooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413);
-
 /** A multipart body's text fields (files are read and dropped: no integration takes one). */
 function multipartFields(req: Request, raw: Buffer): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
@@ -154,7 +145,7 @@ function multipartFields(req: Request, raw: Buffer): Promise<Record<string, stri
     try {
       parser = busboy({ headers: req.headers, limits: { fields: FORM_FIELDS, fieldSize: BODY_BYTES } });
     } catch {
-      reject(new ApiError('Malformed request body'));
+      reject(malformed());
       return;
     }
     parser.on('field', (name, value) => {
@@ -162,7 +153,7 @@ function multipartFields(req: Request, raw: Buffer): Promise<Record<string, stri
     });
     parser.on('file', (_name, stream) => stream.resume());
     parser.on('fieldsLimit', () => reject(tooLarge()));
-    parser.on('error', () => reject(new ApiError('Malformed request body')));
+    parser.on('error', () => reject(malformed()));
     parser.on('close', () => resolve(fields));
     Readable.from([raw]).pipe(parser);
   });
