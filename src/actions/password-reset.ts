@@ -18,7 +18,10 @@ import { setPasswordInTx } from './passwords';
 
 /** What the "forgot password" form answers: the same `sent` whether or not the address has an account. */
 export type ResetRequestOutcome =
-  { result: 'sent' } | { result: 'invalid-email' } | { result: 'no-organization' } | { result: 'rate-limited'; retryAfterSeconds: number };
+  | { result: 'sent' }
+  | { result: 'invalid-email'; realmName: string }
+  | { result: 'no-organization' }
+  | { result: 'rate-limited'; retryAfterSeconds: number };
 
 const seconds = (ctx: AppContext) => Math.floor(ctx.clock.now() / 1000);
 
@@ -45,7 +48,7 @@ export async function doRequestPasswordReset(
   const realm = await getSitePageRealm(ctx.db, input.host, ctx.config.externalUrl);
   if (!realm) return { result: 'no-organization' };
   const email = input.email.trim();
-  if (!isValidEmail(email)) return { result: 'invalid-email' };
+  if (!isValidEmail(email)) return { result: 'invalid-email', realmName: realm.name };
   if (!realm.password_auth_enabled) return { result: 'sent' };
   const key = emailKey(email);
   const limited = await consumeResetLimits(ctx, key, clientAddressKey(input.clientAddress));

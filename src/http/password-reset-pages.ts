@@ -1,13 +1,13 @@
-import express, { Router, type Request, type Response } from 'express';
+import type { Router, Response } from 'express';
 import type { AppContext } from '../context';
 import { getResetLinkAccount } from '../access/password-reset';
-import { getSitePageRealm } from '../access/site-pages';
 import { MAX_PASSWORD_LENGTH, PASSWORD_RESET_LINK_SECONDS, resetLinkHours } from '../domain/password-reset';
 import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
 import { requestPasswordReset, resetPassword } from '../handlers/password-reset';
+import { formField, formPagesRouter, noOrganization, pageRealm } from './page-forms';
 import { escapeHtml, sendPage } from './site-pages';
 
-const FORM_PATH = '/accounts/password/reset/';
+export const RESET_FORM_PATH = '/accounts/password/reset/';
 const DONE_PATH = '/accounts/password/reset/done/';
 
 /**
@@ -19,17 +19,14 @@ const DONE_PATH = '/accounts/password/reset/done/';
  * (the rate limits answer 429 with one).
  */
 export function passwordResetPagesRouter(ctx: AppContext): Router {
-  const router = Router({ strict: false });
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
-
-  router.get(FORM_PATH, async (req, res) => {
-    const realm = await getSitePageRealm(ctx.db, req.headers.host, ctx.config.externalUrl);
-    if (!realm) return noOrganization(res);
-    requestForm(res, 200, realm.name, '', null);
+  const { router, form } = formPagesRouter();
+  router.get(RESET_FORM_PATH, async (req, res) => {
+    const realm = await pageRealm(ctx, req, res);
+    if (realm) requestForm(res, 200, realm.name, '', null);
   });
 
-  router.post(FORM_PATH, form, async (req, res) => {
-    const email = field(req, 'email');
+  router.post(RESET_FORM_PATH, form, async (req, res) => {
+    const email = formField(req, 'email');
     const outcome = await requestPasswordReset(ctx, { email, host: req.headers.host, clientAddress: req.ip });
     switch (outcome.result) {
       case 'sent':
@@ -37,10 +34,8 @@ export function passwordResetPagesRouter(ctx: AppContext): Router {
         return res.redirect(303, DONE_PATH);
       case 'no-organization':
         return noOrganization(res);
-      case 'invalid-email': {
-        const realm = await getSitePageRealm(ctx.db, req.headers.host, ctx.config.externalUrl);
-        return requestForm(res, 200, realm?.name ?? 'Parley', email, 'Enter a valid email address.');
-      }
+      case 'invalid-email':
+        return requestForm(res, 200, outcome.realmName, email, 'Enter a valid email address.');
       case 'rate-limited':
         return sendPage(
           res,
@@ -65,17 +60,17 @@ It can take a few minutes to arrive; look in your spam folder too.</p>
     );
   });
 
-  router.get(`${FORM_PATH}:token/`, async (req, res) => {
+  router.get(`${RESET_FORM_PATH}:token/`, async (req, res) => {
     const account = await getResetLinkAccount(ctx.db, String(req.params.token), Math.floor(ctx.clock.now() / 1000));
     if (!account) return invalidLink(res);
     passwordForm(res, 200, account.user.delivery_email, null);
   });
 
-  router.post(`${FORM_PATH}:token/`, form, async (req, res) => {
+  router.post(`${RESET_FORM_PATH}:token/`, form, async (req, res) => {
     const outcome = await resetPassword(ctx, {
       token: String(req.params.token),
-      password: field(req, 'new_password1'),
-      confirmation: field(req, 'new_password2'),
+      password: formField(req, 'new_password1'),
+      confirmation: formField(req, 'new_password2'),
     });
     switch (outcome.result) {
       case 'invalid-link':
@@ -99,14 +94,6 @@ It can take a few minutes to arrive; look in your spam folder too.</p>
   return router;
 }
 
-/** A form field as one string (a repeated field: its first value; a missing one: empty). */
-function field(req: Request, name: string): string {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const value = body[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : '';
-}
-
 const errorLine = (error: string | null) => (error ? `<p class="error">${escapeHtml(error)}</p>\n` : '');
 
 function requestForm(res: Response, status: number, realmName: string, email: string, error: string | null): void {
@@ -116,7 +103,7 @@ function requestForm(res: Response, status: number, realmName: string, email: st
     'Forgot your password?',
     `<h1>Forgot your password?</h1>
 <p>Enter the email address of your account in ${escapeHtml(realmName)}: we will email you a link to choose a new one.</p>
-${errorLine(error)}<form method="post" action="${FORM_PATH}">
+${errorLine(error)}<form method="post" action="${RESET_FORM_PATH}">
 <label for="email">Email address</label>
 <input type="email" id="email" name="email" value="${escapeHtml(email)}" autocomplete="email" required autofocus>
 <button type="submit">Send reset link</button>
@@ -148,10 +135,6 @@ function invalidLink(res: Response): void {
     'Reset link not valid',
     `<h1>This reset link does not work</h1>
 <p>It has expired, has been used already (each link works once), or was never valid.
-<a href="${FORM_PATH}">Ask for a new link</a>.</p>`,
+<a href="${RESET_FORM_PATH}">Ask for a new link</a>.</p>`,
   );
-}
-
-function noOrganization(res: Response): void {
-  sendPage(res, 404, 'Parley', `<h1>Parley</h1>\n<p>There is no organization at this address.</p>`);
 }

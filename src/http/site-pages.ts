@@ -29,8 +29,8 @@ export function sitePagesRouter(db: Knex, config: Pick<Config, 'externalUrl'>): 
       `<h1>${name}</h1>
 <p>${name} chats on Parley, a server of the Zulip API: the Zulip mobile app and zulip-terminal connect to it.</p>
 <ul>
-<li><a href="https://zulip.com/apps/">Get a Zulip app</a> and log in at <code>${escapeHtml(site)}</code> with your email and password.
-<a href="/accounts/password/reset/">Forgot your password?</a></li>
+<li><a href="https://zulip.com/apps/">Get a Zulip app</a> and log in at <code>${escapeHtml(site)}</code> with your email and password
+(<a href="/login/">check them here</a>). <a href="/accounts/password/reset/">Forgot your password?</a></li>
 <li><a href="/api/docs">The API reference</a>, where you can try each operation, and <a href="/api/v1/openapi.json">its OpenAPI document</a>.</li>
 </ul>`,
     );
