@@ -316,6 +316,14 @@ export interface TableRows {
     text_body: string;
     to_address: string;
   };
+  password_reset_tokens: {
+    created_at: number;
+    expires_at: number;
+    id: number;
+    token_hash: string;
+    used_at: number | null;
+    user_id: number;
+  };
   presence_sequence: {
     last_update_id: number;
     realm_id: number;
@@ -905,6 +913,14 @@ export interface TableInserts {
     text_body: string;
     to_address: string;
   };
+  password_reset_tokens: {
+    created_at: number;
+    expires_at: number;
+    id?: number;
+    token_hash: string;
+    used_at?: number | null;
+    user_id: number;
+  };
   presence_sequence: {
     last_update_id?: number;
     realm_id: number;
@@ -1226,6 +1242,7 @@ declare module 'knex/types/tables' {
     multiuse_invites: Knex.CompositeTableType<TableRows['multiuse_invites'], Written<TableInserts['multiuse_invites']>, Partial<Written<TableInserts['multiuse_invites']>>>;
     muted_users: Knex.CompositeTableType<TableRows['muted_users'], Written<TableInserts['muted_users']>, Partial<Written<TableInserts['muted_users']>>>;
     outgoing_emails: Knex.CompositeTableType<TableRows['outgoing_emails'], Written<TableInserts['outgoing_emails']>, Partial<Written<TableInserts['outgoing_emails']>>>;
+    password_reset_tokens: Knex.CompositeTableType<TableRows['password_reset_tokens'], Written<TableInserts['password_reset_tokens']>, Partial<Written<TableInserts['password_reset_tokens']>>>;
     presence_sequence: Knex.CompositeTableType<TableRows['presence_sequence'], Written<TableInserts['presence_sequence']>, Partial<Written<TableInserts['presence_sequence']>>>;
     push_tokens: Knex.CompositeTableType<TableRows['push_tokens'], Written<TableInserts['push_tokens']>, Partial<Written<TableInserts['push_tokens']>>>;
     rate_limits: Knex.CompositeTableType<TableRows['rate_limits'], Written<TableInserts['rate_limits']>, Partial<Written<TableInserts['rate_limits']>>>;

@@ -59,7 +59,10 @@ export function createLogger(
 /** Query parameters whose values never reach a log line. */
 const SECRET_QUERY = /([?&](?:password|api_key|new_password|old_password|token|key)=)[^&#]*/gi;
 
-/** A URL for the log: secrets in its query string replaced. */
+/** Paths that carry a secret as a segment: a password reset link's token. */
+const SECRET_PATH = /^(\/accounts\/password\/reset\/)(?!done\/)[^/?#]+/i;
+
+/** A URL for the log: secrets in its path and query string replaced. */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[Redacted]');
+  return url.replace(SECRET_PATH, '$1[Redacted]').replace(SECRET_QUERY, '$1[Redacted]');
 }

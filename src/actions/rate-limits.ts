@@ -7,6 +7,7 @@ import type { Config } from '../config';
 import { openRateLimitRedis, RATE_LIMIT_REDIS_TIMEOUT_MS } from '../db/rate-limit-redis';
 import { closeRedis } from '../events/redis-calls';
 import { createRateLimiter } from '../db/rate-limit-store';
+import { PASSWORD_RESET_BY_EMAIL, SENDS_EMAIL_BY_IP } from '../domain/password-reset';
 import { rateLimitedError, type RateLimitKind, type RateLimitNotes, type RateLimitResult } from '../domain/rate-limits';
 
 /**
@@ -72,7 +73,7 @@ export class RateLimits {
 
 /**
  * The limits the configuration asks for, in the store it names (RATE_LIMITS=off: none).
- * With RATE_LIMIT_STORE=redis the three limiters share one connection, opened here.
+ * With RATE_LIMIT_STORE=redis the limiters share one connection, opened here.
  */
 export function createRateLimits(db: Knex, config: Config): RateLimits {
   if (!config.rateLimits) return new RateLimits(null);
@@ -92,6 +93,9 @@ export function createRateLimits(db: Knex, config: Config): RateLimits {
       user: make('user', config.rateLimitUserPerMinute, 60),
       ip: make('ip', config.rateLimitIpPerMinute, 60),
       authByUsername: make('auth', config.rateLimitAuthAttempts, config.rateLimitAuthWindowSeconds),
+      passwordResetByEmailHour: make('reset-hour', PASSWORD_RESET_BY_EMAIL[0]!.points, PASSWORD_RESET_BY_EMAIL[0]!.durationSeconds),
+      passwordResetByEmailDay: make('reset-day', PASSWORD_RESET_BY_EMAIL[1]!.points, PASSWORD_RESET_BY_EMAIL[1]!.durationSeconds),
+      sendsEmailByIp: make('email-ip', SENDS_EMAIL_BY_IP.points, SENDS_EMAIL_BY_IP.durationSeconds),
     },
     redis,
   );

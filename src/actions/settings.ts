@@ -15,6 +15,8 @@ import { toApiRealmUserUpdateEvent, toApiUserSettingsUpdateEvent } from '../seri
 import { doPresenceEnabledChanged } from './presence';
 import { checkRealmDefaults } from './realm-defaults';
 import { deleteAllDrafts } from '../queries/drafts';
+import { nowSeconds } from '../queries/ids';
+import { setPasswordInTx } from './passwords';
 
 type SettingsRequest = Params<'update-settings'>;
 type PersonalSetting = 'allow_private_data_export' | 'enable_login_emails' | 'enable_marketing_emails';
@@ -72,10 +74,7 @@ export async function doUpdateSettings(ctx: AppContext, caller: UserRow, p: Sett
       audit.push({ realmId: user.realm_id, actorId: user.id, userId: user.id, eventType, extra });
     const person: Omit<Schema<'RealmUserUpdatePerson'>, 'user_id'>[] = [];
 
-    if (passwordHash !== undefined) {
-      await updateUser(tx.trx, user.id, { password_hash: passwordHash });
-      entry(AuditEventType.USER_PASSWORD_CHANGED);
-    }
+    if (passwordHash !== undefined) await setPasswordInTx(tx, user, passwordHash, user.id, nowSeconds());
     if (fullName !== undefined && fullName !== user.full_name) {
       await updateUser(tx.trx, user.id, { full_name: fullName });
       entry(AuditEventType.USER_FULL_NAME_CHANGED, valueChange(user.full_name, fullName));

@@ -3,9 +3,10 @@ import { ApiError } from '../errors';
 /**
  * Zulip's default rate limits (its RATE_LIMITING_RULES): API requests per
  * authenticated user, API requests per client address for unauthenticated
- * requests, and password attempts per username.
+ * requests, password attempts per username, and password reset mail per
+ * address (two windows) and per client address (src/domain/password-reset.ts).
  */
-export type RateLimitKind = 'user' | 'ip' | 'authByUsername';
+export type RateLimitKind = 'user' | 'ip' | 'authByUsername' | 'passwordResetByEmailHour' | 'passwordResetByEmailDay' | 'sendsEmailByIp';
 
 /**
  * Where rate-limit counters live (RATE_LIMIT_STORE; docs/adr/0010-rate-limits.md):

@@ -6,9 +6,10 @@ import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
 
 /**
  * The few HTML pages outside the API, for a person who opens the server's
- * address in a browser: `/` names the organization and points to the apps
- * and the API reference; `/join/<key>/`, the `invite_link` of a reusable
- * invitation, says how to accept it (the sign-up form comes with email); any
+ * address in a browser: `/` names the organization and points to the apps,
+ * the API reference and the "forgot password" form
+ * (src/http/password-reset-pages.ts); `/join/<key>/`, the `invite_link` of a
+ * reusable invitation, says how to accept it (the sign-up form comes with email); any
  * other path that is not the API's a small 404 page, not Express's default.
  * The API's own paths keep answering JSON (src/app.ts mounts these last).
  */
@@ -28,7 +29,8 @@ export function sitePagesRouter(db: Knex, config: Pick<Config, 'externalUrl'>): 
       `<h1>${name}</h1>
 <p>${name} chats on Parley, a server of the Zulip API: the Zulip mobile app and zulip-terminal connect to it.</p>
 <ul>
-<li><a href="https://zulip.com/apps/">Get a Zulip app</a> and log in at <code>${escapeHtml(site)}</code> with your email and password.</li>
+<li><a href="https://zulip.com/apps/">Get a Zulip app</a> and log in at <code>${escapeHtml(site)}</code> with your email and password
+(<a href="/login/">check them here</a>). <a href="/accounts/password/reset/">Forgot your password?</a></li>
 <li><a href="/api/docs">The API reference</a>, where you can try each operation, and <a href="/api/v1/openapi.json">its OpenAPI document</a>.</li>
 </ul>`,
     );
