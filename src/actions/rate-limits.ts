@@ -7,7 +7,13 @@ import type { Config } from '../config';
 import { openRateLimitRedis, RATE_LIMIT_REDIS_TIMEOUT_MS } from '../db/rate-limit-redis';
 import { closeRedis } from '../events/redis-calls';
 import { createRateLimiter } from '../db/rate-limit-store';
-import { rateLimitedError, type RateLimitKind, type RateLimitNotes, type RateLimitResult } from '../domain/rate-limits';
+import {
+  EMAIL_GATEWAY_REALM_RULE,
+  rateLimitedError,
+  type RateLimitKind,
+  type RateLimitNotes,
+  type RateLimitResult,
+} from '../domain/rate-limits';
 
 /**
  * Zulip's rate limits over one store: `consume` counts a request against a
@@ -72,7 +78,7 @@ export class RateLimits {
 
 /**
  * The limits the configuration asks for, in the store it names (RATE_LIMITS=off: none).
- * With RATE_LIMIT_STORE=redis the three limiters share one connection, opened here.
+ * With RATE_LIMIT_STORE=redis the limiters share one connection, opened here.
  */
 export function createRateLimits(db: Knex, config: Config): RateLimits {
   if (!config.rateLimits) return new RateLimits(null);
@@ -92,6 +98,7 @@ export function createRateLimits(db: Knex, config: Config): RateLimits {
       user: make('user', config.rateLimitUserPerMinute, 60),
       ip: make('ip', config.rateLimitIpPerMinute, 60),
       authByUsername: make('auth', config.rateLimitAuthAttempts, config.rateLimitAuthWindowSeconds),
+      emailGatewayRealm: make('email-realm', EMAIL_GATEWAY_REALM_RULE.points, EMAIL_GATEWAY_REALM_RULE.durationSeconds),
     },
     redis,
   );

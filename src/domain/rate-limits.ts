@@ -3,9 +3,13 @@ import { ApiError } from '../errors';
 /**
  * Zulip's default rate limits (its RATE_LIMITING_RULES): API requests per
  * authenticated user, API requests per client address for unauthenticated
- * requests, and password attempts per username.
+ * requests, password attempts per username, and mails to channel addresses
+ * per organization (its RATE_LIMITING_MIRROR_REALM_RULES; the first of
+ * them, 50 a minute: EMAIL_GATEWAY_REALM_RULE).
  */
-export type RateLimitKind = 'user' | 'ip' | 'authByUsername';
+export type RateLimitKind = 'user' | 'ip' | 'authByUsername' | 'emailGatewayRealm';
+
+export const EMAIL_GATEWAY_REALM_RULE: RateLimitRule = { points: 50, durationSeconds: 60 };
 
 /**
  * Where rate-limit counters live (RATE_LIMIT_STORE; docs/adr/0010-rate-limits.md):
