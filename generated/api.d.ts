@@ -11687,10 +11687,7 @@ export interface operations {
     "get-stream-email-address": {
         parameters: {
             query?: {
-                /**
-                 * @description Who messages sent to the address appear from: the caller, or one of the caller's bots. By default, the organization's Email Gateway bot (feature level 335).
-                 * @example 11
-                 */
+                /** @description Who messages sent to the address appear from: the caller, or one of the caller's bots. By default, the organization's Email Gateway bot (feature level 335). */
                 sender_id?: number;
             };
             header?: never;
