@@ -2,6 +2,8 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import pino from 'pino';
 import { startEmailGateway, type EmailGateway } from '../src/gateway/listener';
 import { EMAIL_GATEWAY_BOT_EMAIL } from '../src/actions/channel-email';
+import { checkGatewayRecipient } from '../src/actions/incoming-email';
+import { EMAIL_GATEWAY_REALM_RULE } from '../src/domain/rate-limits';
 import { newMissedMessageToken } from '../src/domain/email-gateway';
 import { getMessageRow } from '../src/queries/messages';
 import { getMissedMessageAddressByToken, insertMissedMessageAddress } from '../src/queries/missed-message-addresses';
@@ -283,6 +285,33 @@ eachDatabase('email gateway', (dialect) => {
         responseCode: 550,
         command: 'RCPT TO',
       });
+    });
+  });
+  describe('the rate limit of channel addresses', () => {
+    it("refuses, for a while, mail to an organization's channel addresses beyond 50 a minute (450, to be retried)", async () => {
+      const limited = await startTestServer(dialect, undefined, {
+        dataDir: data.dir,
+        config: { emailGatewayPattern: PATTERN, emailGatewayPort: 0, rateLimits: true, rateLimitStore: 'memory' },
+      });
+      const listener = await startEmailGateway(limited.ctx, pino({ level: 'silent' }));
+      try {
+        const channel = await createChannel(limited, 'general', [limited.cast.member]);
+        const res = await limited.api.get(`/streams/${channel.id}/email_address`, limited.cast.member);
+        const to = res.body.email as string;
+        for (let i = 0; i < EMAIL_GATEWAY_REALM_RULE.points; i++) await checkGatewayRecipient(limited.ctx, to, { rateLimit: true });
+        const transport = nodemailer.createTransport({ host: '127.0.0.1', port: listener.port, secure: false, ignoreTLS: true });
+        await expect(
+          transport.sendMail({ from: 'a@b.test', to, subject: 'x', text: 'x' }).finally(() => transport.close()),
+        ).rejects.toMatchObject({
+          responseCode: 450,
+          command: 'RCPT TO',
+          response: expect.stringContaining('4.7.0 Rate-limited'),
+        });
+      } finally {
+        await listener.close();
+        limited.ctx.queues.close();
+        await limited.close();
+      }
     });
   });
 });
