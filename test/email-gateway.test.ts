@@ -2,7 +2,8 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import pino from 'pino';
 import { startEmailGateway, type EmailGateway } from '../src/gateway/listener';
 import { EMAIL_GATEWAY_BOT_EMAIL } from '../src/actions/channel-email';
-import { checkGatewayRecipient } from '../src/actions/incoming-email';
+import { checkGatewayRecipient, newMissedMessageReplyTo } from '../src/actions/incoming-email';
+import { inTransaction } from '../src/db/transaction';
 import { EMAIL_GATEWAY_REALM_RULE } from '../src/domain/rate-limits';
 import { newMissedMessageToken } from '../src/domain/email-gateway';
 import { getMessageRow } from '../src/queries/messages';
@@ -129,13 +130,15 @@ eachDatabase('email gateway', (dialect) => {
       expect(await addressOf(t.cast.admin, announce.id)).toMatch(/@gateway\.test$/);
     });
 
-    it('answers an empty address when the server has no email gateway', async () => {
+    it('answers an empty address when the server has no email gateway, and gives no reply address', async () => {
       const bare = await startTestServer(dialect);
       try {
         await createChannel(bare, 'general', [bare.cast.member]);
         const { id } = (await bare.ctx.db('channels').where({ name: 'general' }).first('id'))!;
         const res = await bare.api.get(`/streams/${id}/email_address`, bare.cast.member);
         expect(res.body).toEqual({ result: 'success', msg: '', email: '' });
+        // Nor do missed-message emails get a reply address.
+        expect(await inTransaction(bare.ctx.db, (tx) => newMissedMessageReplyTo(bare.ctx, tx, bare.cast.member.id, 1))).toBeNull();
       } finally {
         bare.ctx.queues.close();
         await bare.close();
@@ -258,6 +261,16 @@ eachDatabase('email gateway', (dialect) => {
       await mail({ from: member.delivery_email, to, subject: 'Re: Lunch', text: 'Sure.' });
       const reply = await latestMessage();
       expect(reply).toMatchObject({ sender_id: member.id, recipient_id: original.recipient_id, content: 'Sure.' });
+    });
+
+    it('takes a reply at the Reply-To a missed-message email is given (newMissedMessageReplyTo)', async () => {
+      const { member, owner } = t.cast;
+      await t.api.post('/messages', owner, { type: 'direct', to: JSON.stringify([member.id]), content: 'Are you there?' });
+      const original = await latestMessage();
+      const replyTo = await inTransaction(t.ctx.db, (tx) => newMissedMessageReplyTo(t.ctx, tx, member.id, original.id));
+      expect(replyTo).toMatch(/^mm[0-9a-f]{32}@gateway\.test$/);
+      await mail({ from: member.delivery_email, to: replyTo!, subject: 'Re: missed', text: 'Now I am.' });
+      expect(await latestMessage()).toMatchObject({ sender_id: member.id, recipient_id: original.recipient_id, content: 'Now I am.' });
     });
 
     it('refuses a reply to a missed-message address from anyone but its user', async () => {

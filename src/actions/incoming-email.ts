@@ -1,5 +1,5 @@
 import type { AppContext } from '../context';
-import { inTransaction } from '../db/transaction';
+import { inTransaction, type Tx } from '../db/transaction';
 import {
   type AddressOptions,
   decodeChannelLocalPart,
@@ -7,6 +7,8 @@ import {
   isForwardedSubject,
   isMissedMessageToken,
   linkTextOf,
+  missedMessageEmailAddress,
+  newMissedMessageToken,
   topicFromSubject,
   withoutFooter,
   withoutQuotedReply,
@@ -22,6 +24,7 @@ import { getDmParticipants, getMessageRow, type MessageRow } from '../queries/me
 import {
   getMissedMessageAddressByToken,
   incrementMissedMessageAddressUse,
+  insertMissedMessageAddress,
   type MissedMessageAddressRow,
 } from '../queries/missed-message-addresses';
 import { getRealmById } from '../queries/realms';
@@ -117,6 +120,25 @@ export async function checkGatewayRecipient(ctx: AppContext, address: string, op
   }
   await checkChannelAddressAccess(ctx, row);
   return { kind: 'channel', address: row, options };
+}
+
+/**
+ * The Reply-To of a missed-message email about `messageId` to `userId`
+ * (Zulip's create_missed_message_address): a new address, recorded in the
+ * transaction that queues the mail; null when the server has no gateway
+ * (the mail then names no reply address; Zulip's is its no-reply one).
+ */
+export async function newMissedMessageReplyTo(ctx: AppContext, tx: Tx, userId: number, messageId: number): Promise<string | null> {
+  const pattern = ctx.config.emailGatewayPattern;
+  if (pattern === '') return null;
+  const token = newMissedMessageToken();
+  await insertMissedMessageAddress(tx.trx, {
+    user_id: userId,
+    message_id: messageId,
+    email_token: token,
+    created_at: Math.floor(ctx.clock.now() / 1000),
+  });
+  return missedMessageEmailAddress(pattern, token);
 }
 
 /** The address's user, organization and message; a missing one makes the address invalid. */
