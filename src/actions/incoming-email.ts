@@ -78,8 +78,16 @@ export interface IncomingMail {
 
 /** Where a gateway address leads. */
 export type GatewayRecipient =
-  | { kind: 'channel'; address: ChannelEmailAddressRow; options: AddressOptions }
-  | { kind: 'missed-message'; address: MissedMessageAddressRow };
+  | {
+      kind: 'channel';
+      address: ChannelEmailAddressRow;
+      options: AddressOptions;
+      /** Who posts, where, in which organization: as checked. */
+      sender: UserRow;
+      realm: RealmRow;
+      channel: ChannelRow;
+    }
+  | { kind: 'missed-message'; address: MissedMessageAddressRow; user: UserRow; realm: RealmRow; message: MessageRow };
 
 /**
  * The gateway recipient an address names, checked as Zulip's SMTP server
@@ -103,7 +111,7 @@ export async function checkGatewayRecipient(ctx: AppContext, address: string, op
       // channel's are checked now, so that a refusal reaches the sender.
       await checkCanPostAs(ctx, user, realm, message.channel_id!);
     }
-    return { kind: 'missed-message', address: row };
+    return { kind: 'missed-message', address: row, user, realm, message };
   }
   const { token, options } = decodeChannelLocalPart(local);
   const row = token === '' ? undefined : await getChannelEmailAddressByToken(ctx.db, token);
@@ -118,8 +126,7 @@ export async function checkGatewayRecipient(ctx: AppContext, address: string, op
       throw err;
     }
   }
-  await checkChannelAddressAccess(ctx, row);
-  return { kind: 'channel', address: row, options };
+  return { kind: 'channel', address: row, options, ...(await checkChannelAddressAccess(ctx, row)) };
 }
 
 /**
@@ -208,7 +215,7 @@ async function checkChannelAddressAccess(
 export async function doProcessIncomingEmail(ctx: AppContext, address: string, mail: IncomingMail): Promise<{ messageId: number }> {
   const recipient = await checkGatewayRecipient(ctx, address, { rateLimit: false });
   if (recipient.kind === 'channel') {
-    const { sender, realm, channel } = await checkChannelAddressAccess(ctx, recipient.address);
+    const { sender, realm, channel } = recipient;
     const options = { ...recipient.options };
     // A forwarded mail's quotation is what was forwarded: kept unless the address says otherwise.
     options.includeQuotes ??= isForwardedSubject(mail.subject);
@@ -219,8 +226,7 @@ export async function doProcessIncomingEmail(ctx: AppContext, address: string, m
     // (the Email Gateway bot itself is subscribed nowhere).
     return { messageId: await send(ctx, caller, { kind: 'channel', channel, topic }, content, true) };
   }
-  const row = recipient.address;
-  const { user, realm, message } = await missedMessageContext(ctx, row);
+  const { address: row, user, realm, message } = recipient;
   checkFromIsUser(mail, user);
   await incrementMissedMessageAddressUse(ctx.db, row.id);
   const content = await zulipBody(ctx, mail, realm, user, {});
