@@ -38,6 +38,8 @@ const LAYERS = {
   handlers: ['handlers', 'integrations', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
   http: ['http', 'integrations', 'emails', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
   cache: ['cache', 'ports', 'queries', 'db', 'domain', 'errors'],
+  // The incoming email gateway's SMTP listener: it parses mail and hands it to actions.
+  gateway: ['gateway', 'actions', 'domain', 'errors', 'config'],
   cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server', 'cache'],
 };
 

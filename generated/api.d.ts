@@ -464,6 +464,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/streams/{stream_id}/email_address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a channel's email address
+         * @description The address that posts mail sent to it in the channel, through the incoming email gateway (feature level 226): the subject becomes the topic, the body the message, attachments uploads. Each caller has their own address for each sender (feature level 335); asking again gives the same one. Mail to it is posted as the sender, after checking that the sender (or, for the Email Gateway bot, the caller) may still post in the channel. The address always carries the `show-sender` option, so the message starts with the mail's From line. When the server has no email gateway (EMAIL_GATEWAY_PATTERN unset), the address is the empty string, as on Zulip.
+         */
+        get: operations["get-stream-email-address"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/subscriptions/{stream_id}": {
         parameters: {
             query?: never;
@@ -3827,6 +3853,13 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description IDs of the channel's subscribers who are active users (bots included). */
             subscribers: number[];
+        };
+        GetStreamEmailAddressResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channel's email address for the caller and sender; the empty string when the server has no email gateway. */
+            email: string;
         };
         /**
          * @example {
@@ -11633,6 +11666,56 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GetSubscribersResponse"];
+                };
+            };
+            /** @description Bad request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-stream-email-address": {
+        parameters: {
+            query?: {
+                /** @description Who messages sent to the address appear from: the caller, or one of the caller's bots. By default, the organization's Email Gateway bot (feature level 335). */
+                sender_id?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the channel.
+                 * @example 1
+                 */
+                stream_id: components["parameters"]["StreamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "email": "general.5e7f9a3c1b2d4e6f8a9b0c1d2e3f4a5b.show-sender@chat.example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetStreamEmailAddressResponse"];
                 };
             };
             /** @description Bad request. */

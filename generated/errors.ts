@@ -681,6 +681,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'get-stream-email-address': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'get-stream-id': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
     401: ['UNAUTHORIZED'],

@@ -129,6 +129,16 @@ export interface TableRows {
     id: number;
     payload: string;
   };
+  channel_email_addresses: {
+    channel_id: number;
+    created_at: number;
+    creator_id: number;
+    deactivated: DbBool;
+    email_token: string;
+    id: number;
+    realm_id: number;
+    sender_id: number;
+  };
   channel_folders: {
     creator_id: number | null;
     date_created: number;
@@ -275,6 +285,14 @@ export interface TableRows {
     topic: string;
     topic_key: string;
     type: number;
+  };
+  missed_message_addresses: {
+    created_at: number;
+    email_token: string;
+    id: number;
+    message_id: number;
+    times_used: number;
+    user_id: number;
   };
   multiuse_invite_channels: {
     channel_id: number;
@@ -726,6 +744,16 @@ export interface TableInserts {
     id?: number;
     payload: string;
   };
+  channel_email_addresses: {
+    channel_id: number;
+    created_at: number;
+    creator_id: number;
+    deactivated?: DbBoolIn;
+    email_token: string;
+    id?: number;
+    realm_id: number;
+    sender_id: number;
+  };
   channel_folders: {
     creator_id?: number | null;
     date_created: number;
@@ -872,6 +900,14 @@ export interface TableInserts {
     topic?: string;
     topic_key?: string;
     type?: number;
+  };
+  missed_message_addresses: {
+    created_at: number;
+    email_token: string;
+    id?: number;
+    message_id: number;
+    times_used?: number;
+    user_id: number;
   };
   multiuse_invite_channels: {
     channel_id: number;
@@ -1224,6 +1260,7 @@ declare module 'knex/types/tables' {
     bot_services: Knex.CompositeTableType<TableRows['bot_services'], Written<TableInserts['bot_services']>, Partial<Written<TableInserts['bot_services']>>>;
     bot_storage: Knex.CompositeTableType<TableRows['bot_storage'], Written<TableInserts['bot_storage']>, Partial<Written<TableInserts['bot_storage']>>>;
     cache_invalidations: Knex.CompositeTableType<TableRows['cache_invalidations'], Written<TableInserts['cache_invalidations']>, Partial<Written<TableInserts['cache_invalidations']>>>;
+    channel_email_addresses: Knex.CompositeTableType<TableRows['channel_email_addresses'], Written<TableInserts['channel_email_addresses']>, Partial<Written<TableInserts['channel_email_addresses']>>>;
     channel_folders: Knex.CompositeTableType<TableRows['channel_folders'], Written<TableInserts['channel_folders']>, Partial<Written<TableInserts['channel_folders']>>>;
     channels: Knex.CompositeTableType<TableRows['channels'], Written<TableInserts['channels']>, Partial<Written<TableInserts['channels']>>>;
     client_devices: Knex.CompositeTableType<TableRows['client_devices'], Written<TableInserts['client_devices']>, Partial<Written<TableInserts['client_devices']>>>;
@@ -1237,6 +1274,7 @@ declare module 'knex/types/tables' {
     message_edits: Knex.CompositeTableType<TableRows['message_edits'], Written<TableInserts['message_edits']>, Partial<Written<TableInserts['message_edits']>>>;
     message_search_terms: Knex.CompositeTableType<TableRows['message_search_terms'], Written<TableInserts['message_search_terms']>, Partial<Written<TableInserts['message_search_terms']>>>;
     messages: Knex.CompositeTableType<TableRows['messages'], Written<TableInserts['messages']>, Partial<Written<TableInserts['messages']>>>;
+    missed_message_addresses: Knex.CompositeTableType<TableRows['missed_message_addresses'], Written<TableInserts['missed_message_addresses']>, Partial<Written<TableInserts['missed_message_addresses']>>>;
     multiuse_invite_channels: Knex.CompositeTableType<TableRows['multiuse_invite_channels'], Written<TableInserts['multiuse_invite_channels']>, Partial<Written<TableInserts['multiuse_invite_channels']>>>;
     multiuse_invite_groups: Knex.CompositeTableType<TableRows['multiuse_invite_groups'], Written<TableInserts['multiuse_invite_groups']>, Partial<Written<TableInserts['multiuse_invite_groups']>>>;
     multiuse_invites: Knex.CompositeTableType<TableRows['multiuse_invites'], Written<TableInserts['multiuse_invites']>, Partial<Written<TableInserts['multiuse_invites']>>>;

@@ -14,6 +14,7 @@ import { startInvalidationPoll } from './cache/remote';
 import { DEFAULT_SCHEDULER_OPTIONS, startScheduledDelivery } from './actions/scheduled-delivery';
 import { listenFailure, startupFailureLine } from './startup-errors';
 import { keepWritesFromBlockingExit } from './stdio';
+import { startEmailGateway } from './gateway/listener';
 
 /**
  * Process entry: configuration, database (migrated), demo organization when
@@ -37,6 +38,12 @@ async function main(): Promise<void> {
         throw listenFailure(err, 'METRICS_PORT', config.metricsHost, config.metricsPort!);
       })
     : null;
+  const emailGateway =
+    config.emailGatewayPort === null
+      ? null
+      : await startEmailGateway(ctx, log).catch((err: unknown) => {
+          throw listenFailure(err, 'EMAIL_GATEWAY_PORT', config.emailGatewayHost, config.emailGatewayPort!);
+        });
   const stopSweep = startUploadSweep(ctx, (err) => log.error({ err }, 'unclaimed upload sweep failed'));
   const stopRetention = startRetentionArchiver(
     ctx,
@@ -70,6 +77,9 @@ async function main(): Promise<void> {
   if (metricsAddress && typeof metricsAddress === 'object') {
     lines.push(`Metrics:       http://${config.metricsHost}:${metricsAddress.port}/metrics`);
   }
+  if (emailGateway) {
+    lines.push(`Email gateway: smtp://${hostPort(config.emailGatewayHost, emailGateway.port)} (${config.emailGatewayPattern})`);
+  }
   if (owner && demo.created) {
     lines.push(`Owner email:   ${owner.email}`, `Owner API key: ${owner.api_key}`, `zuliprc:       ${zuliprc}`);
     lines.push(`Try: curl -u ${owner.email}:${owner.api_key} ${site}/api/v1/users/me`);
@@ -91,6 +101,7 @@ async function main(): Promise<void> {
       server,
       tracker,
       metricsServer,
+      emailGateway,
       stopTimers: async () => {
         stopSweep();
         stopCachePoll();

@@ -63,6 +63,8 @@ export interface Running {
    */
   stopTimers: () => void | Promise<void>;
   timeoutMs: number;
+  /** The incoming email gateway (EMAIL_GATEWAY_PORT), when listening: it stops taking mail with the API. */
+  emailGateway?: { close(): Promise<void> } | null;
 }
 
 /**
@@ -78,12 +80,15 @@ export async function shutDown(r: Running): Promise<void> {
   r.server.closeIdleConnections();
   r.metricsServer?.close();
   r.metricsServer?.closeAllConnections();
+  // Mail being received is finished within the same bound as requests (the listener's closeTimeout).
+  const gatewayClosed = r.emailGateway?.close();
   r.ctx.queues.drain();
   const finished = await r.tracker.drain(r.timeoutMs);
   if (!finished)
     r.log.warn({ inFlight: r.tracker.inFlight }, `requests still in flight after ${r.timeoutMs} ms: their connections are cut`);
   r.server.closeAllConnections();
   await closed;
+  await gatewayClosed;
   await r.stopTimers();
   r.ctx.push?.stop(); // notifications not yet delivered are dropped with the process
   r.ctx.outgoingWebhooks.stop(); // so are webhooks not yet called, as the push relay's jobs

@@ -224,6 +224,20 @@ const scenarios = {
       req.pathParams.stream_id = await channelId(s, 'general');
     }),
   },
+  'get-stream-email-address': {
+    200: async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+    },
+    400: refusal('BAD_REQUEST', 'No such bot', async (req, s) => {
+      req.user = s.users.member;
+      req.pathParams.stream_id = await channelId(s, 'general');
+      req.query = { sender_id: s.users.admin.id };
+    }),
+    401: unauthenticated(async (req, s) => {
+      req.pathParams.stream_id = await channelId(s, 'general');
+    }),
+  },
   'get-subscription-status': {
     200: async (req, s) => {
       req.user = s.users.member;

@@ -464,6 +464,22 @@ function groupMentionsOf(byGroup: ReadonlyMap<number, { id: number; name: string
   return { users, names };
 }
 
+/**
+ * Whether the viewer may post in the channel at all, whatever the topic:
+ * not archived, subscribed when it is private (or they are a guest), in
+ * can_send_message_group. A channel's email address is given only to those
+ * who pass it, and mail to one is posted only while its user still does.
+ */
+export function checkMayPostInChannel(viewer: Viewer, channel: ChannelRow): void {
+  const subscribed = viewer.subscribedRecipients.has(channel.recipient_id);
+  if (channel.deactivated || ((channel.invite_only || isGuestRole(viewer.user.role)) && !subscribed)) {
+    throw new ApiError(`Not authorized to send to channel '${channel.name}'`);
+  }
+  if (!inGroup(viewer, channel.can_send_message_group)) {
+    throw new ApiError('You do not have permission to post in this channel.');
+  }
+}
+
 /** Channel posting rules: archived channels, content access, can_send_message_group, topics policy, new-topic permission. */
 async function checkCanPost(
   q: Knex | Knex.Transaction,
@@ -472,13 +488,7 @@ async function checkCanPost(
   channel: ChannelRow,
   topic: string,
 ): Promise<void> {
-  const subscribed = viewer.subscribedRecipients.has(channel.recipient_id);
-  if (channel.deactivated || ((channel.invite_only || isGuestRole(viewer.user.role)) && !subscribed)) {
-    throw new ApiError(`Not authorized to send to channel '${channel.name}'`);
-  }
-  if (!inGroup(viewer, channel.can_send_message_group)) {
-    throw new ApiError('You do not have permission to post in this channel.');
-  }
+  checkMayPostInChannel(viewer, channel);
   const policy = effectiveTopicsPolicy(channel.topics_policy, realm.topics_policy);
   if (topic === '' && policy === 'disable_empty_topic') {
     throw new ApiError(

@@ -8,7 +8,13 @@ import { openRateLimitRedis, RATE_LIMIT_REDIS_TIMEOUT_MS } from '../db/rate-limi
 import { closeRedis } from '../events/redis-calls';
 import { createRateLimiter } from '../db/rate-limit-store';
 import { PASSWORD_RESET_BY_EMAIL, SENDS_EMAIL_BY_IP } from '../domain/password-reset';
-import { rateLimitedError, type RateLimitKind, type RateLimitNotes, type RateLimitResult } from '../domain/rate-limits';
+import {
+  EMAIL_GATEWAY_REALM_RULE,
+  rateLimitedError,
+  type RateLimitKind,
+  type RateLimitNotes,
+  type RateLimitResult,
+} from '../domain/rate-limits';
 
 /**
  * Zulip's rate limits over one store: `consume` counts a request against a
@@ -96,6 +102,7 @@ export function createRateLimits(db: Knex, config: Config): RateLimits {
       passwordResetByEmailHour: make('reset-hour', PASSWORD_RESET_BY_EMAIL[0]!.points, PASSWORD_RESET_BY_EMAIL[0]!.durationSeconds),
       passwordResetByEmailDay: make('reset-day', PASSWORD_RESET_BY_EMAIL[1]!.points, PASSWORD_RESET_BY_EMAIL[1]!.durationSeconds),
       sendsEmailByIp: make('email-ip', SENDS_EMAIL_BY_IP.points, SENDS_EMAIL_BY_IP.durationSeconds),
+      emailGatewayRealm: make('email-realm', EMAIL_GATEWAY_REALM_RULE.points, EMAIL_GATEWAY_REALM_RULE.durationSeconds),
     },
     redis,
   );

@@ -19,9 +19,10 @@ import type { RateLimitStore } from '../domain/rate-limits';
 import { rateLimitStoreSetting } from './rate-limits';
 import { trustedProxiesSetting } from './proxies';
 import { outgoingWebhookSettings } from './outgoing-webhooks';
+import { emailGatewaySettings, type EmailGatewaySettings } from './email-gateway';
 
-/** Typed configuration, read once from the environment. */
-export interface Config {
+/** Typed configuration, read once from the environment (the email gateway's settings: src/config/email-gateway.ts). */
+export interface Config extends EmailGatewaySettings {
   host: string;
   port: number;
   /** Directory for the embedded database, uploads and the owner's zuliprc. */
@@ -213,5 +214,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteReaders: Number(oneOf('SQLITE_READERS', settingOrDefault(env, 'SQLITE_READERS'), ['0', '1', '2', '3', '4'] as const)),
     trustedProxies: trustedProxiesSetting(env),
     ...outgoingWebhookSettings(env),
+    ...emailGatewaySettings(env),
   };
 }

@@ -63,6 +63,12 @@ export const SETTINGS = {
   TRUSTED_PROXIES: { about: "load balancers whose X-Forwarded-For gives the client's address" },
   OUTGOING_WEBHOOK_ALLOWED_HOSTS: { about: 'private hosts, addresses and CIDR ranges outgoing webhooks may reach' },
   OUTGOING_WEBHOOK_TIMEOUT_SECONDS: { default: '10', about: "how long an outgoing webhook's answer may take" },
+  EMAIL_GATEWAY_PATTERN: { about: 'incoming email addresses, one %s for the channel or conversation (unset: no gateway)' },
+  EMAIL_GATEWAY_PORT: { about: 'listen for incoming email (SMTP) on this port (unset: none)' },
+  EMAIL_GATEWAY_HOST: { default: '127.0.0.1', about: 'address the incoming email listener binds to' },
+  EMAIL_GATEWAY_MAX_MESSAGE_MIB: { default: '32', about: 'largest incoming email accepted, in MiB' },
+  EMAIL_GATEWAY_TLS_CERT: { about: 'PEM certificate: the incoming email listener offers STARTTLS' },
+  EMAIL_GATEWAY_TLS_KEY: { about: "that certificate's PEM private key" },
 } as const satisfies Record<string, { default?: string; about: string }>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -3,10 +3,22 @@ import { ApiError } from '../errors';
 /**
  * Zulip's default rate limits (its RATE_LIMITING_RULES): API requests per
  * authenticated user, API requests per client address for unauthenticated
- * requests, password attempts per username, and password reset mail per
- * address (two windows) and per client address (src/domain/password-reset.ts).
+ * requests, password attempts per username, password reset mail per
+ * address (two windows) and per client address (src/domain/password-reset.ts),
+ * and mails to channel addresses per organization (its
+ * RATE_LIMITING_MIRROR_REALM_RULES; the first of them, 50 a minute:
+ * EMAIL_GATEWAY_REALM_RULE).
  */
-export type RateLimitKind = 'user' | 'ip' | 'authByUsername' | 'passwordResetByEmailHour' | 'passwordResetByEmailDay' | 'sendsEmailByIp';
+export type RateLimitKind =
+  | 'user'
+  | 'ip'
+  | 'authByUsername'
+  | 'passwordResetByEmailHour'
+  | 'passwordResetByEmailDay'
+  | 'sendsEmailByIp'
+  | 'emailGatewayRealm';
+
+export const EMAIL_GATEWAY_REALM_RULE: RateLimitRule = { points: 50, durationSeconds: 60 };
 
 /**
  * Where rate-limit counters live (RATE_LIMIT_STORE; docs/adr/0010-rate-limits.md):

@@ -2,6 +2,7 @@ import { accessChannelIdByName, getChannel, getSubscriptionStatus, listChannelMe
 import { subscriberListMode } from '../access/subscriber-lists';
 import { getSubscriptions } from '../access/subscriptions';
 import { doArchiveChannel } from '../actions/archive-channel';
+import { doGetChannelEmailAddress } from '../actions/channel-email';
 import { doCreateChannel } from '../actions/create-channel';
 import { doAddDefaultChannel, doRemoveDefaultChannel } from '../actions/default-channels';
 import { doUpdateChannel } from '../actions/update-channel';
@@ -93,6 +94,11 @@ export const channelHandlers: HandlerTable = {
   'get-subscribers': async (call) => {
     const viewer = caller(call);
     return { subscribers: await listChannelMembers(call.ctx.db, viewer, call.params.stream_id) };
+  },
+
+  'get-stream-email-address': async (call) => {
+    const viewer = caller(call);
+    return doGetChannelEmailAddress(call.ctx, viewer, call.params.stream_id, call.params.sender_id);
   },
 
   'get-subscription-status': async (call) => {
