@@ -10,13 +10,7 @@ import { ApiError } from '../errors';
  * EMAIL_GATEWAY_REALM_RULE).
  */
 export type RateLimitKind =
-  | 'user'
-  | 'ip'
-  | 'authByUsername'
-  | 'passwordResetByEmailHour'
-  | 'passwordResetByEmailDay'
-  | 'sendsEmailByIp'
-  | 'emailGatewayRealm';
+  'user' | 'ip' | 'authByUsername' | 'passwordResetByEmailHour' | 'passwordResetByEmailDay' | 'sendsEmailByIp' | 'emailGatewayRealm';
 
 export const EMAIL_GATEWAY_REALM_RULE: RateLimitRule = { points: 50, durationSeconds: 60 };
 
