@@ -3,7 +3,7 @@ import { topicKey } from '../domain/user-topics';
 
 type Q = Knex | Knex.Transaction;
 
-/** What decides a push notification for one receiver (src/domain/push-triggers.ts). */
+/** What decides a push or email notification for one receiver (src/domain/push-triggers.ts). */
 export interface PushRecipientState {
   id: number;
   isBot: boolean;
@@ -11,7 +11,13 @@ export interface PushRecipientState {
   /** The personal settings, as stored (JSON). */
   settings: string;
   /** The subscription to the message's channel; null for a direct message or a receiver not subscribed. */
-  subscription: { isMuted: boolean; pushNotifications: boolean | null; wildcardMentionsNotify: boolean | null; policy: number } | null;
+  subscription: {
+    isMuted: boolean;
+    pushNotifications: boolean | null;
+    emailNotifications: boolean | null;
+    wildcardMentionsNotify: boolean | null;
+    policy: number;
+  } | null;
   /** The last time a client reported the user active (seconds), null when never. */
   lastActiveTime: number | null;
   /** The organization turned presence off: nobody counts as idle by presence then. */
@@ -51,7 +57,14 @@ export async function listPushRecipientStates(
           .andOn('ut.channel_id', '=', q.raw('?', [channel.channelId]))
           .andOn('ut.topic_key', '=', q.raw('?', [topicKey(channel.topic)])),
       )
-      .select('s.id as subscription_id', 's.is_muted', 's.push_notifications', 's.wildcard_mentions_notify', 'ut.visibility_policy');
+      .select(
+        's.id as subscription_id',
+        's.is_muted',
+        's.push_notifications',
+        's.email_notifications',
+        's.wildcard_mentions_notify',
+        'ut.visibility_policy',
+      );
   }
   const rows = (await query) as Array<Record<string, unknown>>;
   return rows.map((r) => ({
@@ -65,6 +78,7 @@ export async function listPushRecipientStates(
         : {
             isMuted: Boolean(Number(r.is_muted)),
             pushNotifications: boolOrNull(r.push_notifications),
+            emailNotifications: boolOrNull(r.email_notifications),
             wildcardMentionsNotify: boolOrNull(r.wildcard_mentions_notify),
             policy: r.visibility_policy == null ? 0 : Number(r.visibility_policy),
           },
