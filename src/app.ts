@@ -20,6 +20,8 @@ import { integrationsPageRouter } from './http/integrations-page';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
 import { sitePagesRouter } from './http/site-pages';
+import { unsubscribeRouter } from './http/unsubscribe';
+import { doUnsubscribe } from './actions/unsubscribe';
 import { scopeIfAny } from './http/scope';
 import type { SpecIndex } from './http/spec';
 import { checkHealth } from './actions/health';
@@ -108,6 +110,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // The Unicode emoji names, where POST /register's server_emoji_data_url points.
   app.use(emojiDataRouter(emojiCodeToNames));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
+  // The one-click unsubscribe links of mails (missed messages, …).
+  app.use(unsubscribeRouter((kind, token) => doUnsubscribe(ctx, kind, token)));
   // `/`, `/join/<key>/` and a 404 page for any other path, in HTML for a browser.
   app.use(sitePagesRouter(ctx.db, ctx.config));
   app.use(errorMiddleware(log));
