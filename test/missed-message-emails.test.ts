@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { mailDueBatches } from '../src/actions/missed-message-emails';
+import { mailDueBatches, startMissedMessageEmails } from '../src/actions/missed-message-emails';
 import { parseSettings } from '../src/domain/user-settings';
 import type { UserRow } from '../src/queries/rows';
 import { ManualClock } from './support/clock';
@@ -223,5 +223,44 @@ eachDatabase('missed-message emails', (dialect) => {
     expect(bad.text).toContain('This unsubscribe link is not valid.');
     const unknown = await request(t.app).get(`/accounts/unsubscribe/welcome/${token}`);
     expect(unknown.status).toBe(404);
+  });
+});
+
+eachDatabase('missed-message email worker', (dialect) => {
+  let t: TestServer;
+  let clock: ManualClock;
+
+  beforeAll(async () => {
+    clock = new ManualClock();
+    t = await startTestServer(dialect, undefined, { clock });
+  });
+  afterAll(async () => {
+    t.ctx.queues.close();
+    await t.close();
+  });
+
+  it('holds the lease, mails a batch once its time comes, and gives the lease up when stopped', async () => {
+    const { owner, member } = t.cast;
+    const errors: unknown[] = [];
+    const stop = startMissedMessageEmails(t.ctx, { leaseMs: 2_000, pollMs: 20, onError: (e) => errors.push(e), now: clock.now });
+    try {
+      const res = await t.api.post('/messages', owner, { type: 'direct', to: JSON.stringify([member.id]), content: 'from the worker' });
+      expect(res.status).toBe(200);
+      await t.ctx.missedMessages.whenIdle();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await queuedEmails(t.ctx.db)).toEqual([]);
+      clock.advance(121_000);
+      let mails = await queuedEmails(t.ctx.db);
+      for (let waited = 0; mails.length === 0 && waited < 5_000; waited += 20) {
+        await new Promise((r) => setTimeout(r, 20));
+        mails = await queuedEmails(t.ctx.db);
+      }
+      expect(mails.map((m) => [m.to_address, m.subject])).toEqual([['member@example.com', 'DMs with Test Owner']]);
+      expect((await t.ctx.db('leases').where({ name: 'missed_message_emails' }).first())?.holder).not.toBe('');
+    } finally {
+      await stop();
+    }
+    expect(errors).toEqual([]);
+    expect((await t.ctx.db('leases').where({ name: 'missed_message_emails' }).first())?.holder).toBe('');
   });
 });
