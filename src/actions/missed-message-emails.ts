@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../context';
 import { inTransaction, type Tx } from '../db/transaction';
-import { missedMessagesEmail, type MissedConversation, type MissedMessagesData } from '../emails/missed-messages';
+import { absoluteLinks, missedMessagesEmail, type MissedConversation, type MissedMessagesData } from '../emails/missed-messages';
 import { channelStateOf, emailTrigger, isMentionTrigger, presenceIdle, type EmailTrigger } from '../domain/push-triggers';
 import { realmUrl } from '../domain/realm-address';
 import { RecipientType } from '../domain/recipients';
@@ -445,17 +445,6 @@ function conversationUrl(site: string, m: MessageRow, user: UserRow, dmParticipa
   if (others.length === 1) return `${site}/#narrow/dm/${others[0]!.id}-${encodeHashComponent(others[0]!.full_name.replace(/ /g, '-'))}`;
   const ids = (dmParticipants.get(m.recipient_id) ?? []).map((u) => u.id).sort((a, b) => a - b);
   return `${site}/#narrow/dm/${ids.join(',')}-group`;
-}
-
-/**
- * Rendered messages link within the site ("/user_uploads/…", "/#narrow/…",
- * "#narrow/…"): in a mail those must name the organization's URL.
- */
-export function absoluteLinks(rendered: string, site: string): string {
-  return rendered.replace(
-    /\b(href|src)="(\/(?!\/)|#)/g,
-    (_all, attr: string, start: string) => `${attr}="${site}/${start === '#' ? '#' : ''}`,
-  );
 }
 
 /** The group named when the mail's mentions were all through one group (Zulip names the smallest). */

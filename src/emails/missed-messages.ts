@@ -42,6 +42,17 @@ export interface MissedMessagesData {
   settingsUrl: string;
 }
 
+/**
+ * Rendered messages link within the site ("/user_uploads/…", "/#narrow/…",
+ * "#narrow/…"): in a mail those must name the organization's URL.
+ */
+export function absoluteLinks(rendered: string, site: string): string {
+  return rendered.replace(
+    /\b(href|src)="(\/(?!\/)|#)/g,
+    (_all, attr: string, start: string) => `${attr}="${site}/${start === '#' ? '#' : ''}`,
+  );
+}
+
 /** "A and B", "A, B and C", "A, B and 3 others": who else is in a group direct message. */
 export function groupName(others: readonly string[]): string {
   if (others.length <= 1) return others.join('');
