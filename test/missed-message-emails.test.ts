@@ -96,14 +96,18 @@ eachDatabase('missed-message emails', (dialect) => {
   it('a mention in a channel and a direct message make two mails, one per conversation', async () => {
     const { owner, member } = t.cast;
     await send(owner, { type: 'channel', to: 'lobby', topic: 'plans', content: 'what do you think, @**Test Member**?' });
-    await send(owner, { type: 'channel', to: 'lobby', topic: 'plans', content: 'nobody is mentioned here' });
+    // Being mentioned made the member follow the topic (automatically_follow_topics_where_mentioned):
+    // what follows in it is mailed too; another topic is not.
+    await send(owner, { type: 'channel', to: 'lobby', topic: 'plans', content: 'a reply in the topic' });
+    await send(owner, { type: 'channel', to: 'lobby', topic: 'other plans', content: 'nobody is mentioned here' });
     await dm(owner, [member], 'and in private');
     await mailAfter(120);
     const mails = await queuedEmails(t.ctx.db, MEMBER);
     expect(mails.map((m) => m.subject).sort()).toEqual(['#lobby > plans', 'DMs with Test Owner']);
     const channelMail = mails.find((m) => m.subject === '#lobby > plans')!;
     expect(channelMail.text_body).toContain('Test Owner mentioned you in #lobby > plans.');
-    expect(channelMail.text_body).not.toContain('nobody is mentioned here');
+    expect(channelMail.text_body).toMatch(/@\*\*Test Member\*\*\?[\s\S]*a reply in the topic/);
+    expect(mails.map((m) => m.text_body).join('')).not.toContain('nobody is mentioned here');
     expect(channelMail.text_body).toContain('/#narrow/channel/');
   });
 
@@ -172,13 +176,25 @@ eachDatabase('missed-message emails', (dialect) => {
     await mailAfter(120);
     expect(await queuedEmails(t.ctx.db, MEMBER)).toEqual([]);
     await setSettings(member, { enable_stream_email_notifications: true });
-    t.ctx.missedMessages.noteChannelCandidate(member.id);
     await send(owner, { type: 'channel', to: 'lobby', topic: 'quiet', content: 'still chatting' });
     await mailAfter(120);
     const mails = await queuedEmails(t.ctx.db, MEMBER);
     expect(mails.map((m) => m.subject)).toEqual(['#lobby > quiet']);
     expect(mails[0]!.text_body).toContain('New messages in #lobby > quiet.');
     await setSettings(member, { enable_stream_email_notifications: false });
+  });
+
+  it('a plain message in a topic the user follows is mailed (enable_followed_topic_email_notifications, on by default)', async () => {
+    const { owner, member } = t.cast;
+    const lobby = await t.ctx.db('channels').where({ name: 'lobby' }).first('id');
+    const res = await t.api.post('/user_topics', member, { stream_id: lobby!.id, topic: 'followed one', visibility_policy: 3 });
+    expect(res.status).toBe(200);
+    await send(owner, { type: 'channel', to: 'lobby', topic: 'followed one', content: 'an update' });
+    await send(owner, { type: 'channel', to: 'lobby', topic: 'not followed', content: 'elsewhere' });
+    await mailAfter(120);
+    const mails = await queuedEmails(t.ctx.db, MEMBER);
+    expect(mails.map((m) => m.subject)).toEqual(['#lobby > followed one']);
+    expect(mails[0]!.text_body).toContain('an update');
   });
 
   it('with message_content_in_email_notifications off, the mail holds no content', async () => {

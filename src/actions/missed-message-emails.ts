@@ -8,6 +8,7 @@ import { RecipientType } from '../domain/recipients';
 import { randomToken } from '../domain/secrets';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../domain/topics';
 import { parseSettings } from '../domain/user-settings';
+import { VisibilityPolicy } from '../domain/user-topics';
 import type { Delivery, EventBus } from '../events/bus';
 import type { QueueManager } from '../events/manager';
 import { channelNarrowPath, encodeHashComponent } from '../markdown/channel-links';
@@ -134,11 +135,6 @@ export class MissedMessageNotifier {
     return this.pool.whenIdle();
   }
 
-  /** A change made in this process that may get the user mailed channel messages (a setting, a subscription, a followed topic). */
-  noteChannelCandidate(userId: number): void {
-    this.channelCandidates.note(userId);
-  }
-
   /**
    * The bus listener, right after a message's transaction commits: in memory
    * only. A receiver is a candidate when it is not the sender, their copy is
@@ -147,6 +143,7 @@ export class MissedMessageNotifier {
    * channel mail.
    */
   private onDelivery(d: Delivery): void {
+    this.noteCandidates(d);
     // With several nodes every one sees every delivery: the node that made the change decides.
     if (d.remote || d.event.type !== 'message' || !d.perUser) return;
     const event = d.event as unknown as MessageBusEvent;
@@ -173,6 +170,25 @@ export class MissedMessageNotifier {
     for (let i = 0; i < ids.length; i += USERS_PER_DECISION) {
       const slice = ids.slice(i, i + USERS_PER_DECISION);
       this.enqueue(`decision on message ${event.message.id}`, () => this.decide(event, slice, flagsOf));
+    }
+  }
+
+  /**
+   * Changes that may get a user mailed channel messages, seen as they are
+   * announced to the user's clients (on every node, so a change made on
+   * another one counts at once too): channel email notifications turned on
+   * in the settings or for a subscription, a topic followed by hand or by a
+   * send's automatic policies (a message event's topic_policies_before).
+   */
+  private noteCandidates(d: Delivery): void {
+    const e = d.event as { type: string; property?: string; value?: unknown; visibility_policy?: number; topic_policies_before?: object };
+    const turnedOn =
+      (e.type === 'user_settings' && e.property === 'enable_stream_email_notifications' && e.value === true) ||
+      (e.type === 'subscription' && e.property === 'email_notifications' && e.value === true) ||
+      (e.type === 'user_topic' && e.visibility_policy === VisibilityPolicy.FOLLOWED);
+    if (turnedOn) for (const userId of d.userIds) this.channelCandidates.note(userId);
+    if (e.type === 'message' && e.topic_policies_before) {
+      for (const userId of Object.keys(e.topic_policies_before)) this.channelCandidates.note(Number(userId));
     }
   }
 
