@@ -29,7 +29,7 @@ import {
   type NewMissedMessage,
   type PendingMissedMessage,
 } from '../queries/missed-message-emails';
-import { listPushRecipientStates } from '../queries/push-recipients';
+import { listNotificationRecipientStates } from '../queries/notification-recipients';
 import { getRealmById } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { READ } from '../queries/unread';
@@ -207,7 +207,7 @@ export class MissedMessageNotifier {
       isDirect || m.stream_id === undefined ? null : { channelId: m.stream_id, recipientId: m.recipient_id, topic: m.subject };
     const now = Math.floor(this.now() / 1000);
     const away: NewMissedMessage[] = [];
-    for (const r of await listPushRecipientStates(this.db, userIds, channel)) {
+    for (const r of await listNotificationRecipientStates(this.db, userIds, channel)) {
       if (r.isBot || !r.isActive) continue;
       const settings = parseSettings(r.settings);
       const trigger = emailTrigger(

@@ -17,7 +17,7 @@ import type { MessageBusEvent } from '../serializers/messages';
 import type { QueueManager } from '../events/manager';
 import { channelStateOf, presenceIdle, pushTrigger, type PushTrigger } from '../domain/push-triggers';
 import { parseSettings } from '../domain/user-settings';
-import { listPushRecipientStates } from '../queries/push-recipients';
+import { listNotificationRecipientStates } from '../queries/notification-recipients';
 import { getFlagsForUser } from '../queries/messages';
 import { READ } from '../queries/unread';
 import {
@@ -303,7 +303,7 @@ export class PushRelay {
       isDirect || m.stream_id === undefined ? null : { channelId: m.stream_id, recipientId: m.recipient_id, topic: m.subject };
     const now = Math.floor(Date.now() / 1000);
     const notified = new Map<number, PushTrigger>();
-    for (const r of await listPushRecipientStates(this.db, userIds, channel)) {
+    for (const r of await listNotificationRecipientStates(this.db, userIds, channel)) {
       if (r.isBot || !r.isActive) continue;
       const settings = parseSettings(r.settings);
       const state = channelStateOf(r.subscription, event.topic_policies_before?.[r.id]);

@@ -4,7 +4,7 @@ import { topicKey } from '../domain/user-topics';
 type Q = Knex | Knex.Transaction;
 
 /** What decides a push or email notification for one receiver (src/domain/push-triggers.ts). */
-export interface PushRecipientState {
+export interface NotificationRecipientState {
   id: number;
   isBot: boolean;
   isActive: boolean;
@@ -32,11 +32,11 @@ const boolOrNull = (v: unknown): boolean | null => (v === null || v === undefine
  * message), and their presence. One statement for up to a slice of
  * receivers (the relay asks 200 at a time).
  */
-export async function listPushRecipientStates(
+export async function listNotificationRecipientStates(
   q: Q,
   userIds: readonly number[],
   channel: { channelId: number; recipientId: number; topic: string } | null,
-): Promise<PushRecipientState[]> {
+): Promise<NotificationRecipientState[]> {
   if (userIds.length === 0) return [];
   const query = q('users as u')
     .join('realms as r', 'r.id', 'u.realm_id')
