@@ -279,4 +279,27 @@ eachDatabase('missed-message email worker', (dialect) => {
     expect(errors).toEqual([]);
     expect((await t.ctx.db('leases').where({ name: 'missed_message_emails' }).first())?.holder).toBe('');
   });
+
+  it('two workers (two nodes) mail a batch once: one holds the lease', async () => {
+    const { owner, admin } = t.cast;
+    const errors: unknown[] = [];
+    const opts = { leaseMs: 2_000, pollMs: 20, onError: (e: unknown) => errors.push(e), now: clock.now };
+    const stops = [startMissedMessageEmails(t.ctx, opts), startMissedMessageEmails(t.ctx, opts)];
+    try {
+      const res = await t.api.post('/messages', owner, { type: 'direct', to: JSON.stringify([admin.id]), content: 'to the admin' });
+      expect(res.status).toBe(200);
+      await t.ctx.missedMessages.whenIdle();
+      clock.advance(121_000);
+      let mails = await queuedEmails(t.ctx.db, 'admin@example.com');
+      for (let waited = 0; mails.length === 0 && waited < 5_000; waited += 20) {
+        await new Promise((r) => setTimeout(r, 20));
+        mails = await queuedEmails(t.ctx.db, 'admin@example.com');
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await queuedEmails(t.ctx.db, 'admin@example.com')).toHaveLength(1);
+    } finally {
+      await Promise.all(stops.map((stop) => stop()));
+    }
+    expect(errors).toEqual([]);
+  });
 });
