@@ -242,6 +242,16 @@ eachDatabase('missed-message emails', (dialect) => {
   });
 });
 
+/** The mail queued to `to` once there is some (a worker runs on its own), within 5 seconds. */
+async function mailQueued(t: TestServer, to: string) {
+  for (let waited = 0; waited < 5_000; waited += 20) {
+    const mails = await queuedEmails(t.ctx.db, to);
+    if (mails.length > 0) return mails;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no mail to ${to} within 5 s`);
+}
+
 eachDatabase('missed-message email worker', (dialect) => {
   let t: TestServer;
   let clock: ManualClock;
@@ -266,11 +276,7 @@ eachDatabase('missed-message email worker', (dialect) => {
       await new Promise((r) => setTimeout(r, 100));
       expect(await queuedEmails(t.ctx.db)).toEqual([]);
       clock.advance(121_000);
-      let mails = await queuedEmails(t.ctx.db);
-      for (let waited = 0; mails.length === 0 && waited < 5_000; waited += 20) {
-        await new Promise((r) => setTimeout(r, 20));
-        mails = await queuedEmails(t.ctx.db);
-      }
+      const mails = await mailQueued(t, 'member@example.com');
       expect(mails.map((m) => [m.to_address, m.subject])).toEqual([['member@example.com', 'DMs with Test Owner']]);
       expect((await t.ctx.db('leases').where({ name: 'missed_message_emails' }).first())?.holder).not.toBe('');
     } finally {
@@ -290,11 +296,7 @@ eachDatabase('missed-message email worker', (dialect) => {
       expect(res.status).toBe(200);
       await t.ctx.missedMessages.whenIdle();
       clock.advance(121_000);
-      let mails = await queuedEmails(t.ctx.db, 'admin@example.com');
-      for (let waited = 0; mails.length === 0 && waited < 5_000; waited += 20) {
-        await new Promise((r) => setTimeout(r, 20));
-        mails = await queuedEmails(t.ctx.db, 'admin@example.com');
-      }
+      await mailQueued(t, 'admin@example.com');
       await new Promise((r) => setTimeout(r, 200));
       expect(await queuedEmails(t.ctx.db, 'admin@example.com')).toHaveLength(1);
     } finally {
