@@ -294,6 +294,14 @@ export interface TableRows {
     times_used: number;
     user_id: number;
   };
+  missed_message_emails: {
+    id: number;
+    mentioned_user_group_id: number | null;
+    message_id: number;
+    scheduled_timestamp: number;
+    trigger: string;
+    user_id: number;
+  };
   multiuse_invite_channels: {
     channel_id: number;
     invite_id: number;
@@ -523,6 +531,12 @@ export interface TableRows {
   };
   unread_horizons: {
     message_id: number;
+    user_id: number;
+  };
+  unsubscribe_tokens: {
+    created_at: number;
+    kind: string;
+    token: string;
     user_id: number;
   };
   user_groups: {
@@ -909,6 +923,14 @@ export interface TableInserts {
     times_used?: number;
     user_id: number;
   };
+  missed_message_emails: {
+    id?: number;
+    mentioned_user_group_id?: number | null;
+    message_id: number;
+    scheduled_timestamp: number;
+    trigger: string;
+    user_id: number;
+  };
   multiuse_invite_channels: {
     channel_id: number;
     invite_id: number;
@@ -1140,6 +1162,12 @@ export interface TableInserts {
     message_id: number;
     user_id: number;
   };
+  unsubscribe_tokens: {
+    created_at: number;
+    kind: string;
+    token: string;
+    user_id: number;
+  };
   user_groups: {
     can_add_members_group?: number | null;
     can_join_group?: number | null;
@@ -1275,6 +1303,7 @@ declare module 'knex/types/tables' {
     message_search_terms: Knex.CompositeTableType<TableRows['message_search_terms'], Written<TableInserts['message_search_terms']>, Partial<Written<TableInserts['message_search_terms']>>>;
     messages: Knex.CompositeTableType<TableRows['messages'], Written<TableInserts['messages']>, Partial<Written<TableInserts['messages']>>>;
     missed_message_addresses: Knex.CompositeTableType<TableRows['missed_message_addresses'], Written<TableInserts['missed_message_addresses']>, Partial<Written<TableInserts['missed_message_addresses']>>>;
+    missed_message_emails: Knex.CompositeTableType<TableRows['missed_message_emails'], Written<TableInserts['missed_message_emails']>, Partial<Written<TableInserts['missed_message_emails']>>>;
     multiuse_invite_channels: Knex.CompositeTableType<TableRows['multiuse_invite_channels'], Written<TableInserts['multiuse_invite_channels']>, Partial<Written<TableInserts['multiuse_invite_channels']>>>;
     multiuse_invite_groups: Knex.CompositeTableType<TableRows['multiuse_invite_groups'], Written<TableInserts['multiuse_invite_groups']>, Partial<Written<TableInserts['multiuse_invite_groups']>>>;
     multiuse_invites: Knex.CompositeTableType<TableRows['multiuse_invites'], Written<TableInserts['multiuse_invites']>, Partial<Written<TableInserts['multiuse_invites']>>>;
@@ -1297,6 +1326,7 @@ declare module 'knex/types/tables' {
     submessages: Knex.CompositeTableType<TableRows['submessages'], Written<TableInserts['submessages']>, Partial<Written<TableInserts['submessages']>>>;
     subscriptions: Knex.CompositeTableType<TableRows['subscriptions'], Written<TableInserts['subscriptions']>, Partial<Written<TableInserts['subscriptions']>>>;
     unread_horizons: Knex.CompositeTableType<TableRows['unread_horizons'], Written<TableInserts['unread_horizons']>, Partial<Written<TableInserts['unread_horizons']>>>;
+    unsubscribe_tokens: Knex.CompositeTableType<TableRows['unsubscribe_tokens'], Written<TableInserts['unsubscribe_tokens']>, Partial<Written<TableInserts['unsubscribe_tokens']>>>;
     user_groups: Knex.CompositeTableType<TableRows['user_groups'], Written<TableInserts['user_groups']>, Partial<Written<TableInserts['user_groups']>>>;
     user_message_dm: Knex.CompositeTableType<TableRows['user_message_dm'], Written<TableInserts['user_message_dm']>, Partial<Written<TableInserts['user_message_dm']>>>;
     user_message_mentioned: Knex.CompositeTableType<TableRows['user_message_mentioned'], Written<TableInserts['user_message_mentioned']>, Partial<Written<TableInserts['user_message_mentioned']>>>;

@@ -22,6 +22,8 @@ import { servedContractRouter } from './http/served-contract';
 import { sitePagesRouter } from './http/site-pages';
 import { passwordResetPagesRouter } from './http/password-reset-pages';
 import { loginPageRouter } from './http/login-page';
+import { unsubscribeRouter } from './http/unsubscribe';
+import { doUnsubscribe } from './actions/unsubscribe';
 import { scopeIfAny } from './http/scope';
 import type { SpecIndex } from './http/spec';
 import { checkHealth } from './actions/health';
@@ -113,6 +115,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // The login page, the "forgot password" form and the pages of its mailed links.
   app.use(loginPageRouter(ctx));
   app.use(passwordResetPagesRouter(ctx));
+  // The one-click unsubscribe links of mails (missed messages, …).
+  app.use(unsubscribeRouter((kind, token) => doUnsubscribe(ctx, kind, token)));
   // `/`, `/join/<key>/` and a 404 page for any other path, in HTML for a browser.
   app.use(sitePagesRouter(ctx.db, ctx.config));
   app.use(errorMiddleware(log));

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { PushRelay } from './actions/push-relay';
 import { OutgoingWebhooks } from './actions/outgoing-webhooks';
+import { MissedMessageNotifier } from './actions/missed-message-emails';
 import type { Config } from './config';
 import { EventBus, InProcessBus } from './events/bus';
 import { Clock, systemClock } from './events/clock';
@@ -45,6 +46,8 @@ export interface AppContext {
   retention: RetentionStats;
   /** Outgoing-webhook bots: the messages that call them, POSTed after commit (src/actions/outgoing-webhooks.ts). */
   outgoingWebhooks: OutgoingWebhooks;
+  /** Who of a message's receivers is away and gets it by mail (src/actions/missed-message-emails.ts). */
+  missedMessages: MissedMessageNotifier;
 }
 
 export function createContext(
@@ -55,7 +58,7 @@ export function createContext(
   /** What the event queues tell time by (tests pass a manual clock). */
   queueClock: Clock = systemClock,
 ): AppContext {
-  const base: Omit<AppContext, 'outgoingWebhooks'> = {
+  const base: Omit<AppContext, 'outgoingWebhooks' | 'missedMessages'> = {
     db,
     bus,
     queues: new QueueManager(bus, queueLimits, queueClock, config.nodeId),
@@ -74,8 +77,13 @@ export function createContext(
   base.messageCache = createMessageCache(base.caches, config.cacheMessages);
   // After the queues: a message reaches them first, so a receiver's queue is there when the relay asks.
   base.push = startPushRelay(db, bus, config, base.queues);
-  const ctx: AppContext = Object.assign(base, { outgoingWebhooks: new OutgoingWebhooks(base) });
+  const ctx: AppContext = Object.assign(base, {
+    outgoingWebhooks: new OutgoingWebhooks(base),
+    // After the queues, as the relay: a receiver's queue is there when the decision asks.
+    missedMessages: new MissedMessageNotifier(db, bus, base.queues, () => queueClock.now()),
+  });
   ctx.outgoingWebhooks.start();
+  ctx.missedMessages.start();
   return ctx;
 }
 

@@ -12,6 +12,7 @@ import { startUploadSweep } from './actions/uploads';
 import { startRetentionArchiver } from './actions/retention';
 import { startInvalidationPoll } from './cache/remote';
 import { DEFAULT_SCHEDULER_OPTIONS, startScheduledDelivery } from './actions/scheduled-delivery';
+import { DEFAULT_MISSED_MESSAGE_WORKER_OPTIONS, startMissedMessageEmails } from './actions/missed-message-emails';
 import { listenFailure, startupFailureLine } from './startup-errors';
 import { keepWritesFromBlockingExit } from './stdio';
 import { startEmailGateway } from './gateway/listener';
@@ -61,6 +62,11 @@ async function main(): Promise<void> {
     onError: (err) => log.error({ err }, 'scheduled delivery failed'),
     onFailed: (row, reason) => log.info({ scheduled_message_id: row.id, reason }, 'scheduled message not sent'),
   });
+  // Missed-message emails: one process of a cluster mails the batches that fall due (a lease).
+  const stopMissedMessageEmails = startMissedMessageEmails(ctx, {
+    ...DEFAULT_MISSED_MESSAGE_WORKER_OPTIONS,
+    onError: (err) => log.error({ err }, 'missed-message emails failed'),
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
       stopTimers: async () => {
         stopSweep();
         stopCachePoll();
-        await Promise.all([stopRetention(), stopScheduler()]);
+        await Promise.all([stopRetention(), stopScheduler(), stopMissedMessageEmails()]);
       },
       timeoutMs: config.shutdownTimeoutMs,
     }).then(

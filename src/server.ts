@@ -38,6 +38,7 @@ export async function listen(ctx: AppContext, log: Logger, metrics: Metrics | nu
   const spec = await loadServedSpec();
   ctx.push?.setLogger(log);
   ctx.outgoingWebhooks.setLogger(log);
+  ctx.missedMessages.setLogger(log);
   ctx.rateLimits.setLogger(log);
   const app = buildApp({ ctx, spec, log, metrics });
   const server = createHttpServer(app);

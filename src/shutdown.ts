@@ -92,6 +92,7 @@ export async function shutDown(r: Running): Promise<void> {
   await r.stopTimers();
   r.ctx.push?.stop(); // notifications not yet delivered are dropped with the process
   r.ctx.outgoingWebhooks.stop(); // so are webhooks not yet called, as the push relay's jobs
+  r.ctx.missedMessages.stop(); // and missed-message decisions not yet stored (their messages stay unread)
   r.ctx.queues.close();
   // The Redis connections (event bus, rate limits): the bus first sends the events it still
   // holds. Each close is bounded in time, so a Redis that is away or hung does not hold the stop.

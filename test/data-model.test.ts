@@ -242,6 +242,7 @@ eachDatabase('data model', (dialect) => {
       '040_bots',
       '041_outgoing_emails',
       '043_password_reset_tokens',
+      '044_missed_message_emails',
       '045_email_gateway',
     ]);
   });

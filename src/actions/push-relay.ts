@@ -15,9 +15,9 @@ import {
 } from '../queries/client-devices';
 import type { MessageBusEvent } from '../serializers/messages';
 import type { QueueManager } from '../events/manager';
-import { PRESENCE_IDLE_AFTER_SECONDS, pushTrigger, type PushTrigger } from '../domain/push-triggers';
+import { channelStateOf, presenceIdle, pushTrigger, type PushTrigger } from '../domain/push-triggers';
 import { parseSettings } from '../domain/user-settings';
-import { listPushRecipientStates } from '../queries/push-recipients';
+import { listNotificationRecipientStates } from '../queries/notification-recipients';
 import { getFlagsForUser } from '../queries/messages';
 import { READ } from '../queries/unread';
 import {
@@ -28,6 +28,7 @@ import {
 import { fullAvatarUrl } from '../serializers/users';
 import { JobPool, silentLog, type JobLog } from './job-pool';
 import { RefreshedIdSet } from './refreshed-id-set';
+import { HeldBack } from './held-back';
 
 /**
  * Delivery of end-to-end encrypted push notifications through the push
@@ -124,7 +125,7 @@ export class PushRelay {
   private stopped = false;
 
   /** Messages not notified because their receiver was present, by receiver (onQueueExpired). */
-  private readonly heldBack = new Map<number, Map<number, { event: MessageBusEvent; trigger: PushTrigger }>>();
+  private readonly heldBack = new HeldBack<{ event: MessageBusEvent; trigger: PushTrigger }>(HELD_BACK_PER_USER, HELD_BACK_USERS);
 
   constructor(
     private readonly db: Knex,
@@ -302,36 +303,17 @@ export class PushRelay {
       isDirect || m.stream_id === undefined ? null : { channelId: m.stream_id, recipientId: m.recipient_id, topic: m.subject };
     const now = Math.floor(Date.now() / 1000);
     const notified = new Map<number, PushTrigger>();
-    for (const r of await listPushRecipientStates(this.db, userIds, channel)) {
+    for (const r of await listNotificationRecipientStates(this.db, userIds, channel)) {
       if (r.isBot || !r.isActive) continue;
       const settings = parseSettings(r.settings);
-      const sub = r.subscription;
-      const policy = event.topic_policies_before?.[r.id] ?? sub?.policy ?? 0;
-      const state = sub && {
-        channelMuted: sub.isMuted,
-        policy,
-        pushNotifications: sub.pushNotifications,
-        wildcardMentionsNotify: sub.wildcardMentionsNotify,
-      };
+      const state = channelStateOf(r.subscription, event.topic_policies_before?.[r.id]);
       const trigger = pushTrigger(flagsOf.get(r.id) ?? [], isDirect, settings, state);
       if (trigger === null) continue;
-      const presenceIdle = !r.presenceDisabled && (r.lastActiveTime === null || r.lastActiveTime < now - PRESENCE_IDLE_AFTER_SECONDS);
-      const idle = !this.queues?.hasMessageQueue(r.id) || presenceIdle;
+      const idle = !this.queues?.hasMessageQueue(r.id) || presenceIdle(r.lastActiveTime, r.presenceDisabled, now);
       if (idle || settings.enable_online_push_notifications) notified.set(r.id, trigger);
-      else this.holdBack(r.id, event, trigger);
+      else this.heldBack.hold(r.id, m.id, { event, trigger });
     }
     return notified;
-  }
-
-  /** Remembers a message a present user was not notified of, bounded per user and in all. */
-  private holdBack(userId: number, event: MessageBusEvent, trigger: PushTrigger): void {
-    let mine = this.heldBack.get(userId);
-    if (!mine) {
-      if (this.heldBack.size >= HELD_BACK_USERS) this.heldBack.delete(this.heldBack.keys().next().value!);
-      this.heldBack.set(userId, (mine = new Map()));
-    }
-    if (mine.size >= HELD_BACK_PER_USER) mine.delete(mine.keys().next().value!);
-    mine.set(event.message.id, { event, trigger });
   }
 
   /**
@@ -340,12 +322,7 @@ export class PushRelay {
    * (Zulip's missedmessage_hook). The rest was seen on that client.
    */
   private onQueueExpired(userId: number, heldMessageIds: number[]): void {
-    const mine = this.heldBack.get(userId);
-    if (!mine) return;
-    this.heldBack.delete(userId);
-    for (const id of heldMessageIds) {
-      const held = mine.get(id);
-      if (!held) continue;
+    for (const [id, held] of this.heldBack.take(userId, heldMessageIds)) {
       this.enqueueNotification(held.event, async () => {
         const flags = (await getFlagsForUser(this.db, userId, [id])).get(id);
         return flags !== undefined && (flags & READ) === 0 ? new Map([[userId, held.trigger]]) : new Map();

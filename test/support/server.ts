@@ -101,7 +101,7 @@ export async function startTestServer(
     realmId,
     cast,
     api: new ApiClient(app, new ContractChecker(spec)),
-    close: () => (ctx.push?.stop(), ctx.outgoingWebhooks.stop(), testDb.drop()),
+    close: () => (ctx.push?.stop(), ctx.outgoingWebhooks.stop(), ctx.missedMessages.stop(), testDb.drop()),
   };
 }
 

@@ -3,15 +3,21 @@ import { topicKey } from '../domain/user-topics';
 
 type Q = Knex | Knex.Transaction;
 
-/** What decides a push notification for one receiver (src/domain/push-triggers.ts). */
-export interface PushRecipientState {
+/** What decides a push or email notification for one receiver (src/domain/push-triggers.ts). */
+export interface NotificationRecipientState {
   id: number;
   isBot: boolean;
   isActive: boolean;
   /** The personal settings, as stored (JSON). */
   settings: string;
   /** The subscription to the message's channel; null for a direct message or a receiver not subscribed. */
-  subscription: { isMuted: boolean; pushNotifications: boolean | null; wildcardMentionsNotify: boolean | null; policy: number } | null;
+  subscription: {
+    isMuted: boolean;
+    pushNotifications: boolean | null;
+    emailNotifications: boolean | null;
+    wildcardMentionsNotify: boolean | null;
+    policy: number;
+  } | null;
   /** The last time a client reported the user active (seconds), null when never. */
   lastActiveTime: number | null;
   /** The organization turned presence off: nobody counts as idle by presence then. */
@@ -26,11 +32,11 @@ const boolOrNull = (v: unknown): boolean | null => (v === null || v === undefine
  * message), and their presence. One statement for up to a slice of
  * receivers (the relay asks 200 at a time).
  */
-export async function listPushRecipientStates(
+export async function listNotificationRecipientStates(
   q: Q,
   userIds: readonly number[],
   channel: { channelId: number; recipientId: number; topic: string } | null,
-): Promise<PushRecipientState[]> {
+): Promise<NotificationRecipientState[]> {
   if (userIds.length === 0) return [];
   const query = q('users as u')
     .join('realms as r', 'r.id', 'u.realm_id')
@@ -51,7 +57,14 @@ export async function listPushRecipientStates(
           .andOn('ut.channel_id', '=', q.raw('?', [channel.channelId]))
           .andOn('ut.topic_key', '=', q.raw('?', [topicKey(channel.topic)])),
       )
-      .select('s.id as subscription_id', 's.is_muted', 's.push_notifications', 's.wildcard_mentions_notify', 'ut.visibility_policy');
+      .select(
+        's.id as subscription_id',
+        's.is_muted',
+        's.push_notifications',
+        's.email_notifications',
+        's.wildcard_mentions_notify',
+        'ut.visibility_policy',
+      );
   }
   const rows = (await query) as Array<Record<string, unknown>>;
   return rows.map((r) => ({
@@ -65,6 +78,7 @@ export async function listPushRecipientStates(
         : {
             isMuted: Boolean(Number(r.is_muted)),
             pushNotifications: boolOrNull(r.push_notifications),
+            emailNotifications: boolOrNull(r.email_notifications),
             wildcardMentionsNotify: boolOrNull(r.wildcard_mentions_notify),
             policy: r.visibility_policy == null ? 0 : Number(r.visibility_policy),
           },
