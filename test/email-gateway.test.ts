@@ -138,7 +138,7 @@ eachDatabase('email gateway', (dialect) => {
         const res = await bare.api.get(`/streams/${id}/email_address`, bare.cast.member);
         expect(res.body).toEqual({ result: 'success', msg: '', email: '' });
         // Nor do missed-message emails get a reply address.
-        expect(await inTransaction(bare.ctx.db, (tx) => newMissedMessageReplyTo(bare.ctx, tx, bare.cast.member.id, 1))).toBeNull();
+        expect(await inTransaction(bare.ctx.db, (tx) => newMissedMessageReplyTo(bare.ctx, tx, bare.cast.member.id, 1, 0))).toBeNull();
       } finally {
         bare.ctx.queues.close();
         await bare.close();
@@ -267,7 +267,9 @@ eachDatabase('email gateway', (dialect) => {
       const { member, owner } = t.cast;
       await t.api.post('/messages', owner, { type: 'direct', to: JSON.stringify([member.id]), content: 'Are you there?' });
       const original = await latestMessage();
-      const replyTo = await inTransaction(t.ctx.db, (tx) => newMissedMessageReplyTo(t.ctx, tx, member.id, original.id));
+      const replyTo = await inTransaction(t.ctx.db, (tx) =>
+        newMissedMessageReplyTo(t.ctx, tx, member.id, original.id, Math.floor(Date.now() / 1000)),
+      );
       expect(replyTo).toMatch(/^mm[0-9a-f]{32}@gateway\.test$/);
       await mail({ from: member.delivery_email, to: replyTo!, subject: 'Re: missed', text: 'Now I am.' });
       expect(await latestMessage()).toMatchObject({ sender_id: member.id, recipient_id: original.recipient_id, content: 'Now I am.' });

@@ -135,7 +135,13 @@ export async function checkGatewayRecipient(ctx: AppContext, address: string, op
  * transaction that queues the mail; null when the server has no gateway
  * (the mail then names no reply address; Zulip's is its no-reply one).
  */
-export async function newMissedMessageReplyTo(ctx: AppContext, tx: Tx, userId: number, messageId: number): Promise<string | null> {
+export async function newMissedMessageReplyTo(
+  ctx: Pick<AppContext, 'config'>,
+  tx: Tx,
+  userId: number,
+  messageId: number,
+  nowSeconds: number,
+): Promise<string | null> {
   const pattern = ctx.config.emailGatewayPattern;
   if (pattern === '') return null;
   const token = newMissedMessageToken();
@@ -143,7 +149,7 @@ export async function newMissedMessageReplyTo(ctx: AppContext, tx: Tx, userId: n
     user_id: userId,
     message_id: messageId,
     email_token: token,
-    created_at: Math.floor(ctx.clock.now() / 1000),
+    created_at: nowSeconds,
   });
   return missedMessageEmailAddress(pattern, token);
 }

@@ -36,6 +36,7 @@ import { READ } from '../queries/unread';
 import { getUserById } from '../queries/users';
 import type { MessageBusEvent } from '../serializers/messages';
 import { queueEmail } from './email-queue';
+import { newMissedMessageReplyTo } from './incoming-email';
 import { HeldBack } from './held-back';
 import { JobPool, silentLog, type JobLog } from './job-pool';
 import { RefreshedIdSet } from './refreshed-id-set';
@@ -424,18 +425,10 @@ async function mailBatchInTx(ctx: Ctx, tx: Tx, userId: number, now: number): Pro
       language: settings.default_language,
       realmId: realm.id,
       fromName: realm.name,
-      replyTo: missedMessageReplyTo(user, list[0]!),
+      // Zulip's create_missed_message_address: a reply goes where the mail's first message is (src/actions/incoming-email.ts).
+      replyTo: await newMissedMessageReplyTo(ctx, tx, user.id, list[0]!.id, now),
     });
   }
-}
-
-/**
- * The address a reply to the mail goes to (Zulip's
- * create_missed_message_address): none until the incoming email gateway
- * exists; it fills this in, one address per user and conversation.
- */
-function missedMessageReplyTo(_user: UserRow, _firstMessage: MessageRow): string | null {
-  return null;
 }
 
 function conversationOf(
