@@ -19,6 +19,7 @@ import type { RateLimitStore } from '../domain/rate-limits';
 import { rateLimitStoreSetting } from './rate-limits';
 import { trustedProxiesSetting } from './proxies';
 import { outgoingWebhookSettings } from './outgoing-webhooks';
+import { emailSettings } from './email';
 
 /** Typed configuration, read once from the environment. */
 export interface Config {
@@ -154,6 +155,24 @@ export interface Config {
   outgoingWebhookAllowedHosts: string[];
   /** How long an outgoing webhook's answer may take before the request counts as timed out (Zulip: 10 s). */
   outgoingWebhookTimeoutSeconds: number;
+  /** The SMTP server (src/config/email.ts); null: mail is written to DATA_DIR/emails/. */
+  emailHost: string | null;
+  emailPort: number;
+  /** SMTP authentication: both set, or neither (none). */
+  emailHostUser: string | null;
+  emailHostPassword: string | null;
+  /** STARTTLS after connecting. */
+  emailUseTls: boolean;
+  /** TLS from the start (never with emailUseTls). */
+  emailUseSsl: boolean;
+  /** The From address of every mail. */
+  noreplyEmailAddress: string;
+  /** How long connecting and each SMTP answer may take; an attempt as a whole, three times that. */
+  emailTimeoutSeconds: number;
+  /** Attempts per mail before it is marked failed. */
+  emailMaxAttempts: number;
+  /** The first retry's delay, doubled per attempt up to an hour. */
+  emailRetrySeconds: number;
 }
 
 /** A database URL as messages show it: the password replaced. */
@@ -165,12 +184,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = hostName('HOST', settingOrDefault(env, 'HOST'));
   const port = portNumber('PORT', settingOrDefault(env, 'PORT'));
   const metricsPort = setting(env, 'METRICS_PORT');
+  const externalUrl = httpUrl('EXTERNAL_URL', setting(env, 'EXTERNAL_URL') ?? listenerUrl(host, port)).replace(/\/+$/, '');
   return {
     host,
     port,
     dataDir: directory('DATA_DIR', settingOrDefault(env, 'DATA_DIR')),
     databaseUrl: databaseUrl('DATABASE_URL', setting(env, 'DATABASE_URL')),
-    externalUrl: httpUrl('EXTERNAL_URL', setting(env, 'EXTERNAL_URL') ?? listenerUrl(host, port)).replace(/\/+$/, ''),
+    externalUrl,
     logLevel: oneOf('LOG_LEVEL', settingOrDefault(env, 'LOG_LEVEL'), LOG_LEVELS),
     validateResponses: boolean('VALIDATE_RESPONSES', settingOrDefault(env, 'VALIDATE_RESPONSES')),
     maxFileUploadSizeMib: positiveInt('MAX_FILE_UPLOAD_SIZE_MIB', settingOrDefault(env, 'MAX_FILE_UPLOAD_SIZE_MIB')),
@@ -213,5 +233,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteReaders: Number(oneOf('SQLITE_READERS', settingOrDefault(env, 'SQLITE_READERS'), ['0', '1', '2', '3', '4'] as const)),
     trustedProxies: trustedProxiesSetting(env),
     ...outgoingWebhookSettings(env),
+    ...emailSettings(env, externalUrl),
   };
 }
