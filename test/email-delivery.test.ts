@@ -8,6 +8,7 @@ import { inTransaction } from '../src/db/transaction';
 import { EmailState } from '../src/domain/outgoing-emails';
 import { html, type EmailTemplate } from '../src/emails/template';
 import { createMailTransport, type MailTransport } from '../src/mail/transport';
+import { Metrics } from '../src/metrics';
 import type { MailFailure } from '../src/mail/errors';
 import type { OutgoingEmailRow } from '../src/queries/outgoing-emails';
 import { eachDatabase } from './support/databases';
@@ -232,7 +233,10 @@ eachDatabase('mail delivery', (dialect) => {
     const { seen } = run();
     const id = await queue('emilia@example.com', 'Emilia');
     await until('it fails', () => seen.failed.length > 0);
-    expect((await rowOf(id)).last_error).toContain('554 5.7.1 Message rejected as spam');
+    expect(seen.retries).toEqual([]);
+    const row = await rowOf(id);
+    expect(Number(row.attempts)).toBe(1);
+    expect(row.last_error).toContain('554 5.7.1 Message rejected as spam');
   });
 
   it('mail queued in a transaction that rolls back is never stored nor sent', async () => {
@@ -335,5 +339,23 @@ eachDatabase('mail delivery', (dialect) => {
     expect((await rowOf(id)).last_error).toContain('ECONNREFUSED');
     run();
     await smtp.waitForMail((m) => m.to.includes('lucentio@example.com'));
+  });
+
+  it('the metrics count the queue by state, as the database holds it', async () => {
+    const metrics = new Metrics(t.ctx);
+    const text = await metrics.registry.metrics();
+    const counts = new Map<number, number>();
+    for (const r of (await t.ctx.db('outgoing_emails').select('state')) as Array<{ state: number }>) {
+      counts.set(Number(r.state), (counts.get(Number(r.state)) ?? 0) + 1);
+    }
+    expect(counts.get(EmailState.SENT)).toBeGreaterThan(10);
+    for (const [state, name] of [
+      [EmailState.PENDING, 'pending'],
+      [EmailState.SENDING, 'sending'],
+      [EmailState.SENT, 'sent'],
+      [EmailState.FAILED, 'failed'],
+    ] as const) {
+      expect(text).toContain(`parley_outgoing_emails{state="${name}"} ${counts.get(state) ?? 0}\n`);
+    }
   });
 });
