@@ -15,6 +15,10 @@ describe('mail settings', () => {
     expect(c.emailPort).toBe(25);
   });
 
+  it('an IPv6 EXTERNAL_URL gives an address literal', () => {
+    expect(loadConfig({ HOST: '::1' }).noreplyEmailAddress).toBe('noreply@[IPv6:::1]');
+  });
+
   it('picks the port of the encryption asked for, unless EMAIL_PORT says', () => {
     expect(cfg({ EMAIL_HOST: 'smtp.example.com' }).emailPort).toBe(25);
     expect(cfg({ EMAIL_HOST: 'smtp.example.com', EMAIL_USE_TLS: 'true' }).emailPort).toBe(587);

@@ -52,8 +52,11 @@ export function emailSettings(env: NodeJS.ProcessEnv, externalUrl: string) {
       user === null ? '(a password)' : user,
     );
   }
-  const noreply = setting(env, 'NOREPLY_EMAIL_ADDRESS') ?? `noreply@${new URL(externalUrl).hostname.replace(/^\[|\]$/g, '')}`;
-  if (!MAIL_ADDRESS.test(noreply)) throw new ConfigError('NOREPLY_EMAIL_ADDRESS', 'must be an email address (name@domain)', noreply);
+  const given = setting(env, 'NOREPLY_EMAIL_ADDRESS');
+  if (given !== undefined && !MAIL_ADDRESS.test(given)) {
+    throw new ConfigError('NOREPLY_EMAIL_ADDRESS', 'must be an email address (name@domain)', given);
+  }
+  const noreply = given ?? defaultNoreply(externalUrl);
   return {
     emailHost: host === undefined ? null : hostName('EMAIL_HOST', host),
     emailPort: port !== undefined ? portNumber('EMAIL_PORT', port) : useSsl ? 465 : useTls ? 587 : 25,
@@ -66,6 +69,15 @@ export function emailSettings(env: NodeJS.ProcessEnv, externalUrl: string) {
     emailMaxAttempts: positiveInt('EMAIL_MAX_ATTEMPTS', settingOrDefault(env, 'EMAIL_MAX_ATTEMPTS')),
     emailRetrySeconds: positiveInt('EMAIL_RETRY_SECONDS', settingOrDefault(env, 'EMAIL_RETRY_SECONDS')),
   };
+}
+
+/**
+ * Zulip's default From: noreply@ the host of the server's URL, its port left
+ * out. An IPv6 address is written as RFC 5321 writes an address literal.
+ */
+function defaultNoreply(externalUrl: string): string {
+  const host = new URL(externalUrl).hostname;
+  return host.startsWith('[') ? `noreply@[IPv6:${host.slice(1, -1)}]` : `noreply@${host}`;
 }
 
 export type EmailSettings = ReturnType<typeof emailSettings>;
