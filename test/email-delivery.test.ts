@@ -14,7 +14,7 @@ import type { OutgoingEmailRow } from '../src/queries/outgoing-emails';
 import { eachDatabase } from './support/databases';
 import { queuedEmails } from './support/mail';
 import { startTestServer, type TestServer } from './support/server';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp-server';
+import { deliverMailTo, startSmtpServer, type TestSmtpServer } from './support/smtp-server';
 
 /**
  * The mail queue's delivery worker (src/actions/email-delivery.ts) against a
@@ -356,6 +356,20 @@ eachDatabase('mail delivery', (dialect) => {
       [EmailState.FAILED, 'failed'],
     ] as const) {
       expect(text).toContain(`parley_outgoing_emails{state="${name}"} ${counts.get(state) ?? 0}\n`);
+    }
+  });
+
+  it("deliverMailTo (the other suites' helper) runs the worker against the test server, woken by a queue through the context", async () => {
+    const stop = deliverMailTo(t.ctx, smtp, { pollMs: 30_000 });
+    try {
+      await sleep(300);
+      const queuedAt = Date.now();
+      await queue('portia@example.com', 'Portia');
+      const mail = await smtp.waitForMail((m) => m.to.includes('portia@example.com'), 5000);
+      expect(Date.now() - queuedAt).toBeLessThan(2000);
+      expect(mail.from).toBe(NOREPLY);
+    } finally {
+      await stop();
     }
   });
 });

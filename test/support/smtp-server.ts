@@ -1,6 +1,9 @@
 import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import { emailDeliveryOptions, type EmailDeliveryOptions, startEmailDelivery } from '../../src/actions/email-delivery';
 import type { Config } from '../../src/config';
+import type { AppContext } from '../../src/context';
+import { createMailTransport } from '../../src/mail/transport';
 
 /**
  * A real SMTP server in the test process, on 127.0.0.1 and a free port, that
@@ -186,5 +189,42 @@ function received(parsed: ParsedMail, raw: string, envelope: { from: string; to:
     html: typeof parsed.html === 'string' ? parsed.html : '',
     headers,
     raw,
+  };
+}
+
+/**
+ * Runs the delivery worker of `ctx` (a test server's context) against
+ * `smtp`, with retries a test can wait for (100 ms, doubled); returns its
+ * stop, which also closes the connection. For an end-to-end test: an action
+ * queues mail through `ctx`, `smtp.waitForMail(...)` receives it.
+ *
+ *   const stopMail = deliverMailTo(t.ctx, smtp);
+ *   ... POST /invites ...
+ *   const mail = await smtp.waitForMail((m) => m.to.includes('new@example.com'));
+ *   await stopMail();
+ */
+export function deliverMailTo(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  smtp: TestSmtpServer,
+  over: Partial<EmailDeliveryOptions> = {},
+): () => Promise<void> {
+  const transport = createMailTransport({ ...ctx.config, ...smtp.config() });
+  // The context itself: the worker is woken by mail queued through it.
+  const stop = startEmailDelivery(ctx, transport, {
+    ...emailDeliveryOptions(ctx.config),
+    leaseMs: 3000,
+    pollMs: 200,
+    retryBaseMs: 100,
+    retryMaxMs: 1000,
+    maxAttempts: 3,
+    attemptMs: 5000,
+    onError: (err) => {
+      throw err;
+    },
+    ...over,
+  });
+  return async () => {
+    await stop();
+    transport.close();
   };
 }
