@@ -149,21 +149,20 @@ export function startEmailDelivery(ctx: Ctx, transport: MailTransport, opts: Ema
     if (!holding) return Math.max(opts.pollMs * 2, opts.leaseMs / 3);
     // An attempt lasts at most attemptMs, and its claim is committed under a lease that lapses leaseMs
     // after its holder stops renewing: a claim older than both belongs to no running attempt.
-    const stale = await inTransaction(ctx.db, async (tx) => {
-      await keepLease(tx);
-      return failStaleClaims(tx.trx, Date.now() - opts.attemptMs - opts.leaseMs, UNKNOWN_OUTCOME);
-    });
-    for (const row of stale) opts.onFailed?.(row, UNKNOWN_OUTCOME);
-    while (!stopped) {
+    for (const row of await failStaleClaims(ctx.db, Date.now() - opts.attemptMs - opts.leaseMs, UNKNOWN_OUTCOME)) {
+      opts.onFailed?.(row, UNKNOWN_OUTCOME);
+    }
+    // Reads first: an idle holder writes nothing (the lease is renewed by claims, and retaken every leaseMs / 3).
+    for (;;) {
+      const next = await nextEmailDueAt(ctx.db);
+      if (stopped || next === null || next > Date.now()) return next === null ? opts.pollMs : Math.min(opts.pollMs, next - Date.now());
       const row = await inTransaction(ctx.db, async (tx) => {
         await keepLease(tx);
         return claimDueEmail(tx.trx, Date.now(), claimant);
       });
-      if (!row) break;
+      if (!row) return opts.pollMs;
       await attempt(row);
     }
-    const next = await nextEmailDueAt(ctx.db);
-    return next === null ? opts.pollMs : Math.min(opts.pollMs, next - Date.now());
   };
 
   /** One attempt at a claimed mail, its outcome recorded on the claim. */

@@ -91,22 +91,23 @@ export async function markEmailFailed(q: Q, row: OutgoingEmailRow, error: string
 }
 
 /**
- * Claims older than `beforeMs` whose attempt cannot still be running (its
- * process stopped mid-attempt): failed, with `error`. Returns them.
+ * Claims older than `beforeMs`, whose attempt cannot still be running (its
+ * process stopped mid-attempt): failed, with `error`. Returns those it failed.
+ * One read when there are none (every run of the worker asks).
  */
-export async function failStaleClaims(q: Knex.Transaction, beforeMs: number, error: string): Promise<OutgoingEmailRow[]> {
+export async function failStaleClaims(q: Q, beforeMs: number, error: string): Promise<OutgoingEmailRow[]> {
   const rows: OutgoingEmailRow[] = (
     await q('outgoing_emails').where({ state: EmailState.SENDING }).where('claimed_at', '<', beforeMs).select()
   ).map(toRow);
-  if (rows.length === 0) return [];
-  await q('outgoing_emails')
-    .whereIn(
-      'id',
-      rows.map((r) => r.id),
-    )
-    .where({ state: EmailState.SENDING })
-    .update({ state: EmailState.FAILED, last_error: bounded(error) });
-  return rows;
+  const failed: OutgoingEmailRow[] = [];
+  for (const row of rows) {
+    // Still as read: an attempt that ended meanwhile recorded its outcome, which stands.
+    const n = await q('outgoing_emails')
+      .where({ id: row.id, state: EmailState.SENDING, claimed_at: row.claimed_at, claimed_by: row.claimed_by })
+      .update({ state: EmailState.FAILED, last_error: bounded(error) });
+    if (n === 1) failed.push({ ...row, state: EmailState.FAILED, last_error: bounded(error) });
+  }
+  return failed;
 }
 
 /** When the next pending mail is due (milliseconds), or null when none is pending. */
