@@ -74,6 +74,54 @@ eachDatabase('mail in the server process', (dialect) => {
     expect(await p.stop()).toBe(0);
   });
 
+  it('killed while the SMTP server holds its message, the server restarted never sends that mail again: it fails as unknown', async () => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, NODE_ID: 'a', ...smtp.env() };
+    const first = await startServerProcess({ ...env, EMAIL_TIMEOUT_SECONDS: '30' }, 150_000);
+    running.push(first);
+    db = createDb({ databaseUrl: databaseUrl || null, dataDir });
+    const queue = (to: string, token: string) =>
+      db!('outgoing_emails').insert({
+        realm_id: null,
+        template: 'test',
+        to_address: to,
+        from_name: 'Parley',
+        subject: 'Crash test',
+        text_body: 'text',
+        html_body: '<p>html</p>',
+        created_at: Math.floor(Date.now() / 1000),
+        message_token: token,
+        next_attempt_at: Date.now(),
+      });
+    // The whole message reaches the SMTP server, which says nothing: it may have taken it.
+    smtp.stall('data');
+    await queue('salerio@example.com', 'crash.1');
+    const deadline = Date.now() + 10_000;
+    while (smtp.attempts.data === 0) {
+      if (Date.now() > deadline) throw new Error('the message never reached the server');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await first.kill();
+    running.splice(running.indexOf(first), 1);
+    smtp.accept();
+    const row = () => db!('outgoing_emails').where({ message_token: 'crash.1' }).first('state', 'attempts', 'last_error');
+    expect(Number((await row())!.state)).toBe(EmailState.SENDING);
+    // Restarted (an attempt now lasts 3 s at most: the claim is stale 3 s + the 15 s lease after it was made).
+    const second = await startServerProcess({ ...env, EMAIL_TIMEOUT_SECONDS: '1' }, 150_000);
+    running.push(second);
+    await queue('solanio@example.com', 'crash.2');
+    await smtp.waitForMail((m) => m.to.includes('solanio@example.com'), 10_000);
+    const until = Date.now() + 40_000;
+    while (Number((await row())!.state) !== EmailState.FAILED) {
+      if (Date.now() > until) throw new Error('the stale claim was never failed');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(await row()).toMatchObject({ last_error: expect.stringContaining('Delivery outcome unknown') });
+    expect(Number((await row())!.attempts)).toBe(1);
+    expect(smtp.attempts.data).toBe(2);
+    expect(smtp.mails.map((m) => m.to[0])).toEqual(['solanio@example.com']);
+    expect(second.output()).toContain('mail not sent, given up');
+  });
+
   it('without EMAIL_HOST says mail goes to DATA_DIR/emails/', async () => {
     const p = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, 150_000);
     running.push(p);

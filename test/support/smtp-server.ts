@@ -52,7 +52,9 @@ export interface TestSmtpServer {
   waitForMail(predicate?: (m: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
   /** Answer `stage` (RCPT TO unless said) with `code message`, `times` times (every time unless said). */
   refuseWith(code: number, message: string, opts?: { stage?: SmtpStage; times?: number }): void;
-  /** Accept again. */
+  /** Answer nothing at `stage` (the message received whole, for 'data'): the client waits, as for a hung server. */
+  stall(stage: SmtpStage): void;
+  /** Accept again (and stop stalling). */
   accept(): void;
   /** EMAIL_* settings for a context (loadConfig's names), for a transport pointed here. */
   config(): Partial<Config>;
@@ -67,6 +69,7 @@ export async function startSmtpServer(opts: { auth?: { user: string; pass: strin
   const reached: Array<{ stage: SmtpStage; at: number }> = [];
   const waiters: Array<{ predicate: (m: ReceivedMail) => boolean; resolve: (m: ReceivedMail) => void }> = [];
   let refusal: { code: number; message: string; stage: SmtpStage; times: number } | null = null;
+  let stalled: SmtpStage | null = null;
 
   /** The refusal for this stage, if one is due (and counted). */
   const refused = (stage: SmtpStage): Error | null => {
@@ -88,16 +91,19 @@ export async function startSmtpServer(opts: { auth?: { user: string; pass: strin
       callback(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
     },
     onMailFrom(_address: SMTPServerAddress, _session, callback) {
-      callback(refused('mail'));
+      const err = refused('mail');
+      if (stalled !== 'mail') callback(err);
     },
     onRcptTo(_address: SMTPServerAddress, _session, callback) {
-      callback(refused('rcpt'));
+      const err = refused('rcpt');
+      if (stalled !== 'rcpt') callback(err);
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const refusedData = refused('data');
+        if (stalled === 'data') return;
         if (refusedData) return callback(refusedData);
         const raw = Buffer.concat(chunks).toString('utf8');
         simpleParser(raw).then(
@@ -150,8 +156,12 @@ export async function startSmtpServer(opts: { auth?: { user: string; pass: strin
     refuseWith(code, message, o = {}) {
       refusal = { code, message, stage: o.stage ?? 'rcpt', times: o.times ?? Infinity };
     },
+    stall(stage) {
+      stalled = stage;
+    },
     accept() {
       refusal = null;
+      stalled = null;
     },
     config: () => ({
       emailHost: '127.0.0.1',
