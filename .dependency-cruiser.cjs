@@ -13,6 +13,7 @@ const LAYERS = {
   queries: ['queries', 'db', 'domain', 'errors'],
   markdown: ['markdown', 'domain', 'errors'],
   emails: ['emails', 'domain', 'errors'],
+  mail: ['mail', 'domain', 'errors', 'config'],
   integrations: ['integrations', 'domain', 'errors'],
   serializers: ['serializers', 'domain', 'errors'],
   access: ['access', 'queries', 'serializers', 'markdown', 'domain', 'errors'],
@@ -22,6 +23,7 @@ const LAYERS = {
     'actions',
     'integrations',
     'emails',
+    'mail',
     'ports',
     'access',
     'events',
@@ -40,7 +42,7 @@ const LAYERS = {
   cache: ['cache', 'ports', 'queries', 'db', 'domain', 'errors'],
   // The incoming email gateway's SMTP listener: it parses mail and hands it to actions.
   gateway: ['gateway', 'actions', 'domain', 'errors', 'config'],
-  cli: ['cli', 'actions', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server', 'cache'],
+  cli: ['cli', 'actions', 'mail', 'access', 'queries', 'db', 'domain', 'errors', 'config', 'context', 'server', 'cache'],
 };
 
 const alternatives = (names) => names.map((n) => (n.includes('/') ? `${n}\\.ts` : `${n}(/|\\.ts)`)).join('|');

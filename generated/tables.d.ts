@@ -331,12 +331,20 @@ export interface TableRows {
     user_id: number;
   };
   outgoing_emails: {
+    attempts: number;
+    claimed_at: number | null;
+    claimed_by: string | null;
     created_at: number;
     from_name: string;
     html_body: string;
     id: number;
+    last_error: string | null;
+    message_token: string;
+    next_attempt_at: number;
     realm_id: number | null;
     reply_to: string | null;
+    sent_at: number | null;
+    state: number;
     subject: string;
     template: string;
     text_body: string;
@@ -960,12 +968,20 @@ export interface TableInserts {
     user_id: number;
   };
   outgoing_emails: {
+    attempts?: number;
+    claimed_at?: number | null;
+    claimed_by?: string | null;
     created_at: number;
     from_name: string;
     html_body: string;
     id?: number;
+    last_error?: string | null;
+    message_token: string;
+    next_attempt_at: number;
     realm_id?: number | null;
     reply_to?: string | null;
+    sent_at?: number | null;
+    state?: number;
     subject: string;
     template: string;
     text_body: string;

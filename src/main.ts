@@ -13,6 +13,8 @@ import { startRetentionArchiver } from './actions/retention';
 import { startInvalidationPoll } from './cache/remote';
 import { DEFAULT_SCHEDULER_OPTIONS, startScheduledDelivery } from './actions/scheduled-delivery';
 import { DEFAULT_MISSED_MESSAGE_WORKER_OPTIONS, startMissedMessageEmails } from './actions/missed-message-emails';
+import { emailDeliveryOptions, startEmailDelivery } from './actions/email-delivery';
+import { createMailTransport } from './mail/transport';
 import { listenFailure, startupFailureLine } from './startup-errors';
 import { keepWritesFromBlockingExit } from './stdio';
 import { startEmailGateway } from './gateway/listener';
@@ -67,6 +69,20 @@ async function main(): Promise<void> {
     ...DEFAULT_MISSED_MESSAGE_WORKER_OPTIONS,
     onError: (err) => log.error({ err }, 'missed-message emails failed'),
   });
+  // Queued mail (src/actions/email-delivery.ts): sent by one process of a cluster (a lease), at once.
+  const mailTransport = createMailTransport(config);
+  const stopMail = startEmailDelivery(ctx, mailTransport, {
+    ...emailDeliveryOptions(config),
+    onError: (err) => log.error({ err }, 'mail delivery failed'),
+    onSent: (row, sent) => log.info({ email_id: row.id, template: row.template, response: sent.response }, 'mail sent'),
+    onRetry: (row, failure, at) =>
+      log.warn(
+        { email_id: row.id, attempt: row.attempts, error: failure.message, retry_at: new Date(at).toISOString() },
+        'mail not sent, will retry',
+      ),
+    onFailed: (row, reason) =>
+      log.error({ email_id: row.id, template: row.template, to: row.to_address, error: reason }, 'mail not sent, given up'),
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
@@ -78,6 +94,7 @@ async function main(): Promise<void> {
     `Parley is listening on http://${hostPort(config.host, port)} (${config.databaseUrl ? 'MySQL' : 'SQLite'})`,
     demo.created ? 'Created the demo organization.' : 'Using the existing organization.',
     `Site:          ${site} (API reference: ${site}/api/docs)`,
+    `Mail:          ${mailTransport.description}, from ${config.noreplyEmailAddress}`,
   ];
   const metricsAddress = metricsServer?.address();
   if (metricsAddress && typeof metricsAddress === 'object') {
@@ -111,7 +128,8 @@ async function main(): Promise<void> {
       stopTimers: async () => {
         stopSweep();
         stopCachePoll();
-        await Promise.all([stopRetention(), stopScheduler(), stopMissedMessageEmails()]);
+        await Promise.all([stopRetention(), stopScheduler(), stopMissedMessageEmails(), stopMail()]);
+        mailTransport.close();
       },
       timeoutMs: config.shutdownTimeoutMs,
     }).then(

@@ -3,6 +3,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from './context';
 import { poolStats } from './db/health';
+import { EMAIL_STATE_NAMES, type EmailStateValue } from './domain/outgoing-emails';
+import { countEmailsByState } from './queries/outgoing-emails';
 
 /**
  * Prometheus metrics of this process (prom-client), served only on their own
@@ -69,6 +71,18 @@ export class Metrics {
       registers,
       collect() {
         this.set(ctx.outgoingWebhooks.jobs.backlog);
+      },
+    });
+    new Gauge({
+      name: 'parley_outgoing_emails',
+      help: 'Mails in the queue (the database, so the same on every node), by state: pending, sending, sent, failed.',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await countEmailsByState(ctx.db);
+        for (const [code, name] of Object.entries(EMAIL_STATE_NAMES)) {
+          this.set({ state: name }, counts.get(Number(code) as EmailStateValue) ?? 0);
+        }
       },
     });
     new Gauge({

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { AppContext } from '../context';
 import type { Tx } from '../db/transaction';
 import { renderEmail, type EmailTemplate } from '../emails/template';
@@ -44,6 +45,10 @@ export async function queueEmail<D>(ctx: Pick<AppContext, never>, tx: Tx, email:
     text_body: rendered.text,
     html_body: rendered.html.value,
     created_at: nowSeconds(),
+    // Fixed now: every attempt sends this Message-ID (docs/adr/0048-the-mail-queue.md).
+    message_token: `${Date.now().toString(36)}.${crypto.randomBytes(12).toString('hex')}`,
+    // Due at once; the row is seen only after commit, when the worker is woken.
+    next_attempt_at: Date.now(),
   });
   tx.afterCommit(() => wakers.get(ctx)?.());
   return id;

@@ -24,6 +24,7 @@ import { BACKUP_USAGE, backupCommand } from './backup';
 import { archiveExpiredCommand, restoreCommand, RETENTION_USAGE } from './retention';
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
+import { SEND_TEST_EMAIL_USAGE, sendTestEmailCommand } from './send-test-email';
 
 /** Every command; anything else is refused before a database is opened. */
 const COMMANDS = [
@@ -43,6 +44,7 @@ const COMMANDS = [
   'restore-archived',
   'backup',
   'restore',
+  'send-test-email',
 ];
 
 /**
@@ -85,6 +87,7 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
   cache flush                              empty the caches of every running server (within
                                            CACHE_POLL_MS): for SQL edited by hand; the
                                            commands above tell the servers what they change
+${SEND_TEST_EMAIL_USAGE}
 ${RETENTION_USAGE}
 ${BACKUP_USAGE}
 
@@ -118,6 +121,9 @@ async function main(argv: string[]): Promise<number> {
   }
   // Before startContext: a backup must not migrate the database it copies, nor a restore its target.
   if (command === 'backup' || command === 'restore') return backupCommand(command, rest);
+  // Needs no database: mail goes out through the settings alone.
+  if (command === 'send-test-email')
+    return sendTestEmailCommand(loadConfig(), parseArgs({ args: rest, allowPositionals: true, options: {} }).positionals);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: command === 'cache',

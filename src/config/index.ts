@@ -20,6 +20,7 @@ import { rateLimitStoreSetting } from './rate-limits';
 import { trustedProxiesSetting } from './proxies';
 import { outgoingWebhookSettings } from './outgoing-webhooks';
 import { emailGatewaySettings, type EmailGatewaySettings } from './email-gateway';
+import { emailSettings } from './email';
 
 /** Typed configuration, read once from the environment (the email gateway's settings: src/config/email-gateway.ts). */
 export interface Config extends EmailGatewaySettings {
@@ -155,6 +156,24 @@ export interface Config extends EmailGatewaySettings {
   outgoingWebhookAllowedHosts: string[];
   /** How long an outgoing webhook's answer may take before the request counts as timed out (Zulip: 10 s). */
   outgoingWebhookTimeoutSeconds: number;
+  /** The SMTP server (src/config/email.ts); null: mail is written to DATA_DIR/emails/. */
+  emailHost: string | null;
+  emailPort: number;
+  /** SMTP authentication: both set, or neither (none). */
+  emailHostUser: string | null;
+  emailHostPassword: string | null;
+  /** STARTTLS after connecting. */
+  emailUseTls: boolean;
+  /** TLS from the start (never with emailUseTls). */
+  emailUseSsl: boolean;
+  /** The From address of every mail. */
+  noreplyEmailAddress: string;
+  /** How long connecting and each SMTP answer may take; an attempt as a whole, three times that. */
+  emailTimeoutSeconds: number;
+  /** Attempts per mail before it is marked failed. */
+  emailMaxAttempts: number;
+  /** The first retry's delay, doubled per attempt up to an hour. */
+  emailRetrySeconds: number;
 }
 
 /** A database URL as messages show it: the password replaced. */
@@ -166,12 +185,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = hostName('HOST', settingOrDefault(env, 'HOST'));
   const port = portNumber('PORT', settingOrDefault(env, 'PORT'));
   const metricsPort = setting(env, 'METRICS_PORT');
+  const externalUrl = httpUrl('EXTERNAL_URL', setting(env, 'EXTERNAL_URL') ?? listenerUrl(host, port)).replace(/\/+$/, '');
   return {
     host,
     port,
     dataDir: directory('DATA_DIR', settingOrDefault(env, 'DATA_DIR')),
     databaseUrl: databaseUrl('DATABASE_URL', setting(env, 'DATABASE_URL')),
-    externalUrl: httpUrl('EXTERNAL_URL', setting(env, 'EXTERNAL_URL') ?? listenerUrl(host, port)).replace(/\/+$/, ''),
+    externalUrl,
     logLevel: oneOf('LOG_LEVEL', settingOrDefault(env, 'LOG_LEVEL'), LOG_LEVELS),
     validateResponses: boolean('VALIDATE_RESPONSES', settingOrDefault(env, 'VALIDATE_RESPONSES')),
     maxFileUploadSizeMib: positiveInt('MAX_FILE_UPLOAD_SIZE_MIB', settingOrDefault(env, 'MAX_FILE_UPLOAD_SIZE_MIB')),
@@ -215,5 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: trustedProxiesSetting(env),
     ...outgoingWebhookSettings(env),
     ...emailGatewaySettings(env),
+    ...emailSettings(env, externalUrl),
   };
 }

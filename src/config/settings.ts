@@ -69,6 +69,16 @@ export const SETTINGS = {
   EMAIL_GATEWAY_MAX_MESSAGE_MIB: { default: '32', about: 'largest incoming email accepted, in MiB' },
   EMAIL_GATEWAY_TLS_CERT: { about: 'PEM certificate: the incoming email listener offers STARTTLS' },
   EMAIL_GATEWAY_TLS_KEY: { about: "that certificate's PEM private key" },
+  EMAIL_HOST: { about: 'the SMTP server mail is sent through (unset: each mail is written to DATA_DIR/emails/)' },
+  EMAIL_PORT: { about: 'its port (unset: 465 with EMAIL_USE_SSL, 587 with EMAIL_USE_TLS, else 25)' },
+  EMAIL_HOST_USER: { about: 'user name for SMTP authentication (unset: none)' },
+  EMAIL_HOST_PASSWORD: { about: 'password for SMTP authentication' },
+  EMAIL_USE_TLS: { default: 'false', about: 'STARTTLS after connecting (typically port 587)' },
+  EMAIL_USE_SSL: { default: 'false', about: 'TLS from the start (typically port 465); not with EMAIL_USE_TLS' },
+  NOREPLY_EMAIL_ADDRESS: { about: 'the From address of every mail (default noreply@ the host of EXTERNAL_URL)' },
+  EMAIL_TIMEOUT_SECONDS: { default: '30', about: "how long connecting and each of the SMTP server's answers may take" },
+  EMAIL_MAX_ATTEMPTS: { default: '10', about: 'attempts per mail before it is marked failed' },
+  EMAIL_RETRY_SECONDS: { default: '30', about: 'first retry delay of a mail not taken, doubled per attempt (at most an hour)' },
 } as const satisfies Record<string, { default?: string; about: string }>;
 
 export type SettingName = keyof typeof SETTINGS;
