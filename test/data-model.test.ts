@@ -241,6 +241,7 @@ eachDatabase('data model', (dialect) => {
       '039_active_push_notifications',
       '040_bots',
       '041_outgoing_emails',
+      '042_email_invites',
     ]);
   });
 });

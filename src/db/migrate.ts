@@ -38,6 +38,7 @@ import * as m038 from './migrations/038_muted_users';
 import * as m039 from './migrations/039_active_push_notifications';
 import * as m040 from './migrations/040_bots';
 import * as m041 from './migrations/041_outgoing_emails';
+import * as m042 from './migrations/042_email_invites';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -83,6 +84,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '039_active_push_notifications': m039,
   '040_bots': m040,
   '041_outgoing_emails': m041,
+  '042_email_invites': m042,
 };
 
 /** Every migration this code knows, in the order they apply. */
