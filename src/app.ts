@@ -19,6 +19,7 @@ import { webhookRouter } from './http/webhooks';
 import { integrationsPageRouter } from './http/integrations-page';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
+import { signupPagesRouter } from './http/signup-pages';
 import { sitePagesRouter } from './http/site-pages';
 import { scopeIfAny } from './http/scope';
 import type { SpecIndex } from './http/spec';
@@ -108,7 +109,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // The Unicode emoji names, where POST /register's server_emoji_data_url points.
   app.use(emojiDataRouter(emojiCodeToNames));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
-  // `/`, `/join/<key>/` and a 404 page for any other path, in HTML for a browser.
+  // The sign-up pages of invitations, then `/` and a 404 page for any other path, in HTML for a browser.
+  app.use(signupPagesRouter(ctx));
   app.use(sitePagesRouter(ctx.db, ctx.config));
   app.use(errorMiddleware(log));
   return app;
