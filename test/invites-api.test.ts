@@ -263,6 +263,25 @@ eachDatabase('email invitations API', (dialect) => {
     expect(join.body.code).toBe('INVALID_INVITATION');
     expect((await t.api.get('/invites', t.cast.admin)).body.invites.some((i: any) => i.id === mine && i.is_multiuse)).toBe(false);
   });
+
+  it('deactivating a user revokes their usable invitations and links, and tells the administrators', async () => {
+    const sender = (
+      await t.api.post('/users', t.cast.owner, { email: 'sender@example.com', password: 'a-good-password', full_name: 'Sen Der' })
+    ).body.user_id as number;
+    await t.ctx.db('users').where({ id: sender }).update({ date_joined: 0 });
+    const senderRow = (await t.ctx.db('users').where({ id: sender }).first())!;
+    const asSender = { ...senderRow, is_bot: false, is_active: true } as never;
+    expect((await t.api.post('/invites', asSender, { invitee_emails: 'hal@example.com', stream_ids: [] })).status).toBe(200);
+    await t.ctx.db('realms').where({ id: t.realmId }).update({ create_multiuse_invite_group: groups['role:members'] });
+    const link = await t.api.post('/invites/multiuse', asSender, {});
+    await t.ctx.db('realms').where({ id: t.realmId }).update({ create_multiuse_invite_group: groups['role:administrators'] });
+    const admin = await register(t, t.cast.admin, { event_types: ['invites_changed'] });
+    expect((await t.api.delete(`/users/${sender}`, t.cast.owner)).status).toBe(200);
+    expect((await invitesTo('hal@example.com'))[0].status).toBe(2);
+    const key = /\/join\/([a-z0-9]+)\//.exec(link.body.invite_link)![1];
+    expect(Boolean((await t.ctx.db('multiuse_invites').where({ link_key: key }).first())!.revoked)).toBe(true);
+    expect((await pending(t, admin)).map((e) => e.type)).toContain('invites_changed');
+  });
 });
 
 eachDatabase('email invitation limits', (dialect) => {

@@ -1,4 +1,4 @@
-import type { Params, Schema } from '../contract';
+import type { Params } from '../contract';
 import type { AppContext } from '../context';
 import { inTransaction, type Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
@@ -22,11 +22,9 @@ import { randomInviteKey } from '../domain/secrets';
 import { checkNewAccount, emailKey } from '../domain/users';
 import { invitationEmail } from '../emails/invitation';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
-import type { EventBody, EventBus } from '../events/bus';
 import { inGroup, isAdminViewer, loadCaller, type Caller } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import { insertAuditLog } from '../queries/audit';
-import { listActiveHumanAdminIds } from '../queries/bots';
 import {
   countInvitationsSent,
   getEmailInviteById,
@@ -62,6 +60,7 @@ import { getUserByEmailKey, getUserById } from '../queries/users';
 import { queueSubscribed } from './channel-events';
 import { subscribeInTx } from './channels';
 import { queueEmail } from './email-queue';
+import { queueInvitesChanged } from './invite-events';
 import { sendMessageInTx } from './messages';
 import { INTERNAL, notificationBot } from './notifications';
 import { createUserInTx } from './users';
@@ -179,17 +178,6 @@ export async function doCreateMultiuseInvite(
     await queueInvitesChanged(tx, ctx.bus, user.realm_id, [user.id]);
   });
   return inviteLinkUrl(ctx.config.externalUrl, realm.string_id, key);
-}
-
-/**
- * Zulip's notify_invites_changed: an `invites_changed` event, after commit,
- * to the organization's administrators and the invitations' senders (who
- * then fetch GET /invites again).
- */
-export async function queueInvitesChanged(tx: Tx, bus: EventBus, realmId: number, referrerIds: readonly number[]): Promise<void> {
-  const audience = [...new Set([...(await listActiveHumanAdminIds(tx.trx, realmId)), ...referrerIds])];
-  const event: EventBody<Schema<'InvitesChangedEvent'>> = { type: 'invites_changed' };
-  tx.afterCommit(() => bus.publish({ event, userIds: audience }));
 }
 
 /** The answer to every unusable link, so links cannot be probed. */

@@ -5,6 +5,8 @@ import { checkBotCreationPolicy } from '../domain/bots';
 import { isNameOfActiveUser } from '../queries/bots';
 import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
+import { revokeInvitationsBy } from '../queries/email-invites';
+import { queueInvitesChanged } from './invite-events';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { isAdminRole, isRoleCode, Role } from '../domain/roles';
@@ -227,6 +229,8 @@ export async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, a
   for (const id of bots)
     await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
   await queueDeactivationEvents(tx, ctx.bus, target);
+  // Zulip's revoke_invites_generated_by_user: the user's usable invitations stop working; administrators are told.
+  if (await revokeInvitationsBy(tx.trx, target.id, nowSeconds())) await queueInvitesChanged(tx, ctx.bus, target.realm_id, []);
 }
 
 /**

@@ -116,3 +116,20 @@ export async function listNewRealmIdsWithDefaultLimit(q: Q, since: number, defau
     .pluck('id');
   return ids.map(Number);
 }
+
+/**
+ * A deactivated user's usable invitations, by email and links, are revoked
+ * (Zulip's revoke_invites_generated_by_user): nobody joins on the word of an
+ * account that is gone. Returns whether any was.
+ */
+export async function revokeInvitationsBy(q: Q, userId: number, now: number): Promise<boolean> {
+  const emails = await q('email_invites')
+    .where({ referred_by_id: userId, status: InviteStatus.ACTIVE })
+    .andWhere((w) => void w.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .update({ status: InviteStatus.REVOKED });
+  const links = await q('multiuse_invites')
+    .where({ referred_by_id: userId, revoked: false })
+    .andWhere((w) => void w.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .update({ revoked: true });
+  return Number(emails) + Number(links) > 0;
+}

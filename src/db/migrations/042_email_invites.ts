@@ -17,8 +17,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('email', 254).notNullable();
     t.smallint('invited_as').notNullable().defaultTo(400);
     // Seconds since the epoch; expires_at NULL = never expires.
-    t.integer('invited_at').notNullable();
-    t.integer('expires_at').nullable();
+    t.bigInteger('invited_at').notNullable();
+    t.bigInteger('expires_at').nullable();
     t.smallint('status').notNullable().defaultTo(0);
     t.boolean('notify_referrer_on_join').notNullable().defaultTo(true);
     t.boolean('include_realm_default_subscriptions').notNullable().defaultTo(false);
@@ -41,7 +41,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('invitations_sent', (t) => {
     t.increments('id').unsigned().primary();
     t.integer('realm_id').unsigned().notNullable().references('id').inTable('realms').onDelete('CASCADE');
-    t.integer('sent_at').notNullable();
+    t.bigInteger('sent_at').notNullable();
     t.integer('count').notNullable();
     t.index(['realm_id', 'sent_at']);
   });
