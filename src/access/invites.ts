@@ -3,8 +3,8 @@ import type { Schema } from '../contract';
 import type { Config } from '../config';
 import { isEmailInviteUsable } from '../domain/invitations';
 import { inviteLinkUrl, isInviteLinkUsable } from '../domain/invite-links';
-import { isAdminRole, isGuestRole } from '../domain/roles';
-import { ApiError } from '../errors';
+import { isAdminRole } from '../domain/roles';
+import { checkMemberOrAdmin } from './bots';
 import { getEmailInviteByKey, listUsableEmailInvites, type EmailInviteRow } from '../queries/email-invites';
 import { nowSeconds } from '../queries/ids';
 import { getInviteByKey, listUnrevokedInviteLinks, type InviteRow } from '../queries/invites';
@@ -20,8 +20,7 @@ type ListedInvite = Schema<'EmailInvite'> | Schema<'MultiuseInvite'>;
  * for anyone else. Guests and bots are refused (require_member_or_admin).
  */
 export async function getInvitesControlledBy(db: Knex, config: Pick<Config, 'externalUrl'>, user: UserRow): Promise<ListedInvite[]> {
-  if (isGuestRole(user.role)) throw new ApiError('Not allowed for guest users');
-  if (user.is_bot) throw new ApiError('This endpoint does not accept bot requests.');
+  checkMemberOrAdmin(user);
   const now = nowSeconds();
   const own = isAdminRole(user.role) ? null : user.id;
   const realm = (await getRealmById(db, user.realm_id))!;

@@ -22,6 +22,7 @@ import { randomInviteKey } from '../domain/secrets';
 import { checkNewAccount, emailKey } from '../domain/users';
 import { invitationEmail } from '../emails/invitation';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
+import { checkMemberOrAdmin } from '../access/bots';
 import { inGroup, isAdminViewer, loadCaller, type Caller } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import { insertAuditLog } from '../queries/audit';
@@ -363,12 +364,6 @@ async function queueInvitationMail(ctx: AppContext, tx: Tx, realm: RealmRow, ref
 /** "2026-12-10 14:22 UTC": unambiguous wherever the mail is read. */
 function formatUtc(seconds: number): string {
   return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** Zulip's require_member_or_admin: guests and bots are refused before anything else. */
-function checkMemberOrAdmin(user: UserRow): void {
-  if (isGuestRole(user.role)) throw new ApiError('Not allowed for guest users');
-  if (user.is_bot) throw new ApiError('This endpoint does not accept bot requests.');
 }
 
 /**
