@@ -1047,6 +1047,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all invitations
+         * @description The email invitations and reusable invitation links the caller controls that can still be used: an administrator sees every one in the organization, anyone else their own. Used, revoked and expired ones are left out.
+         */
+        get: operations["get-invites"];
+        put?: never;
+        /**
+         * Send invitations
+         * @description Invites people by email: each address gets a mail with a link to a sign-up page where they choose their name and password and join with the role, channels and groups chosen here. Addresses are checked first: if any is malformed or not allowed, nobody is invited; addresses that already have an account are skipped and the others invited, which is answered with INVITATION_FAILED and `sent_invitations: true`. The organization's daily limit on invitations applies (docs/architecture/invitations.md). Administrators and the caller get an `invites_changed` event.
+         */
+        post: operations["send-invites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of an email invitation (GET /invites, `is_multiuse` false).
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an email invitation
+         * @description Revokes an email invitation: its link stops working at once. Administrators and the invitation's sender get an `invites_changed` event.
+         */
+        delete: operations["revoke-email-invite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of an email invitation (GET /invites, `is_multiuse` false).
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an email invitation
+         * @description Sends the invitation's mail again, with the same link and expiry. The resent mail counts towards the organization's daily invitation limit.
+         */
+        post: operations["resend-email-invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invites/multiuse": {
         parameters: {
             query?: never;
@@ -1062,6 +1138,32 @@ export interface paths {
          */
         post: operations["create-invite-link"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/multiuse/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of a reusable invitation link (GET /invites, `is_multiuse` true).
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a reusable invitation link
+         * @description Revokes a reusable invitation link: nobody can join with it any more. Administrators and the link's creator get an `invites_changed` event.
+         */
+        delete: operations["revoke-invite-link"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4790,6 +4892,126 @@ export interface components {
             /** @description IDs of direct subgroups to remove. */
             delete?: components["schemas"]["UserGroupIdList"];
         };
+        EmailInvite: {
+            /** @description The invitation's ID (DELETE /invites/{invite_id}). */
+            id: number;
+            invited_by_user_id: number;
+            /** @description When it was sent (seconds since the epoch). */
+            invited: number;
+            /** @description When it expires; null for never. */
+            expiry_date: number | null;
+            invited_as: components["schemas"]["Role"];
+            /** @description The invited address. */
+            email: string;
+            /** @enum {boolean} */
+            is_multiuse: false;
+            notify_referrer_on_join: boolean;
+        };
+        MultiuseInvite: {
+            /** @description The link's ID (DELETE /invites/multiuse/{invite_id}). */
+            id: number;
+            invited_by_user_id: number;
+            /** @description When it was made (seconds since the epoch). */
+            invited: number;
+            /** @description When it expires; null for never. */
+            expiry_date: number | null;
+            invited_as: components["schemas"]["Role"];
+            /** @description The reusable invitation link. */
+            link_url: string;
+            /** @enum {boolean} */
+            is_multiuse: true;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "invites": [
+         *         {
+         *           "id": 1,
+         *           "invited_by_user_id": 9,
+         *           "invited": 1710606654,
+         *           "expiry_date": 1711470654,
+         *           "invited_as": 400,
+         *           "email": "example@zulip.com",
+         *           "is_multiuse": false,
+         *           "notify_referrer_on_join": true
+         *         },
+         *         {
+         *           "id": 1,
+         *           "invited_by_user_id": 9,
+         *           "invited": 1710606654,
+         *           "expiry_date": null,
+         *           "invited_as": 400,
+         *           "link_url": "http://127.0.0.1:9991/join/yddhtzk4jgl7rsmazc5fyyyy/",
+         *           "is_multiuse": true
+         *         }
+         *       ]
+         *     }
+         */
+        GetInvitesResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            invites: (components["schemas"]["EmailInvite"] | components["schemas"]["MultiuseInvite"])[];
+        };
+        SendInvitesRequest: {
+            /** @description The addresses to invite, separated by commas or newlines. An entry may be written `Name <address>`: only the address is used. Repeated addresses are invited once. */
+            invitee_emails: string;
+            /** @description Minutes until the invitation expires; null means never. When omitted the server default applies (14400 minutes, 10 days). */
+            invite_expires_in_minutes?: number | null;
+            /**
+             * @description Role the invited users get. Inviting administrators or moderators needs an administrator, owners an owner.
+             * @default 400
+             */
+            invite_as: components["schemas"]["Role"];
+            /** @description Channels the invited users join (may be empty). Each must be a default channel or one the caller may add subscribers to. */
+            stream_ids: components["schemas"]["Id"][];
+            /**
+             * @description User groups the invited users join; the caller must be allowed to add members to each (feature level 322).
+             * @default []
+             */
+            group_ids: components["schemas"]["Id"][];
+            /**
+             * @description Also subscribe the invited users to the organization's default channels (feature level 261).
+             * @default false
+             */
+            include_realm_default_subscriptions: boolean;
+            /**
+             * @description Whether Notification Bot tells the inviting user when an invited user joins (feature level 267).
+             * @default true
+             */
+            notify_referrer_on_join: boolean;
+            /** @description Markdown for the custom welcome message new users get; only administrators may set it (feature level 416). Stored; Parley has no Welcome Bot to send it. */
+            welcome_message_custom_text?: string | null;
+        };
+        /**
+         * @description No invitation, or not every one, was sent (code INVITATION_FAILED). `errors` lists [address, reason, whether the address belongs to a deactivated user] for each address refused; `sent_invitations` says whether the other addresses were invited.
+         * @example {
+         *       "result": "error",
+         *       "msg": "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
+         *       "code": "INVITATION_FAILED",
+         *       "errors": [
+         *         [
+         *           "hamlet@zulip.com",
+         *           "Already has an account.",
+         *           false
+         *         ]
+         *       ],
+         *       "sent_invitations": true,
+         *       "license_limit_reached": false,
+         *       "daily_limit_reached": false
+         *     }
+         */
+        InvitationFailedError: {
+            result: components["schemas"]["ResultError"];
+            msg: string;
+            /** @enum {string} */
+            code: "INVITATION_FAILED";
+            errors: (string | boolean)[][];
+            sent_invitations: boolean;
+            license_limit_reached: boolean;
+            daily_limit_reached: boolean;
+        };
         CreateInviteLinkRequest: {
             /** @description Minutes until the link expires; null means it never expires. When omitted the server default applies (INVITATION_LINK_VALIDITY_MINUTES, 14400 minutes, that is 10 days). */
             invite_expires_in_minutes?: number | null;
@@ -7396,6 +7618,18 @@ export interface components {
             value: boolean | number | string;
         };
         /**
+         * @description Invitations changed (one sent, revoked or used, a link made or revoked): sent to the organization's administrators and the invitation's sender, who fetch GET /invites again.
+         * @example {
+         *       "id": 18,
+         *       "type": "invites_changed"
+         *     }
+         */
+        InvitesChangedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "invites_changed";
+        };
+        /**
          * @description One of the user's own settings changed (sent to that user's clients only). For default_language, language_name carries the language's name in itself.
          * @example {
          *       "id": 18,
@@ -8314,7 +8548,7 @@ export interface components {
             realm_playgrounds: components["schemas"]["PlaygroundEntry"][];
         };
         /** @description Any event Parley delivers. Dispatch on `type` and then `op`. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageFlagsEvent"] | components["schemas"]["ReactionEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["TypingEvent"] | components["schemas"]["TypingEditMessageEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupMembersEvent"] | components["schemas"]["UserGroupSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["AttachmentEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["SavedSnippetsEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["PresenceModernEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmEmojiEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["DeviceAddEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmDomainsEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"];
         /**
          * @example {
          *       "result": "success",
@@ -13615,6 +13849,147 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    "get-invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetInvitesResponse"];
+                };
+            };
+            /** @description A guest or a bot asked. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "send-invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "invitee_emails": "example@zulip.com, logan@zulip.com",
+                 *       "invite_expires_in_minutes": 14400,
+                 *       "invite_as": 400,
+                 *       "stream_ids": [],
+                 *       "include_realm_default_subscriptions": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["SendInvitesRequest"];
+                /**
+                 * @example {
+                 *       "invitee_emails": "example@zulip.com, logan@zulip.com",
+                 *       "invite_expires_in_minutes": 14400,
+                 *       "invite_as": 400,
+                 *       "stream_ids": [],
+                 *       "include_realm_default_subscriptions": true
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["SendInvitesRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description Nothing or not everyone was invited, or the request is refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationFailedError"] | components["schemas"]["CodedError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "revoke-email-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of an email invitation (GET /invites, `is_multiuse` false).
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description No such invitation, or not the caller's to revoke. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "resend-email-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of an email invitation (GET /invites, `is_multiuse` false).
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description No such invitation, not the caller's, or the daily limit is reached. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"] | components["schemas"]["InvitationFailedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     "create-invite-link": {
         parameters: {
             query?: never;
@@ -13673,6 +14048,36 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "revoke-invite-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of a reusable invitation link (GET /invites, `is_multiuse` true).
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description No such link, not the caller's, or revoked already. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["UnauthorizedPrincipalError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'CHANNEL_ALREADY_EXISTS'
   | 'EXPECTATION_MISMATCH'
   | 'INVALID_INVITATION'
+  | 'INVITATION_FAILED'
   | 'METHOD_NOT_ALLOWED'
   | 'MISSING_HTTP_EVENT_HEADER'
   | 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED'
@@ -50,6 +51,7 @@ export const ERROR_STATUSES = {
   CHANNEL_ALREADY_EXISTS: [409],
   EXPECTATION_MISMATCH: [400],
   INVALID_INVITATION: [400],
+  INVITATION_FAILED: [400],
   METHOD_NOT_ALLOWED: [405],
   MISSING_HTTP_EVENT_HEADER: [400],
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: [400],
@@ -90,6 +92,7 @@ export type ErrorFields = {
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
   EXPECTATION_MISMATCH: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
+  INVITATION_FAILED: { "errors": Array<Array<string | boolean>>; "sent_invitations": boolean; "license_limit_reached": boolean; "daily_limit_reached": boolean };
   METHOD_NOT_ALLOWED: { "allowed_methods": Array<string> };
   MISSING_HTTP_EVENT_HEADER: { "header": string };
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { "first_message_id_allowed_to_move": number | null; "total_messages_in_topic": number; "total_messages_allowed_to_move": number };
@@ -554,6 +557,12 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'get-invites': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'get-is-user-group-member': {
     400: ['BAD_REQUEST'],
     401: ['UNAUTHORIZED'],
@@ -1004,6 +1013,32 @@ export const OPERATION_ERRORS = {
   },
   'report-message': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'resend-email-invite': {
+    400: ['BAD_REQUEST', 'INVITATION_FAILED', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'revoke-email-invite': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'revoke-invite-link': {
+    400: ['BAD_REQUEST', 'UNAUTHORIZED_PRINCIPAL'],
+    401: ['UNAUTHORIZED'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'send-invites': {
+    400: ['BAD_REQUEST', 'INVITATION_FAILED', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],

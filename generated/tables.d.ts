@@ -235,6 +235,29 @@ export interface TableRows {
     type: string;
     user_id: number;
   };
+  email_invite_channels: {
+    channel_id: number;
+    invite_id: number;
+  };
+  email_invite_groups: {
+    group_id: number;
+    invite_id: number;
+  };
+  email_invites: {
+    confirmation_key: string;
+    created_user_id: number | null;
+    email: string;
+    expires_at: number | null;
+    id: number;
+    include_realm_default_subscriptions: DbBool;
+    invited_as: number;
+    invited_at: number;
+    notify_referrer_on_join: DbBool;
+    realm_id: number;
+    referred_by_id: number;
+    status: number;
+    welcome_message_custom_text: string | null;
+  };
   group_members: {
     group_id: number;
     user_id: number;
@@ -242,6 +265,12 @@ export interface TableRows {
   group_subgroups: {
     subgroup_id: number;
     supergroup_id: number;
+  };
+  invitations_sent: {
+    count: number;
+    id: number;
+    realm_id: number;
+    sent_at: number;
   };
   leases: {
     expires_at: number;
@@ -872,6 +901,29 @@ export interface TableInserts {
     type: string;
     user_id: number;
   };
+  email_invite_channels: {
+    channel_id: number;
+    invite_id: number;
+  };
+  email_invite_groups: {
+    group_id: number;
+    invite_id: number;
+  };
+  email_invites: {
+    confirmation_key: string;
+    created_user_id?: number | null;
+    email: string;
+    expires_at?: number | null;
+    id?: number;
+    include_realm_default_subscriptions?: DbBoolIn;
+    invited_as?: number;
+    invited_at: number;
+    notify_referrer_on_join?: DbBoolIn;
+    realm_id: number;
+    referred_by_id: number;
+    status?: number;
+    welcome_message_custom_text?: string | null;
+  };
   group_members: {
     group_id: number;
     user_id: number;
@@ -879,6 +931,12 @@ export interface TableInserts {
   group_subgroups: {
     subgroup_id: number;
     supergroup_id: number;
+  };
+  invitations_sent: {
+    count: number;
+    id?: number;
+    realm_id: number;
+    sent_at: number;
   };
   leases: {
     expires_at: number;
@@ -1312,8 +1370,12 @@ declare module 'knex/types/tables' {
     custom_profile_values: Knex.CompositeTableType<TableRows['custom_profile_values'], Written<TableInserts['custom_profile_values']>, Partial<Written<TableInserts['custom_profile_values']>>>;
     dm_groups: Knex.CompositeTableType<TableRows['dm_groups'], Written<TableInserts['dm_groups']>, Partial<Written<TableInserts['dm_groups']>>>;
     drafts: Knex.CompositeTableType<TableRows['drafts'], Written<TableInserts['drafts']>, Partial<Written<TableInserts['drafts']>>>;
+    email_invite_channels: Knex.CompositeTableType<TableRows['email_invite_channels'], Written<TableInserts['email_invite_channels']>, Partial<Written<TableInserts['email_invite_channels']>>>;
+    email_invite_groups: Knex.CompositeTableType<TableRows['email_invite_groups'], Written<TableInserts['email_invite_groups']>, Partial<Written<TableInserts['email_invite_groups']>>>;
+    email_invites: Knex.CompositeTableType<TableRows['email_invites'], Written<TableInserts['email_invites']>, Partial<Written<TableInserts['email_invites']>>>;
     group_members: Knex.CompositeTableType<TableRows['group_members'], Written<TableInserts['group_members']>, Partial<Written<TableInserts['group_members']>>>;
     group_subgroups: Knex.CompositeTableType<TableRows['group_subgroups'], Written<TableInserts['group_subgroups']>, Partial<Written<TableInserts['group_subgroups']>>>;
+    invitations_sent: Knex.CompositeTableType<TableRows['invitations_sent'], Written<TableInserts['invitations_sent']>, Partial<Written<TableInserts['invitations_sent']>>>;
     leases: Knex.CompositeTableType<TableRows['leases'], Written<TableInserts['leases']>, Partial<Written<TableInserts['leases']>>>;
     message_edits: Knex.CompositeTableType<TableRows['message_edits'], Written<TableInserts['message_edits']>, Partial<Written<TableInserts['message_edits']>>>;
     message_search_terms: Knex.CompositeTableType<TableRows['message_search_terms'], Written<TableInserts['message_search_terms']>, Partial<Written<TableInserts['message_search_terms']>>>;

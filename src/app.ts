@@ -19,6 +19,7 @@ import { webhookRouter } from './http/webhooks';
 import { integrationsPageRouter } from './http/integrations-page';
 import { HANDLERS } from './http/routes';
 import { servedContractRouter } from './http/served-contract';
+import { signupPagesRouter } from './http/signup-pages';
 import { sitePagesRouter } from './http/site-pages';
 import { passwordResetPagesRouter } from './http/password-reset-pages';
 import { loginPageRouter } from './http/login-page';
@@ -117,7 +118,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   app.use(passwordResetPagesRouter(ctx));
   // The one-click unsubscribe links of mails (missed messages, …).
   app.use(unsubscribeRouter((kind, token) => doUnsubscribe(ctx, kind, token)));
-  // `/`, `/join/<key>/` and a 404 page for any other path, in HTML for a browser.
+  // The sign-up pages of invitations, then `/` and a 404 page for any other path, in HTML for a browser.
+  app.use(signupPagesRouter(ctx));
   app.use(sitePagesRouter(ctx.db, ctx.config));
   app.use(errorMiddleware(log));
   return app;

@@ -241,6 +241,7 @@ eachDatabase('data model', (dialect) => {
       '039_active_push_notifications',
       '040_bots',
       '041_outgoing_emails',
+      '042_email_invites',
       '043_password_reset_tokens',
       '044_missed_message_emails',
       '045_email_gateway',

@@ -1,11 +1,11 @@
 import request from 'supertest';
-import { MIN_PASSWORD_LENGTH } from '../src/domain/secrets';
 import { eachDatabase } from './support/databases';
 import { startTestServer, TestServer } from './support/server';
 
 /**
  * The HTML a browser gets outside the API: the organization's page at `/`,
- * the page an invitation link opens, a 404 page for any other path; the
+ * the page an unusable invitation link opens (test/signup-pages.test.ts has
+ * the sign-up forms), a 404 page for any other path; the
  * API's unknown paths still answer Zulip's JSON error.
  */
 eachDatabase('site pages', (dialect) => {
@@ -31,24 +31,6 @@ eachDatabase('site pages', (dialect) => {
     // The Host header is the visitor's to choose: it is escaped like any text.
     const odd = await request(t.app).get('/').set('Host', 'x"><b>y');
     expect(odd.text).toContain('<code>http://x&#34;&#62;&#60;b&#62;y</code>');
-  });
-
-  it('a usable invitation link opens a page saying how to accept it; the way it says works', async () => {
-    const made = await t.api.post('/invites/multiuse', t.cast.admin, { invite_expires_in_minutes: 60 });
-    expect(made.status).toBe(200);
-    const link = new URL(made.body.invite_link as string);
-    const page = await request(t.app).get(link.pathname).set('Host', link.host);
-    expect(page.status).toBe(200);
-    expect(page.text).toContain(`<h1>Join ${realmName}</h1>`);
-    expect(page.text).toContain(`password (at least ${MIN_PASSWORD_LENGTH} characters)`);
-    const accept = `${link.origin}/api/v1/invites/multiuse/${keyOf(link.href)}/accept`;
-    expect(page.text).toContain(`curl ${accept}`);
-    const joined = await t.api.post(new URL(accept).pathname.replace('/api/v1', ''), null, {
-      email: 'joiner@example.com',
-      full_name: 'Joiner',
-      password: 'a-good-password',
-    });
-    expect(joined.status).toBe(200);
   });
 
   it('an unknown, revoked or malformed invitation key gets the same 404 page', async () => {

@@ -5,6 +5,8 @@ import { checkBotCreationPolicy } from '../domain/bots';
 import { isNameOfActiveUser } from '../queries/bots';
 import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
+import { revokeInvitationsBy } from '../queries/email-invites';
+import { queueInvitesChanged } from './invite-events';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { isAdminRole, isRoleCode, Role } from '../domain/roles';
@@ -51,8 +53,8 @@ export interface NewUser {
   timezone?: string;
   /** Who creates the account, for the audit log: null for the command line, the system, or a sign-up. */
   actorId?: number | null;
-  /** The invitation link the person signed up with, for the audit log. */
-  inviteId?: number;
+  /** The invitation the person signed up with (a reusable link or an email invitation), for the audit log. */
+  invitation?: { multiuseInviteId: number } | { emailInviteId: number };
   /** Made for the person (POST /users): their first login moves date_joined (feature level 475). */
   awaitingFirstLogin?: boolean;
 }
@@ -107,7 +109,7 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
     {
       ...audit,
       eventType: AuditEventType.USER_CREATED,
-      extra: { role, ...(input.inviteId ? { multiuse_invite_id: input.inviteId } : {}) },
+      extra: { role, ...invitationAuditExtra(input.invitation) },
     },
     ...memberOf.map((groupId) => ({ ...audit, eventType: AuditEventType.USER_GROUP_DIRECT_USER_MEMBERSHIP_ADDED, groupId })),
   ]);
@@ -118,6 +120,14 @@ export async function createUserInTx(tx: Tx, bus: AppContext['bus'] | null, inpu
     tx.afterCommit(() => bus.publish({ event, userIds: audience }));
   }
   return user;
+}
+
+/** The user-created audit row names the invitation used: multiuse_invite_id or email_invite_id. */
+function invitationAuditExtra(invitation: NewUser['invitation']): Record<string, number> {
+  if (!invitation) return {};
+  return 'multiuseInviteId' in invitation
+    ? { multiuse_invite_id: invitation.multiuseInviteId }
+    : { email_invite_id: invitation.emailInviteId };
 }
 
 /** POST /users: an administrator with can_create_users makes an account with a password. */
@@ -219,6 +229,8 @@ export async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, a
   for (const id of bots)
     await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
   await queueDeactivationEvents(tx, ctx.bus, target);
+  // Zulip's revoke_invites_generated_by_user: the user's usable invitations stop working; administrators are told.
+  if (await revokeInvitationsBy(tx.trx, target.id, nowSeconds())) await queueInvitesChanged(tx, ctx.bus, target.realm_id, []);
 }
 
 /**

@@ -38,6 +38,7 @@ import * as m038 from './migrations/038_muted_users';
 import * as m039 from './migrations/039_active_push_notifications';
 import * as m040 from './migrations/040_bots';
 import * as m041 from './migrations/041_outgoing_emails';
+import * as m042 from './migrations/042_email_invites';
 import * as m043 from './migrations/043_password_reset_tokens';
 import * as m044 from './migrations/044_missed_message_emails';
 import * as m045 from './migrations/045_email_gateway';
@@ -86,6 +87,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '039_active_push_notifications': m039,
   '040_bots': m040,
   '041_outgoing_emails': m041,
+  '042_email_invites': m042,
   '043_password_reset_tokens': m043,
   '044_missed_message_emails': m044,
   '045_email_gateway': m045,

@@ -24,6 +24,7 @@ import { botHandlers } from '../handlers/bots';
 import { scheduledMessageHandlers } from '../handlers/scheduled-messages';
 import { reminderHandlers } from '../handlers/reminders';
 import { botStorageHandlers } from '../handlers/bot-storage';
+import { inviteHandlers } from '../handlers/invites';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -31,6 +32,7 @@ export const HANDLERS: HandlerTable = {
   ...serverHandlers,
   ...userHandlers,
   ...userGroupHandlers,
+  ...inviteHandlers,
   ...realmHandlers,
   ...authHandlers,
   ...messageHandlers,

@@ -1,16 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
-import { getInviteLinkRealm, getSitePageRealm } from '../access/site-pages';
-import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
+import { getSitePageRealm } from '../access/site-pages';
 
 /**
  * The few HTML pages outside the API, for a person who opens the server's
  * address in a browser: `/` names the organization and points to the apps,
  * the API reference and the "forgot password" form
- * (src/http/password-reset-pages.ts); `/join/<key>/`, the `invite_link` of a
- * reusable invitation, says how to accept it (the sign-up form comes with email); any
- * other path that is not the API's a small 404 page, not Express's default.
+ * (src/http/password-reset-pages.ts) (the sign-up pages an invitation opens
+ * are src/http/signup-pages.ts's); any other path that is not the API's a
+ * small 404 page, not Express's default.
  * The API's own paths keep answering JSON (src/app.ts mounts these last).
  */
 export function sitePagesRouter(db: Knex, config: Pick<Config, 'externalUrl'>): Router {
@@ -33,26 +32,6 @@ export function sitePagesRouter(db: Knex, config: Pick<Config, 'externalUrl'>): 
 (<a href="/login/">check them here</a>). <a href="/accounts/password/reset/">Forgot your password?</a></li>
 <li><a href="/api/docs">The API reference</a>, where you can try each operation, and <a href="/api/v1/openapi.json">its OpenAPI document</a>.</li>
 </ul>`,
-    );
-  });
-  router.get(['/join/:key', '/join/:key/'], async (req, res) => {
-    const key = String(req.params.key);
-    const realm = await getInviteLinkRealm(db, key);
-    if (!realm) {
-      return sendPage(res, 404, 'Invitation', `<h1>Invitation</h1>\n<p>The invitation link has expired or is not valid.</p>`);
-    }
-    const site = escapeHtml(siteOf(req));
-    const name = escapeHtml(realm.name);
-    sendPage(
-      res,
-      200,
-      `Join ${realm.name}`,
-      `<h1>Join ${name}</h1>
-<p>You are invited to join ${name}. This server has no sign-up form yet: create your account with this invitation's key,
-choosing your email address, name and password (at least ${MIN_PASSWORD_LENGTH} characters):</p>
-<pre>curl ${site}/api/v1/invites/multiuse/${escapeHtml(encodeURIComponent(key))}/accept \\
-  --data-urlencode email=you@example.com --data-urlencode 'full_name=Your Name' --data-urlencode 'password=…'</pre>
-<p>Then <a href="https://zulip.com/apps/">log in with a Zulip app</a> at <code>${site}</code> with that email and password.</p>`,
     );
   });
   // Last: whatever no router above answered and is not under /api (which answers JSON).

@@ -63,3 +63,19 @@ export async function getInviteChannelIds(q: Q, inviteId: number): Promise<numbe
 export async function getInviteGroupIds(q: Q, inviteId: number): Promise<number[]> {
   return q('multiuse_invite_groups').where({ invite_id: inviteId }).pluck('group_id');
 }
+
+/** The organization's reusable links that are not revoked (the caller filters on expiry and uses), oldest first. */
+export async function listUnrevokedInviteLinks(q: Q, realmId: number, referredById: number | null): Promise<InviteRow[]> {
+  const query = q('multiuse_invites').where({ realm_id: realmId, revoked: false }).orderBy('id');
+  if (referredById !== null) void query.where({ referred_by_id: referredById });
+  return ((await query) as Record<string, unknown>[]).map((r) => mapBools<InviteRow>(r));
+}
+
+export async function getInviteLinkById(q: Q, id: number): Promise<InviteRow | undefined> {
+  const row = await q('multiuse_invites').where({ id }).first();
+  return row ? mapBools<InviteRow>(row) : undefined;
+}
+
+export async function revokeInviteLink(q: Q, id: number): Promise<void> {
+  await q('multiuse_invites').where({ id }).update({ revoked: true });
+}

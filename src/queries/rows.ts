@@ -132,6 +132,7 @@ const BOOL_COLUMNS = new Set([
   'is_realm_public',
   'revoked',
   'include_realm_default_subscriptions',
+  'notify_referrer_on_join',
   'display_in_profile_summary',
   'required',
   'editable_by_user',

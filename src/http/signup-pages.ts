@@ -1,0 +1,130 @@
+import express, { Router, type Request, type Response } from 'express';
+import type { AppContext } from '../context';
+import { getEmailInviteForSignup, getInviteLinkForSignup, type SignupInvitation } from '../access/invites';
+import { realmUrl } from '../domain/realm-address';
+import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
+import { acceptInvitationForm, type SignupForm } from '../handlers/signup';
+import type { RealmRow, UserRow } from '../queries/rows';
+import { escapeHtml, sendPage } from './site-pages';
+
+/**
+ * The sign-up pages an invitation opens, plain HTML forms without script
+ * (docs/architecture/invitations.md):
+ * - `/accounts/do_confirm/<key>`, the link of an email invitation (the
+ *   shape of Zulip's confirmation links): the invited address is fixed, the
+ *   person chooses their name and password;
+ * - `/join/<key>/`, a reusable invitation link (what POST /invites/multiuse
+ *   returns): the person also gives their address.
+ * The form posts back to the page's own address. A refusal shows the form
+ * again with Zulip's message and the name and address as entered (never
+ * the password); success says how to log in. A link that cannot be used
+ * gets a page saying so, the same for an unknown key.
+ */
+export function signupPagesRouter(ctx: AppContext): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const pages: Array<[string[], 'email' | 'link', (key: string) => Promise<SignupInvitation>]> = [
+    [['/accounts/do_confirm/:key', '/accounts/do_confirm/:key/'], 'email', (key) => getEmailInviteForSignup(ctx.db, key)],
+    [['/join/:key', '/join/:key/'], 'link', (key) => getInviteLinkForSignup(ctx.db, key)],
+  ];
+  for (const [paths, kind, find] of pages) {
+    router.get(paths, async (req, res) => {
+      const found = await find(String(req.params.key));
+      if (found.kind !== 'email' && found.kind !== 'link') return sendUnusable(ctx, res, found);
+      sendForm(res, 200, found, { email: '', fullName: '', password: '' }, null);
+    });
+    router.post(paths, form, async (req, res) => {
+      const key = String(req.params.key);
+      const found = await find(key);
+      if (found.kind !== 'email' && found.kind !== 'link') return sendUnusable(ctx, res, found);
+      const entered = formOf(req, found);
+      const result = await acceptInvitationForm(ctx, kind, key, entered);
+      if (result.ok) return sendWelcome(ctx, res, found.realm, result.user);
+      if (result.expired) return sendUnusable(ctx, res, { kind: 'unusable' });
+      sendForm(res, 400, found, entered, result.error);
+    });
+  }
+  return router;
+}
+
+/** The posted fields; an email invitation's address is the invitation's whatever was posted. */
+function formOf(req: Request, found: SignupInvitation & { kind: 'email' | 'link' }): SignupForm {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const field = (name: string) => {
+    const v = body[name];
+    return typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '';
+  };
+  return {
+    email: found.kind === 'email' ? found.invite.email : field('email'),
+    fullName: field('full_name'),
+    password: field('password'),
+  };
+}
+
+function sendForm(
+  res: Response,
+  status: number,
+  found: SignupInvitation & { kind: 'email' | 'link' },
+  entered: SignupForm,
+  error: string | null,
+): void {
+  const name = escapeHtml(found.realm.name);
+  const emailField =
+    found.kind === 'email'
+      ? `<p>Your account's email address: <strong>${escapeHtml(found.invite.email)}</strong></p>`
+      : `<label for="email">Email address</label>
+<input type="email" id="email" name="email" value="${escapeHtml(entered.email)}" required autocomplete="email">`;
+  sendPage(
+    res,
+    status,
+    `Join ${found.realm.name}`,
+    `<h1>Join ${name}</h1>
+<p>You are invited to join ${name}. Choose the name others will see and a password (at least ${MIN_PASSWORD_LENGTH} characters).</p>
+${error === null ? '' : `<p class="error" role="alert">${escapeHtml(error)}</p>\n`}<form method="post">
+${emailField}
+<label for="full_name">Full name</label>
+<input type="text" id="full_name" name="full_name" value="${escapeHtml(entered.fullName)}" required maxlength="100" autocomplete="name">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" required minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password">
+<button type="submit">Sign up</button>
+</form>`,
+  );
+}
+
+/** How to log in: the Zulip apps, at the organization's address, with the new account's address and password. */
+function loginHelp(ctx: AppContext, realm: RealmRow): string {
+  const site = escapeHtml(realmUrl(ctx.config.externalUrl, realm.string_id));
+  return `<p><a href="https://zulip.com/apps/">Get a Zulip app</a> (mobile, desktop or terminal) and log in at <code>${site}</code> with your email address and password.</p>`;
+}
+
+function sendWelcome(ctx: AppContext, res: Response, realm: RealmRow, user: UserRow): void {
+  sendPage(
+    res,
+    200,
+    `Welcome to ${realm.name}`,
+    `<h1>Welcome to ${escapeHtml(realm.name)}</h1>
+<p>Your account <strong>${escapeHtml(user.delivery_email)}</strong> is ready.</p>
+${loginHelp(ctx, realm)}`,
+  );
+}
+
+function sendUnusable(ctx: AppContext, res: Response, found: SignupInvitation): void {
+  if (found.kind === 'used') {
+    return sendPage(
+      res,
+      404,
+      'Invitation used',
+      `<h1>Invitation used</h1>
+<p>This invitation was used already: its account exists.</p>
+${loginHelp(ctx, found.realm)}`,
+    );
+  }
+  sendPage(
+    res,
+    404,
+    'Invitation',
+    `<h1>Invitation</h1>
+<p>The invitation link has expired or is not valid.</p>
+<p>Invitations stop working when they expire, are revoked or have been used. Ask the person who invited you for a new one.</p>`,
+  );
+}

@@ -1,0 +1,172 @@
+import request from 'supertest';
+import { eachDatabase } from './support/databases';
+import { linkIn, queuedEmails } from './support/mail';
+import { createChannel, startTestServer, TestServer } from './support/server';
+
+/**
+ * The sign-up pages invitations open: invite → queued mail → the mail's
+ * link → the form → an account that logs in with its password, in the
+ * invited channels and groups; a reusable link's /join/<key>/ page; refusals
+ * shown on the form with what was entered; unusable links.
+ */
+eachDatabase('sign-up pages', (dialect) => {
+  let t: TestServer;
+  let projects: { id: number; recipient_id: number };
+  let general: { id: number; recipient_id: number };
+  let teamId: number;
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+    projects = await createChannel(t, 'projects', [t.cast.owner, t.cast.admin]);
+    general = await createChannel(t, 'general', [t.cast.owner]);
+    await t.ctx.db('channels').where({ id: general.id }).update({ is_default: true });
+    const admins = (await t.ctx.db('user_groups').where({ realm_id: t.realmId, name: 'role:administrators' }).first())!.id;
+    const team = await t.ctx
+      .db('user_groups')
+      .insert({ realm_id: t.realmId, name: 'team', can_add_members_group: admins, can_manage_group: admins });
+    teamId = Array.isArray(team) ? Number(team[0]) : Number(team);
+  });
+  afterAll(() => t.close());
+
+  const SITE = 'http://127.0.0.1:9991';
+  const channelsOf = async (userId: number) =>
+    (
+      await t.ctx
+        .db('subscriptions as s')
+        .join('channels as c', 'c.recipient_id', 's.recipient_id')
+        .where({ 's.user_id': userId, 's.active': true })
+        .pluck('c.name')
+    ).sort();
+
+  async function invite(email: string, fields: Record<string, unknown> = {}): Promise<string> {
+    const res = await t.api.post('/invites', t.cast.admin, { invitee_emails: email, stream_ids: [projects.id], ...fields });
+    expect(res.status).toBe(200);
+    const [mail] = await queuedEmails(t.ctx.db, email);
+    return new URL(linkIn(mail!.text_body, `${SITE}/accounts/do_confirm/`)).pathname;
+  }
+
+  it('invite → mail → sign-up page → an account that logs in, with the invited role, channels and groups', async () => {
+    const path = await invite('newcomer@example.com', {
+      invite_as: 300,
+      group_ids: [teamId],
+      include_realm_default_subscriptions: true,
+    });
+    const form = await request(t.app).get(path);
+    expect(form.status).toBe(200);
+    expect(form.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(form.text).toContain('<h1>Join Test Organization</h1>');
+    expect(form.text).toContain('<strong>newcomer@example.com</strong>');
+    expect(form.text).toContain('<form method="post">');
+    expect(form.text).not.toContain('<script');
+
+    const done = await request(t.app).post(path).type('form').send({ full_name: 'New Comer', password: 'a-good-password' });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('<h1>Welcome to Test Organization</h1>');
+    expect(done.text).toContain(`<code>${SITE}</code>`);
+    expect(done.text).toContain('https://zulip.com/apps/');
+
+    const key = await t.api.post('/fetch_api_key', null, { username: 'newcomer@example.com', password: 'a-good-password' });
+    expect(key.status).toBe(200);
+    const user = (await t.ctx.db('users').where({ id: key.body.user_id }).first())!;
+    expect([user.full_name, user.role]).toEqual(['New Comer', 300]);
+    expect(await channelsOf(user.id)).toEqual(['general', 'projects']);
+    expect(await t.ctx.db('group_members').where({ group_id: teamId }).pluck('user_id')).toEqual([user.id]);
+    const row = (await t.ctx.db('email_invites').where({ email: 'newcomer@example.com' }).first())!;
+    expect([row.status, row.created_user_id]).toEqual([1, user.id]);
+
+    // Notification Bot tells the sender (notify_referrer_on_join defaults to true).
+    const bot = (await t.ctx.db('users').where({ realm_id: t.realmId, full_name: 'Notification Bot' }).first())!;
+    const dm = await t.ctx.db('messages').where({ sender_id: bot.id }).orderBy('id', 'desc').first();
+    expect(dm!.content).toBe(`@_**New Comer|${user.id}** accepted your invitation to join Zulip!`);
+    expect(await t.ctx.db('user_messages').where({ message_id: dm!.id }).pluck('user_id')).toContain(t.cast.admin.id);
+
+    // Used: the page says so and a second post makes nothing.
+    const again = await request(t.app).get(path);
+    expect(again.status).toBe(404);
+    expect(again.text).toContain('This invitation was used already');
+    const twice = await request(t.app).post(path).type('form').send({ full_name: 'Other One', password: 'a-good-password' });
+    expect(twice.status).toBe(404);
+    expect(await t.ctx.db('users').where({ full_name: 'Other One' })).toEqual([]);
+  });
+
+  it("shows Zulip's error on the form, keeping the name entered (never the password)", async () => {
+    const path = await invite('picky@example.com', { notify_referrer_on_join: false });
+    const weak = await request(t.app).post(path).type('form').send({ full_name: 'Pic Ky', password: 'abc' });
+    expect(weak.status).toBe(400);
+    expect(weak.text).toContain('<p class="error" role="alert">The password is too weak.</p>');
+    expect(weak.text).toContain('value="Pic Ky"');
+    expect(weak.text).not.toContain('value="abc"');
+    const short = await request(t.app).post(path).type('form').send({ full_name: 'P', password: 'a-good-password' });
+    expect(short.text).toContain('Name too short!');
+    expect(await t.ctx.db('users').where({ delivery_email: 'picky@example.com' })).toEqual([]);
+    const ok = await request(t.app).post(path).type('form').send({ full_name: 'Pic Ky', password: 'a-good-password' });
+    expect(ok.status).toBe(200);
+    const user = (await t.ctx.db('users').where({ delivery_email: 'picky@example.com' }).first())!;
+    // notify_referrer_on_join false: no message names the new user.
+    expect(await t.ctx.db('messages').where('content', 'like', `%|${user.id}** accepted%`)).toEqual([]);
+  });
+
+  it('revoked, expired and unknown invitations get a page saying the link is not valid', async () => {
+    const revoked = await invite('revoked@example.com');
+    const row = (await t.ctx.db('email_invites').where({ email: 'revoked@example.com' }).first())!;
+    expect((await t.api.delete(`/invites/${row.id}`, t.cast.admin)).status).toBe(200);
+    const expired = await invite('expired@example.com');
+    await t.ctx.db('email_invites').where({ email: 'expired@example.com' }).update({ expires_at: 1000 });
+    for (const path of [revoked, expired, '/accounts/do_confirm/nosuchkey']) {
+      const page = await request(t.app).get(path);
+      expect(page.status).toBe(404);
+      expect(page.text).toContain('The invitation link has expired or is not valid.');
+      const post = await request(t.app).post(path).type('form').send({ full_name: 'Too Late', password: 'a-good-password' });
+      expect(post.status).toBe(404);
+    }
+    expect(await t.ctx.db('users').where({ full_name: 'Too Late' })).toEqual([]);
+  });
+
+  it('joining by any way revokes the other invitations to that address', async () => {
+    await invite('twice@example.com');
+    const second = await t.api.post('/invites', t.cast.owner, { invitee_emails: 'twice@example.com', stream_ids: [] });
+    expect(second.status).toBe(200);
+    const link = await t.api.post('/invites/multiuse', t.cast.admin, {});
+    const joined = await request(t.app)
+      .post(new URL(link.body.invite_link).pathname)
+      .type('form')
+      .send({ email: 'twice@example.com', full_name: 'Twi Ce', password: 'a-good-password' });
+    expect(joined.status).toBe(200);
+    expect(await t.ctx.db('email_invites').where({ email: 'twice@example.com' }).pluck('status')).toEqual([2, 2]);
+  });
+
+  it('a reusable link opens a form that also asks for the address, and keeps it on a refusal', async () => {
+    const made = await t.api.post('/invites/multiuse', t.cast.admin, { stream_ids: [projects.id] });
+    const path = new URL(made.body.invite_link).pathname;
+    const form = await request(t.app).get(path);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('<input type="email" id="email" name="email" value=""');
+    const bad = await request(t.app)
+      .post(path)
+      .type('form')
+      .send({ email: 'not an address', full_name: 'Lin K', password: 'a-good-password' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('Enter a valid email address.');
+    expect(bad.text).toContain('value="not an address"');
+    const odd = await request(t.app).post(path).type('form').send({ email: 'a"><b>x', full_name: 'Lin K', password: 'a-good-password' });
+    expect(odd.text).toContain('value="a&#34;&#62;&#60;b&#62;x"');
+    const taken = await request(t.app)
+      .post(path)
+      .type('form')
+      .send({ email: 'member@example.com', full_name: 'Lin K', password: 'a-good-password' });
+    expect(taken.text).toContain('Email &#39;member@example.com&#39; already in use');
+    const ok = await request(t.app)
+      .post(path)
+      .type('form')
+      .send({ email: 'linked@example.com', full_name: 'Lin K', password: 'a-good-password' });
+    expect(ok.status).toBe(200);
+    const key = await t.api.post('/fetch_api_key', null, { username: 'linked@example.com', password: 'a-good-password' });
+    expect(key.status).toBe(200);
+    expect(await channelsOf(key.body.user_id)).toEqual(['projects']);
+    await t.ctx
+      .db('multiuse_invites')
+      .where({ link_key: /\/join\/([a-z0-9]+)\//.exec(path)![1] })
+      .update({ revoked: true });
+    const revoked = await request(t.app).get(path);
+    expect([revoked.status, revoked.text.includes('The invitation link has expired or is not valid.')]).toEqual([404, true]);
+  });
+});
