@@ -51,6 +51,28 @@ eachDatabase('mail end to end', (dialect) => {
     }
   }
 
+  it('an invitation: the mail arrives over SMTP, its link opens the sign-up form, and the new member logs in', async () => {
+    const { admin } = t.cast;
+    const { id: channelId } = await createChannel(t, 'welcome', [admin]);
+    const invited = await t.api.post('/invites', admin, {
+      invitee_emails: 'newcomer@example.com',
+      stream_ids: JSON.stringify([channelId]),
+    });
+    expect(invited.status).toBe(200);
+    const mail = await smtp.waitForMail((m) => m.to.includes('newcomer@example.com'));
+    expect(mail.fromName).toBe('Test Organization');
+    const link = new URL(linkIn(mail.text, `${t.ctx.config.externalUrl}/accounts/do_confirm/`));
+    expect((await request(t.app).get(link.pathname)).status).toBe(200);
+    const done = await request(t.app).post(link.pathname).type('form').send({ full_name: 'New Comer', password: 'a-good-password' });
+    expect(done.status).toBe(200);
+    const key = await t.api.post('/fetch_api_key', null, { username: 'newcomer@example.com', password: 'a-good-password' });
+    expect(key.status).toBe(200);
+    const subscriptions = await request(t.app)
+      .get('/api/v1/users/me/subscriptions')
+      .auth('newcomer@example.com', key.body.api_key as string);
+    expect(subscriptions.body.subscriptions.map((s: { stream_id: number }) => s.stream_id)).toContain(channelId);
+  });
+
   it('password reset: the mail arrives over SMTP, its link sets a new password, the old one no longer logs in', async () => {
     const user = t.cast.member;
     expect((await request(t.app).post('/accounts/password/reset/').type('form').send({ email: user.delivery_email })).status).toBe(303);
