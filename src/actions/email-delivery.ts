@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../context';
-import { inTransaction, type Tx } from '../db/transaction';
+import { inTransaction } from '../db/transaction';
 import { messageIdOf, retryDelayMs } from '../domain/outgoing-emails';
 import { mailFailure, type MailFailure } from '../mail/errors';
 import type { MailSent, MailTransport } from '../mail/transport';
-import { releaseLease, renewLease, takeLease } from '../queries/leases';
 import {
   claimDueEmail,
   failStaleClaims,
@@ -16,7 +15,7 @@ import {
 } from '../queries/outgoing-emails';
 import { nowSeconds } from '../queries/ids';
 import { setEmailWaker } from './email-queue';
-import { schedulerHolder } from './scheduled-delivery';
+import { startLeasedLoop, type LeasedLoop } from './leased-loop';
 
 /**
  * The delivery worker of the mail queue (docs/architecture/email.md,
@@ -82,8 +81,6 @@ export function emailDeliveryOptions(config: AppContext['config']): Omit<EmailDe
 export const UNKNOWN_OUTCOME =
   'Delivery outcome unknown: the process sending this mail stopped during the attempt; it is not sent again, so that it is never sent twice';
 
-class LeaseLost extends Error {}
-
 type Ctx = Pick<AppContext, 'db' | 'config'>;
 
 /**
@@ -91,62 +88,10 @@ type Ctx = Pick<AppContext, 'db' | 'config'>;
  * in flight, and gives the lease up. The transport stays the caller's.
  */
 export function startEmailDelivery(ctx: Ctx, transport: MailTransport, opts: EmailDeliveryOptions): () => Promise<void> {
-  const holder = schedulerHolder(ctx.config.nodeId);
-  // Claims name this process, not only the lease holder: a node restarted under the same NODE_ID is another process.
-  const claimant = `${holder}#${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
-  let stopped = false;
-  let holding = false;
-  let renewedAt = 0;
-  let timer: NodeJS.Timeout | null = null;
-  let wakeAt = Infinity;
-  let running: Promise<void> | null = null;
-  let again = false;
-
-  const arm = (delayMs: number) => {
-    if (stopped) return;
-    const at = Date.now() + Math.max(0, delayMs);
-    if (timer && at >= wakeAt) return;
-    if (timer) clearTimeout(timer);
-    wakeAt = at;
-    timer = setTimeout(tick, Math.max(0, delayMs));
-    timer.unref();
-  };
-  const tick = () => {
-    timer = null;
-    wakeAt = Infinity;
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = runOnce()
-      .catch((err: unknown) => {
-        if (err instanceof LeaseLost) holding = false;
-        else opts.onError(err);
-        return opts.pollMs;
-      })
-      .then((delay) => {
-        running = null;
-        if (again) {
-          again = false;
-          delay = 0;
-        }
-        arm(delay);
-      });
-  };
-
-  const keepLease = async (tx: Tx) => {
-    if (!(await renewLease(tx.trx, LEASE, holder, Date.now() + opts.leaseMs))) throw new LeaseLost();
-    renewedAt = Date.now();
-  };
-
-  const runOnce = async (): Promise<number> => {
-    const now = Date.now();
-    if (!holding || now - renewedAt > opts.leaseMs / 3) {
-      holding = await inTransaction(ctx.db, (tx) => takeLease(tx.trx, LEASE, holder, now, now + opts.leaseMs));
-      renewedAt = now;
-    }
-    if (!holding) return Math.max(opts.pollMs * 2, opts.leaseMs / 3);
+  let claimant = '';
+  const pass = async (loop: LeasedLoop): Promise<number> => {
+    // Claims name this process, not only the lease holder: a node restarted under the same NODE_ID is another process.
+    claimant ||= `${loop.holder}#${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
     // An attempt lasts at most attemptMs, and its claim is committed under a lease that lapses leaseMs
     // after its holder stops renewing: a claim older than both belongs to no running attempt.
     for (const row of await failStaleClaims(ctx.db, Date.now() - opts.attemptMs - opts.leaseMs, UNKNOWN_OUTCOME)) {
@@ -155,9 +100,10 @@ export function startEmailDelivery(ctx: Ctx, transport: MailTransport, opts: Ema
     // Reads first: an idle holder writes nothing (the lease is renewed by claims, and retaken every leaseMs / 3).
     for (;;) {
       const next = await nextEmailDueAt(ctx.db);
-      if (stopped || next === null || next > Date.now()) return next === null ? opts.pollMs : Math.min(opts.pollMs, next - Date.now());
+      if (loop.stopped() || next === null || next > Date.now())
+        return next === null ? opts.pollMs : Math.min(opts.pollMs, next - Date.now());
       const row = await inTransaction(ctx.db, async (tx) => {
-        await keepLease(tx);
+        await loop.keepLease(tx);
         return claimDueEmail(tx.trx, Date.now(), claimant);
       });
       if (!row) return opts.pollMs;
@@ -197,16 +143,13 @@ export function startEmailDelivery(ctx: Ctx, transport: MailTransport, opts: Ema
     opts.onSent?.(row, sent);
   };
 
+  const loop = startLeasedLoop(ctx.db, { lease: LEASE, nodeId: ctx.config.nodeId, ...opts }, pass);
   // Mail queued in this process: sent at its commit, if the lease is ours (otherwise the holder's poll finds it).
   setEmailWaker(ctx, () => {
-    if (holding) arm(0);
+    if (loop.holding()) loop.wake(0);
   });
-  arm(0);
   return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
     setEmailWaker(ctx, null);
-    await running;
-    if (holding) await inTransaction(ctx.db, (tx) => releaseLease(tx.trx, LEASE, holder)).catch(() => undefined);
+    await loop.stop();
   };
 }

@@ -40,7 +40,7 @@ import { newMissedMessageReplyTo } from './incoming-email';
 import { HeldBack } from './held-back';
 import { JobPool, silentLog, type JobLog } from './job-pool';
 import { RefreshedIdSet } from './refreshed-id-set';
-import { schedulerHolder } from './scheduled-delivery';
+import { leaseHolder, LeaseLost } from './leased-loop';
 
 /**
  * Missed-message emails (docs/architecture/missed-message-emails.md), in two
@@ -267,8 +267,6 @@ export interface MissedMessageWorkerOptions {
 
 export const DEFAULT_MISSED_MESSAGE_WORKER_OPTIONS = { leaseMs: 15_000, pollMs: 5_000 } as const;
 
-class LeaseLost extends Error {}
-
 type Ctx = Pick<AppContext, 'db' | 'config'>;
 
 /**
@@ -278,7 +276,7 @@ type Ctx = Pick<AppContext, 'db' | 'config'>;
  */
 export function startMissedMessageEmails(ctx: Ctx, opts: MissedMessageWorkerOptions): () => Promise<void> {
   const now = opts.now ?? Date.now;
-  const holder = schedulerHolder(ctx.config.nodeId);
+  const holder = leaseHolder(ctx.config.nodeId);
   let holding = false;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;

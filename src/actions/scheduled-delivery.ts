@@ -1,13 +1,11 @@
-import crypto from 'node:crypto';
-import os from 'node:os';
 import type { AppContext } from '../context';
 import { inTransaction, type Tx } from '../db/transaction';
+import { LeaseLost, startLeasedLoop, type LeasedLoop } from './leased-loop';
 import { ApiError } from '../errors';
 import { loadCaller } from '../access/viewer';
 import { getChannelById } from '../queries/channels';
 import { compileLinkifier, type CompiledLinkifier } from '../domain/linkifiers';
 import { listLinkifiers } from '../queries/linkifiers';
-import { releaseLease, renewLease, takeLease } from '../queries/leases';
 import { getRealmById } from '../queries/realms';
 import type { RealmRow, UserRow } from '../queries/rows';
 import {
@@ -73,8 +71,6 @@ export function wakeScheduledDelivery(ctx: AppContext, dueSeconds: number): void
   wakers.get(ctx)?.(dueSeconds);
 }
 
-class LeaseLost extends Error {}
-
 /** Why a delivery did not happen, as Zulip words it; `notify`: whether Notification Bot tells the sender. */
 class DeliveryFailure extends Error {
   constructor(
@@ -87,101 +83,32 @@ class DeliveryFailure extends Error {
 
 type Ctx = Pick<AppContext, 'db' | 'bus' | 'caches' | 'messageCache' | 'config'>;
 
-/**
- * Who this process is in the lease. A node with a NODE_ID (every node of a
- * cluster has its own: queue ids are routed by it) is that name, so the
- * node restarted after a crash takes its lease back at once instead of
- * waiting for it to lapse; without one, host, process and a random part.
- */
-export function schedulerHolder(nodeId: string | null): string {
-  return nodeId !== null ? `node:${nodeId}` : `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`.slice(0, 200);
-}
-
 /** Starts the scheduler; the returned function stops it (waiting for a delivery in progress) and gives the lease up. */
 export function startScheduledDelivery(ctx: AppContext, opts: SchedulerOptions): () => Promise<void> {
-  const holder = schedulerHolder(ctx.config.nodeId);
-  let stopped = false;
-  let holding = false;
-  let renewedAt = 0;
-  let timer: NodeJS.Timeout | null = null;
-  let wakeAt = Infinity;
-  let running: Promise<void> | null = null;
-  let again = false;
-
-  const arm = (delayMs: number) => {
-    if (stopped) return;
-    const at = Date.now() + Math.max(0, delayMs);
-    if (timer && at >= wakeAt) return;
-    if (timer) clearTimeout(timer);
-    wakeAt = at;
-    timer = setTimeout(tick, Math.max(0, delayMs));
-    timer.unref();
-  };
-  const tick = () => {
-    timer = null;
-    wakeAt = Infinity;
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = runOnce()
-      .catch((err: unknown) => {
-        if (err instanceof LeaseLost) holding = false;
-        else opts.onError(err);
-        return opts.pollMs;
-      })
-      .then((delay) => {
-        running = null;
-        if (again) {
-          again = false;
-          delay = 0;
-        }
-        arm(delay);
-      });
-  };
-
-  const runOnce = async (): Promise<number> => {
-    const now = Date.now();
-    if (!holding || now - renewedAt > opts.leaseMs / 3) {
-      holding = await inTransaction(ctx.db, (tx) => takeLease(tx.trx, LEASE, holder, now, now + opts.leaseMs));
-      renewedAt = now;
-    }
-    if (!holding) return Math.max(opts.pollMs * 2, opts.leaseMs / 3);
+  const loop = startLeasedLoop(ctx.db, { lease: LEASE, nodeId: ctx.config.nodeId, ...opts }, async (loop) => {
     for (;;) {
-      if (stopped) return opts.pollMs;
+      if (loop.stopped()) return opts.pollMs;
       const due = await listDue(ctx.db, Math.floor(Date.now() / 1000), BATCH);
       if (due.length === 0) break;
       await deliverBatch(
         ctx,
-        holder,
+        loop,
         opts,
         due.map((d) => d.id),
         await linkifiersOf(ctx, due),
       );
-      renewedAt = Date.now();
     }
     const next = await nextDueTimestamp(ctx.db);
     return next === null ? opts.pollMs : Math.min(opts.pollMs, next * 1000 - Date.now());
-  };
-
+  });
   // A due time in this process: wake then, if the lease is ours (otherwise the holder's poll finds it).
   wakers.set(ctx, (dueSeconds) => {
-    if (holding) arm(dueSeconds * 1000 - Date.now());
+    if (loop.holding()) loop.wake(dueSeconds * 1000 - Date.now());
   });
-  arm(0);
   return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
     wakers.delete(ctx);
-    await running;
-    if (holding) await inTransaction(ctx.db, (tx) => releaseLease(tx.trx, LEASE, holder)).catch(() => undefined);
+    await loop.stop();
   };
-}
-
-/** Keeps the lease inside a delivery's transaction: a delivery commits only while its process holds it. */
-async function keepLease(tx: Tx, holder: string, leaseMs: number): Promise<void> {
-  if (!(await renewLease(tx.trx, LEASE, holder, Date.now() + leaseMs))) throw new LeaseLost();
 }
 
 /** Each due item's organization's linkifiers, by organization. */
@@ -209,35 +136,35 @@ interface Delivered {
  * Delivers `ids` in one transaction; when one of them fails, none is kept
  * and each is delivered (or marked failed) in a transaction of its own.
  */
-async function deliverBatch(ctx: Ctx, holder: string, opts: SchedulerOptions, ids: number[], linkifiers: Linkifiers): Promise<void> {
+async function deliverBatch(ctx: Ctx, loop: LeasedLoop, opts: SchedulerOptions, ids: number[], linkifiers: Linkifiers): Promise<void> {
   try {
-    await deliverInOneTransaction(ctx, holder, opts, ids, linkifiers);
+    await deliverInOneTransaction(ctx, loop, opts, ids, linkifiers);
     return;
   } catch (err) {
     if (err instanceof LeaseLost || ids.length === 1) {
-      if (ids.length === 1 && !(err instanceof LeaseLost)) return recordFailure(ctx, holder, opts, ids[0]!, err);
+      if (ids.length === 1 && !(err instanceof LeaseLost)) return recordFailure(ctx, loop, opts, ids[0]!, err);
       throw err;
     }
   }
   for (const id of ids) {
     try {
-      await deliverInOneTransaction(ctx, holder, opts, [id], linkifiers);
+      await deliverInOneTransaction(ctx, loop, opts, [id], linkifiers);
     } catch (err) {
       if (err instanceof LeaseLost) throw err;
-      await recordFailure(ctx, holder, opts, id, err);
+      await recordFailure(ctx, loop, opts, id, err);
     }
   }
 }
 
 async function deliverInOneTransaction(
   ctx: Ctx,
-  holder: string,
+  loop: LeasedLoop,
   opts: SchedulerOptions,
   ids: number[],
   linkifiers: Linkifiers,
 ): Promise<void> {
   const done = await inTransaction(ctx.db, async (tx) => {
-    await keepLease(tx, holder, opts.leaseMs);
+    await loop.keepLease(tx);
     const out: Delivered[] = [];
     for (const id of ids) {
       // The claim: locked and still pending, or already delivered by someone else (skip it).
@@ -312,7 +239,7 @@ async function targetOf(tx: Tx, realm: RealmRow, sender: UserRow, row: Scheduled
  * clients (a scheduled_messages update with failed: true) and, for a
  * scheduled message, sends Zulip's notice from Notification Bot.
  */
-async function recordFailure(ctx: Ctx, holder: string, opts: SchedulerOptions, id: number, err: unknown): Promise<void> {
+async function recordFailure(ctx: Ctx, loop: LeasedLoop, opts: SchedulerOptions, id: number, err: unknown): Promise<void> {
   let reason: string;
   let notify = true;
   if (err instanceof DeliveryFailure) {
@@ -328,7 +255,7 @@ async function recordFailure(ctx: Ctx, holder: string, opts: SchedulerOptions, i
     reason = 'Internal server error';
   }
   const failed = await inTransaction(ctx.db, async (tx) => {
-    await keepLease(tx, holder, opts.leaseMs);
+    await loop.keepLease(tx);
     const row = await claimPending(tx.trx, id);
     if (!row) return null;
     await markFailed(tx.trx, id, reason);
