@@ -175,12 +175,18 @@ eachDatabase('email gateway', (dialect) => {
       m = await latestMessage();
       expect(m.content).toBe('From: Someone <someone@elsewhere.test>\nYes.');
 
-      await mail({ to, subject: 'html', html: '<p>Hello <b>there</b></p><ul><li>one</li></ul>' });
+      // A mail with only an HTML part: its Markdown, emphasis, links and lists kept, its style dropped.
+      await mail({
+        to,
+        subject: 'html',
+        html: '<style>p{color:red}</style><p>Hello <b>there</b>, see <a href="https://example.com/x">this</a></p><ul><li>one</li></ul>',
+      });
       m = await latestMessage();
       expect(m.topic).toBe('html');
-      expect(m.content).toContain('Hello there');
-      expect(m.content).toContain('one');
+      expect(m.content).toContain('Hello **there**, see [this](https://example.com/x)');
+      expect(m.content).toMatch(/\n-\s+one/);
       expect(m.content).not.toContain('<p>');
+      expect(m.content).not.toContain('color:red');
     });
 
     it('stores an attachment as an upload of the sender and links it in the message', async () => {

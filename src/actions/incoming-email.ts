@@ -71,8 +71,8 @@ export interface IncomingMail {
   subject: string;
   /** The text/plain part, or null when there is none. */
   text: string | null;
-  /** The text/html part converted to text, or null when there is none. */
-  htmlAsText: string | null;
+  /** The text/html part converted to Markdown, or null when there is none. */
+  htmlAsMarkdown: string | null;
   attachments: Array<{ fileName: string; contentType: string; content: Buffer }>;
 }
 
@@ -324,7 +324,7 @@ async function zulipBody(
 function extractBody(mail: IncomingMail, options: AddressOptions): string {
   const strip = (s: string | null) => (s === null || options.includeQuotes ? s : withoutQuotedReply(s));
   const text = strip(mail.text);
-  const html = strip(mail.htmlAsText);
+  const html = strip(mail.htmlAsMarkdown);
   if (text === null && html === null) throw unusable('Unable to find plaintext or HTML message body.');
   if (!text && !html) throw unusable('Email has no nonempty body sections.');
   const preferText = options.preferText ?? true;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
+import TurndownService from 'turndown';
 import { type AddressObject, simpleParser } from 'mailparser';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
@@ -131,30 +132,46 @@ const addressesOf = (a: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(a) ? a : a ? [a] : []).flatMap((o) => o.value.map((v) => v.address ?? '')).filter(Boolean);
 
 /**
- * The parts of a mail the gateway uses. mailparser gives the text part (or,
- * when there is none, the HTML part converted to text); an HTML part is
- * converted here too, with mailparser's own converter, for addresses that
- * prefer HTML. Every part with a file name is an attachment, inline images
- * included, as Zulip's walk of the parts takes them.
+ * HTML to Markdown, as Zulip converts an HTML part (html2text): emphasis,
+ * links and lists survive as the Markdown a message is written in; what a
+ * page has beside its text (styles, scripts, its head) is dropped.
+ */
+const htmlToMarkdown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).remove([
+  'style',
+  'script',
+  'head',
+  'title',
+]);
+
+/**
+ * The parts of a mail the gateway uses: the text part, and the HTML part as
+ * Markdown (for addresses that prefer HTML, and mails with no text part).
+ * mailparser fills `text` from the HTML part when a mail has no text part;
+ * such a text is its own conversion of the HTML, so it is told apart by
+ * converting the HTML the same way, and not taken for a text part. Every
+ * part with a file name is an attachment, inline images included, as
+ * Zulip's walk of the parts takes them.
  */
 async function parseMail(raw: Buffer): Promise<IncomingMail> {
   const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
   const from = parsed.from;
   const html = typeof parsed.html === 'string' ? parsed.html : null;
-  let htmlAsText: string | null = null;
+  let text = parsed.text ?? null;
+  let htmlAsMarkdown: string | null = null;
   if (html !== null) {
     const converted = await simpleParser(
       Buffer.from(`Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${html}`, 'utf8'),
     );
-    htmlAsText = converted.text ?? '';
+    if (text !== null && text === (converted.text ?? '')) text = null;
+    htmlAsMarkdown = htmlToMarkdown.turndown(html);
   }
   return {
     // As the header reads, decoded, without the quotes mailparser's `text` puts around names.
     fromHeader: (from?.value ?? []).map((v) => (v.name ? `${v.name} <${v.address ?? ''}>` : (v.address ?? ''))).join(', '),
     fromAddresses: addressesOf(from),
     subject: parsed.subject ?? '',
-    text: parsed.text ?? null,
-    htmlAsText,
+    text,
+    htmlAsMarkdown,
     attachments: parsed.attachments
       .filter((a) => a.filename)
       .map((a) => ({ fileName: a.filename!, contentType: a.contentType, content: a.content })),
