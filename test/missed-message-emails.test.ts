@@ -220,7 +220,7 @@ eachDatabase('missed-message emails', (dialect) => {
     const page = await request(t.app).get(link.pathname);
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
-    expect(page.text).toContain('You will no longer get missed messages emails from Test Organization.');
+    expect(page.text).toContain('You will no longer get missed message emails from Test Organization.');
     expect((await poll(t, client)).filter((e) => e.type === 'user_settings')).toEqual([
       expect.objectContaining({ op: 'update', property: 'enable_offline_email_notifications', value: false }),
     ]);

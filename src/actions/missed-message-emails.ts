@@ -473,7 +473,7 @@ async function realmNameInSubjectOf(tx: Tx, user: UserRow, policy: number): Prom
 
 /** The kinds of mail a one-click link turns off, and the setting each turns off (Zulip's email_unsubscribers, where Parley has the setting). */
 export const UNSUBSCRIBE_KINDS = {
-  missed_messages: { setting: 'enable_offline_email_notifications', what: 'missed messages' },
+  missed_messages: { setting: 'enable_offline_email_notifications', what: 'missed message' },
   digest: { setting: 'enable_digest_emails', what: 'digest' },
   login: { setting: 'enable_login_emails', what: 'login' },
   marketing: { setting: 'enable_marketing_emails', what: 'marketing' },
