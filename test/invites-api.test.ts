@@ -165,6 +165,21 @@ eachDatabase('email invitations API', (dialect) => {
       failed("Some emails did not validate, so we didn't send any invitations.", [['not-an-address', 'Invalid address.', false]], false),
     );
     expect(await invitesTo('erin@example.com')).toEqual([]);
+    // A disposable-mail domain, while the organization refuses them (disallow_disposable_email_addresses, the default).
+    const throwaway = await t.api.post('/invites', t.cast.admin, { invitee_emails: 'erin@mailinator.com', stream_ids: [] });
+    expect(throwaway.body).toEqual(
+      failed(
+        "Some emails did not validate, so we didn't send any invitations.",
+        [['erin@mailinator.com', 'Please use your real email address.', false]],
+        false,
+      ),
+    );
+    await t.ctx.db('realms').where({ id: t.realmId }).update({ disallow_disposable_email_addresses: false });
+    try {
+      expect((await t.api.post('/invites', t.cast.admin, { invitee_emails: 'erin@mailinator.com', stream_ids: [] })).status).toBe(200);
+    } finally {
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ disallow_disposable_email_addresses: true });
+    }
     await t.ctx.db('realms').where({ id: t.realmId }).update({ emails_restricted_to_domains: true });
     await t.ctx.db('realm_domains').insert({ realm_id: t.realmId, domain: 'example.com', allow_subdomains: false });
     try {

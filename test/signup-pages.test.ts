@@ -154,6 +154,11 @@ eachDatabase('sign-up pages', (dialect) => {
       .type('form')
       .send({ email: 'member@example.com', full_name: 'Lin K', password: 'a-good-password' });
     expect(taken.text).toContain('Email &#39;member@example.com&#39; already in use');
+    const throwaway = await request(t.app)
+      .post(path)
+      .type('form')
+      .send({ email: 'lin@mailinator.com', full_name: 'Lin K', password: 'a-good-password' });
+    expect([throwaway.status, throwaway.text.includes('Please use your real email address.')]).toEqual([400, true]);
     const ok = await request(t.app)
       .post(path)
       .type('form')

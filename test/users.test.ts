@@ -102,6 +102,34 @@ eachDatabase('users', (dialect) => {
       expect(login.body.api_key).toHaveLength(32);
     });
 
+    it("refuses an address the organization does not take: disposable, outside its domains, with '+'", async () => {
+      const before = await countUsers();
+      const create = (email: string) => t.api.post('/users', t.cast.owner, { email, password: 'a-long-password', full_name: 'New Person' });
+      expect((await create('new.person@mailinator.com')).body).toEqual({
+        result: 'error',
+        msg: 'Disposable email addresses are not allowed in this organization',
+        code: 'BAD_REQUEST',
+      });
+      await t.ctx.db('realms').where({ id: t.realmId }).update({ emails_restricted_to_domains: true });
+      await t.ctx.db('realm_domains').insert({ realm_id: t.realmId, domain: 'example.com', allow_subdomains: false });
+      try {
+        expect((await create('new.person@example.org')).body).toEqual({
+          result: 'error',
+          msg: "Email 'new.person@example.org' not allowed in this organization",
+          code: 'BAD_REQUEST',
+        });
+        expect((await create('new+person@example.com')).body).toEqual({
+          result: 'error',
+          msg: 'Email addresses containing + are not allowed.',
+          code: 'BAD_REQUEST',
+        });
+      } finally {
+        await t.ctx.db('realm_domains').where({ realm_id: t.realmId }).del();
+        await t.ctx.db('realms').where({ id: t.realmId }).update({ emails_restricted_to_domains: false });
+      }
+      expect(await countUsers()).toBe(before);
+    });
+
     it('refuses an address already in use, whatever its case, and writes nothing', async () => {
       const before = await countUsers();
       const res = await t.api.post('/users', t.cast.owner, {

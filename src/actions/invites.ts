@@ -16,7 +16,7 @@ import {
 } from '../domain/invitations';
 import { emailInviteUrl, inviteLinkUrl, isInviteLinkUsable } from '../domain/invite-links';
 import { realmUrl } from '../domain/realm-address';
-import { emailDomainAllowed } from '../domain/realm-domains';
+import { emailRealmProblem } from '../domain/realm-domains';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from '../domain/roles';
 import { randomInviteKey } from '../domain/secrets';
 import { checkNewAccount, emailKey } from '../domain/users';
@@ -206,11 +206,17 @@ async function createInvitedUserInTx(
   const realm = await getRealmById(tx.trx, invite.realm_id);
   if (!realm || realm.deactivated) throw expired();
   const { email } = account;
-  // An organization restricted to its domains takes only their addresses (Zulip's email_allowed_for_realm).
-  if (realm.emails_restricted_to_domains && !emailDomainAllowed(email, await listRealmDomains(tx.trx, realm.id))) {
-    throw new ApiError(
-      `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`,
-    );
+  // The organization's domains, "+" addresses and disposable-mail domains (Zulip's email_allowed_for_realm),
+  // in the words of Zulip's sign-up forms.
+  switch (emailRealmProblem(email, realm, await listRealmDomains(tx.trx, realm.id))) {
+    case 'outside-domains':
+      throw new ApiError(
+        `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`,
+      );
+    case 'plus':
+      throw new ApiError('Email addresses containing + are not allowed in this organization.');
+    case 'disposable':
+      throw new ApiError('Please use your real email address.');
   }
   // Nobody acts for the person signing up (as in Zulip's audit log); the user-created row names the invitation.
   const user = await createUserInTx(tx, ctx.bus, {

@@ -12,6 +12,8 @@ import { AuditEventType } from '../domain/audit';
 import { isAdminRole, isRoleCode, Role } from '../domain/roles';
 import { generateApiKey, hashPassword } from '../domain/secrets';
 import { realmHost } from '../domain/realm-address';
+import { emailRealmProblem } from '../domain/realm-domains';
+import { listRealmDomains } from '../queries/realm-domains';
 import { parseSettings } from '../domain/user-settings';
 import { apiEmailFor, BotTypeCode, checkNewAccount, emailKey } from '../domain/users';
 import { loadConfig } from '../config';
@@ -138,8 +140,9 @@ export async function doCreateUser(ctx: AppContext, actor: UserRow, input: Param
     { email: input.email, fullName: input.full_name, password: input.password },
     'Bad name or username',
   );
-  return inTransaction(ctx.db, (tx) =>
-    createUserInTx(tx, ctx.bus, {
+  return inTransaction(ctx.db, async (tx) => {
+    await checkEmailAllowedInRealm(tx, actor.realm_id, email);
+    return createUserInTx(tx, ctx.bus, {
       realmId: actor.realm_id,
       email,
       fullName,
@@ -147,8 +150,21 @@ export async function doCreateUser(ctx: AppContext, actor: UserRow, input: Param
       actorId: actor.id,
       // Zulip creates these with tos_version TOS_VERSION_BEFORE_FIRST_LOGIN: the person has not logged in yet.
       awaitingFirstLogin: true,
-    }),
-  );
+    });
+  });
+}
+
+/** POST /users refuses an address the organization does not take (Zulip's create_user_backend, email_allowed_for_realm). */
+async function checkEmailAllowedInRealm(tx: Tx, realmId: number, email: string): Promise<void> {
+  const realm = (await getRealmById(tx.trx, realmId))!;
+  switch (emailRealmProblem(email, realm, await listRealmDomains(tx.trx, realmId))) {
+    case 'outside-domains':
+      throw new ApiError(`Email '${email}' not allowed in this organization`);
+    case 'plus':
+      throw new ApiError('Email addresses containing + are not allowed.');
+    case 'disposable':
+      throw new ApiError('Disposable email addresses are not allowed in this organization');
+  }
 }
 
 /** Replaces a user's API key; the old one stops working at once. The audit row never holds a key. */

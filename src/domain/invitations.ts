@@ -1,4 +1,4 @@
-import { emailDomainAllowed } from './realm-domains';
+import { emailRealmProblem, type EmailRealmProblem } from './realm-domains';
 import { isValidEmail } from './users';
 
 /**
@@ -16,23 +16,27 @@ export function parseInviteeEmails(raw: string): string[] {
   return [...out];
 }
 
+/** Zulip's words for each reason an address may not join (validate_email_is_valid). */
+const INVITEE_PROBLEMS: Readonly<Record<EmailRealmProblem, string>> = {
+  'outside-domains': 'Outside your domain.',
+  plus: 'Email addresses containing + are not allowed.',
+  disposable: 'Please use your real email address.',
+};
+
 /**
  * Why an address may not be invited to the organization, in Zulip's words
- * (validate_email_is_valid with the realm's validator), or null. An
- * organization restricted to its domains refuses other domains and
- * addresses with "+" before the "@". Zulip's check against its list of
- * disposable-mail domains is not made: Parley has no such list.
+ * (validate_email_is_valid with the realm's validator), or null: the
+ * organization's domains, "+" addresses and disposable-mail domains
+ * (emailRealmProblem).
  */
 export function inviteeEmailProblem(
   email: string,
-  realm: { emails_restricted_to_domains: boolean },
+  realm: { emails_restricted_to_domains: boolean; disallow_disposable_email_addresses: boolean },
   domains: ReadonlyArray<{ domain: string; allow_subdomains: boolean }>,
 ): string | null {
   if (!isValidEmail(email)) return 'Invalid address.';
-  if (!realm.emails_restricted_to_domains) return null;
-  if (email.slice(0, email.lastIndexOf('@')).includes('+')) return 'Email addresses containing + are not allowed.';
-  if (!emailDomainAllowed(email, domains)) return 'Outside your domain.';
-  return null;
+  const problem = emailRealmProblem(email, realm, domains);
+  return problem === null ? null : INVITEE_PROBLEMS[problem];
 }
 
 /**

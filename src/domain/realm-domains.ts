@@ -1,3 +1,4 @@
+import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
 import { ApiError } from '../errors';
 
 /** Zulip's limit on a domain's length (validate_domain). */
@@ -38,4 +39,38 @@ export function emailDomainAllowed(email: string, domains: ReadonlyArray<{ domai
   const at = email.lastIndexOf('@');
   const domain = email.slice(at + 1).toLowerCase();
   return domains.some((d) => d.domain === domain || (d.allow_subdomains && domain.endsWith(`.${d.domain}`)));
+}
+
+/** Why an address may not belong to an organization (Zulip's email_allowed_for_realm), or null. */
+export type EmailRealmProblem = 'outside-domains' | 'plus' | 'disposable';
+
+/**
+ * Zulip's email_allowed_for_realm: an organization restricted to its domains
+ * takes only their addresses, and none with "+" before the "@" (its domains
+ * are a small allow-list already, so no disposable check); any other
+ * organization refuses disposable-mail domains when its
+ * disallow_disposable_email_addresses says so (the default).
+ */
+export function emailRealmProblem(
+  email: string,
+  realm: { emails_restricted_to_domains: boolean; disallow_disposable_email_addresses: boolean },
+  domains: ReadonlyArray<{ domain: string; allow_subdomains: boolean }>,
+): EmailRealmProblem | null {
+  const at = email.lastIndexOf('@');
+  if (!realm.emails_restricted_to_domains) {
+    return realm.disallow_disposable_email_addresses && isDisposableDomain(email.slice(at + 1)) ? 'disposable' : null;
+  }
+  if (email.slice(0, at).includes('+')) return 'plus';
+  return emailDomainAllowed(email, domains) ? null : 'outside-domains';
+}
+
+let disposable: ReadonlySet<string> | undefined;
+
+/**
+ * The list Zulip checks too (the disposable-email-domains project), read on
+ * first use: a Set of some 9,000 names, built once, not per address.
+ */
+export function isDisposableDomain(domain: string): boolean {
+  disposable ??= disposableEmailBlocklistSet();
+  return disposable.has(domain.trim().toLowerCase());
 }
