@@ -152,7 +152,7 @@ eachDatabase('email invitations API', (dialect) => {
       ),
     ]);
     expect(await invitesTo('dave@example.com')).toHaveLength(1);
-    expect(await queuedEmails(t.ctx.db, 'dave@example.com')).toHaveLength(1);
+    expect((await queuedEmails(t.ctx.db, 'dave@example.com')).map((m) => m.template).sort()).toEqual(['invitation', 'invitation_reminder']);
     const none = await t.api.post('/invites', t.cast.admin, { invitee_emails: 'member@example.com', stream_ids: [] });
     expect(none.body).toEqual(
       failed("We weren't able to invite anyone.", [['member@example.com', 'Already has an account.', false]], false),
@@ -220,6 +220,33 @@ eachDatabase('email invitations API', (dialect) => {
     } finally {
       await t.ctx.db('realms').where({ id: t.realmId }).update({ invite_required: true });
     }
+  });
+
+  it('queues a reminder for two days before the link expires, replaced by a resend, withdrawn by revoking or joining', async () => {
+    /** The reminders waiting for `email`: when each is due (milliseconds). */
+    const reminders = async (email: string) =>
+      (await t.ctx.db('outgoing_emails').where({ to_address: email, template: 'invitation_reminder', state: 0 })).map((r) =>
+        Number(r.next_attempt_at),
+      );
+    await t.api.post('/invites', t.cast.admin, { invitee_emails: 'rem@example.com', stream_ids: [] });
+    const [invite] = await invitesTo('rem@example.com');
+    expect(await reminders('rem@example.com')).toEqual([(Number(invite.expires_at) - 2 * 86400) * 1000]);
+    const [reminder] = await queuedEmails(t.ctx.db, 'rem@example.com').then((ms) => ms.filter((m) => m.template === 'invitation_reminder'));
+    expect(reminder!.subject).toBe('Reminder: Test Admin invited you to join Test Organization');
+    expect(reminder!.text_body).toContain('/accounts/do_confirm/');
+    // A resend mails the invitation again and keeps one reminder.
+    expect((await t.api.post(`/invites/${invite.id}/resend`, t.cast.admin)).status).toBe(200);
+    expect(await reminders('rem@example.com')).toHaveLength(1);
+    expect((await t.api.delete(`/invites/${invite.id}`, t.cast.admin)).status).toBe(200);
+    expect(await reminders('rem@example.com')).toEqual([]);
+    // A link valid for less than four days gets none.
+    await t.api.post('/invites', t.cast.admin, {
+      invitee_emails: 'brief@example.com',
+      stream_ids: [],
+      invite_expires_in_minutes: 3 * 24 * 60,
+    });
+    expect(await invitesTo('brief@example.com')).toHaveLength(1);
+    expect(await reminders('brief@example.com')).toEqual([]);
   });
 
   it('revokes: the sender or an administrator; then it is gone and cannot be revoked or resent again', async () => {

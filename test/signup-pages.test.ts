@@ -72,6 +72,8 @@ eachDatabase('sign-up pages', (dialect) => {
     expect(await t.ctx.db('group_members').where({ group_id: teamId }).pluck('user_id')).toEqual([user.id]);
     const row = (await t.ctx.db('email_invites').where({ email: 'newcomer@example.com' }).first())!;
     expect([row.status, row.created_user_id]).toEqual([1, user.id]);
+    // Joined: the reminder that was waiting is withdrawn.
+    expect(await t.ctx.db('outgoing_emails').where({ to_address: 'newcomer@example.com', template: 'invitation_reminder' })).toEqual([]);
 
     // Notification Bot tells the sender (notify_referrer_on_join defaults to true).
     const bot = (await t.ctx.db('users').where({ realm_id: t.realmId, full_name: 'Notification Bot' }).first())!;

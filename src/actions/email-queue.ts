@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../context';
 import type { Tx } from '../db/transaction';
 import { renderEmail, type EmailTemplate } from '../emails/template';
-import { insertOutgoingEmail } from '../queries/outgoing-emails';
+import { deletePendingEmails, insertOutgoingEmail } from '../queries/outgoing-emails';
 import { nowSeconds } from '../queries/ids';
 
 export interface EmailToQueue<D> {
@@ -18,6 +18,12 @@ export interface EmailToQueue<D> {
   fromName: string;
   /** Where replies go (a missed-message email's reply address); none by default. */
   replyTo?: string | null;
+  /**
+   * Not sent before this time (milliseconds): a mail for later, such as an
+   * invitation's reminder (Zulip's send_future_email). It waits in the
+   * queue like a retry, and may be withdrawn before then (withdrawPendingEmails).
+   */
+  notBeforeMs?: number;
 }
 
 const wakers = new WeakMap<object, () => void>();
@@ -47,9 +53,17 @@ export async function queueEmail<D>(ctx: Pick<AppContext, never>, tx: Tx, email:
     created_at: nowSeconds(),
     // Fixed now: every attempt sends this Message-ID (docs/adr/0048-the-mail-queue.md).
     message_token: `${Date.now().toString(36)}.${crypto.randomBytes(12).toString('hex')}`,
-    // Due at once; the row is seen only after commit, when the worker is woken.
-    next_attempt_at: Date.now(),
+    // Due at once unless it is for later; the row is seen only after commit, when the worker is woken.
+    next_attempt_at: email.notBeforeMs ?? Date.now(),
   });
   tx.afterCommit(() => wakers.get(ctx)?.());
   return id;
+}
+
+/**
+ * Withdraws the mail of one kind to one address that is still waiting (Zulip's
+ * clear_scheduled_invitation_emails): sent and in-flight mail is history.
+ */
+export async function withdrawPendingEmails(tx: Tx, template: { name: string }, to: string): Promise<void> {
+  await deletePendingEmails(tx.trx, template.name, to);
 }

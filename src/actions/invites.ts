@@ -21,6 +21,7 @@ import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from 
 import { randomInviteKey } from '../domain/secrets';
 import { checkNewAccount, emailKey } from '../domain/users';
 import { invitationEmail } from '../emails/invitation';
+import { invitationReminderEmail } from '../emails/invitation-reminder';
 import { adminRequired, ApiError, ownerRequired } from '../errors';
 import { checkMemberOrAdmin } from '../access/bots';
 import { inGroup, isAdminViewer, loadCaller, type Caller } from '../access/viewer';
@@ -60,7 +61,7 @@ import type { RealmRow, UserRow } from '../queries/rows';
 import { getUserByEmailKey, getUserById } from '../queries/users';
 import { queueSubscribed } from './channel-events';
 import { subscribeInTx } from './channels';
-import { queueEmail } from './email-queue';
+import { queueEmail, withdrawPendingEmails } from './email-queue';
 import { queueInvitesChanged } from './invite-events';
 import { sendMessageInTx } from './messages';
 import { INTERNAL, notificationBot } from './notifications';
@@ -250,6 +251,8 @@ async function createInvitedUserInTx(
   );
   const keep = kind === 'email' ? invite.id : null;
   const revokedFor = await revokeOtherEmailInvites(tx.trx, realm.id, emailKey(email), keep);
+  // Whoever has joined needs no reminder (Zulip's clear_scheduled_invitation_emails).
+  await withdrawPendingEmails(tx, invitationReminderEmail, email);
   if (revokedFor.length) await queueInvitesChanged(tx, ctx.bus, realm.id, revokedFor);
   return user;
 }
@@ -346,10 +349,18 @@ async function checkInviteLimit(q: Tx['trx'], realm: RealmRow, count: number, no
   }
 }
 
-/** Queues an email invitation's mail (first send and resend alike) and counts it for the daily limit. */
+/** Zulip reminds of an invitation two days before it expires, if it was made for four days or more. */
+const REMINDER_BEFORE_EXPIRY_SECONDS = 2 * DAY_SECONDS;
+const REMINDER_MIN_VALIDITY_SECONDS = 4 * DAY_SECONDS;
+
+/**
+ * Queues an email invitation's mail (first send and resend alike) and counts
+ * it for the daily limit; with it, as Zulip's do_send_user_invite_email,
+ * the reminder two days before the link expires (for links valid four days
+ * or more), replacing any reminder still waiting for that address.
+ */
 async function queueInvitationMail(ctx: AppContext, tx: Tx, realm: RealmRow, referrer: UserRow, invite: EmailInviteRow, now: number) {
-  await queueEmail(ctx, tx, {
-    template: invitationEmail,
+  const mail = {
     data: {
       referrerName: referrer.full_name,
       referrerEmail: referrer.delivery_email,
@@ -363,8 +374,18 @@ async function queueInvitationMail(ctx: AppContext, tx: Tx, realm: RealmRow, ref
     language: realm.default_language,
     realmId: realm.id,
     fromName: realm.name,
-  });
+  };
+  await queueEmail(ctx, tx, { template: invitationEmail, ...mail });
   await recordInvitationsSent(tx.trx, realm.id, 1, now);
+  await withdrawPendingEmails(tx, invitationReminderEmail, invite.email);
+  // Zulip counts the validity left from now (a resend's too); a link that never expires gets no reminder.
+  if (invite.expires_at !== null && invite.expires_at - now >= REMINDER_MIN_VALIDITY_SECONDS) {
+    await queueEmail(ctx, tx, {
+      template: invitationReminderEmail,
+      ...mail,
+      notBeforeMs: (invite.expires_at - REMINDER_BEFORE_EXPIRY_SECONDS) * 1000,
+    });
+  }
 }
 
 /** "2026-12-10 14:22 UTC": unambiguous wherever the mail is read. */
@@ -484,6 +505,7 @@ export async function doRevokeEmailInvite(ctx: AppContext, user: UserRow, invite
   await inTransaction(ctx.db, async (tx) => {
     const invite = await accessEmailInvite(tx.trx, user, inviteId);
     await setEmailInviteStatus(tx.trx, invite.id, InviteStatus.REVOKED);
+    await withdrawPendingEmails(tx, invitationReminderEmail, invite.email);
     await queueInvitesChanged(tx, ctx.bus, invite.realm_id, [invite.referred_by_id]);
   });
 }

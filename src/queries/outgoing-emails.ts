@@ -128,3 +128,8 @@ export async function countEmailsByState(q: Q): Promise<Map<number, number>> {
 
 /** last_error's column holds 1000 characters: an SMTP answer is a line, a connection error a sentence. */
 const bounded = (s: string) => (s.length > 1000 ? `${s.slice(0, 999)}…` : s);
+
+/** Deletes the pending mail of one template to one address (its case ignored). */
+export async function deletePendingEmails(q: Q, template: string, to: string): Promise<number> {
+  return q('outgoing_emails').where({ template, state: EmailState.PENDING }).whereRaw('LOWER(to_address) = ?', [to.toLowerCase()]).delete();
+}
