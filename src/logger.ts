@@ -59,8 +59,13 @@ export function createLogger(
 /** Query parameters whose values never reach a log line. */
 const SECRET_QUERY = /([?&](?:password|api_key|new_password|old_password|token|key)=)[^&#]*/gi;
 
-/** Paths that carry a secret as a segment: a password reset link's token. */
-const SECRET_PATH = /^(\/accounts\/password\/reset\/)(?!done\/)[^/?#]+/i;
+/**
+ * Paths whose last part is a secret: a password reset link, an email
+ * invitation's or a reusable link's key (either makes an account, possibly
+ * an administrator's), a mail's unsubscribe token.
+ */
+const SECRET_PATH =
+  /^(\/accounts\/password\/reset\/(?!done\/)|\/accounts\/do_confirm\/|\/join\/|\/accounts\/unsubscribe\/[^/?#]+\/)[^/?#]+/i;
 
 /** A URL for the log: secrets in its path and query string replaced. */
 export function redactUrl(url: string): string {

@@ -314,12 +314,15 @@ eachDatabase('email invitations API', (dialect) => {
     const senderRow = (await t.ctx.db('users').where({ id: sender }).first())!;
     const asSender = { ...senderRow, is_bot: false, is_active: true } as never;
     expect((await t.api.post('/invites', asSender, { invitee_emails: 'hal@example.com', stream_ids: [] })).status).toBe(200);
+    expect(await t.ctx.db('outgoing_emails').where({ to_address: 'hal@example.com', template: 'invitation_reminder' })).toHaveLength(1);
     await t.ctx.db('realms').where({ id: t.realmId }).update({ create_multiuse_invite_group: groups['role:members'] });
     const link = await t.api.post('/invites/multiuse', asSender, {});
     await t.ctx.db('realms').where({ id: t.realmId }).update({ create_multiuse_invite_group: groups['role:administrators'] });
     const admin = await register(t, t.cast.admin, { event_types: ['invites_changed'] });
     expect((await t.api.delete(`/users/${sender}`, t.cast.owner)).status).toBe(200);
     expect((await invitesTo('hal@example.com'))[0].status).toBe(2);
+    // Its reminder, queued with it, is withdrawn: it would carry a dead link.
+    expect(await t.ctx.db('outgoing_emails').where({ to_address: 'hal@example.com', template: 'invitation_reminder' })).toEqual([]);
     const key = /\/join\/([a-z0-9]+)\//.exec(link.body.invite_link)![1];
     expect(Boolean((await t.ctx.db('multiuse_invites').where({ link_key: key }).first())!.revoked)).toBe(true);
     expect((await pending(t, admin)).map((e) => e.type)).toContain('invites_changed');

@@ -107,6 +107,16 @@ eachDatabase('sign-up pages', (dialect) => {
     expect(await t.ctx.db('messages').where('content', 'like', `%|${user.id}** accepted%`)).toEqual([]);
   });
 
+  it('two sign-ups with one invitation at once: one account, and the other gets the page saying the link is used or not valid', async () => {
+    const path = await invite('at-once@example.com');
+    const post = (name: string) => request(t.app).post(path).type('form').send({ full_name: name, password: 'a-good-password' });
+    const statuses = (await Promise.all([post('First Try'), post('Second Try')])).map((r) => r.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect(statuses[1]).toBeGreaterThanOrEqual(400);
+    expect(statuses[1]).toBeLessThan(500);
+    expect(await t.ctx.db('users').where({ delivery_email: 'at-once@example.com' })).toHaveLength(1);
+  });
+
   it('revoked, expired and unknown invitations get a page saying the link is not valid', async () => {
     const revoked = await invite('revoked@example.com');
     const row = (await t.ctx.db('email_invites').where({ email: 'revoked@example.com' }).first())!;

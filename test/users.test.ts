@@ -105,6 +105,12 @@ eachDatabase('users', (dialect) => {
     it("refuses an address the organization does not take: disposable, outside its domains, with '+'", async () => {
       const before = await countUsers();
       const create = (email: string) => t.api.post('/users', t.cast.owner, { email, password: 'a-long-password', full_name: 'New Person' });
+      // The system bots' domain: nobody may take Notification Bot's or the Email Gateway's address first.
+      expect((await create('emailgateway@parley.invalid')).body).toEqual({
+        result: 'error',
+        msg: 'emailgateway@parley.invalid is reserved for system bots',
+        code: 'BAD_REQUEST',
+      });
       expect((await create('new.person@mailinator.com')).body).toEqual({
         result: 'error',
         msg: 'Disposable email addresses are not allowed in this organization',

@@ -38,6 +38,7 @@ import {
   listNewRealmIdsWithDefaultLimit,
   recordInvitationsSent,
   revokeOtherEmailInvites,
+  claimEmailInvite,
   setEmailInviteStatus,
   type EmailInviteRow,
 } from '../queries/email-invites';
@@ -293,6 +294,8 @@ export async function doAcceptEmailInvite(ctx: AppContext, key: string, p: { ful
     const invite = await getEmailInviteByKey(tx.trx, key);
     if (!invite || !isEmailInviteUsable(invite, nowSeconds())) throw expired();
     const { email, fullName } = checkNewAccount({ email: invite.email, fullName: p.fullName, password: p.password }, 'Invalid address.');
+    // Taken before the account is made: of two sign-ups (or a sign-up and a revocation) at once, one wins.
+    if (!(await claimEmailInvite(tx.trx, invite.id))) throw expired();
     const user = await createInvitedUserInTx(ctx, tx, 'email', invite, { email, fullName, password: p.password });
     await setEmailInviteStatus(tx.trx, invite.id, InviteStatus.USED, user.id);
     const referrer = await getUserById(tx.trx, invite.referred_by_id);

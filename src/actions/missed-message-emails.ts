@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../context';
 import { inTransaction, type Tx } from '../db/transaction';
+import { ApiError } from '../errors';
 import { absoluteLinks, missedMessagesEmail, type MissedConversation, type MissedMessagesData } from '../emails/missed-messages';
 import { channelStateOf, emailTrigger, isMentionTrigger, presenceIdle, type EmailTrigger } from '../domain/push-triggers';
 import { realmUrl } from '../domain/realm-address';
@@ -286,7 +287,8 @@ export function startMissedMessageEmails(ctx: Ctx, opts: MissedMessageWorkerOpti
     const t = now();
     holding = await inTransaction(ctx.db, (tx) => takeLease(tx.trx, LEASE, holder, t, t + opts.leaseMs));
     if (!holding) return Math.max(opts.pollMs * 2, opts.leaseMs / 3);
-    while (!stopped && (await mailDueBatches(ctx, Math.floor(now() / 1000), { holder, leaseMs: opts.leaseMs, now })) === USERS_PER_PASS);
+    const lease = { holder, leaseMs: opts.leaseMs, now, onUserError: opts.onError };
+    while (!stopped && (await mailDueBatches(ctx, Math.floor(now() / 1000), lease)) === USERS_PER_PASS);
     const next = await nextMissedMessageDue(ctx.db);
     return next === null ? opts.pollMs : Math.max(0, Math.min(opts.pollMs, next * 1000 - now()));
   };
@@ -324,17 +326,36 @@ export function startMissedMessageEmails(ctx: Ctx, opts: MissedMessageWorkerOpti
 export async function mailDueBatches(
   ctx: Ctx,
   now: number,
-  lease?: { holder: string; leaseMs: number; now: () => number },
+  lease?: { holder: string; leaseMs: number; now: () => number; onUserError?: (err: unknown) => void },
 ): Promise<number> {
   const users = await listUsersDue(ctx.db, now, USERS_PER_PASS);
   for (const userId of users) {
-    await inTransaction(ctx.db, async (tx) => {
-      if (lease && !(await renewLease(tx.trx, LEASE, lease.holder, lease.now() + lease.leaseMs))) throw new LeaseLost();
-      await mailBatchInTx(ctx, tx, userId, now);
-    });
+    try {
+      await inTransaction(ctx.db, async (tx) => {
+        if (lease && !(await renewLease(tx.trx, LEASE, lease.holder, lease.now() + lease.leaseMs))) throw new LeaseLost();
+        await mailBatchInTx(ctx, tx, userId, now);
+      });
+    } catch (err) {
+      // The lease lost, or a database that is away: the batch waits for the next pass.
+      if (err instanceof LeaseLost || (err instanceof ApiError && err.status >= 500)) throw err;
+      // A batch that cannot be mailed (a defect) is logged and dropped, as Zulip's worker drops
+      // an event it fails on: kept, it would come first in every pass and block everyone's mail.
+      (lease?.onUserError ?? rethrow)(err);
+      await inTransaction(ctx.db, async (tx) => {
+        const rows = await lockDueMissedMessages(tx.trx, userId, now);
+        await deleteMissedMessages(
+          tx.trx,
+          rows.map((r) => r.id),
+        );
+      });
+    }
   }
   return users.length;
 }
+
+const rethrow = (err: unknown) => {
+  throw err;
+};
 
 /**
  * One user's due batch (Zulip's handle_missedmessage_emails): nothing for a

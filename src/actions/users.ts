@@ -7,6 +7,8 @@ import type { Params, Schema } from '../contract';
 import type { AppContext } from '../context';
 import { revokeInvitationsBy } from '../queries/email-invites';
 import { queueInvitesChanged } from './invite-events';
+import { withdrawPendingEmails } from './email-queue';
+import { invitationReminderEmail } from '../emails/invitation-reminder';
 import { inTransaction, Tx } from '../db/transaction';
 import { AuditEventType } from '../domain/audit';
 import { isAdminRole, isRoleCode, Role } from '../domain/roles';
@@ -246,7 +248,10 @@ export async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, a
     await queueDeactivationEvents(tx, ctx.bus, { id, realm_id: target.realm_id, is_bot: true, bot_owner_id: target.id });
   await queueDeactivationEvents(tx, ctx.bus, target);
   // Zulip's revoke_invites_generated_by_user: the user's usable invitations stop working; administrators are told.
-  if (await revokeInvitationsBy(tx.trx, target.id, nowSeconds())) await queueInvitesChanged(tx, ctx.bus, target.realm_id, []);
+  const revoked = await revokeInvitationsBy(tx.trx, target.id, nowSeconds());
+  if (revoked.revoked) await queueInvitesChanged(tx, ctx.bus, target.realm_id, []);
+  // Their reminders would carry dead links.
+  for (const email of revoked.emails) await withdrawPendingEmails(tx, invitationReminderEmail, email);
 }
 
 /**

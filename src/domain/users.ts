@@ -55,9 +55,19 @@ export function checkNewAccount(input: NewAccount, badEmailMessage: string): New
   const fullName = checkFullName(input.fullName);
   const email = input.email.trim();
   if (!isValidEmail(email)) throw new ApiError(badEmailMessage);
+  if (isSystemBotEmail(email)) throw new ApiError(`${email} is reserved for system bots`);
   if (input.password !== null && !isPasswordStrongEnough(input.password)) throw new ApiError('The password is too weak.');
   return { email, fullName, password: input.password };
 }
+
+/**
+ * The system bots' addresses (Notification Bot, Email Gateway) are in the
+ * reserved `.invalid` domain, made on first use: a person may not take one
+ * first (Zulip's email_reserved_for_system_bots_error), or mail and notices
+ * would be posted as them.
+ */
+export const SYSTEM_BOT_DOMAIN = 'parley.invalid';
+export const isSystemBotEmail = (email: string) => email.trim().toLowerCase().endsWith(`@${SYSTEM_BOT_DOMAIN}`);
 
 /** Case-insensitive key under which an address is unique within a realm. */
 export const emailKey = (email: string) => email.trim().toLowerCase();

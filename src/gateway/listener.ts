@@ -6,6 +6,7 @@ import { type AddressObject, simpleParser } from 'mailparser';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../context';
+import { ApiError } from '../errors';
 import { checkGatewayRecipient, doProcessIncomingEmail, GatewayRefusal, type IncomingMail } from '../actions/incoming-email';
 
 /** The running listener: its port (EMAIL_GATEWAY_PORT=0 picks a free one) and how to stop it. */
@@ -33,6 +34,9 @@ const refusalReply = (r: GatewayRefusal) => smtpError(r.code, r.response);
  * Parley dropping the mail silently. No failure of one mail reaches the
  * listener: an unexpected error is answered 451 and logged.
  */
+/** Connections at once: a mail server hands the gateway mail over a few; more is a flood. */
+const MAX_CLIENTS = 50;
+
 export async function startEmailGateway(ctx: AppContext, log: Logger): Promise<EmailGateway> {
   const config = ctx.config;
   const maxBytes = config.emailGatewayMaxMessageBytes;
@@ -50,6 +54,8 @@ export async function startEmailGateway(ctx: AppContext, log: Logger): Promise<E
     logger: false,
     // On shutdown, mail being received may finish within the server's shutdown bound.
     closeTimeout: config.shutdownTimeoutMs,
+    // Each connection may hold a whole mail in memory while it is received: a bound on them.
+    maxClients: MAX_CLIENTS,
     onRcptTo(address, _session, callback) {
       checkGatewayRecipient(ctx, address.address, { rateLimit: true }).then(
         () => callback(),
@@ -78,9 +84,19 @@ export async function startEmailGateway(ctx: AppContext, log: Logger): Promise<E
         delivered++;
         log.info({ message_id: messageId }, 'email gateway: mail posted');
       } catch (err) {
-        if (!(err instanceof GatewayRefusal)) throw err;
-        log.info({ reason: err.message }, 'email gateway: mail refused');
-        refusal ??= err;
+        if (err instanceof GatewayRefusal) {
+          log.info({ reason: err.message }, 'email gateway: mail refused');
+          refusal ??= err;
+        } else if (err instanceof ApiError && err.status < 500) {
+          // The send refused it (too long, a channel gone since RCPT, …): a permanent refusal,
+          // which the sending server reports to its sender instead of sending again.
+          log.info({ reason: err.message }, 'email gateway: mail refused by the send');
+          refusal ??= new GatewayRefusal(550, '5.6.0', err.message);
+        } else if (delivered > 0) {
+          // Posted for an earlier recipient already: a temporary failure now would have the
+          // sending server send it again to all of them, so this one is logged and dropped.
+          log.error({ err }, 'email gateway: mail not posted for one of its recipients');
+        } else throw err;
       }
     }
     // A mail posted for one recipient is not refused for another's sake:
@@ -131,6 +147,9 @@ async function readCapped(stream: SMTPServerDataStream, maxBytes: number): Promi
 const addressesOf = (a: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(a) ? a : a ? [a] : []).flatMap((o) => o.value.map((v) => v.address ?? '')).filter(Boolean);
 
+/** The HTML converted to Markdown at most: far more than a message holds, far less than a mail may. */
+const MAX_HTML_CHARS = 256 * 1024;
+
 /**
  * HTML to Markdown, as Zulip converts an HTML part (html2text): emphasis,
  * links and lists survive as the Markdown a message is written in; what a
@@ -163,7 +182,9 @@ async function parseMail(raw: Buffer): Promise<IncomingMail> {
       Buffer.from(`Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${html}`, 'utf8'),
     );
     if (text !== null && text === (converted.text ?? '')) text = null;
-    htmlAsMarkdown = htmlToMarkdown.turndown(html);
+    // Converted on the event loop: only as much HTML as can make a message (whose limit is
+    // 10,000 characters) is, however long the mail's part.
+    htmlAsMarkdown = htmlToMarkdown.turndown(html.length > MAX_HTML_CHARS ? html.slice(0, MAX_HTML_CHARS) : html);
   }
   return {
     // As the header reads, decoded, without the quotes mailparser's `text` puts around names.

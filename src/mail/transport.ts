@@ -135,7 +135,8 @@ class FileTransport implements MailTransport {
     const file = path.join(this.dir, name);
     // Written aside, then renamed: a reader (a test, a watcher) never sees half a mail.
     const tmp = `${file}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-    await fs.promises.writeFile(tmp, info.message as Buffer);
+    // Readable by the server's user alone: a mail may hold a live reset or invitation link.
+    await fs.promises.writeFile(tmp, info.message as Buffer, { mode: 0o600 });
     await fs.promises.rename(tmp, file);
     return { response: `written to ${file}`, accepted: [mail.to], rejected: [], file };
   }

@@ -63,6 +63,15 @@ export async function listUsableEmailInvites(q: Q, realmId: number, referredById
   return ((await query) as Record<string, unknown>[]).map(BOOLS);
 }
 
+/**
+ * Takes a usable invitation for the account being made: true when this
+ * transaction changed it from usable to used. A concurrent sign-up, or a
+ * revocation, that got there first leaves it alone (false).
+ */
+export async function claimEmailInvite(q: Q, id: number): Promise<boolean> {
+  return (await q('email_invites').where({ id, status: InviteStatus.ACTIVE }).update({ status: InviteStatus.USED })) === 1;
+}
+
 export async function setEmailInviteStatus(q: Q, id: number, status: number, createdUserId: number | null = null): Promise<void> {
   await q('email_invites').where({ id }).update({ status, created_user_id: createdUserId });
 }
@@ -122,14 +131,16 @@ export async function listNewRealmIdsWithDefaultLimit(q: Q, since: number, defau
  * (Zulip's revoke_invites_generated_by_user): nobody joins on the word of an
  * account that is gone. Returns whether any was.
  */
-export async function revokeInvitationsBy(q: Q, userId: number, now: number): Promise<boolean> {
-  const emails = await q('email_invites')
-    .where({ referred_by_id: userId, status: InviteStatus.ACTIVE })
-    .andWhere((w) => void w.whereNull('expires_at').orWhere('expires_at', '>', now))
-    .update({ status: InviteStatus.REVOKED });
+export async function revokeInvitationsBy(q: Q, userId: number, now: number): Promise<{ revoked: boolean; emails: string[] }> {
+  const usable = () =>
+    q('email_invites')
+      .where({ referred_by_id: userId, status: InviteStatus.ACTIVE })
+      .andWhere((w) => void w.whereNull('expires_at').orWhere('expires_at', '>', now));
+  const emails = (await usable().pluck('email')) as string[];
+  const revokedEmails = emails.length > 0 ? await usable().update({ status: InviteStatus.REVOKED }) : 0;
   const links = await q('multiuse_invites')
     .where({ referred_by_id: userId, revoked: false })
     .andWhere((w) => void w.whereNull('expires_at').orWhere('expires_at', '>', now))
     .update({ revoked: true });
-  return Number(emails) + Number(links) > 0;
+  return { revoked: Number(revokedEmails) + Number(links) > 0, emails };
 }

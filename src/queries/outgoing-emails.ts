@@ -59,6 +59,14 @@ export async function claimDueEmail(q: Knex.Transaction, nowMs: number, claimedB
   return toRow({ ...row, state: EmailState.SENDING, claimed_at: nowMs, claimed_by: claimedBy, attempts: Number(row.attempts) + 1 });
 }
 
+/**
+ * A mail's bodies once it is done with (sent or failed): gone. They may hold
+ * a live secret (a password reset link, whose token the database otherwise
+ * keeps only as a hash, ADR 0050); the row keeps what a log needs: kind,
+ * recipient, subject, times, the server's answer.
+ */
+const BODIES_CLEARED = { text_body: '', html_body: '' };
+
 /** The attempt's own claim: its outcome is recorded only on the row it claimed, as it claimed it. */
 const ofClaim = (q: Q, row: Pick<OutgoingEmailRow, 'id' | 'claimed_at' | 'claimed_by'>) =>
   q('outgoing_emails').where({ id: row.id, claimed_at: row.claimed_at, claimed_by: row.claimed_by });
@@ -69,7 +77,7 @@ const ofClaim = (q: Q, row: Pick<OutgoingEmailRow, 'id' | 'claimed_at' | 'claime
  * ran was in fact delivered.
  */
 export async function markEmailSent(q: Q, row: OutgoingEmailRow, sentAt: number): Promise<boolean> {
-  return (await ofClaim(q, row).update({ state: EmailState.SENT, sent_at: sentAt, last_error: null })) === 1;
+  return (await ofClaim(q, row).update({ state: EmailState.SENT, sent_at: sentAt, last_error: null, ...BODIES_CLEARED })) === 1;
 }
 
 /** Not taken, for a reason that may pass: pending again, from `nextAttemptAt`. */
@@ -86,7 +94,7 @@ export async function markEmailFailed(q: Q, row: OutgoingEmailRow, error: string
   return (
     (await ofClaim(q, row)
       .where({ state: EmailState.SENDING })
-      .update({ state: EmailState.FAILED, last_error: bounded(error) })) === 1
+      .update({ state: EmailState.FAILED, last_error: bounded(error), ...BODIES_CLEARED })) === 1
   );
 }
 
@@ -104,7 +112,7 @@ export async function failStaleClaims(q: Q, beforeMs: number, error: string): Pr
     // Still as read: an attempt that ended meanwhile recorded its outcome, which stands.
     const n = await q('outgoing_emails')
       .where({ id: row.id, state: EmailState.SENDING, claimed_at: row.claimed_at, claimed_by: row.claimed_by })
-      .update({ state: EmailState.FAILED, last_error: bounded(error) });
+      .update({ state: EmailState.FAILED, last_error: bounded(error), ...BODIES_CLEARED });
     if (n === 1) failed.push({ ...row, state: EmailState.FAILED, last_error: bounded(error) });
   }
   return failed;

@@ -28,7 +28,7 @@ export async function up(knex: Knex): Promise<void> {
     // The group whose mention caused it (the smallest, when several name the user); null otherwise.
     t.integer('mentioned_user_group_id').unsigned().nullable();
     // Seconds since the epoch: when the user's batch is mailed.
-    t.integer('scheduled_timestamp').notNullable();
+    t.bigInteger('scheduled_timestamp').notNullable();
     t.unique(['user_id', 'message_id']);
     t.index(['scheduled_timestamp'], 'missed_message_emails_due');
   });
@@ -36,7 +36,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('token', 64).primary();
     t.integer('user_id').unsigned().notNullable().references('id').inTable('users').onDelete('CASCADE');
     t.string('kind', 30).notNullable();
-    t.integer('created_at').notNullable();
+    t.bigInteger('created_at').notNullable();
     t.unique(['user_id', 'kind']);
   });
 }
