@@ -252,6 +252,7 @@ export interface TableRows {
     include_realm_default_subscriptions: DbBool;
     invited_as: number;
     invited_at: number;
+    multiuse_invite_id: number | null;
     notify_referrer_on_join: DbBool;
     realm_id: number;
     referred_by_id: number;
@@ -918,6 +919,7 @@ export interface TableInserts {
     include_realm_default_subscriptions?: DbBoolIn;
     invited_as?: number;
     invited_at: number;
+    multiuse_invite_id?: number | null;
     notify_referrer_on_join?: DbBoolIn;
     realm_id: number;
     referred_by_id: number;

@@ -133,57 +133,75 @@ eachDatabase('sign-up pages', (dialect) => {
     expect(await t.ctx.db('users').where({ full_name: 'Too Late' })).toEqual([]);
   });
 
+  /** A reusable link's page, given `email`: the sign-up link mailed to it, as a path. */
+  async function viaLink(linkPath: string, email: string): Promise<string> {
+    const asked = await request(t.app).post(linkPath).type('form').send({ email });
+    expect([asked.status, asked.text.includes('<h1>Check your email</h1>')]).toEqual([200, true]);
+    const mails = (await queuedEmails(t.ctx.db, email)).filter((m) => m.template === 'confirm_registration');
+    return new URL(linkIn(mails.at(-1)!.text_body, `${SITE}/accounts/do_confirm/`)).pathname;
+  }
+
   it('joining by any way revokes the other invitations to that address', async () => {
     await invite('twice@example.com');
     const second = await t.api.post('/invites', t.cast.owner, { invitee_emails: 'twice@example.com', stream_ids: [] });
     expect(second.status).toBe(200);
     const link = await t.api.post('/invites/multiuse', t.cast.admin, {});
-    const joined = await request(t.app)
-      .post(new URL(link.body.invite_link).pathname)
-      .type('form')
-      .send({ email: 'twice@example.com', full_name: 'Twi Ce', password: 'a-good-password' });
+    const confirm = await viaLink(new URL(link.body.invite_link).pathname, 'twice@example.com');
+    // Asking is not joining: the invitations stand until the address's owner signs up.
+    expect(await t.ctx.db('email_invites').where({ email: 'twice@example.com' }).whereNull('multiuse_invite_id').pluck('status')).toEqual([
+      0, 0,
+    ]);
+    const joined = await request(t.app).post(confirm).type('form').send({ full_name: 'Twi Ce', password: 'a-good-password' });
     expect(joined.status).toBe(200);
-    expect(await t.ctx.db('email_invites').where({ email: 'twice@example.com' }).pluck('status')).toEqual([2, 2]);
+    expect(await t.ctx.db('email_invites').where({ email: 'twice@example.com' }).whereNull('multiuse_invite_id').pluck('status')).toEqual([
+      2, 2,
+    ]);
   });
 
-  it('a reusable link opens a form that also asks for the address, and keeps it on a refusal', async () => {
+  it("a reusable link asks for the address and mails the sign-up link there; the account gets the link's channels, and the use is counted", async () => {
     const made = await t.api.post('/invites/multiuse', t.cast.admin, { stream_ids: [projects.id] });
     const path = new URL(made.body.invite_link).pathname;
     const form = await request(t.app).get(path);
     expect(form.status).toBe(200);
     expect(form.text).toContain('<input type="email" id="email" name="email" value=""');
-    const bad = await request(t.app)
-      .post(path)
-      .type('form')
-      .send({ email: 'not an address', full_name: 'Lin K', password: 'a-good-password' });
-    expect(bad.status).toBe(400);
-    expect(bad.text).toContain('Enter a valid email address.');
-    expect(bad.text).toContain('value="not an address"');
-    const odd = await request(t.app).post(path).type('form').send({ email: 'a"><b>x', full_name: 'Lin K', password: 'a-good-password' });
+    expect(form.text).not.toContain('name="password"');
+    const ask = (email: string) => request(t.app).post(path).type('form').send({ email });
+    const bad = await ask('not an address');
+    expect([bad.status, bad.text.includes('Enter a valid email address.'), bad.text.includes('value="not an address"')]).toEqual([
+      400,
+      true,
+      true,
+    ]);
+    const odd = await ask('a"><b>x');
     expect(odd.text).toContain('value="a&#34;&#62;&#60;b&#62;x"');
-    const taken = await request(t.app)
-      .post(path)
-      .type('form')
-      .send({ email: 'member@example.com', full_name: 'Lin K', password: 'a-good-password' });
-    expect(taken.text).toContain('Email &#39;member@example.com&#39; already in use');
-    const throwaway = await request(t.app)
-      .post(path)
-      .type('form')
-      .send({ email: 'lin@mailinator.com', full_name: 'Lin K', password: 'a-good-password' });
+    const taken = await ask('member@example.com');
+    expect(taken.text).toContain('member@example.com already has an account.');
+    const throwaway = await ask('lin@mailinator.com');
     expect([throwaway.status, throwaway.text.includes('Please use your real email address.')]).toEqual([400, true]);
-    const ok = await request(t.app)
-      .post(path)
-      .type('form')
-      .send({ email: 'linked@example.com', full_name: 'Lin K', password: 'a-good-password' });
+    // Nothing mailed for a refused address; nothing in GET /invites for a confirmation.
+    expect(
+      await queuedEmails(t.ctx.db, 'member@example.com').then((ms) => ms.filter((m) => m.template === 'confirm_registration')),
+    ).toEqual([]);
+    const confirm = await viaLink(path, 'linked@example.com');
+    const listed = await t.api.get('/invites', t.cast.admin);
+    expect(listed.body.invites.some((i: { email?: string }) => i.email === 'linked@example.com')).toBe(false);
+    const key = /\/join\/([a-z0-9]+)\//.exec(path)![1];
+    expect(Number((await t.ctx.db('multiuse_invites').where({ link_key: key }).first())!.use_count)).toBe(0);
+    const page = await request(t.app).get(confirm);
+    expect(page.text).toContain('<strong>linked@example.com</strong>');
+    const ok = await request(t.app).post(confirm).type('form').send({ full_name: 'Lin K', password: 'a-good-password' });
     expect(ok.status).toBe(200);
-    const key = await t.api.post('/fetch_api_key', null, { username: 'linked@example.com', password: 'a-good-password' });
-    expect(key.status).toBe(200);
-    expect(await channelsOf(key.body.user_id)).toEqual(['projects']);
-    await t.ctx
-      .db('multiuse_invites')
-      .where({ link_key: /\/join\/([a-z0-9]+)\//.exec(path)![1] })
-      .update({ revoked: true });
+    const login = await t.api.post('/fetch_api_key', null, { username: 'linked@example.com', password: 'a-good-password' });
+    expect(login.status).toBe(200);
+    expect(await channelsOf(login.body.user_id)).toEqual(['projects']);
+    expect(Number((await t.ctx.db('multiuse_invites').where({ link_key: key }).first())!.use_count)).toBe(1);
+    // A revoked link: its page says so, and a confirmation mailed before no longer makes an account.
+    const late = await viaLink(path, 'late@example.com');
+    await t.ctx.db('multiuse_invites').where({ link_key: key }).update({ revoked: true });
     const revoked = await request(t.app).get(path);
     expect([revoked.status, revoked.text.includes('The invitation link has expired or is not valid.')]).toEqual([404, true]);
+    const tooLate = await request(t.app).post(late).type('form').send({ full_name: 'Late Comer', password: 'a-good-password' });
+    expect(tooLate.status).toBe(404);
+    expect(await t.ctx.db('users').where({ delivery_email: 'late@example.com' })).toEqual([]);
   });
 });

@@ -13,10 +13,10 @@ import {
   isEmailInviteUsable,
   parseInviteeEmails,
   realmMaxInvites,
+  signupEmailProblem,
 } from '../domain/invitations';
 import { emailInviteUrl, inviteLinkUrl, isInviteLinkUsable } from '../domain/invite-links';
 import { realmUrl } from '../domain/realm-address';
-import { emailRealmProblem } from '../domain/realm-domains';
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole, Role } from '../domain/roles';
 import { randomInviteKey } from '../domain/secrets';
 import { checkNewAccount, emailKey } from '../domain/users';
@@ -184,7 +184,7 @@ export async function doCreateMultiuseInvite(
 }
 
 /** The answer to every unusable link, so links cannot be probed. */
-const expired = () => new ApiError('The invitation link has expired or is not valid.', 'INVALID_INVITATION');
+export const expired = () => new ApiError('The invitation link has expired or is not valid.', 'INVALID_INVITATION');
 
 /** The invitation an account is made from: a reusable link (multiuse_invites) or an email invitation (email_invites). */
 type Invitation = Pick<InviteRow | EmailInviteRow, 'id' | 'realm_id' | 'invited_as' | 'include_realm_default_subscriptions'>;
@@ -208,18 +208,9 @@ async function createInvitedUserInTx(
   const realm = await getRealmById(tx.trx, invite.realm_id);
   if (!realm || realm.deactivated) throw expired();
   const { email } = account;
-  // The organization's domains, "+" addresses and disposable-mail domains (Zulip's email_allowed_for_realm),
-  // in the words of Zulip's sign-up forms.
-  switch (emailRealmProblem(email, realm, await listRealmDomains(tx.trx, realm.id))) {
-    case 'outside-domains':
-      throw new ApiError(
-        `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`,
-      );
-    case 'plus':
-      throw new ApiError('Email addresses containing + are not allowed in this organization.');
-    case 'disposable':
-      throw new ApiError('Please use your real email address.');
-  }
+  // The organization's domains, "+" addresses and disposable-mail domains (Zulip's email_allowed_for_realm).
+  const problem = signupEmailProblem(email, realm, await listRealmDomains(tx.trx, realm.id));
+  if (problem !== null) throw new ApiError(problem);
   // Nobody acts for the person signing up (as in Zulip's audit log); the user-created row names the invitation.
   const user = await createUserInTx(tx, ctx.bus, {
     realmId: realm.id,
@@ -294,6 +285,12 @@ export async function doAcceptEmailInvite(ctx: AppContext, key: string, p: { ful
     const invite = await getEmailInviteByKey(tx.trx, key);
     if (!invite || !isEmailInviteUsable(invite, nowSeconds())) throw expired();
     const { email, fullName } = checkNewAccount({ email: invite.email, fullName: p.fullName, password: p.password }, 'Invalid address.');
+    // An address confirmed for a reusable link: the link must still be usable, and this is one of its uses.
+    if (invite.multiuse_invite_id !== null) {
+      const link = await getInviteLinkById(tx.trx, invite.multiuse_invite_id);
+      if (!link || !isInviteLinkUsable(link, nowSeconds())) throw expired();
+      await addInviteUse(tx.trx, link.id);
+    }
     // Taken before the account is made: of two sign-ups (or a sign-up and a revocation) at once, one wins.
     if (!(await claimEmailInvite(tx.trx, invite.id))) throw expired();
     const user = await createInvitedUserInTx(ctx, tx, 'email', invite, { email, fullName, password: p.password });
@@ -470,6 +467,7 @@ export async function doSendInvites(ctx: AppContext, viewer: Caller, p: Params<'
         include_realm_default_subscriptions: p.include_realm_default_subscriptions ?? false,
         welcome_message_custom_text: p.welcome_message_custom_text ?? null,
         confirmation_key: randomInviteKey(),
+        multiuse_invite_id: null,
       };
       const id = await insertEmailInvite(trx, row, channelIds, groupIds);
       await queueInvitationMail(ctx, tx, realm, user, { ...row, id, status: InviteStatus.ACTIVE, created_user_id: null }, now);

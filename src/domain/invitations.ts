@@ -40,6 +40,27 @@ export function inviteeEmailProblem(
 }
 
 /**
+ * Why an address may not sign up, in the words of Zulip's sign-up forms
+ * (its RegistrationForm and HomepageForm), or null.
+ */
+export function signupEmailProblem(
+  email: string,
+  realm: { emails_restricted_to_domains: boolean; disallow_disposable_email_addresses: boolean },
+  domains: ReadonlyArray<{ domain: string; allow_subdomains: boolean }>,
+): string | null {
+  switch (emailRealmProblem(email, realm, domains)) {
+    case 'outside-domains':
+      return `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`;
+    case 'plus':
+      return 'Email addresses containing + are not allowed in this organization.';
+    case 'disposable':
+      return 'Please use your real email address.';
+    case null:
+      return null;
+  }
+}
+
+/**
  * Zulip's invitation limits (zerver/actions/invites.py check_invite_limit,
  * settings INVITES_*), docs/architecture/invitations.md:
  * - an organization sends at most `max_invites` invitation mails a day

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context';
-import { doAcceptEmailInvite, doAcceptMultiuseInvite } from '../actions/invites';
+import { doAcceptEmailInvite } from '../actions/invites';
+import { doRequestLinkSignup, type LinkSignupOutcome } from '../actions/link-signup';
 import { ApiError } from '../errors';
 import type { UserRow } from '../queries/rows';
 
@@ -12,20 +13,36 @@ export interface SignupForm {
 
 export type SignupResult = { ok: true; user: UserRow } | { ok: false; error: string; expired: boolean };
 
+type Refused = { ok: false; error: string; expired: boolean };
+
 /**
  * A sign-up page's form post (src/http/signup-pages.ts): the account is
  * made by the same actions as the API's (one path for an account from an
  * invitation); a refusal comes back as its message, for the page to show.
  */
-export async function acceptInvitationForm(ctx: AppContext, kind: 'email' | 'link', key: string, form: SignupForm): Promise<SignupResult> {
+export async function acceptInvitationForm(ctx: AppContext, key: string, form: SignupForm): Promise<SignupResult> {
   try {
-    const user =
-      kind === 'email'
-        ? await doAcceptEmailInvite(ctx, key, { fullName: form.fullName, password: form.password })
-        : await doAcceptMultiuseInvite(ctx, key, { email: form.email, full_name: form.fullName, password: form.password });
-    return { ok: true, user };
+    return { ok: true, user: await doAcceptEmailInvite(ctx, key, { fullName: form.fullName, password: form.password }) };
   } catch (e) {
-    if (e instanceof ApiError) return { ok: false, error: e.message, expired: e.code === 'INVALID_INVITATION' };
-    throw e;
+    return refused(e);
   }
+}
+
+/** A reusable link's page: the address to mail the sign-up link to (doRequestLinkSignup). */
+export async function requestLinkSignupForm(
+  ctx: AppContext,
+  key: string,
+  email: string,
+  clientAddress: string | undefined,
+): Promise<({ ok: true } & LinkSignupOutcome) | Refused> {
+  try {
+    return { ok: true, ...(await doRequestLinkSignup(ctx, key, { email, clientAddress })) };
+  } catch (e) {
+    return refused(e);
+  }
+}
+
+function refused(e: unknown): Refused {
+  if (e instanceof ApiError) return { ok: false, error: e.message, expired: e.code === 'INVALID_INVITATION' };
+  throw e;
 }

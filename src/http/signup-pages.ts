@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { getEmailInviteForSignup, getInviteLinkForSignup, type SignupInvitation } from '../access/invites';
 import { realmUrl } from '../domain/realm-address';
 import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
-import { acceptInvitationForm, type SignupForm } from '../handlers/signup';
+import { acceptInvitationForm, requestLinkSignupForm, type SignupForm } from '../handlers/signup';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { escapeHtml, sendPage } from './site-pages';
 
@@ -14,37 +14,85 @@ import { escapeHtml, sendPage } from './site-pages';
  *   shape of Zulip's confirmation links): the invited address is fixed, the
  *   person chooses their name and password;
  * - `/join/<key>/`, a reusable invitation link (what POST /invites/multiuse
- *   returns): the person also gives their address.
- * The form posts back to the page's own address. A refusal shows the form
+ *   returns): the person gives their address, and the sign-up page's link
+ *   for it is mailed there (src/actions/link-signup.ts), so an address is
+ *   signed up with only by whoever reads its mail, as in Zulip.
+ * The forms post back to the page's own address. A refusal shows the form
  * again with Zulip's message and the name and address as entered (never
- * the password); success says how to log in. A link that cannot be used
- * gets a page saying so, the same for an unknown key.
+ * the password); success says how to log in, or to check one's mail. A
+ * link that cannot be used gets a page saying so, the same for an unknown key.
  */
 export function signupPagesRouter(ctx: AppContext): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
-  const pages: Array<[string[], 'email' | 'link', (key: string) => Promise<SignupInvitation>]> = [
-    [['/accounts/do_confirm/:key', '/accounts/do_confirm/:key/'], 'email', (key) => getEmailInviteForSignup(ctx.db, key)],
-    [['/join/:key', '/join/:key/'], 'link', (key) => getInviteLinkForSignup(ctx.db, key)],
-  ];
-  for (const [paths, kind, find] of pages) {
-    router.get(paths, async (req, res) => {
-      const found = await find(String(req.params.key));
-      if (found.kind !== 'email' && found.kind !== 'link') return sendUnusable(ctx, res, found);
-      sendForm(res, 200, found, { email: '', fullName: '', password: '' }, null);
-    });
-    router.post(paths, form, async (req, res) => {
-      const key = String(req.params.key);
-      const found = await find(key);
-      if (found.kind !== 'email' && found.kind !== 'link') return sendUnusable(ctx, res, found);
-      const entered = formOf(req, found);
-      const result = await acceptInvitationForm(ctx, kind, key, entered);
-      if (result.ok) return sendWelcome(ctx, res, found.realm, result.user);
+  const emailPaths = ['/accounts/do_confirm/:key', '/accounts/do_confirm/:key/'];
+  router.get(emailPaths, async (req, res) => {
+    const found = await getEmailInviteForSignup(ctx.db, String(req.params.key));
+    if (found.kind !== 'email') return sendUnusable(ctx, res, found);
+    sendForm(res, 200, found, { email: '', fullName: '', password: '' }, null);
+  });
+  router.post(emailPaths, form, async (req, res) => {
+    const key = String(req.params.key);
+    const found = await getEmailInviteForSignup(ctx.db, key);
+    if (found.kind !== 'email') return sendUnusable(ctx, res, found);
+    const entered = formOf(req, found);
+    const result = await acceptInvitationForm(ctx, key, entered);
+    if (result.ok) return sendWelcome(ctx, res, found.realm, result.user);
+    if (result.expired) return sendUnusable(ctx, res, { kind: 'unusable' });
+    sendForm(res, 400, found, entered, result.error);
+  });
+  const linkPaths = ['/join/:key', '/join/:key/'];
+  router.get(linkPaths, async (req, res) => {
+    const found = await getInviteLinkForSignup(ctx.db, String(req.params.key));
+    if (found.kind !== 'link') return sendUnusable(ctx, res, found);
+    sendAddressForm(res, 200, found.realm, '', null);
+  });
+  router.post(linkPaths, form, async (req, res) => {
+    const key = String(req.params.key);
+    const found = await getInviteLinkForSignup(ctx.db, key);
+    if (found.kind !== 'link') return sendUnusable(ctx, res, found);
+    const email = formOf(req, found).email;
+    const result = await requestLinkSignupForm(ctx, key, email, req.ip);
+    if (!result.ok) {
       if (result.expired) return sendUnusable(ctx, res, { kind: 'unusable' });
-      sendForm(res, 400, found, entered, result.error);
-    });
-  }
+      return sendAddressForm(res, 400, found.realm, email, result.error);
+    }
+    if (result.result === 'rate-limited') {
+      res.setHeader('Retry-After', String(result.retryAfterSeconds));
+      return sendPage(
+        res,
+        429,
+        'Too many requests',
+        `<h1>Too many requests</h1>\n<p>Too many sign-up mails were asked for from your network. Try again in ${result.retryAfterSeconds} seconds.</p>`,
+      );
+    }
+    sendPage(
+      res,
+      200,
+      'Check your email',
+      `<h1>Check your email</h1>
+<p>To finish joining ${escapeHtml(found.realm.name)}, open the link we mailed to <strong>${escapeHtml(result.email)}</strong>.</p>
+<p>It works for a day. If nothing arrives, check your spam folder, or ask again.</p>`,
+    );
+  });
   return router;
+}
+
+/** A reusable link's page: the address the sign-up link is mailed to. */
+function sendAddressForm(res: Response, status: number, realm: RealmRow, email: string, error: string | null): void {
+  const name = escapeHtml(realm.name);
+  sendPage(
+    res,
+    status,
+    `Join ${realm.name}`,
+    `<h1>Join ${name}</h1>
+<p>You are invited to join ${name}. Enter your email address: we will mail you a link to choose your name and password.</p>
+${error === null ? '' : `<p class="error" role="alert">${escapeHtml(error)}</p>\n`}<form method="post">
+<label for="email">Email address</label>
+<input type="email" id="email" name="email" value="${escapeHtml(email)}" required autocomplete="email">
+<button type="submit">Continue</button>
+</form>`,
+  );
 }
 
 /** The posted fields; an email invitation's address is the invitation's whatever was posted. */
@@ -61,19 +109,16 @@ function formOf(req: Request, found: SignupInvitation & { kind: 'email' | 'link'
   };
 }
 
+/** An email invitation's form: the address is the invitation's; the person chooses a name and a password. */
 function sendForm(
   res: Response,
   status: number,
-  found: SignupInvitation & { kind: 'email' | 'link' },
+  found: SignupInvitation & { kind: 'email' },
   entered: SignupForm,
   error: string | null,
 ): void {
   const name = escapeHtml(found.realm.name);
-  const emailField =
-    found.kind === 'email'
-      ? `<p>Your account's email address: <strong>${escapeHtml(found.invite.email)}</strong></p>`
-      : `<label for="email">Email address</label>
-<input type="email" id="email" name="email" value="${escapeHtml(entered.email)}" required autocomplete="email">`;
+  const emailField = `<p>Your account's email address: <strong>${escapeHtml(found.invite.email)}</strong></p>`;
   sendPage(
     res,
     status,

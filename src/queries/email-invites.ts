@@ -22,6 +22,8 @@ export interface EmailInviteRow {
   welcome_message_custom_text: string | null;
   confirmation_key: string;
   created_user_id: number | null;
+  /** The reusable link whose page this row confirms an address for (not an invitation of its own). */
+  multiuse_invite_id: number | null;
 }
 
 export type NewEmailInviteRow = Omit<EmailInviteRow, 'id' | 'status' | 'created_user_id'>;
@@ -57,6 +59,7 @@ export async function getEmailInviteByKey(q: Q, key: string): Promise<EmailInvit
 export async function listUsableEmailInvites(q: Q, realmId: number, referredById: number | null, now: number): Promise<EmailInviteRow[]> {
   const query = q('email_invites')
     .where({ realm_id: realmId, status: InviteStatus.ACTIVE })
+    .whereNull('multiuse_invite_id')
     .andWhere((w) => void w.whereNull('expires_at').orWhere('expires_at', '>', now))
     .orderBy('id');
   if (referredById !== null) void query.where({ referred_by_id: referredById });

@@ -8,6 +8,9 @@ import type { Knex } from 'knex';
  * STATUS_REVOKED). `invitations_sent` counts the mail sent per organization
  * (first sends and resends alike, as Zulip's invites_sent::day statistic
  * does), which the daily invitation limit reads (docs/architecture/invitations.md).
+ * A row with `multiuse_invite_id` is not an invitation but the confirmation
+ * of an address given on a reusable link's page (Zulip's PreregistrationUser
+ * made from a MultiuseInvite): listed nowhere, counted in no limit.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('email_invites', (t) => {
@@ -26,6 +29,9 @@ export async function up(knex: Knex): Promise<void> {
     // The secret of the mail's link (/accounts/do_confirm/<key>).
     t.string('confirmation_key', 40).notNullable().unique();
     t.integer('created_user_id').unsigned().nullable().references('id').inTable('users').onDelete('SET NULL');
+    // Set when the row confirms an address given on a reusable link's page: the account is made
+    // from the link (its use counted) once the person opens the mailed link.
+    t.integer('multiuse_invite_id').unsigned().nullable().references('id').inTable('multiuse_invites').onDelete('CASCADE');
     t.index(['realm_id', 'status']);
   });
   await knex.schema.createTable('email_invite_channels', (t) => {
