@@ -62,6 +62,7 @@ gen-check: install
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 	npx tsc --noEmit -p bench/tsconfig.json
+	npx tsc --noEmit -p web/tsconfig.json
 
 # The layers of docs/ARCHITECTURE.md (.dependency-cruiser.cjs).
 layers: install
@@ -70,7 +71,7 @@ layers: install
 # ESLint (typescript-eslint, the SQL-only-in-queries rule) and Prettier's check:
 # style and layout are never a review comment.
 eslint: install
-	npx eslint src test bench scripts contract-tests
+	npx eslint src test bench scripts contract-tests web
 
 format-check: install
 	npx prettier --check .
@@ -85,7 +86,15 @@ dist/.built: $(BUILD_INPUTS) package-lock.json | node_modules/.installed-run
 	node_modules/.bin/tsc -p tsconfig.build.json
 	@touch $@
 
-build: spec dist/.built
+# The web client (web/, docs/architecture/web-client.md): Vite bundles it into web/dist/, which
+# the server serves at / — rebuilt only when its sources, the contract's types or the lockfile
+# changed (about a second).
+WEB_INPUTS := $(shell find web -path web/dist -prune -o -type f -print) generated/api.d.ts
+web/dist/.built: $(WEB_INPUTS) package-lock.json | node_modules/.installed-run
+	node_modules/.bin/vite build web --logLevel warn
+	@touch $@
+
+build: spec dist/.built web/dist/.built
 
 run: build
 	node dist/src/main.js

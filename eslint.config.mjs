@@ -9,11 +9,11 @@ import tseslint from 'typescript-eslint';
 const KNEX_HANDLE = /^(db|trx|knex|q)$/;
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'web/dist/**', 'generated/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -1,0 +1,60 @@
+import { memo } from 'preact/compat';
+import { timeOf } from '../lib/time';
+import type { Message } from '../state/store';
+import { Avatar } from './Avatar';
+import { Reactions } from './Reactions';
+
+export interface ItemProps {
+  message: Message;
+  flags: ReadonlySet<string>;
+  /** The sender's name and picture: the first of a run of one sender's messages. */
+  showSender: boolean;
+  /** The channel and topic (or conversation) line: the first of a run in one conversation. */
+  recipientLine: preact.ComponentChildren | null;
+  onActions: (m: Message, anchor: HTMLElement) => void;
+}
+
+/**
+ * One message. Its HTML is the server's rendering of its Markdown (Zulip's
+ * rendered content, sanitised by the server); the page's policy runs no
+ * script that HTML could hold.
+ */
+export const MessageItem = memo(function MessageItem({ message: m, flags, showSender, recipientLine, onActions }: ItemProps) {
+  const unread = !flags.has('read');
+  const mentioned = [...flags].some((f) => f.endsWith('mentioned'));
+  return (
+    <article
+      class={`message ${unread ? 'unread' : ''} ${mentioned ? 'mentioned' : ''} ${showSender ? 'first' : ''}`}
+      data-message-id={m.id}
+      aria-label={`${m.sender_full_name}, ${timeOf(m.timestamp)}`}
+    >
+      {recipientLine}
+      <div class="message-row">
+        <div class="gutter">{showSender ? <Avatar userId={m.sender_id} url={m.avatar_url} name={m.sender_full_name} /> : null}</div>
+        <div class="message-body">
+          {showSender && (
+            <div class="sender">
+              <button type="button" class="link sender-name" data-user-id={m.sender_id}>
+                {m.sender_full_name}
+              </button>
+              <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{timeOf(m.timestamp)}</time>
+            </div>
+          )}
+          <div class="content" dangerouslySetInnerHTML={{ __html: m.content }} />
+          {m.last_edit_timestamp ? <span class="edited">(edited)</span> : null}
+          <Reactions message={m} />
+        </div>
+        <div class="message-tools">
+          {flags.has('starred') && (
+            <span class="star" role="img" aria-label="Starred">
+              ★
+            </span>
+          )}
+          <button type="button" class="icon" aria-label="Message actions" onClick={(e) => onActions(m, e.currentTarget as HTMLElement)}>
+            ⋯
+          </button>
+        </div>
+      </div>
+    </article>
+  );
+});
