@@ -151,6 +151,31 @@ eachDatabase('browser sessions', (dialect) => {
     expect((await json('get', '/users/me/alert_words', login.cookie)).status).toBe(200);
   });
 
+  it("records a session's activity at most once a minute", async () => {
+    const login = await logIn(t, t.cast.member);
+    const row = async () =>
+      (await t.ctx
+        .db('sessions')
+        .where({ key_hash: hashSessionKey(login.key) })
+        .first())!;
+    // Written by hand, as an operator would: the caches are told (`cache flush`).
+    const setLastActive = async (ms: number) => {
+      await t.ctx
+        .db('sessions')
+        .where({ key_hash: hashSessionKey(login.key) })
+        .update({ last_active_at: ms });
+      t.ctx.caches.apply({ kind: 'all' });
+    };
+    const recent = Date.now() - 30_000;
+    await setLastActive(recent);
+    expect((await json('get', '/users/me', login.cookie)).status).toBe(200);
+    expect(Number((await row()).last_active_at)).toBe(recent);
+    await setLastActive(recent - 60_000);
+    const before = Date.now();
+    expect((await json('get', '/users/me', login.cookie)).status).toBe(200);
+    expect(Number((await row()).last_active_at)).toBeGreaterThanOrEqual(before);
+  });
+
   it('logout needs the CSRF token, ends the session, clears both cookies and goes to /login/', async () => {
     const login = await logIn(t, t.cast.member);
     const refused = await request(t.app).post('/accounts/logout/').set('Cookie', login.cookie).type('form').send({});

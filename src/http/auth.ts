@@ -8,7 +8,7 @@ import { hostLabel } from '../domain/realm-address';
 import type { Caller } from '../access/viewer';
 import type { Knex } from 'knex';
 import { hashSessionKey, readCookie, SESSION_ACTIVITY_INTERVAL_MS, SESSION_COOKIE } from '../domain/sessions';
-import { findSessionByKeyHash, touchSession, type SessionLookup } from '../queries/sessions';
+import { touchSession, type SessionLookup } from '../queries/sessions';
 
 const NOT_LOGGED_IN = 'Not logged in: API authentication or user session required';
 
@@ -101,9 +101,9 @@ export interface SessionCaller {
 
 /**
  * The browser session of a request's `sessionid` cookie (ADR 0053): the row
- * of the key's SHA-256, looked up on every request so that a session ended
- * anywhere (logout, revocation, a password change) is refused at once on
- * every node; then the checks of an API key (active account of an active
+ * of the key's SHA-256, from the session cache (src/cache/sessions.ts), which
+ * every deletion of a session empties on every node (logout, revocation, a
+ * password change, a deactivation); then the checks of an API key (active account of an active
  * organization the host addresses; incoming webhook bots, which never log
  * in, refused). Any failure is Zulip's one answer to a request without a
  * session: 401 "Not logged in" with `WWW-Authenticate: Session`, since
@@ -119,7 +119,7 @@ export async function authenticateSession(
   now: number = Date.now(),
 ): Promise<SessionCaller> {
   const key = readCookie(cookieHeader, SESSION_COOKIE);
-  const session = key ? await findSessionByKeyHash(db, hashSessionKey(key)) : undefined;
+  const session = key ? await caches.sessions.get(hashSessionKey(key)) : undefined;
   if (!session || session.expires_at <= now) throw new UnauthorizedError(NOT_LOGGED_IN, 'UNAUTHORIZED', 'Session');
   let caller: Caller;
   try {
@@ -129,6 +129,8 @@ export async function authenticateSession(
     throw err;
   }
   if (session.last_active_at <= now - SESSION_ACTIVITY_INTERVAL_MS) {
+    // This process's copy moves first: concurrent requests of the session write once.
+    session.last_active_at = now;
     await touchSession(db, session.id, now, now - SESSION_ACTIVITY_INTERVAL_MS);
   }
   return { caller, session };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { TableRow } from '../../generated/tables';
+import { invalidates } from '../db/invalidations';
 import { insertOne } from './ids';
 
 type Q = Knex | Knex.Transaction;
@@ -7,7 +8,16 @@ type Q = Knex | Knex.Transaction;
 export type SessionRow = TableRow<'sessions'>;
 
 /** What a request's session cookie finds: the session and the API key of its user (the caller cache's key). */
-export type SessionLookup = Pick<SessionRow, 'id' | 'user_id' | 'csrf_token' | 'expires_at' | 'last_active_at'> & { api_key: string };
+export type SessionLookup = Pick<SessionRow, 'id' | 'user_id' | 'realm_id' | 'csrf_token' | 'expires_at' | 'last_active_at'> & {
+  api_key: string;
+};
+
+/*
+ * Sessions are cached by key hash (src/cache/sessions.ts): every delete below
+ * declares a `user` invalidation of the sessions' users, which drops them from
+ * every node's cache. The cached entries carry the user's API key, which a
+ * `user` invalidation also covers (a regenerated key).
+ */
 
 export async function insertSession(q: Q, row: Omit<SessionRow, 'id'>): Promise<number> {
   return insertOne(q, 'sessions', row);
@@ -21,6 +31,7 @@ export async function findSessionByKeyHash(q: Q, keyHash: string): Promise<Sessi
     .first(
       'sessions.id',
       'sessions.user_id',
+      'sessions.realm_id',
       'sessions.csrf_token',
       'sessions.expires_at',
       'sessions.last_active_at',
@@ -45,7 +56,9 @@ export async function listUserSessions(q: Q, userId: number, now: number): Promi
 
 /** Deletes one session of this user; returns whether there was one. */
 export async function deleteUserSession(q: Q, userId: number, sessionId: number): Promise<boolean> {
-  return (await q('sessions').where({ id: sessionId, user_id: userId }).delete()) > 0;
+  const deleted = await q('sessions').where({ id: sessionId, user_id: userId }).delete();
+  if (deleted > 0) invalidates(q, { kind: 'user', userIds: [userId] });
+  return deleted > 0;
 }
 
 /** Deletes the session of this key hash (logout); returns its user, if there was one. */
@@ -53,6 +66,7 @@ export async function deleteSessionByKeyHash(q: Q, keyHash: string): Promise<num
   const row: Pick<SessionRow, 'id' | 'user_id'> | undefined = await q('sessions').where({ key_hash: keyHash }).first('id', 'user_id');
   if (!row) return undefined;
   await q('sessions').where({ id: row.id }).delete();
+  invalidates(q, { kind: 'user', userIds: [row.user_id] });
   return row.user_id;
 }
 
@@ -61,15 +75,19 @@ export async function deleteSessionsOfUsers(q: Q, userIds: readonly number[], ke
   if (userIds.length === 0) return 0;
   const query = q('sessions').whereIn('user_id', userIds);
   if (keepId !== null) void query.whereNot('id', keepId);
-  return query.delete();
+  const deleted = await query.delete();
+  if (deleted > 0) invalidates(q, { kind: 'user', userIds: [...userIds] });
+  return deleted;
 }
 
 /** Deletes every session of an organization (its deactivation). */
 export async function deleteSessionsOfRealm(q: Q, realmId: number): Promise<number> {
-  return q('sessions').where({ realm_id: realmId }).delete();
+  const deleted = await q('sessions').where({ realm_id: realmId }).delete();
+  if (deleted > 0) invalidates(q, { kind: 'realm', realmId });
+  return deleted;
 }
 
-/** Deletes a user's sessions that expired by `now` (pruned when they log in again). */
+/** Deletes a user's sessions that expired by `now` (pruned when they log in again; a cached copy is refused by its expiry). */
 export async function deleteExpiredUserSessions(q: Q, userId: number, now: number): Promise<number> {
   return q('sessions').where({ user_id: userId }).where('expires_at', '<=', now).delete();
 }
