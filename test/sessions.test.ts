@@ -347,3 +347,41 @@ eachDatabase('browser sessions: expiry and https', (dialect) => {
     expect(rows[0].key_hash).not.toBe(hashSessionKey(login.key));
   });
 });
+
+eachDatabase('browser sessions: the API rate limits', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dialect, undefined, { config: { rateLimits: true, rateLimitStore: 'memory', rateLimitUserPerMinute: 3 } });
+  });
+  afterAll(() => t.close());
+
+  it('/json counts against the user as /api/v1 does, one count for both', async () => {
+    const login = await logIn(t, t.cast.member);
+    const viaJson = () => request(t.app).get('/json/users/me').set('Cookie', login.cookie);
+    expect((await viaJson()).status).toBe(200);
+    expect((await t.api.get('/users/me', t.cast.member)).status).toBe(200);
+    const third = await viaJson();
+    expect(third.status).toBe(200);
+    expect(third.headers['x-ratelimit-remaining']).toBe('0');
+    const refused = await viaJson();
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMIT_HIT');
+  });
+
+  it('a login in a browser that holds a session ends that session first, as Django does', async () => {
+    const first = await logIn(t, t.cast.admin);
+    const res = await request(t.app)
+      .post('/login/')
+      .set('Cookie', first.cookie)
+      .type('form')
+      .send({ username: t.cast.admin.delivery_email, password: CAST_PASSWORD });
+    expect(res.status).toBe(302);
+    expect(
+      await t.ctx
+        .db('sessions')
+        .where({ key_hash: hashSessionKey(first.key) })
+        .first(),
+    ).toBeUndefined();
+    expect(await t.ctx.db('sessions').where({ user_id: t.cast.admin.id })).toHaveLength(1);
+  });
+});

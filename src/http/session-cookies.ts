@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context';
-import { CSRF_COOKIE, SESSION_COOKIE } from '../domain/sessions';
-import { startBrowserSession } from '../handlers/sessions';
+import { CSRF_COOKIE, readCookie, SESSION_COOKIE } from '../domain/sessions';
+import { endBrowserSession, startBrowserSession } from '../handlers/sessions';
 
 /**
  * The cookies of a browser session (ADR 0053), with the flags of Zulip's
@@ -27,8 +27,15 @@ function isSecure(req: Request, externalUrl: string): boolean {
   return req.secure || externalUrl.startsWith('https:');
 }
 
-/** Logs the user in: a new session and its two cookies on the response. */
+/**
+ * Logs the user in: a new session and its two cookies on the response. A
+ * session the browser already held ends first, as Django's login flushes
+ * (or cycles) the request's session: a key set before the login, by
+ * whoever, never becomes a logged-in one.
+ */
 export async function logIn(ctx: AppContext, req: Request, res: Response, user: { id: number; realm_id: number }): Promise<void> {
+  const previous = readCookie(req.headers.cookie, SESSION_COOKIE);
+  if (previous) await endBrowserSession(ctx, previous);
   const session = await startBrowserSession(ctx, user, { ip: req.ip, userAgent: req.headers['user-agent'] });
   const secure = isSecure(req, ctx.config.externalUrl);
   res.append('Set-Cookie', [
