@@ -128,6 +128,26 @@ eachDatabase('browser sessions', (dialect) => {
     expect(missing.body).toMatchObject({ result: 'error', msg: 'Endpoint does not exist' });
   });
 
+  it('/json decodes and validates parameters as /api/v1 does, for an operation first called there', async () => {
+    const login = await logIn(t, t.cast.member);
+    // JSON in the query (narrow), integers coerced (num_before, last_event_id): the validator
+    // must find the operation under /json too, or a handler gets text.
+    const page = await json('get', '/messages', login.cookie, {
+      fields: { anchor: 'newest', num_before: '2', num_after: '0', narrow: JSON.stringify([{ operator: 'is', operand: 'dm' }]) },
+    });
+    expect(page.status).toBe(200);
+    expect(page.body.found_newest).toBe(true);
+    const bad = await json('get', '/messages', login.cookie, { fields: { anchor: 'newest', num_before: 'many', num_after: '0' } });
+    expect(bad.status).toBe(400);
+    const queue = await json('post', '/register', login.cookie, { csrf: login.csrf, fields: { event_types: JSON.stringify(['message']) } });
+    expect(queue.status).toBe(200);
+    const events = await json('get', '/events', login.cookie, {
+      fields: { queue_id: queue.body.queue_id, last_event_id: '-1', dont_block: 'true' },
+    });
+    expect(events.status).toBe(200);
+    expect(events.body.events).toEqual([]);
+  });
+
   it('an unsafe method needs the session CSRF token in X-CSRFToken; a GET needs none', async () => {
     const login = await logIn(t, t.cast.member);
     const other = await logIn(t, t.cast.member);

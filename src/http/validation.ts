@@ -129,7 +129,10 @@ function cachedMetadata(original: RequestHandler, aliases: Map<string, string>):
     // the validator cannot take it for its sibling (validatorAliases).
     const alias = route && aliases.get(route.info.pathTemplate);
     const url = req.originalUrl;
-    if (alias) req.originalUrl = url.replace(/\/?(\?|$)/, `${alias.slice(alias.lastIndexOf('/'))}$1`);
+    // The contract's server is /api/v1: a /json request (the same operations, for browsers) is
+    // looked up under that base, or the validator finds no operation and checks nothing.
+    const asApi = url.startsWith('/json/') ? `/api/v1${url.slice('/json'.length)}` : url;
+    req.originalUrl = alias ? asApi.replace(/\/?(\?|$)/, `${alias.slice(alias.lastIndexOf('/'))}$1`) : asApi;
     void original(req, res, (err?: unknown) => {
       req.originalUrl = url;
       const found = (req as unknown as { openapi?: OpenApiMetadata }).openapi;
