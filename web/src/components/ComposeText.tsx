@@ -57,11 +57,11 @@ export function ComposeText({
         const channel = channelByName(trigger.channel);
         if (!channel) return null;
         const known = topicsByChannel.value.get(channel.stream_id);
-        if (!known) void loadTopics(channel.stream_id).then(refresh);
+        if (!known) void loadTopics(channel.stream_id).then((names) => names.length > 0 && refresh());
         return { start: trigger.start, items: topicSuggestions(trigger.query, channel.name, known ?? []) };
       }
       case 'emoji':
-        void loadEmojiNames().then(refresh);
+        void loadEmojiNames().then((arrived) => arrived && refresh());
         return { start: trigger.start, items: emojiSuggestions(trigger.query, allEmoji.value) };
     }
   }

@@ -10,11 +10,17 @@ import { customEmoji, realm } from './store';
  * first needed.
  */
 const unicode = signal<readonly EmojiLike[]>([]);
-let loading: Promise<void> | null = null;
+let loading: Promise<boolean> | null = null;
+let loaded = false;
 
-export function loadEmojiNames(): Promise<void> {
+/**
+ * Fetches the Unicode emoji names unless they are here or on their way;
+ * resolves to true only for the call that brought them, so a caller
+ * redrawing on arrival redraws once.
+ */
+export function loadEmojiNames(): Promise<boolean> {
   const url = realm.value.emojiDataUrl;
-  if (loading || !url) return loading ?? Promise.resolve();
+  if (loaded || loading || !url) return Promise.resolve(false);
   // A plain fetch(), not the API client: register's server_emoji_data_url
   // names a static data file (like Zulip's under /static/generated/), not an
   // operation of the API under /json. Only its path is used, since the URL
@@ -29,10 +35,13 @@ export function loadEmojiNames(): Promise<void> {
         for (const name of names) list.push({ name, text });
       }
       unicode.value = list;
+      loaded = true;
+      return true;
     })
     .catch(() => {
       // Tried again on the next `:`.
       loading = null;
+      return false;
     });
   return loading;
 }
