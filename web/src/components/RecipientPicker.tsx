@@ -20,7 +20,8 @@ export function RecipientPicker({ to }: { to: number[] }) {
 
   function suggest(q: string): void {
     const myId = me.value?.user_id;
-    const candidates = [...users.value.values()].filter((u) => u.is_active && u.user_id !== myId && !to.includes(u.user_id));
+    // register's realm_users are the active users, without is_active; a deactivation's event sets it false.
+    const candidates = [...users.value.values()].filter((u) => u.is_active !== false && u.user_id !== myId && !to.includes(u.user_id));
     const items: Suggestion[] = rank(candidates, q, (u) => [u.full_name, u.email], 8).map((u) => ({
       key: `u:${u.user_id}`,
       label: u.full_name,

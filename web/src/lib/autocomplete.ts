@@ -133,11 +133,6 @@ export function mentionSuggestions(
 ): Suggestion[] {
   const active = people.filter((u) => u.is_active !== false);
   const out: Suggestion[] = [];
-  if (!silent) {
-    for (const w of rank(wildcards(inChannel), query, (w) => [w.name], LIMIT)) {
-      out.push({ key: `w:${w.name}`, label: w.name, detail: w.detail, insert: `@**${w.name}** ` });
-    }
-  }
   for (const u of rank(active, query, (u) => [u.full_name, u.email], LIMIT)) {
     out.push({ key: `u:${u.user_id}`, label: u.full_name, detail: u.email, insert: `${personMention(u, active, silent)} ` });
   }
@@ -145,7 +140,12 @@ export function mentionSuggestions(
   for (const g of rank(mentionable, query, (g) => [g.name], LIMIT)) {
     out.push({ key: `g:${g.id}`, label: g.name, detail: g.description || 'User group', insert: `@${silent ? '_' : ''}*${g.name}* ` });
   }
-  // People first when the query names someone; wildcards lead only an empty or matching query.
+  if (!silent) {
+    for (const w of rank(wildcards(inChannel), query, (w) => [w.name], LIMIT)) {
+      out.push({ key: `w:${w.name}`, label: w.name, detail: w.detail, insert: `@**${w.name}** ` });
+    }
+  }
+  // Best match first; among equals people, then groups, then wildcards.
   return out
     .map((s, i) => ({ s, i, score: matchRank(s.label, query) ?? 3 }))
     .sort((a, b) => a.score - b.score || a.i - b.i)
