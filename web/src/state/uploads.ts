@@ -10,7 +10,7 @@ import { realm } from './store';
 export async function uploadFile(file: File): Promise<{ name: string; url: string }> {
   const limit = realm.value.maxFileUploadMib;
   if (limit !== null && file.size > limit * 1024 * 1024) {
-    throw new Error(`${file.name} is larger than this organization's limit of ${limit} MiB.`);
+    throw new Error(`it is larger than this organization's limit of ${limit} MiB.`);
   }
   const form = new FormData();
   form.append('file', file, file.name);
