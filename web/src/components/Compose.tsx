@@ -23,7 +23,10 @@ import { TypingNotice } from './TypingNotice';
 
 /** Where a typing notice for a target goes, if it can go anywhere yet. */
 function typingTo(t: Target): TypingTo | null {
-  if (t.kind === 'dm') return t.to.length ? { type: 'direct', to: t.to } : null;
+  // The user's settings may keep their typing to themselves, per kind of conversation, as in Zulip.
+  if (t.kind === 'dm')
+    return t.to.length && settings.value.send_private_typing_notifications !== false ? { type: 'direct', to: t.to } : null;
+  if (settings.value.send_stream_typing_notifications === false) return null;
   const channel = channelByName(t.channel);
   return channel ? { type: 'channel', stream_id: channel.stream_id, topic: t.topic } : null;
 }
