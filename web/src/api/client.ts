@@ -55,7 +55,13 @@ const csrf: Middleware = {
       const token = cookie(CSRF_COOKIE);
       if (token) request.headers.set('X-CSRFToken', token);
     }
-    // A FormData body sets its own multipart content type with its boundary.
+    // openapi-fetch labels every body but FormData as JSON; ours are form-encoded
+    // (formBody), and the server reads a body by its label, so the label is put
+    // right. A FormData body keeps the multipart type, with its boundary, that
+    // the browser wrote.
+    if (request.headers.get('Content-Type') === 'application/json') {
+      request.headers.set('Content-Type', 'application/x-www-form-urlencoded;charset=UTF-8');
+    }
     return request;
   },
 };

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, ok } from '../api/client';
 import { COMMON_EMOJI, emojiGlyph } from '../lib/emoji';
+import { replyTo } from '../state/compose';
 import { me, type Message } from '../state/store';
 import { toggleReaction } from './Reactions';
 
 /**
- * The menu of one message: react, star, quote, edit, delete. A dialog, so
+ * The menu of one message: react, reply, star, mark unread, edit, delete. A dialog, so
  * the keyboard reaches every action and Escape closes it.
  */
 export function MessageActions({ message: m, flags, onClose }: { message: Message; flags: ReadonlySet<string>; onClose: () => void }) {
@@ -49,6 +50,15 @@ export function MessageActions({ message: m, flags, onClose }: { message: Messag
               </button>
             ))}
           </div>
+          <button
+            type="button"
+            onClick={() => {
+              onClose();
+              replyTo(m);
+            }}
+          >
+            Reply
+          </button>
           <button
             type="button"
             onClick={() =>

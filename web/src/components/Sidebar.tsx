@@ -115,7 +115,7 @@ export function Sidebar() {
           );
         })}
         {[...users.value.values()]
-          .filter((u) => u.is_active && !u.is_bot && u.user_id !== myId && !counts.dms.has(String(u.user_id)))
+          .filter((u) => u.is_active !== false && !u.is_bot && u.user_id !== myId && !counts.dms.has(String(u.user_id)))
           .sort((a, b) => (presence.value.get(b.user_id)?.active ?? 0) - (presence.value.get(a.user_id)?.active ?? 0))
           .slice(0, 20)
           .map((u) => (

@@ -3,6 +3,7 @@ import { api, ApiFailure, ok, type Schemas } from '../api/client';
 import { forgetViews, onNewMessage, openNarrow, updateFlags, updateMessages } from './messages';
 import {
   connection,
+  customEmoji,
   me,
   presence,
   realm,
@@ -12,6 +13,7 @@ import {
   topicKey,
   topicPolicies,
   typing,
+  userGroups,
   users,
   type Register,
 } from './store';
@@ -76,9 +78,16 @@ function load(state: Register): void {
   realm.value = {
     name: (s.realm_name as string) ?? '',
     icon: (s.realm_icon_url as string) ?? null,
-    maxMessageLength: (s.max_message_length as number) ?? 10000,
-    maxTopicLength: (s.max_topic_length as number) ?? 60,
+    maxMessageLength: state.max_message_length ?? 10000,
+    maxTopicLength: state.max_topic_length ?? 60,
+    maxFileUploadMib: state.max_file_upload_size_mib ?? null,
+    emojiDataUrl: state.server_emoji_data_url ?? null,
+    // Zulip's defaults: renew "start" every 10 s of typing, "stop" after 5 s idle.
+    typingStartedWaitMs: state.server_typing_started_wait_period_milliseconds ?? 10_000,
+    typingStoppedWaitMs: state.server_typing_stopped_wait_period_milliseconds ?? 5_000,
   };
+  userGroups.value = state.realm_user_groups ?? [];
+  customEmoji.value = new Map(Object.entries(state.realm_emoji ?? {}));
   const byId = new Map<number, Schemas['User']>();
   for (const u of (s.realm_users as Schemas['User'][]) ?? []) byId.set(u.user_id, u);
   users.value = byId;
@@ -208,6 +217,12 @@ function apply(e: Event): void {
     case 'typing':
       applyTyping(e);
       break;
+    case 'realm_emoji':
+      customEmoji.value = new Map(Object.entries(e.realm_emoji));
+      break;
+    case 'user_group':
+      applyUserGroup(e);
+      break;
     default:
       break;
   }
@@ -225,6 +240,20 @@ function applyMessageUpdate(e: Extract<Event, { type: 'update_message' }>): void
     if (!e.rendering_only) next.last_edit_timestamp = e.edit_timestamp;
     return next;
   });
+}
+
+function applyUserGroup(e: Extract<Event, { type: 'user_group' }>): void {
+  const groups = userGroups.value;
+  if (e.op === 'add') userGroups.value = [...groups, e.group];
+  else if (e.op === 'remove') userGroups.value = groups.filter((g) => g.id !== e.group_id);
+  else if (e.op === 'update') userGroups.value = groups.map((g) => (g.id === e.group_id ? { ...g, ...e.data } : g));
+  else if (e.op === 'add_members' || e.op === 'remove_members') {
+    userGroups.value = groups.map((g) => {
+      if (g.id !== e.group_id) return g;
+      const rest = g.members.filter((id) => !e.user_ids.includes(id));
+      return { ...g, members: e.op === 'add_members' ? [...rest, ...e.user_ids] : rest };
+    });
+  }
 }
 
 const typingTimers = new Map<string, ReturnType<typeof setTimeout>>();

@@ -11,6 +11,8 @@ export type User = Schemas['User'];
 export type Subscription = Schemas['Subscription'];
 export type Message = Schemas['Message'];
 export type Register = Schemas['RegisterResponse'];
+export type UserGroup = Schemas['UserGroup'];
+export type RealmEmoji = Schemas['RealmEmoji'];
 
 export interface Me {
   user_id: number;
@@ -21,14 +23,36 @@ export interface Me {
 }
 
 export const me = signal<Me | null>(null);
-export const realm = signal<{ name: string; icon: string | null; maxMessageLength: number; maxTopicLength: number }>({
+export interface Realm {
+  name: string;
+  icon: string | null;
+  maxMessageLength: number;
+  maxTopicLength: number;
+  /** The largest file POST /user_uploads takes, MiB; null when the server did not say. */
+  maxFileUploadMib: number | null;
+  /** Where the server serves the names of the Unicode emoji it knows. */
+  emojiDataUrl: string | null;
+  /** Zulip's typing periods: renew "start" this often while typing; send "stop" after this long idle. */
+  typingStartedWaitMs: number;
+  typingStoppedWaitMs: number;
+}
+
+export const realm = signal<Realm>({
   name: '',
   icon: null,
   maxMessageLength: 10000,
   maxTopicLength: 60,
+  maxFileUploadMib: null,
+  emojiDataUrl: null,
+  typingStartedWaitMs: 10_000,
+  typingStoppedWaitMs: 5_000,
 });
 export const users = signal<ReadonlyMap<number, User>>(new Map());
 export const subscriptions = signal<readonly Subscription[]>([]);
+/** The organization's user groups (realm_user_groups), for mentions. */
+export const userGroups = signal<readonly UserGroup[]>([]);
+/** The organization's custom emoji (realm_emoji), by id. */
+export const customEmoji = signal<ReadonlyMap<string, RealmEmoji>>(new Map());
 /** Topics muted, unmuted or followed: `${channelId}:${topic lowercased}` → Zulip's visibility_policy. */
 export const topicPolicies = signal<ReadonlyMap<string, number>>(new Map());
 /** Presence: user id → the last time seen active, seconds (slim presence). */
