@@ -61,7 +61,7 @@ export function watchPage(
   expected: (text: string, url: string) => boolean = () => false,
 ): void {
   page.on('console', (m) => {
-    if (m.type() === 'error' && !expected(m.text(), m.location().url)) problems.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !expected(m.text(), m.location().url)) problems.push(`console: ${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => {
