@@ -2,17 +2,29 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, ok } from '../api/client';
 import { COMMON_EMOJI, emojiGlyph } from '../lib/emoji';
 import { me, type Message } from '../state/store';
+import { MoveDialog } from './MoveDialog';
 import { toggleReaction } from './Reactions';
 
 /**
  * The menu of one message: react, star, quote, edit, delete. A dialog, so
  * the keyboard reaches every action and Escape closes it.
  */
-export function MessageActions({ message: m, flags, onClose }: { message: Message; flags: ReadonlySet<string>; onClose: () => void }) {
+export function MessageActions({
+  message: m,
+  flags,
+  startEditing = false,
+  onClose,
+}: {
+  message: Message;
+  flags: ReadonlySet<string>;
+  startEditing?: boolean;
+  onClose: () => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [editing, setEditing] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const mine = m.sender_id === me.value?.user_id;
+  const [editing, setEditing] = useState(startEditing && mine);
+  const [moving, setMoving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
@@ -24,6 +36,10 @@ export function MessageActions({ message: m, flags, onClose }: { message: Messag
     } catch (e) {
       setError(e instanceof ApiFailure ? e.message : String(e));
     }
+  }
+
+  if (moving && m.type === 'stream' && m.stream_id !== undefined) {
+    return <MoveDialog messageId={m.id} channelId={m.stream_id} topic={m.subject} defaultMode="change_one" onClose={onClose} />;
   }
 
   return (
@@ -70,6 +86,11 @@ export function MessageActions({ message: m, flags, onClose }: { message: Messag
           {mine && (
             <button type="button" onClick={() => setEditing(true)}>
               Edit
+            </button>
+          )}
+          {m.type === 'stream' && (
+            <button type="button" onClick={() => setMoving(true)}>
+              Move message…
             </button>
           )}
           {mine && (
