@@ -2,7 +2,7 @@
 import './runtime-flags';
 import { loadConfig } from './config';
 import { hostPort, listenerUrl } from './config/checks';
-import { ensureDemoOrganization } from './cli/demo';
+import { DEMO_PASSWORD, ensureDemoOrganization } from './cli/demo';
 import { writeZuliprc } from './cli/zuliprc';
 import { realmUrl } from './domain/realm-address';
 import { createLogger } from './logger';
@@ -104,6 +104,9 @@ async function main(): Promise<void> {
     lines.push(`Email gateway: smtp://${hostPort(config.emailGatewayHost, emailGateway.port)} (${config.emailGatewayPattern})`);
   }
   if (owner && demo.created) {
+    // The demo people share one password (src/cli/demo.ts): the web client at the site's
+    // address is open to each of them, so a second browser can chat with the first.
+    lines.push(`Web app:       ${site}/ — log in as ${owner.email} (or max@example.com, mia@example.com, …), password ${DEMO_PASSWORD}`);
     lines.push(`Owner email:   ${owner.email}`, `Owner API key: ${owner.api_key}`, `zuliprc:       ${zuliprc}`);
     lines.push(`Try: curl -u ${owner.email}:${owner.api_key} ${site}/api/v1/users/me`);
     lines.push('The API key is shown this once; the zuliprc keeps it.');

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type ConsoleMessage, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { startServerProcess, type ServerProcess } from './support/server-process';
+import { describeInBrowser, watchPage } from './support/browser';
 
 /**
  * The API reference at /api/docs, rendered by headless Chromium (Debian's
@@ -19,8 +20,6 @@ import { startServerProcess, type ServerProcess } from './support/server-process
  * Without Chromium this file is skipped, loudly; under CI (CI=true) it fails
  * instead: .ci/run installs Chromium.
  */
-const CHROMIUM = findChromium();
-const IN_CI = Boolean(process.env.CI) && process.env.CI !== 'false' && process.env.CI !== '0';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 let operations: ContractOperation[] | undefined; // contractOperations()
 
@@ -50,181 +49,165 @@ interface ContractOperation {
   responses: string[];
 }
 
-if (!CHROMIUM && IN_CI) {
-  describe('the /api/docs page in Chromium', () => {
-    it('needs Chromium, which CI must have installed', () => {
-      throw new Error('No Chromium found (CHROMIUM_PATH, or chromium / chromium-browser on PATH): .ci/run installs Debian\'s "chromium".');
-    });
-  });
-} else if (!CHROMIUM) {
-  process.stderr.write(
-    '\n*** test/docs-page.test.ts SKIPPED: no Chromium found (set CHROMIUM_PATH, or `apt-get install -y chromium`). ' +
-      'The /api/docs page is NOT tested in a browser. ***\n\n',
-  );
-  describe.skip('the /api/docs page in Chromium (SKIPPED: no Chromium installed)', () => {
-    it('renders the reference', () => undefined);
-  });
-} else {
-  describe('the /api/docs page in Chromium', () => {
-    // A browser rendering some forty operations on two shared cores.
-    jest.setTimeout(90_000);
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-docs-'));
-    const contract = contractOperations();
-    let server: ServerProcess;
-    let browser: Browser;
-    let page: Page;
-    /** Console errors, page errors, CSP violations and requests to any other origin. */
-    const problems: string[] = [];
+describeInBrowser('the /api/docs page in Chromium', 'test/docs-page.test.ts', (CHROMIUM) => {
+  // A browser rendering some forty operations on two shared cores.
+  jest.setTimeout(90_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-docs-'));
+  const contract = contractOperations();
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  /** Console errors, page errors, CSP violations and requests to any other origin. */
+  const problems: string[] = [];
 
+  beforeAll(async () => {
+    server = await startServerProcess({ DATA_DIR: dataDir });
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    page = await openDocs(browser, server.url, problems);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('lists every operation of the contract, by method, path and operationId', async () => {
+    // Tag by tag: the whole list is rendered virtualised (only the rows in view) once it is long.
+    const rendered = new Set<string>();
+    for (const tag of new Set(contract.map((op) => op.tag))) {
+      await showTag(page, tag);
+      const blocks = await page.locator('.opblock').evaluateAll((all) =>
+        all.map((b) =>
+          [
+            b.querySelector('.opblock-summary-method')?.textContent?.toLowerCase(),
+            // a deprecated operation's path has its own class
+            b.querySelector('[data-path]')?.getAttribute('data-path'),
+            b.querySelector('.opblock-summary-operation-id')?.textContent,
+          ].join(' '),
+        ),
+      );
+      for (const b of blocks) rendered.add(b);
+    }
+    const expected = contract.map((op) => `${op.method} ${op.path} ${op.operationId}`);
+    expect(expected.length).toBeGreaterThan(0);
+    expect([...rendered].sort()).toEqual(expected.sort());
+  });
+
+  it('offers /api/v1 of the address the page was opened at as the target of "try it"', async () => {
+    const servers = await page.locator('.servers select option').allTextContents();
+    expect(servers.map((s) => s.trim())).toEqual(['/api/v1 - This Parley server']);
+  });
+
+  it("shows an operation's parameters, responses and example", async () => {
+    const op = contract.find((o) => o.operationId === 'get-messages')!;
+    const block = await expand(page, op);
+    const params = await block.locator('.parameters .parameter__name').allTextContents();
+    // A required parameter's name is followed by "*" in the table.
+    expect(params.map((p) => p.replace(/\s*\*$/, '').trim()).sort()).toEqual([...op.parameters].sort());
+    const statuses = await block.locator('.responses-table .response .response-col_status').allTextContents();
+    expect(statuses.map((s) => s.trim())).toEqual(op.responses);
+    // The 200 response's example body, as the contract gives it.
+    const example = await block.locator('.responses-table .response').first().locator('pre.microlight').first().textContent();
+    expect(JSON.parse(example ?? '')).toMatchObject({ result: 'success', messages: expect.any(Array) });
+    await collapse(block);
+  });
+
+  it('"try it" without credentials reaches the server: GET /server_settings answers 200', async () => {
+    const res = await tryIt(page, operation('get-server-settings'));
+    expect(res.url).toBe(`${server.url}/api/v1/server_settings`);
+    expect(res.status).toBe('200');
+    expect(JSON.parse(res.body)).toMatchObject({ result: 'success', realm_url: expect.any(String) });
+  });
+
+  it('"try it" with the demo owner\'s API key: GET /users/me is 401 before authorizing, 200 after', async () => {
+    const before = await tryIt(page, operation('get-own-user'));
+    expect(before.status).toBe('401');
+
+    await page.locator('.auth-wrapper .authorize').click();
+    const dialog = page.locator('.dialog-ux .modal-ux');
+    await dialog.locator('input[type=text]').fill(server.owner.email);
+    await dialog.locator('input[type=password]').fill(server.owner.apiKey);
+    await dialog.locator('button.authorize').click();
+    await dialog.locator('button.btn-done').click();
+
+    const after = await tryIt(page, operation('get-own-user'));
+    expect(after.status).toBe('200');
+    expect(JSON.parse(after.body)).toMatchObject({ result: 'success', email: server.owner.email });
+  });
+
+  describe('"try it" of each GET operation and of POST /messages, the form as the page fills it, as the demo owner', () => {
     beforeAll(async () => {
-      server = await startServerProcess({ DATA_DIR: dataDir });
-      browser = await chromium.launch({ executablePath: CHROMIUM });
-      page = await openDocs(browser, server.url, problems);
-    }, 120_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
-
-    it('lists every operation of the contract, by method, path and operationId', async () => {
-      // Tag by tag: the whole list is rendered virtualised (only the rows in view) once it is long.
-      const rendered = new Set<string>();
-      for (const tag of new Set(contract.map((op) => op.tag))) {
-        await showTag(page, tag);
-        const blocks = await page.locator('.opblock').evaluateAll((all) =>
-          all.map((b) =>
-            [
-              b.querySelector('.opblock-summary-method')?.textContent?.toLowerCase(),
-              // a deprecated operation's path has its own class
-              b.querySelector('[data-path]')?.getAttribute('data-path'),
-              b.querySelector('.opblock-summary-operation-id')?.textContent,
-            ].join(' '),
-          ),
-        );
-        for (const b of blocks) rendered.add(b);
-      }
-      const expected = contract.map((op) => `${op.method} ${op.path} ${op.operationId}`);
-      expect(expected.length).toBeGreaterThan(0);
-      expect([...rendered].sort()).toEqual(expected.sort());
-    });
-
-    it('offers /api/v1 of the address the page was opened at as the target of "try it"', async () => {
-      const servers = await page.locator('.servers select option').allTextContents();
-      expect(servers.map((s) => s.trim())).toEqual(['/api/v1 - This Parley server']);
-    });
-
-    it("shows an operation's parameters, responses and example", async () => {
-      const op = contract.find((o) => o.operationId === 'get-messages')!;
-      const block = await expand(page, op);
-      const params = await block.locator('.parameters .parameter__name').allTextContents();
-      // A required parameter's name is followed by "*" in the table.
-      expect(params.map((p) => p.replace(/\s*\*$/, '').trim()).sort()).toEqual([...op.parameters].sort());
-      const statuses = await block.locator('.responses-table .response .response-col_status').allTextContents();
-      expect(statuses.map((s) => s.trim())).toEqual(op.responses);
-      // The 200 response's example body, as the contract gives it.
-      const example = await block.locator('.responses-table .response').first().locator('pre.microlight').first().textContent();
-      expect(JSON.parse(example ?? '')).toMatchObject({ result: 'success', messages: expect.any(Array) });
-      await collapse(block);
-    });
-
-    it('"try it" without credentials reaches the server: GET /server_settings answers 200', async () => {
-      const res = await tryIt(page, operation('get-server-settings'));
-      expect(res.url).toBe(`${server.url}/api/v1/server_settings`);
-      expect(res.status).toBe('200');
-      expect(JSON.parse(res.body)).toMatchObject({ result: 'success', realm_url: expect.any(String) });
-    });
-
-    it('"try it" with the demo owner\'s API key: GET /users/me is 401 before authorizing, 200 after', async () => {
-      const before = await tryIt(page, operation('get-own-user'));
-      expect(before.status).toBe('401');
-
-      await page.locator('.auth-wrapper .authorize').click();
-      const dialog = page.locator('.dialog-ux .modal-ux');
-      await dialog.locator('input[type=text]').fill(server.owner.email);
-      await dialog.locator('input[type=password]').fill(server.owner.apiKey);
-      await dialog.locator('button.authorize').click();
-      await dialog.locator('button.btn-done').click();
-
-      const after = await tryIt(page, operation('get-own-user'));
-      expect(after.status).toBe('200');
-      expect(JSON.parse(after.body)).toMatchObject({ result: 'success', email: server.owner.email });
-    });
-
-    describe('"try it" of each GET operation and of POST /messages, the form as the page fills it, as the demo owner', () => {
-      beforeAll(async () => {
-        // What the demo organization lacks and a user's first steps make: presence data
-        // (GET /users/{user_id_or_email}/presence), and an uploaded avatar, organization icon
-        // and logos. The Gravatar images every demo user and organization start with are on
-        // another site, where the page may not connect (connect-src 'self', and a server may
-        // have no way out): GET /avatar/{id}, GET /realm/icon and GET /realm/logo redirect there,
-        // and only an image this server holds can be followed.
-        await api(server, 'POST', '/users/me/presence', new URLSearchParams({ status: 'active' }));
-        const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#3a7' } })
-          .png()
-          .toBuffer();
-        const avatar = new FormData();
-        avatar.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'avatar.png');
-        await api(server, 'POST', '/users/me/avatar', avatar);
-        const icon = new FormData();
-        icon.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'icon.png');
-        await api(server, 'POST', '/realm/icon', icon);
-        for (const night of ['false', 'true']) {
-          const logo = new FormData();
-          logo.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
-          logo.append('night', night);
-          await api(server, 'POST', '/realm/logo', logo);
-        }
-      });
-
-      // By tag, so that the page's filter shows few operations at a time (it re-renders every shown one on each change).
-      const tried = contract
-        .filter((op) => op.method === 'get' || op.operationId === 'send-message')
-        .sort((a, b) => a.tag.localeCompare(b.tag) || a.path.localeCompare(b.path));
-
-      it.each(tried.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op] as const))('%s', async (_name, op) => {
-        const sent = op.method === 'get' ? null : page.waitForRequest((r) => r.url().endsWith(`/api/v1${op.path}`) && r.method() !== 'GET');
-        const res = await tryIt(page, op);
-        const unreachable = UNREACHABLE_EXAMPLES[op.operationId];
-        if (unreachable) {
-          expect([res.status, JSON.parse(res.body)]).toEqual([unreachable.status, expect.objectContaining(unreachable.body)]);
-          return;
-        }
-        // The body is in the failure message: the Zulip error says what the page sent wrong.
-        expect(`${res.status} ${res.body}`).toMatch(/^2\d\d /);
-        if (res.body.startsWith('{')) expect(JSON.parse(res.body)).toMatchObject({ result: 'success' });
-        if (sent) {
-          // POST /messages: the fields of the contract's example and no other (no deprecated `subject`, no empty `queue_id`).
-          const fields = new URLSearchParams((await sent).postData() ?? '');
-          expect([...fields.keys()].sort()).toEqual(['content', 'to', 'topic', 'type']);
-        }
-      });
-    });
-
-    it('"try it" from the page opened at http://localhost:PORT reaches the server there', async () => {
-      const elsewhere: string[] = [];
-      const url = server.url.replace('//127.0.0.1:', '//localhost:');
-      const other = await openDocs(browser, url, elsewhere);
-      try {
-        const res = await tryIt(other, operation('get-server-settings'));
-        expect([res.url, res.status]).toEqual([`${url}/api/v1/server_settings`, '200']);
-        expect(JSON.parse(res.body)).toMatchObject({ result: 'success' });
-        expect(elsewhere).toEqual([]);
-      } finally {
-        await other.close();
+      // What the demo organization lacks and a user's first steps make: presence data
+      // (GET /users/{user_id_or_email}/presence), and an uploaded avatar, organization icon
+      // and logos. The Gravatar images every demo user and organization start with are on
+      // another site, where the page may not connect (connect-src 'self', and a server may
+      // have no way out): GET /avatar/{id}, GET /realm/icon and GET /realm/logo redirect there,
+      // and only an image this server holds can be followed.
+      await api(server, 'POST', '/users/me/presence', new URLSearchParams({ status: 'active' }));
+      const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#3a7' } })
+        .png()
+        .toBuffer();
+      const avatar = new FormData();
+      avatar.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'avatar.png');
+      await api(server, 'POST', '/users/me/avatar', avatar);
+      const icon = new FormData();
+      icon.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'icon.png');
+      await api(server, 'POST', '/realm/icon', icon);
+      for (const night of ['false', 'true']) {
+        const logo = new FormData();
+        logo.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
+        logo.append('night', night);
+        await api(server, 'POST', '/realm/logo', logo);
       }
     });
 
-    it('loaded nothing from elsewhere, broke no CSP rule and logged no error', () => {
-      expect(problems).toEqual([]);
-    });
+    // By tag, so that the page's filter shows few operations at a time (it re-renders every shown one on each change).
+    const tried = contract
+      .filter((op) => op.method === 'get' || op.operationId === 'send-message')
+      .sort((a, b) => a.tag.localeCompare(b.tag) || a.path.localeCompare(b.path));
 
-    function operation(operationId: string): ContractOperation {
-      return contract.find((op) => op.operationId === operationId)!;
+    it.each(tried.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op] as const))('%s', async (_name, op) => {
+      const sent = op.method === 'get' ? null : page.waitForRequest((r) => r.url().endsWith(`/api/v1${op.path}`) && r.method() !== 'GET');
+      const res = await tryIt(page, op);
+      const unreachable = UNREACHABLE_EXAMPLES[op.operationId];
+      if (unreachable) {
+        expect([res.status, JSON.parse(res.body)]).toEqual([unreachable.status, expect.objectContaining(unreachable.body)]);
+        return;
+      }
+      // The body is in the failure message: the Zulip error says what the page sent wrong.
+      expect(`${res.status} ${res.body}`).toMatch(/^2\d\d /);
+      if (res.body.startsWith('{')) expect(JSON.parse(res.body)).toMatchObject({ result: 'success' });
+      if (sent) {
+        // POST /messages: the fields of the contract's example and no other (no deprecated `subject`, no empty `queue_id`).
+        const fields = new URLSearchParams((await sent).postData() ?? '');
+        expect([...fields.keys()].sort()).toEqual(['content', 'to', 'topic', 'type']);
+      }
+    });
+  });
+
+  it('"try it" from the page opened at http://localhost:PORT reaches the server there', async () => {
+    const elsewhere: string[] = [];
+    const url = server.url.replace('//127.0.0.1:', '//localhost:');
+    const other = await openDocs(browser, url, elsewhere);
+    try {
+      const res = await tryIt(other, operation('get-server-settings'));
+      expect([res.url, res.status]).toEqual([`${url}/api/v1/server_settings`, '200']);
+      expect(JSON.parse(res.body)).toMatchObject({ result: 'success' });
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await other.close();
     }
   });
-}
+
+  it('loaded nothing from elsewhere, broke no CSP rule and logged no error', () => {
+    expect(problems).toEqual([]);
+  });
+
+  function operation(operationId: string): ContractOperation {
+    return contract.find((op) => op.operationId === operationId)!;
+  }
+});
 
 /**
  * A new page showing the reference at `origin`, its operations listed.
@@ -233,21 +216,15 @@ if (!CHROMIUM && IN_CI) {
  */
 async function openDocs(browser: Browser, origin: string, problems: string[]): Promise<Page> {
   const page = await browser.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !isTryItStatus(m)) problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => {
-    if (!r.url().startsWith(`${origin}/`) && !/^(data|blob):/.test(r.url())) problems.push(`request outside the server: ${r.url()}`);
-  });
+  watchPage(page, origin, problems, isTryItStatus);
   await page.goto(`${origin}/api/docs`);
   await page.locator('.opblock').first().waitFor({ timeout: 60_000 });
   return page;
 }
 
 /** Chromium logs every error status a page's request gets: those of "try it" are what the tests provoke and check. */
-function isTryItStatus(m: ConsoleMessage): boolean {
-  return /the server responded with a status of 4\d\d/.test(m.text()) && /\/api\/v1\/(?!openapi\.)/.test(m.location().url);
+function isTryItStatus(text: string, url: string): boolean {
+  return /the server responded with a status of 4\d\d/.test(text) && /\/api\/v1\/(?!openapi\.)/.test(url);
 }
 
 /** A request of the demo owner's, outside the page. */
@@ -370,18 +347,3 @@ async function tryIt(page: Page, op: ContractOperation): Promise<{ url: string; 
 }
 
 /** An executable Chromium: CHROMIUM_PATH, else chromium or chromium-browser on PATH. */
-function findChromium(): string | null {
-  const candidates = process.env.CHROMIUM_PATH
-    ? [process.env.CHROMIUM_PATH]
-    : (process.env.PATH ?? '').split(path.delimiter).flatMap((dir) => [path.join(dir, 'chromium'), path.join(dir, 'chromium-browser')]);
-  return (
-    candidates.find((file) => {
-      try {
-        fs.accessSync(file, fs.constants.X_OK);
-        return fs.statSync(file).isFile();
-      } catch {
-        return false;
-      }
-    }) ?? null
-  );
-}
