@@ -54,8 +54,12 @@ const csrf: Middleware = {
     if (UNSAFE.has(request.method)) {
       const token = cookie(CSRF_COOKIE);
       if (token) request.headers.set('X-CSRFToken', token);
+      // openapi-fetch labels every body JSON unless it is FormData (which sets its own
+      // multipart type with its boundary); ours are forms, as Zulip's API reads them.
+      if (request.headers.get('Content-Type')?.startsWith('application/json')) {
+        request.headers.set('Content-Type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      }
     }
-    // A FormData body sets its own multipart content type with its boundary.
     return request;
   },
 };

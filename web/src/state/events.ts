@@ -82,7 +82,10 @@ function load(state: Register): void {
     maxTopicLength: (s.max_topic_length as number) ?? 60,
   };
   const byId = new Map<number, Schemas['User']>();
-  for (const u of (s.realm_users as Schemas['User'][]) ?? []) byId.set(u.user_id, u);
+  // Zulip's register lists active users in realm_users and the others in
+  // realm_non_active_users, without is_active on either: it is set here from the list.
+  for (const u of (s.realm_users as Schemas['User'][]) ?? []) byId.set(u.user_id, { ...u, is_active: true });
+  for (const u of (s.realm_non_active_users as Schemas['User'][]) ?? []) byId.set(u.user_id, { ...u, is_active: false });
   users.value = byId;
   subscriptions.value = (s.subscriptions as Schemas['Subscription'][]) ?? [];
   const policies = new Map<string, number>();
@@ -177,7 +180,7 @@ function apply(e: Event): void {
       });
       break;
     case 'realm_user':
-      if (e.op === 'add') users.value = replaceIn(users.value, e.person.user_id, e.person as Schemas['User']);
+      if (e.op === 'add') users.value = replaceIn(users.value, e.person.user_id, { ...(e.person as Schemas['User']), is_active: true });
       else if (e.op === 'update') {
         const u = users.value.get(e.person.user_id);
         if (u) users.value = replaceIn(users.value, u.user_id, { ...u, ...(e.person as Partial<Schemas['User']>) });
