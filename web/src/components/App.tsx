@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks';
 import { narrow, overlay } from '../state/navigation';
 import { connection, me, realm } from '../state/store';
 import { helpOpen, sidebarOpen, topicMenu, userCard } from '../state/ui';
@@ -18,6 +19,13 @@ import { UserCard } from './UserCard';
  */
 export function App() {
   const open = sidebarOpen.value;
+  const wasOpen = useRef(false);
+  // The drawer takes the focus when it opens, and gives it back to its button when it closes.
+  useEffect(() => {
+    if (open) document.querySelector<HTMLElement>('#sidebar a')?.focus();
+    else if (wasOpen.current) document.querySelector<HTMLElement>('.menu-button')?.focus();
+    wasOpen.current = open;
+  }, [open]);
   return (
     <div class={`app ${open ? 'sidebar-open' : ''}`}>
       <header class="topbar">

@@ -36,7 +36,8 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
       <div class="message-row">
         <div class="gutter">
           {showSender ? (
-            <button type="button" class="avatar-button" data-user-id={m.sender_id} aria-label={`About ${m.sender_full_name}`}>
+            // The sender's name beside it is the same control for the keyboard and screen readers.
+            <button type="button" class="avatar-button" data-user-id={m.sender_id} tabIndex={-1} aria-hidden="true">
               <Avatar userId={m.sender_id} url={m.avatar_url} name={m.sender_full_name} />
             </button>
           ) : null}
