@@ -3,7 +3,7 @@ import { channelNarrow, dmNarrow } from '../lib/narrow';
 import { dateOf, dayOf } from '../lib/time';
 import { useVirtualizer } from '../lib/virtual';
 import { markSeen } from '../state/read';
-import { loadMore, view } from '../state/messages';
+import { loadMore, openAtNewest, view } from '../state/messages';
 import { hashOf } from '../state/navigation';
 import { channelName, me, userName, type Message } from '../state/store';
 import { actingOn, listControl, selectedId, topicMenu, userCard } from '../state/ui';
@@ -84,7 +84,11 @@ export function MessageList() {
     if (at >= 0) virtualizer.scrollToIndex(at, { align: 'auto' });
   };
   listControl.toBottom = () => {
-    if (messages.length) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
+    if (v && !v.foundNewest) {
+      // The window does not reach the newest: it is replaced by the newest, then drawn from the bottom.
+      positioned.current = null;
+      void openAtNewest();
+    } else if (messages.length) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
   };
 
   // On opening a narrow: to its first unread message (selected), or to the newest.
@@ -185,7 +189,7 @@ export function MessageList() {
         </div>
         {v.foundNewest && v.loading === null && messages.length > 0 && <p class="status end">You are up to date.</p>}
       </div>
-      {farFromBottom && (
+      {(farFromBottom || (v.foundNewest === false && v.loading === null && messages.length > 0)) && (
         <button type="button" class="jump-bottom" onClick={() => listControl.toBottom()}>
           ↓ Jump to bottom
         </button>
