@@ -152,6 +152,12 @@ export function termOf(narrow: Narrow, operator: string): Term | undefined {
 
 /** Whether a narrow is a search rather than a place a link leads to (a channel, topic, conversation or view). */
 export function isSearch(n: Narrow): boolean {
-  // near: only says where to open, so a topic near a message is still that topic.
-  return n.some((t) => t.negated || !['channel', 'topic', 'dm', 'is', 'near'].includes(t.operator));
+  // near: only says where to open, so a topic near a message is still that topic;
+  // is:starred, is:mentioned and is:dm are the sidebar's views.
+  return n.some(
+    (t) =>
+      t.negated ||
+      !['channel', 'topic', 'dm', 'is', 'near'].includes(t.operator) ||
+      (t.operator === 'is' && !['starred', 'mentioned', 'dm'].includes(String(t.operand))),
+  );
 }
