@@ -113,6 +113,12 @@ export function MessageActions({
 
 function EditForm({ message: m, onDone, onError }: { message: Message; onDone: () => void; onError: (e: string) => void }) {
   const [text, setText] = useState<string | null>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const loaded = text !== null;
+  // The text is editable once its source has come: the cursor goes there then.
+  useEffect(() => {
+    if (loaded) area.current?.focus();
+  }, [loaded]);
   useEffect(() => {
     // The Markdown source, which the list does not hold (it has the HTML).
     ok(api.GET('/messages/{message_id}', { params: { path: { message_id: m.id }, query: { apply_markdown: false } } }))
@@ -139,7 +145,14 @@ function EditForm({ message: m, onDone, onError }: { message: Message; onDone: (
       }}
     >
       <label for="edit-content">Edit message</label>
-      <textarea id="edit-content" value={text ?? ''} disabled={text === null} onInput={(e) => setText(e.currentTarget.value)} rows={5} />
+      <textarea
+        id="edit-content"
+        ref={area}
+        value={text ?? ''}
+        disabled={text === null}
+        onInput={(e) => setText(e.currentTarget.value)}
+        rows={5}
+      />
       <button type="submit">Save</button>
       <button type="button" onClick={onDone}>
         Cancel

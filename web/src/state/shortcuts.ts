@@ -3,7 +3,7 @@ import { channelNarrow, COMBINED_FEED, dmNarrow, isSearch, termOf } from '../lib
 import { toggleReaction } from '../components/Reactions';
 import { view } from './messages';
 import { go, lastPlace, narrow, overlay } from './navigation';
-import { me, subscriptions, topicKey, topicPolicies, VISIBILITY } from './store';
+import { me, settings, subscriptions, topicKey, topicPolicies, VISIBILITY } from './store';
 import { actingOn, helpOpen, listControl, requestCompose, selectedId, sidebarOpen } from './ui';
 import { dmKey, messageDmKey, unreadWhere } from './unread';
 
@@ -93,7 +93,8 @@ function escape(): boolean {
   else if (overlay.value) go(lastPlace.value);
   else if (sidebarOpen.value) sidebarOpen.value = false;
   else if (isSearch(narrow.value)) go(lastPlace.value);
-  else if (narrow.value.length > 0) go(COMBINED_FEED);
+  // Zulip's web_escape_navigates_to_home_view: on unless the user turned it off.
+  else if (narrow.value.length > 0 && settings.value.web_escape_navigates_to_home_view !== false) go(COMBINED_FEED);
   else return false;
   return true;
 }
