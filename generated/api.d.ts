@@ -2394,6 +2394,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your browser sessions
+         * @description Parley's own operation (Zulip has none): lists the caller's browser sessions, the logins of the web client that have not ended, so that a forgotten or unknown one can be ended with DELETE /users/me/sessions/{session_id}. A session ends on logout, at its expiry, on a password change (every other session of the user), and on the account's deactivation. With an API key, no session is `current`.
+         */
+        get: operations["get-sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The session to end, an ID from GET /users/me/sessions.
+                 * @example 7
+                 */
+                session_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a browser session
+         * @description Parley's own operation (Zulip has none): ends one of the caller's browser sessions. Its next request, on any node, is refused as not logged in. Ending the session making the request is a logout.
+         */
+        delete: operations["delete-session"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/avatar/{user_id_or_email}": {
         parameters: {
             query?: never;
@@ -9756,6 +9802,46 @@ export interface components {
              * @example /user_avatars/2/4b8f0d5f2c6a7e9b1d3c5e7f9a1b3c5d7e9f1a3b.png?version=2
              */
             avatar_url: string;
+        };
+        /** @description A browser session of the caller, started by a login on the login page or a sign-up. */
+        Session: {
+            id: components["schemas"]["Id"];
+            /** @description When the session was started (a login), in Unix seconds. */
+            created: number;
+            /** @description When the session last made a request, in Unix seconds, to the minute (it is recorded at most once a minute). */
+            last_active: number;
+            /** @description When the session ends unless it is ended sooner, in Unix seconds. */
+            expires: number;
+            /** @description The client's address at login (through a trusted proxy, the address it forwarded). */
+            ip_address: string | null;
+            /** @description The browser's User-Agent at login, its first 255 characters. */
+            user_agent: string | null;
+            /** @description Whether this is the session making the request (always false with an API key). */
+            current: boolean;
+        };
+        /**
+         * @example {
+         *       "result": "success",
+         *       "msg": "",
+         *       "sessions": [
+         *         {
+         *           "id": 7,
+         *           "created": 1764522000,
+         *           "last_active": 1764525600,
+         *           "expires": 1765731600,
+         *           "ip_address": "203.0.113.7",
+         *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+         *           "current": true
+         *         }
+         *       ]
+         *     }
+         */
+        GetSessionsResponse: {
+            result: components["schemas"]["ResultSuccess"];
+            msg: string;
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The caller's sessions that have not ended, the newest first. */
+            sessions: components["schemas"]["Session"][];
         };
         /** @description The service's own JSON payload; the integration decides what it reads. */
         WebhookPayload: {
@@ -17432,6 +17518,63 @@ export interface operations {
                 };
             };
             400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "get-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSessionsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "delete-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The session to end, an ID from GET /users/me/sessions.
+                 * @example 7
+                 */
+                session_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SimpleSuccess"];
+            /** @description The caller has no session with this ID, or the request is unreadable. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'CANNOT_DEACTIVATE_GROUP_IN_USE'
   | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'CHANNEL_ALREADY_EXISTS'
+  | 'CSRF_FAILED'
   | 'EXPECTATION_MISMATCH'
   | 'INVALID_INVITATION'
   | 'INVITATION_FAILED'
@@ -49,6 +50,7 @@ export const ERROR_STATUSES = {
   CANNOT_DEACTIVATE_GROUP_IN_USE: [400],
   CANNOT_DEACTIVATE_LAST_USER: [400],
   CHANNEL_ALREADY_EXISTS: [409],
+  CSRF_FAILED: [403],
   EXPECTATION_MISMATCH: [400],
   INVALID_INVITATION: [400],
   INVITATION_FAILED: [400],
@@ -90,6 +92,7 @@ export type ErrorFields = {
   CANNOT_DEACTIVATE_GROUP_IN_USE: { "objections": Array<{ "type": "subgroup" | "realm" | "channel" | "user_group"; "supergroup_ids"?: Array<number>; "channel_id"?: number; "group_id"?: number; "settings"?: Array<string> }> };
   CANNOT_DEACTIVATE_LAST_USER: { "is_last_owner": boolean; "entity": string };
   CHANNEL_ALREADY_EXISTS: Record<string, never>;
+  CSRF_FAILED: { "reason": string };
   EXPECTATION_MISMATCH: Record<string, never>;
   INVALID_INVITATION: Record<string, never>;
   INVITATION_FAILED: { "errors": Array<Array<string | boolean>>; "sent_invitations": boolean; "license_limit_reached": boolean; "daily_limit_reached": boolean };
@@ -424,6 +427,14 @@ export const OPERATION_ERRORS = {
     429: ['RATE_LIMIT_HIT'],
     503: ['SERVER_NOT_READY'],
   },
+  'delete-session': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
   'delete-topic': {
     400: ['BAD_REQUEST', 'REQUEST_VARIABLE_MISSING', 'UNAUTHORIZED_PRINCIPAL'],
     401: ['UNAUTHORIZED'],
@@ -677,6 +688,13 @@ export const OPERATION_ERRORS = {
   },
   'get-server-settings': {
     400: ['BAD_REQUEST'],
+    413: ['BAD_REQUEST'],
+    415: ['BAD_REQUEST'],
+    429: ['RATE_LIMIT_HIT'],
+    503: ['SERVER_NOT_READY'],
+  },
+  'get-sessions': {
+    401: ['UNAUTHORIZED'],
     413: ['BAD_REQUEST'],
     415: ['BAD_REQUEST'],
     429: ['RATE_LIMIT_HIT'],
@@ -1342,6 +1360,7 @@ export const OPERATION_ERRORS = {
  * implemented yet (openapi/components/common.yaml#/x-outside-operations).
  */
 export const OUTSIDE_OPERATION_ERRORS = {
+  403: ['CSRF_FAILED'],
   404: ['BAD_REQUEST'],
   405: ['METHOD_NOT_ALLOWED'],
   416: ['BAD_REQUEST'],

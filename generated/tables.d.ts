@@ -545,6 +545,18 @@ export interface TableRows {
     to_user_ids: string | null;
     topic: string;
   };
+  sessions: {
+    created_at: number;
+    csrf_token: string;
+    expires_at: number;
+    id: number;
+    ip_address: string | null;
+    key_hash: string;
+    last_active_at: number;
+    realm_id: number;
+    user_agent: string | null;
+    user_id: number;
+  };
   submessages: {
     content: string;
     id: number;
@@ -1212,6 +1224,18 @@ export interface TableInserts {
     to_user_ids?: string | null;
     topic?: string;
   };
+  sessions: {
+    created_at: number;
+    csrf_token: string;
+    expires_at: number;
+    id?: number;
+    ip_address?: string | null;
+    key_hash: string;
+    last_active_at: number;
+    realm_id: number;
+    user_agent?: string | null;
+    user_id: number;
+  };
   submessages: {
     content: string;
     id?: number;
@@ -1403,6 +1427,7 @@ declare module 'knex/types/tables' {
     recipients: Knex.CompositeTableType<TableRows['recipients'], Written<TableInserts['recipients']>, Partial<Written<TableInserts['recipients']>>>;
     saved_snippets: Knex.CompositeTableType<TableRows['saved_snippets'], Written<TableInserts['saved_snippets']>, Partial<Written<TableInserts['saved_snippets']>>>;
     scheduled_messages: Knex.CompositeTableType<TableRows['scheduled_messages'], Written<TableInserts['scheduled_messages']>, Partial<Written<TableInserts['scheduled_messages']>>>;
+    sessions: Knex.CompositeTableType<TableRows['sessions'], Written<TableInserts['sessions']>, Partial<Written<TableInserts['sessions']>>>;
     submessages: Knex.CompositeTableType<TableRows['submessages'], Written<TableInserts['submessages']>, Partial<Written<TableInserts['submessages']>>>;
     subscriptions: Knex.CompositeTableType<TableRows['subscriptions'], Written<TableInserts['subscriptions']>, Partial<Written<TableInserts['subscriptions']>>>;
     unread_horizons: Knex.CompositeTableType<TableRows['unread_horizons'], Written<TableInserts['unread_horizons']>, Partial<Written<TableInserts['unread_horizons']>>>;

@@ -23,6 +23,8 @@ import { signupPagesRouter } from './http/signup-pages';
 import { sitePagesRouter } from './http/site-pages';
 import { passwordResetPagesRouter } from './http/password-reset-pages';
 import { loginPageRouter } from './http/login-page';
+import { webAppRouter } from './http/web-app';
+import { readCookie, SESSION_COOKIE } from './domain/sessions';
 import { unsubscribeRouter } from './http/unsubscribe';
 import { doUnsubscribe } from './actions/unsubscribe';
 import { scopeIfAny } from './http/scope';
@@ -87,10 +89,13 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // authentication: clients build those URLs from the organization's address. Such a
   // request is the same operation under /api/v1, and goes through the API pipeline as
   // one (validation, logs and metrics see the canonical path).
+  // A browser loading such an image carries the web client's session cookie and no
+  // Authorization header: that request is the operation under /json, which takes the session.
   app.use((req, _res, next) => {
     if (req.path.startsWith('/avatar/')) {
-      req.url = `/api/v1${req.url}`;
-      req.originalUrl = `/api/v1${req.originalUrl}`;
+      const prefix = !req.headers.authorization && readCookie(req.headers.cookie, SESSION_COOKIE) ? '/json' : '/api/v1';
+      req.url = `${prefix}${req.url}`;
+      req.originalUrl = `${prefix}${req.originalUrl}`;
     }
     next();
   });
@@ -104,6 +109,10 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   app.use('/api/docs/integrations', integrationsPageRouter());
   app.use('/api/docs', docsPageRouter());
   app.use('/api/v1', apiRouter(ctx, spec, handlers));
+  // The web client's path to the same operations, as Zulip's /json: the same pipeline,
+  // authenticated by the browser session's cookie and its CSRF token (ADR 0053). A path
+  // that is no operation gets the pipeline's JSON 404, never the HTML pages below.
+  app.use('/json', apiRouter(ctx, spec, handlers, 'session'));
   // Uploaded files, where message HTML links them (outside /api/v1, as Zulip).
   app.use('/user_uploads', fileRouter(ctx));
   // Custom emoji images, public as in Zulip.
@@ -113,13 +122,15 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // The Unicode emoji names, where POST /register's server_emoji_data_url points.
   app.use(emojiDataRouter(emojiCodeToNames));
   app.use('/api', (_req, _res, next) => next(new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404)));
-  // The login page, the "forgot password" form and the pages of its mailed links.
+  // The login page (and logout), the "forgot password" form and the pages of its mailed links.
   app.use(loginPageRouter(ctx));
   app.use(passwordResetPagesRouter(ctx));
   // The one-click unsubscribe links of mails (missed messages, …).
   app.use(unsubscribeRouter((kind, token) => doUnsubscribe(ctx, kind, token)));
   // The sign-up pages of invitations, then `/` and a 404 page for any other path, in HTML for a browser.
   app.use(signupPagesRouter(ctx));
+  // The web client at `/` (with a session) and its built files; without a build, `/` is the site page below.
+  app.use(webAppRouter(ctx));
   app.use(sitePagesRouter(ctx.db, ctx.config));
   app.use(errorMiddleware(log));
   return app;

@@ -60,10 +60,14 @@ export class IncompatibleParametersError extends ApiError<'BAD_REQUEST'> {
   }
 }
 
-/** 401s: Zulip sends WWW-Authenticate with every one of them. */
+/**
+ * 401s: Zulip sends WWW-Authenticate with every one of them, `Basic` under
+ * /api and `Session` elsewhere (/json, where the web app's session cookie
+ * is the credential; its JsonErrorHandler picks the scheme by path).
+ */
 export class UnauthorizedError extends ApiError<CodeWithStatus<401>> {
-  constructor(message: string, code: CodeWithStatus<401> = 'UNAUTHORIZED') {
-    super(message, code, 401, {}, { 'WWW-Authenticate': 'Basic realm="zulip"' });
+  constructor(message: string, code: CodeWithStatus<401> = 'UNAUTHORIZED', scheme: 'Basic' | 'Session' = 'Basic') {
+    super(message, code, 401, {}, { 'WWW-Authenticate': `${scheme} realm="zulip"` });
   }
 }
 

@@ -245,6 +245,7 @@ eachDatabase('data model', (dialect) => {
       '043_password_reset_tokens',
       '044_missed_message_emails',
       '045_email_gateway',
+      '046_sessions',
     ]);
   });
 });

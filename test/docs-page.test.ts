@@ -38,6 +38,8 @@ const UNREACHABLE_EXAMPLES: Record<string, { status: string; body: object }> = {
   'get-bot-storage': { status: '400', body: { result: 'error', msg: 'Must be a bot user', code: 'BAD_REQUEST' } },
   // The demo organization has no bot: the example's bot ID names none.
   'get-bot-api-key': { status: '400', body: { result: 'error', msg: 'No such bot', code: 'BAD_REQUEST' } },
+  // A browser session's ID comes from a login on the login page.
+  'delete-session': { status: '400', body: { result: 'error', msg: 'Invalid session ID', code: 'BAD_REQUEST' } },
 };
 
 interface ContractOperation {

@@ -3,8 +3,8 @@ import { eachDatabase } from './support/databases';
 import { CAST_PASSWORD, startTestServer, TestServer } from './support/server';
 
 /**
- * The login page: the password check of POST /fetch_api_key in a form,
- * with the "Forgot your password?" link; its refusals (including the
+ * The login page: the password check of POST /fetch_api_key in a form
+ * (a success starts a browser session: test/sessions.test.ts), with the "Forgot your password?" link; its refusals (including the
  * per-username limit) are pages, never JSON.
  */
 eachDatabase('login page', (dialect) => {
@@ -28,8 +28,9 @@ eachDatabase('login page', (dialect) => {
 
   it('the right password is accepted; a wrong one, or a deactivated account, shows the error on the form', async () => {
     const ok = await logIn(t.cast.member.delivery_email, CAST_PASSWORD);
-    expect(ok.status).toBe(200);
-    expect(ok.text).toContain('<h1>Your password is right</h1>');
+    // A browser session starts (test/sessions.test.ts) and the web app opens.
+    expect(ok.status).toBe(302);
+    expect(ok.headers.location).toBe('/');
     const wrong = await logIn(t.cast.moderator.delivery_email, 'not the password');
     expect(wrong.status).toBe(200);
     expect(wrong.text).toContain('<p class="error">Wrong email address or password.</p>');

@@ -59,10 +59,12 @@ eachDatabase('sign-up pages', (dialect) => {
     expect(form.text).not.toContain('<script');
 
     const done = await request(t.app).post(path).type('form').send({ full_name: 'New Comer', password: 'a-good-password' });
-    expect(done.status).toBe(200);
-    expect(done.text).toContain('<h1>Welcome to Test Organization</h1>');
-    expect(done.text).toContain(`<code>${SITE}</code>`);
-    expect(done.text).toContain('https://zulip.com/apps/');
+    // As Zulip's registration: the new account is logged in (a session and its cookies) and goes to the web app.
+    expect(done.status).toBe(302);
+    expect(done.headers.location).toBe('/');
+    const cookies = done.headers['set-cookie'] as unknown as string[];
+    expect(cookies.some((c) => c.startsWith('sessionid=') && c.includes('HttpOnly'))).toBe(true);
+    expect(cookies.some((c) => c.startsWith('csrftoken='))).toBe(true);
 
     const key = await t.api.post('/fetch_api_key', null, { username: 'newcomer@example.com', password: 'a-good-password' });
     expect(key.status).toBe(200);
@@ -101,7 +103,7 @@ eachDatabase('sign-up pages', (dialect) => {
     expect(short.text).toContain('Name too short!');
     expect(await t.ctx.db('users').where({ delivery_email: 'picky@example.com' })).toEqual([]);
     const ok = await request(t.app).post(path).type('form').send({ full_name: 'Pic Ky', password: 'a-good-password' });
-    expect(ok.status).toBe(200);
+    expect(ok.status).toBe(302);
     const user = (await t.ctx.db('users').where({ delivery_email: 'picky@example.com' }).first())!;
     // notify_referrer_on_join false: no message names the new user.
     expect(await t.ctx.db('messages').where('content', 'like', `%|${user.id}** accepted%`)).toEqual([]);
@@ -111,7 +113,7 @@ eachDatabase('sign-up pages', (dialect) => {
     const path = await invite('at-once@example.com');
     const post = (name: string) => request(t.app).post(path).type('form').send({ full_name: name, password: 'a-good-password' });
     const statuses = (await Promise.all([post('First Try'), post('Second Try')])).map((r) => r.status).sort();
-    expect(statuses[0]).toBe(200);
+    expect(statuses[0]).toBe(302);
     expect(statuses[1]).toBeGreaterThanOrEqual(400);
     expect(statuses[1]).toBeLessThan(500);
     expect(await t.ctx.db('users').where({ delivery_email: 'at-once@example.com' })).toHaveLength(1);
@@ -152,7 +154,7 @@ eachDatabase('sign-up pages', (dialect) => {
       0, 0,
     ]);
     const joined = await request(t.app).post(confirm).type('form').send({ full_name: 'Twi Ce', password: 'a-good-password' });
-    expect(joined.status).toBe(200);
+    expect(joined.status).toBe(302);
     expect(await t.ctx.db('email_invites').where({ email: 'twice@example.com' }).whereNull('multiuse_invite_id').pluck('status')).toEqual([
       2, 2,
     ]);
@@ -190,7 +192,7 @@ eachDatabase('sign-up pages', (dialect) => {
     const page = await request(t.app).get(confirm);
     expect(page.text).toContain('<strong>linked@example.com</strong>');
     const ok = await request(t.app).post(confirm).type('form').send({ full_name: 'Lin K', password: 'a-good-password' });
-    expect(ok.status).toBe(200);
+    expect(ok.status).toBe(302);
     const login = await t.api.post('/fetch_api_key', null, { username: 'linked@example.com', password: 'a-good-password' });
     expect(login.status).toBe(200);
     expect(await channelsOf(login.body.user_id)).toEqual(['projects']);

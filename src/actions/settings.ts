@@ -48,7 +48,13 @@ function checkSettings(p: SettingsRequest): Partial<UserSettings> {
  * caller's clients; realm_user updates (name, time zone) to everyone who may
  * see the caller.
  */
-export async function doUpdateSettings(ctx: AppContext, caller: UserRow, p: SettingsRequest): Promise<void> {
+export async function doUpdateSettings(
+  ctx: AppContext,
+  caller: UserRow,
+  p: SettingsRequest,
+  /** The browser session making the change, which a new password leaves logged in (src/actions/passwords.ts). */
+  sessionId: number | null = null,
+): Promise<void> {
   // Zulip's human_users_only: a bot's settings are its owner's business through other endpoints.
   if (caller.is_bot) throw new ApiError('This endpoint does not accept bot requests.');
   const wanted = checkSettings(p);
@@ -74,7 +80,7 @@ export async function doUpdateSettings(ctx: AppContext, caller: UserRow, p: Sett
       audit.push({ realmId: user.realm_id, actorId: user.id, userId: user.id, eventType, extra });
     const person: Omit<Schema<'RealmUserUpdatePerson'>, 'user_id'>[] = [];
 
-    if (passwordHash !== undefined) await setPasswordInTx(tx, user, passwordHash, user.id, nowSeconds());
+    if (passwordHash !== undefined) await setPasswordInTx(tx, user, passwordHash, user.id, nowSeconds(), sessionId);
     if (fullName !== undefined && fullName !== user.full_name) {
       await updateUser(tx.trx, user.id, { full_name: fullName });
       entry(AuditEventType.USER_FULL_NAME_CHANGED, valueChange(user.full_name, fullName));

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { deleteSessionsOfUsers } from '../queries/sessions';
 import { accessUserForAdmin } from '../access/users';
 import { inGroup, type Caller } from '../access/viewer';
 import { checkBotCreationPolicy } from '../domain/bots';
@@ -239,6 +240,8 @@ export async function doDeactivateOwnUser(ctx: AppContext, user: UserRow): Promi
 export async function deactivateInTx(tx: Tx, ctx: AppContext, target: UserRow, actorId: number | null): Promise<void> {
   const bots = await listActiveBotIdsOwnedBy(tx.trx, target.id);
   await setUsersActive(tx.trx, [...bots, target.id], false);
+  // Zulip's delete_user_sessions: a deactivated account is logged out of every browser at once.
+  await deleteSessionsOfUsers(tx.trx, [...bots, target.id]);
   const audit = { realmId: target.realm_id, actorId, eventType: AuditEventType.USER_DEACTIVATED };
   await insertAuditLog(
     tx.trx,

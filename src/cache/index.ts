@@ -12,6 +12,7 @@ import { OwnUserCache } from './own-users';
 import { PlaygroundCache } from './playgrounds';
 import { RealmDomainCache } from './realm-domains';
 import { RealmCache } from './realms';
+import { SessionCache } from './sessions';
 import { UserCache } from './users';
 
 /** The settings the caches are sized by (src/config.ts). */
@@ -43,6 +44,8 @@ export class Caches {
   /** Each organization's domains and code playgrounds (register's realm_domains and realm_playgrounds). */
   readonly realmDomains: RealmDomainCache;
   readonly playgrounds: PlaygroundCache;
+  /** Browser sessions by their key's SHA-256 (/json, the web client's requests). */
+  readonly sessions: SessionCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -70,6 +73,8 @@ export class Caches {
     this.register(this.realmDomains.cache, (inv) => this.realmDomains.apply(inv));
     this.playgrounds = new PlaygroundCache(db, settings.cacheRealms, ttlMs);
     this.register(this.playgrounds.cache, (inv) => this.playgrounds.apply(inv));
+    this.sessions = new SessionCache(db, settings.cacheUsers, ttlMs);
+    this.register(this.sessions.cache, (inv) => this.sessions.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

@@ -41,6 +41,10 @@ export interface Config extends EmailGatewaySettings {
    * kept in DATA_DIR/secret_key, shared by every process on that directory.
    */
   secretKey: string | null;
+  /** Seconds a browser session, and its cookies, last after login (Zulip's SESSION_COOKIE_AGE, Django's default of two weeks). */
+  sessionCookieAge: number;
+  /** The web client's built files (index.html, assets/); null: web/dist of the repository (src/http/web-app.ts). */
+  webDistDir: string | null;
   /** Uploads no message links are deleted this many days after upload (Zulip's delete_unclaimed_attachments: five weeks). */
   unclaimedUploadsGraceDays: number;
   /** How often the server looks for such uploads, and how many it deletes each time. */
@@ -196,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: boolean('VALIDATE_RESPONSES', settingOrDefault(env, 'VALIDATE_RESPONSES')),
     maxFileUploadSizeMib: positiveInt('MAX_FILE_UPLOAD_SIZE_MIB', settingOrDefault(env, 'MAX_FILE_UPLOAD_SIZE_MIB')),
     secretKey: setting(env, 'SECRET_KEY') ?? null,
+    sessionCookieAge: positiveInt('SESSION_COOKIE_AGE', settingOrDefault(env, 'SESSION_COOKIE_AGE')),
+    webDistDir: setting(env, 'WEB_DIST_DIR') ?? null,
     unclaimedUploadsGraceDays: positiveInt('UNCLAIMED_UPLOADS_GRACE_DAYS', settingOrDefault(env, 'UNCLAIMED_UPLOADS_GRACE_DAYS')),
     uploadSweepIntervalMs: positiveInt('UPLOAD_SWEEP_INTERVAL_MS', settingOrDefault(env, 'UPLOAD_SWEEP_INTERVAL_MS')),
     uploadSweepBatchSize: positiveInt('UPLOAD_SWEEP_BATCH_SIZE', settingOrDefault(env, 'UPLOAD_SWEEP_BATCH_SIZE')),

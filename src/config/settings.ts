@@ -18,6 +18,8 @@ export const SETTINGS = {
   VALIDATE_RESPONSES: { default: 'false', about: 'validate every response against openapi/' },
   MAX_FILE_UPLOAD_SIZE_MIB: { default: '100', about: 'upload limit in MiB' },
   SECRET_KEY: { about: 'signs temporary file URLs (unset: a random one kept in DATA_DIR/secret_key)' },
+  SESSION_COOKIE_AGE: { default: '1209600', about: "seconds a browser session lasts after its login (Django's default, two weeks)" },
+  WEB_DIST_DIR: { about: "the web client's built files (default: web/dist in the repository; missing: `/` is the organization's page)" },
   UNCLAIMED_UPLOADS_GRACE_DAYS: { default: '35', about: 'uploads no message links are deleted after this many days' },
   UPLOAD_SWEEP_INTERVAL_MS: { default: '600000', about: 'how often that sweep runs' },
   UPLOAD_SWEEP_BATCH_SIZE: { default: '100', about: 'how many uploads it deletes each time' },

@@ -42,6 +42,7 @@ import * as m042 from './migrations/042_email_invites';
 import * as m043 from './migrations/043_password_reset_tokens';
 import * as m044 from './migrations/044_missed_message_emails';
 import * as m045 from './migrations/045_email_gateway';
+import * as m046 from './migrations/046_sessions';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -91,6 +92,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '043_password_reset_tokens': m043,
   '044_missed_message_emails': m044,
   '045_email_gateway': m045,
+  '046_sessions': m046,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -3,7 +3,8 @@ import { doFetchApiKey } from '../actions/login';
 import { RateLimitNotes } from '../domain/rate-limits';
 import { ApiError } from '../errors';
 
-export type LoginPageOutcome = { result: 'logged-in'; email: string } | { result: 'refused'; message: string; status: 200 | 429 };
+export type LoginPageOutcome =
+  { result: 'logged-in'; email: string; userId: number } | { result: 'refused'; message: string; status: 200 | 429 };
 
 /**
  * POST /login/ (src/http/login-page.ts renders the answer): the password
@@ -14,7 +15,7 @@ export type LoginPageOutcome = { result: 'logged-in'; email: string } | { result
 export async function loginPage(ctx: AppContext, username: string, password: string, host: string | undefined): Promise<LoginPageOutcome> {
   try {
     const credentials = await doFetchApiKey(ctx, { username, password }, host, new RateLimitNotes());
-    return { result: 'logged-in', email: credentials.email };
+    return { result: 'logged-in', email: credentials.email, userId: credentials.user_id };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     return { result: 'refused', message: loginRefusal(err), status: err.code === 'RATE_LIMIT_HIT' ? 429 : 200 };

@@ -46,7 +46,7 @@ export const userHandlers: HandlerTable = {
   },
 
   'update-settings': async (call) => {
-    await doUpdateSettings(call.ctx, caller(call).user, call.params);
+    await doUpdateSettings(call.ctx, caller(call).user, call.params, call.sessionId);
     return {};
   },
 

@@ -6,6 +6,11 @@ import type { UserRow } from '../queries/rows';
 import { addressedRealm } from '../access/addressed-realm';
 import { hostLabel } from '../domain/realm-address';
 import type { Caller } from '../access/viewer';
+import type { Knex } from 'knex';
+import { hashSessionKey, readCookie, SESSION_ACTIVITY_INTERVAL_MS, SESSION_COOKIE } from '../domain/sessions';
+import { touchSession, type SessionLookup } from '../queries/sessions';
+
+const NOT_LOGGED_IN = 'Not logged in: API authentication or user session required';
 
 /**
  * HTTP Basic authentication with the user's email and API key, answering as
@@ -20,7 +25,7 @@ export async function authenticateBasic(
   externalUrl: string,
   opts: { allowIncomingWebhooks?: boolean } = {},
 ): Promise<Caller> {
-  if (!header) throw new UnauthorizedError('Not logged in: API authentication or user session required');
+  if (!header) throw new UnauthorizedError(NOT_LOGGED_IN);
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);
   if (scheme.toLowerCase() !== 'basic') throw new ApiError('This endpoint requires HTTP basic authentication.');
@@ -86,4 +91,64 @@ export async function authenticateApiKey(
 function addressMatches(user: UserRow, email: string): boolean {
   const e = email.trim().toLowerCase();
   return user.email_key === e || user.email.toLowerCase() === e;
+}
+
+/** A request's browser session, with its caller. */
+export interface SessionCaller {
+  caller: Caller;
+  session: SessionLookup;
+}
+
+/**
+ * The browser session of a request's `sessionid` cookie (ADR 0053): the row
+ * of the key's SHA-256, from the session cache (src/cache/sessions.ts), which
+ * every deletion of a session empties on every node (logout, revocation, a
+ * password change, a deactivation); then the checks of an API key (active account of an active
+ * organization the host addresses; incoming webhook bots, which never log
+ * in, refused). Any failure is Zulip's one answer to a request without a
+ * session: 401 "Not logged in" with `WWW-Authenticate: Session`, since
+ * Django's session middleware simply finds no user. The session's activity
+ * is recorded at most once a minute.
+ */
+export async function authenticateSession(
+  db: Knex,
+  caches: Caches,
+  cookieHeader: string | undefined,
+  host: string | undefined,
+  externalUrl: string,
+  now: number = Date.now(),
+): Promise<SessionCaller> {
+  const key = readCookie(cookieHeader, SESSION_COOKIE);
+  const session = key ? await caches.sessions.get(hashSessionKey(key)) : undefined;
+  if (!session || session.expires_at <= now) throw new UnauthorizedError(NOT_LOGGED_IN, 'UNAUTHORIZED', 'Session');
+  let caller: Caller;
+  try {
+    caller = await authenticateApiKey(caches, session.api_key, null, host, externalUrl);
+  } catch (err) {
+    if (err instanceof UnauthorizedError) throw new UnauthorizedError(NOT_LOGGED_IN, 'UNAUTHORIZED', 'Session');
+    throw err;
+  }
+  if (session.last_active_at <= now - SESSION_ACTIVITY_INTERVAL_MS) {
+    // This process's copy moves first: concurrent requests of the session write once.
+    session.last_active_at = now;
+    await touchSession(db, session.id, now, now - SESSION_ACTIVITY_INTERVAL_MS);
+  }
+  return { caller, session };
+}
+
+/**
+ * The caller of a file request (/user_uploads, /avatar): HTTP Basic when the
+ * request carries an Authorization header, else the browser session, as
+ * Zulip's file views accept either. No CSRF token: these are GETs.
+ */
+export async function authenticateBasicOrSession(
+  db: Knex,
+  caches: Caches,
+  req: { headers: { authorization?: string; cookie?: string; host?: string } },
+  externalUrl: string,
+): Promise<Caller> {
+  if (req.headers.authorization || !readCookie(req.headers.cookie, SESSION_COOKIE)) {
+    return authenticateBasic(caches, req.headers.authorization, req.headers.host, externalUrl);
+  }
+  return (await authenticateSession(db, caches, req.headers.cookie, req.headers.host, externalUrl)).caller;
 }

@@ -4,16 +4,16 @@ import { accessUpload, fileNotFound, getUploadForToken } from '../access/attachm
 import { INLINE_CONTENT_TYPES, verifyFileToken } from '../domain/uploads';
 import { ApiError } from '../errors';
 import type { UploadRow } from '../queries/attachments';
-import { authenticateBasic } from './auth';
+import { authenticateBasicOrSession } from './auth';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 import { sendStream } from './send-stream';
 
 /**
  * The uploaded files themselves, at the URLs message HTML links to (outside
  * /api/v1, as Zulip serves them):
- * - /user_uploads/<path_id>, with the API's Basic authentication (Zulip also
- *   accepts its web session cookie; Parley has no sessions) and Zulip's read
- *   rules (src/access/attachments.ts);
+ * - /user_uploads/<path_id>, with the API's Basic authentication or the web
+ *   client's session cookie (as Zulip's; a GET needs no CSRF token), and
+ *   Zulip's read rules (src/access/attachments.ts);
  * - /user_uploads/temporary/<token>/<filename>, a URL from
  *   get-file-temporary-url: no credentials, good for 60 seconds.
  * Errors are the API's JSON bodies; each request counts against the same rate limits as the
@@ -32,7 +32,7 @@ export function fileRouter(ctx: AppContext): Router {
   });
 
   router.get(/.*/, async (req: Request, res: Response) => {
-    const { user } = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl);
+    const { user } = await authenticateBasicOrSession(ctx.db, ctx.caches, req, ctx.config.externalUrl);
     await consumeCallerLimit(ctx, req, user, responseRateLimitNotes(res));
     const pathId = decodePathId(req.path);
     if (pathId === null) throw fileNotFound();

@@ -22,6 +22,8 @@ export interface Call<K extends OpId> {
    * get null. Read it with `caller(call)`.
    */
   caller: Caller | null;
+  /** The browser session of a /json request (ADR 0053); null for an API key. */
+  sessionId: number | null;
   params: Params<K>;
   /** Names of the parameters the client sent (defaults not included). */
   sent: ReadonlySet<string>;

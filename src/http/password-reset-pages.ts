@@ -85,8 +85,8 @@ It can take a few minutes to arrive; look in your spam folder too.</p>
           'Password changed',
           `<h1>Password changed</h1>
 <p>The password of ${escapeHtml(outcome.email)} in ${escapeHtml(outcome.realm.name)} is changed.
-<a href="https://zulip.com/apps/">Log in with a Zulip app</a> at <code>${site}</code> with your email address and the new password.</p>
-<p>Nothing was signed out: devices and apps already logged in stay logged in, as the account's API key is unchanged.</p>`,
+<a href="/login/">Log in</a> here, or with a <a href="https://zulip.com/apps/">Zulip app</a> at <code>${site}</code>, with your email address and the new password.</p>
+<p>Browsers logged in to this account were logged out. Apps already logged in stay logged in, as the account's API key is unchanged.</p>`,
         );
       }
     }
@@ -117,7 +117,7 @@ function passwordForm(res: Response, status: number, email: string, error: strin
     status,
     'Choose a new password',
     `<h1>Choose a new password</h1>
-<p>For ${escapeHtml(email)}: at least ${MIN_PASSWORD_LENGTH} characters. Devices already logged in stay logged in.</p>
+<p>For ${escapeHtml(email)}: at least ${MIN_PASSWORD_LENGTH} characters. Apps already logged in stay logged in; browsers are logged out.</p>
 ${errorLine(error)}<form method="post">
 <label for="new_password1">New password</label>
 <input type="password" id="new_password1" name="new_password1" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" maxlength="${MAX_PASSWORD_LENGTH}" required autofocus>

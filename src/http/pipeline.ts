@@ -2,7 +2,8 @@ import { Router, type NextFunction, type Request, type RequestHandler, type Resp
 import type { AppContext } from '../context';
 import { ApiError, NotImplementedError } from '../errors';
 import { uploadRulesFor } from './upload-rules';
-import { authenticateBasic } from './auth';
+import { authenticateBasic, authenticateSession } from './auth';
+import { csrfRefusal, SAFE_METHODS } from '../domain/sessions';
 import { bodyParsers, FORM_FIELDS, receiveUploads } from './body';
 import { RESPONDED, type Handler, type HandlerTable, type OpId, type Params } from './handler';
 import { normalizeParams } from './params';
@@ -15,14 +16,22 @@ import { openScope, scopeIfAny, scopeOf, type RequestScope } from './scope';
 const FORM_BYTES = 5 * 1024 * 1024;
 
 /**
- * The /api/v1 request pipeline, one pass in this order: route match (404/405
+ * How a pipeline authenticates: `api` (/api/v1) by HTTP Basic and an API
+ * key; `session` (/json, the web client's, as Zulip's) by the browser
+ * session's cookie alone, with the session's CSRF token on every unsafe
+ * method (ADR 0053).
+ */
+export type AuthMode = 'api' | 'session';
+
+/**
+ * The /api/v1 (and /json) request pipeline, one pass in this order: route match (404/405
  * before the body is read and before authentication, as Zulip) → body
  * parsing → parameter normalisation → authentication → validation → handler
  * → success envelope. Errors from any step reach the one error middleware in
  * app.ts. What a step learns about the request goes into its scope
  * (./scope.ts); the handler gets it as parameters (its `Call`).
  */
-export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTable): Router {
+export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTable, mode: AuthMode = 'api'): Router {
   const router = Router();
 
   router.use((req: Request, res: Response, next: NextFunction) => {
@@ -75,7 +84,24 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const s = scopeOf(res);
-    if (s.info.authenticated) {
+    if (s.info.authenticated && mode === 'session') {
+      const { caller, session } = await authenticateSession(
+        ctx.db,
+        ctx.caches,
+        req.headers.cookie,
+        req.headers.host,
+        ctx.config.externalUrl,
+      );
+      // Zulip's CSRF middleware: an unsafe method needs the token the page read from the
+      // csrftoken cookie, sent back in X-CSRFToken, which another site's page cannot read.
+      if (!SAFE_METHODS.has(req.method)) {
+        const sent = req.headers['x-csrftoken'];
+        const reason = csrfRefusal(Array.isArray(sent) ? sent[0] : sent, session.csrf_token, 'header');
+        if (reason !== null) throw new ApiError(`CSRF error: ${reason}`, 'CSRF_FAILED', 403, { reason });
+      }
+      s.caller = caller;
+      s.sessionId = session.id;
+    } else if (s.info.authenticated) {
       s.caller = await authenticateBasic(ctx.caches, req.headers.authorization, req.headers.host, ctx.config.externalUrl, {
         allowIncomingWebhooks: s.info.allowIncomingWebhooks,
       });
@@ -137,6 +163,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     const data = await handler({
       ctx,
       caller: s.caller,
+      sessionId: s.sessionId,
       params: validated(params),
       sent: s.sentParams,
       files: s.receivedFiles,

@@ -25,6 +25,7 @@ import { scheduledMessageHandlers } from '../handlers/scheduled-messages';
 import { reminderHandlers } from '../handlers/reminders';
 import { botStorageHandlers } from '../handlers/bot-storage';
 import { inviteHandlers } from '../handlers/invites';
+import { sessionHandlers } from '../handlers/sessions';
 import type { HandlerTable, OpId } from './handler';
 
 /** operationId → handler. Every operation of openapi/ is here or in PENDING_OPERATIONS. */
@@ -33,6 +34,7 @@ export const HANDLERS: HandlerTable = {
   ...userHandlers,
   ...userGroupHandlers,
   ...inviteHandlers,
+  ...sessionHandlers,
   ...realmHandlers,
   ...authHandlers,
   ...messageHandlers,

@@ -16,6 +16,8 @@ export interface RequestScope {
   pathParams: Record<string, string>;
   /** Who is calling, once authenticated (null for operations without security). */
   caller: Caller | null;
+  /** The browser session the caller came with (/json), null for an API key (/api/v1). */
+  sessionId: number | null;
   /** The rate limits applied to this request (their headers follow). */
   limits: RateLimitNotes;
   /** A multipart body to an operation that takes files: read after authentication (`receiveUploads`). */
@@ -50,6 +52,7 @@ export function openScope(res: Response, info: OperationInfo, pathParams: Record
     info,
     pathParams,
     caller: null,
+    sessionId: null,
     limits,
     deferUploads: false,
     noFilePart: false,

@@ -4,7 +4,8 @@ import { getEmailInviteForSignup, getInviteLinkForSignup, type SignupInvitation 
 import { realmUrl } from '../domain/realm-address';
 import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
 import { acceptInvitationForm, requestLinkSignupForm, type SignupForm } from '../handlers/signup';
-import type { RealmRow, UserRow } from '../queries/rows';
+import type { RealmRow } from '../queries/rows';
+import { logIn } from './session-cookies';
 import { escapeHtml, sendPage } from './site-pages';
 
 /**
@@ -19,7 +20,8 @@ import { escapeHtml, sendPage } from './site-pages';
  *   signed up with only by whoever reads its mail, as in Zulip.
  * The forms post back to the page's own address. A refusal shows the form
  * again with Zulip's message and the name and address as entered (never
- * the password); success says how to log in, or to check one's mail. A
+ * the password); success logs the new account in and goes to `/` (the web
+ * app), as Zulip's, or says to check one's mail. A
  * link that cannot be used gets a page saying so, the same for an unknown key.
  */
 export function signupPagesRouter(ctx: AppContext): Router {
@@ -37,7 +39,11 @@ export function signupPagesRouter(ctx: AppContext): Router {
     if (found.kind !== 'email') return sendUnusable(ctx, res, found);
     const entered = formOf(req, found);
     const result = await acceptInvitationForm(ctx, key, entered);
-    if (result.ok) return sendWelcome(ctx, res, found.realm, result.user);
+    if (result.ok) {
+      // As Zulip's registration: the new account is logged in and lands in the web app.
+      await logIn(ctx, req, res, result.user);
+      return res.redirect(302, '/');
+    }
     if (result.expired) return sendUnusable(ctx, res, { kind: 'unusable' });
     sendForm(res, 400, found, entered, result.error);
   });
@@ -140,17 +146,6 @@ ${emailField}
 function loginHelp(ctx: AppContext, realm: RealmRow): string {
   const site = escapeHtml(realmUrl(ctx.config.externalUrl, realm.string_id));
   return `<p><a href="https://zulip.com/apps/">Get a Zulip app</a> (mobile, desktop or terminal) and log in at <code>${site}</code> with your email address and password.</p>`;
-}
-
-function sendWelcome(ctx: AppContext, res: Response, realm: RealmRow, user: UserRow): void {
-  sendPage(
-    res,
-    200,
-    `Welcome to ${realm.name}`,
-    `<h1>Welcome to ${escapeHtml(realm.name)}</h1>
-<p>Your account <strong>${escapeHtml(user.delivery_email)}</strong> is ready.</p>
-${loginHelp(ctx, realm)}`,
-  );
 }
 
 function sendUnusable(ctx: AppContext, res: Response, found: SignupInvitation): void {

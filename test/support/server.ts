@@ -61,7 +61,14 @@ export async function startTestServer(
   const testDb: TestDb = given ?? (await freshDatabase(dialect));
   const spec = await testSpec();
   // Tests send far more than Zulip's limits allow a client; test/rate-limits.test.ts turns them on.
-  const config: Config = { ...loadConfig({ RATE_LIMITS: 'off' }), dataDir: opts.dataDir ?? '/nonexistent', ...opts.config };
+  // No built web client unless a test gives one (WEB_DIST_DIR): `/` is the organization's page even
+  // in a checkout where web/dist was built.
+  const config: Config = {
+    ...loadConfig({ RATE_LIMITS: 'off' }),
+    dataDir: opts.dataDir ?? '/nonexistent',
+    webDistDir: '/nonexistent',
+    ...opts.config,
+  };
   const ctx: AppContext = createContext(testDb.db, config, opts.bus, undefined, opts.clock);
   if (opts.flushOnRawWrites ?? true) flushCachesOnRawWrites(ctx);
   const realmId = await doCreateRealm(ctx.db, { stringId: '', name: 'Test Organization' });
