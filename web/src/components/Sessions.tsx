@@ -1,61 +1,48 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Schemas } from '../api/client';
 import { ago } from '../lib/time';
 
 /**
- * "Your sessions": the browsers and devices signed in to the account, each
- * but the current one with a button to sign it out. The shape is that of
- * GET /users/me/sessions; the calls are passed in so that this list draws
- * the same whatever provides them.
+ * "Your sessions": the browsers and devices signed in to the account
+ * (GET /users/me/sessions), each but the current one with a button to sign
+ * it out. The calls are passed in, so the list draws alike whatever makes them.
  */
-export interface BrowserSession {
-  id: string | number;
-  created: number;
-  last_active: number;
-  expires: number;
-  ip_address: string | null;
-  user_agent: string | null;
-  current: boolean;
-}
+export type BrowserSession = Schemas['Session'];
 
 export interface SessionCalls {
   list(): Promise<BrowserSession[]>;
   revoke(id: BrowserSession['id']): Promise<unknown>;
 }
 
+/** Browsers and systems by a mark of their User-Agent, the more specific first (Edge says Chrome too, Chrome says Safari). */
+const BROWSERS: readonly [RegExp, string][] = [
+  [/Edg\//, 'Edge'],
+  [/Firefox\//, 'Firefox'],
+  [/Chrom(e|ium)\//, 'Chrome'],
+  [/Safari\//, 'Safari'],
+  [/Zulip/i, 'Zulip app'],
+];
+const SYSTEMS: readonly [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad|iOS/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/Linux/, 'Linux'],
+];
+
 /** A user agent as a person names it: "Firefox on Linux". */
 export function describeAgent(agent: string | null): string {
   if (!agent) return 'Unknown device';
-  const browser = /Edg\//.test(agent)
-    ? 'Edge'
-    : /Firefox\//.test(agent)
-      ? 'Firefox'
-      : /Chrom(e|ium)\//.test(agent)
-        ? 'Chrome'
-        : /Safari\//.test(agent)
-          ? 'Safari'
-          : /ZulipMobile|Zulip/i.test(agent)
-            ? 'Zulip app'
-            : agent.split(/[\s/]/)[0] || 'Unknown browser';
-  const os = /Android/.test(agent)
-    ? 'Android'
-    : /iPhone|iPad|iOS/.test(agent)
-      ? 'iOS'
-      : /Windows/.test(agent)
-        ? 'Windows'
-        : /Mac OS X|Macintosh/.test(agent)
-          ? 'macOS'
-          : /Linux/.test(agent)
-            ? 'Linux'
-            : null;
+  const browser = BROWSERS.find(([re]) => re.test(agent))?.[1] ?? (agent.split(/[\s/]/)[0] || 'Unknown browser');
+  const os = SYSTEMS.find(([re]) => re.test(agent))?.[1];
   return os ? `${browser} on ${os}` : browser;
 }
 
-export function Sessions({ calls }: { calls: SessionCalls | null }) {
+export function Sessions({ calls }: { calls: SessionCalls }) {
   const [sessions, setSessions] = useState<BrowserSession[] | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   function refresh(): void {
-    if (!calls) return;
     calls
       .list()
       .then(setSessions)
@@ -63,7 +50,6 @@ export function Sessions({ calls }: { calls: SessionCalls | null }) {
   }
   useEffect(refresh, [calls]);
 
-  if (!calls) return <p class="soft">The list of sessions is not available on this server yet.</p>;
   return (
     <div>
       {error && (

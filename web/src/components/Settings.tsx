@@ -8,11 +8,11 @@ import { Sessions, type SessionCalls } from './Sessions';
 
 type SettingsChange = Schemas['UpdateSettingsRequest'];
 
-/**
- * The sessions list's calls. GET and DELETE /users/me/sessions are not in the
- * contract of this branch yet; until they are, the list says so.
- */
-const sessionCalls: SessionCalls | null = null;
+/** The sessions list's calls: Parley's GET and DELETE /users/me/sessions (Zulip has no such list). */
+const sessionCalls: SessionCalls = {
+  list: async () => (await ok(api.GET('/users/me/sessions'))).sessions,
+  revoke: (id) => ok(api.DELETE('/users/me/sessions/{session_id}', { params: { path: { session_id: Number(id) } } })),
+};
 
 async function change(body: SettingsChange): Promise<void> {
   // Shown at once; the user_settings event that follows confirms it.
