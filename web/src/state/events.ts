@@ -1,6 +1,6 @@
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 
-import { forgetViews, onNewMessage, openNarrow, updateFlags, updateMessages } from './messages';
+import { afterMove, forgetViews, onNewMessage, openNarrow, updateFlags, updateMessages } from './messages';
 import {
   connection,
   me,
@@ -250,6 +250,7 @@ function applyMessageUpdate(e: Extract<Event, { type: 'update_message' }>): void
     if (!e.rendering_only) next.last_edit_timestamp = e.edit_timestamp;
     return next;
   });
+  if (e.new_stream_id !== undefined || e.subject !== undefined) afterMove(ids);
 }
 
 const typingTimers = new Map<string, ReturnType<typeof setTimeout>>();

@@ -214,6 +214,22 @@ export function updateMessages(ids: ReadonlySet<number>, change: (m: Message) =>
   }
 }
 
+/**
+ * After messages moved to another channel or topic: the open list drops
+ * those that no longer belong to its narrow, and kept windows of other
+ * narrows are forgotten, to be fetched again with what moved into them.
+ */
+export function afterMove(ids: ReadonlySet<number>): void {
+  for (const v of [...views.values()]) {
+    if (view.value?.key !== v.key) {
+      views.delete(v.key);
+      continue;
+    }
+    const messages = v.messages.filter((m) => !ids.has(m.id) || matchesNarrow(v.narrow, m, [...(v.flags.get(m.id) ?? [])]) !== false);
+    if (messages.length !== v.messages.length) publish({ ...v, messages });
+  }
+}
+
 export function updateFlags(ids: readonly number[], flag: string, op: 'add' | 'remove', all = false): void {
   const set = new Set(ids);
   for (const v of [...views.values()]) {
