@@ -54,13 +54,11 @@ const csrf: Middleware = {
     if (UNSAFE.has(request.method)) {
       const token = cookie(CSRF_COOKIE);
       if (token) request.headers.set('X-CSRFToken', token);
-    }
-    // openapi-fetch labels every body but FormData as JSON; ours are form-encoded
-    // (formBody), and the server reads a body by its label, so the label is put
-    // right. A FormData body keeps the multipart type, with its boundary, that
-    // the browser wrote.
-    if (request.headers.get('Content-Type') === 'application/json') {
-      request.headers.set('Content-Type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      // openapi-fetch labels every body JSON unless it is FormData (which sets its own
+      // multipart type with its boundary); ours are forms, as Zulip's API reads them.
+      if (request.headers.get('Content-Type')?.startsWith('application/json')) {
+        request.headers.set('Content-Type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      }
     }
     return request;
   },

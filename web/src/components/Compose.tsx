@@ -14,7 +14,7 @@ import {
 } from '../state/compose';
 import { narrow } from '../state/navigation';
 import { channelByName, me, realm, settings, subscriptions } from '../state/store';
-import { loadTopics, topicsByChannel } from '../state/topics';
+import { COMPOSE_TOPICS_MAX_AGE_MS, loadTopics, topicsByChannel } from '../state/topics';
 import { typingNotifier, type TypingTo } from '../state/typing-notices';
 import { linkText, uploadFile, uploadingText } from '../state/uploads';
 import { ComposeText } from './ComposeText';
@@ -216,7 +216,7 @@ export function Compose() {
               maxLength={realm.value.maxTopicLength}
               value={t.topic}
               list="compose-topic-names"
-              onFocus={() => channel && void loadTopics(channel.stream_id)}
+              onFocus={() => channel && void loadTopics(channel.stream_id, COMPOSE_TOPICS_MAX_AGE_MS).catch(() => undefined)}
               onInput={(e) => setTarget({ kind: 'channel', channel: t.channel, topic: e.currentTarget.value }, true)}
             />
             <datalist id="compose-topic-names">

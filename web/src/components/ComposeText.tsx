@@ -11,7 +11,7 @@ import {
 import { content, target } from '../state/compose';
 import { allEmoji, loadEmojiNames } from '../state/emoji';
 import { channelByName, realm, subscriptions, userGroups, users } from '../state/store';
-import { loadTopics, topicsByChannel } from '../state/topics';
+import { COMPOSE_TOPICS_MAX_AGE_MS, loadTopics, topicsByChannel } from '../state/topics';
 import { SuggestionList, useSuggestions } from './Suggestions';
 
 const LIST_ID = 'compose-suggestions';
@@ -57,7 +57,11 @@ export function ComposeText({
         const channel = channelByName(trigger.channel);
         if (!channel) return null;
         const known = topicsByChannel.value.get(channel.stream_id);
-        if (!known) void loadTopics(channel.stream_id).then((names) => names.length > 0 && refresh());
+        if (!known)
+          void loadTopics(channel.stream_id, COMPOSE_TOPICS_MAX_AGE_MS).then(
+            (names) => names.length > 0 && refresh(),
+            () => undefined,
+          );
         return { start: trigger.start, items: topicSuggestions(trigger.query, channel.name, known ?? []) };
       }
       case 'emoji':

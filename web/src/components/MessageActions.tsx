@@ -3,17 +3,29 @@ import { api, ApiFailure, ok } from '../api/client';
 import { COMMON_EMOJI, emojiGlyph } from '../lib/emoji';
 import { replyTo } from '../state/compose';
 import { me, type Message } from '../state/store';
+import { MoveDialog } from './MoveDialog';
 import { toggleReaction } from './Reactions';
 
 /**
  * The menu of one message: react, reply, star, mark unread, edit, delete. A dialog, so
  * the keyboard reaches every action and Escape closes it.
  */
-export function MessageActions({ message: m, flags, onClose }: { message: Message; flags: ReadonlySet<string>; onClose: () => void }) {
+export function MessageActions({
+  message: m,
+  flags,
+  startEditing = false,
+  onClose,
+}: {
+  message: Message;
+  flags: ReadonlySet<string>;
+  startEditing?: boolean;
+  onClose: () => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [editing, setEditing] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const mine = m.sender_id === me.value?.user_id;
+  const [editing, setEditing] = useState(startEditing && mine);
+  const [moving, setMoving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
@@ -25,6 +37,10 @@ export function MessageActions({ message: m, flags, onClose }: { message: Messag
     } catch (e) {
       setError(e instanceof ApiFailure ? e.message : String(e));
     }
+  }
+
+  if (moving && m.type === 'stream' && m.stream_id !== undefined) {
+    return <MoveDialog messageId={m.id} channelId={m.stream_id} topic={m.subject} defaultMode="change_one" onClose={onClose} />;
   }
 
   return (
@@ -82,6 +98,11 @@ export function MessageActions({ message: m, flags, onClose }: { message: Messag
               Edit
             </button>
           )}
+          {m.type === 'stream' && (
+            <button type="button" onClick={() => setMoving(true)}>
+              Move message…
+            </button>
+          )}
           {mine && (
             <button
               type="button"
@@ -102,6 +123,12 @@ export function MessageActions({ message: m, flags, onClose }: { message: Messag
 
 function EditForm({ message: m, onDone, onError }: { message: Message; onDone: () => void; onError: (e: string) => void }) {
   const [text, setText] = useState<string | null>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const loaded = text !== null;
+  // The text is editable once its source has come: the cursor goes there then.
+  useEffect(() => {
+    if (loaded) area.current?.focus();
+  }, [loaded]);
   useEffect(() => {
     // The Markdown source, which the list does not hold (it has the HTML).
     ok(api.GET('/messages/{message_id}', { params: { path: { message_id: m.id }, query: { apply_markdown: false } } }))
@@ -128,7 +155,14 @@ function EditForm({ message: m, onDone, onError }: { message: Message; onDone: (
       }}
     >
       <label for="edit-content">Edit message</label>
-      <textarea id="edit-content" value={text ?? ''} disabled={text === null} onInput={(e) => setText(e.currentTarget.value)} rows={5} />
+      <textarea
+        id="edit-content"
+        ref={area}
+        value={text ?? ''}
+        disabled={text === null}
+        onInput={(e) => setText(e.currentTarget.value)}
+        rows={5}
+      />
       <button type="submit">Save</button>
       <button type="button" onClick={onDone}>
         Cancel

@@ -1,5 +1,5 @@
 import { memo } from 'preact/compat';
-import { timeOf } from '../lib/time';
+import { ago, timeOf } from '../lib/time';
 import type { Message } from '../state/store';
 import { Avatar } from './Avatar';
 import { Reactions } from './Reactions';
@@ -11,26 +11,37 @@ export interface ItemProps {
   showSender: boolean;
   /** The channel and topic (or conversation) line: the first of a run in one conversation. */
   recipientLine: preact.ComponentChildren | null;
-  onActions: (m: Message, anchor: HTMLElement) => void;
+  selected: boolean;
+  onActions: (m: Message) => void;
 }
 
 /**
  * One message. Its HTML is the server's rendering of its Markdown (Zulip's
  * rendered content, sanitised by the server); the page's policy runs no
- * script that HTML could hold.
+ * script that HTML could hold. In search results the server's copy with the
+ * matched words marked (match_content) is shown instead.
  */
-export const MessageItem = memo(function MessageItem({ message: m, flags, showSender, recipientLine, onActions }: ItemProps) {
+export const MessageItem = memo(function MessageItem({ message: m, flags, showSender, recipientLine, selected, onActions }: ItemProps) {
   const unread = !flags.has('read');
   const mentioned = [...flags].some((f) => f.endsWith('mentioned'));
+  const edited = m.last_edit_timestamp ?? null;
   return (
     <article
-      class={`message ${unread ? 'unread' : ''} ${mentioned ? 'mentioned' : ''} ${showSender ? 'first' : ''}`}
+      class={`message ${unread ? 'unread' : ''} ${mentioned ? 'mentioned' : ''} ${showSender ? 'first' : ''} ${selected ? 'selected' : ''}`}
       data-message-id={m.id}
       aria-label={`${m.sender_full_name}, ${timeOf(m.timestamp)}`}
+      aria-current={selected ? 'true' : undefined}
     >
       {recipientLine}
       <div class="message-row">
-        <div class="gutter">{showSender ? <Avatar userId={m.sender_id} url={m.avatar_url} name={m.sender_full_name} /> : null}</div>
+        <div class="gutter">
+          {showSender ? (
+            // The sender's name beside it is the same control for the keyboard and screen readers.
+            <button type="button" class="avatar-button" data-user-id={m.sender_id} tabIndex={-1} aria-hidden="true">
+              <Avatar userId={m.sender_id} url={m.avatar_url} name={m.sender_full_name} />
+            </button>
+          ) : null}
+        </div>
         <div class="message-body">
           {showSender && (
             <div class="sender">
@@ -40,8 +51,12 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
               <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{timeOf(m.timestamp)}</time>
             </div>
           )}
-          <div class="content" dangerouslySetInnerHTML={{ __html: m.content }} />
-          {m.last_edit_timestamp ? <span class="edited">(edited)</span> : null}
+          <div class="content" dangerouslySetInnerHTML={{ __html: m.match_content ?? m.content }} />
+          {edited !== null ? (
+            <span class="edited" title={`Edited ${ago(edited)}`}>
+              (edited)<span class="visually-hidden"> {ago(edited)}</span>
+            </span>
+          ) : null}
           <Reactions message={m} />
         </div>
         <div class="message-tools">
@@ -50,7 +65,7 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
               ★
             </span>
           )}
-          <button type="button" class="icon" aria-label="Message actions" onClick={(e) => onActions(m, e.currentTarget as HTMLElement)}>
+          <button type="button" class="icon" aria-label="Message actions" aria-haspopup="dialog" onClick={() => onActions(m)}>
             ⋯
           </button>
         </div>

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { channelNarrow, dmNarrow } from '../lib/narrow';
-import { dateOf } from '../lib/time';
+import { dateOf, dayOf } from '../lib/time';
 import { useVirtualizer } from '../lib/virtual';
 import { markSeen } from '../state/read';
-import { loadMore, view } from '../state/messages';
+import { loadMore, openAtNewest, view } from '../state/messages';
 import { hashOf } from '../state/navigation';
 import { channelName, me, userName, type Message } from '../state/store';
+import { actingOn, listControl, selectedId, topicMenu, userCard } from '../state/ui';
 import { MessageActions } from './MessageActions';
 import { MessageItem } from './MessageItem';
 
@@ -19,11 +20,27 @@ function conversationOf(m: Message): string {
 function RecipientLine({ m }: { m: Message }) {
   const myId = me.value?.user_id ?? 0;
   if (m.type === 'stream' && m.stream_id !== undefined) {
+    const channelId = m.stream_id;
+    const topic = m.subject || 'general chat';
     return (
       <header class="recipient">
-        <a href={hashOf(channelNarrow(m.stream_id))}>#{channelName(m.stream_id)}</a>
+        <a href={hashOf(channelNarrow(channelId))}>#{channelName(channelId)}</a>
         <span aria-hidden="true"> › </span>
-        <a href={hashOf(channelNarrow(m.stream_id, m.subject))}>{m.subject || 'general chat'}</a>
+        {m.match_subject ? (
+          // The server's copy of the topic with the searched words marked, escaped by it.
+          <a href={hashOf(channelNarrow(channelId, m.subject))} dangerouslySetInnerHTML={{ __html: m.match_subject }} />
+        ) : (
+          <a href={hashOf(channelNarrow(channelId, m.subject))}>{topic}</a>
+        )}
+        <button
+          type="button"
+          class="icon"
+          aria-label={`Actions for topic ${topic}`}
+          aria-haspopup="dialog"
+          onClick={() => (topicMenu.value = { channelId, topic: m.subject })}
+        >
+          ⋯
+        </button>
         <span class="date">{dateOf(m.timestamp)}</span>
       </header>
     );
@@ -44,12 +61,13 @@ function RecipientLine({ m }: { m: Message }) {
  * The open narrow's messages, virtualised: only what is near the viewport
  * is drawn. It opens at the first unread message (or the newest), fetches
  * more history as either end comes near, and marks as read what has been
- * on screen while the page had focus.
+ * on screen while the page had focus. One message is selected (clicked, or
+ * moved to with the keyboard), the one shortcuts act on.
  */
 export function MessageList() {
   const v = view.value;
   const scroller = useRef<HTMLDivElement>(null);
-  const [acting, setActing] = useState<{ m: Message; anchor: HTMLElement } | null>(null);
+  const [farFromBottom, setFarFromBottom] = useState(false);
   const messages = v?.messages ?? [];
   const virtualizer = useVirtualizer({
     count: messages.length,
@@ -61,12 +79,25 @@ export function MessageList() {
   const positioned = useRef<string | null>(null);
   const firstId = useRef<number | null>(null);
 
-  // On opening a narrow: to its first unread message, or to the newest.
+  listControl.scrollTo = (id) => {
+    const at = messages.findIndex((m) => m.id === id);
+    if (at >= 0) virtualizer.scrollToIndex(at, { align: 'auto' });
+  };
+  listControl.toBottom = () => {
+    if (v && !v.foundNewest) {
+      // The window does not reach the newest: it is replaced by the newest, then drawn from the bottom.
+      positioned.current = null;
+      void openAtNewest();
+    } else if (messages.length) virtualizer.scrollToIndex(messages.length - 1, { align: 'end' });
+  };
+
+  // On opening a narrow: to its first unread message (selected), or to the newest.
   useEffect(() => {
     if (!v || v.loading === 'initial' || positioned.current === v.key || messages.length === 0) return;
     positioned.current = v.key;
     firstId.current = messages[0].id;
     const at = v.anchorId !== null ? messages.findIndex((m) => m.id === v.anchorId) : messages.length - 1;
+    selectedId.value = messages[Math.max(0, at)].id;
     virtualizer.scrollToIndex(Math.max(0, at), { align: v.anchorId !== null ? 'start' : 'end' });
   });
 
@@ -100,40 +131,78 @@ export function MessageList() {
   });
 
   if (!v) return <div class="message-list" />;
+  const acting = actingOn.value ? messages.find((m) => m.id === actingOn.value?.id) : undefined;
   return (
-    <div class="message-list" ref={scroller} tabIndex={0} aria-label="Messages" aria-busy={v.loading !== null}>
-      {v.loading === 'initial' && <p class="status">Loading…</p>}
-      {v.error && <p class="status error">{v.error}</p>}
-      {v.loading === null && messages.length === 0 && !v.error && <p class="status">No messages here yet.</p>}
-      <div class="rows" role="feed" style={{ height: `${virtualizer.getTotalSize()}px` }}>
-        {items.map((it) => {
-          const m = messages[it.index];
-          const prev = messages[it.index - 1];
-          const newConversation = !prev || conversationOf(prev) !== conversationOf(m);
-          const showSender = newConversation || prev.sender_id !== m.sender_id || m.timestamp - prev.timestamp > SAME_RUN_SECONDS;
-          return (
-            <div
-              key={it.key}
-              data-index={it.index}
-              ref={(el) => {
-                if (el) virtualizer.measureElement(el);
-              }}
-              class="row"
-              style={{ transform: `translateY(${it.start}px)` }}
-            >
-              <MessageItem
-                message={m}
-                flags={v.flags.get(m.id) ?? new Set()}
-                showSender={showSender}
-                recipientLine={newConversation ? <RecipientLine m={m} /> : null}
-                onActions={(msg, anchor) => setActing({ m: msg, anchor })}
-              />
-            </div>
-          );
-        })}
+    <div class="message-area">
+      <div
+        class="message-list"
+        ref={scroller}
+        tabIndex={0}
+        aria-label="Messages"
+        aria-busy={v.loading !== null}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          setFarFromBottom(el.scrollHeight - el.scrollTop - el.clientHeight > el.clientHeight);
+        }}
+        onClick={(e) => {
+          const target = e.target as HTMLElement;
+          const person = target.closest<HTMLElement>('[data-user-id]');
+          if (person) {
+            userCard.value = Number(person.dataset.userId);
+            return;
+          }
+          const article = target.closest<HTMLElement>('[data-message-id]');
+          if (article) selectedId.value = Number(article.dataset.messageId);
+        }}
+      >
+        {v.loading === 'initial' && <p class="status">Loading…</p>}
+        {v.error && <p class="status error">{v.error}</p>}
+        {v.loading === null && messages.length === 0 && !v.error && <p class="status">No messages here yet.</p>}
+        <div class="rows" role="feed" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+          {items.map((it) => {
+            const m = messages[it.index];
+            const prev = messages[it.index - 1];
+            // A new day starts a new recipient line too, which carries the date.
+            const newConversation = !prev || conversationOf(prev) !== conversationOf(m) || dayOf(prev.timestamp) !== dayOf(m.timestamp);
+            const showSender = newConversation || prev.sender_id !== m.sender_id || m.timestamp - prev.timestamp > SAME_RUN_SECONDS;
+            return (
+              <div
+                key={it.key}
+                data-index={it.index}
+                ref={(el) => {
+                  if (el) virtualizer.measureElement(el);
+                }}
+                class="row"
+                style={{ transform: `translateY(${it.start}px)` }}
+              >
+                <MessageItem
+                  message={m}
+                  flags={v.flags.get(m.id) ?? new Set()}
+                  showSender={showSender}
+                  recipientLine={newConversation ? <RecipientLine m={m} /> : null}
+                  selected={selectedId.value === m.id}
+                  onActions={(msg) => (actingOn.value = { id: msg.id, edit: false })}
+                />
+              </div>
+            );
+          })}
+        </div>
+        {v.foundNewest && v.loading === null && messages.length > 0 && <p class="status end">You are up to date.</p>}
       </div>
-      {v.foundNewest && v.loading === null && messages.length > 0 && <p class="status end">You are up to date.</p>}
-      {acting && <MessageActions message={acting.m} flags={v.flags.get(acting.m.id) ?? new Set()} onClose={() => setActing(null)} />}
+      {(farFromBottom || (v.foundNewest === false && v.loading === null && messages.length > 0)) && (
+        <button type="button" class="jump-bottom" onClick={() => listControl.toBottom()}>
+          ↓ Jump to bottom
+        </button>
+      )}
+      {acting && (
+        <MessageActions
+          key={acting.id}
+          message={acting}
+          flags={v.flags.get(acting.id) ?? new Set()}
+          startEditing={actingOn.value?.edit ?? false}
+          onClose={() => (actingOn.value = null)}
+        />
+      )}
     </div>
   );
 }

@@ -1,8 +1,10 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { channelNarrow, dmNarrow, narrowKey, type Narrow } from '../lib/narrow';
 import { hashOf, narrow } from '../state/navigation';
 import { me, presence, subscriptions, topicKey, topicPolicies, userName, users, VISIBILITY } from '../state/store';
-import { unread } from '../state/unread';
+import { channelTopics, loadTopics } from '../state/topics';
+import { topicMenu } from '../state/ui';
+import { unread, type UnreadCounts } from '../state/unread';
 import { PresenceDot } from './PresenceDot';
 
 function Count({ n, label }: { n: number | undefined; label: string }) {
@@ -26,6 +28,48 @@ function Link({ to, children, class: cls }: { to: Narrow; children: preact.Compo
   );
 }
 
+/** Zulip shows a channel's few most recent topics, and every one with unread messages. */
+const RECENT_TOPICS = 8;
+
+function topicsOf(channelId: number, counts: UnreadCounts): { topic: string; count: number }[] {
+  const out = new Map<string, { topic: string; count: number }>();
+  for (const t of (channelTopics.value.get(channelId) ?? []).slice(0, RECENT_TOPICS)) {
+    out.set(t.name.toLowerCase(), { topic: t.name, count: counts.topics.get(topicKey(channelId, t.name))?.count ?? 0 });
+  }
+  for (const [k, t] of counts.topics) {
+    if (k.startsWith(`${channelId}:`) && !out.has(t.topic.toLowerCase())) out.set(t.topic.toLowerCase(), t);
+  }
+  return [...out.values()].filter((t) => topicPolicies.value.get(topicKey(channelId, t.topic)) !== VISIBILITY.MUTED);
+}
+
+function ChannelTopics({ channelId, counts }: { channelId: number; counts: UnreadCounts }) {
+  useEffect(() => {
+    loadTopics(channelId).catch(() => undefined);
+  }, [channelId]);
+  const topics = topicsOf(channelId, counts);
+  if (topics.length === 0) return null;
+  return (
+    <ul class="topics">
+      {topics.map((t) => (
+        <li key={t.topic.toLowerCase()} class="topic-row">
+          <Link to={channelNarrow(channelId, t.topic)}>
+            <span class="topic-name">{t.topic || 'general chat'}</span> <Count n={t.count} label="messages" />
+          </Link>
+          <button
+            type="button"
+            class="icon"
+            aria-label={`Actions for topic ${t.topic || 'general chat'}`}
+            aria-haspopup="dialog"
+            onClick={() => (topicMenu.value = { channelId, topic: t.topic })}
+          >
+            ⋯
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /**
  * The left column: the views (combined feed, mentions, starred, direct
  * messages), the user's channels with their unread topics, and the direct
@@ -38,7 +82,7 @@ export function Sidebar() {
   const currentChannel = narrow.value.find((t) => t.operator === 'channel')?.operand;
   const channels = [...subscriptions.value].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
   return (
-    <nav class="sidebar" aria-label="Channels and conversations">
+    <nav class="sidebar" id="sidebar" aria-label="Channels and conversations">
       <ul class="views">
         <li>
           <Link to={[]}>
@@ -63,7 +107,6 @@ export function Sidebar() {
       <ul class="channels">
         {channels.map((s) => {
           const open = expanded === s.stream_id || currentChannel === s.stream_id;
-          const topics = [...counts.topics.entries()].filter(([k]) => k.startsWith(`${s.stream_id}:`));
           return (
             <li key={s.stream_id} class={s.is_muted ? 'muted' : ''}>
               <span class="channel-row">
@@ -83,19 +126,7 @@ export function Sidebar() {
                   {open ? '▾' : '▸'}
                 </button>
               </span>
-              {open && topics.length > 0 && (
-                <ul class="topics">
-                  {topics.map(([k, t]) =>
-                    topicPolicies.value.get(topicKey(s.stream_id, t.topic)) === VISIBILITY.MUTED ? null : (
-                      <li key={k}>
-                        <Link to={channelNarrow(s.stream_id, t.topic)}>
-                          {t.topic || 'general chat'} <Count n={t.count} label="messages" />
-                        </Link>
-                      </li>
-                    ),
-                  )}
-                </ul>
-              )}
+              {open && <ChannelTopics channelId={s.stream_id} counts={counts} />}
             </li>
           );
         })}

@@ -72,7 +72,7 @@ export function parseHash(hash: string): Narrow | null {
       .replace(/^(pm-with|dm-including)$/, (m) => (m === 'pm-with' ? 'dm' : m));
     const raw = parts[i + 1];
     let operand: Term['operand'];
-    if (operator === 'channel' || operator === 'id' || operator === 'near' || operator === 'with') {
+    if (['channel', 'id', 'near', 'with', 'sender', 'dm-including'].includes(operator)) {
       const id = Number.parseInt(raw, 10);
       operand = Number.isNaN(id) ? unslug(raw) : id;
     } else if (operator === 'dm') {
@@ -89,28 +89,75 @@ export function parseHash(hash: string): Narrow | null {
   return terms;
 }
 
-/** Zulip's search syntax (`channel:general topic:lunch is:starred words`) as terms. */
-export function parseSearch(query: string, channelIdByName: (name: string) => number | undefined): Narrow {
+export interface SearchLookups {
+  channelId(name: string): number | undefined;
+  /** A user by email or full name, for sender:, from: and dm:. */
+  userId(emailOrName: string): number | undefined;
+}
+
+/** Zulip's older names for operators, as its search box still accepts them. */
+const ALIASES: Record<string, string> = { stream: 'channel', from: 'sender', 'pm-with': 'dm', subject: 'topic' };
+
+/**
+ * Zulip's search syntax (`channel:general topic:lunch sender:ana@x.org
+ * is:starred -has:link words`) as terms. Quoted operands may hold spaces
+ * (`topic:"team lunch"`); a minus negates; what is not an operator is
+ * searched for as words. Names that match no channel or user stay text,
+ * for the server to refuse with its own message.
+ */
+export function parseSearch(query: string, lookups: SearchLookups): Narrow {
   const terms: Narrow = [];
   const words: string[] = [];
-  const re = /(-?)([a-z-]+):("([^"]*)"|\S+)|(\S+)/g;
+  const re = /(-?)([a-z-]+):(?:"([^"]*)"|(\S+))|("[^"]*"|\S+)/g;
   for (let m = re.exec(query); m; m = re.exec(query)) {
     if (m[5] !== undefined) {
       words.push(m[5]);
       continue;
     }
     const negated = m[1] === '-';
-    let operator = m[2];
-    const value = m[4] ?? m[3];
-    if (operator === 'stream') operator = 'channel';
+    const operator = ALIASES[m[2]] ?? m[2];
+    const value = m[3] ?? m[4];
     let operand: Term['operand'] = value;
-    if (operator === 'channel') operand = channelIdByName(value) ?? value;
+    if (operator === 'channel') operand = lookups.channelId(value) ?? value;
+    else if (operator === 'sender') operand = lookups.userId(value) ?? value;
+    else if (operator === 'dm' || operator === 'dm-including') {
+      const ids = value.split(',').map((v) => lookups.userId(v.trim()));
+      operand = ids.every((id) => id !== undefined) ? (operator === 'dm' ? (ids as number[]) : (ids[0] as number)) : value;
+    } else if ((operator === 'near' || operator === 'id') && /^\d+$/.test(value)) operand = Number(value);
     terms.push(negated ? { operator, operand, negated } : { operator, operand });
   }
   if (words.length) terms.push({ operator: 'search', operand: words.join(' ') });
   return terms;
 }
 
+/** A narrow back in the search box's words, the inverse of parseSearch. */
+export function searchText(narrow: Narrow, names: { channel(id: number): string; userEmail(id: number): string }): string {
+  return narrow
+    .map((t) => {
+      if (t.operator === 'search') return String(t.operand);
+      let value: string;
+      if (t.operator === 'channel' && typeof t.operand === 'number') value = names.channel(t.operand);
+      else if (t.operator === 'sender' && typeof t.operand === 'number') value = names.userEmail(t.operand);
+      else if (Array.isArray(t.operand)) value = t.operand.map((id) => names.userEmail(id)).join(',');
+      else value = String(t.operand);
+      const quoted = /\s/.test(value) || value === '' ? `"${value}"` : value;
+      return `${t.negated ? '-' : ''}${t.operator}:${quoted}`;
+    })
+    .join(' ');
+}
+
 export function termOf(narrow: Narrow, operator: string): Term | undefined {
   return narrow.find((t) => t.operator === operator && !t.negated);
+}
+
+/** Whether a narrow is a search rather than a place a link leads to (a channel, topic, conversation or view). */
+export function isSearch(n: Narrow): boolean {
+  // near: only says where to open, so a topic near a message is still that topic;
+  // is:starred, is:mentioned and is:dm are the sidebar's views.
+  return n.some(
+    (t) =>
+      t.negated ||
+      !['channel', 'topic', 'dm', 'is', 'near'].includes(t.operator) ||
+      (t.operator === 'is' && !['starred', 'mentioned', 'dm'].includes(String(t.operand))),
+  );
 }

@@ -1,6 +1,6 @@
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 
-import { forgetViews, onNewMessage, openNarrow, updateFlags, updateMessages } from './messages';
+import { afterMove, forgetViews, onNewMessage, openNarrow, updateFlags, updateMessages } from './messages';
 import {
   connection,
   customEmoji,
@@ -12,11 +12,13 @@ import {
   subscriptions,
   topicKey,
   topicPolicies,
+  topicPolicyNames,
   typing,
   userGroups,
   users,
   type Register,
 } from './store';
+import { channelTopics, loadTopics, noteTopicMessage } from './topics';
 import { addUnread, loadUnread, moveUnread, removeUnread } from './unread';
 
 /**
@@ -89,14 +91,20 @@ function load(state: Register): void {
   userGroups.value = state.realm_user_groups ?? [];
   customEmoji.value = new Map(Object.entries(state.realm_emoji ?? {}));
   const byId = new Map<number, Schemas['User']>();
-  for (const u of (s.realm_users as Schemas['User'][]) ?? []) byId.set(u.user_id, u);
+  // Zulip's register lists active users in realm_users and the others in
+  // realm_non_active_users, without is_active on either: it is set here from the list.
+  for (const u of (s.realm_users as Schemas['User'][]) ?? []) byId.set(u.user_id, { ...u, is_active: true });
+  for (const u of (s.realm_non_active_users as Schemas['User'][]) ?? []) byId.set(u.user_id, { ...u, is_active: false });
   users.value = byId;
   subscriptions.value = (s.subscriptions as Schemas['Subscription'][]) ?? [];
   const policies = new Map<string, number>();
+  const names = new Map<string, { channelId: number; topic: string }>();
   for (const t of (s.user_topics as { stream_id: number; topic_name: string; visibility_policy: number }[]) ?? []) {
     policies.set(topicKey(t.stream_id, t.topic_name), t.visibility_policy);
+    names.set(topicKey(t.stream_id, t.topic_name), { channelId: t.stream_id, topic: t.topic_name });
   }
   topicPolicies.value = policies;
+  topicPolicyNames.value = names;
   const seen = new Map<number, { active: number; idle: number }>();
   for (const [id, p] of Object.entries((s.presences as Record<string, { active_timestamp: number; idle_timestamp: number }>) ?? {})) {
     seen.set(Number(id), { active: p.active_timestamp, idle: p.idle_timestamp });
@@ -151,6 +159,8 @@ function apply(e: Event): void {
       const flags = e.message.sender_id === myId ? [...e.flags, 'read'] : e.flags;
       addUnread(e.message, flags, myId);
       onNewMessage(e.message, flags);
+      if (e.message.type === 'stream' && e.message.stream_id !== undefined)
+        noteTopicMessage(e.message.stream_id, e.message.subject, e.message.id);
       break;
     }
     case 'update_message_flags':
@@ -179,10 +189,14 @@ function apply(e: Event): void {
       });
       break;
     case 'realm_user':
-      if (e.op === 'add') users.value = replaceIn(users.value, e.person.user_id, e.person as Schemas['User']);
+      if (e.op === 'add') users.value = replaceIn(users.value, e.person.user_id, { ...(e.person as Schemas['User']), is_active: true });
       else if (e.op === 'update') {
         const u = users.value.get(e.person.user_id);
         if (u) users.value = replaceIn(users.value, u.user_id, { ...u, ...(e.person as Partial<Schemas['User']>) });
+        const changed = e.person as Partial<Schemas['User']> & { user_id: number };
+        if (me.value && changed.user_id === me.value.user_id && changed.full_name !== undefined) {
+          me.value = { ...me.value, full_name: changed.full_name };
+        }
       }
       break;
     case 'subscription':
@@ -201,6 +215,11 @@ function apply(e: Event): void {
       break;
     case 'user_topic':
       topicPolicies.value = replaceIn(topicPolicies.value, topicKey(e.stream_id, e.topic_name), e.visibility_policy || undefined);
+      topicPolicyNames.value = replaceIn(
+        topicPolicyNames.value,
+        topicKey(e.stream_id, e.topic_name),
+        e.visibility_policy ? { channelId: e.stream_id, topic: e.topic_name } : undefined,
+      );
       break;
     case 'presence': {
       if (!('presences' in e)) break;
@@ -231,7 +250,13 @@ function apply(e: Event): void {
 
 function applyMessageUpdate(e: Extract<Event, { type: 'update_message' }>): void {
   const ids = new Set(e.message_ids.length ? e.message_ids : [e.message_id]);
-  if (e.new_stream_id !== undefined || e.subject !== undefined) moveUnread([...ids], e.new_stream_id, e.subject);
+  if (e.new_stream_id !== undefined || e.subject !== undefined) {
+    moveUnread([...ids], e.new_stream_id, e.subject);
+    // Topics renamed, resolved or moved: the lists of the channels involved are fetched again.
+    for (const channelId of [e.stream_id, e.new_stream_id]) {
+      if (channelId !== undefined && channelTopics.value.has(channelId)) loadTopics(channelId).catch(() => undefined);
+    }
+  }
   updateMessages(ids, (m) => {
     const next = { ...m };
     if (e.message_id === m.id && e.rendered_content !== undefined) next.content = e.rendered_content;
@@ -240,6 +265,7 @@ function applyMessageUpdate(e: Extract<Event, { type: 'update_message' }>): void
     if (!e.rendering_only) next.last_edit_timestamp = e.edit_timestamp;
     return next;
   });
+  if (e.new_stream_id !== undefined || e.subject !== undefined) afterMove(ids);
 }
 
 function applyUserGroup(e: Extract<Event, { type: 'user_group' }>): void {

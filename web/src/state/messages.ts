@@ -82,11 +82,15 @@ export async function openNarrow(narrow: Narrow): Promise<void> {
   while (views.size > KEPT_VIEWS) views.delete(views.keys().next().value as string);
   view.value = v;
   try {
-    const page = await fetchMessages(narrow, 'first_unread', PAGE / 2, PAGE / 2);
+    // near:ID and id:ID open at that message, as in Zulip; anything else at the first unread.
+    const at = narrow.find((t) => (t.operator === 'near' || t.operator === 'id') && !t.negated && typeof t.operand === 'number');
+    const anchor = typeof at?.operand === 'number' ? at.operand : null;
+    const page = await fetchMessages(narrow, anchor ?? 'first_unread', PAGE / 2, PAGE / 2);
     const current = views.get(key) ?? v;
     const flags = new Map(current.flags);
     for (const m of page.messages) flags.set(m.id, new Set(m.flags ?? []));
-    const firstUnread = page.messages.find((m) => !(m.flags ?? []).includes('read'));
+    const firstUnread =
+      anchor !== null ? page.messages.find((m) => m.id >= anchor) : page.messages.find((m) => !(m.flags ?? []).includes('read'));
     publish({
       ...current,
       messages: merge(current.messages, page.messages),
@@ -122,6 +126,21 @@ export async function loadMore(direction: 'older' | 'newer'): Promise<void> {
     });
   } catch (e) {
     publish({ ...(views.get(v.key) ?? v), loading: null, error: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+/** The newest messages of the open narrow, in place of a window that does not reach them (jump to bottom). */
+export async function openAtNewest(): Promise<void> {
+  const v = view.value;
+  if (!v || v.foundNewest) return;
+  publish({ ...v, loading: 'initial', anchorId: null });
+  try {
+    const page = await fetchMessages(v.narrow, 'newest', PAGE, 0);
+    const flags = new Map<number, Set<string>>();
+    for (const m of page.messages) flags.set(m.id, new Set(m.flags ?? []));
+    publish({ ...v, messages: page.messages, flags, foundOldest: page.found_oldest, foundNewest: true, anchorId: null, loading: null });
+  } catch (e) {
+    publish({ ...v, loading: null, error: e instanceof Error ? e.message : String(e) });
   }
 }
 
@@ -192,6 +211,22 @@ export function updateMessages(ids: ReadonlySet<number>, change: (m: Message) =>
       }
     }
     publish({ ...v, messages });
+  }
+}
+
+/**
+ * After messages moved to another channel or topic: the open list drops
+ * those that no longer belong to its narrow, and kept windows of other
+ * narrows are forgotten, to be fetched again with what moved into them.
+ */
+export function afterMove(ids: ReadonlySet<number>): void {
+  for (const v of [...views.values()]) {
+    if (view.value?.key !== v.key) {
+      views.delete(v.key);
+      continue;
+    }
+    const messages = v.messages.filter((m) => !ids.has(m.id) || matchesNarrow(v.narrow, m, [...(v.flags.get(m.id) ?? [])]) !== false);
+    if (messages.length !== v.messages.length) publish({ ...v, messages });
   }
 }
 

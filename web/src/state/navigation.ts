@@ -1,7 +1,8 @@
 import { signal } from '@preact/signals';
-import { narrowHash, parseHash, type Narrow } from '../lib/narrow';
+import { COMBINED_FEED, isSearch, narrowHash, parseHash, type Narrow } from '../lib/narrow';
 import { openNarrow } from './messages';
 import { channelName } from './store';
+import { sidebarOpen } from './ui';
 
 /**
  * Where the user is: the narrow in the URL's fragment (Zulip's own
@@ -21,8 +22,14 @@ export function go(n: Narrow): void {
   else void show(n);
 }
 
+/** The last narrow shown that was not a search, where Escape out of a search returns. */
+export const lastPlace = signal<Narrow>(COMBINED_FEED);
+
 async function show(n: Narrow): Promise<void> {
   overlay.value = null;
+  // On a phone the sidebar is a drawer over the list: choosing a narrow closes it.
+  sidebarOpen.value = false;
+  if (!isSearch(n)) lastPlace.value = n;
   narrow.value = n;
   await openNarrow(n);
 }

@@ -55,6 +55,8 @@ export const userGroups = signal<readonly UserGroup[]>([]);
 export const customEmoji = signal<ReadonlyMap<string, RealmEmoji>>(new Map());
 /** Topics muted, unmuted or followed: `${channelId}:${topic lowercased}` → Zulip's visibility_policy. */
 export const topicPolicies = signal<ReadonlyMap<string, number>>(new Map());
+/** The same keys → the channel and topic as the server spells them (the key is lowercased), to list and unmute them. */
+export const topicPolicyNames = signal<ReadonlyMap<string, { channelId: number; topic: string }>>(new Map());
 /** Presence: user id → the last time seen active, seconds (slim presence). */
 export const presence = signal<ReadonlyMap<number, { active: number; idle: number }>>(new Map());
 /** The user's settings (user_settings of POST /register), as Zulip names them. */
@@ -87,4 +89,14 @@ export function replaceIn<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undef
   if (value === undefined) next.delete(key);
   else next.set(key, value);
   return next;
+}
+
+/** A user by email (either the visible or the delivery address) or by full name, case-insensitively. */
+export function userByEmailOrName(text: string): User | undefined {
+  const t = text.toLowerCase();
+  for (const u of users.value.values()) {
+    if (u.email.toLowerCase() === t || u.delivery_email?.toLowerCase() === t) return u;
+  }
+  for (const u of users.value.values()) if (u.full_name.toLowerCase() === t) return u;
+  return undefined;
 }

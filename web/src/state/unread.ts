@@ -1,12 +1,12 @@
-import { signal } from '@preact/signals';
-import type { Message, Register } from './store';
+import { effect, signal } from '@preact/signals';
+import { subscriptions, topicKey, topicPolicies, VISIBILITY, type Message, type Register } from './store';
 
 /**
  * Unread messages, as counts per channel, topic and direct conversation.
  * Filled from POST /register's unread_msgs, then kept by message and flag
  * events; each id remembers its conversation, so marking read needs only ids.
  */
-type Where = { kind: 'channel'; channelId: number; topic: string } | { kind: 'dm'; key: string };
+export type Where = { kind: 'channel'; channelId: number; topic: string } | { kind: 'dm'; key: string };
 
 const whereOf = new Map<number, Where>();
 const mentioned = new Set<number>();
@@ -29,24 +29,47 @@ export function dmKey(userIds: number[], myId: number): string {
   return (others.length ? others : [myId]).sort((a, b) => a - b).join(',');
 }
 
+/**
+ * Whether a topic's unread messages count, as in Zulip: not in a muted topic,
+ * and in a muted channel only in topics unmuted or followed. Mentions count
+ * wherever they are.
+ */
+function counted(channelId: number, topic: string, mutedChannels: ReadonlySet<number>): boolean {
+  const policy = topicPolicies.value.get(topicKey(channelId, topic)) ?? VISIBILITY.INHERIT;
+  if (policy === VISIBILITY.MUTED) return false;
+  if (mutedChannels.has(channelId)) return policy === VISIBILITY.UNMUTED || policy === VISIBILITY.FOLLOWED;
+  return true;
+}
+
 function recount(): void {
   const channels = new Map<number, number>();
   const topics = new Map<string, { topic: string; count: number }>();
   const dms = new Map<string, number>();
+  const mutedChannels = new Set(subscriptions.value.filter((s) => s.is_muted).map((s) => s.stream_id));
+  let total = 0;
   for (const w of whereOf.values()) {
     if (w.kind === 'channel') {
-      channels.set(w.channelId, (channels.get(w.channelId) ?? 0) + 1);
       const k = `${w.channelId}:${w.topic.toLowerCase()}`;
       const t = topics.get(k);
       topics.set(k, { topic: t?.topic ?? w.topic, count: (t?.count ?? 0) + 1 });
+      if (!counted(w.channelId, w.topic, mutedChannels)) continue;
+      channels.set(w.channelId, (channels.get(w.channelId) ?? 0) + 1);
     } else {
       dms.set(w.key, (dms.get(w.key) ?? 0) + 1);
     }
+    total += 1;
   }
   let mentions = 0;
   for (const id of mentioned) if (whereOf.has(id)) mentions += 1;
-  unread.value = { total: whereOf.size, channels, topics, dms, mentions };
+  unread.value = { total, channels, topics, dms, mentions };
 }
+
+// Muting or unmuting a topic or channel changes what counts.
+effect(() => {
+  void topicPolicies.value;
+  void subscriptions.value;
+  recount();
+});
 
 export function loadUnread(state: NonNullable<Register['unread_msgs']>, myId: number): void {
   whereOf.clear();
@@ -101,6 +124,11 @@ export function moveUnread(ids: readonly number[], channelId: number | undefined
     changed = true;
   }
   if (changed) recount();
+}
+
+/** The conversation of an unread message (for jumping to the next unread topic or conversation). */
+export function unreadWhere(): ReadonlyMap<number, Where> {
+  return whereOf;
 }
 
 export function isUnread(id: number): boolean {
