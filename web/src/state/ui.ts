@@ -1,4 +1,6 @@
 import { signal } from '@preact/signals';
+import { focusRequest, setTarget, startDirectMessage } from './compose';
+import { channelName } from './store';
 
 /**
  * What is open on the page besides the narrow: the selected message (the
@@ -21,15 +23,17 @@ export const listControl: { scrollTo: (messageId: number) => void; toBottom: () 
 
 /**
  * What a shortcut asks of the compose box: write in a topic, to a
- * conversation, or a new direct message. The compose box may follow this
- * signal to set its recipient; until it does, the shortcuts focus its text.
+ * conversation, or a new direct message (state/compose.ts sets the
+ * recipient and asks the box for the focus).
  */
 export type ComposeRequest =
   { kind: 'topic'; channelId: number; topic: string } | { kind: 'dm'; userIds: number[] } | { kind: 'new-dm' } | { kind: 'current' };
-export const composeRequest = signal<(ComposeRequest & { at: number }) | null>(null);
 
 export function requestCompose(r: ComposeRequest): void {
-  composeRequest.value = { ...r, at: Date.now() };
-  const text = document.getElementById('compose-content');
-  if (text instanceof HTMLTextAreaElement) text.focus();
+  if (r.kind === 'topic') {
+    setTarget({ kind: 'channel', channel: channelName(r.channelId), topic: r.topic });
+    focusRequest.value += 1;
+  } else if (r.kind === 'dm') startDirectMessage(r.userIds);
+  else if (r.kind === 'new-dm') startDirectMessage();
+  else focusRequest.value += 1;
 }
