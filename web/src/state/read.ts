@@ -1,4 +1,4 @@
-import { api, ok } from '../api/client';
+import { api, ApiFailure, ok } from '../api/client';
 import { removeUnread } from './unread';
 import { updateFlags } from './messages';
 
@@ -16,12 +16,26 @@ export function markSeen(ids: readonly number[]): void {
   if (!timer) timer = setTimeout(flush, 400);
 }
 
+/** A request that could not reach the server is sent again, after a pause that doubles (up to a minute). */
+let retryMs = 2000;
+
 async function flush(): Promise<void> {
   timer = null;
   const ids = [...pending];
   pending.clear();
   if (ids.length === 0) return;
+  // Shown read at once; the server is told in the background.
   removeUnread(ids);
   updateFlags(ids, 'read', 'add');
-  await ok(api.POST('/messages/flags', { body: { messages: ids, op: 'add', flag: 'read' } }));
+  try {
+    await ok(api.POST('/messages/flags', { body: { messages: ids, op: 'add', flag: 'read' } }));
+    retryMs = 2000;
+  } catch (e) {
+    // Unreachable (a restart, a lost network): kept for the next try. A refusal (a message
+    // deleted meanwhile) is not retried; the next register brings the server's counts.
+    if (!(e instanceof ApiFailure) || e.status !== 0) return;
+    for (const id of ids) pending.add(id);
+    timer ??= setTimeout(flush, retryMs);
+    retryMs = Math.min(retryMs * 2, 60_000);
+  }
 }
