@@ -1,3 +1,4 @@
+import { withEmojiGlyphs } from '../lib/emoji';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, ok } from '../api/client';
 import { narrowKey } from '../lib/narrow';
@@ -251,7 +252,7 @@ export function Compose() {
           {preview === 'loading' ? (
             <p class="status">Rendering…</p>
           ) : preview.html.trim() ? (
-            <div class="content" dangerouslySetInnerHTML={{ __html: preview.html }} />
+            <div class="content" dangerouslySetInnerHTML={{ __html: withEmojiGlyphs(preview.html) }} />
           ) : (
             <p class="status">Nothing to preview.</p>
           )}

@@ -1,3 +1,4 @@
+import { withEmojiGlyphs } from '../lib/emoji';
 import { memo } from 'preact/compat';
 import { ago, timeOf } from '../lib/time';
 import type { Message } from '../state/store';
@@ -51,7 +52,7 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
               <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{timeOf(m.timestamp)}</time>
             </div>
           )}
-          <div class="content" dangerouslySetInnerHTML={{ __html: m.match_content ?? m.content }} />
+          <div class="content" dangerouslySetInnerHTML={{ __html: withEmojiGlyphs(m.match_content ?? m.content) }} />
           {edited !== null ? (
             <span class="edited" title={`Edited ${ago(edited)}`}>
               (edited)<span class="visually-hidden"> {ago(edited)}</span>

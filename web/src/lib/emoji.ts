@@ -17,3 +17,18 @@ export const COMMON_EMOJI: readonly { name: string; code: string }[] = [
   { name: 'working_on_it', code: '1f6e0' },
   { name: 'octopus', code: '1f419' },
 ];
+
+/**
+ * The server renders a Unicode emoji as a span holding its `:name:` text,
+ * for a client's sprite sheet to draw over (Zulip's web app does). Parley's
+ * client draws the character itself instead, keeping the span and its label.
+ */
+const EMOJI_SPAN = /(<span aria-label="[^"]*" class="emoji emoji-([0-9a-f]+(?:-[0-9a-f]+)*)" role="img" title="[^"]*">):[^<:]+:(<\/span>)/g;
+
+export function withEmojiGlyphs(html: string): string {
+  if (!html.includes('class="emoji emoji-')) return html;
+  return html.replace(
+    EMOJI_SPAN,
+    (_all, open: string, code: string, close: string) => `${open}${emojiGlyph(code, 'unicode_emoji', code)}${close}`,
+  );
+}
