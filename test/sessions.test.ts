@@ -100,6 +100,26 @@ eachDatabase('browser sessions', (dialect) => {
     expect(await t.ctx.db('sessions').where({ key_hash: login.key }).first()).toBeUndefined();
   });
 
+  it("a login form posted from another site's page is refused (login CSRF); this site's own is taken", async () => {
+    const post = (headers: Record<string, string>) =>
+      request(t.app).post('/login/').set(headers).type('form').send({ username: t.cast.member.delivery_email, password: CAST_PASSWORD });
+    const host = new URL(t.ctx.config.externalUrl).host;
+    const crossSite: Record<string, string>[] = [
+      { Origin: 'https://evil.example' },
+      { 'Sec-Fetch-Site': 'cross-site' },
+      { Origin: 'null' },
+    ];
+    for (const headers of crossSite) {
+      const refused = await post(headers);
+      expect(refused.status).toBe(403);
+      expect(refused.headers['set-cookie']).toBeUndefined();
+      expect(refused.text).toContain('CSRF');
+    }
+    const own = await post({ Origin: `http://${host}`, 'Sec-Fetch-Site': 'same-origin', Host: host });
+    expect(own.status).toBe(302);
+    expect(own.headers['set-cookie']).toEqual(expect.arrayContaining([expect.stringMatching(/^sessionid=/)]));
+  });
+
   it('a login goes to a `next` path of this site, never to another site', async () => {
     expect((await logIn(t, t.cast.member, { next: '/#narrow/channel/1' })).location).toBe('/#narrow/channel/1');
     expect((await logIn(t, t.cast.member, { next: '//evil.example/' })).location).toBe('/');
@@ -126,6 +146,9 @@ eachDatabase('browser sessions', (dialect) => {
     const missing = await json('get', '/no/such/thing', login.cookie);
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ result: 'error', msg: 'Endpoint does not exist' });
+    // Incoming webhooks are /api/v1/external's alone: no operation under /json.
+    const webhook = await json('post', '/external/github', login.cookie, { csrf: login.csrf, fields: {} });
+    expect(webhook.status).toBe(404);
   });
 
   it('/json decodes and validates parameters as /api/v1 does, for an operation first called there', async () => {
@@ -262,7 +285,7 @@ eachDatabase('browser sessions', (dialect) => {
     expect((await json('get', '/users/me', c.cookie)).status).toBe(401);
   });
 
-  it('a password change ends every other session of the user and keeps the one that made it', async () => {
+  it('a password change ends every other session of the user, and renews the one that made it under a new key', async () => {
     const user = t.cast.moderator;
     const current = await logIn(t, user);
     const other = await logIn(t, user);
@@ -271,11 +294,18 @@ eachDatabase('browser sessions', (dialect) => {
       fields: { old_password: CAST_PASSWORD, new_password: CAST_PASSWORD },
     });
     expect(changed.status).toBe(200);
-    expect((await json('get', '/users/me', current.cookie)).status).toBe(200);
+    // The browser that changed it stays logged in, with new cookies; the old key is worth nothing.
+    const setCookie = changed.headers['set-cookie'] as unknown as string[];
+    const renewed = { key: cookieValue(setCookie, 'sessionid')!, csrf: cookieValue(setCookie, 'csrftoken')! };
+    expect(renewed.key).toBeDefined();
+    expect(renewed.key).not.toBe(current.key);
+    expect(renewed.csrf).not.toBe(current.csrf);
+    expect((await json('get', '/users/me', `sessionid=${renewed.key}`)).status).toBe(200);
+    expect((await json('get', '/users/me', current.cookie)).status).toBe(401);
     expect((await json('get', '/users/me', other.cookie)).status).toBe(401);
     // By API key, no session is kept.
     await t.api.patch('/settings', user, { old_password: CAST_PASSWORD, new_password: CAST_PASSWORD });
-    expect((await json('get', '/users/me', current.cookie)).status).toBe(401);
+    expect((await json('get', '/users/me', `sessionid=${renewed.key}`)).status).toBe(401);
   });
 
   it('deactivating the user ends their sessions', async () => {

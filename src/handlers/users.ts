@@ -47,6 +47,9 @@ export const userHandlers: HandlerTable = {
 
   'update-settings': async (call) => {
     await doUpdateSettings(call.ctx, caller(call).user, call.params, call.sessionId);
+    // A new password ended the user's other sessions; the one that set it goes on under a new
+    // key, so a copy of the old cookie taken before the change is worth nothing.
+    if (call.params.new_password !== undefined) await call.renewSession();
     return {};
   },
 

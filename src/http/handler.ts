@@ -24,6 +24,12 @@ export interface Call<K extends OpId> {
   caller: Caller | null;
   /** The browser session of a /json request (ADR 0053); null for an API key. */
   sessionId: number | null;
+  /**
+   * Replaces the browser session of a /json request by a new one (new key,
+   * new CSRF token, their cookies on this response), as Django cycles the
+   * session key when the password changes; nothing for an API key.
+   */
+  renewSession: () => Promise<void>;
   params: Params<K>;
   /** Names of the parameters the client sent (defaults not included). */
   sent: ReadonlySet<string>;

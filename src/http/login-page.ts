@@ -4,7 +4,7 @@ import { csrfRefusal, hashSessionKey, readCookie, SESSION_COOKIE } from '../doma
 import { endBrowserSession } from '../handlers/sessions';
 import { loginPage } from '../handlers/login-page';
 import { findSessionByKeyHash } from '../queries/sessions';
-import { formField, formPagesRouter, pageRealm } from './page-forms';
+import { crossSiteFormPage, formField, formPagesRouter, pageRealm } from './page-forms';
 import { RESET_FORM_PATH } from './password-reset-pages';
 import { clearSessionCookies, logIn, nextPath } from './session-cookies';
 import { escapeHtml, sendPage } from './site-pages';
@@ -45,7 +45,7 @@ export function loginPageRouter(ctx: AppContext): Router {
       const field = formField(req, 'csrfmiddlewaretoken');
       const header = req.headers['x-csrftoken'];
       const sent = field || (Array.isArray(header) ? header[0] : header);
-      if (csrfRefusal(sent, session.csrf_token, field ? 'form' : 'header') !== null) return csrfFailurePage(res);
+      if (csrfRefusal(sent, session.csrf_token, field ? 'form' : 'header') !== null) return crossSiteFormPage(res);
       await endBrowserSession(ctx, key);
     }
     // Without a session there is nothing to end: the cookies are cleared all the same.
@@ -59,16 +59,6 @@ export function loginPageRouter(ctx: AppContext): Router {
 function queryNext(req: Request): string {
   const next = req.query.next;
   return typeof next === 'string' ? next : '';
-}
-
-/** Zulip's 4xx page for a form whose CSRF token is wrong or missing. */
-function csrfFailurePage(res: Response): void {
-  sendPage(
-    res,
-    403,
-    'Forbidden',
-    `<h1>Forbidden</h1>\n<p>The form's security token is missing or wrong (CSRF). Reload the page and try again.</p>`,
-  );
 }
 
 function loginForm(res: Response, status: number, realmName: string, email: string, next: string, error: string | null): void {

@@ -6,11 +6,13 @@ import { authenticateBasic, authenticateSession } from './auth';
 import { csrfRefusal, SAFE_METHODS } from '../domain/sessions';
 import { bodyParsers, FORM_FIELDS, receiveUploads } from './body';
 import { RESPONDED, type Handler, type HandlerTable, type OpId, type Params } from './handler';
+import { ROUTED_ELSEWHERE } from './routes';
 import { normalizeParams } from './params';
 import { matchRoute, type SpecIndex } from './spec';
 import { checkJsonQueryAsSent, requestValidator } from './validation';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 import { openScope, scopeIfAny, scopeOf, type RequestScope } from './scope';
+import { logIn } from './session-cookies';
 
 /** Form bodies may hold this much (after decompression); Zulip's nginx allows far more for uploads only. */
 const FORM_BYTES = 5 * 1024 * 1024;
@@ -36,6 +38,11 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
 
   router.use((req: Request, res: Response, next: NextFunction) => {
     const match = matchRoute(spec, req.path, req.method);
+    // Incoming webhooks are served at /api/v1/external only (./webhooks.ts): a service posts there
+    // with a bot's key, never with a browser's session.
+    if (mode === 'session' && match.kind === 'operation' && ROUTED_ELSEWHERE.includes(match.info.operationId as OpId)) {
+      throw new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404);
+    }
     if (match.kind === 'not-found') {
       throw new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404);
     }
@@ -164,6 +171,9 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
       ctx,
       caller: s.caller,
       sessionId: s.sessionId,
+      renewSession: async () => {
+        if (s.caller && s.sessionId !== null) await logIn(ctx, req, res, s.caller.user);
+      },
       params: validated(params),
       sent: s.sentParams,
       files: s.receivedFiles,

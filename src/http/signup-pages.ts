@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context';
 import { getEmailInviteForSignup, getInviteLinkForSignup, type SignupInvitation } from '../access/invites';
 import { realmUrl } from '../domain/realm-address';
@@ -6,6 +6,7 @@ import { MIN_PASSWORD_LENGTH } from '../domain/secrets';
 import { acceptInvitationForm, requestLinkSignupForm, type SignupForm } from '../handlers/signup';
 import type { RealmRow } from '../queries/rows';
 import { logIn } from './session-cookies';
+import { pageForm } from './page-forms';
 import { escapeHtml, sendPage } from './site-pages';
 
 /**
@@ -26,7 +27,7 @@ import { escapeHtml, sendPage } from './site-pages';
  */
 export function signupPagesRouter(ctx: AppContext): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const form = pageForm();
   const emailPaths = ['/accounts/do_confirm/:key', '/accounts/do_confirm/:key/'];
   router.get(emailPaths, async (req, res) => {
     const found = await getEmailInviteForSignup(ctx.db, String(req.params.key));

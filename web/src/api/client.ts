@@ -20,7 +20,15 @@ export const CSRF_COOKIE = 'csrftoken';
 export function cookie(name: string): string | null {
   for (const part of document.cookie.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      // A malformed escape (a cookie set by something else) is taken as it is.
+      try {
+        return decodeURIComponent(value);
+      } catch {
+        return value;
+      }
+    }
   }
   return null;
 }

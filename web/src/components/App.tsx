@@ -1,3 +1,4 @@
+import { cookie, CSRF_COOKIE } from '../api/client';
 import { useEffect, useRef } from 'preact/hooks';
 import { narrow, overlay } from '../state/navigation';
 import { connection, me, realm } from '../state/store';
@@ -55,7 +56,7 @@ export function App() {
           Settings<span class="visually-hidden"> for {me.value?.full_name}</span>
         </a>
         <form method="post" action="/accounts/logout/" class="logout">
-          <input type="hidden" name="csrfmiddlewaretoken" value={csrf()} />
+          <input type="hidden" name="csrfmiddlewaretoken" value={cookie(CSRF_COOKIE) ?? ''} />
           <button type="submit">Log out</button>
         </form>
       </header>
@@ -84,9 +85,4 @@ export function App() {
       {helpOpen.value && <HelpDialog onClose={() => (helpOpen.value = false)} />}
     </div>
   );
-}
-
-function csrf(): string {
-  const m = /(?:^|;\s*)csrftoken=([^;]*)/.exec(document.cookie);
-  return m ? decodeURIComponent(m[1]) : '';
 }

@@ -9,7 +9,7 @@ export function Avatar({ userId, url, name, size = 36 }: { userId: number; url?:
   const user = users.value.get(userId);
   const src = url ?? user?.avatar_url ?? null;
   const label = name ?? user?.full_name ?? '';
-  if (src && (src.startsWith('/') || src.startsWith(location.origin))) {
+  if (src && sameOrigin(src)) {
     return <img class="avatar" src={src} alt="" width={size} height={size} loading="lazy" />;
   }
   const initials = label
@@ -23,4 +23,12 @@ export function Avatar({ userId, url, name, size = 36 }: { userId: number; url?:
       {initials || '?'}
     </span>
   );
+}
+
+function sameOrigin(url: string): boolean {
+  try {
+    return new URL(url, location.href).origin === location.origin;
+  } catch {
+    return false;
+  }
 }
