@@ -10,6 +10,9 @@ import { channelId, eventually, text, useWebClient, userId } from './support/web
  * messages and replies, a network loss, and drafts kept per conversation.
  * Screens are checked as in test/web-client.test.ts.
  */
+/** A one-pixel PNG. */
+const DOT_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
 describeInBrowser('the web client’s compose box in Chromium', 'test/web-client-compose.test.ts', (CHROMIUM) => {
   jest.setTimeout(120_000);
   const f = useWebClient(CHROMIUM, { name: 'web-compose' });
@@ -131,7 +134,13 @@ describeInBrowser('the web client’s compose box in Chromium', 'test/web-client
 
     const chooser = f.olivia.waitForEvent('filechooser');
     await f.olivia.getByRole('button', { name: 'Attach files' }).click();
-    await (await chooser).setFiles({ name: 'chosen.txt', mimeType: 'text/plain', buffer: Buffer.from('contents of chosen.txt') });
+    await (
+      await chooser
+    ).setFiles([
+      { name: 'chosen.txt', mimeType: 'text/plain', buffer: Buffer.from('contents of chosen.txt') },
+      { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG },
+    ]);
+    await eventually(async () => expect(await box.inputValue()).toMatch(/\[dot\.png\]\(\/user_uploads\/[^)]+\)/));
     await eventually(async () => expect(await box.inputValue()).toMatch(/\[chosen\.txt\]\(\/user_uploads\/[^)]+\)/));
     expect(await box.inputValue()).not.toMatch(/Uploading/);
 
@@ -150,6 +159,11 @@ describeInBrowser('the web client’s compose box in Chromium', 'test/web-client
       expect(await res.text()).toBe(`contents of ${name}`);
       expect((await fetch(url, { redirect: 'manual' })).status).not.toBe(200);
     }
+    // The picture is previewed, and the page may load it (its policy allows images of its own origin).
+    await message.locator('.message_inline_image img').waitFor();
+    await eventually(async () =>
+      expect(await f.max.evaluate("document.querySelector('article.message .message_inline_image img').naturalWidth")).toBe(1),
+    );
   });
 
   it('tells the other person who is typing, until the message is sent', async () => {
@@ -163,6 +177,17 @@ describeInBrowser('the web client’s compose box in Chromium', 'test/web-client
     expect(await text(f.olivia.locator('.typing-notice'))).toBe('');
     await field(f.olivia).press('Control+Enter');
     await f.max.locator('article.message', { hasText: 'Typing slowly' }).waitFor();
+    await eventually(async () => expect(await text(notice)).toBe(''));
+  });
+
+  it('tells the other person of a direct conversation who is typing, until the text is emptied', async () => {
+    await open(f.max, `#narrow/dm/${ids.olivia}`);
+    await open(f.olivia, `#narrow/dm/${ids.max}`);
+    const notice = f.max.locator('.typing-notice');
+    await field(f.olivia).pressSequentially('Hm');
+    await eventually(async () => expect(await text(notice)).toBe('Olivia Owner is typing…'));
+    await field(f.olivia).press('Backspace');
+    await field(f.olivia).press('Backspace');
     await eventually(async () => expect(await text(notice)).toBe(''));
   });
 
