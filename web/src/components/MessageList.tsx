@@ -158,7 +158,8 @@ export function MessageList() {
         {v.loading === 'initial' && <p class="status">Loading…</p>}
         {v.error && <p class="status error">{v.error}</p>}
         {v.loading === null && messages.length === 0 && !v.error && <p class="status">No messages here yet.</p>}
-        <div class="rows" role="feed" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+        {/* ARIA's feed must hold articles: an empty narrow's list is not one yet. */}
+        <div class="rows" role={messages.length ? 'feed' : undefined} style={{ height: `${virtualizer.getTotalSize()}px` }}>
           {items.map((it) => {
             const m = messages[it.index];
             const prev = messages[it.index - 1];

@@ -93,7 +93,11 @@ export function SuggestionList({
           class={i === active ? 'active' : ''}
           // The field keeps focus: the choice is taken on click, not on the press that would blur it.
           onMouseDown={(e) => e.preventDefault()}
-          onMouseEnter={() => state.setActive(i)}
+          // Only a pointer really moving takes the choice: a list opening under a resting
+          // pointer gets a synthetic move with no movement, which must not override the keyboard's.
+          onMouseMove={(e) => {
+            if (e.movementX || e.movementY) state.setActive(i);
+          }}
           onClick={() => {
             onPick(s, open.start);
             state.close();
