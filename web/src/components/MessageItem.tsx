@@ -1,7 +1,7 @@
 import { withEmojiGlyphs } from '../lib/emoji';
 import { memo } from 'preact/compat';
 import { ago, timeOf } from '../lib/time';
-import type { Message } from '../state/store';
+import { users, type Message } from '../state/store';
 import { Avatar } from './Avatar';
 import { Reactions } from './Reactions';
 
@@ -26,11 +26,13 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
   const unread = !flags.has('read');
   const mentioned = [...flags].some((f) => f.endsWith('mentioned'));
   const edited = m.last_edit_timestamp ?? null;
+  // The sender's name as it is now: a rename (a realm_user event) shows on their earlier messages too, as in Zulip.
+  const sender = users.value.get(m.sender_id)?.full_name ?? m.sender_full_name;
   return (
     <article
       class={`message ${unread ? 'unread' : ''} ${mentioned ? 'mentioned' : ''} ${showSender ? 'first' : ''} ${selected ? 'selected' : ''}`}
       data-message-id={m.id}
-      aria-label={`${m.sender_full_name}, ${timeOf(m.timestamp)}`}
+      aria-label={`${sender}, ${timeOf(m.timestamp)}`}
       aria-current={selected ? 'true' : undefined}
     >
       {recipientLine}
@@ -39,7 +41,7 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
           {showSender ? (
             // The sender's name beside it is the same control for the keyboard and screen readers.
             <button type="button" class="avatar-button" data-user-id={m.sender_id} tabIndex={-1} aria-hidden="true">
-              <Avatar userId={m.sender_id} url={m.avatar_url} name={m.sender_full_name} />
+              <Avatar userId={m.sender_id} url={m.avatar_url} name={sender} />
             </button>
           ) : null}
         </div>
@@ -47,7 +49,7 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
           {showSender && (
             <div class="sender">
               <button type="button" class="link sender-name" data-user-id={m.sender_id}>
-                {m.sender_full_name}
+                {sender}
               </button>
               <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{timeOf(m.timestamp)}</time>
             </div>

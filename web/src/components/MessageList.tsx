@@ -107,17 +107,26 @@ export function MessageList() {
     if (messages[0].id !== firstId.current) {
       const kept = messages.findIndex((m) => m.id === firstId.current);
       firstId.current = messages[0].id;
-      if (kept > 0) virtualizer.scrollToIndex(kept, { align: 'start' });
+      // Where the reader is stays put: the list moves down by what was put above it. (The list may have
+      // been scrolled to its first unread since the older page was asked for, so not to the old top.)
+      const el = scroller.current;
+      const above = kept > 0 ? virtualizer.getOffsetForIndex(kept, 'start')?.[0] : undefined;
+      if (el && above !== undefined) virtualizer.scrollToOffset(el.scrollTop + above);
     }
   });
 
   const items = virtualizer.getVirtualItems();
   useEffect(() => {
     if (!v || items.length === 0) return;
-    if (items[0].index < 5) void loadMore('older');
-    if (items[items.length - 1].index > messages.length - 5) void loadMore('newer');
     const el = scroller.current;
     if (!el) return;
+    // Near an end by the rows drawn and by where the list really is: right after the list scrolled to its
+    // first unread, the rows drawn are still those of before, at the top.
+    const margin = 5 * 64;
+    if (items[0].index < 5 && el.scrollTop < margin) void loadMore('older');
+    if (items[items.length - 1].index > messages.length - 5 && el.scrollHeight - el.scrollTop - el.clientHeight < margin) {
+      void loadMore('newer');
+    }
     const top = el.scrollTop;
     const bottom = top + el.clientHeight;
     const seen: number[] = [];

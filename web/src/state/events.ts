@@ -19,7 +19,7 @@ import {
   type Register,
 } from './store';
 import { channelTopics, loadTopics, noteTopicMessage } from './topics';
-import { addUnread, loadUnread, moveUnread, removeUnread } from './unread';
+import { addUnread, loadUnread, moveUnread, removeUnread, unreadWhere } from './unread';
 
 /**
  * Real time: POST /register loads the state and opens an event queue, then
@@ -165,7 +165,8 @@ function apply(e: Event): void {
     }
     case 'update_message_flags':
       if (e.flag === 'read') {
-        if (e.op === 'add') removeUnread(e.messages);
+        // Marking everything read (POST /mark_all_as_read) comes as `all: true` with no IDs, as in Zulip.
+        if (e.op === 'add') removeUnread(e.all ? [...unreadWhere().keys()] : e.messages);
         // A message marked unread again returns to the counts when its view refetches it.
       }
       updateFlags(e.messages, e.flag, e.op, e.all);
