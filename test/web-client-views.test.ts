@@ -119,10 +119,10 @@ describeInBrowser('the web client’s views in Chromium', 'test/web-client-views
     await eventually(async () => expect(await f.olivia.locator('nav.sidebar .views .count').count()).toBe(0));
     await goTo(f.olivia, `narrow/channel/${general}-general`);
     await f.olivia.locator('article.message', { hasText: 'Shipping it?' }).waitFor();
-    // With nothing unread, Max's #general opens at its newest message.
+    // Max has the topic itself open: his page follows it to its new name, as Zulip's does.
     await jsonAs(f.max, 'POST', '/mark_all_as_read', {});
     await eventually(async () => expect(await f.max.locator('nav.sidebar .views .count').count()).toBe(0));
-    await goTo(f.max, `narrow/channel/${general}-general`);
+    await goTo(f.max, `narrow/channel/${general}-general/topic/ready to ship`);
     await f.max.locator('article.message', { hasText: 'Shipping it?' }).waitFor();
 
     await f.olivia
@@ -135,6 +135,8 @@ describeInBrowser('the web client’s views in Chromium', 'test/web-client-views
       .click();
     await eventually(async () => expect(await sidebarTopic(f.max, 'general', '✔ ready to ship').count()).toBe(1));
     await eventually(async () => expect(await sidebarTopic(f.max, 'general', 'ready to ship').count()).toBe(0));
+    await eventually(async () => expect(await title(f.max)).toBe('#general › ✔ ready to ship'));
+    await f.max.locator('article.message', { hasText: 'Shipping it?' }).waitFor();
     // Olivia's list shows the topic's new name.
     const oliviaLine = f.olivia.locator('article.message', { hasText: 'Shipping it?' }).locator('header.recipient');
     await eventually(async () => expect(await text(oliviaLine.locator('a').nth(1))).toBe('✔ ready to ship'));

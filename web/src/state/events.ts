@@ -1,6 +1,7 @@
 import { api, ApiFailure, ok, type Schemas } from '../api/client';
 
-import { afterMove, forgetViews, onNewMessage, openNarrow, updateFlags, updateMessages } from './messages';
+import { afterMove, forgetViews, onNewMessage, openNarrow, updateFlags, updateMessages, view } from './messages';
+import { termOf } from '../lib/narrow';
 import {
   connection,
   customEmoji,
@@ -249,8 +250,30 @@ function apply(e: Event): void {
   for (const l of listeners) l(e);
 }
 
+/** Told when the open topic moved as a whole, so that the page can follow it (state/navigation.ts). */
+let onOpenTopicMoved: (to: { channelId: number; topic: string }) => void = () => undefined;
+
+export function followOpenTopicWith(follow: (to: { channelId: number; topic: string }) => void): void {
+  onOpenTopicMoved = follow;
+}
+
 function applyMessageUpdate(e: Extract<Event, { type: 'update_message' }>): void {
   const ids = new Set(e.message_ids.length ? e.message_ids : [e.message_id]);
+  // Where the moved messages were, read before they change: whether the open topic is the one moving.
+  const open = view.value;
+  const moved = open?.messages.find((m) => ids.has(m.id));
+  const openTopic = open ? termOf(open.narrow, 'topic') : undefined;
+  const openChannel = open ? termOf(open.narrow, 'channel') : undefined;
+  const followTo =
+    moved?.type === 'stream' &&
+    e.propagate_mode !== undefined &&
+    e.propagate_mode !== 'change_one' &&
+    (e.new_stream_id !== undefined || e.subject !== undefined) &&
+    openChannel?.operand === moved.stream_id &&
+    openTopic !== undefined &&
+    String(openTopic.operand).toLowerCase() === moved.subject.toLowerCase()
+      ? { channelId: e.new_stream_id ?? (moved.stream_id as number), topic: e.subject ?? moved.subject }
+      : null;
   if (e.new_stream_id !== undefined || e.subject !== undefined) {
     moveUnread([...ids], e.new_stream_id, e.subject);
     // Topics renamed, resolved or moved: the lists of the channels involved are fetched again.
@@ -267,6 +290,8 @@ function applyMessageUpdate(e: Extract<Event, { type: 'update_message' }>): void
     return next;
   });
   if (e.new_stream_id !== undefined || e.subject !== undefined) afterMove(ids);
+  // A topic renamed, resolved or moved while open: the page goes with it, as Zulip's does.
+  if (followTo) onOpenTopicMoved(followTo);
 }
 
 function applyUserGroup(e: Extract<Event, { type: 'user_group' }>): void {

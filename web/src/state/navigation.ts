@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals';
-import { COMBINED_FEED, isSearch, narrowHash, parseHash, type Narrow } from '../lib/narrow';
+import { channelNarrow, COMBINED_FEED, isSearch, narrowHash, parseHash, type Narrow } from '../lib/narrow';
 import { openNarrow } from './messages';
+import { followOpenTopicWith } from './events';
 import { channelName } from './store';
 import { sidebarOpen } from './ui';
 
@@ -41,6 +42,7 @@ export function followHash(): void {
 }
 
 export function startNavigation(): void {
+  followOpenTopicWith((to) => go(channelNarrow(to.channelId, to.topic)));
   window.addEventListener('hashchange', followHash);
   followHash();
 }
