@@ -151,6 +151,25 @@ eachDatabase('browser sessions', (dialect) => {
     expect((await json('get', '/users/me/alert_words', login.cookie)).status).toBe(200);
   });
 
+  it('a GET under /json has its query validated and decoded as under /api/v1, before any /api/v1 request of it', async () => {
+    // The validator's lookup is cached per operation; an operation no /api/v1 request has
+    // reached yet (in this process) shows whether /json finds it on its own.
+    const login = await logIn(t, t.cast.member);
+    const narrow = JSON.stringify([{ operator: 'dm', operand: [t.cast.member.id] }]);
+    const page = await json('get', '/messages', login.cookie, { fields: { anchor: 'newest', num_before: '5', num_after: '0', narrow } });
+    expect(page.status).toBe(200);
+    expect(page.body.found_newest).toBe(true);
+    const queue = await json('post', '/register', login.cookie, { csrf: login.csrf, fields: { event_types: '["message"]' } });
+    expect(queue.status).toBe(200);
+    const events = await json('get', '/events', login.cookie, {
+      fields: { queue_id: queue.body.queue_id, last_event_id: '-1', dont_block: 'true' },
+    });
+    expect(events.status).toBe(200);
+    expect(events.body.events).toEqual([]);
+    const bad = await json('get', '/messages', login.cookie, { fields: { anchor: 'newest', num_before: 'many', num_after: '0' } });
+    expect(bad.status).toBe(400);
+  });
+
   it("records a session's activity at most once a minute", async () => {
     const login = await logIn(t, t.cast.member);
     const row = async () =>

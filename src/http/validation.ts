@@ -129,7 +129,12 @@ function cachedMetadata(original: RequestHandler, aliases: Map<string, string>):
     // the validator cannot take it for its sibling (validatorAliases).
     const alias = route && aliases.get(route.info.pathTemplate);
     const url = req.originalUrl;
-    if (alias) req.originalUrl = url.replace(/\/?(\?|$)/, `${alias.slice(alias.lastIndexOf('/'))}$1`);
+    // The contract's server is /api/v1: a /json request (the same operations, by session) is
+    // looked up under it, or the validator, ignoring what it calls undocumented, would pass its
+    // parameters on undecoded (narrow as text, last_event_id as "-1") until an /api/v1 request
+    // of the operation had filled the cache below.
+    if (url.startsWith('/json/')) req.originalUrl = `/api/v1${url.slice('/json'.length)}`;
+    if (alias) req.originalUrl = req.originalUrl.replace(/\/?(\?|$)/, `${alias.slice(alias.lastIndexOf('/'))}$1`);
     void original(req, res, (err?: unknown) => {
       req.originalUrl = url;
       const found = (req as unknown as { openapi?: OpenApiMetadata }).openapi;
