@@ -82,7 +82,10 @@ export async function openNarrow(narrow: Narrow): Promise<void> {
   while (views.size > KEPT_VIEWS) views.delete(views.keys().next().value as string);
   view.value = v;
   try {
-    const page = await fetchMessages(narrow, 'first_unread', PAGE / 2, PAGE / 2);
+    // A full page on each side of the first unread: where most is read that anchor is the newest
+    // message, where it is near the start of the history the page before it is short; either way
+    // the first screen has 100 messages (when the narrow has them) without a second fetch.
+    const page = await fetchMessages(narrow, 'first_unread', PAGE, PAGE);
     const current = views.get(key) ?? v;
     const flags = new Map(current.flags);
     for (const m of page.messages) flags.set(m.id, new Set(m.flags ?? []));
