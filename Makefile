@@ -140,6 +140,13 @@ test: install spec spec-lint gen-check typecheck lint
 bench: install spec
 	bash bench/run.sh
 
+# bench/web-client.ts through bench/run.sh (its MariaDB set-up): the web client in Chromium on the
+# 1m dataset (first screen's JS, first 100 messages drawn, channel switches, scrolling 10,000
+# messages); writes bench/results/<date>-web-client.md. Needs the dataset (make bench BENCH_SCALE=1m BENCH_DB=mariadb).
+.PHONY: bench-web
+bench-web: install spec
+	BENCH_WEB=1 BENCH_SCALE=$${BENCH_SCALE:-1m} BENCH_DB=$${BENCH_DB:-mariadb} bash bench/run.sh
+
 # bench/soak.sh builds bench/ and runs bench/soak.ts: one Parley process on a scratch MariaDB
 # database under a paced mixed load for SOAK_MINUTES (30); fails when an error, a memory growth or
 # a p99 that creeps is found, and writes bench/results/<date>-soak-mariadb.md.

@@ -29,4 +29,8 @@ if [ "$db" = mariadb ] || [ "$db" = mysql ]; then
   fi
 fi
 
+# BENCH_WEB=1 (make bench-web): the web client in Chromium on the same dataset instead (bench/web-client.ts).
+if [ "${BENCH_WEB:-}" = 1 ]; then
+  exec node dist/bench/web-client.js
+fi
 exec node dist/bench/run.js

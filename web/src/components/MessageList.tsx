@@ -116,12 +116,18 @@ export function MessageList() {
   });
 
   const items = virtualizer.getVirtualItems();
+  /** Whether this render's rows cover what is in view: not when the list was scrolled in this commit (on opening, a jump). */
+  const inView = (el: HTMLElement) =>
+    items.length > 0 &&
+    items[0].start <= el.scrollTop + 1 &&
+    items[items.length - 1].end >= Math.min(el.scrollTop + el.clientHeight, virtualizer.getTotalSize()) - 1;
   useEffect(() => {
-    if (!v || items.length === 0) return;
     const el = scroller.current;
-    if (!el) return;
-    // Near an end by the rows drawn and by where the list really is: right after the list scrolled to its
-    // first unread, the rows drawn are still those of before, at the top.
+    // Not before the rows drawn are the ones in view: the first draw is at the top (and right after
+    // the jump to the first unread the rows are still those), which is no reason to fetch history
+    // or to take messages for seen.
+    if (!v || !el || positioned.current !== v.key || !inView(el)) return;
+    // Near an end by the rows drawn and by where the list really is.
     const margin = 5 * 64;
     if (items[0].index < 5 && el.scrollTop < margin) void loadMore('older');
     if (items[items.length - 1].index > messages.length - 5 && el.scrollHeight - el.scrollTop - el.clientHeight < margin) {
@@ -137,6 +143,16 @@ export function MessageList() {
       }
     }
     markSeen(seen);
+  });
+  // For bench/web-client.ts: the narrow's first 100 messages (or all it has) are in and the rows in view drawn.
+  const drawn = useRef<string | null>(null);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!v || !el || drawn.current === v.key || v.loading !== null || v.error) return;
+    if (messages.length > 0 && (positioned.current !== v.key || !inView(el))) return;
+    if (messages.length > 0 && messages.length < 100 && !(v.foundOldest && v.foundNewest)) return;
+    drawn.current = v.key;
+    performance.mark('parley:list-drawn', { detail: { narrow: v.key, messages: messages.length } });
   });
 
   if (!v) return <div class="message-list" />;

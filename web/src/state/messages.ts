@@ -82,10 +82,13 @@ export async function openNarrow(narrow: Narrow): Promise<void> {
   while (views.size > KEPT_VIEWS) views.delete(views.keys().next().value as string);
   view.value = v;
   try {
-    // near:ID and id:ID open at that message, as in Zulip; anything else at the first unread.
+    // near:ID and id:ID open at that message, as in Zulip; anything else at the first unread. A
+    // full page on each side: where most is read the first unread is the newest message, where
+    // it is near the start of the history the page before it is short; either way the first
+    // screen has 100 messages (when the narrow has them) without a second fetch.
     const at = narrow.find((t) => (t.operator === 'near' || t.operator === 'id') && !t.negated && typeof t.operand === 'number');
     const anchor = typeof at?.operand === 'number' ? at.operand : null;
-    const page = await fetchMessages(narrow, anchor ?? 'first_unread', PAGE / 2, PAGE / 2);
+    const page = await fetchMessages(narrow, anchor ?? 'first_unread', PAGE, PAGE);
     const current = views.get(key) ?? v;
     const flags = new Map(current.flags);
     for (const m of page.messages) flags.set(m.id, new Set(m.flags ?? []));
