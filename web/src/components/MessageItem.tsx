@@ -4,14 +4,15 @@ import { ago, timeOf } from '../lib/time';
 import { users, type Message } from '../state/store';
 import { Avatar } from './Avatar';
 import { Reactions } from './Reactions';
+import { RecipientLine } from './RecipientLine';
 
 export interface ItemProps {
   message: Message;
   flags: ReadonlySet<string>;
   /** The sender's name and picture: the first of a run of one sender's messages. */
   showSender: boolean;
-  /** The channel and topic (or conversation) line: the first of a run in one conversation. */
-  recipientLine: preact.ComponentChildren | null;
+  /** Whether the channel and topic (or conversation) line is drawn above: the first of a run in one conversation. */
+  recipientLine: boolean;
   selected: boolean;
   onActions: (m: Message) => void;
 }
@@ -35,7 +36,7 @@ export const MessageItem = memo(function MessageItem({ message: m, flags, showSe
       aria-label={`${sender}, ${timeOf(m.timestamp)}`}
       aria-current={selected ? 'true' : undefined}
     >
-      {recipientLine}
+      {recipientLine && <RecipientLine m={m} />}
       <div class="message-row">
         <div class="gutter">
           {showSender ? (

@@ -1,60 +1,26 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { channelNarrow, dmNarrow } from '../lib/narrow';
-import { dateOf, dayOf } from '../lib/time';
+import { dayOf } from '../lib/time';
 import { useVirtualizer } from '../lib/virtual';
 import { markSeen } from '../state/read';
 import { loadMore, openAtNewest, view } from '../state/messages';
-import { hashOf } from '../state/navigation';
-import { channelName, me, userName, type Message } from '../state/store';
-import { actingOn, listControl, selectedId, topicMenu, userCard } from '../state/ui';
+import { type Message } from '../state/store';
+import { actingOn, listControl, selectedId, userCard } from '../state/ui';
 import { MessageActions } from './MessageActions';
 import { MessageItem } from './MessageItem';
+
+/**
+ * The same props for an unchanged row on every draw (no new set, element or
+ * function), so that MessageItem's memo skips it: while scrolling, the list
+ * redraws at each row measured, and only new rows should render.
+ */
+const NO_FLAGS: ReadonlySet<string> = new Set();
+const openActions = (m: Message) => (actingOn.value = { id: m.id, edit: false });
 
 /** Messages of one sender closer than this in time share one sender line, as in Zulip. */
 const SAME_RUN_SECONDS = 5 * 60;
 
 function conversationOf(m: Message): string {
   return m.type === 'stream' ? `s${m.stream_id}:${m.subject.toLowerCase()}` : `d${m.recipient_id}`;
-}
-
-function RecipientLine({ m }: { m: Message }) {
-  const myId = me.value?.user_id ?? 0;
-  if (m.type === 'stream' && m.stream_id !== undefined) {
-    const channelId = m.stream_id;
-    const topic = m.subject || 'general chat';
-    return (
-      <header class="recipient">
-        <a href={hashOf(channelNarrow(channelId))}>#{channelName(channelId)}</a>
-        <span aria-hidden="true"> › </span>
-        {m.match_subject ? (
-          // The server's copy of the topic with the searched words marked, escaped by it.
-          <a href={hashOf(channelNarrow(channelId, m.subject))} dangerouslySetInnerHTML={{ __html: m.match_subject }} />
-        ) : (
-          <a href={hashOf(channelNarrow(channelId, m.subject))}>{topic}</a>
-        )}
-        <button
-          type="button"
-          class="icon"
-          aria-label={`Actions for topic ${topic}`}
-          aria-haspopup="dialog"
-          onClick={() => (topicMenu.value = { channelId, topic: m.subject })}
-        >
-          ⋯
-        </button>
-        <span class="date">{dateOf(m.timestamp)}</span>
-      </header>
-    );
-  }
-  const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [];
-  const others = ids.filter((id) => id !== myId);
-  return (
-    <header class="recipient dm">
-      <a href={hashOf(dmNarrow(others.length ? others : [myId]))}>
-        {others.length ? `You and ${others.map(userName).join(', ')}` : 'You (notes to self)'}
-      </a>
-      <span class="date">{dateOf(m.timestamp)}</span>
-    </header>
-  );
 }
 
 /**
@@ -203,11 +169,11 @@ export function MessageList() {
               >
                 <MessageItem
                   message={m}
-                  flags={v.flags.get(m.id) ?? new Set()}
+                  flags={v.flags.get(m.id) ?? NO_FLAGS}
                   showSender={showSender}
-                  recipientLine={newConversation ? <RecipientLine m={m} /> : null}
+                  recipientLine={newConversation}
                   selected={selectedId.value === m.id}
-                  onActions={(msg) => (actingOn.value = { id: msg.id, edit: false })}
+                  onActions={openActions}
                 />
               </div>
             );
