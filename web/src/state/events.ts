@@ -51,6 +51,21 @@ export async function register(): Promise<Register> {
         slim_presence: true,
         include_subscribers: false,
         all_public_streams: false,
+        // The state this client reads, and no more: every channel's list (`stream`), bots, profile
+        // fields, drafts and the like cost the server time at every page load and are never shown.
+        // The queue still receives every kind of event.
+        fetch_event_types: [
+          'realm',
+          'realm_user',
+          'subscription',
+          'message',
+          'update_message_flags',
+          'presence',
+          'user_settings',
+          'user_topic',
+          'user_group',
+          'realm_emoji',
+        ],
         client_capabilities: {
           notification_settings_null: true,
           bulk_message_deletion: true,
