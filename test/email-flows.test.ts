@@ -64,7 +64,10 @@ eachDatabase('mail end to end', (dialect) => {
     const link = new URL(linkIn(mail.text, `${t.ctx.config.externalUrl}/accounts/do_confirm/`));
     expect((await request(t.app).get(link.pathname)).status).toBe(200);
     const done = await request(t.app).post(link.pathname).type('form').send({ full_name: 'New Comer', password: 'a-good-password' });
-    expect(done.status).toBe(200);
+    // The new member is logged in (a browser session) and sent to the web client.
+    expect(done.status).toBe(302);
+    expect(done.headers.location).toBe('/');
+    expect(done.headers['set-cookie']).toEqual(expect.arrayContaining([expect.stringMatching(/^sessionid=/)]));
     const key = await t.api.post('/fetch_api_key', null, { username: 'newcomer@example.com', password: 'a-good-password' });
     expect(key.status).toBe(200);
     const subscriptions = await request(t.app)
