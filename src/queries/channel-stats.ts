@@ -47,8 +47,8 @@ const RECENT_ACTIVITY_DAYS = 180;
 
 /**
  * is_recently_active per channel from real message data: the newest send
- * time of each channel, one index probe on (recipient_id, date_sent) per
- * channel, in a single statement.
+ * time of each channel, one backward index probe on (recipient_id,
+ * date_sent) per channel, in a single statement.
  */
 export async function getRecentlyActive(
   q: Q,
@@ -62,7 +62,17 @@ export async function getRecentlyActive(
       'c.recipient_id',
       channels.map((c) => c.recipient_id),
     )
-    .select('c.recipient_id', q('messages as m').max('m.date_sent').whereRaw('m.recipient_id = c.recipient_id').as('last'));
+    .select(
+      'c.recipient_id',
+      // Not MAX(): MariaDB reads every index entry of the channel for a correlated MAX (200 ms at 1m);
+      // the newest entry of (recipient_id, date_sent) read backwards is one probe.
+      q('messages as m')
+        .select('m.date_sent')
+        .whereRaw('m.recipient_id = c.recipient_id')
+        .orderBy('m.date_sent', 'desc')
+        .limit(1)
+        .as('last'),
+    );
   const lastSent = new Map(rows.map((r) => [r.recipient_id, Number(r.last ?? 0)]));
   const cutoff = now - RECENT_ACTIVITY_DAYS * 24 * 3600;
   for (const c of channels) out.set(c.id, (lastSent.get(c.recipient_id) ?? 0) >= cutoff || c.date_created >= now - WEEK);
