@@ -43,13 +43,13 @@ describeInBrowser('the web client’s compose box in Chromium', 'test/web-client
     await open(f.olivia, topic(ids.general, 'preview'));
     const markdown = 'This is **bold** and *slanted*';
     await field(f.olivia).fill(markdown);
-    await f.olivia.getByRole('button', { name: 'Preview' }).click();
+    await f.olivia.getByRole('button', { name: 'Preview', exact: true }).click();
     const preview = f.olivia.locator('.compose-preview .content');
     await preview.locator('strong', { hasText: 'bold' }).waitFor();
     expect(await preview.locator('em', { hasText: 'slanted' }).count()).toBe(1);
     expect(await field(f.olivia).count()).toBe(0);
     await f.check(f.olivia, 'compose-preview');
-    await f.olivia.getByRole('button', { name: 'Preview' }).click();
+    await f.olivia.getByRole('button', { name: 'Preview', exact: true }).click();
     await field(f.olivia).waitFor();
     expect(await field(f.olivia).inputValue()).toBe(markdown);
     await eventually(async () => expect(await focused(f.olivia)).toBe('compose-content'));

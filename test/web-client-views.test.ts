@@ -112,6 +112,31 @@ describeInBrowser('the web client’s views in Chromium', 'test/web-client-views
     await eventually(async () => expect(await sidebarTopic(f.max, 'general', 'noisy').count()).toBe(1));
   });
 
+  it('lists a busy channel’s topics as Zulip does: 8 recent, 12 with unread ones, the open one, the rest behind “More topics”', async () => {
+    await jsonAs(f.max, 'POST', '/mark_all_as_read', {});
+    await goTo(f.max, `narrow/is/starred`);
+    await eventually(async () => expect(await f.max.locator('nav.sidebar .count').count()).toBe(0));
+    for (let i = 1; i <= 14; i++) await post(`busy-${String(i).padStart(2, '0')}`, `busy topic ${i}`, 'random');
+    await f.max.getByRole('button', { name: 'Show topics of random' }).click();
+    const names = () => channelRow(f.max, 'random').locator('.topic-row .topic-name').allTextContents();
+    const more = channelRow(f.max, 'random').locator('.more-topics');
+    // Newest first: busy-14 … busy-03 (12, all unread); busy-02 and busy-01 wait behind the button with their 2 messages.
+    await eventually(async () =>
+      expect(await names()).toEqual(Array.from({ length: 12 }, (_, i) => `busy-${String(14 - i).padStart(2, '0')}`)),
+    );
+    expect(await text(more.locator('.count'))).toBe('2');
+
+    // The topic open now is always listed.
+    await goTo(f.max, `narrow/channel/${random}-random/topic/busy-01`);
+    await eventually(async () => expect(await names()).toContain('busy-01'));
+    expect(await names()).not.toContain('busy-02');
+
+    await more.getByRole('button', { name: 'More topics' }).click();
+    await eventually(async () => expect(await names()).toEqual(expect.arrayContaining(['busy-01', 'busy-02', 'busy-14'])));
+    await more.getByRole('button', { name: 'Fewer topics' }).click();
+    await eventually(async () => expect(await names()).not.toContain('busy-02'));
+  });
+
   it('resolves a topic for both people and unresolves it', async () => {
     await post('ready to ship', 'Shipping it?');
     // In the channel's view, where the renamed topic's messages stay; with nothing unread it opens at the newest.

@@ -28,29 +28,71 @@ function Link({ to, children, class: cls }: { to: Narrow; children: preact.Compo
   );
 }
 
-/** Zulip shows a channel's few most recent topics, and every one with unread messages. */
+/**
+ * Zulip's rule for a channel's topics in the sidebar: the 8 most recent,
+ * then, up to 12 in all, more recent ones with unread messages, and always
+ * the topic open now; the rest behind "More topics" with their unread count.
+ * A busy channel has hundreds of unread topics: drawing them all made the
+ * first screen slow and the list useless.
+ */
 const RECENT_TOPICS = 8;
+const RECENT_TOPICS_WITH_UNREAD = 12;
 
-function topicsOf(channelId: number, counts: UnreadCounts): { topic: string; count: number }[] {
-  const out = new Map<string, { topic: string; count: number }>();
-  for (const t of (channelTopics.value.get(channelId) ?? []).slice(0, RECENT_TOPICS)) {
-    out.set(t.name.toLowerCase(), { topic: t.name, count: counts.topics.get(topicKey(channelId, t.name))?.count ?? 0 });
-  }
-  for (const [k, t] of counts.topics) {
-    if (k.startsWith(`${channelId}:`) && !out.has(t.topic.toLowerCase())) out.set(t.topic.toLowerCase(), t);
-  }
-  return [...out.values()].filter((t) => topicPolicies.value.get(topicKey(channelId, t.topic)) !== VISIBILITY.MUTED);
+interface SidebarTopics {
+  shown: { topic: string; count: number }[];
+  /** Unread messages in topics not shown, and whether there are such topics. */
+  moreUnread: number;
+  more: boolean;
 }
 
-function ChannelTopics({ channelId, counts }: { channelId: number; counts: UnreadCounts }) {
+function topicsOf(channelId: number, counts: UnreadCounts, currentTopic: string | undefined, all: boolean): SidebarTopics {
+  const muted = (topic: string) => topicPolicies.value.get(topicKey(channelId, topic)) === VISIBILITY.MUTED;
+  // This channel's unread topics, by lowercased name; the rest of its topics have none.
+  const unreadTopics = counts.topics.get(channelId) ?? new Map<string, { topic: string; count: number }>();
+  const current = currentTopic?.toLowerCase();
+  const out: SidebarTopics = { shown: [], moreUnread: 0, more: false };
+  const seen = new Set<string>();
+  let unreadLeft = unreadTopics.size;
+  const consider = (name: string): boolean => {
+    const k = name.toLowerCase();
+    if (seen.has(k)) return true;
+    seen.add(k);
+    const count = unreadTopics.get(k)?.count ?? 0;
+    if (count > 0) unreadLeft -= 1;
+    if (muted(name) && k !== current) return true;
+    const n = out.shown.length;
+    if (all || k === current || n < RECENT_TOPICS || (count > 0 && n < RECENT_TOPICS_WITH_UNREAD)) out.shown.push({ topic: name, count });
+    else out.more = true;
+    // A busy channel has thousands of topics: past the recent ones, stop once no unread or open topic can follow.
+    return (
+      all ||
+      n < RECENT_TOPICS ||
+      (unreadLeft > 0 && out.shown.length < RECENT_TOPICS_WITH_UNREAD) ||
+      (current !== undefined && !seen.has(current))
+    );
+  };
+  // Newest first: the channel's topics as the server listed them, then unread ones it has not listed yet.
+  const listed = channelTopics.value.get(channelId) ?? [];
+  let i = 0;
+  while (i < listed.length && consider(listed[i]!.name)) i += 1;
+  if (i < listed.length - 1) out.more = true;
+  for (const t of unreadTopics.values()) if (!seen.has(t.topic.toLowerCase())) consider(t.topic);
+  if (currentTopic !== undefined && !seen.has(current!)) consider(currentTopic);
+  const shown = new Set(out.shown.map((t) => t.topic.toLowerCase()));
+  for (const [k, t] of unreadTopics) if (!shown.has(k) && !muted(t.topic)) out.moreUnread += t.count;
+  return out;
+}
+
+function ChannelTopics({ channelId, counts, currentTopic }: { channelId: number; counts: UnreadCounts; currentTopic: string | undefined }) {
+  const [all, setAll] = useState(false);
   useEffect(() => {
     loadTopics(channelId).catch(() => undefined);
   }, [channelId]);
-  const topics = topicsOf(channelId, counts);
-  if (topics.length === 0) return null;
+  const topics = topicsOf(channelId, counts, currentTopic, all);
+  if (topics.shown.length === 0) return null;
   return (
     <ul class="topics">
-      {topics.map((t) => (
+      {topics.shown.map((t) => (
         <li key={t.topic.toLowerCase()} class="topic-row">
           <Link to={channelNarrow(channelId, t.topic)}>
             <span class="topic-name">{t.topic || 'general chat'}</span> <Count n={t.count} label="messages" />
@@ -66,6 +108,14 @@ function ChannelTopics({ channelId, counts }: { channelId: number; counts: Unrea
           </button>
         </li>
       ))}
+      {(topics.more || all) && (
+        <li class="more-topics">
+          <button type="button" class="link" aria-expanded={all} onClick={() => setAll(!all)}>
+            {all ? 'Fewer topics' : 'More topics'}
+          </button>{' '}
+          <Count n={topics.moreUnread} label="messages in more topics" />
+        </li>
+      )}
     </ul>
   );
 }
@@ -80,6 +130,8 @@ export function Sidebar() {
   const myId = me.value?.user_id ?? 0;
   const [expanded, setExpanded] = useState<number | null>(null);
   const currentChannel = narrow.value.find((t) => t.operator === 'channel')?.operand;
+  const topicTerm = narrow.value.find((t) => t.operator === 'topic')?.operand;
+  const currentTopic = typeof topicTerm === 'string' ? topicTerm : undefined;
   const channels = [...subscriptions.value].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
   return (
     <nav class="sidebar" id="sidebar" aria-label="Channels and conversations">
@@ -126,7 +178,13 @@ export function Sidebar() {
                   {open ? '▾' : '▸'}
                 </button>
               </span>
-              {open && <ChannelTopics channelId={s.stream_id} counts={counts} />}
+              {open && (
+                <ChannelTopics
+                  channelId={s.stream_id}
+                  counts={counts}
+                  currentTopic={currentChannel === s.stream_id ? currentTopic : undefined}
+                />
+              )}
             </li>
           );
         })}
