@@ -45,13 +45,14 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
     // @tus/server and its srvx are ES modules only: Node (20.19+) requires them as they
-    // are, but jest's module system needs them compiled to CommonJS.
-    '/node_modules/(@tus|srvx)/.+\\.m?js$': [
+    // are, but jest's module system needs them compiled to CommonJS. So is Preact 11, which
+    // the web client's state modules import (test/web-lib.test.ts).
+    '/node_modules/(@tus|srvx|preact|@preact)/.+\\.m?js$': [
       '@swc/jest',
       { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@tus|srvx)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@tus|srvx|preact|@preact)/)'],
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 30000,

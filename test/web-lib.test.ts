@@ -2,11 +2,14 @@ import { applySuggestion, findTrigger, mentionSuggestions, personMention } from 
 import { withEmojiGlyphs } from '../web/src/lib/emoji';
 import { channelNarrow, dmNarrow, narrowHash, parseHash, parseSearch, searchText } from '../web/src/lib/narrow';
 import { TypingNotifier, type TypingClock } from '../web/src/lib/typing';
+import { subscriptions, topicPolicies, VISIBILITY, type Message } from '../web/src/state/store';
+import { addUnread, loadUnread, moveUnread, removeUnread, unread } from '../web/src/state/unread';
 
 /**
  * The web client's pure logic (web/src/lib), without a browser: Zulip's
  * narrow fragments and search syntax, the compose box's completions, the
- * typing-notice rhythm and the emoji drawn in message HTML. The browser
+ * typing-notice rhythm, the emoji drawn in message HTML, and the unread
+ * counts kept event by event (web/src/state/unread.ts). The browser
  * suites (test/web-client*.test.ts) cover the same through the page.
  */
 const names = { channel: (id: number) => ({ 3: 'general', 4: 'team lunch' })[id] ?? `c${id}` };
@@ -109,5 +112,93 @@ describe('emoji in message HTML', () => {
       '<p><span aria-label="wave" class="emoji emoji-1f44b" role="img" title="wave">\u{1f44b}</span> hi</p>',
     );
     expect(withEmojiGlyphs('<p>:wave:</p>')).toBe('<p>:wave:</p>');
+  });
+});
+
+describe('unread counts kept event by event', () => {
+  it('agree with counting every unread message again, through sends, reads, moves and muting', () => {
+    const me = 1;
+    // The model: id → conversation, counted from scratch after every step.
+    const model = new Map<number, { channel?: number; topic?: string; dm?: string; mention: boolean }>();
+    const expected = () => {
+      const muted = (c: number, t: string) => {
+        const p = topicPolicies.value.get(`${c}:${t.toLowerCase()}`) ?? VISIBILITY.INHERIT;
+        if (p === VISIBILITY.MUTED) return true;
+        return subscriptions.value.some((s) => s.stream_id === c && s.is_muted) && p !== VISIBILITY.UNMUTED && p !== VISIBILITY.FOLLOWED;
+      };
+      const channels: Record<number, number> = {};
+      const topics: Record<string, number> = {};
+      const dms: Record<string, number> = {};
+      let total = 0;
+      let mentions = 0;
+      for (const m of model.values()) {
+        if (m.mention) mentions += 1;
+        if (m.dm !== undefined) {
+          dms[m.dm] = (dms[m.dm] ?? 0) + 1;
+          total += 1;
+          continue;
+        }
+        const k = `${m.channel}:${m.topic!.toLowerCase()}`;
+        topics[k] = (topics[k] ?? 0) + 1;
+        if (muted(m.channel!, m.topic!)) continue;
+        channels[m.channel!] = (channels[m.channel!] ?? 0) + 1;
+        total += 1;
+      }
+      return { total, mentions, channels, topics, dms };
+    };
+    const actual = () => {
+      const u = unread.value;
+      const topics: Record<string, number> = {};
+      for (const [c, byTopic] of u.topics) for (const [k, t] of byTopic) topics[`${c}:${k}`] = t.count;
+      return { total: u.total, mentions: u.mentions, channels: Object.fromEntries(u.channels), topics, dms: Object.fromEntries(u.dms) };
+    };
+
+    loadUnread(
+      { streams: [{ stream_id: 3, topic: 'Lunch', unread_message_ids: [1, 2] }], pms: [], huddles: [], mentions: [2], count: 2 } as never,
+      me,
+    );
+    model.set(1, { channel: 3, topic: 'Lunch', mention: false }).set(2, { channel: 3, topic: 'Lunch', mention: true });
+    expect(actual()).toEqual(expected());
+
+    // A seeded walk: sends to channels, topics and DMs, reads, moves, and muting changes.
+    let seed = 42;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const topicNames = ['Lunch', 'lunch', 'Deploys', 'Q3'];
+    for (let id = 3; id < 600; id++) {
+      const step = rand(10);
+      if (step < 5) {
+        const mention = rand(5) === 0;
+        const flags = mention ? ['mentioned'] : [];
+        if (rand(4) === 0) {
+          const other = 2 + rand(3);
+          const m = { id, type: 'private', display_recipient: [{ id: me }, { id: other }], subject: '' } as unknown as Message;
+          addUnread(m, flags, me);
+          model.set(id, { dm: String(other), mention });
+        } else {
+          const channel = 3 + rand(3);
+          const topic = topicNames[rand(topicNames.length)]!;
+          addUnread({ id, type: 'stream', stream_id: channel, subject: topic } as unknown as Message, flags, me);
+          model.set(id, { channel, topic, mention });
+        }
+      } else if (step < 8) {
+        const ids = [...model.keys()].filter(() => rand(6) === 0);
+        removeUnread([...ids, 10_000]);
+        for (const i of ids) model.delete(i);
+      } else if (step === 8) {
+        const ids = [...model.keys()].filter((i) => model.get(i)!.channel !== undefined && rand(3) === 0);
+        const [channel, topic] = [rand(2) ? 3 + rand(3) : undefined, rand(2) ? topicNames[rand(topicNames.length)] : undefined];
+        moveUnread(ids, channel, topic);
+        for (const i of ids) {
+          const m = model.get(i)!;
+          model.set(i, { ...m, channel: channel ?? m.channel, topic: topic ?? m.topic });
+        }
+      } else if (rand(2)) {
+        topicPolicies.value = new Map([[`${3 + rand(3)}:${topicNames[rand(4)]!.toLowerCase()}`, rand(4)]]);
+      } else {
+        subscriptions.value = [{ stream_id: 3 + rand(3), is_muted: true } as never];
+      }
+      expect(actual()).toEqual(expected());
+    }
+    expect(unread.value.total).toBeGreaterThan(0);
   });
 });
