@@ -20,7 +20,7 @@ import {
   type Register,
 } from './store';
 import { channelTopics, loadTopics, noteTopicMessage } from './topics';
-import { addUnread, loadUnread, moveUnread, removeUnread, unreadWhere } from './unread';
+import { addUnread, dmKey, loadUnread, moveUnread, removeUnread, unreadWhere } from './unread';
 
 /**
  * Real time: POST /register loads the state and opens an event queue, then
@@ -335,17 +335,8 @@ function applyTyping(e: Extract<Event, { type: 'typing' }>): void {
   const key =
     e.message_type === 'stream'
       ? typingKey(e.stream_id, e.topic, undefined)
-      : typingKey(
-          undefined,
-          undefined,
-          (e.recipients ?? [])
-            .map((r) => r.user_id)
-            .filter((id) => id !== myId)
-            .concat(e.sender.user_id)
-            .filter((v, i, a) => a.indexOf(v) === i)
-            .sort((a, b) => a - b)
-            .join(','),
-        );
+      : // The conversation as the compose box names it (state/compose.ts typingKeyOf): the participants other than me.
+        typingKey(undefined, undefined, dmKey([...new Set([...(e.recipients ?? []).map((r) => r.user_id), e.sender.user_id])], myId));
   const who = (typing.value.get(key) ?? []).filter((id) => id !== e.sender.user_id);
   if (e.op === 'start') who.push(e.sender.user_id);
   typing.value = replaceIn(typing.value, key, who.length ? who : undefined);
