@@ -177,6 +177,7 @@ interface ColdLoad {
   domContentLoaded: number;
   register: { server: number; total: number } | null;
   messagesFetch: { server: number; total: number } | null;
+  afterRegister: number;
 }
 
 /** One cold load in a new context: navigation start → the mark, and the API calls' times from Resource Timing. */
@@ -186,15 +187,24 @@ async function coldLoad(
   session: { key: string; csrfToken: string },
   channel: Channel,
   timeoutMs?: number,
+  profileTo?: string,
 ): Promise<ColdLoad> {
   const context = await newContext(browser, base, session);
   try {
     const page = await context.newPage();
+    // BENCH_WEB_PROFILE=file: the page's CPU profile of this load (open it in Chromium's DevTools).
+    const cdp = profileTo ? await context.newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
     await page.goto(`${base}/${hashOf(channel)}`);
     const mark = await markOf(page, keyOf(channel), 0, timeoutMs).catch(async (e: unknown) => {
       await page.screenshot({ path: path.join(ROOT, 'bench', '.data', 'web-client-timeout.png') });
       throw e;
     });
+    if (cdp) fs.writeFileSync(profileTo!, JSON.stringify((await cdp.send('Profiler.stop')).profile));
     const timings = (await page.evaluate(`(() => {
       const nav = performance.getEntriesByType('navigation')[0];
       const res = performance.getEntriesByType('resource');
@@ -203,6 +213,9 @@ async function coldLoad(
         domContentLoaded: nav.domContentLoadedEventEnd,
         register: t(res.find((e) => e.name.includes('/json/register'))),
         messagesFetch: t(res.find((e) => e.name.includes('/json/messages?'))),
+        // The page's own work on the register answer (state, sidebar) before it asks for the messages.
+        afterRegister:
+          res.find((e) => e.name.includes('/json/messages?')).startTime - res.find((e) => e.name.includes('/json/register')).responseEnd,
       };
     })()`)) as Omit<ColdLoad, 'drawnMs' | 'messages'>;
     return { drawnMs: mark.startTime, messages: mark.messages, ...timings };
@@ -264,6 +277,20 @@ const SCROLL_THROUGH = `(async () => {
   await new Promise((r) => setTimeout(r, 300));
   const frames = [];
   let maxRows = 0;
+  // Chromium's long-animation-frame entries name the scripts of each frame over 50 ms.
+  const long = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      long.push({
+        ms: Math.round(e.duration),
+        blockingMs: Math.round(e.blockingDuration),
+        renderMs: e.renderStart ? Math.round(e.startTime + e.duration - e.renderStart) : 0,
+        layoutMs: e.styleAndLayoutStart ? Math.round(e.startTime + e.duration - e.styleAndLayoutStart) : 0,
+        scripts: e.scripts.map((x) => ({ ms: Math.round(x.duration), what: x.invoker + ' ' + (x.sourceFunctionName || '') + ' ' + (x.sourceURL || '').split('/').pop() + ':' + x.sourceCharPosition })),
+      });
+    }
+  });
+  observer.observe({ type: 'long-animation-frame' });
   const step = 400;
   const t0 = performance.now();
   await new Promise((done) => {
@@ -278,7 +305,8 @@ const SCROLL_THROUGH = `(async () => {
     };
     requestAnimationFrame(tick);
   });
-  return { frames: frames.slice(1), maxRows, seconds: (performance.now() - t0) / 1000 };
+  observer.disconnect();
+  return { frames: frames.slice(1), maxRows, seconds: (performance.now() - t0) / 1000, long };
 })()`;
 
 interface Scroll {
@@ -290,6 +318,16 @@ interface Scroll {
   long: number;
   maxRows: number;
   seconds: number;
+  /** Chromium's long animation frames during the scroll, with the scripts it names. */
+  longFrames: LongFrame[];
+}
+
+interface LongFrame {
+  ms: number;
+  blockingMs: number;
+  renderMs: number;
+  layoutMs: number;
+  scripts: { ms: number; what: string }[];
 }
 
 /** Loads `SCROLL_MESSAGES` of the channel by scrolling to either end again and again, then scrolls through them frame by frame. */
@@ -327,7 +365,7 @@ async function scroll(browser: Browser, base: string, session: { key: string; cs
     }
     const loadSeconds = (Date.now() - started) / 1000;
     await page.waitForTimeout(500);
-    const r = (await page.evaluate(SCROLL_THROUGH)) as { frames: number[]; maxRows: number; seconds: number };
+    const r = (await page.evaluate(SCROLL_THROUGH)) as { frames: number[]; maxRows: number; seconds: number; long: LongFrame[] };
     return {
       loaded: ids.size,
       loadSeconds,
@@ -337,6 +375,7 @@ async function scroll(browser: Browser, base: string, session: { key: string; cs
       long: r.frames.filter((f) => f > 50).length,
       maxRows: r.maxRows,
       seconds: r.seconds,
+      longFrames: r.long,
     };
   } finally {
     await context.close();
@@ -398,7 +437,7 @@ async function main(): Promise<void> {
   const server: BenchServer = await startBenchServer({
     dataDir: target.dataDir,
     databaseUrl: target.databaseUrl ?? '',
-    env: { LOG_LEVEL: 'warn', NODE_ENV: 'production', WEB_DIST_DIR: path.join(ROOT, 'web', 'dist') },
+    env: { LOG_LEVEL: 'warn', NODE_ENV: 'production', WEB_DIST_DIR: env.BENCH_WEB_DIST ?? path.join(ROOT, 'web', 'dist') },
   });
   const base = `http://127.0.0.1:${server.port}`;
   const channels = await channelsOf(target, user.id);
@@ -412,7 +451,7 @@ async function main(): Promise<void> {
     await coldLoad(browser, base, session, busy!, Number(env.BENCH_WEB_WARMUP_TIMEOUT ?? 180_000));
     const loads: ColdLoad[] = [];
     for (let i = 0; i < LOADS; i++) {
-      loads.push(await coldLoad(browser, base, session, busy!));
+      loads.push(await coldLoad(browser, base, session, busy!, undefined, i === LOADS - 1 ? env.BENCH_WEB_PROFILE : undefined));
       process.stderr.write(`cold load ${i + 1}: ${ms(loads.at(-1)!.drawnMs)} (${loads.at(-1)!.messages} messages)\n`);
     }
     const curl = curlMessages(base, user.email, apiKey, busy!);
@@ -426,6 +465,7 @@ async function main(): Promise<void> {
     const first = median(loads.map((l) => l.drawnMs));
     const reg = median(loads.map((l) => l.register?.server ?? NaN));
     const regTotal = median(loads.map((l) => l.register?.total ?? NaN));
+    const afterRegister = median(loads.map((l) => l.afterRegister));
     const msgs = median(loads.map((l) => l.messagesFetch?.server ?? NaN));
     const msgsTotal = median(loads.map((l) => l.messagesFetch?.total ?? NaN));
     const dcl = median(loads.map((l) => l.domContentLoaded));
@@ -459,12 +499,19 @@ async function main(): Promise<void> {
       '|---|---|',
       `| DOMContentLoaded | ${ms(dcl)} |`,
       `| POST /json/register: server (request → first byte) / whole | ${ms(reg)} / ${ms(regTotal)} |`,
+      `| the page's work on the register answer, until it asks for the messages | ${ms(afterRegister)} |`,
       `| first GET /json/messages (100 on each side of the first unread): server / whole | ${ms(msgs)} / ${ms(msgsTotal)} |`,
       `| the same GET /api/v1/messages by curl (same run, median of 5 after 2) | ${ms(curlMs)} |`,
       `| ratio page's GET / curl's | ${(msgs / curlMs).toFixed(2)} |`,
       '',
       `Loading ${sc.loaded.toLocaleString('en')} messages by scrolling to either end took ${sc.loadSeconds.toFixed(1)} s (100 a fetch).`,
       `Messages on the first screen of each switch: ${sw.messages.join(', ')}.`,
+      '',
+      `Chromium's long animation frames (over 50 ms) during the scroll: ${sc.longFrames.length}.`,
+      ...sc.longFrames.map(
+        (f) =>
+          `- ${f.ms} ms (blocking ${f.blockingMs}, render ${f.renderMs}, style and layout ${f.layoutMs}): ${f.scripts.map((x) => `${x.what} ${x.ms} ms`).join('; ') || 'no script'}`,
+      ),
       '',
       '| first-screen file | kind | bytes | gzipped |',
       '|---|---|---|---|',
