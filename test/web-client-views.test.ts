@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { describeInBrowser } from './support/browser';
 import { apiAsOwner, channelId, eventually, jsonAs, text, useWebClient, userId } from './support/web-client';
 
@@ -257,6 +258,32 @@ describeInBrowser('the web client’s views in Chromium', 'test/web-client-views
     await name.fill('Olivia Owner');
     await f.olivia.locator('form.row-form').getByRole('button', { name: 'Save' }).click();
     await eventually(async () => expect(await f.max.locator('nav.sidebar .dms a', { hasText: 'Olivia Owner' }).count()).toBe(1));
+  });
+
+  it('draws a person’s uploaded picture from Parley, and initials for a Gravatar one (no outside image)', async () => {
+    await goTo(f.max, 'narrow/is/mentioned');
+    const avatar = f.max.locator('article.message', { hasText: 'can you look at this?' }).locator('.avatar').first();
+    await eventually(async () => expect(await avatar.getAttribute('class')).toMatch(/\binitials\b/));
+    expect(await text(avatar)).toBe('OO');
+
+    const origin = new URL(f.olivia.url()).origin;
+    const csrf = (await f.olivia.context().cookies(origin)).find((c) => c.name === 'csrftoken')?.value ?? '';
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 20, g: 120, b: 200 } } })
+      .png()
+      .toBuffer();
+    const uploaded = await f.olivia.request.post(`${origin}/json/users/me/avatar`, {
+      headers: { 'X-CSRFToken': csrf },
+      multipart: { file: { name: 'me.png', mimeType: 'image/png', buffer: png } },
+    });
+    expect(uploaded.status()).toBe(200);
+    // The realm_user event brings her picture's URL to Max's page, on the messages already drawn.
+    await eventually(async () => expect(await avatar.evaluate((el) => el.tagName)).toBe('IMG'));
+    const src = (await avatar.getAttribute('src'))!;
+    expect(new URL(src, origin).origin).toBe(origin);
+    await eventually(async () => expect(await avatar.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0));
+
+    expect((await f.olivia.request.delete(`${origin}/json/users/me/avatar`, { headers: { 'X-CSRFToken': csrf } })).status()).toBe(200);
+    await eventually(async () => expect(await avatar.getAttribute('class')).toMatch(/\binitials\b/));
   });
 
   it('lists muted topics in the settings and unmutes one there', async () => {

@@ -47,7 +47,8 @@ export async function register(): Promise<Register> {
     api.POST('/register', {
       body: {
         apply_markdown: true,
-        client_gravatar: false,
+        // Gravatar pictures are drawn as initials (the CSP forbids outside images): their URLs are not needed.
+        client_gravatar: true,
         slim_presence: true,
         include_subscribers: false,
         all_public_streams: false,
