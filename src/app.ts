@@ -24,7 +24,7 @@ import { sitePagesRouter } from './http/site-pages';
 import { passwordResetPagesRouter } from './http/password-reset-pages';
 import { loginPageRouter } from './http/login-page';
 import { webAppRouter } from './http/web-app';
-import { readCookie, SESSION_COOKIE } from './domain/sessions';
+import { usesSession } from './http/auth';
 import { unsubscribeRouter } from './http/unsubscribe';
 import { doUnsubscribe } from './actions/unsubscribe';
 import { scopeIfAny } from './http/scope';
@@ -93,7 +93,7 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // Authorization header: that request is the operation under /json, which takes the session.
   app.use((req, _res, next) => {
     if (req.path.startsWith('/avatar/')) {
-      const prefix = !req.headers.authorization && readCookie(req.headers.cookie, SESSION_COOKIE) ? '/json' : '/api/v1';
+      const prefix = usesSession(req.headers) ? '/json' : '/api/v1';
       req.url = `${prefix}${req.url}`;
       req.originalUrl = `${prefix}${req.originalUrl}`;
     }

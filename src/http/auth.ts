@@ -141,14 +141,20 @@ export async function authenticateSession(
  * request carries an Authorization header, else the browser session, as
  * Zulip's file views accept either. No CSRF token: these are GETs.
  */
+/**
+ * Whether a request that may use either is the browser session's: no
+ * Authorization header, and a session cookie. The one place that choice is made.
+ */
+export function usesSession(headers: { authorization?: string; cookie?: string }): boolean {
+  return !headers.authorization && Boolean(readCookie(headers.cookie, SESSION_COOKIE));
+}
+
 export async function authenticateBasicOrSession(
   db: Knex,
   caches: Caches,
   req: { headers: { authorization?: string; cookie?: string; host?: string } },
   externalUrl: string,
 ): Promise<Caller> {
-  if (req.headers.authorization || !readCookie(req.headers.cookie, SESSION_COOKIE)) {
-    return authenticateBasic(caches, req.headers.authorization, req.headers.host, externalUrl);
-  }
+  if (!usesSession(req.headers)) return authenticateBasic(caches, req.headers.authorization, req.headers.host, externalUrl);
   return (await authenticateSession(db, caches, req.headers.cookie, req.headers.host, externalUrl)).caller;
 }
