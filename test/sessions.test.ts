@@ -371,6 +371,18 @@ eachDatabase('browser sessions', (dialect) => {
     expect(avatar.status).toBe(302);
     expect((await request(t.app).get(`/avatar/${t.cast.owner.id}`)).status).toBe(401);
   });
+
+  it('never lets a session call the incoming webhook, which is served under /api/v1/external only', async () => {
+    const login = await logIn(t, t.cast.member);
+    const res = await request(t.app)
+      .post('/json/external/json')
+      .set('Cookie', login.cookie)
+      .set('X-CSRFToken', login.csrf)
+      .type('json')
+      .send({ text: 'from a browser' });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: 'Endpoint does not exist' });
+  });
 });
 
 eachDatabase('browser sessions: expiry and https', (dialect) => {

@@ -280,7 +280,9 @@ describeInBrowser('the web client’s views in Chromium', 'test/web-client-views
     await eventually(async () => expect(await avatar.evaluate((el) => el.tagName)).toBe('IMG'));
     const src = (await avatar.getAttribute('src'))!;
     expect(new URL(src, origin).origin).toBe(origin);
-    await eventually(async () => expect(await avatar.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0));
+    await eventually(async () =>
+      expect(await avatar.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0),
+    );
 
     expect((await f.olivia.request.delete(`${origin}/json/users/me/avatar`, { headers: { 'X-CSRFToken': csrf } })).status()).toBe(200);
     await eventually(async () => expect(await avatar.getAttribute('class')).toMatch(/\binitials\b/));

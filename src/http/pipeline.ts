@@ -6,7 +6,6 @@ import { authenticateBasic, authenticateSession } from './auth';
 import { csrfRefusal, SAFE_METHODS } from '../domain/sessions';
 import { bodyParsers, FORM_FIELDS, receiveUploads } from './body';
 import { RESPONDED, type Handler, type HandlerTable, type OpId, type Params } from './handler';
-import { ROUTED_ELSEWHERE } from './routes';
 import { normalizeParams } from './params';
 import { matchRoute, type SpecIndex } from './spec';
 import { checkJsonQueryAsSent, requestValidator } from './validation';
@@ -38,9 +37,9 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
 
   router.use((req: Request, res: Response, next: NextFunction) => {
     const match = matchRoute(spec, req.path, req.method);
-    // Incoming webhooks are served at /api/v1/external only (./webhooks.ts): a service posts there
-    // with a bot's key, never with a browser's session.
-    if (mode === 'session' && match.kind === 'operation' && ROUTED_ELSEWHERE.includes(match.info.operationId as OpId)) {
+    // An operation with a router of its own (incoming webhooks at /api/v1/external, ./webhooks.ts)
+    // reaches the pipeline only under /json, where a browser session must not call it.
+    if (match.kind === 'operation' && match.info.ownRouter) {
       throw new ApiError('Endpoint does not exist', 'BAD_REQUEST', 404);
     }
     if (match.kind === 'not-found') {

@@ -66,10 +66,3 @@ export const HANDLERS: HandlerTable = {
  * in neither list, or in both.
  */
 export const PENDING_OPERATIONS: readonly OpId[] = [];
-
-/**
- * Operations of the contract served by a router of their own, ahead of the
- * API pipeline: incoming webhooks read a service's raw body (./webhooks.ts,
- * ADR 0046).
- */
-export const ROUTED_ELSEWHERE: readonly OpId[] = ['incoming-webhook'];

@@ -34,6 +34,8 @@ export interface OperationInfo {
   filesOptional: boolean;
   /** An incoming webhook bot's API key may call it (x-allow-incoming-webhooks; Zulip's allow_incoming_webhooks). */
   allowIncomingWebhooks: boolean;
+  /** Served by a router of its own ahead of the pipeline (x-own-router): the pipeline answers 404 for it. */
+  ownRouter: boolean;
 }
 
 export interface SpecIndex {
@@ -153,6 +155,7 @@ export function indexSpec(document: Document): SpecIndex {
         acceptsFiles,
         filesOptional: acceptsFiles && form !== undefined,
         allowIncomingWebhooks: (op as { 'x-allow-incoming-webhooks'?: boolean })['x-allow-incoming-webhooks'] === true,
+        ownRouter: (op as { 'x-own-router'?: boolean })['x-own-router'] === true,
       });
     }
   }
