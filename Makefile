@@ -63,7 +63,7 @@ typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 	npx tsc --noEmit -p bench/tsconfig.json
 	npx tsc --noEmit -p web/tsconfig.json
-	npx tsc --noEmit -p web/tsconfig.test.json
+	npx tsc --noEmit -p test/web/tsconfig.json
 
 # The layers of docs/ARCHITECTURE.md (.dependency-cruiser.cjs).
 layers: install

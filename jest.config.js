@@ -46,7 +46,7 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
     // @tus/server and its srvx are ES modules only: Node (20.19+) requires them as they
     // are, but jest's module system needs them compiled to CommonJS. So is Preact 11, which
-    // the web client's state modules import (test/web-lib.test.ts).
+    // the web client's state modules import (test/web/web-lib.test.ts).
     '/node_modules/(@tus|srvx|preact|@preact)/.+\\.m?js$': [
       '@swc/jest',
       { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },

@@ -1,9 +1,9 @@
-import { applySuggestion, findTrigger, mentionSuggestions, personMention } from '../web/src/lib/autocomplete';
-import { withEmojiGlyphs } from '../web/src/lib/emoji';
-import { channelNarrow, dmNarrow, narrowHash, parseHash, parseSearch, searchText } from '../web/src/lib/narrow';
-import { TypingNotifier, type TypingClock } from '../web/src/lib/typing';
-import { subscriptions, topicPolicies, VISIBILITY, type Message } from '../web/src/state/store';
-import { addUnread, loadUnread, moveUnread, removeUnread, unread } from '../web/src/state/unread';
+import { applySuggestion, findTrigger, mentionSuggestions, personMention } from '../../web/src/lib/autocomplete';
+import { withEmojiGlyphs } from '../../web/src/lib/emoji';
+import { channelNarrow, dmNarrow, narrowHash, parseHash, parseSearch, searchText } from '../../web/src/lib/narrow';
+import { TypingNotifier, type TypingClock } from '../../web/src/lib/typing';
+import { subscriptions, topicPolicies, VISIBILITY, type Message } from '../../web/src/state/store';
+import { addUnread, loadUnread, moveUnread, removeUnread, unread } from '../../web/src/state/unread';
 
 /**
  * The web client's pure logic (web/src/lib), without a browser: Zulip's
