@@ -31,6 +31,7 @@ import { messageSearchTerms } from '../src/domain/search';
 import { Role } from '../src/domain/roles';
 import { SPARSE_FLAGS } from '../src/domain/sparse-flags';
 import { UNREAD_TABLE } from '../src/queries/unread';
+import { rebuildAllTopicSummaries } from '../src/queries/topic-summaries';
 import type { UserRow } from '../src/queries/rows';
 import { BulkSink, mysqlSink, sqliteSink, TableRows, Value } from './lib/bulk';
 import { credentialsPath, Manifest, MANIFEST_VERSION, manifestPath, resolveTarget, Target } from './lib/dataset';
@@ -742,8 +743,10 @@ async function main(): Promise<void> {
     const newest = await db('messages').max({ id: 'id' }).first();
     await db('unread_horizons').del();
     await db.raw('INSERT INTO unread_horizons (user_id, message_id) SELECT id, ? FROM users', [Number(newest?.id ?? 0)]);
+    // The channels' topic rows, which the sends would have kept (migration 047).
+    await rebuildAllTopicSummaries(db);
     if (target.db === 'mariadb')
-      await db.raw(`ANALYZE TABLE messages, user_messages, ${UNREAD_TABLE}, reactions, subscriptions, users, channels`);
+      await db.raw(`ANALYZE TABLE messages, user_messages, ${UNREAD_TABLE}, reactions, subscriptions, users, channels, channel_topics`);
     migrations = (await db('knex_migrations').orderBy('id').pluck('name')).map(String);
   } finally {
     await db.destroy();

@@ -150,6 +150,12 @@ export interface TableRows {
     realm_id: number;
     rendered_description: string;
   };
+  channel_topics: {
+    max_id: number;
+    recipient_id: number;
+    topic: string;
+    topic_key: string;
+  };
   channels: {
     can_add_subscribers_group: number | null;
     can_administer_channel_group: number | null;
@@ -829,6 +835,12 @@ export interface TableInserts {
     realm_id: number;
     rendered_description: string;
   };
+  channel_topics: {
+    max_id: number;
+    recipient_id: number;
+    topic: string;
+    topic_key: string;
+  };
   channels: {
     can_add_subscribers_group?: number | null;
     can_administer_channel_group?: number | null;
@@ -1390,6 +1402,7 @@ declare module 'knex/types/tables' {
     cache_invalidations: Knex.CompositeTableType<TableRows['cache_invalidations'], Written<TableInserts['cache_invalidations']>, Partial<Written<TableInserts['cache_invalidations']>>>;
     channel_email_addresses: Knex.CompositeTableType<TableRows['channel_email_addresses'], Written<TableInserts['channel_email_addresses']>, Partial<Written<TableInserts['channel_email_addresses']>>>;
     channel_folders: Knex.CompositeTableType<TableRows['channel_folders'], Written<TableInserts['channel_folders']>, Partial<Written<TableInserts['channel_folders']>>>;
+    channel_topics: Knex.CompositeTableType<TableRows['channel_topics'], Written<TableInserts['channel_topics']>, Partial<Written<TableInserts['channel_topics']>>>;
     channels: Knex.CompositeTableType<TableRows['channels'], Written<TableInserts['channels']>, Partial<Written<TableInserts['channels']>>>;
     client_devices: Knex.CompositeTableType<TableRows['client_devices'], Written<TableInserts['client_devices']>, Partial<Written<TableInserts['client_devices']>>>;
     custom_profile_fields: Knex.CompositeTableType<TableRows['custom_profile_fields'], Written<TableInserts['custom_profile_fields']>, Partial<Written<TableInserts['custom_profile_fields']>>>;

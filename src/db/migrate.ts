@@ -43,6 +43,7 @@ import * as m043 from './migrations/043_password_reset_tokens';
 import * as m044 from './migrations/044_missed_message_emails';
 import * as m045 from './migrations/045_email_gateway';
 import * as m046 from './migrations/046_sessions';
+import * as m047 from './migrations/047_channel_topics';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -93,6 +94,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '044_missed_message_emails': m044,
   '045_email_gateway': m045,
   '046_sessions': m046,
+  '047_channel_topics': m047,
 };
 
 /** Every migration this code knows, in the order they apply. */

@@ -7,6 +7,7 @@ import { insertRows } from './ids';
 import { rawRows } from './rows';
 import { insertSearchRows } from './search-index';
 import { insertSparseFlagRowsOfMessages } from './sparse-flags';
+import { listTopicsOfMessages, refreshTopicSummaries } from './topic-summaries';
 import { insertUnreadRowsOfMessages } from './unread';
 
 type Q = Knex | Knex.Transaction;
@@ -144,6 +145,8 @@ export async function restoreArchivedMessages(
     for (const [topic, topicIds] of byTopic) {
       if (topic.toLowerCase() !== '') await q('messages').whereIn('id', topicIds).update({ topic_key: topic.toLowerCase() });
     }
+    // Back in their topics' rows (a restored message may be a topic's newest, or its only one).
+    await refreshTopicSummaries(q, await listTopicsOfMessages(q, found));
 
     const userRows: Array<{ user_id: number; message_id: number; flags: number }> = [];
     const userIds = new Set<number>();

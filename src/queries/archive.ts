@@ -3,6 +3,7 @@ import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { insertOne } from './ids';
 import { rawRows } from './rows';
+import { listTopicsOfMessages, refreshTopicSummaries, type TopicOfMessages } from './topic-summaries';
 
 /**
  * Deletion as archiving: a deleted message, with everything that hangs off
@@ -103,6 +104,7 @@ export async function archiveMessages(
     : 'SELECT json_group_array(json_array(um.user_id, um.flags)) FROM user_messages um WHERE um.message_id = m.id';
   const ident = (sql: string) => (mysql ? sql.replace(/"/g, '`') : sql);
   let deleted = 0;
+  const topics: TopicOfMessages[] = [];
   for (let i = 0; i < ids.length; i += ARCHIVE_CHUNK) {
     const slice = ids.slice(i, i + ARCHIVE_CHUNK);
     const list = marks(slice.length);
@@ -124,8 +126,11 @@ export async function archiveMessages(
     // (ADR 0020), and the deletes cost the same on both databases where one does.
     for (const table of ['user_messages', ...ARCHIVED_CHILD_TABLES.map((t) => t.live), 'message_search_terms'])
       await q(table).whereIn('message_id', slice).del();
+    topics.push(...(await listTopicsOfMessages(q, slice)));
     deleted += await q('messages').whereIn('id', slice).del();
   }
+  // Their topics' rows: a newer message's, or none when the topic is empty now.
+  await refreshTopicSummaries(q, topics);
   // Whose user_messages rows went is not read here (the caller may know; this statement does not).
   if (deleted > 0) invalidates(q, { kind: 'received', userIds: 'all' });
   return deleted;

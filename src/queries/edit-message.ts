@@ -8,6 +8,7 @@ import { syncSparseFlagsOfMessage } from './sparse-flags';
 import { READ } from './unread';
 import { searchTerms } from '../domain/search';
 import { reindexMessages } from './search-index';
+import { listTopicsOfMessages, refreshTopicSummaries } from './topic-summaries';
 
 type Q = Knex | Knex.Transaction;
 
@@ -112,15 +113,21 @@ export interface MoveChange {
   last_moved_time: number | null;
 }
 
-/** Moves messages to another channel and/or topic: one UPDATE per chunk of ids. */
+/**
+ * Moves messages to another channel and/or topic: one UPDATE per chunk of
+ * ids; then the topic rows of the topics they left and of the one they
+ * joined are made from the messages again.
+ */
 export async function moveMessageRows(q: Q, ids: readonly number[], change: MoveChange): Promise<void> {
   const { last_moved_time, ...where } = change;
   const values: Partial<TableInsert<'messages'>> = { ...where, has_edit_history: true };
   if (last_moved_time !== null) values.last_moved_time = last_moved_time;
+  const left = await listTopicsOfMessages(q, ids);
   await eachChunk(ids, async (slice) => {
     await reindexMovedTopics(q, slice, change.topic);
     await q('messages').whereIn('id', slice).update(values);
   });
+  await refreshTopicSummaries(q, [...left, { recipient_id: change.recipient_id, topic_key: change.topic_key }]);
 }
 
 /**

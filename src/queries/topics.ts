@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+import { listTopicSummaries } from './topic-summaries';
+
 type Q = Knex | Knex.Transaction;
 
 export interface TopicHistoryRow {
@@ -9,12 +11,22 @@ export interface TopicHistoryRow {
 
 /**
  * A channel's topics, newest first: per topic (case-insensitive, topic_key)
- * the newest message id, and that message's spelling of the topic. The
- * grouping reads only the (recipient_id, topic_key, id) index; the join
- * then touches one message row per topic. With `receivedBy`, only the
- * messages that user received count (protected history).
+ * the newest message id, and that message's spelling of the topic. With
+ * shared history, the channel's topic rows (src/queries/topic-summaries.ts);
+ * with `receivedBy`, only the messages that user received count (protected
+ * history), grouped from them.
  */
 export async function listChannelTopics(q: Q, recipientId: number, receivedBy: number | null): Promise<TopicHistoryRow[]> {
+  return receivedBy === null ? listTopicSummaries(q, recipientId) : listChannelTopicsFromMessages(q, recipientId, receivedBy);
+}
+
+/**
+ * The same list grouped from the messages themselves: the grouping reads
+ * only the (recipient_id, topic_key, id) index; the join then touches one
+ * message row per topic. The topic rows are checked against it
+ * (test/topic-summaries.test.ts).
+ */
+export async function listChannelTopicsFromMessages(q: Q, recipientId: number, receivedBy: number | null): Promise<TopicHistoryRow[]> {
   const newest =
     receivedBy === null
       ? // recipient_id, constant here, is grouped on too: only then does MariaDB

@@ -3,6 +3,7 @@ import { withEmojiGlyphs } from '../../web/src/lib/emoji';
 import { channelNarrow, dmNarrow, narrowHash, parseHash, parseSearch, searchText } from '../../web/src/lib/narrow';
 import { TypingNotifier, type TypingClock } from '../../web/src/lib/typing';
 import { subscriptions, topicPolicies, VISIBILITY, type Message } from '../../web/src/state/store';
+import { seededRandom } from '../support/random';
 import { addUnread, loadUnread, moveUnread, removeUnread, unread } from '../../web/src/state/unread';
 
 /**
@@ -161,8 +162,7 @@ describe('unread counts kept event by event', () => {
     expect(actual()).toEqual(expected());
 
     // A seeded walk: sends to channels, topics and DMs, reads, moves, and muting changes.
-    let seed = 42;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rand = seededRandom(42);
     const topicNames = ['Lunch', 'lunch', 'Deploys', 'Q3'];
     for (let id = 3; id < 600; id++) {
       const step = rand(10);
