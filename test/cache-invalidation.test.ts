@@ -227,6 +227,45 @@ eachDatabase('cache invalidation', (dialect) => {
     });
   });
 
+  describe("a channel's topic list (GET /users/me/{stream_id}/topics)", () => {
+    const topics = async (who: UserRow, channelId: number) => {
+      const res = await t.api.get(`/users/me/${channelId}/topics`, who);
+      expect(res.status).toBe(200);
+      return (res.body.topics as Array<{ name: string }>).map((x) => x.name);
+    };
+
+    it('shows a send, a rename, a move and a deletion on the very next request', async () => {
+      const { owner, member } = t.cast;
+      const one = await createChannel(t, 'topics here', [owner, member]);
+      const two = await createChannel(t, 'topics there', [owner, member]);
+      const send = async (topic: string) =>
+        (await t.api.post('/messages', owner, { type: 'channel', to: 'topics here', topic, content: 'hi' })).body.id as number;
+      await send('first');
+      expect(await topics(member, one.id)).toEqual(['first']);
+      const id = await send('second');
+      expect(await topics(member, one.id)).toEqual(['second', 'first']);
+      expect((await t.api.patch(`/messages/${id}`, owner, { topic: 'renamed', send_notification_to_new_thread: false })).status).toBe(200);
+      expect(await topics(member, one.id)).toEqual(['renamed', 'first']);
+      expect(await topics(member, two.id)).toEqual([]);
+      const moved = await t.api.patch(`/messages/${id}`, owner, {
+        stream_id: two.id,
+        send_notification_to_new_thread: false,
+        send_notification_to_old_thread: false,
+      });
+      expect(moved.status).toBe(200);
+      expect(await topics(member, one.id)).toEqual(['first']);
+      expect(await topics(member, two.id)).toEqual(['renamed']);
+      expect((await t.api.post(`/streams/${two.id}/delete_topic`, owner, { topic_name: 'renamed' })).status).toBe(200);
+      expect(await topics(member, two.id)).toEqual([]);
+    });
+
+    it('travel to other nodes as a kind of their own', () => {
+      const lists = { kind: 'topics', recipientIds: [4, 5] } as const;
+      expect(merge([lists, { kind: 'topics', recipientIds: [5, 6] }])).toEqual([{ kind: 'topics', recipientIds: [4, 5, 6] }]);
+      expect(parseInvalidation(JSON.stringify(lists))).toEqual(lists);
+    });
+  });
+
   describe('the people a page names (users by id)', () => {
     /** The one message `viewer` fetches by id. */
     async function fetched(viewer: UserRow, id: number) {

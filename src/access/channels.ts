@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TopicListCache } from '../cache/topic-lists';
 import type { Params, Schema } from '../contract';
 import { ApiError, invalidChannelId, noSuchUser } from '../errors';
 import { isAdminRole, isGuestRole } from '../domain/roles';
@@ -125,17 +126,21 @@ export async function getChannel(db: Knex, viewer: Viewer, channelId: number): P
 
 /**
  * GET /users/me/{stream_id}/topics: with shared history every message of the
- * channel counts; with protected history only those the viewer received.
+ * channel counts (the channel's topic list, cached per node); with protected
+ * history only those the viewer received.
  */
 export async function listTopics(
   db: Knex,
+  topicLists: TopicListCache,
   viewer: Viewer,
   channelId: number,
   allowEmptyTopicName: boolean,
 ): Promise<Array<Schema<'TopicSummary'>>> {
   const channel = await accessChannelContent(db, viewer, channelId);
   const publicHistory = !channel.invite_only || channel.history_public_to_subscribers;
-  const rows = await listChannelTopics(db, channel.recipient_id, publicHistory ? null : viewer.user.id);
+  const rows = publicHistory
+    ? await topicLists.get(channel.recipient_id)
+    : await listChannelTopics(db, channel.recipient_id, viewer.user.id);
   return rows.map((r) => ({ name: topicForClient(r.topic, allowEmptyTopicName), max_id: r.max_id }));
 }
 

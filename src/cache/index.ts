@@ -13,6 +13,7 @@ import { PlaygroundCache } from './playgrounds';
 import { RealmDomainCache } from './realm-domains';
 import { RealmCache } from './realms';
 import { SessionCache } from './sessions';
+import { TopicListCache } from './topic-lists';
 import { UserCache } from './users';
 
 /** The settings the caches are sized by (src/config.ts). */
@@ -46,6 +47,8 @@ export class Caches {
   readonly playgrounds: PlaygroundCache;
   /** Browser sessions by their key's SHA-256 (/json, the web client's requests). */
   readonly sessions: SessionCache;
+  /** Channels' topic lists (GET /users/me/{stream_id}/topics with shared history). */
+  readonly topicLists: TopicListCache;
 
   constructor(bus: EventBus, db: Knex, settings: CacheSettings) {
     // What is committed through `db` goes on the bus (which may carry it to
@@ -75,6 +78,8 @@ export class Caches {
     this.register(this.playgrounds.cache, (inv) => this.playgrounds.apply(inv));
     this.sessions = new SessionCache(db, settings.cacheUsers, ttlMs);
     this.register(this.sessions.cache, (inv) => this.sessions.apply(inv));
+    this.topicLists = new TopicListCache(db, settings.cacheChannels, ttlMs);
+    this.register(this.topicLists.cache, (inv) => this.topicLists.apply(inv));
   }
 
   /** Adds a cache; `apply` drops what an invalidation makes stale (`{kind: 'all'}` is handled here). */

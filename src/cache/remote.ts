@@ -95,6 +95,7 @@ export function parseInvalidation(payload: string): Invalidation {
     if (v.kind === 'user' && Array.isArray(v.userIds)) return v;
     if (v.kind === 'channel' && Array.isArray(v.channelIds)) return v;
     if (v.kind === 'messages' && Array.isArray(v.messageIds)) return v;
+    if (v.kind === 'topics' && Array.isArray(v.recipientIds)) return v;
     if (v.kind === 'realm' && typeof v.realmId === 'number') return v;
     if (v.kind === 'linkifiers' && typeof v.realmId === 'number') return v;
     if (v.kind === 'received' && (v.userIds === 'all' || Array.isArray(v.userIds))) return v;

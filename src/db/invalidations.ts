@@ -95,6 +95,7 @@ export function merge(invs: readonly Invalidation[]): Invalidation[] {
   const realms = new Set<number>();
   const received = new Set<number>();
   const linkifierRealms = new Set<number>();
+  const topicLists = new Set<number>();
   let receivedByAll = false;
   // Organization domains and playgrounds: one per kind and organization.
   const realmLists = new Map<string, Invalidation>();
@@ -109,12 +110,14 @@ export function merge(invs: readonly Invalidation[]): Invalidation[] {
     else if (inv.kind === 'messages') for (const id of inv.messageIds) messages.add(id);
     else if (inv.kind === 'realm') realms.add(inv.realmId);
     else if (inv.kind === 'linkifiers') linkifierRealms.add(inv.realmId);
+    else if (inv.kind === 'topics') for (const id of inv.recipientIds) topicLists.add(id);
   }
   const out: Invalidation[] = [...realms].map((realmId) => ({ kind: 'realm', realmId }) as const);
   for (const realmId of linkifierRealms) out.push({ kind: 'linkifiers', realmId });
   if (users.size) out.push({ kind: 'user', userIds: [...users] });
   if (channels.size) out.push({ kind: 'channel', channelIds: [...channels] });
   if (messages.size) out.push({ kind: 'messages', messageIds: [...messages] });
+  if (topicLists.size) out.push({ kind: 'topics', recipientIds: [...topicLists] });
   if (receivedByAll) out.push({ kind: 'received', userIds: 'all' });
   else if (received.size) out.push({ kind: 'received', userIds: [...received] });
   out.push(...realmLists.values());

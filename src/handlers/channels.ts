@@ -71,7 +71,15 @@ export const channelHandlers: HandlerTable = {
 
   'get-stream-topics': async (call) => {
     const viewer = caller(call);
-    return { topics: await listTopics(call.ctx.db, viewer, call.params.stream_id, call.params.allow_empty_topic_name ?? false) };
+    return {
+      topics: await listTopics(
+        call.ctx.db,
+        call.ctx.caches.topicLists,
+        viewer,
+        call.params.stream_id,
+        call.params.allow_empty_topic_name ?? false,
+      ),
+    };
   },
 
   'update-subscriptions': async (call) => {

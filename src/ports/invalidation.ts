@@ -31,6 +31,8 @@ export type Invalidation =
    * statement does not say whose rows it changed.
    */
   | { kind: 'received'; userIds: readonly number[] | 'all' }
+  /** Channels' topic lists (channel_topics rows, ADR 0055): a send, move, deletion or restore in them. */
+  | { kind: 'topics'; recipientIds: readonly number[] }
   /** An organization's domains (realm_domains rows). */
   | { kind: 'realm_domains'; realmId: number }
   /** An organization's code playgrounds (realm_playgrounds rows). */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connection';
 import { holdWrite, type NewId } from '../db/held-writes';
+import { invalidates } from '../db/invalidations';
 import { RecipientType } from '../domain/recipients';
 import { rawRows } from './rows';
 
@@ -46,6 +47,7 @@ export async function noteTopicSend(q: Q, recipientId: number, topic: string, me
            topic = CASE WHEN excluded.max_id > max_id THEN excluded.topic ELSE topic END, max_id = MAX(max_id, excluded.max_id)`,
     bindings: [recipientId, topic.toLowerCase(), topic, ...ids.bindings(messageId)],
   }));
+  invalidates(q, { kind: 'topics', recipientIds: [recipientId] });
 }
 
 /** Ids a statement names at most: below SQLite's 32,766 bound variables, and a move of a whole topic in one read. */
@@ -83,6 +85,7 @@ export async function refreshTopicSummaries(q: Q, topics: readonly TopicOfMessag
     if (keys) keys.add(t.topic_key);
     else byChannel.set(t.recipient_id, new Set([t.topic_key]));
   }
+  if (byChannel.size) invalidates(q, { kind: 'topics', recipientIds: [...byChannel.keys()] });
   for (const [recipientId, keySet] of byChannel) {
     const allKeys = [...keySet];
     for (let i = 0; i < allKeys.length; i += 500) {
@@ -113,6 +116,7 @@ export async function listTopicSummaries(q: Q, recipientId: number): Promise<Top
  * them: after a bulk load that wrote messages directly (bench/generate.ts).
  */
 export async function rebuildAllTopicSummaries(q: Q): Promise<void> {
+  invalidates(q, { kind: 'all' });
   await q('channel_topics').del();
   await q.raw(
     `INSERT INTO channel_topics (recipient_id, topic_key, topic, max_id)
