@@ -246,6 +246,7 @@ eachDatabase('data model', (dialect) => {
       '044_missed_message_emails',
       '045_email_gateway',
       '046_sessions',
+      '047_channel_topics',
     ]);
   });
 });

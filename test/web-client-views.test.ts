@@ -65,21 +65,20 @@ describeInBrowser('the web client’s views in Chromium', 'test/web-client-views
     expect(olderLoaded).toBeLessThan(200);
     expect(await row(1).count()).toBe(0);
 
-    // Scrolling up loads older pages until the first message.
+    // Scrolling up loads older pages until the first message. A page that arrives moves the list to
+    // keep what was in view, which may draw the first row for a moment only: it is read in the same try.
     await eventually(async () => {
       await f.max.locator('.message-list').evaluate((el) => (el.scrollTop = 0));
-      expect(await row(1).count()).toBe(1);
+      expect(await row(1).getAttribute('data-index', { timeout: 1_000 })).toBe('0');
     }, 30_000);
-    expect(await row(1).getAttribute('data-index')).toBe('0');
     expect(await f.max.locator('article.message').count()).toBeLessThan(60);
 
     // Scrolling down reaches the newest.
     await eventually(async () => {
       await f.max.locator('.message-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
-      expect(await row(300).count()).toBe(1);
+      expect(await row(300).getAttribute('data-index', { timeout: 1_000 })).toBe('299');
       expect(await f.max.locator('.message-list .status.end').count()).toBe(1);
     }, 30_000);
-    expect(await row(300).getAttribute('data-index')).toBe('299');
     // Virtualised: 300 loaded, a screenful (and the overscan) drawn.
     expect(await f.max.locator('article.message').count()).toBeLessThan(60);
   });
