@@ -105,8 +105,9 @@ describe('image work', () => {
       busyLogin: Math.max(...busyLogin),
     };
     // Without the queue: the file 4.6 s against 7 ms idle, the login 0.93 s against 0.16 s. The
-    // margins allow for another test process taking the other core meanwhile.
-    expect([figures.busyFile <= 5 * figures.idleFile + 400, figures]).toEqual([true, figures]);
+    // margins allow for another test process taking the other core meanwhile (a file took 632 ms
+    // once in CI with the queue working: the bound stays far below the 4.6 s of no queue).
+    expect([figures.busyFile <= 5 * figures.idleFile + 1_000, figures]).toEqual([true, figures]);
     expect([figures.busyLogin <= 3 * figures.idleLogin + 400, figures]).toEqual([true, figures]);
   });
 
