@@ -38,7 +38,7 @@ const LAYERS = {
     'cache',
   ],
   handlers: ['handlers', 'integrations', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
-  http: ['http', 'integrations', 'emails', 'handlers', 'access', 'queries', 'domain', 'errors', 'storage', 'cache'],
+  http: ['http', 'integrations', 'emails', 'handlers', 'access', 'queries', 'serializers', 'domain', 'errors', 'storage', 'cache'],
   cache: ['cache', 'ports', 'queries', 'db', 'domain', 'errors'],
   // The incoming email gateway's SMTP listener: it parses mail and hands it to actions.
   gateway: ['gateway', 'actions', 'domain', 'errors', 'config'],

@@ -1,4 +1,5 @@
 import type { components, operations } from '../generated/api';
+import type { MaybeEncoded } from './serializers/encoded-json';
 
 /**
  * The contract's types, for every layer: an operation's decoded request
@@ -46,6 +47,13 @@ type SuccessBody<O> = O extends { responses: { 200: { content: { 'application/js
 export type Params<K extends OpId> = FormBody<operations[K]> & QueryOf<operations[K], K> & PathOf<operations[K]>;
 /** What a handler returns: the success body without the envelope the pipeline adds. */
 export type Data<K extends OpId> = Omit<SuccessBody<operations[K]>, 'result' | 'msg' | 'ignored_parameters_unsupported'>;
+
+/**
+ * What a handler returns: the operation's data, where any top-level field
+ * may come already encoded by its serializer (src/serializers/encoded-json.ts:
+ * a page of messages, a topic list), typed as the value it encodes.
+ */
+export type Reply<K extends OpId> = { [F in keyof Data<K>]: MaybeEncoded<Data<K>[F]> };
 
 /** A wire object of the contract by its schema name: `Schema<'Message'>`. */
 export type Schema<N extends keyof components['schemas']> = components['schemas'][N];

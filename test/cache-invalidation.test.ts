@@ -259,6 +259,26 @@ eachDatabase('cache invalidation', (dialect) => {
       expect(await topics(member, two.id)).toEqual([]);
     });
 
+    it('names the empty topic as each request asks, from one cached list whose text follows its changes', async () => {
+      // The cached list is kept encoded per way of naming the empty topic (src/serializers/topic-summaries.ts).
+      const { owner, member } = t.cast;
+      const c = await createChannel(t, 'topics named', [owner, member]);
+      const send = (topic: string) => t.api.post('/messages', owner, { type: 'channel', to: 'topics named', topic, content: 'hi' });
+      const named = async (allow: boolean) => {
+        const res = await t.api.get(`/users/me/${c.id}/topics`, member, { allow_empty_topic_name: allow });
+        expect(res.status).toBe(200);
+        return (res.body.topics as Array<{ name: string; max_id: number }>).map((x) => x.name);
+      };
+      await send('');
+      for (let i = 0; i < 2; i++) {
+        expect(await named(true)).toEqual(['']);
+        expect(await named(false)).toEqual(['general chat']);
+      }
+      await send('after');
+      expect(await named(false)).toEqual(['after', 'general chat']);
+      expect(await named(true)).toEqual(['after', '']);
+    });
+
     it('travel to other nodes as a kind of their own', () => {
       const lists = { kind: 'topics', recipientIds: [4, 5] } as const;
       expect(merge([lists, { kind: 'topics', recipientIds: [5, 6] }])).toEqual([{ kind: 'topics', recipientIds: [4, 5, 6] }]);

@@ -285,6 +285,46 @@ eachDatabase('message cache', (dialect) => {
     expect(res.body.messages[0].match_content).toContain('marmalade</span>');
   });
 
+  it('encodes a page as GET /messages/{id} renders each message, in every variant, cold and warm', async () => {
+    // GET /messages splices each cached dict's encoded text (src/serializers/message-json.ts);
+    // GET /messages/{id} builds the object. Every part of a message is exercised here.
+    await t.api.post('/realm/filters', t.cast.admin, { pattern: 'JSON-(?P<id>[0-9]+)', url_template: 'https://issues.example/{id}' });
+    const { member, owner, admin } = t.cast;
+    const ids = [
+      await send('**first** of the page', 'JSON-12 spliced'),
+      await send('second, another sender, same topic', 'JSON-12 spliced', owner),
+      await send('same topic name in another channel', 'JSON-12 spliced', member, 'other'),
+      await send('/me splices', '', admin),
+      await send('/poll Which?\nOne\nTwo', 'poll'),
+      (await t.api.post('/messages', member, { type: 'direct', to: [admin.id, owner.id], content: 'a group DM' })).body.id as number,
+      (await t.api.post('/messages', member, { type: 'direct', to: [member.id], content: 'a note to self' })).body.id as number,
+    ];
+    await t.api.post(`/messages/${ids[0]}/reactions`, owner, { emoji_name: 'octopus' });
+    await t.api.post(`/messages/${ids[0]}/reactions`, admin, { emoji_name: 'tada' });
+    await t.api.patch(`/messages/${ids[1]}`, owner, { content: 'second, edited' });
+    await t.api.patch(`/messages/${ids[4]}`, member, { topic: 'moved poll' });
+    await t.api.post('/messages/flags', member, { messages: [ids[0], ids[5]], op: 'add', flag: 'starred' });
+    for (const coldFirst of [true, false]) {
+      if (coldFirst) t.ctx.caches.apply({ kind: 'all' });
+      for (const apply_markdown of [true, false]) {
+        for (const allow_empty_topic_name of [true, false]) {
+          // GET /messages/{id} has no client_gravatar: it always sends avatar URLs.
+          const q = { apply_markdown, allow_empty_topic_name };
+          const page = await t.api.get('/messages', member, { message_ids: ids, client_gravatar: false, ...q });
+          expect(page.status).toBe(200);
+          expect(page.body.messages.map((m: any) => m.id)).toEqual(ids);
+          for (const m of page.body.messages) expect(m).toEqual(await single(member, m.id, q));
+        }
+      }
+    }
+    const [first, , , me, poll] = (await t.api.get('/messages', member, { message_ids: ids })).body.messages;
+    expect(first).toMatchObject({ topic_links: [{ text: 'JSON-12', url: 'https://issues.example/12' }], flags: ['starred'] });
+    expect(first.reactions.map((r: any) => r.emoji_name).sort()).toEqual(['octopus', 'tada']);
+    expect(me).toMatchObject({ is_me_message: true, subject: 'general chat' });
+    expect(poll.submessages).toHaveLength(1);
+    expect(poll.edit_history).toHaveLength(1);
+  });
+
   it('a cold page (dicts dropped) is still right', async () => {
     const id = await send('cold one', 'cold');
     await t.api.post(`/messages/${id}/reactions`, t.cast.owner, { emoji_name: 'octopus' });

@@ -10,7 +10,8 @@ import { nowSeconds } from '../queries/ids';
 import { countChannelSubscribers, listRealmChannels } from '../queries/register';
 import { listChannelTopics } from '../queries/topics';
 import { getUserInRealm } from '../queries/users';
-import { topicForClient } from '../serializers/messages';
+import { encodeTopicSummaries, toApiTopicSummary } from '../serializers/topic-summaries';
+import type { MaybeEncoded } from '../serializers/encoded-json';
 import { toApiBasicChannel } from '../serializers/subscriptions';
 import { loadRealmGroups } from './realm-groups';
 import type { RealmRow } from '../queries/rows';
@@ -135,13 +136,14 @@ export async function listTopics(
   viewer: Viewer,
   channelId: number,
   allowEmptyTopicName: boolean,
-): Promise<Array<Schema<'TopicSummary'>>> {
+): Promise<MaybeEncoded<Array<Schema<'TopicSummary'>>>> {
   const channel = await accessChannelContent(db, viewer, channelId);
   const publicHistory = !channel.invite_only || channel.history_public_to_subscribers;
-  const rows = publicHistory
-    ? await topicLists.get(channel.recipient_id)
-    : await listChannelTopics(db, channel.recipient_id, viewer.user.id);
-  return rows.map((r) => ({ name: topicForClient(r.topic, allowEmptyTopicName), max_id: r.max_id }));
+  // A channel whose history every subscriber shares has one list, cached and kept encoded;
+  // with protected history each user's list is their own, read each time.
+  if (publicHistory) return encodeTopicSummaries(await topicLists.get(channel.recipient_id), allowEmptyTopicName);
+  const rows = await listChannelTopics(db, channel.recipient_id, viewer.user.id);
+  return rows.map((r) => toApiTopicSummary(r, allowEmptyTopicName));
 }
 
 export type ChannelKind = 'public' | 'private' | 'web_public';

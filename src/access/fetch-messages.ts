@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import type { Data, Params } from '../contract';
+import type { Data, Params, Reply, Schema } from '../contract';
 import { parseNarrow } from '../domain/narrow';
 import { ApiError, IncompatibleParametersError, MissingArgumentError } from '../errors';
 import { fetchNarrowByIds, fetchNarrowRange, findFirstAtOrAfter, findFirstUnread, NarrowQuery, NarrowRow } from '../queries/narrow';
 import { searchHighlighter } from '../serializers/highlight';
 import { topicForClient } from '../serializers/messages';
-import { type PageSources, renderPage } from './message-dicts';
+import { encodePage, type PageSources, renderPage } from './message-dicts';
+import type { EncodedJson } from '../serializers/encoded-json';
 import { accessMessage } from './messages';
 import { resolveNarrow } from './narrow';
 import type { Caller, Viewer } from './viewer';
@@ -26,7 +27,7 @@ export async function getMessages(
   viewer: Caller,
   p: Params<'get-messages'>,
   sent: ReadonlySet<string>,
-): Promise<Data<'get-messages'>> {
+): Promise<Reply<'get-messages'>> {
   if (sent.has('client_gravatar') && sent.has('client_avatar_service')) {
     throw new ApiError("Can't decide between 'client_avatar_service' and 'client_gravatar' arguments", 'REQUEST_CONFUSING_VAR', 400, {
       var_name1: 'client_avatar_service',
@@ -222,19 +223,19 @@ async function serialize(
   page: NarrowRow[],
   view: { viewer: Viewer['user']; applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
   searchWords: string[],
-) {
-  const rendered = await renderPage(
+): Promise<EncodedJson<Array<Schema<'Message'>>>> {
+  const highlight = searchWords.length ? searchHighlighter(searchWords) : null;
+  return encodePage(
     db,
     sources,
     viewer,
     page.map((r) => ({ id: r.id, flags: r.flags, row: r.message })),
     view,
+    highlight
+      ? (dict) => ({
+          match_content: highlight.html(dict.rendered_content),
+          match_subject: highlight.text(topicForClient(dict.topic, view.allowEmptyTopicName)),
+        })
+      : undefined,
   );
-  if (searchWords.length === 0) return rendered.map(({ message }) => message);
-  const highlight = searchHighlighter(searchWords);
-  return rendered.map(({ message: m, dict }) => {
-    m.match_content = highlight.html(dict.rendered_content);
-    m.match_subject = highlight.text(topicForClient(dict.topic, view.allowEmptyTopicName));
-    return m;
-  });
 }

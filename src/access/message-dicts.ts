@@ -11,7 +11,9 @@ import type { Caller } from './viewer';
 import type { CompiledLinkifier } from '../domain/linkifiers';
 import { topicLinksOf } from '../markdown/zulip';
 import { listSubmessages } from '../queries/submessages';
-import { MessageDict, MessageViewOptions, renderMessageDict, toMessageDict } from '../serializers/message-dicts';
+import { DictReadContext, MessageDict, MessageViewOptions, renderMessageDict, toMessageDict } from '../serializers/message-dicts';
+import { EncodedJson, encodedList } from '../serializers/encoded-json';
+import { encodeMessagePage, type MatchFields } from '../serializers/message-json';
 
 /** The per-process message cache (src/cache/messages.ts); null when CACHE_MESSAGES is 0. */
 export type MessageDictCache = Pick<InvalidatingCache<number, MessageDict>, 'load'> | null;
@@ -62,11 +64,50 @@ export async function renderPage(
   opts: MessageViewOptions,
 ): Promise<Array<{ message: Schema<'Message'>; dict: MessageDict }>> {
   if (page.length === 0) return [];
+  const { dicts, rc } = await readPage(db, sources, viewer, page);
+  return page.map((m) => {
+    const dict = dicts.get(m.id)!;
+    return { message: renderMessageDict(dict, m.flags, rc, opts), dict };
+  });
+}
+
+/**
+ * The same page as JSON text (src/serializers/message-json.ts), for GET
+ * /messages: each cached dict's own part is encoded once and spliced.
+ * `match` adds a message's search highlights, from its dict.
+ */
+export async function encodePage(
+  db: Knex,
+  sources: PageSources,
+  viewer: Caller,
+  page: readonly PageMessage[],
+  opts: MessageViewOptions,
+  match?: (dict: MessageDict) => MatchFields,
+): Promise<EncodedJson<Array<Schema<'Message'>>>> {
+  if (page.length === 0) return encodedList([]);
+  const { dicts, rc } = await readPage(db, sources, viewer, page);
+  return encodeMessagePage(
+    page.map((m) => {
+      const dict = dicts.get(m.id)!;
+      return { dict, flags: m.flags, match: match?.(dict) };
+    }),
+    rc,
+    opts,
+  );
+}
+
+/** A page's dicts and what rendering them reads once per request. */
+async function readPage(
+  db: Knex,
+  sources: PageSources,
+  viewer: Caller,
+  page: readonly PageMessage[],
+): Promise<{ dicts: Map<number, MessageDict>; rc: DictReadContext }> {
   const { dicts, users } = await loadDicts(db, sources, page);
   const linkifiers = (await sources.linkifiers?.(viewer.user.realm_id)) ?? [];
   // One topic's links once per page, however many of its messages the page holds.
   const linksByTopic = new Map<string, Array<{ text: string; url: string }>>();
-  const rc = {
+  const rc: DictReadContext = {
     users,
     channelNames: await channelNamesOf(sources, viewer.user.realm_id, page, dicts),
     realm: viewer.realm,
@@ -77,10 +118,7 @@ export async function renderPage(
       return links.slice();
     },
   };
-  return page.map((m) => {
-    const dict = dicts.get(m.id)!;
-    return { message: renderMessageDict(dict, m.flags, rc, opts), dict };
-  });
+  return { dicts, rc };
 }
 
 /**

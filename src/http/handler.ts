@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import type { Data, OpId, Params } from '../contract';
+import type { OpId, Params, Reply } from '../contract';
 
-export type { Data, OpId, Params } from '../contract';
+export type { Data, OpId, Params, Reply } from '../contract';
 import type { AppContext } from '../context';
 import type { Caller } from '../access/viewer';
 import type { ReceivedFile } from './body';
@@ -41,7 +41,7 @@ export interface Call<K extends OpId> {
   limits: RateLimitNotes;
 }
 
-export type Handler<K extends OpId> = (call: Call<K>) => Promise<Data<K> | typeof RESPONDED>;
+export type Handler<K extends OpId> = (call: Call<K>) => Promise<Reply<K> | typeof RESPONDED>;
 export type HandlerTable = { [K in OpId]?: Handler<K> };
 
 /**

@@ -120,39 +120,85 @@ export interface MessageViewOptions {
 /**
  * One message object from its dict. `flags` is the viewer's bitfield, or
  * null when the viewer has no user_messages row (history they can read but
- * did not receive): Zulip marks those read and historical.
+ * did not receive): Zulip marks those read and historical. Made of the
+ * parts below, which `encodeMessage` (./message-json.ts) encodes one by
+ * one for pages of messages: the two are the same object by construction.
  */
 export function renderMessageDict(d: MessageDict, flags: number | null, rc: DictReadContext, opts: MessageViewOptions): Schema<'Message'> {
   const sender = rc.users.get(d.sender_id)!;
-  const channelName = d.stream_id === null ? null : (rc.channelNames.get(d.recipient_id) ?? '');
-  const out: Schema<'Message'> = {
+  return {
+    ...ownFields(d, opts.applyMarkdown),
+    ...senderFields(sender, rc, opts),
+    display_recipient: displayRecipient(d, rc),
+    ...topicFields(d, rc, opts.allowEmptyTopicName),
+    flags: flagsOf(flags),
+    ...editHistoryField(d, rc, opts.allowEmptyTopicName),
+  };
+}
+
+/**
+ * What a message's wire object takes from its dict alone, with the content
+ * in the variant asked for: the same for every reader and every request
+ * until the dict is invalidated.
+ */
+export function ownFields(d: MessageDict, applyMarkdown: boolean) {
+  const out = {
     id: d.id,
-    sender_id: sender.id,
-    sender_email: sender.email,
-    sender_full_name: sender.full_name,
-    sender_realm_str: rc.realm.string_id,
-    avatar_url: senderAvatar(sender, rc, opts),
     client: d.client,
-    content: opts.applyMarkdown ? d.rendered_content : d.content,
-    content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
+    content: applyMarkdown ? d.rendered_content : d.content,
+    content_type: applyMarkdown ? ('text/html' as const) : ('text/x-markdown' as const),
     is_me_message: d.is_me_message,
     recipient_id: d.recipient_id,
     timestamp: d.timestamp,
     // Copies: the dict is shared by every request that reads the message.
     reactions: d.reactions.slice(),
     submessages: d.submessages.slice(),
-    topic_links: channelName === null || !rc.topicLinks ? [] : rc.topicLinks(d.topic),
-    flags: flags === null ? ['read', 'historical'] : flagsToApi(flags),
-    type: channelName === null ? 'private' : 'stream',
-    display_recipient: channelName ?? (d.dm_participant_ids ?? [sender.id]).map((id) => toDisplayRecipient(rc.users.get(id)!)),
-    subject: channelName === null ? '' : topicForClient(d.topic, opts.allowEmptyTopicName),
+    type: d.stream_id === null ? ('private' as const) : ('stream' as const),
+  } satisfies Partial<Schema<'Message'>>;
+  return {
+    ...out,
+    ...(d.stream_id !== null && { stream_id: d.stream_id }),
+    ...(d.last_edit_timestamp !== null && { last_edit_timestamp: d.last_edit_timestamp }),
+    ...(d.last_moved_timestamp !== null && { last_moved_timestamp: d.last_moved_timestamp }),
   };
-  if (d.stream_id !== null) out.stream_id = d.stream_id;
-  if (d.last_edit_timestamp !== null) out.last_edit_timestamp = d.last_edit_timestamp;
-  if (d.last_moved_timestamp !== null) out.last_moved_timestamp = d.last_moved_timestamp;
+}
+
+/** Who sent it, as of this request (a user's change invalidates no message). */
+export function senderFields(sender: UserRow, rc: DictReadContext, opts: MessageViewOptions) {
+  return {
+    sender_id: sender.id,
+    sender_email: sender.email,
+    sender_full_name: sender.full_name,
+    sender_realm_str: rc.realm.string_id,
+    avatar_url: senderAvatar(sender, rc, opts),
+  } satisfies Partial<Schema<'Message'>>;
+}
+
+/** The channel's current name, or the direct message's participants. */
+export function displayRecipient(d: MessageDict, rc: DictReadContext): Schema<'Message'>['display_recipient'] {
+  if (d.stream_id !== null) return rc.channelNames.get(d.recipient_id) ?? '';
+  return (d.dm_participant_ids ?? [d.sender_id]).map((id) => toDisplayRecipient(rc.users.get(id)!));
+}
+
+/** The topic as the client reads it, and the links its text makes now (none in a direct message). */
+export function topicFields(d: MessageDict, rc: DictReadContext, allowEmptyTopicName: boolean) {
+  const channel = d.stream_id !== null;
+  return {
+    subject: channel ? topicForClient(d.topic, allowEmptyTopicName) : '',
+    topic_links: !channel || !rc.topicLinks ? [] : rc.topicLinks(d.topic),
+  } satisfies Partial<Schema<'Message'>>;
+}
+
+export const flagsOf = (flags: number | null): Schema<'Message'>['flags'] => (flags === null ? ['read', 'historical'] : flagsToApi(flags));
+
+/** The edits the organization shows, when there are any. */
+export function editHistoryField(
+  d: MessageDict,
+  rc: DictReadContext,
+  allowEmptyTopicName: boolean,
+): Pick<Schema<'Message'>, 'edit_history'> {
   const history = visibleEdits(d.edits, rc.realm.message_edit_history_visibility_policy);
-  if (history.length) out.edit_history = history.map((e) => toApiEditEntry(e, opts.allowEmptyTopicName));
-  return out;
+  return history.length ? { edit_history: history.map((e) => toApiEditEntry(e, allowEmptyTopicName)) } : {};
 }
 
 /*

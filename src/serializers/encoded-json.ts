@@ -1,0 +1,52 @@
+/**
+ * JSON text already encoded, standing for a value of type `T` (ADR 0056).
+ * The serializers of the two reads clients make most — a page of messages
+ * and a channel's topic list — keep the encoded text of what does not
+ * change between requests beside the cached value, and a response splices
+ * it in instead of building and encoding the same objects again. `T` is
+ * only a type: it says what the text decodes to, so a handler returning
+ * `EncodedJson<Schema<'Message'>[]>` for `messages` is checked against
+ * the contract as the objects were.
+ *
+ * Only the serializers make these, from values of type `T` (the encoders
+ * are tested against the object serializers they stand for); the pipeline
+ * writes them (`encodeReply`).
+ */
+export class EncodedJson<T> {
+  /** Never set: carries `T` for the type checker. */
+  declare readonly decodesTo?: T;
+
+  constructor(readonly text: string) {}
+}
+
+/** A JSON array of encoded elements. */
+export const encodedList = <T>(elements: readonly string[]): EncodedJson<T[]> => new EncodedJson<T[]>(`[${elements.join(',')}]`);
+
+/** The members of an object's encoding, without its braces (to splice into another object's). */
+export function encodedMembers(value: object): string {
+  const text = JSON.stringify(value);
+  return text.length === 2 ? '' : text.slice(1, -1);
+}
+
+/** A value of type T, or its encoding: what a reply's field may be. */
+export type MaybeEncoded<T> = T | EncodedJson<T>;
+
+/**
+ * A response body's text: JSON.stringify's, with each top-level member
+ * that is an EncodedJson spliced in as it is. The splice is top-level
+ * only, which is where the serializers put it (`messages`, `topics`);
+ * an EncodedJson deeper in would be encoded as `{"text": …}` — which the
+ * response validation of every test run would refuse.
+ */
+export function encodeReply(body: Record<string, unknown>): string {
+  let spliced = false;
+  for (const key in body) if (body[key] instanceof EncodedJson) spliced = true;
+  if (!spliced) return JSON.stringify(body);
+  const members: string[] = [];
+  for (const key in body) {
+    const value = body[key];
+    if (value === undefined) continue;
+    members.push(`${JSON.stringify(key)}:${value instanceof EncodedJson ? value.text : JSON.stringify(value)}`);
+  }
+  return `{${members.join(',')}}`;
+}
