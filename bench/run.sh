@@ -14,7 +14,10 @@ if [ "$db" = mariadb ] || [ "$db" = mysql ]; then
     bash scripts/mariadb.sh start >/dev/null
     # Same machine: Parley talks to it over its Unix socket, as a local production install would.
     BENCH_MYSQL_URL="mysql://parley:parley@localhost/?socket=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock"
-    export BENCH_MYSQL_URL
+    # Its root account (no password, over the socket): the generator writes the load's pages at
+    # full speed when it ends (src/db/settle.ts), which takes setting a global variable.
+    BENCH_MYSQL_ADMIN_URL="mysql://root@localhost/mysql?socket=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock"
+    export BENCH_MYSQL_URL BENCH_MYSQL_ADMIN_URL
   fi
   scale=$(echo "${BENCH_SCALE:-small}" | tr '[:upper:]' '[:lower:]')
   pool=${BENCH_INNODB_BUFFER_POOL:-$([ "$scale" = 1m ] && echo 2G || echo 0)}

@@ -27,6 +27,7 @@ import { describeGoal, EVENT_DELIVERY_P99_MS, type Goal, judge, nearTheLine } fr
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { isSettled, readBackgroundWork, type BackgroundWork } from '../src/db/settle';
 import { createDb } from '../src/db/connection';
 import { BENCH_DIR, Credential, Manifest, readCredentials, readManifest, removePosted, resolveTarget, ROOT, Target } from './lib/dataset';
 import { basic, request } from './lib/http';
@@ -144,6 +145,35 @@ async function waitForIdleDatabase(pid: number | undefined): Promise<number | nu
     said = true;
   }
   return (Date.now() - t0) / 1000;
+}
+
+/** Resident memory of a process now and at its peak (MiB), from /proc (Linux); null elsewhere. */
+interface Memory {
+  rssMiB: number;
+  peakMiB: number;
+}
+interface Footprint {
+  parley: Memory | null;
+  database: Memory | null;
+}
+
+function memoryOf(pid: number | undefined): Memory | null {
+  if (!pid) return null;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    const rss = kib('VmRSS');
+    const peak = kib('VmHWM');
+    return Number.isFinite(rss) ? { rssMiB: rss / 1024, peakMiB: peak / 1024 } : null;
+  } catch {
+    return null;
+  }
+}
+
+function footprintText(f: Footprint): string {
+  const one = (name: string, m: Memory | null) =>
+    m ? `${name} ${m.rssMiB.toFixed(0)} MiB resident (peak ${m.peakMiB.toFixed(0)} MiB)` : null;
+  return [one('Parley', f.parley), one('the database', f.database)].filter(Boolean).join('; ');
 }
 
 /** CPU time (s) a process has used, from /proc (Linux); null elsewhere. */
@@ -495,6 +525,25 @@ async function channelMembers(target: Target, channelId: number): Promise<number
   }
 }
 
+/** Dirty pages and purge backlog of the benchmark's database when measuring begins (null on SQLite). */
+async function backgroundWorkOf(target: Target): Promise<BackgroundWork | null> {
+  if (target.db === 'sqlite') return null;
+  const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
+  try {
+    return await readBackgroundWork(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function backgroundWorkText(w: BackgroundWork): string {
+  const pct = (100 * w.dirtyPages) / Math.max(1, w.bufferPoolPages);
+  return (
+    `At the start ${pct.toFixed(1)} % of the buffer pool was dirty (${fmtInt(w.dirtyPages)} pages) and ${fmtInt(w.history)} old row ` +
+    `versions awaited purge: ${isSettled(w) ? 'settled' : '**not settled** (the figures include that work)'}.`
+  );
+}
+
 async function databaseInfo(target: Target): Promise<{ version: string; detail: string; pid?: number }> {
   const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   try {
@@ -567,8 +616,12 @@ function report(opts: {
   loadavg: number[];
   /** Seconds spent waiting for the database's background work to finish before measuring. */
   settled: number | null;
+  /** What the database still had to write and purge when measuring began (MariaDB). */
+  backgroundWork: BackgroundWork | null;
   /** The 10k run of the same database the "flat" column divides by (null at 10k, or when none was found). */
   reference: Reference | null;
+  /** Memory of Parley and of the database when the last scenario ended. */
+  footprint: Footprint | null;
 }): string {
   const { target, manifest: m, rows, baseline, events, reference } = opts;
   const nodeHttp = rows.find((r) => r.key === 'baseline-node-http') ?? null;
@@ -580,13 +633,15 @@ function report(opts: {
     '**Provisional.** The load generator (autocannon) shares this 2-core machine with the server and the database, and other',
     'jobs (test suites) may have run at the same time: read the figures as relative, and compare ratios rather than absolutes.',
     `Load average when the run started: ${opts.loadavg.map((l) => l.toFixed(2)).join(', ')}.` +
-      (opts.settled === null ? '' : ` The database was idle after ${opts.settled.toFixed(0)} s of waiting.`),
+      (opts.settled === null ? '' : ` The database was idle after ${opts.settled.toFixed(0)} s of waiting.`) +
+      (opts.backgroundWork ? ` ${backgroundWorkText(opts.backgroundWork)}` : ''),
   );
   if (env.BENCH_NOTE) lines.push('', env.BENCH_NOTE);
   lines.push('', '| | |', '|---|---|');
   lines.push(`| machine | ${machine()} |`);
   lines.push(`| database | ${opts.dbInfo.version}${opts.dbInfo.detail ? `, ${opts.dbInfo.detail}` : ''} |`);
   lines.push(`| code | ${CODE} |`);
+  if (opts.footprint) lines.push(`| memory at the end | ${footprintText(opts.footprint)} |`);
   lines.push(
     `| dataset | ${fmtInt(c.users!)} users, ${fmtInt(c.channels!)} channels, ${fmtInt(c.subscriptions!)} subscriptions, ` +
       `${fmtInt(c.messages!)} messages, ${fmtInt(c.user_messages!)} user_messages, ${fmtInt(c.reactions!)} reactions, ` +
@@ -808,10 +863,12 @@ async function main(): Promise<void> {
   if (leftovers) process.stderr.write(`removed ${leftovers} messages left by an earlier run\n`);
   const dbInfo = await databaseInfo(target);
   const settled = await waitForIdleDatabase(dbInfo.pid);
+  const backgroundWork = await backgroundWorkOf(target);
 
   const rows: Row[] = [];
   let baseline: Row;
   let events: EventResult | null = null;
+  let footprint: Footprint | undefined;
   process.stderr.write(`benchmark ${target.scale.name} on ${target.db}: ${DURATION} s per scenario, ${CONNECTIONS} connections\n`);
   {
     const express = await startServer('express baseline', [path.join(__dirname, 'baseline.js'), 'express'], {
@@ -953,6 +1010,7 @@ async function main(): Promise<void> {
           `  event delivery: p50 ${percentile(events.deliveryMs, 50).toFixed(1)} ms, p99 ${percentile(events.deliveryMs, 99).toFixed(1)} ms over ${events.rounds}\n`,
         );
     }
+    footprint = { parley: memoryOf(parley.child.pid), database: memoryOf(dbInfo.pid) };
   } finally {
     await stopServer(parley.child);
     await stopTwins();
@@ -960,7 +1018,20 @@ async function main(): Promise<void> {
     process.stderr.write(`removed the ${fmtInt(removed)} messages this run posted\n`);
   }
 
-  const md = report({ target, manifest, dbInfo, rows, baseline, events, started, loadavg, settled, reference });
+  const md = report({
+    target,
+    manifest,
+    dbInfo,
+    rows,
+    baseline,
+    events,
+    started,
+    loadavg,
+    settled,
+    backgroundWork,
+    reference,
+    footprint: footprint ?? null,
+  });
   // A partial run (BENCH_ONLY) does not replace the committed results of a full one.
   const resultsDir = ONLY ? path.join(BENCH_DIR, '.data', 'results') : path.join(BENCH_DIR, 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
@@ -970,7 +1041,19 @@ async function main(): Promise<void> {
   fs.writeFileSync(
     `${base}.json`,
     JSON.stringify(
-      { started: started.toISOString(), code, loadavg, manifest, dbInfo, machine: machine(), baseline, rows, events },
+      {
+        started: started.toISOString(),
+        code,
+        loadavg,
+        manifest,
+        dbInfo,
+        machine: machine(),
+        baseline,
+        rows,
+        events,
+        footprint,
+        backgroundWork,
+      },
       null,
       1,
     ),

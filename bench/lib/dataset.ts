@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createDb } from '../../src/db/connection';
+import type { SettleReport } from '../../src/db/settle';
 import { parseScale, Scale } from './scales';
 
 /** The repository root (this file runs from dist/bench/lib/). */
@@ -52,8 +53,7 @@ export interface UserRef {
   email: string;
 }
 
-/** What the generator made, and the objects each scenario uses. Written last: its presence means the dataset is complete. */
-export interface Manifest {
+/** What the generator made, and the objects each scenario uses. Written last: its presence means the dataset is complete. */ export interface Manifest {
   version: number;
   scale: string;
   db: BenchDb;
@@ -61,6 +61,8 @@ export interface Manifest {
   generatedAt: string;
   /** Seconds per phase, and in total. */
   loadSeconds: Record<string, number>;
+  /** What settling the loaded database found and did (src/db/settle.ts); null when skipped (BENCH_SETTLE=0), absent in older manifests. */
+  settled?: SettleReport | null;
   counts: Record<string, number>;
   /** The migrations the schema had when the data was generated (older manifests: absent). */
   migrations?: string[];

@@ -1,0 +1,127 @@
+import type { Knex } from 'knex';
+import { dialectOf } from './connection';
+
+/** What the database still has to do after a bulk load, and what settling it did. */
+export interface SettleReport {
+  /** Tables whose statistics were recomputed. */
+  analyzed: number;
+  /** InnoDB pages not yet written to disk, before and after (MariaDB). */
+  dirtyPagesBefore: number | null;
+  dirtyPagesAfter: number | null;
+  /** Pages in the buffer pool (MariaDB), to read the dirty counts against. */
+  bufferPoolPages: number | null;
+  /** Old row versions waiting for purge, before and after (MariaDB). */
+  historyBefore: number | null;
+  historyAfter: number | null;
+  /** Whether the dirty pages were written at full speed (needs an account that may set globals). */
+  forcedFlush: boolean;
+  seconds: number;
+}
+
+/** A database's state as read with no privilege: the figures `settleAfterBulkLoad` waits on. */
+export interface BackgroundWork {
+  dirtyPages: number;
+  bufferPoolPages: number;
+  history: number;
+}
+
+/** Dirty pages and purge backlog of a MariaDB/MySQL server (null on SQLite). */
+export async function readBackgroundWork(db: Knex): Promise<BackgroundWork | null> {
+  if (dialectOf(db) !== 'mysql') return null;
+  const [rows] = (await db.raw(
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_dirty', 'Innodb_buffer_pool_pages_total', 'Innodb_history_list_length')",
+  )) as [Array<{ Variable_name: string; Value: string }>];
+  const value = (name: string) => Number(rows.find((r) => r.Variable_name === name)?.Value ?? 0);
+  return {
+    dirtyPages: value('Innodb_buffer_pool_pages_dirty'),
+    bufferPoolPages: value('Innodb_buffer_pool_pages_total'),
+    history: value('Innodb_history_list_length'),
+  };
+}
+
+/** Settled: under 1 % of the buffer pool dirty and a purge backlog a few transactions long. */
+export const isSettled = (w: BackgroundWork): boolean => w.dirtyPages <= w.bufferPoolPages / 100 && w.history <= 1000;
+
+/**
+ * Leaves a database that was just loaded in bulk (the benchmark generator;
+ * an import) as a running one would be, instead of doing that work during
+ * its first hours of use.
+ *
+ * - Statistics of every table are recomputed (ANALYZE): InnoDB samples a
+ *   table again only once a tenth of it changed, so a table filled in one
+ *   go may keep the statistics of a part of it.
+ * - MariaDB: the load leaves the buffer pool full of pages changed in
+ *   memory and not yet written. The page cleaner writes them at
+ *   `innodb_io_capacity` pages a second once the server is idle (200 by
+ *   default: 11 minutes for a 2 GiB pool), and until then reads that need
+ *   a free page wait for one to be written, and the writing takes CPU the
+ *   requests need. With `admin` (an account that may set global
+ *   variables), they are written at once: `innodb_max_dirty_pages_pct` is
+ *   set to 0 until they are, then put back. Without it, this waits for the
+ *   page cleaner. Either way it also waits for purge to catch up (old row
+ *   versions of the load's updates and deletions), up to `maxWaitMs`.
+ * - SQLite: ANALYZE and a checkpoint of the write-ahead log into the file.
+ */
+export async function settleAfterBulkLoad(
+  db: Knex,
+  opts: { admin?: Knex; maxWaitMs?: number; progress?: (line: string) => void } = {},
+): Promise<SettleReport> {
+  const started = Date.now();
+  const maxWaitMs = opts.maxWaitMs ?? 15 * 60_000;
+  if (dialectOf(db) !== 'mysql') {
+    await db.raw('ANALYZE');
+    await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+    return {
+      analyzed: -1,
+      dirtyPagesBefore: null,
+      dirtyPagesAfter: null,
+      bufferPoolPages: null,
+      historyBefore: null,
+      historyAfter: null,
+      forcedFlush: false,
+      seconds: (Date.now() - started) / 1000,
+    };
+  }
+  const tables = (await db('information_schema.TABLES')
+    .where({ TABLE_SCHEMA: db.raw('DATABASE()'), TABLE_TYPE: 'BASE TABLE' })
+    .pluck('TABLE_NAME')) as string[];
+  // One statement for all of them: each table is sampled (innodb_stats_persistent_sample_pages), not read whole.
+  if (tables.length) await db.raw(`ANALYZE TABLE ${tables.map((t) => `\`${t}\``).join(', ')}`);
+  const before = (await readBackgroundWork(db))!;
+  let forcedFlush = false;
+  let restore: (() => Promise<void>) | null = null;
+  if (opts.admin) {
+    const admin = opts.admin;
+    const [[old]] = (await admin.raw(
+      'SELECT @@GLOBAL.innodb_max_dirty_pages_pct AS pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm AS lwm',
+    )) as [Array<{ pct: number; lwm: number }>];
+    // lwm first: it may not exceed the maximum.
+    await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0');
+    await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct = 0');
+    forcedFlush = true;
+    restore = async () => {
+      await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct = ?', [Number(old!.pct)]);
+      await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct_lwm = ?', [Number(old!.lwm)]);
+    };
+  }
+  let now = before;
+  try {
+    while (!isSettled(now) && Date.now() - started < maxWaitMs) {
+      opts.progress?.(`settling: ${now.dirtyPages} of ${now.bufferPoolPages} pages dirty, ${now.history} old row versions to purge`);
+      await new Promise((r) => setTimeout(r, 2000));
+      now = (await readBackgroundWork(db))!;
+    }
+  } finally {
+    await restore?.();
+  }
+  return {
+    analyzed: tables.length,
+    dirtyPagesBefore: before.dirtyPages,
+    dirtyPagesAfter: now.dirtyPages,
+    bufferPoolPages: now.bufferPoolPages,
+    historyBefore: before.history,
+    historyAfter: now.history,
+    forcedFlush,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
