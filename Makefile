@@ -10,6 +10,7 @@ help:
 	@echo "make run    install, migrate, seed the demo organization if empty, start on 127.0.0.1:$(PORT)"
 	@echo "make test   install, check spec + generated/ + types + layers + lint + format, jest and dredd on SQLite, and on MariaDB if TEST_MYSQL_URL"
 	@echo "make bench  load benchmarks: BENCH_SCALE=small|10k|100k|1m BENCH_DB=sqlite|mariadb (bench/README.md)"
+	@echo "make footprint  idle memory of make run (SQLite) and of Parley on a small MariaDB (bench/README.md)"
 	@echo "make soak   a mixed, paced load on MariaDB for SOAK_MINUTES (30): errors, memory and p99 must stay flat (bench/README.md)"
 
 # npm ci only when the lockfile changed since the last install. Everything: the test, lint
@@ -154,6 +155,13 @@ bench-web: install spec
 .PHONY: soak
 soak: install spec
 	bash bench/soak.sh
+
+# bench/footprint.sh: resident memory of `make run` (SQLite, demo organization) and of Parley on a
+# MariaDB with scripts/mariadb-small.cnf, idle after start and after a little use; writes
+# bench/results/<date>-footprint.md. About two minutes.
+.PHONY: footprint
+footprint: install spec
+	bash bench/footprint.sh
 
 clean:
 	rm -rf dist node_modules/.installed node_modules/.installed-run .tmp-*
