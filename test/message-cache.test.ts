@@ -299,6 +299,9 @@ eachDatabase('message cache', (dialect) => {
       (await t.api.post('/messages', member, { type: 'direct', to: [admin.id, owner.id], content: 'a group DM' })).body.id as number,
       (await t.api.post('/messages', member, { type: 'direct', to: [member.id], content: 'a note to self' })).body.id as number,
     ];
+    // A public channel the reader is not in: its history reads without a row of their own (historical).
+    const notJoined = await createChannel(t, 'not joined', [owner]);
+    const historicalId = await send('history the reader never received', 'elsewhere', owner, notJoined.id);
     await t.api.post(`/messages/${ids[0]}/reactions`, owner, { emoji_name: 'octopus' });
     await t.api.post(`/messages/${ids[0]}/reactions`, admin, { emoji_name: 'tada' });
     await t.api.patch(`/messages/${ids[1]}`, owner, { content: 'second, edited' });
@@ -314,10 +317,21 @@ eachDatabase('message cache', (dialect) => {
           expect(page.status).toBe(200);
           expect(page.body.messages.map((m: any) => m.id)).toEqual(ids);
           for (const m of page.body.messages) expect(m).toEqual(await single(member, m.id, q));
+          const history = await t.api.get('/messages', member, {
+            anchor: 'newest',
+            num_before: 5,
+            num_after: 0,
+            narrow: [{ operator: 'channel', operand: notJoined.id }],
+            client_gravatar: false,
+            ...q,
+          });
+          expect(history.body.messages.map((m: any) => m.id)).toEqual([historicalId]);
+          expect(history.body.messages[0]).toEqual(await single(member, historicalId, q));
         }
       }
     }
     const [first, , , me, poll] = (await t.api.get('/messages', member, { message_ids: ids })).body.messages;
+    expect((await single(member, historicalId))!.flags).toEqual(['read', 'historical']);
     expect(first).toMatchObject({ topic_links: [{ text: 'JSON-12', url: 'https://issues.example/12' }], flags: ['starred'] });
     expect(first.reactions.map((r: any) => r.emoji_name).sort()).toEqual(['octopus', 'tada']);
     expect(me).toMatchObject({ is_me_message: true, subject: 'general chat' });

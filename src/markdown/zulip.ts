@@ -115,7 +115,7 @@ const TOPICS_KEPT_PER_LIST = 2000;
 const NO_LINKIFIERS: readonly CompiledLinkifier[] = Object.freeze([]);
 
 /** A topic's links (a message's topic_links): the linkifiers' matches and the raw URLs in it. A new array; the links are shared. */
-export function topicLinksOf(topic: string, linkifiers: readonly CompiledLinkifier[]): TopicLink[] {
+export function topicLinksOf(topic: string, linkifiers: readonly CompiledLinkifier[]): Array<Readonly<TopicLink>> {
   const key = linkifiers.length ? linkifiers : NO_LINKIFIERS;
   let recent = recentTopicLinks.get(key);
   if (!recent) recentTopicLinks.set(key, (recent = new LRUCache({ max: TOPICS_KEPT_PER_LIST })));

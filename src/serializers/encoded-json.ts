@@ -17,6 +17,15 @@ export class EncodedJson<T> {
   declare readonly decodesTo?: T;
 
   constructor(readonly text: string) {}
+
+  /**
+   * Only a reply's top-level fields are spliced (`encodeReply`); one deeper
+   * in would be written as `{"text": …}`, which no schema check would
+   * catch where responses are not validated. It fails loudly instead.
+   */
+  toJSON(): never {
+    throw new Error('EncodedJson below the top level of a reply: only top-level fields are spliced');
+  }
 }
 
 /** A JSON array of encoded elements. */
@@ -34,9 +43,7 @@ export type MaybeEncoded<T> = T | EncodedJson<T>;
 /**
  * A response body's text: JSON.stringify's, with each top-level member
  * that is an EncodedJson spliced in as it is. The splice is top-level
- * only, which is where the serializers put it (`messages`, `topics`);
- * an EncodedJson deeper in would be encoded as `{"text": …}` — which the
- * response validation of every test run would refuse.
+ * only, which is where the serializers put it (`messages`, `topics`).
  */
 export function encodeReply(body: Record<string, unknown>): string {
   let spliced = false;
@@ -45,7 +52,7 @@ export function encodeReply(body: Record<string, unknown>): string {
   const members: string[] = [];
   for (const key in body) {
     const value = body[key];
-    if (value === undefined) continue;
+    if (value === undefined || typeof value === 'function') continue;
     members.push(`${JSON.stringify(key)}:${value instanceof EncodedJson ? value.text : JSON.stringify(value)}`);
   }
   return `{${members.join(',')}}`;

@@ -70,7 +70,21 @@ const toApiSubmessage = (s: SubmessageRow): Schema<'Submessage'> => ({
   id: s.id,
 });
 
+/**
+ * Frozen, arrays and all: a dict is shared by every request that reads the
+ * message, and the text kept for it (./message-json.ts) is right only as
+ * long as the dict never changes. A change to the message makes a new dict.
+ */
 export function toMessageDict(row: MessageRow, parts: MessageDictParts): MessageDict {
+  const dict = buildMessageDict(row, parts);
+  Object.freeze(dict.reactions);
+  Object.freeze(dict.submessages);
+  Object.freeze(dict.edits);
+  if (dict.dm_participant_ids) Object.freeze(dict.dm_participant_ids);
+  return Object.freeze(dict);
+}
+
+function buildMessageDict(row: MessageRow, parts: MessageDictParts): MessageDict {
   const isChannel = row.recipient_type === RecipientType.CHANNEL;
   return {
     id: row.id,
@@ -121,7 +135,7 @@ export interface MessageViewOptions {
  * One message object from its dict. `flags` is the viewer's bitfield, or
  * null when the viewer has no user_messages row (history they can read but
  * did not receive): Zulip marks those read and historical. Made of the
- * parts below, which `encodeMessage` (./message-json.ts) encodes one by
+ * parts below, which `encodeMessagePage` (./message-json.ts) encodes one by
  * one for pages of messages: the two are the same object by construction.
  */
 export function renderMessageDict(d: MessageDict, flags: number | null, rc: DictReadContext, opts: MessageViewOptions): Schema<'Message'> {

@@ -42,7 +42,7 @@ function senderMembers(sender: UserRow, rc: DictReadContext, opts: MessageViewOp
   let texts = senderText.get(sender);
   if (!texts) senderText.set(sender, (texts = new Map()));
   // The organization's subdomain is in it too (sender_realm_str), and may change.
-  const key = `${fields.avatar_url ?? ''}\u0000${fields.sender_realm_str}`;
+  const key = `${JSON.stringify(fields.avatar_url)}\u0000${fields.sender_realm_str}`;
   let text = texts.get(key);
   if (text === undefined) texts.set(key, (text = encodedMembers(fields)));
   return text;
@@ -86,7 +86,10 @@ export function encodeMessagePage(
       const history = encodedMembers(editHistoryField(d, rc, opts.allowEmptyTopicName));
       if (history) text += `,${history}`;
     }
-    if (match) text += `,${encodedMembers(match)}`;
+    if (match) {
+      const highlights = encodedMembers(match);
+      if (highlights) text += `,${highlights}`;
+    }
     out.push(`${text}}`);
   }
   return encodedList(out);
