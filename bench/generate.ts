@@ -758,6 +758,9 @@ async function main(): Promise<void> {
       const admin = adminUrl ? createDb({ databaseUrl: adminUrl, dataDir: target.dataDir, dbPoolMax: 1 }) : undefined;
       try {
         settled = await settleAfterBulkLoad(db, { admin, progress: (line) => process.stderr.write(`  ${line}\n`) });
+      } catch (err) {
+        // The load itself is sound: keep it (the manifest records that it was not settled).
+        process.stderr.write(`  settling failed, the dataset is kept unsettled: ${err instanceof Error ? err.message : String(err)}\n`);
       } finally {
         await admin?.destroy();
       }

@@ -16,7 +16,7 @@ if [ "$db" = mariadb ] || [ "$db" = mysql ]; then
     BENCH_MYSQL_URL="mysql://parley:parley@localhost/?socket=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock"
     # Its root account (no password, over the socket): the generator writes the load's pages at
     # full speed when it ends (src/db/settle.ts), which takes setting a global variable.
-    BENCH_MYSQL_ADMIN_URL="mysql://root@localhost/mysql?socket=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock"
+    BENCH_MYSQL_ADMIN_URL=${BENCH_MYSQL_ADMIN_URL:-"mysql://root@localhost/mysql?socket=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock"}
     export BENCH_MYSQL_URL BENCH_MYSQL_ADMIN_URL
   fi
   scale=$(echo "${BENCH_SCALE:-small}" | tr '[:upper:]' '[:lower:]')

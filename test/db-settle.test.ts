@@ -1,8 +1,9 @@
 /**
- * Settling a database after a bulk load (src/db/settle.ts): every table's
- * statistics recomputed, and on MariaDB the wait until the load's dirty
- * pages are written and purge has caught up.
+ * Settling a database after a bulk load (src/db/settle.ts): on MariaDB
+ * every table's statistics recomputed and the wait until the load's dirty
+ * pages are written and purge has caught up; on SQLite the log checkpointed.
  */
+import fs from 'node:fs';
 import { isSettled, readBackgroundWork, settleAfterBulkLoad } from '../src/db/settle';
 import { dialectOf } from '../src/db/connection';
 import { eachDatabase } from './support/databases';
@@ -15,7 +16,7 @@ eachDatabase('settling after a bulk load', (dialect) => {
   });
   afterAll(() => t.close());
 
-  it('recomputes the statistics of a table loaded in one go, and leaves the server settled', async () => {
+  it('MariaDB: recomputes the statistics of a table loaded in one go and reads the server state; SQLite: checkpoints the log', async () => {
     const db = t.ctx.db;
     const mysql = dialectOf(db) === 'mysql';
     // Without automatic recalculation, only an ANALYZE gives this table statistics.
@@ -24,7 +25,8 @@ eachDatabase('settling after a bulk load', (dialect) => {
     try {
       const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i + 1, v: i % 7 }));
       await db.batchInsert('settle_probe', rows, 500);
-      const report = await settleAfterBulkLoad(db, { maxWaitMs: 60_000 });
+      // A short wait: the suite's other databases share the server and keep it busy.
+      const report = await settleAfterBulkLoad(db, { maxWaitMs: 3000 });
       if (mysql) {
         // The primary key's cardinality comes from the persistent statistics (TABLE_ROWS does not:
         // it is counted live). Without an ANALYZE it stays at the empty table's 2.
@@ -38,16 +40,18 @@ eachDatabase('settling after a bulk load', (dialect) => {
         expect(report.analyzed).toBe(Number(tables[0]!.n));
         const work = (await readBackgroundWork(db))!;
         expect(work.bufferPoolPages).toBeGreaterThan(0);
-        // The suite's other databases share the server, so the state is read, not asserted exact:
-        // settling returned within its bound, having reached it or said what remained.
-        expect(report.seconds).toBeLessThan(61);
+        // The state is read, not asserted: other suites' databases share the server. Settling
+        // returned within its bound, having reached a settled state or said what remained.
+        expect(report.seconds).toBeLessThan(8);
         expect(
           isSettled({ dirtyPages: report.dirtyPagesAfter!, bufferPoolPages: report.bufferPoolPages!, history: report.historyAfter! }) ||
-            report.seconds >= 60,
+            report.seconds >= 3,
         ).toBe(true);
       } else {
-        const stats = await db('sqlite_stat1').where({ tbl: 'settle_probe', idx: 'settle_probe_v' }).first();
-        expect(stats?.stat).toMatch(/^3000 /);
+        // The load's pages are in the write-ahead log until a checkpoint moves them into the file.
+        const [main] = (await db.raw('PRAGMA database_list')) as Array<{ name: string; file: string }>;
+        expect(fs.statSync(`${main!.file}-wal`).size).toBe(0);
+        expect(report.analyzed).toBe(0);
         expect(await readBackgroundWork(db)).toBeNull();
       }
     } finally {

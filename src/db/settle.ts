@@ -3,7 +3,7 @@ import { dialectOf } from './connection';
 
 /** What the database still has to do after a bulk load, and what settling it did. */
 export interface SettleReport {
-  /** Tables whose statistics were recomputed. */
+  /** Tables whose statistics were recomputed (none on SQLite: see below). */
   analyzed: number;
   /** InnoDB pages not yet written to disk, before and after (MariaDB). */
   dirtyPagesBefore: number | null;
@@ -25,18 +25,25 @@ export interface BackgroundWork {
   history: number;
 }
 
-/** Dirty pages and purge backlog of a MariaDB/MySQL server (null on SQLite). */
+/**
+ * Dirty pages and purge backlog of a MariaDB server; null on SQLite, and
+ * where the server does not report all three (MySQL has no
+ * Innodb_history_list_length): a figure missing is not a figure of 0.
+ */
 export async function readBackgroundWork(db: Knex): Promise<BackgroundWork | null> {
   if (dialectOf(db) !== 'mysql') return null;
   const [rows] = (await db.raw(
     "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_dirty', 'Innodb_buffer_pool_pages_total', 'Innodb_history_list_length')",
   )) as [Array<{ Variable_name: string; Value: string }>];
-  const value = (name: string) => Number(rows.find((r) => r.Variable_name === name)?.Value ?? 0);
-  return {
-    dirtyPages: value('Innodb_buffer_pool_pages_dirty'),
-    bufferPoolPages: value('Innodb_buffer_pool_pages_total'),
-    history: value('Innodb_history_list_length'),
+  const value = (name: string) => {
+    const row = rows.find((r) => r.Variable_name === name);
+    return row === undefined ? null : Number(row.Value);
   };
+  const dirtyPages = value('Innodb_buffer_pool_pages_dirty');
+  const bufferPoolPages = value('Innodb_buffer_pool_pages_total');
+  const history = value('Innodb_history_list_length');
+  if (dirtyPages === null || bufferPoolPages === null || history === null) return null;
+  return { dirtyPages, bufferPoolPages, history };
 }
 
 /** Settled: under 1 % of the buffer pool dirty and a purge backlog a few transactions long. */
@@ -60,7 +67,10 @@ export const isSettled = (w: BackgroundWork): boolean => w.dirtyPages <= w.buffe
  *   set to 0 until they are, then put back. Without it, this waits for the
  *   page cleaner. Either way it also waits for purge to catch up (old row
  *   versions of the load's updates and deletions), up to `maxWaitMs`.
- * - SQLite: ANALYZE and a checkpoint of the write-ahead log into the file.
+ * - SQLite: a checkpoint of the write-ahead log into the file, and no
+ *   ANALYZE: Parley never analyses a SQLite database in use, and its
+ *   queries are planned for SQLite's own estimates, so a loaded database
+ *   with statistics would be planned unlike any other.
  */
 export async function settleAfterBulkLoad(
   db: Knex,
@@ -69,10 +79,9 @@ export async function settleAfterBulkLoad(
   const started = Date.now();
   const maxWaitMs = opts.maxWaitMs ?? 15 * 60_000;
   if (dialectOf(db) !== 'mysql') {
-    await db.raw('ANALYZE');
     await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
     return {
-      analyzed: -1,
+      analyzed: 0,
       dirtyPagesBefore: null,
       dirtyPagesAfter: null,
       bufferPoolPages: null,
@@ -86,8 +95,16 @@ export async function settleAfterBulkLoad(
     .where({ TABLE_SCHEMA: db.raw('DATABASE()'), TABLE_TYPE: 'BASE TABLE' })
     .pluck('TABLE_NAME')) as string[];
   // One statement for all of them: each table is sampled (innodb_stats_persistent_sample_pages), not read whole.
-  if (tables.length) await db.raw(`ANALYZE TABLE ${tables.map((t) => `\`${t}\``).join(', ')}`);
-  const before = (await readBackgroundWork(db))!;
+  // MariaDB reports a table it could not analyse as a row, not as an error.
+  if (tables.length) {
+    const [results] = (await db.raw(`ANALYZE TABLE ${tables.map(() => '??').join(', ')}`, tables)) as [
+      Array<{ Table: string; Msg_type: string; Msg_text: string }>,
+    ];
+    const failed = results.find((r) => r.Msg_type === 'error');
+    if (failed) throw new Error(`ANALYZE TABLE ${failed.Table}: ${failed.Msg_text}`);
+  }
+  const before = await readBackgroundWork(db);
+  if (!before) throw new Error('the server does not report its dirty pages and purge backlog (SHOW GLOBAL STATUS)');
   let forcedFlush = false;
   let restore: (() => Promise<void>) | null = null;
   if (opts.admin) {
@@ -95,10 +112,8 @@ export async function settleAfterBulkLoad(
     const [[old]] = (await admin.raw(
       'SELECT @@GLOBAL.innodb_max_dirty_pages_pct AS pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm AS lwm',
     )) as [Array<{ pct: number; lwm: number }>];
-    // lwm first: it may not exceed the maximum.
-    await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0');
-    await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct = 0');
-    forcedFlush = true;
+    // Named before anything is set, so that a failure half-way still puts both back.
+    opts.progress?.(`innodb_max_dirty_pages_pct ${old!.pct} and _lwm ${old!.lwm} set to 0 until the pages are written`);
     restore = async () => {
       await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct = ?', [Number(old!.pct)]);
       await admin.raw('SET GLOBAL innodb_max_dirty_pages_pct_lwm = ?', [Number(old!.lwm)]);
@@ -106,10 +121,16 @@ export async function settleAfterBulkLoad(
   }
   let now = before;
   try {
+    if (opts.admin) {
+      // lwm first: it may not exceed the maximum.
+      await opts.admin.raw('SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0');
+      await opts.admin.raw('SET GLOBAL innodb_max_dirty_pages_pct = 0');
+      forcedFlush = true;
+    }
     while (!isSettled(now) && Date.now() - started < maxWaitMs) {
       opts.progress?.(`settling: ${now.dirtyPages} of ${now.bufferPoolPages} pages dirty, ${now.history} old row versions to purge`);
       await new Promise((r) => setTimeout(r, 2000));
-      now = (await readBackgroundWork(db))!;
+      now = (await readBackgroundWork(db)) ?? now;
     }
   } finally {
     await restore?.();
