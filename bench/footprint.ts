@@ -94,7 +94,8 @@ async function stop(child: ChildProcess): Promise<void> {
 
 async function measureSqlite(): Promise<Sample[]> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-footprint-'));
-  const server = await startBenchServer({ dataDir, databaseUrl: '', env: { NODE_ENV: 'production', LOG_LEVEL: 'warn' } });
+  // As `make run` starts it: its own defaults (the bench helper only turns rate limits off).
+  const server = await startBenchServer({ dataDir, databaseUrl: '' });
   try {
     const out = [await idleThenSample('make run (SQLite, demo organization), idle after start', server.child.pid!, null)];
     const n = await use(server, dataDir);
@@ -131,32 +132,40 @@ async function startSmallMariadb(dir: string): Promise<{ child: ChildProcess; so
     ],
     { stdio: 'ignore' },
   );
-  for (let i = 0; i < 300; i++) {
-    const ping = spawnSync('mariadb-admin', ['--no-defaults', `--socket=${socket}`, '-uroot', 'ping'], { encoding: 'utf8' });
-    if (ping.status === 0) break;
-    if (child.exitCode !== null) throw new Error(`mariadbd exited: ${fs.readFileSync(path.join(dir, 'error.log'), 'utf8').slice(-800)}`);
-    await sleep(100);
+  try {
+    let up = false;
+    for (let i = 0; i < 300 && !up; i++) {
+      up = spawnSync('mariadb-admin', ['--no-defaults', `--socket=${socket}`, '-uroot', 'ping'], { encoding: 'utf8' }).status === 0;
+      if (child.exitCode !== null) throw new Error(`mariadbd exited: ${fs.readFileSync(path.join(dir, 'error.log'), 'utf8').slice(-800)}`);
+      if (!up) await sleep(100);
+    }
+    if (!up) throw new Error('mariadbd did not answer within 30 s');
+    const sql = [
+      "CREATE USER 'parley'@'localhost' IDENTIFIED BY 'parley'",
+      "GRANT ALL PRIVILEGES ON parley.* TO 'parley'@'localhost'",
+      'CREATE DATABASE parley CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci',
+    ].join(';');
+    const created = spawnSync('mariadb', ['--no-defaults', `--socket=${socket}`, '-uroot', '-e', sql], { encoding: 'utf8' });
+    if (created.status !== 0) throw new Error(`mariadb: ${created.stderr}`);
+    return { child, socket };
+  } catch (err) {
+    await stop(child);
+    throw err;
   }
-  const sql = [
-    "CREATE USER 'parley'@'localhost' IDENTIFIED BY 'parley'",
-    "GRANT ALL PRIVILEGES ON parley.* TO 'parley'@'localhost'",
-    'CREATE DATABASE parley CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci',
-  ].join(';');
-  const created = spawnSync('mariadb', ['--no-defaults', `--socket=${socket}`, '-uroot', '-e', sql], { encoding: 'utf8' });
-  if (created.status !== 0) throw new Error(`mariadb: ${created.stderr}`);
-  return { child, socket };
 }
 
 async function measureMariadb(): Promise<Sample[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-footprint-db-'));
   const dataDir = path.join(dir, 'parley');
-  const db = await startSmallMariadb(dir);
+  const db = await startSmallMariadb(dir).catch((err: unknown) => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
   try {
     const out = [await idleThenSample('MariaDB (scripts/mariadb-small.cnf) alone, idle after start', null, db.child.pid!)];
     const server = await startBenchServer({
       dataDir,
       databaseUrl: `mysql://parley:parley@localhost/parley?socket=${db.socket}`,
-      env: { NODE_ENV: 'production', LOG_LEVEL: 'warn' },
     });
     try {
       out.push(await idleThenSample('Parley on it (demo organization), idle after start', server.child.pid!, db.child.pid!));

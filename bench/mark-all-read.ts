@@ -64,18 +64,21 @@ async function main(): Promise<void> {
     console.log(`(MARK_READ_TIME_BUDGET_MS ${config.markReadTimeBudgetMs})`);
   } finally {
     db.removeListener('query', count);
-    // Put the dataset back as it was.
-    for (let i = 0; i < unread.length; i += 2000) {
-      await db('user_messages')
-        .where({ user_id: userId })
-        .whereIn('message_id', unread.slice(i, i + 2000))
-        .update({ flags: db.raw('flags & ?', [~READ]) });
-    }
-    await db(UNREAD_TABLE).where({ user_id: userId }).del();
-    for (let i = 0; i < sideRows.length; i += 2000) {
-      await db(UNREAD_TABLE).insert(sideRows.slice(i, i + 2000).map((message_id) => ({ user_id: userId, message_id })));
-    }
-    if (horizon) await db('unread_horizons').where({ user_id: userId }).update({ message_id: horizon.message_id });
+    // Put the dataset back as it was, in one transaction: interrupted, it leaves the marks as they were.
+    await db.transaction(async (trx) => {
+      for (let i = 0; i < unread.length; i += 2000) {
+        await trx('user_messages')
+          .where({ user_id: userId })
+          .whereIn('message_id', unread.slice(i, i + 2000))
+          .update({ flags: trx.raw('flags & ~?', [READ]) });
+      }
+      await trx(UNREAD_TABLE).where({ user_id: userId }).del();
+      for (let i = 0; i < sideRows.length; i += 2000) {
+        await trx(UNREAD_TABLE).insert(sideRows.slice(i, i + 2000).map((message_id) => ({ user_id: userId, message_id })));
+      }
+      if (horizon) await trx('unread_horizons').where({ user_id: userId }).update({ message_id: horizon.message_id });
+      else await trx('unread_horizons').where({ user_id: userId }).del();
+    });
     ctx.queues.close();
     await db.destroy();
   }

@@ -53,7 +53,8 @@ export interface UserRef {
   email: string;
 }
 
-/** What the generator made, and the objects each scenario uses. Written last: its presence means the dataset is complete. */ export interface Manifest {
+/** What the generator made, and the objects each scenario uses. Written last: its presence means the dataset is complete. */
+export interface Manifest {
   version: number;
   scale: string;
   db: BenchDb;
