@@ -119,6 +119,9 @@ eachDatabase('mail in the server process', (dialect) => {
     expect(Number((await row())!.attempts)).toBe(1);
     expect(smtp.attempts.data).toBe(2);
     expect(smtp.mails.map((m) => m.to[0])).toEqual(['solanio@example.com']);
+    // The log line follows the row's commit, and crosses the child's stdout pipe after it.
+    const logged = Date.now() + 5000;
+    while (!second.output().includes('mail not sent, given up') && Date.now() < logged) await new Promise((r) => setTimeout(r, 50));
     expect(second.output()).toContain('mail not sent, given up');
   });
 
