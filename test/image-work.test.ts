@@ -130,8 +130,9 @@ describe('image work', () => {
           .post(`/api/v1/realm/emoji/${name}`)
           .auth(quick.cast.member.email, quick.cast.member.api_key)
           .attach('f', image, { filename: 'emoji', contentType: type });
-      // The image the other tests process in full (about two seconds of work alone): refused here.
-      const slow = await post('too_slow', gif, 'image/gif');
+      // Four times the image the other tests process in full (that one took two seconds of work
+      // alone when written, and under a second on a faster machine, which let it through): refused here.
+      const slow = await post('too_slow', await heavyGif(6000), 'image/gif');
       expect([slow.status, slow.body]).toEqual([
         400,
         { result: 'error', msg: 'Could not decode image; did you upload an image file?', code: 'BAD_IMAGE' },
