@@ -105,18 +105,13 @@ async function readPage(
 ): Promise<{ dicts: Map<number, MessageDict>; rc: DictReadContext }> {
   const { dicts, users } = await loadDicts(db, sources, page);
   const linkifiers = (await sources.linkifiers?.(viewer.user.realm_id)) ?? [];
-  // One topic's links once per page, however many of its messages the page holds.
-  const linksByTopic = new Map<string, Array<{ text: string; url: string }>>();
   const rc: DictReadContext = {
     users,
     channelNames: await channelNamesOf(sources, viewer.user.realm_id, page, dicts),
     realm: viewer.realm,
     senderAvatars: new Map<number, string | null>(),
-    topicLinks: (topic: string) => {
-      let links = linksByTopic.get(topic);
-      if (!links) linksByTopic.set(topic, (links = topicLinksOf(topic, linkifiers)));
-      return links.slice();
-    },
+    // Memoised per linkifier list across pages (topicLinksOf).
+    topicLinks: (topic: string) => topicLinksOf(topic, linkifiers),
   };
   return { dicts, rc };
 }

@@ -28,6 +28,24 @@ export class EncodedJson<T> {
   }
 }
 
+/**
+ * Encoded text kept beside the value it encodes, one text per variant
+ * (a content format, a way of naming the empty topic, an avatar URL). The
+ * owner is a cached object that is replaced, never changed, when what it
+ * stands for changes, so its texts are invalidated exactly as it is and
+ * live only as long as it (a `WeakMap` holds them).
+ */
+export function keptTexts<Owner extends object>(): (owner: Owner, variant: string, encode: () => string) => string {
+  const kept = new WeakMap<Owner, Map<string, string>>();
+  return (owner, variant, encode) => {
+    let texts = kept.get(owner);
+    if (!texts) kept.set(owner, (texts = new Map()));
+    let text = texts.get(variant);
+    if (text === undefined) texts.set(variant, (text = encode()));
+    return text;
+  };
+}
+
 /** A JSON array of encoded elements. */
 export const encodedList = <T>(elements: readonly string[]): EncodedJson<T[]> => new EncodedJson<T[]>(`[${elements.join(',')}]`);
 

@@ -1,6 +1,6 @@
 import type { Schema } from '../contract';
 import type { UserRow } from '../queries/rows';
-import { EncodedJson, encodedList, encodedMembers } from './encoded-json';
+import { EncodedJson, encodedList, encodedMembers, keptTexts } from './encoded-json';
 import {
   displayRecipient,
   editHistoryField,
@@ -17,17 +17,12 @@ import {
  * The encoded members of a dict's own fields, per content variant
  * (Markdown source or HTML), made when a page first needs them. Kept by
  * the dict object itself: a cached dict is replaced, never changed, when
- * its message changes (src/cache/messages.ts), so the text is invalidated
- * exactly as the dict is and lives only as long as it.
+ * its message changes (src/cache/messages.ts).
  */
-const ownText = new WeakMap<MessageDict, { html?: string; source?: string }>();
+const ownText = keptTexts<MessageDict>();
 
-function ownMembers(d: MessageDict, applyMarkdown: boolean): string {
-  let texts = ownText.get(d);
-  if (!texts) ownText.set(d, (texts = {}));
-  const key = applyMarkdown ? 'html' : 'source';
-  return (texts[key] ??= encodedMembers(ownFields(d, applyMarkdown)));
-}
+const ownMembers = (d: MessageDict, applyMarkdown: boolean): string =>
+  ownText(d, applyMarkdown ? 'html' : 'source', () => encodedMembers(ownFields(d, applyMarkdown)));
 
 /**
  * A sender's encoded fields, by the user row the user cache hands out (a
@@ -35,17 +30,13 @@ function ownMembers(d: MessageDict, applyMarkdown: boolean): string {
  * shows (it depends on the reader's client_gravatar and on whether they may
  * see the sender's address) and the organization's subdomain.
  */
-const senderText = new WeakMap<UserRow, Map<string, string>>();
+const senderText = keptTexts<UserRow>();
 
 function senderMembers(sender: UserRow, rc: DictReadContext, opts: MessageViewOptions): string {
   const fields = senderFields(sender, rc, opts);
-  let texts = senderText.get(sender);
-  if (!texts) senderText.set(sender, (texts = new Map()));
   // The organization's subdomain is in it too (sender_realm_str), and may change.
-  const key = `${JSON.stringify(fields.avatar_url)}\u0000${fields.sender_realm_str}`;
-  let text = texts.get(key);
-  if (text === undefined) texts.set(key, (text = encodedMembers(fields)));
-  return text;
+  const variant = `${JSON.stringify(fields.avatar_url)}\u0000${fields.sender_realm_str}`;
+  return senderText(sender, variant, () => encodedMembers(fields));
 }
 
 /** Search highlights of one message (GET /messages with a search narrow). */

@@ -1,5 +1,5 @@
 import type { Schema } from '../contract';
-import { EncodedJson } from './encoded-json';
+import { EncodedJson, keptTexts } from './encoded-json';
 import { topicForClient } from './message-dicts';
 
 /** A channel's topic as GET /users/me/{stream_id}/topics lists it. */
@@ -20,14 +20,14 @@ export const toApiTopicSummary = (r: TopicSummarySource, allowEmptyTopicName: bo
  * with it. A busy channel's list is thousands of topics, which every app
  * asks for when the channel is opened (ADR 0056).
  */
-const encodedLists = new WeakMap<readonly TopicSummarySource[], { allowEmpty?: string; named?: string }>();
+const listText = keptTexts<readonly TopicSummarySource[]>();
 
-export function encodeTopicSummaries(
+export const encodeTopicSummaries = (
   rows: readonly TopicSummarySource[],
   allowEmptyTopicName: boolean,
-): EncodedJson<Array<Schema<'TopicSummary'>>> {
-  let texts = encodedLists.get(rows);
-  if (!texts) encodedLists.set(rows, (texts = {}));
-  const key = allowEmptyTopicName ? 'allowEmpty' : 'named';
-  return new EncodedJson((texts[key] ??= JSON.stringify(rows.map((r) => toApiTopicSummary(r, allowEmptyTopicName)))));
-}
+): EncodedJson<Array<Schema<'TopicSummary'>>> =>
+  new EncodedJson(
+    listText(rows, allowEmptyTopicName ? 'allowEmpty' : 'named', () =>
+      JSON.stringify(rows.map((r) => toApiTopicSummary(r, allowEmptyTopicName))),
+    ),
+  );
