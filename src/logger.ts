@@ -1,5 +1,4 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
 import { prettyLine } from './log-pretty';
 import { StdoutLines } from './stdio';
 
@@ -42,6 +41,9 @@ export function createLogger(
   const pretty = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
   const destination = opts.destination ?? new StdoutLines();
   if (!pretty) return pino(options, destination);
+  // Loaded only for a terminal: a server whose output is collected never needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { PinoPretty } = require('pino-pretty') as typeof import('pino-pretty');
   return pino(
     options,
     PinoPretty({

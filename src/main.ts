@@ -17,7 +17,7 @@ import { emailDeliveryOptions, startEmailDelivery } from './actions/email-delive
 import { createMailTransport } from './mail/transport';
 import { listenFailure, startupFailureLine } from './startup-errors';
 import { keepWritesFromBlockingExit } from './stdio';
-import { startEmailGateway } from './gateway/listener';
+import { startIdleCollection } from './idle-collection';
 
 /**
  * Process entry: configuration, database (migrated), demo organization when
@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   const emailGateway =
     config.emailGatewayPort === null
       ? null
-      : await startEmailGateway(ctx, log).catch((err: unknown) => {
+      : // Imported only when enabled: its SMTP server, MIME parser and HTML-to-Markdown
+        // converter are about 5 MiB of an idle process's heap (docs/deployment.md).
+        await (await import('./gateway/listener')).startEmailGateway(ctx, log).catch((err: unknown) => {
           throw listenFailure(err, 'EMAIL_GATEWAY_PORT', config.emailGatewayHost, config.emailGatewayPort!);
         });
   const stopSweep = startUploadSweep(ctx, (err) => log.error({ err }, 'unclaimed upload sweep failed'));
@@ -83,6 +85,21 @@ async function main(): Promise<void> {
     onFailed: (row, reason) =>
       log.error({ email_id: row.id, template: row.template, to: row.to_address, error: reason }, 'mail not sent, given up'),
   });
+  // Gives back the young generation an idle process keeps after start and after bursts.
+  const idleCollection =
+    config.idleCollectSeconds > 0
+      ? startIdleCollection(server, config.idleCollectSeconds * 1000, (c) =>
+          log.debug(
+            {
+              young_before_mib: +(c.youngBefore / 1048576).toFixed(1),
+              young_after_mib: +(c.youngAfter / 1048576).toFixed(1),
+              heap_used_mib: +(c.heapUsed / 1048576).toFixed(1),
+              pause_ms: Math.round(c.pauseMs),
+            },
+            'idle: heap collected',
+          ),
+        )
+      : null;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // PORT=0 picks a free port: the address clients use is known only now.
@@ -131,6 +148,7 @@ async function main(): Promise<void> {
       stopTimers: async () => {
         stopSweep();
         stopCachePoll();
+        idleCollection?.stop();
         await Promise.all([stopRetention(), stopScheduler(), stopMissedMessageEmails(), stopMail()]);
         mailTransport.close();
       },

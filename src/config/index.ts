@@ -144,6 +144,8 @@ export interface Config extends EmailGatewaySettings {
   cachePollMs: number;
   /** Rendered messages kept per process (src/cache/messages.ts); 0 turns the cache off. */
   cacheMessages: number;
+  /** A full collection after this long without a request (src/idle-collection.ts); 0: none. */
+  idleCollectSeconds: number;
   /**
    * SQLite: read-only connections beside the one writer, for statements outside
    * a transaction (0: every statement on the writer). One is enough in one
@@ -237,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheTtlSeconds: positiveInt('CACHE_TTL_SECONDS', settingOrDefault(env, 'CACHE_TTL_SECONDS')),
     cachePollMs: positiveInt('CACHE_POLL_MS', settingOrDefault(env, 'CACHE_POLL_MS')),
     cacheMessages: nonNegativeInt('CACHE_MESSAGES', settingOrDefault(env, 'CACHE_MESSAGES')),
+    idleCollectSeconds: nonNegativeInt('IDLE_COLLECT_SECONDS', settingOrDefault(env, 'IDLE_COLLECT_SECONDS')),
     sqliteReaders: Number(oneOf('SQLITE_READERS', settingOrDefault(env, 'SQLITE_READERS'), ['0', '1', '2', '3', '4'] as const)),
     trustedProxies: trustedProxiesSetting(env),
     ...outgoingWebhookSettings(env),

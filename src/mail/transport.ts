@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import type { Config } from '../config';
 
@@ -47,6 +47,14 @@ export function createMailTransport(config: MailSettings): MailTransport {
   return config.emailHost === null ? new FileTransport(path.join(config.dataDir, 'emails')) : new SmtpTransport(config, config.emailHost);
 }
 
+/**
+ * nodemailer, loaded when the first mail is sent rather than at start: a
+ * server that sends no mail for hours (most of a small one's life) does not
+ * hold its modules.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
+
 /** Headers every mail carries besides its own. */
 const HEADERS = {
   // RFC 3834: a machine wrote it, so vacation responders and the like do not answer it.
@@ -73,14 +81,21 @@ class SmtpTransport implements MailTransport {
   readonly kind = 'smtp';
   readonly description: string;
   private readonly timeoutMs: number;
-  private readonly mailer: Transporter;
+  private mailerMade: Transporter | null = null;
 
-  constructor(config: MailSettings, host: string) {
+  constructor(
+    private readonly config: MailSettings,
+    private readonly host: string,
+  ) {
     this.timeoutMs = config.emailTimeoutSeconds * 1000;
     const security = config.emailUseSsl ? 'TLS' : config.emailUseTls ? 'STARTTLS' : 'no encryption';
     const auth = config.emailHostUser !== null ? `, as ${config.emailHostUser}` : ', no authentication';
     this.description = `SMTP ${host}:${config.emailPort} (${security}${auth})`;
-    this.mailer = nodemailer.createTransport({
+  }
+
+  private get mailer(): Transporter {
+    const { config, host } = this;
+    return (this.mailerMade ??= nodemailer().createTransport({
       pool: true,
       // One connection, reused while mail keeps coming: the worker sends one mail at a time.
       maxConnections: 1,
@@ -96,7 +111,7 @@ class SmtpTransport implements MailTransport {
       connectionTimeout: this.timeoutMs,
       greetingTimeout: this.timeoutMs,
       socketTimeout: this.timeoutMs,
-    });
+    }));
   }
 
   async send(mail: OutgoingMail, deadlineMs = this.timeoutMs * 3): Promise<MailSent> {
@@ -105,7 +120,7 @@ class SmtpTransport implements MailTransport {
   }
 
   close(): void {
-    this.mailer.close();
+    this.mailerMade?.close();
   }
 }
 
@@ -118,7 +133,10 @@ class SmtpTransport implements MailTransport {
 class FileTransport implements MailTransport {
   readonly kind = 'file';
   readonly description: string;
-  private readonly mailer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  private mailerMade: Transporter | null = null;
+  private get mailer(): Transporter {
+    return (this.mailerMade ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+  }
 
   constructor(private readonly dir: string) {
     this.description = `files in ${dir} (EMAIL_HOST is not set)`;
@@ -142,6 +160,6 @@ class FileTransport implements MailTransport {
   }
 
   close(): void {
-    this.mailer.close();
+    this.mailerMade?.close();
   }
 }

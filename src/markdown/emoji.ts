@@ -9,6 +9,7 @@
  *
  * The JSON is large, so it is loaded on first use and the maps are built once.
  */
+import fs from 'node:fs';
 
 interface CompactEmoji {
   hexcode: string;
@@ -55,11 +56,19 @@ function hexcodeToEmojiCode(hexcode: string): string {
  */
 const REDUNDANT_VS16 = /(\p{Emoji_Presentation})\uFE0F/gu;
 
+/**
+ * One of emojibase-data's tables, parsed on first use rather than at import
+ * (they are megabytes of JSON most CLI commands never need), and read from
+ * the file rather than required: `require` would keep the parsed tables in
+ * its module cache for the life of the process (about 7 MiB of heap), where
+ * only the maps built from them are needed.
+ */
+function readTable<T>(name: string): T {
+  return JSON.parse(fs.readFileSync(require.resolve(`emojibase-data/en/${name}.json`), 'utf8')) as T;
+}
+
 function loadCharacters(codeToChar: Map<string, string>): void {
-  // Loaded on first use, not at import: the tables are megabytes of JSON that
-  // most CLI commands never need.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const compact = require('emojibase-data/en/compact.json') as CompactEmoji[];
+  const compact = readTable<CompactEmoji[]>('compact');
   const add = (emoji: CompactEmoji): void => {
     const code = hexcodeToEmojiCode(emoji.hexcode);
     if (!codeToChar.has(code)) codeToChar.set(code, emoji.unicode.replace(REDUNDANT_VS16, '$1'));
@@ -72,8 +81,7 @@ function loadCharacters(codeToChar: Map<string, string>): void {
 
 function loadNames(nameToCode: Map<string, string>, codeToNames: Map<string, string[]>): void {
   for (const setName of SHORTCODE_SETS) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a set chosen at run time
-    const set = require(`emojibase-data/en/shortcodes/${setName}.json`) as ShortcodeSet;
+    const set = readTable<ShortcodeSet>(`shortcodes/${setName}`);
     for (const [hexcode, value] of Object.entries(set)) {
       const code = hexcodeToEmojiCode(hexcode);
       if (BANNED_CODES.has(code)) continue;

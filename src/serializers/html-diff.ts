@@ -1,4 +1,8 @@
-import { type ChangeObject, diffArrays } from 'diff';
+import type { ChangeObject } from 'diff';
+
+/** The diff library, loaded when a history is first asked for rather than at every start. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const diffLibrary = () => require('diff') as typeof import('diff');
 
 /** Tokens (words and tags) that may differ before the diff gives up looking for common ones. */
 const MAX_EDIT_LENGTH = 400;
@@ -27,7 +31,7 @@ export function htmlDiff(before: string, after: string): string {
   if (!oldTokens || !newTokens) return `<div>${wellFormed(after) ? after : ''}</div>`;
   // Past MAX_EDIT_LENGTH changed tokens the search costs far more than it tells (two renderings
   // of 1,600 different words take seconds): the whole text is then shown as replaced.
-  const changes: Array<ChangeObject<Token[]>> = diffArrays(oldTokens, newTokens, {
+  const changes: Array<ChangeObject<Token[]>> = diffLibrary().diffArrays(oldTokens, newTokens, {
     comparator: (a, b) => a.kind === b.kind && a.text === b.text,
     maxEditLength: MAX_EDIT_LENGTH,
   }) ?? [
