@@ -17,6 +17,7 @@
  *
  *   npx tsc -p bench/tsconfig.json && node dist/bench/footprint.js
  */
+import { freshResultBase } from './lib/result-file';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -203,7 +204,7 @@ async function main(): Promise<void> {
   const md = lines.join('\n');
   process.stdout.write(md);
   const dir = path.join(ROOT, 'bench', 'results');
-  fs.writeFileSync(path.join(dir, `${started.toISOString().slice(0, 10)}-footprint.md`), md);
+  fs.writeFileSync(`${freshResultBase(dir, started, 'footprint')}.md`, md);
 }
 
 main().catch((err) => {

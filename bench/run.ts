@@ -20,6 +20,7 @@
  * a flat target is measured in that many pairs with the 10k dataset),
  * BENCH_FLAT=0 (no 10k reference run and no pairs).
  */
+import { freshResultBase } from './lib/result-file';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -1034,8 +1035,7 @@ async function main(): Promise<void> {
   });
   // A partial run (BENCH_ONLY) does not replace the committed results of a full one.
   const resultsDir = ONLY ? path.join(BENCH_DIR, '.data', 'results') : path.join(BENCH_DIR, 'results');
-  fs.mkdirSync(resultsDir, { recursive: true });
-  const base = path.join(resultsDir, `${started.toISOString().slice(0, 10)}-${target.scale.name}-${target.db}`);
+  const base = freshResultBase(resultsDir, started, `${target.scale.name}-${target.db}`, ['.md', '.json']);
   fs.writeFileSync(`${base}.md`, md);
   const code = CODE;
   fs.writeFileSync(
