@@ -120,7 +120,7 @@ export async function settleAfterBulkLoad(
     };
   }
   let now = before;
-  try {
+  const wait = async () => {
     if (opts.admin) {
       // lwm first: it may not exceed the maximum.
       await opts.admin.raw('SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0');
@@ -132,9 +132,11 @@ export async function settleAfterBulkLoad(
       await new Promise((r) => setTimeout(r, 2000));
       now = (await readBackgroundWork(db)) ?? now;
     }
-  } finally {
-    await restore?.();
-  }
+  };
+  // Ctrl-C during the wait (a generator's settling takes minutes) would otherwise leave the
+  // server flushing as hard as it can for good.
+  if (restore) await restoringOnSignal(restore, wait);
+  else await wait();
   return {
     analyzed: tables.length,
     dirtyPagesBefore: before.dirtyPages,
@@ -145,4 +147,35 @@ export async function settleAfterBulkLoad(
     forcedFlush,
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+/**
+ * Runs `work`, and `restore` after it, whether it succeeds, fails or the
+ * process is interrupted (SIGINT, SIGTERM) meanwhile: on a signal, `restore`
+ * runs first and then the signal does what it would have done (ends the
+ * process, unless someone else listens for it).
+ */
+export async function restoringOnSignal<T>(restore: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+  let restored: Promise<void> | null = null;
+  const restoreOnce = () => (restored ??= restore());
+  const onSignal = (signal: NodeJS.Signals) => {
+    stopWatching();
+    void restoreOnce()
+      .catch((err: unknown) => process.stderr.write(`could not restore before ${signal}: ${String(err)}\n`))
+      .finally(() => {
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+  };
+  const stopWatching = () => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await work();
+  } finally {
+    stopWatching();
+    await restoreOnce();
+  }
 }
