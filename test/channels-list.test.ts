@@ -189,6 +189,18 @@ eachDatabase('channel lists and topics', (dialect) => {
       ]);
     });
 
+    it('keeps names beyond ASCII intact, from the list first built and from its kept bytes', async () => {
+      const chan = await createChannel(t, 'topics in many scripts', [t.cast.owner, t.cast.member]);
+      const names = ['café ☕', '話題 🎉', 'ünïcödé'];
+      const sent: number[] = [];
+      for (const name of names) sent.push(await send(chan.id, name));
+      const expected = names.map((name, i) => ({ name, max_id: sent[i] })).reverse();
+      for (let i = 0; i < 2; i++) {
+        const res = await t.api.get(`/users/me/${chan.id}/topics`, t.cast.member);
+        expect(res.body.topics).toEqual(expected);
+      }
+    });
+
     it('sends the empty topic as "" with allow_empty_topic_name', async () => {
       const res = await t.api.get(`/users/me/${topicsChannel.id}/topics`, t.cast.member, { allow_empty_topic_name: true });
       expect(res.body.topics[1]).toEqual({ name: '', max_id: ids.e1 });

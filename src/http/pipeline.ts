@@ -198,7 +198,7 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
     // answer's CPU, when 10,000 are written at once).
     // Encoded parts (src/serializers/encoded-json.ts) are spliced into the text; the validator
     // reads objects, so it gets the text decoded — what a client would.
-    if (ctx.config.validateResponses) res.json(JSON.parse(encodeReply(body)));
+    if (ctx.config.validateResponses) res.json(JSON.parse(encodeReply(body).toString('utf8')));
     else sendJson(res, body);
   }
   return router;
@@ -247,7 +247,7 @@ function coercePathParams(s: RequestScope): Record<string, string | number> {
  * one-byte text of the same length).
  */
 export function sendJson(res: Response, body: Record<string, unknown>): void {
-  const bytes = Buffer.from(encodeReply(body), 'utf8');
+  const bytes = encodeReply(body);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', bytes.length);
   res.end(res.req.method === 'HEAD' ? undefined : bytes);

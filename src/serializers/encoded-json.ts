@@ -16,7 +16,11 @@ export class EncodedJson<T> {
   /** Never set: carries `T` for the type checker. */
   declare readonly decodesTo?: T;
 
-  constructor(readonly text: string) {}
+  /**
+   * The text, or its UTF-8 bytes: text kept for many requests (a channel's
+   * topic list) is kept as bytes, so that no response encodes it again.
+   */
+  constructor(readonly text: string | Buffer) {}
 
   /**
    * Only a reply's top-level fields are spliced (`encodeReply`); one deeper
@@ -35,8 +39,12 @@ export class EncodedJson<T> {
  * stands for changes, so its texts are invalidated exactly as it is and
  * live only as long as it (a `WeakMap` holds them).
  */
-export function keptTexts<Owner extends object>(): (owner: Owner, variant: string, encode: () => string) => string {
-  const kept = new WeakMap<Owner, Map<string, string>>();
+export function keptTexts<Owner extends object, Text extends string | Buffer = string>(): (
+  owner: Owner,
+  variant: string,
+  encode: () => Text,
+) => Text {
+  const kept = new WeakMap<Owner, Map<string, Text>>();
   return (owner, variant, encode) => {
     let texts = kept.get(owner);
     if (!texts) kept.set(owner, (texts = new Map()));
@@ -59,19 +67,40 @@ export function encodedMembers(value: object): string {
 export type MaybeEncoded<T> = T | EncodedJson<T>;
 
 /**
- * A response body's text: JSON.stringify's, with each top-level member
+ * A response body's bytes: JSON.stringify's, with each top-level member
  * that is an EncodedJson spliced in as it is. The splice is top-level
  * only, which is where the serializers put it (`messages`, `topics`).
+ * Encoded once, for both its length and its bytes (sendJson).
  */
-export function encodeReply(body: Record<string, unknown>): string {
+export function encodeReply(body: Record<string, unknown>): Buffer {
   let spliced = false;
-  for (const key in body) if (body[key] instanceof EncodedJson) spliced = true;
-  if (!spliced) return JSON.stringify(body);
-  const members: string[] = [];
+  let keptBytes = false;
+  for (const key in body) {
+    const value = body[key];
+    if (value instanceof EncodedJson) {
+      spliced = true;
+      if (typeof value.text !== 'string') keptBytes = true;
+    }
+  }
+  if (!spliced) return Buffer.from(JSON.stringify(body), 'utf8');
+  // Text around the kept bytes, which are copied as they are rather than decoded and encoded again.
+  const parts: Array<string | Buffer> = [];
+  let text = '{';
+  let first = true;
   for (const key in body) {
     const value = body[key];
     if (value === undefined || typeof value === 'function') continue;
-    members.push(`${JSON.stringify(key)}:${value instanceof EncodedJson ? value.text : JSON.stringify(value)}`);
+    text += `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (!(value instanceof EncodedJson)) text += JSON.stringify(value);
+    else if (typeof value.text === 'string') text += value.text;
+    else {
+      parts.push(text, value.text);
+      text = '';
+    }
   }
-  return `{${members.join(',')}}`;
+  text += '}';
+  if (!keptBytes) return Buffer.from(text, 'utf8');
+  parts.push(text);
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }

@@ -18,9 +18,10 @@ export const toApiTopicSummary = (r: TopicSummarySource, allowEmptyTopicName: bo
  * per way of naming the empty topic, made when first asked for. Kept by
  * the list itself: an invalidation replaces the list, so its text goes
  * with it. A busy channel's list is thousands of topics, which every app
- * asks for when the channel is opened (ADR 0056).
+ * asks for when the channel is opened (ADR 0056). Kept as UTF-8 bytes: a
+ * response copies them, and no request encodes the list's text again.
  */
-const listText = keptTexts<readonly TopicSummarySource[]>();
+const listText = keptTexts<readonly TopicSummarySource[], Buffer>();
 
 export const encodeTopicSummaries = (
   rows: readonly TopicSummarySource[],
@@ -28,6 +29,6 @@ export const encodeTopicSummaries = (
 ): EncodedJson<Array<Schema<'TopicSummary'>>> =>
   new EncodedJson(
     listText(rows, allowEmptyTopicName ? 'allowEmpty' : 'named', () =>
-      JSON.stringify(rows.map((r) => toApiTopicSummary(r, allowEmptyTopicName))),
+      Buffer.from(JSON.stringify(rows.map((r) => toApiTopicSummary(r, allowEmptyTopicName))), 'utf8'),
     ),
   );
