@@ -99,6 +99,12 @@ class SmtpTransport implements MailTransport {
       pool: true,
       // One connection, reused while mail keeps coming: the worker sends one mail at a time.
       maxConnections: 1,
+      // nodemailer's default reconnects after 100 mails; a new connection waits for the server's
+      // greeting (deliberately slow on many servers) and its TLS handshake. Measured with a local
+      // server answering after 100 ms: a fifth of a 10,000-mail burst's drain
+      // (bench/results/2026-12-01-mail-queue.md). A server that wants fewer per connection
+      // closes it, and the pool opens another.
+      maxMessages: 1000,
       host,
       port: config.emailPort,
       // EMAIL_USE_SSL: TLS from the first byte. EMAIL_USE_TLS: STARTTLS, required (a server
