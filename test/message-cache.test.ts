@@ -1,3 +1,4 @@
+import request from 'supertest';
 /**
  * The message cache (src/cache/messages.ts): GET /messages and GET
  * /messages/{id} serve message dicts from it, and every action that changes
@@ -8,6 +9,7 @@
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { countQueries, createChannel, startTestServer, TestServer } from './support/server';
+import { duplicateKeys } from './support/json-keys';
 
 eachDatabase('message cache', (dialect) => {
   let t: TestServer;
@@ -317,6 +319,12 @@ eachDatabase('message cache', (dialect) => {
           expect(page.status).toBe(200);
           expect(page.body.messages.map((m: any) => m.id)).toEqual(ids);
           for (const m of page.body.messages) expect(m).toEqual(await single(member, m.id, q));
+          // The spliced text itself: no field named twice by two of a message's parts.
+          const raw = await request(t.app)
+            .get('/api/v1/messages')
+            .query({ message_ids: JSON.stringify(ids), client_gravatar: false, ...q })
+            .auth(member.email, member.api_key);
+          expect(duplicateKeys(raw.text)).toEqual([]);
           const history = await t.api.get('/messages', member, {
             anchor: 'newest',
             num_before: 5,
