@@ -80,13 +80,6 @@ export async function deleteSessionsOfUsers(q: Q, userIds: readonly number[], ke
   return deleted;
 }
 
-/** Deletes every session of an organization (its deactivation). */
-export async function deleteSessionsOfRealm(q: Q, realmId: number): Promise<number> {
-  const deleted = await q('sessions').where({ realm_id: realmId }).delete();
-  if (deleted > 0) invalidates(q, { kind: 'realm', realmId });
-  return deleted;
-}
-
 /** Deletes a user's sessions that expired by `now` (pruned when they log in again; a cached copy is refused by its expiry). */
 export async function deleteExpiredUserSessions(q: Q, userId: number, now: number): Promise<number> {
   return q('sessions').where({ user_id: userId }).where('expires_at', '<=', now).delete();
