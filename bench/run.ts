@@ -30,7 +30,18 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { isSettled, readBackgroundWork, type BackgroundWork } from '../src/db/settle';
 import { createDb } from '../src/db/connection';
-import { BENCH_DIR, Credential, Manifest, readCredentials, readManifest, removePosted, resolveTarget, ROOT, Target } from './lib/dataset';
+import {
+  BENCH_DIR,
+  channelMembers,
+  Credential,
+  Manifest,
+  readCredentials,
+  readManifest,
+  removePosted,
+  resolveTarget,
+  ROOT,
+  Target,
+} from './lib/dataset';
 import { basic, request } from './lib/http';
 import { runDeliveryLoop } from './lib/delivery-loop';
 import { describeGc, GcLog, type GcWindow } from './lib/gc-log';
@@ -509,21 +520,6 @@ function buildMigrations(): string[] {
     .readdirSync(dir)
     .filter((f) => /^\d+_.*\.ts$/.test(f) && !f.endsWith('.test.ts'))
     .map((f) => f.replace(/\.ts$/, ''));
-}
-
-/** Active subscribers of a channel. */
-async function channelMembers(target: Target, channelId: number): Promise<number[]> {
-  const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
-  try {
-    const ids = await db('subscriptions as s')
-      .join('channels as c', 'c.recipient_id', 's.recipient_id')
-      .where({ 'c.id': channelId, 's.active': true })
-      .orderBy('s.user_id')
-      .pluck('s.user_id');
-    return ids.map(Number);
-  } finally {
-    await db.destroy();
-  }
 }
 
 /** Dirty pages and purge backlog of the benchmark's database when measuring begins (null on SQLite). */

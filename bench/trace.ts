@@ -10,7 +10,7 @@
 import http from 'node:http';
 import pino from 'pino';
 import { listen, startContext } from '../src/server';
-import { readCredentials, readManifest, removePosted, resolveTarget } from './lib/dataset';
+import { channelMembers, readCredentials, readManifest, removePosted, resolveTarget } from './lib/dataset';
 import { basic, request } from './lib/http';
 import { inProcessConfig } from './lib/in-process';
 import { scenarios } from './lib/scenarios';
@@ -49,7 +49,8 @@ async function main(): Promise<void> {
   });
   const agent = new http.Agent({ keepAlive: true });
   try {
-    for (const s of scenarios(manifest, creds)) {
+    // The same users as bench/run.ts: some scenarios pick theirs among the 100-subscriber channel's members.
+    for (const s of scenarios(manifest, creds, await channelMembers(target, manifest.targets.channel100.id))) {
       if (only && !only.has(s.key)) continue;
       const auth = s.user ? basic(s.user) : null;
       for (let i = 0; i < 3; i++) await request(agent, port, s.method, s.path, auth, s.form);

@@ -138,3 +138,18 @@ export async function removePosted(target: Target, m: Manifest): Promise<number>
     await db.destroy();
   }
 }
+
+/** Active subscribers of a channel. */
+export async function channelMembers(target: Target, channelId: number): Promise<number[]> {
+  const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
+  try {
+    const ids = await db('subscriptions as s')
+      .join('channels as c', 'c.recipient_id', 's.recipient_id')
+      .where({ 'c.id': channelId, 's.active': true })
+      .orderBy('s.user_id')
+      .pluck('s.user_id');
+    return ids.map(Number);
+  } finally {
+    await db.destroy();
+  }
+}

@@ -3,6 +3,7 @@ import type { Reply } from './http';
 import { qs } from './http';
 import type { Goal } from './goals';
 import { fmtInt } from './progress';
+import { parseScale } from './scales';
 
 /** One load scenario: a request as some user, checked once before the load. */
 export interface Scenario {
@@ -56,8 +57,11 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
   // One sender per connection: the poster, then other members of the channel.
   const sixteenSenders = [t.poster.id, ...channel100Members.filter((id) => id !== t.poster.id)].slice(0, 16).map(cred).filter(Boolean);
   // Each register leaves an event queue for ten minutes: made by a user outside the send
-  // scenarios' channel and the event users, so no later scenario delivers to them.
-  const busy = new Set([t.reader.id, t.poster.id, t.eventSender.id, t.eventReceiver.id, ...channel100Members]);
+  // scenarios' channel and the event users, so no later scenario delivers to them. Not a lurker
+  // either (the generator makes one per share of the scale, with consecutive ids from the
+  // manifest's): 50,000 unread messages or more would make it a measure of unread_msgs alone.
+  const lurkers = parseScale(m.scale).lurkerUnreadShares.map((_, i) => t.lurker.id + i);
+  const busy = new Set([t.reader.id, t.poster.id, t.eventSender.id, t.eventReceiver.id, ...lurkers, ...channel100Members]);
   const registrant = channel100Members.length ? (cred([...creds.keys()].find((id) => !busy.has(id)) ?? t.reader.id) ?? reader) : reader;
   return [
     {
