@@ -35,6 +35,7 @@ import { startContext } from '../src/server';
 import { createScratchDatabase } from './lib/scratch-database';
 import { loadScratchOrganization } from './lib/scratch-organization';
 import { startSmtpSink } from './lib/smtp-sink';
+import { runMain } from './lib/run-main';
 
 const COUNT = Number(process.env.BENCH_MAILS ?? 10_000);
 const TRICKLE = Number(process.env.BENCH_TRICKLE ?? 200);
@@ -379,10 +380,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -20,6 +20,7 @@ import { startContext } from '../src/server';
 import { DeliveryType, insertScheduledMessage } from '../src/queries/scheduled-messages';
 import { createScratchDatabase } from './lib/scratch-database';
 import { loadScratchOrganization } from './lib/scratch-organization';
+import { runMain } from './lib/run-main';
 
 const COUNT = Number(process.env.BENCH_SCHEDULED ?? 10_000);
 
@@ -104,10 +105,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -19,6 +19,7 @@ import { createContext } from '../src/context';
 import { createDb } from '../src/db/connection';
 import { readManifest, resolveTarget, ROOT, type Target } from './lib/dataset';
 import { startBenchServer, type BenchServer } from './lib/server-process';
+import { runMain } from './lib/run-main';
 
 const env = process.env;
 const LOADS = Number(env.BENCH_WEB_LOADS ?? 5);
@@ -549,10 +550,4 @@ function codeVersion(): string {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runMain(main);
