@@ -16,12 +16,21 @@ describe('restoringOnSignal', () => {
 
   async function interrupted(signal: NodeJS.Signals): Promise<{ code: number | null; signal: string | null; restored: string }> {
     const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'parley-settle-signal-')), 'restored');
+    // The work ends 200 ms after it is told (a statement in flight); the restore must come after it.
     const script = `
       const fs = require('node:fs');
       const { restoringOnSignal } = require('./src/db/settle');
       restoringOnSignal(
-        async () => { await new Promise((r) => setTimeout(r, 200)); fs.writeFileSync(${JSON.stringify(marker)}, 'yes'); },
-        () => { process.stdout.write('waiting\\n'); return new Promise(() => setInterval(() => {}, 1000)); },
+        async () => fs.appendFileSync(${JSON.stringify(marker)}, 'restored\\n'),
+        (interrupted) => {
+          process.stdout.write('waiting\\n');
+          const keep = setInterval(() => {}, 1000);
+          return new Promise((resolve) =>
+            interrupted.addEventListener('abort', () =>
+              setTimeout(() => (fs.appendFileSync(${JSON.stringify(marker)}, 'work ended\\n'), clearInterval(keep), resolve()), 200),
+            ),
+          );
+        },
       );`;
     const child = spawn(process.execPath, ['-r', path.join(root, 'test', 'support', 'register-ts.js'), '-e', script], {
       cwd: root,
@@ -38,10 +47,24 @@ describe('restoringOnSignal', () => {
     return { code, signal: by, restored };
   }
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s during the work: restores first, then the signal ends the process', async (signal) => {
-    const end = await interrupted(signal);
-    expect(end.restored).toBe('yes');
-    expect(end).toMatchObject({ code: null, signal });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s during the work: the work is told and ends, then the restore, then the signal ends the process',
+    async (signal) => {
+      const end = await interrupted(signal);
+      expect(end.restored).toBe('work ended\nrestored\n');
+      expect(end).toMatchObject({ code: null, signal });
+    },
+  );
+
+  it('returns what the work returns, restored once', async () => {
+    let restored = 0;
+    expect(
+      await restoringOnSignal(
+        async () => void restored++,
+        async () => 42,
+      ),
+    ).toBe(42);
+    expect(restored).toBe(1);
   });
 
   it('restores after work that fails, and passes the failure on', async () => {

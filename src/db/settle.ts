@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { dialectOf } from './connection';
 
@@ -120,23 +121,26 @@ export async function settleAfterBulkLoad(
     };
   }
   let now = before;
-  const wait = async () => {
+  const wait = async (interrupted: AbortSignal) => {
     if (opts.admin) {
-      // lwm first: it may not exceed the maximum.
+      // lwm first: it may not exceed the maximum. Each checked for an interruption, so that
+      // nothing is set after the old values are put back.
+      if (interrupted.aborted) return;
       await opts.admin.raw('SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0');
+      if (interrupted.aborted) return;
       await opts.admin.raw('SET GLOBAL innodb_max_dirty_pages_pct = 0');
       forcedFlush = true;
     }
-    while (!isSettled(now) && Date.now() - started < maxWaitMs) {
+    while (!interrupted.aborted && !isSettled(now) && Date.now() - started < maxWaitMs) {
       opts.progress?.(`settling: ${now.dirtyPages} of ${now.bufferPoolPages} pages dirty, ${now.history} old row versions to purge`);
-      await new Promise((r) => setTimeout(r, 2000));
-      now = (await readBackgroundWork(db)) ?? now;
+      await sleep(2000, undefined, { signal: interrupted }).catch(() => undefined);
+      if (!interrupted.aborted) now = (await readBackgroundWork(db)) ?? now;
     }
   };
   // Ctrl-C during the wait (a generator's settling takes minutes) would otherwise leave the
   // server flushing as hard as it can for good.
   if (restore) await restoringOnSignal(restore, wait);
-  else await wait();
+  else await wait(new AbortController().signal);
   return {
     analyzed: tables.length,
     dirtyPagesBefore: before.dirtyPages,
@@ -151,16 +155,24 @@ export async function settleAfterBulkLoad(
 
 /**
  * Runs `work`, and `restore` after it, whether it succeeds, fails or the
- * process is interrupted (SIGINT, SIGTERM) meanwhile: on a signal, `restore`
- * runs first and then the signal does what it would have done (ends the
- * process, unless someone else listens for it).
+ * process is interrupted (SIGINT, SIGTERM) meanwhile. On a signal, `work`
+ * is told through its AbortSignal and awaited (a statement in flight ends
+ * first, so nothing it sets comes after the restore), `restore` runs, and
+ * then the signal does what it would have done: ends the process, unless
+ * someone else listens for it (then the caller carries on, restored). A
+ * second signal during the restore ends the process as usual.
  */
-export async function restoringOnSignal<T>(restore: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+export async function restoringOnSignal<T>(restore: () => Promise<void>, work: (interrupted: AbortSignal) => Promise<T>): Promise<T> {
   let restored: Promise<void> | null = null;
   const restoreOnce = () => (restored ??= restore());
+  const interruption = new AbortController();
+  let running: Promise<unknown> = Promise.resolve();
   const onSignal = (signal: NodeJS.Signals) => {
     stopWatching();
-    void restoreOnce()
+    interruption.abort();
+    void running
+      .catch(() => undefined)
+      .then(restoreOnce)
       .catch((err: unknown) => process.stderr.write(`could not restore before ${signal}: ${String(err)}\n`))
       .finally(() => {
         if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
@@ -173,7 +185,9 @@ export async function restoringOnSignal<T>(restore: () => Promise<void>, work: (
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    return await work();
+    const result = work(interruption.signal);
+    running = result;
+    return await result;
   } finally {
     stopWatching();
     await restoreOnce();
