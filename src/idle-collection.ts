@@ -15,10 +15,11 @@ import vm from 'node:vm';
  * collections under load more frequent (`--max-semi-space-size=2` got
  * about as low, and costs every busy server more young collections).
  *
- * The collection pauses the process for about 40 ms, once per quiet
- * stretch (when no request has started for `idleMs`; up to three times if
- * V8 keeps the young generation after the first); a long-poll waiting
- * meanwhile is answered that much later, which no client notices.
+ * The collection pauses the process (about 40 ms with the demo
+ * organization's heap; longer with a large one), once per quiet stretch
+ * that follows growth, up to three times if V8 keeps the young generation
+ * after the first; a long-poll waiting meanwhile is answered that much
+ * later, which no client notices.
  */
 export interface IdleCollection {
   /** Stops the timer. */
@@ -37,10 +38,12 @@ export interface Collected {
 
 /**
  * V8's `gc()`, which node gives only to code started with `--expose-gc`:
- * a context made while the flag is set gets it, and the flag is cleared
- * again so that no other context (or request) sees it.
+ * the process's own when it was started so, else from a context made while
+ * the flag is set, which is cleared again so that no other context sees it.
  */
 function fullCollector(): () => void {
+  const own = (globalThis as { gc?: () => void }).gc;
+  if (typeof own === 'function') return own;
   v8.setFlagsFromString('--expose-gc');
   try {
     return vm.runInNewContext('gc') as () => void;
@@ -62,37 +65,48 @@ const TRIES = 3;
  */
 const RETRY_MS = 5_000;
 
+/**
+ * Quiet: no request has started for `idleMs`. Then, if the young generation
+ * is larger than its smallest size — whatever grew it: requests, or work of
+ * the server's own such as a mail queue's drain — one collection, and up to
+ * two more `RETRY_MS` apart while V8 keeps it. A quiet server whose young
+ * generation is already small is never paused.
+ */
 export function startIdleCollection(server: Server, idleMs: number, onCollected: (c: Collected) => void): IdleCollection {
   const collect = fullCollector();
   let started = 0;
   let seen = 0;
-  let quietSince = Date.now();
+  let quietSince = performance.now();
   let tries = 0;
-  let done = false;
+  // After TRIES without a shrink: the size V8 kept, not tried again until it changes.
+  let keptSize = -1;
   server.on('request', () => {
     started++;
   });
   const timer = setInterval(
     () => {
-      const now = Date.now();
+      const now = performance.now();
       if (started !== seen) {
         seen = started;
         quietSince = now;
         tries = 0;
-        done = false;
         return;
       }
-      if (done || now - quietSince < idleMs + tries * RETRY_MS) return;
-      tries++;
       const youngBefore = youngGeneration();
+      if (youngBefore <= MIN_YOUNG || youngBefore === keptSize) return;
+      if (now - quietSince < idleMs + tries * RETRY_MS) return;
       const t0 = performance.now();
       collect();
       const youngAfter = youngGeneration();
-      // Just after a burst V8 may judge the allocation rate still high and keep it: try again.
-      done = youngAfter <= MIN_YOUNG || youngAfter < youngBefore || tries >= TRIES;
+      if (youngAfter <= MIN_YOUNG) tries = 0;
+      else if (++tries >= TRIES) {
+        keptSize = youngAfter;
+        tries = 0;
+      }
       onCollected({ youngBefore, youngAfter, heapUsed: process.memoryUsage().heapUsed, pauseMs: performance.now() - t0 });
     },
-    Math.max(100, Math.floor(idleMs / 4)),
+    // Checked a few times per idle period, at least every 5 s (an interval beyond 2^31 ms would fire at once).
+    Math.min(5_000, Math.max(100, Math.floor(idleMs / 4))),
   );
   timer.unref();
   return { stop: () => clearInterval(timer) };

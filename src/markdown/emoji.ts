@@ -60,7 +60,7 @@ const REDUNDANT_VS16 = /(\p{Emoji_Presentation})\uFE0F/gu;
  * One of emojibase-data's tables, parsed on first use rather than at import
  * (they are megabytes of JSON most CLI commands never need), and read from
  * the file rather than required: `require` would keep the parsed tables in
- * its module cache for the life of the process (about 7 MiB of heap), where
+ * its module cache for the life of the process (about 2 MiB of heap), where
  * only the maps built from them are needed.
  */
 function readTable<T>(name: string): T {
