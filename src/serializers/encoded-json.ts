@@ -74,14 +74,7 @@ export type MaybeEncoded<T> = T | EncodedJson<T>;
  */
 export function encodeReply(body: Record<string, unknown>): Buffer {
   let spliced = false;
-  let keptBytes = false;
-  for (const key in body) {
-    const value = body[key];
-    if (value instanceof EncodedJson) {
-      spliced = true;
-      if (typeof value.text !== 'string') keptBytes = true;
-    }
-  }
+  for (const key in body) if (body[key] instanceof EncodedJson) spliced = true;
   if (!spliced) return Buffer.from(JSON.stringify(body), 'utf8');
   // Text around the kept bytes, which are copied as they are rather than decoded and encoded again.
   const parts: Array<string | Buffer> = [];
@@ -100,7 +93,7 @@ export function encodeReply(body: Record<string, unknown>): Buffer {
     }
   }
   text += '}';
-  if (!keptBytes) return Buffer.from(text, 'utf8');
+  if (parts.length === 0) return Buffer.from(text, 'utf8');
   parts.push(text);
   return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }
