@@ -82,6 +82,7 @@ class SmtpTransport implements MailTransport {
   readonly description: string;
   private readonly timeoutMs: number;
   private mailerMade: Transporter | null = null;
+  private closed = false;
 
   constructor(
     private readonly config: MailSettings,
@@ -94,6 +95,8 @@ class SmtpTransport implements MailTransport {
   }
 
   private get mailer(): Transporter {
+    // A pool made after close() would hold its socket, and the process, open.
+    if (this.closed) throw new Error('the mail transport is closed');
     const { config, host } = this;
     return (this.mailerMade ??= nodemailer().createTransport({
       pool: true,
@@ -126,6 +129,7 @@ class SmtpTransport implements MailTransport {
   }
 
   close(): void {
+    this.closed = true;
     this.mailerMade?.close();
   }
 }
