@@ -1,4 +1,3 @@
-import request from 'supertest';
 /**
  * The message cache (src/cache/messages.ts): GET /messages and GET
  * /messages/{id} serve message dicts from it, and every action that changes
@@ -6,6 +5,7 @@ import request from 'supertest';
  * through the API (and checks the dict is there), acts through the API,
  * and expects the next fetch — by another user too — to show the change.
  */
+import request from 'supertest';
 import type { UserRow } from '../src/queries/rows';
 import { eachDatabase } from './support/databases';
 import { countQueries, createChannel, startTestServer, TestServer } from './support/server';

@@ -13,7 +13,8 @@ export function duplicateKeys(text: string): string[] {
     const c = text[i]!;
     if (c === '"') {
       let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (j >= text.length) throw new Error(`unterminated string at ${i}`);
       const top = frames[frames.length - 1];
       if (top?.keys && top.expectKey) {
         const key = JSON.parse(text.slice(i, j + 1)) as string;
