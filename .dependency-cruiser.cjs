@@ -38,7 +38,21 @@ const LAYERS = {
     'cache',
   ],
   handlers: ['handlers', 'integrations', 'actions', 'access', 'events', 'serializers', 'markdown', 'domain', 'errors', 'http/handler'],
-  http: ['http', 'integrations', 'emails', 'handlers', 'access', 'queries', 'serializers', 'domain', 'errors', 'storage', 'cache'],
+  // actions/soft-deactivation: the authentication step catches an idle caller up before any handler (ADR 0058).
+  http: [
+    'http',
+    'integrations',
+    'emails',
+    'handlers',
+    'access',
+    'queries',
+    'serializers',
+    'domain',
+    'errors',
+    'storage',
+    'cache',
+    'actions/soft-deactivation',
+  ],
   cache: ['cache', 'ports', 'queries', 'db', 'domain', 'errors'],
   // The incoming email gateway's SMTP listener: it parses mail and hands it to actions.
   gateway: ['gateway', 'actions', 'domain', 'errors', 'config'],

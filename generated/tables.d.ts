@@ -273,6 +273,13 @@ export interface TableRows {
     subgroup_id: number;
     supergroup_id: number;
   };
+  idle_subscription_spans: {
+    from_message_id: number;
+    id: number;
+    recipient_id: number;
+    to_message_id: number;
+    user_id: number;
+  };
   invitations_sent: {
     count: number;
     id: number;
@@ -563,6 +570,11 @@ export interface TableRows {
     user_agent: string | null;
     user_id: number;
   };
+  soft_reactivations: {
+    due_time: number;
+    from_message_id: number;
+    user_id: number;
+  };
   submessages: {
     content: string;
     id: number;
@@ -577,8 +589,11 @@ export interface TableRows {
     desktop_notifications: DbBool | null;
     email_notifications: DbBool | null;
     id: number;
+    idle_keeps_rows: DbBool;
+    idle_since_message_id: number | null;
     is_muted: DbBool;
     is_user_active: DbBool;
+    is_user_long_term_idle: DbBool;
     pin_to_top: DbBool;
     push_notifications: DbBool | null;
     recipient_id: number;
@@ -681,7 +696,9 @@ export interface TableRows {
     is_bot: DbBool;
     is_imported_stub: DbBool;
     is_mirror_dummy: DbBool;
+    last_active_message_id: number | null;
     last_active_time: number | null;
+    last_visit_time: number | null;
     long_term_idle: DbBool;
     password_hash: string | null;
     realm_id: number;
@@ -957,6 +974,13 @@ export interface TableInserts {
   group_subgroups: {
     subgroup_id: number;
     supergroup_id: number;
+  };
+  idle_subscription_spans: {
+    from_message_id: number;
+    id?: number;
+    recipient_id: number;
+    to_message_id: number;
+    user_id: number;
   };
   invitations_sent: {
     count: number;
@@ -1248,6 +1272,11 @@ export interface TableInserts {
     user_agent?: string | null;
     user_id: number;
   };
+  soft_reactivations: {
+    due_time: number;
+    from_message_id: number;
+    user_id: number;
+  };
   submessages: {
     content: string;
     id?: number;
@@ -1262,8 +1291,11 @@ export interface TableInserts {
     desktop_notifications?: DbBoolIn | null;
     email_notifications?: DbBoolIn | null;
     id?: number;
+    idle_keeps_rows?: DbBoolIn;
+    idle_since_message_id?: number | null;
     is_muted?: DbBoolIn;
     is_user_active?: DbBoolIn;
+    is_user_long_term_idle?: DbBoolIn;
     pin_to_top?: DbBoolIn;
     push_notifications?: DbBoolIn | null;
     recipient_id: number;
@@ -1366,7 +1398,9 @@ export interface TableInserts {
     is_bot?: DbBoolIn;
     is_imported_stub?: DbBoolIn;
     is_mirror_dummy?: DbBoolIn;
+    last_active_message_id?: number | null;
     last_active_time?: number | null;
+    last_visit_time?: number | null;
     long_term_idle?: DbBoolIn;
     password_hash?: string | null;
     realm_id: number;
@@ -1414,6 +1448,7 @@ declare module 'knex/types/tables' {
     email_invites: Knex.CompositeTableType<TableRows['email_invites'], Written<TableInserts['email_invites']>, Partial<Written<TableInserts['email_invites']>>>;
     group_members: Knex.CompositeTableType<TableRows['group_members'], Written<TableInserts['group_members']>, Partial<Written<TableInserts['group_members']>>>;
     group_subgroups: Knex.CompositeTableType<TableRows['group_subgroups'], Written<TableInserts['group_subgroups']>, Partial<Written<TableInserts['group_subgroups']>>>;
+    idle_subscription_spans: Knex.CompositeTableType<TableRows['idle_subscription_spans'], Written<TableInserts['idle_subscription_spans']>, Partial<Written<TableInserts['idle_subscription_spans']>>>;
     invitations_sent: Knex.CompositeTableType<TableRows['invitations_sent'], Written<TableInserts['invitations_sent']>, Partial<Written<TableInserts['invitations_sent']>>>;
     leases: Knex.CompositeTableType<TableRows['leases'], Written<TableInserts['leases']>, Partial<Written<TableInserts['leases']>>>;
     message_edits: Knex.CompositeTableType<TableRows['message_edits'], Written<TableInserts['message_edits']>, Partial<Written<TableInserts['message_edits']>>>;
@@ -1441,6 +1476,7 @@ declare module 'knex/types/tables' {
     saved_snippets: Knex.CompositeTableType<TableRows['saved_snippets'], Written<TableInserts['saved_snippets']>, Partial<Written<TableInserts['saved_snippets']>>>;
     scheduled_messages: Knex.CompositeTableType<TableRows['scheduled_messages'], Written<TableInserts['scheduled_messages']>, Partial<Written<TableInserts['scheduled_messages']>>>;
     sessions: Knex.CompositeTableType<TableRows['sessions'], Written<TableInserts['sessions']>, Partial<Written<TableInserts['sessions']>>>;
+    soft_reactivations: Knex.CompositeTableType<TableRows['soft_reactivations'], Written<TableInserts['soft_reactivations']>, Partial<Written<TableInserts['soft_reactivations']>>>;
     submessages: Knex.CompositeTableType<TableRows['submessages'], Written<TableInserts['submessages']>, Partial<Written<TableInserts['submessages']>>>;
     subscriptions: Knex.CompositeTableType<TableRows['subscriptions'], Written<TableInserts['subscriptions']>, Partial<Written<TableInserts['subscriptions']>>>;
     unread_horizons: Knex.CompositeTableType<TableRows['unread_horizons'], Written<TableInserts['unread_horizons']>, Partial<Written<TableInserts['unread_horizons']>>>;

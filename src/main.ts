@@ -12,6 +12,7 @@ import { startUploadSweep } from './actions/uploads';
 import { startRetentionArchiver } from './actions/retention';
 import { startInvalidationPoll } from './cache/remote';
 import { DEFAULT_SCHEDULER_OPTIONS, startScheduledDelivery } from './actions/scheduled-delivery';
+import { DEFAULT_SOFT_DEACTIVATION_OPTIONS, startSoftDeactivation } from './actions/soft-deactivation';
 import { DEFAULT_MISSED_MESSAGE_WORKER_OPTIONS, startMissedMessageEmails } from './actions/missed-message-emails';
 import { emailDeliveryOptions, startEmailDelivery } from './actions/email-delivery';
 import { createMailTransport } from './mail/transport';
@@ -65,6 +66,13 @@ async function main(): Promise<void> {
     ...DEFAULT_SCHEDULER_OPTIONS,
     onError: (err) => log.error({ err }, 'scheduled delivery failed'),
     onFailed: (row, reason) => log.info({ scheduled_message_id: row.id, reason }, 'scheduled message not sent'),
+  });
+  // Soft deactivation (ADR 0058): the daily job and the catch-ups' second passes, one process of a cluster (a lease).
+  const stopSoftDeactivation = startSoftDeactivation(ctx, {
+    ...DEFAULT_SOFT_DEACTIVATION_OPTIONS,
+    days: config.softDeactivationDays,
+    onError: (err) => log.error({ err }, 'soft deactivation failed'),
+    onDeactivated: (count) => log.info({ users: count }, 'soft deactivation: users went idle'),
   });
   // Missed-message emails: one process of a cluster mails the batches that fall due (a lease).
   const stopMissedMessageEmails = startMissedMessageEmails(ctx, {
@@ -149,7 +157,7 @@ async function main(): Promise<void> {
         stopSweep();
         stopCachePoll();
         idleCollection?.stop();
-        await Promise.all([stopRetention(), stopScheduler(), stopMissedMessageEmails(), stopMail()]);
+        await Promise.all([stopRetention(), stopScheduler(), stopSoftDeactivation(), stopMissedMessageEmails(), stopMail()]);
         mailTransport.close();
       },
       timeoutMs: config.shutdownTimeoutMs,

@@ -247,6 +247,7 @@ eachDatabase('data model', (dialect) => {
       '045_email_gateway',
       '046_sessions',
       '047_channel_topics',
+      '048_soft_deactivation',
     ]);
   });
 });

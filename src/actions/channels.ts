@@ -26,6 +26,7 @@ import { addGroupMembers, getSystemGroupIds, insertGroup } from '../queries/grou
 import { nowSeconds } from '../queries/ids';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { storeGroupSettingInTx } from './group-settings';
+import { noteIdleSubscribe, noteIdleUnsubscribe } from '../queries/soft-deactivation';
 
 /**
  * The creation settings POST /channels/create and POST /users/me/subscriptions
@@ -245,7 +246,11 @@ export async function subscribeInTx(
     await insertSubscription(tx.trx, { user_id: userId, recipient_id: recipientId, color });
     added.push(userId);
   }
-  if (added.length) await updateSubscriberCount(tx.trx, recipientId);
+  if (added.length) {
+    await updateSubscriberCount(tx.trx, recipientId);
+    // Idle users' rows here start now (ADR 0058): a catch-up must not give them the channel's past.
+    await noteIdleSubscribe(tx.trx, recipientId, added);
+  }
   const created = added.filter((id) => !reactivated.includes(id));
   await insertAuditLog(tx.trx, [
     ...subscriptionAuditRows(by, created, AuditEventType.SUBSCRIPTION_CREATED),
@@ -263,6 +268,8 @@ export async function unsubscribeInTx(
 ): Promise<number[]> {
   const active = await listActiveSubscriberIdsAmong(tx.trx, recipientId, userIds);
   if (active.length) {
+    // What idle users would have had here until now stays theirs to catch up (ADR 0058).
+    await noteIdleUnsubscribe(tx.trx, recipientId, active);
     await deactivateSubscriptions(tx.trx, recipientId, active);
     await updateSubscriberCount(tx.trx, recipientId);
     await insertAuditLog(tx.trx, subscriptionAuditRows(by, active, AuditEventType.SUBSCRIPTION_DEACTIVATED));

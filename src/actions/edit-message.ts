@@ -47,6 +47,7 @@ import { listAttachableUploads } from '../access/attachments';
 import { getUsersByIds, type MessageRow } from '../queries/messages';
 import { getTopicParticipantIds, topicExists } from '../queries/render-context';
 import type { RealmRow } from '../queries/rows';
+import { insertIdleRowsOf } from '../queries/soft-deactivation';
 import { channelAudience } from './channel-events';
 import { moveTopicPolicies } from './move-topic-policies';
 import { WILDCARD_MENTION_THRESHOLD, sendMessageInTx } from './messages';
@@ -451,6 +452,9 @@ async function applyEdit(
   let guestsNewToTarget = new Set<number>();
   let oldSubsNotInNew: number[] = [];
   if (channelChanged) {
+    // Idle subscribers' rows their catch-up would give them first, so the rules below treat
+    // them as everyone's (ADR 0058).
+    await insertIdleRowsOf(tx.trx, origChannel.recipient_id, ids);
     const [everOld, newSubs, oldSubs] = await Promise.all([
       listEverSubscribedIds(tx.trx, origChannel.recipient_id),
       listActiveSubscribersWithRole(tx.trx, targetChannel.recipient_id),
@@ -581,6 +585,11 @@ async function recomputeMentions(tx: Tx, plan: EditPlan, rendered: RenderedMessa
     rendered.topicWildcard && row.recipient_type === RecipientType.CHANNEL
       ? new Set(await getTopicParticipantIds(tx.trx, row.recipient_id, row.topic_key))
       : new Set<number>();
+  // A mention added to a channel message: idle subscribers without a row get the one their
+  // catch-up would give them, so the bits below reach them too (ADR 0058).
+  if (row.recipient_type === RecipientType.CHANNEL && (mentioned.size > 0 || rendered.streamWildcard || participants.size > 0)) {
+    await insertIdleRowsOf(tx.trx, row.recipient_id, [row.id]);
+  }
   const current = await listUserMessageFlags(tx.trx, row.id);
   const changes = new Map<number, number>();
   for (const [userId, flags] of current) {

@@ -36,13 +36,25 @@ import { dmGroupRecipient, insertMessageRow, type StoredRecipient } from './send
 import { RecipientType } from '../domain/recipients';
 import { isGuestRole } from '../domain/roles';
 import { listMutingUserIds } from '../queries/muted-users';
+import { VisibilityPolicy } from '../domain/user-topics';
+import { listTopicPolicies } from '../queries/user-topics';
 
 /** Zulip's threshold above which wildcard mentions need can_mention_many_users_group. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 export type SendTarget =
-  /** subscriberIds: the channel's active subscribers when already read with it (else read in the send). */
-  { kind: 'channel'; channel: ChannelRow; topic: string; subscriberIds?: readonly number[] } | { kind: 'direct'; recipients: UserRow[] };
+  /**
+   * subscriberIds: the channel's active subscribers when already read with it (else read in
+   * the send); idleSubscriberIds, read with them: the long-idle ones who may get no row.
+   */
+  | {
+      kind: 'channel';
+      channel: ChannelRow;
+      topic: string;
+      subscriberIds?: readonly number[];
+      idleSubscriberIds?: ReadonlySet<number> | null;
+    }
+  | { kind: 'direct'; recipients: UserRow[] };
 
 export interface SendOptions {
   client: string;
@@ -141,7 +153,14 @@ async function resolveTarget(ctx: AppContext, viewer: Viewer, p: Params<'send-me
     }
     const rawTopic = p.topic ?? p.subject;
     if (rawTopic === undefined) throw new ApiError('Missing topic');
-    return { kind: 'channel', channel, topic: normalizeTopic(rawTopic), subscriberIds: found.subscriberIds };
+    const topic = normalizeTopic(rawTopic);
+    return {
+      kind: 'channel',
+      channel,
+      topic,
+      subscriberIds: found.subscriberIds,
+      idleSubscriberIds: found.idleSubscriberIds && (await withoutTopicFollowers(ctx, found.idleSubscriberIds, channel.id, topic)),
+    };
   }
   // direct / private
   const recipients = await resolveDmRecipients(ctx, realmId, p.to);
@@ -314,7 +333,7 @@ export async function sendMessageInTx(
   // Those who muted the sender get every message of theirs already read, channel or direct
   // (Zulip's muted_sender_user_ids); being read, it never notifies them (src/actions/push-relay.ts).
   const muting = opts.mutingUsers ?? new Set(await listMutingUserIds(tx.trx, sender.id));
-  const rows = receivers.map((userId) => {
+  let rows = receivers.map((userId) => {
     let flags = base;
     if ((userId === sender.id && opts.readBySender) || opts.readBy?.(userId) || muting.has(userId)) flags += flagMask('read');
     if (mentioned.has(userId)) flags += flagMask('mentioned');
@@ -323,6 +342,9 @@ export async function sendMessageInTx(
     if (rendered.topicWildcard && topicWildcardUsers.has(userId)) flags += flagMask('topic_wildcard_mentioned');
     return { userId, flags };
   });
+  if (target.kind === 'channel' && target.idleSubscriberIds) {
+    rows = withoutIdleRows(rows, target.idleSubscriberIds, sender.id);
+  }
   if (!receivers.includes(sender.id)) {
     // Sending to a channel one is not subscribed to still records the sender's copy, read.
     rows.push({ userId: sender.id, flags: base + (opts.readBySender ? flagMask('read') : 0) });
@@ -449,6 +471,43 @@ export async function sendMessageInTx(
     });
   });
   return inserted.id;
+}
+
+/**
+ * The idle subscribers who may go without a row for a message to this topic:
+ * not those who follow it (they may be notified of it). Read before the
+ * send's transaction, as its other reads are; an idle user cannot change
+ * what they follow without coming back first.
+ */
+async function withoutTopicFollowers(
+  ctx: AppContext,
+  idle: ReadonlySet<number>,
+  channelId: number,
+  topic: string,
+): Promise<ReadonlySet<number>> {
+  const policies = await listTopicPolicies(ctx.db, channelId, topic);
+  // Usually no idle user follows it (its followers are the few who take part): the set as it is.
+  const following = [...policies].filter(([id, policy]) => policy === VisibilityPolicy.FOLLOWED && idle.has(id));
+  if (following.length === 0) return idle;
+  const left = new Set(idle);
+  for (const [id] of following) left.delete(id);
+  return left;
+}
+
+/**
+ * Soft deactivation (ADR 0058): the rows a long-idle subscriber goes without.
+ * A row is left out only when its flags are 0 (not mentioned in any way, no
+ * alert word, not read by muting the sender) and the subscriber neither
+ * keeps rows for notifications nor follows the topic (`idle` holds only
+ * those who do neither): exactly the rows their catch-up inserts, unread,
+ * when they come back. The sender's own row always stays.
+ */
+function withoutIdleRows(
+  rows: Array<{ userId: number; flags: number }>,
+  idle: ReadonlySet<number>,
+  senderId: number,
+): Array<{ userId: number; flags: number }> {
+  return rows.filter((r) => r.flags !== 0 || r.userId === senderId || !idle.has(r.userId));
 }
 
 /** The receivers mentioned through a group only, with that group (MessageBusEvent.group_mentions). */

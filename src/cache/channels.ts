@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
 import type { Invalidation } from '../ports/invalidation';
-import { type ChannelRow, getChannelForSending, listChannelsForSending } from '../queries/channels';
+import { type ChannelForSending, type ChannelRow, getChannelForSending, listChannelsForSending } from '../queries/channels';
 import { RowCache } from './row-cache';
 
 export interface ChannelToSend {
   channel: ChannelRow;
   /** Active subscribers who are active users: a channel message's recipients. */
   subscriberIds: readonly number[];
+  /** Of those, the long-idle ones a send may leave without a row (ADR 0058); null: none. */
+  idleSubscriberIds: ReadonlySet<number> | null;
 }
 
 /**
@@ -53,6 +55,11 @@ export class ChannelCache extends RowCache<string, ChannelToSend> {
 }
 
 /** Entries are shared by every request: frozen, so that no caller changes them for the others. */
-function frozen(c: { channel: ChannelRow; subscriberIds: number[] }): ChannelToSend {
-  return Object.freeze({ channel: Object.freeze(c.channel), subscriberIds: Object.freeze(c.subscriberIds) });
+function frozen(c: ChannelForSending): ChannelToSend {
+  // A Set cannot be frozen; nothing outside this module is handed one it may change (ReadonlySet).
+  return Object.freeze({
+    channel: Object.freeze(c.channel),
+    subscriberIds: Object.freeze(c.subscriberIds),
+    idleSubscriberIds: c.idleSubscriberIds,
+  });
 }

@@ -25,6 +25,7 @@ import { archiveExpiredCommand, restoreCommand, RETENTION_USAGE } from './retent
 import { DEMO_PASSWORD, ensureDemoOrganization } from './demo';
 import { writeZuliprc, zuliprcText } from './zuliprc';
 import { SEND_TEST_EMAIL_USAGE, sendTestEmailCommand } from './send-test-email';
+import { SOFT_DEACTIVATE_USAGE, softDeactivateCommand } from './soft-deactivate';
 
 /** Every command; anything else is refused before a database is opened. */
 const COMMANDS = [
@@ -45,6 +46,7 @@ const COMMANDS = [
   'backup',
   'restore',
   'send-test-email',
+  'soft-deactivate',
 ];
 
 /**
@@ -87,6 +89,7 @@ const USAGE = `Parley administration (npm run cli -- <command> [options])
   cache flush                              empty the caches of every running server (within
                                            CACHE_POLL_MS): for SQL edited by hand; the
                                            commands above tell the servers what they change
+${SOFT_DEACTIVATE_USAGE}
 ${SEND_TEST_EMAIL_USAGE}
 ${RETENTION_USAGE}
 ${BACKUP_USAGE}
@@ -126,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
     return sendTestEmailCommand(loadConfig(), parseArgs({ args: rest, allowPositionals: true, options: {} }).positionals);
   const { values, positionals } = parseArgs({
     args: rest,
-    allowPositionals: command === 'cache',
+    allowPositionals: command === 'cache' || command === 'soft-deactivate',
     options: {
       'string-id': { type: 'string' },
       name: { type: 'string' },
@@ -151,6 +154,8 @@ async function main(argv: string[]): Promise<number> {
       'short-name': { type: 'string' },
       type: { type: 'string', default: 'generic' },
       'payload-url': { type: 'string' },
+      'inactive-for': { type: 'string' },
+      activate: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -253,6 +258,9 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`Running servers will empty their caches within ${config.cachePollMs} ms.\n`);
         return 0;
       }
+      case 'soft-deactivate':
+        process.stdout.write(await softDeactivateCommand(ctx.db, await realmOf(ctx, values.realm!), values, positionals));
+        return 0;
       case 'archive-expired':
         process.stdout.write(await archiveExpiredCommand(ctx));
         return 0;

@@ -146,6 +146,8 @@ export interface Config extends EmailGatewaySettings {
   cacheMessages: number;
   /** A full collection after this long without a request (src/idle-collection.ts); 0: none. */
   idleCollectSeconds: number;
+  /** Users go idle after more than this many whole days without a request (ADR 0058); 0: never. */
+  softDeactivationDays: number;
   /**
    * SQLite: read-only connections beside the one writer, for statements outside
    * a transaction (0: every statement on the writer). One is enough in one
@@ -240,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cachePollMs: positiveInt('CACHE_POLL_MS', settingOrDefault(env, 'CACHE_POLL_MS')),
     cacheMessages: nonNegativeInt('CACHE_MESSAGES', settingOrDefault(env, 'CACHE_MESSAGES')),
     idleCollectSeconds: nonNegativeInt('IDLE_COLLECT_SECONDS', settingOrDefault(env, 'IDLE_COLLECT_SECONDS')),
+    softDeactivationDays: nonNegativeInt('SOFT_DEACTIVATION_DAYS', settingOrDefault(env, 'SOFT_DEACTIVATION_DAYS')),
     sqliteReaders: Number(oneOf('SQLITE_READERS', settingOrDefault(env, 'SQLITE_READERS'), ['0', '1', '2', '3', '4'] as const)),
     trustedProxies: trustedProxiesSetting(env),
     ...outgoingWebhookSettings(env),

@@ -62,6 +62,7 @@ export const SETTINGS = {
   CACHE_POLL_MS: { default: '250', about: 'how often a server reads what CLI commands changed' },
   CACHE_MESSAGES: { default: '10000', about: 'rendered messages each process keeps (0: none)' },
   IDLE_COLLECT_SECONDS: { default: '10', about: 'a full garbage collection after this long without requests (0: never)' },
+  SOFT_DEACTIVATION_DAYS: { default: '28', about: 'users go idle after more than this many days without a request (0: never)' },
   SQLITE_READERS: { default: '1', about: 'read-only SQLite connections beside the writer, 0..4' },
   TRUSTED_PROXIES: { about: "load balancers whose X-Forwarded-For gives the client's address" },
   OUTGOING_WEBHOOK_ALLOWED_HOSTS: { about: 'private hosts, addresses and CIDR ranges outgoing webhooks may reach' },

@@ -7,6 +7,7 @@ import type { UploadRow } from '../queries/attachments';
 import { authenticateBasicOrSession } from './auth';
 import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 import { sendStream } from './send-stream';
+import { doNoteVisit } from '../actions/soft-deactivation';
 
 /**
  * The uploaded files themselves, at the URLs message HTML links to (outside
@@ -33,6 +34,8 @@ export function fileRouter(ctx: AppContext): Router {
 
   router.get(/.*/, async (req: Request, res: Response) => {
     const { user } = await authenticateBasicOrSession(ctx.db, ctx.caches, req, ctx.config.externalUrl);
+    // An idle caller is caught up first: access to a protected-history upload follows their rows (ADR 0058).
+    await doNoteVisit(ctx, user);
     await consumeCallerLimit(ctx, req, user, responseRateLimitNotes(res));
     const pathId = decodePathId(req.path);
     if (pathId === null) throw fileNotFound();

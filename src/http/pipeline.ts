@@ -13,6 +13,7 @@ import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 import { openScope, scopeIfAny, scopeOf, type RequestScope } from './scope';
 import { logIn } from './session-cookies';
 import { encodeReply } from '../serializers/encoded-json';
+import { doNoteVisit } from '../actions/soft-deactivation';
 
 /** Form bodies may hold this much (after decompression); Zulip's nginx allows far more for uploads only. */
 const FORM_BYTES = 5 * 1024 * 1024;
@@ -113,6 +114,8 @@ export function apiRouter(ctx: AppContext, spec: SpecIndex, handlers: HandlerTab
         allowIncomingWebhooks: s.info.allowIncomingWebhooks,
       });
     }
+    // The visit (when users go idle), and an idle caller's catch-up before anything reads their rows (ADR 0058).
+    if (s.caller) await doNoteVisit(ctx, s.caller.user);
     if (s.noFilePart) throw uploadRulesFor(s.info.operationId, ctx.config.maxFileUploadSizeMib).noFile();
     next();
   });

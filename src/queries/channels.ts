@@ -89,28 +89,45 @@ function channelsWithSubscribers(q: Q, realmId: number): Knex.QueryBuilder {
         `(SELECT group_concat(s.user_id) FROM subscriptions s JOIN users u ON u.id = s.user_id
            WHERE s.recipient_id = c.recipient_id AND s.active = 1 AND u.is_active = 1) AS send_subscriber_ids`,
       ),
+      // Of those, the long-idle ones a send may leave without a row (ADR 0058); NULL in most channels.
+      q.raw(
+        `(SELECT group_concat(s.user_id) FROM subscriptions s
+           WHERE s.recipient_id = c.recipient_id AND s.active = 1 AND s.is_user_active = 1
+             AND s.is_user_long_term_idle = 1 AND s.idle_keeps_rows = 0) AS idle_subscriber_ids`,
+      ),
     );
 }
 
 /** A row of channelsWithSubscribers: the channel's columns and its subscribers' ids as group_concat's text (NULL: none). */
-type ChannelWithSubscribersRow = TableRow<'channels'> & { send_subscriber_ids: string | null };
+type ChannelWithSubscribersRow = TableRow<'channels'> & { send_subscriber_ids: string | null; idle_subscriber_ids: string | null };
 
-function toChannelForSending(row: ChannelWithSubscribersRow): { channel: ChannelRow; subscriberIds: number[] } {
-  const { send_subscriber_ids: list, ...fields } = row;
-  const ids = list === null || list === undefined ? '' : String(list);
-  return { channel: mapBools<ChannelRow>(fields), subscriberIds: ids ? ids.split(',').map(Number) : [] };
+/** A channel to send to: its row, its active subscribers, and those of them a send may leave without a row (null: none). */
+export interface ChannelForSending {
+  channel: ChannelRow;
+  subscriberIds: number[];
+  idleSubscriberIds: Set<number> | null;
 }
+
+function toChannelForSending(row: ChannelWithSubscribersRow): ChannelForSending {
+  const { send_subscriber_ids: list, idle_subscriber_ids: idle, ...fields } = row;
+  return {
+    channel: mapBools<ChannelRow>(fields),
+    subscriberIds: idsOf(list),
+    idleSubscriberIds: idle === null || idle === undefined || idle === '' ? null : new Set(idsOf(idle)),
+  };
+}
+
+const idsOf = (list: string | null | undefined): number[] => {
+  const text = list === null || list === undefined ? '' : String(list);
+  return text ? text.split(',').map(Number) : [];
+};
 
 /**
  * A channel to send to, by id or name, with its active subscribers (active
  * users) in the same statement: POST /messages' lookups in one round trip.
  * Read before the send's transaction, as Zulip computes a message's recipients.
  */
-export async function getChannelForSending(
-  q: Q,
-  realmId: number,
-  to: number | string,
-): Promise<{ channel: ChannelRow; subscriberIds: number[] } | undefined> {
+export async function getChannelForSending(q: Q, realmId: number, to: number | string): Promise<ChannelForSending | undefined> {
   const qb = channelsWithSubscribers(q, realmId).first();
   if (typeof to === 'number') qb.where('c.id', to);
   else qb.where('c.name_key', to.trim().toLowerCase());
@@ -119,11 +136,7 @@ export async function getChannelForSending(
 }
 
 /** Several channels as getChannelForSending reads them, by id: one statement per 1,000. */
-export async function listChannelsForSending(
-  q: Q,
-  realmId: number,
-  ids: readonly number[],
-): Promise<Array<{ channel: ChannelRow; subscriberIds: number[] }>> {
+export async function listChannelsForSending(q: Q, realmId: number, ids: readonly number[]): Promise<ChannelForSending[]> {
   const rows = await inChunks<ChannelWithSubscribersRow>(
     [...ids],
     (slice) => channelsWithSubscribers(q, realmId).whereIn('c.id', slice),

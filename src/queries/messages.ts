@@ -177,12 +177,24 @@ function userMessageTuples(messageSql: string, rows: ReadonlyArray<{ userId: num
   return tuples.join(',');
 }
 
-/** A user's rows for messages they had no row for (channel history they act on), all with the same flags. */
-export async function insertUserMessagesOfUser(q: Q, userId: number, messageIds: readonly number[], flags: number): Promise<void> {
+/**
+ * A user's rows for messages they had no row for (channel history they act
+ * on, or a soft-deactivated user's catch-up), all with the same flags.
+ * `ignoreExisting`: a row that exists meanwhile (a send that kept the user,
+ * committing while a catch-up runs) is left as it is.
+ */
+export async function insertUserMessagesOfUser(
+  q: Q,
+  userId: number,
+  messageIds: readonly number[],
+  flags: number,
+  ignoreExisting = false,
+): Promise<void> {
   await insertRows(
     q,
     'user_messages',
     messageIds.map((message_id) => ({ user_id: userId, message_id, flags })),
+    ignoreExisting ? ['user_id', 'message_id'] : undefined,
   );
   await insertSparseFlagRowsOfUser(q, userId, messageIds, flags);
   // Old messages, maybe below the horizon: unread ones need their side rows.

@@ -114,6 +114,8 @@ const BOOL_COLUMNS = new Set([
   'is_recently_active',
   'active',
   'is_user_active',
+  'is_user_long_term_idle',
+  'idle_keeps_rows',
   'is_muted',
   'pin_to_top',
   'desktop_notifications',

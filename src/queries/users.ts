@@ -194,15 +194,20 @@ export async function setUsersActive(q: Q, ids: number[], active: boolean): Prom
   await q('users').whereIn('id', ids).update({ is_active: active });
   await q('subscriptions').whereIn('user_id', ids).update({ is_user_active: active });
   // The channels whose active subscriber lists these accounts leave or rejoin.
-  const channelIds: Array<number | string> = await q('channels as c')
-    .join('subscriptions as s', 's.recipient_id', 'c.recipient_id')
-    .whereIn('s.user_id', ids)
-    .where('s.active', true)
-    .distinct()
-    .pluck('c.id');
-  invalidates(q, { kind: 'user', userIds: ids }, { kind: 'channel', channelIds: channelIds.map(Number) });
+  invalidates(q, { kind: 'user', userIds: ids }, { kind: 'channel', channelIds: await listChannelIdsSubscribedBy(q, ids) });
 }
 
 export async function setRealmUserDefaultsRaw(q: Q, realmId: number, settings: string): Promise<void> {
   await q('realm_user_defaults').where({ realm_id: realmId }).update({ settings });
+}
+
+/** The channels these users are active subscribers of (whose cached subscriber lists name them). */
+export async function listChannelIdsSubscribedBy(q: Q, userIds: readonly number[]): Promise<number[]> {
+  const ids: Array<number | string> = await q('channels as c')
+    .join('subscriptions as s', 's.recipient_id', 'c.recipient_id')
+    .whereIn('s.user_id', userIds)
+    .where('s.active', true)
+    .distinct()
+    .pluck('c.id');
+  return ids.map(Number);
 }

@@ -64,7 +64,7 @@ export async function startTestServer(
   // No built web client unless a test gives one (WEB_DIST_DIR): `/` is the organization's page even
   // in a checkout where web/dist was built.
   const config: Config = {
-    ...loadConfig({ RATE_LIMITS: 'off' }),
+    ...loadConfig({ RATE_LIMITS: 'off', SOFT_DEACTIVATION_DAYS: '0' }),
     dataDir: opts.dataDir ?? '/nonexistent',
     webDistDir: '/nonexistent',
     ...opts.config,
