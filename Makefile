@@ -149,6 +149,13 @@ bench: install spec
 bench-web: install spec
 	BENCH_WEB=1 BENCH_SCALE=$${BENCH_SCALE:-1m} BENCH_DB=$${BENCH_DB:-mariadb} bash bench/run.sh
 
+# bench/announce.ts through bench/run.sh: sends to the channel everyone is in, on the big dataset
+# (10,000 users, 70% soft-deactivated), with a long-poll per active member; writes
+# bench/results/<date>-big-mariadb-announce-<variant>.md. Generates the dataset when missing.
+.PHONY: bench-announce
+bench-announce: install spec
+	BENCH_ANNOUNCE=1 BENCH_SCALE=$${BENCH_SCALE:-big} BENCH_DB=$${BENCH_DB:-mariadb} bash bench/run.sh
+
 # bench/soak.sh builds bench/ and runs bench/soak.ts: one Parley process on a scratch MariaDB
 # database under a paced mixed load for SOAK_MINUTES (30); fails when an error, a memory growth or
 # a p99 that creeps is found, and writes bench/results/<date>-soak-mariadb.md.

@@ -67,6 +67,8 @@ interface PlanUser {
   lurker: boolean;
   /** When the user joined the organization, as a fraction of history. */
   orgJoin: number;
+  /** Stopped coming at scale.idleSince (scales with idleShare): soft-deactivated at the end. */
+  idle: boolean;
 }
 
 interface PlanChannel {
@@ -144,7 +146,13 @@ function makePlan(scale: Scale): Plan {
       lurker,
       // 60% were there from the start; the rest joined along the way.
       orgJoin: i < firstFree || i === 0 || rng.chance(0.6) ? 0 : rng.next() * 0.9,
+      idle: false,
     });
+  }
+  // The idle users, from a source of their own: the other scales' plans stay as they were.
+  if (scale.idleShare) {
+    const idleRng = new Rng(scale.seed + 7);
+    for (const u of users) if (u.idx >= firstFree && u.role !== Role.OWNER && idleRng.chance(scale.idleShare)) u.idle = true;
   }
   users[reader]!.readHorizon = 0.98;
   users[reader]!.readAfter = 0.5;
@@ -469,6 +477,8 @@ interface Stats {
   topicMessages: Int32Array[];
   firstMessageId: Array<number | null>;
   readerMessageIds: number[];
+  /** The newest message sent before the idle users stopped coming (0: no idle users). */
+  idleBoundaryId: number;
 }
 
 async function loadMessages(
@@ -506,7 +516,9 @@ async function loadMessages(
     topicMessages: channels.map((c) => new Int32Array(c.topics.length)),
     firstMessageId: channels.map(() => null),
     readerMessageIds: [],
+    idleBoundaryId: 0,
   };
+  const idleSince = scale.idleShare ? (scale.idleSince ?? 1) : 1;
   const M = scale.messages;
   const now = Math.floor(Date.now() / 1000);
   const span = 2 * 365 * 86400;
@@ -589,6 +601,8 @@ async function loadMessages(
           sender = c.creator;
         }
         receivers = c.members.slice(0, n);
+        // Idle users no longer send: someone still coming does (the channel's first such member).
+        if (f > idleSince && users[sender]!.idle) sender = receivers.find((m) => !users[m]!.idle) ?? sender;
         if (!receivers.includes(sender)) receivers.push(sender);
         recipientId = ids.channelRecipients[which]!;
         const topicIdx = lastTopic[which]! >= 0 && rng.chance(0.5) ? lastTopic[which]! : topicSamplers[which]!.sample(rng);
@@ -608,6 +622,7 @@ async function loadMessages(
         const d = plan.dms[di]!;
         receivers = d.members;
         sender = rng.pick(d.members);
+        if (f > idleSince && users[sender]!.idle) sender = d.members.find((m) => !users[m]!.idle) ?? sender;
         recipientId = ids.dmRecipients[di]!;
         base = IS_PRIVATE;
       }
@@ -632,8 +647,20 @@ async function loadMessages(
       ]);
       // The search index rows sendMessageInTx would write (migration 021).
       for (const term of messageSearchTerms(topic, body.content)) searchRows.push([term, id]);
+      if (f <= idleSince) stats.idleBoundaryId = id;
+      let written = 0;
       for (const u of receivers) {
-        const flags = userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base);
+        let flags: number;
+        if (f > idleSince && users[u]!.idle && u !== sender) {
+          // An idle user reads nothing; a channel send leaves out their row unless its flags need one (ADR 0058).
+          flags = base | (mention?.idx === u ? MENTIONED : 0) | (wildcard ? STREAM_WILDCARD : 0);
+          if (flags === 0) continue;
+          stats.received[u]!++;
+          stats.unread[u]!++;
+        } else {
+          flags = userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base);
+        }
+        written++;
         userMessages.push([ids.users[u]!, id, flags]);
         // The side tables of the sparse flags, as insertUserMessages and the flag updates keep them.
         SPARSE_FLAGS.forEach((sf, k) => {
@@ -643,13 +670,14 @@ async function loadMessages(
         if ((flags & READ) === 0) unreadRows.push([ids.users[u]!, id]);
         if (u === plan.reader) stats.readerMessageIds.push(id);
       }
-      stats.userMessages += receivers.length;
+      stats.userMessages += written;
       if (rng.chance(0.05)) {
         const n = rng.int(1, 3);
         const seen = new Set<string>();
         for (let r = 0; r < n; r++) {
           const u = receivers[rng.int(0, receivers.length - 1)]!;
           const [name, code] = EMOJI[emojiSampler.sample(rng)]!;
+          if (f > idleSince && users[u]!.idle) continue; // idle users react to nothing
           const key = `${u}:${code}`;
           if (seen.has(key)) continue;
           seen.add(key);
@@ -703,6 +731,27 @@ async function loadMessages(
   return stats;
 }
 
+/**
+ * As the daily job leaves users who stopped coming at idleSince (ADR 0058):
+ * idle, their last active message the newest one then, their subscriptions
+ * idle (keeping no rows: the default settings notify of no channel), their
+ * last visit then; everyone else visited now.
+ */
+async function markIdleUsers(db: ReturnType<typeof createDb>, plan: Plan, ids: Ids, stats: Stats): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  await db('users').where({ realm_id: ids.realmId }).update({ last_visit_time: now });
+  const idle = plan.users.filter((u) => u.idle).map((u) => ids.users[u.idx]!);
+  if (idle.length === 0) return;
+  const leftAt = now - Math.round((1 - (plan.scale.idleSince ?? 1)) * 2 * 365 * 86400);
+  for (let i = 0; i < idle.length; i += 1000) {
+    const slice = idle.slice(i, i + 1000);
+    await db('users')
+      .whereIn('id', slice)
+      .update({ long_term_idle: true, last_active_message_id: stats.idleBoundaryId, last_visit_time: leftAt });
+    await db('subscriptions').whereIn('user_id', slice).update({ is_user_long_term_idle: true, idle_keeps_rows: false });
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -747,6 +796,7 @@ async function main(): Promise<void> {
     await db.raw('INSERT INTO unread_horizons (user_id, message_id) SELECT id, ? FROM users', [Number(newest?.id ?? 0)]);
     // The channels' topic rows, which the sends would have kept (migration 047).
     await rebuildAllTopicSummaries(db);
+    await markIdleUsers(db, plan, ids, stats);
     migrations = (await db('knex_migrations').orderBy('id').pluck('name')).map(String);
     times.finish = (Date.now() - t0) / 1000;
     // What the database would otherwise do in the first minutes of the run (statistics, writing
@@ -826,6 +876,15 @@ async function main(): Promise<void> {
       readerStarred: stats.starred[plan.reader]!,
       readerMessages: stats.received[plan.reader]!,
     },
+    ...(stats.idleBoundaryId && plan.scale.idleShare
+      ? {
+          idle: {
+            users: plan.users.filter((u) => u.idle).length,
+            lastActiveMessageId: stats.idleBoundaryId,
+            announcement: { id: ids.channelIds[channels.find((c) => c.tag === 'general')!.idx]!, name: 'general' },
+          },
+        }
+      : {}),
   };
   fs.writeFileSync(manifestPath(target), JSON.stringify(manifest, null, 2) + '\n');
   const rate = stats.userMessages / times.messages;

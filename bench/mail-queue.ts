@@ -36,6 +36,7 @@ import { createScratchDatabase } from './lib/scratch-database';
 import { loadScratchOrganization } from './lib/scratch-organization';
 import { startSmtpSink } from './lib/smtp-sink';
 import { runMain } from './lib/run-main';
+import { cpuSecondsOf } from './lib/proc';
 
 const COUNT = Number(process.env.BENCH_MAILS ?? 10_000);
 const TRICKLE = Number(process.env.BENCH_TRICKLE ?? 200);
@@ -54,16 +55,10 @@ const summary = (xs: number[]) => {
 };
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
-/** CPU time (ms) a process has used, from /proc (Linux); null elsewhere or when it is not on this machine. */
+/** CPU time (ms) a process has used (null elsewhere than Linux, or when it is not on this machine). */
 function cpuOfPid(pid: number | null): number | null {
-  if (!pid) return null;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in clock ticks (USER_HZ = 100)
-  } catch {
-    return null;
-  }
+  const s = cpuSecondsOf(pid);
+  return s === null ? null : s * 1000;
 }
 /** A statement without its values: what it does, to which table. */
 const statementKind = (sql: string) =>

@@ -2,7 +2,7 @@
 # `make bench`: build bench/ (and src/), make sure the database is there, run bench/run.ts.
 #   BENCH_SCALE=small|10k|100k|1m (default small)   BENCH_DB=sqlite|mariadb (default sqlite)
 #   For MariaDB without BENCH_MYSQL_URL, scripts/mariadb.sh starts (or finds) the private server.
-#   BENCH_INNODB_BUFFER_POOL: grow that server's buffer pool first (default 2G at 1m; 0 = leave it).
+#   BENCH_INNODB_BUFFER_POOL: grow that server's buffer pool first (default 2G at 1m and big; 0 = leave it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +20,7 @@ if [ "$db" = mariadb ] || [ "$db" = mysql ]; then
     export BENCH_MYSQL_URL BENCH_MYSQL_ADMIN_URL
   fi
   scale=$(echo "${BENCH_SCALE:-small}" | tr '[:upper:]' '[:lower:]')
-  pool=${BENCH_INNODB_BUFFER_POOL:-$([ "$scale" = 1m ] && echo 2G || echo 0)}
+  pool=${BENCH_INNODB_BUFFER_POOL:-$([ "$scale" = 1m ] || [ "$scale" = big ] && echo 2G || echo 0)}
   sock=${DB_DIR:-/tmp/parley-mariadb}/mysqld.sock
   if [ "$pool" != 0 ] && [ -S "$sock" ]; then
     # The 1m dataset is several GB; with the script's default 256M pool the run would measure disk reads.
@@ -35,5 +35,9 @@ fi
 # BENCH_WEB=1 (make bench-web): the web client in Chromium on the same dataset instead (bench/web-client.ts).
 if [ "${BENCH_WEB:-}" = 1 ]; then
   exec node dist/bench/web-client.js
+fi
+# BENCH_ANNOUNCE=1 (make bench-announce, BENCH_SCALE=big): sends to the channel everyone is in (bench/announce.ts).
+if [ "${BENCH_ANNOUNCE:-}" = 1 ]; then
+  exec node dist/bench/announce.js
 fi
 exec node dist/bench/run.js

@@ -20,6 +20,7 @@
  * a flat target is measured in that many pairs with the 10k dataset),
  * BENCH_FLAT=0 (no 10k reference run and no pairs).
  */
+import { cpuSecondsOf } from './lib/proc';
 import { freshResultBase } from './lib/result-file';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -146,13 +147,13 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.
  * 40% lower.
  */
 async function waitForIdleDatabase(pid: number | undefined): Promise<number | null> {
-  if (pid === undefined || cpuSeconds(pid) === null) return null;
+  if (pid === undefined || cpuSecondsOf(pid) === null) return null;
   const t0 = Date.now();
   let said = false;
   while (Date.now() - t0 < 300_000) {
-    const before = cpuSeconds(pid)!;
+    const before = cpuSecondsOf(pid)!;
     await new Promise((r) => setTimeout(r, 2000));
-    if ((cpuSeconds(pid)! - before) / 2 < 0.05) break;
+    if ((cpuSecondsOf(pid)! - before) / 2 < 0.05) break;
     if (!said) process.stderr.write('waiting for the database to finish its background work (purge, flushing)…\n');
     said = true;
   }
@@ -186,18 +187,6 @@ function footprintText(f: Footprint): string {
   const one = (name: string, m: Memory | null) =>
     m ? `${name} ${m.rssMiB.toFixed(0)} MiB resident (peak ${m.peakMiB.toFixed(0)} MiB)` : null;
   return [one('Parley', f.parley), one('the database', f.database)].filter(Boolean).join('; ');
-}
-
-/** CPU time (s) a process has used, from /proc (Linux); null elsewhere. */
-function cpuSeconds(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
-  } catch {
-    return null;
-  }
 }
 
 // ---------------------------------------------------------------- load
@@ -326,7 +315,7 @@ async function measure(
 ): Promise<Row> {
   const load = req.rate ? pacedLoad : closedLoad;
   if (WARMUP > 0) await load(port, req, WARMUP);
-  const before = { server: cpuSeconds(pids.server), db: cpuSeconds(pids.db), self: process.cpuUsage(), at: Date.now() };
+  const before = { server: cpuSecondsOf(pids.server), db: cpuSecondsOf(pids.db), self: process.cpuUsage(), at: Date.now() };
   const r = await load(port, req, DURATION);
   const wall = (Date.now() - before.at) / 1000;
   const pct = (now: number | null, then: number | null) => (now !== null && then !== null ? (100 * (now - then)) / wall : null);
@@ -343,8 +332,8 @@ async function measure(
     p50: r.p50,
     p99: r.p99,
     errors: r.errors,
-    serverCpu: pct(cpuSeconds(pids.server), before.server),
-    dbCpu: pct(cpuSeconds(pids.db), before.db),
+    serverCpu: pct(cpuSecondsOf(pids.server), before.server),
+    dbCpu: pct(cpuSecondsOf(pids.db), before.db),
     loadCpu: (100 * (self.user + self.system)) / 1e6 / wall,
     gc,
     note: notes.join('; '),
@@ -408,7 +397,7 @@ function medianRow(runs: Row[]): Row {
  */
 async function measureMixed(port: number, send: LoadRequest, read: LoadRequest, pids: { server?: number; db?: number }): Promise<Row[]> {
   if (WARMUP > 0) await Promise.all([runLoad(port, send, WARMUP), runLoad(port, read, WARMUP)]);
-  const before = { server: cpuSeconds(pids.server), db: cpuSeconds(pids.db), at: Date.now() };
+  const before = { server: cpuSecondsOf(pids.server), db: cpuSecondsOf(pids.db), at: Date.now() };
   const [s, r] = await Promise.all([runLoad(port, send, DURATION), runLoad(port, read, DURATION)]);
   const wall = (Date.now() - before.at) / 1000;
   const pct = (now: number | null, then: number | null) => (now !== null && then !== null ? (100 * (now - then)) / wall : null);
@@ -421,8 +410,8 @@ async function measureMixed(port: number, send: LoadRequest, read: LoadRequest, 
       p50: res.latency.p50,
       p99: res.latency.p99,
       errors,
-      serverCpu: pct(cpuSeconds(pids.server), before.server),
-      dbCpu: pct(cpuSeconds(pids.db), before.db),
+      serverCpu: pct(cpuSecondsOf(pids.server), before.server),
+      dbCpu: pct(cpuSecondsOf(pids.db), before.db),
       loadCpu: null,
       // Each side's rate, but the CPU of both: no per-request figure.
       serverUs: null,

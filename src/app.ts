@@ -58,25 +58,40 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
   // The access log (one line per request) exists at level info and below; above it pino-http
   // would still build a child logger per request (8% of a small request's CPU).
   if (log.isLevelEnabled('info')) {
-    app.use(
-      pinoHttp({
-        logger: log,
-        quietReqLogger: true,
-        genReqId: (_req, res) => String(res.getHeader('X-Request-Id')),
-        // A failed request is logged once, with its details, by the error middleware.
-        customLogLevel: () => 'info',
-        // Read when the response ends: by then the pipeline knows the operation and the caller.
-        customSuccessObject: (_req, res, line: object) => ({ ...line, ...requestFacts(res as express.Response) }),
-        customErrorObject: (_req, res, _err, line: object) => ({ ...line, ...requestFacts(res as express.Response) }),
-        customAttributeKeys: { responseTime: 'durationMs' },
-        // Never the Authorization header (an API key) or a body; the URL bounded, secrets in its query replaced.
-        // The request id is the line's reqId and the status its `status`: neither is said twice.
-        serializers: {
-          req: (r: { method: string; url: string }) => ({ method: r.method, url: bounded(redactUrl(r.url), 300) }),
-          res: () => undefined,
-        },
-      }),
-    );
+    const accessLog = pinoHttp({
+      logger: log,
+      quietReqLogger: true,
+      genReqId: (_req, res) => String(res.getHeader('X-Request-Id')),
+      // A failed request is logged once, with its details, by the error middleware.
+      customLogLevel: () => 'info',
+      // Read when the response ends: by then the pipeline knows the operation and the caller.
+      customSuccessObject: (_req, res, line: object) => ({ ...line, ...requestFacts(res as express.Response) }),
+      customErrorObject: (_req, res, _err, line: object) => ({ ...line, ...requestFacts(res as express.Response) }),
+      customAttributeKeys: { responseTime: 'durationMs' },
+      // Never the Authorization header (an API key) or a body; the URL bounded, secrets in its query replaced.
+      // The request id is the line's reqId and the status its `status`: neither is said twice.
+      serializers: {
+        req: (r: { method: string; url: string }) => ({ method: r.method, url: bounded(redactUrl(r.url), 300) }),
+        res: () => undefined,
+      },
+    });
+    // Not the long-polls that succeed: every client has one open all day, returned at each
+    // event, and with thousands of them the access log was a quarter of the fan-out's CPU (a
+    // send to an organization's announcement channel, bench/announce.ts). A failed poll gets
+    // its line, as any failed request.
+    app.use((req, res, next) => {
+      if (!isEventsPoll(req)) return accessLog(req, res, next);
+      const started = performance.now();
+      res.once('finish', () => {
+        if (res.statusCode < 400) return;
+        const req_ = { method: req.method, url: bounded(redactUrl(req.originalUrl), 300) };
+        log.info(
+          { reqId: res.getHeader('X-Request-Id'), req: req_, durationMs: Math.round(performance.now() - started), ...requestFacts(res) },
+          'request completed',
+        );
+      });
+      next();
+    });
   }
   if (metrics) app.use(metrics.middleware());
   // Zulip's health check is outside the API, where load balancers probe it; the contract's
@@ -155,4 +170,9 @@ function requestFacts(res: express.Response): {
     status: res.statusCode,
     ...(error ? { error } : {}),
   };
+}
+
+/** GET /api/v1/events or /json/events: a long-poll. */
+function isEventsPoll(req: express.Request): boolean {
+  return req.method === 'GET' && (req.path === '/api/v1/events' || req.path === '/json/events');
 }

@@ -55,6 +55,42 @@ describe('logging', () => {
     expect(text.toLowerCase()).not.toContain('authorization');
   });
 
+  it('leaves long-polls out of the access log, but logs a failed one', async () => {
+    const { lines, log } = captured();
+    const app = buildApp({ ctx: t.ctx, spec: t.spec, log });
+    const member = t.cast.member;
+    const reg = await request(app)
+      .post('/api/v1/register')
+      .auth(member.email, member.api_key)
+      .type('form')
+      .send({ event_types: '["message"]' });
+    expect(reg.status).toBe(200);
+    const poll = await request(app)
+      .get('/api/v1/events')
+      .query({ queue_id: reg.body.queue_id, last_event_id: -1, dont_block: 'true' })
+      .auth(member.email, member.api_key);
+    expect(poll.status).toBe(200);
+    const bad = await request(app)
+      .get('/api/v1/events')
+      .query({ queue_id: 'no-such-queue', last_event_id: -1 })
+      .auth(member.email, member.api_key);
+    expect(bad.status).toBe(400);
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, any>);
+    const done = entries.filter((e) => e.msg === 'request completed');
+    expect(done.map((e) => [e.operationId, e.status])).toEqual([
+      ['register-queue', 200],
+      ['get-events', 400],
+    ]);
+    // The failed poll's line is the access log's: its request, its caller, its error.
+    expect(done[1]).toMatchObject({
+      req: { method: 'GET', url: expect.stringMatching(/^\/api\/v1\/events\?/) },
+      userId: member.id,
+      error: { code: 'BAD_EVENT_QUEUE_ID' },
+    });
+    expect(typeof done[1]!.reqId).toBe('string');
+    expect(typeof done[1]!.durationMs).toBe('number');
+  });
+
   it('replaces secrets a query string carries, and logs no user for an unauthenticated request', async () => {
     const { lines, log } = captured();
     const app = buildApp({ ctx: t.ctx, spec: t.spec, log });

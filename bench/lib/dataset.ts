@@ -90,6 +90,8 @@ export interface Manifest {
     readerStarred: number;
     readerMessages: number;
   };
+  /** Scales with idle users (big): how many, their last active message, and the channel everyone is in. */
+  idle?: { users: number; lastActiveMessageId: number; announcement: { id: number; name: string } };
 }
 
 /** Bumped when the generator's output changes, so old datasets are regenerated. */

@@ -9,7 +9,7 @@
  * are small teams. At 1m this gives about 15 million rows (printed by
  * `BENCH_PLAN_ONLY=1 node dist/bench/generate.js`).
  */
-export type ScaleName = 'small' | '100k' | '1m';
+export type ScaleName = 'small' | '100k' | '1m' | 'big';
 
 export interface Scale {
   name: ScaleName;
@@ -36,6 +36,14 @@ export interface Scale {
   /** Messages per bulk-insert batch (one transaction each). */
   batch: number;
   seed: number;
+  /**
+   * Share of the users (not the designated ones) who stopped coming: from
+   * `idleSince` (a fraction of history) they neither send nor read, and at
+   * the end they are soft-deactivated as the daily job would have left them
+   * (ADR 0058): rows after that point only where flags need one.
+   */
+  idleShare?: number;
+  idleSince?: number;
 }
 
 export const SCALES: Record<ScaleName, Scale> = {
@@ -94,13 +102,40 @@ export const SCALES: Record<ScaleName, Scale> = {
     batch: 2000,
     seed: 1_000_000,
   },
+  /**
+   * big: a large open organization (ADR 0058's target): 10,000 users, 70% of
+   * whom stopped coming 9½ months ago, everyone in `general` (the
+   * announcement channel), 1M messages. Its sends to general are measured by
+   * bench/announce.ts.
+   */
+  big: {
+    name: 'big',
+    users: 10_000,
+    channels: 400,
+    messages: 1_000_000,
+    generalShare: 0.001,
+    channel100Share: 0.01,
+    big: [
+      [1000, 0.004],
+      [400, 0.006],
+    ],
+    teamSize: [4, 120],
+    teamTrafficZipf: 1.1,
+    dmShare: 0.04,
+    dmConversations: 6000,
+    lurkerUnreadShares: [0.1, 0.05],
+    batch: 2000,
+    seed: 10_000_000,
+    idleShare: 0.7,
+    idleSince: 0.6,
+  },
 };
 
-/** BENCH_SCALE: small (= 10k), 100k, 1m. */
+/** BENCH_SCALE: small (= 10k), 100k, 1m, big. */
 export function parseScale(raw: string | undefined): Scale {
   const key = (raw ?? 'small').trim().toLowerCase();
   const name = key === '10k' || key === '' ? 'small' : key;
   const scale = SCALES[name as ScaleName];
-  if (!scale) throw new Error(`BENCH_SCALE must be small|10k|100k|1m, got ${raw}`);
+  if (!scale) throw new Error(`BENCH_SCALE must be small|10k|100k|1m|big, got ${raw}`);
   return scale;
 }
