@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Config } from '../../config';
 import { createDb, Dialect, mysqlConnectionOptions, sqliteFileOf } from '../connection';
 import { MIGRATION_NAMES, migrateLatest } from '../migrate';
+import { settleAfterBulkLoad } from '../settle';
 import { extractArchive, readManifest } from './archive';
 import { BackupError, throwIfAborted } from './errors';
 import { hashFile, renameDurably } from './files';
@@ -132,6 +133,29 @@ async function migrate(databaseUrl: string | null, sqliteFile?: string): Promise
   }
 }
 
+/**
+ * A restored MariaDB database is a bulk load: its tables' statistics are
+ * recomputed (ANALYZE), which InnoDB would otherwise do only as a tenth of
+ * each table changes. A freshly loaded database planned with the load's
+ * partial statistics answered search with 5× the CPU (bench/results/
+ * 2026-12-01-fresh-load.md). The pages the load left unwritten are not
+ * waited for (that takes a privileged account, or minutes): the line says
+ * how many there are.
+ */
+async function recomputeStatistics(databaseUrl: string, progress: Progress): Promise<void> {
+  progress.step("Recomputing the tables' statistics");
+  const db = createDb({ databaseUrl, dataDir: '' });
+  try {
+    const settled = await settleAfterBulkLoad(db, { maxWaitMs: 0 });
+    progress.step(
+      `Statistics of ${settled.analyzed} tables recomputed; ${settled.dirtyPagesAfter ?? '?'} of ${settled.bufferPoolPages ?? '?'} ` +
+        'buffer pool pages are still to be written, which the server does in the background',
+    );
+  } finally {
+    await db.destroy();
+  }
+}
+
 interface Target {
   /** The SQLite file, or the MariaDB database's name. */
   name: string;
@@ -224,6 +248,7 @@ class MariadbTarget implements Target {
       await this.server.createDatabase(old, this.name, this.name);
       await this.checkNotInUse();
       await this.server.swapTables(scratch, this.name, old);
+      await recomputeStatistics(this.server.urlFor(this.name), progress);
       return applied;
     } finally {
       // After the swap `old` holds the target's previous tables; after a failure `scratch` holds the partial load.
