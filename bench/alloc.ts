@@ -23,6 +23,7 @@ import { readCredentials, readManifest, removePosted, resolveTarget } from './li
 import { basic, request } from './lib/http';
 import { inProcessConfig, sourceOf } from './lib/in-process';
 import { scenarios } from './lib/scenarios';
+import { runMain } from './lib/run-main';
 
 interface SampleNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -150,7 +151,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

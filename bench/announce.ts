@@ -39,6 +39,7 @@ import { cpuSecondsOf } from './lib/proc';
 import { fmtInt } from './lib/progress';
 import { freshResultBase } from './lib/result-file';
 import { runMain } from './lib/run-main';
+import { stopChild } from './lib/stop-child';
 import { type BenchServer, startBenchServer } from './lib/server-process';
 
 const SENDERS = Number(process.env.BENCH_ANNOUNCE_SENDERS ?? 4);
@@ -435,13 +436,8 @@ async function main(): Promise<void> {
     fs.writeFileSync(`${base}.md`, text);
     process.stderr.write(`report: ${base}.md\n`);
   } finally {
-    if (child) {
-      child.send({ stop: true });
-    }
-    if (server) {
-      server.child.kill('SIGTERM');
-      await new Promise((r) => server!.child.once('exit', r));
-    }
+    if (child) await stopChild(child, (c) => c.send({ stop: true } satisfies ToPollers), 5000);
+    if (server) await stopChild(server.child, (c) => c.kill('SIGTERM'), 10_000);
     await markSubscriptionsIdle(target, idle, true);
     await putBackIdle(target, m, returning);
     await removePosted(target, m);

@@ -33,6 +33,7 @@ import type { UserRow } from '../src/queries/rows';
 import { getUserById } from '../src/queries/users';
 import { resolveTarget } from './lib/dataset';
 import { createScratchDatabase } from './lib/scratch-database';
+import { runMain } from './lib/run-main';
 
 interface Fixture {
   ctx: AppContext;
@@ -234,7 +235,4 @@ async function freshDb(): Promise<{ db: Knex; label: string; drop: () => Promise
   };
 }
 
-main().catch((err: Error) => {
-  console.error(String(err.stack ?? err).slice(0, 2000));
-  process.exit(1);
-});
+runMain(main);

@@ -20,6 +20,7 @@ import { readCredentials, readManifest, resolveTarget } from './lib/dataset';
 import { inProcessConfig } from './lib/in-process';
 import { basic, request } from './lib/http';
 import { fmtDuration, fmtInt } from './lib/progress';
+import { runMain } from './lib/run-main';
 
 const TOPIC_MESSAGES = Number(process.env.BENCH_TOPIC_MESSAGES ?? 10_000);
 
@@ -169,7 +170,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`delete-topic bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseZuliprc } from '../src/cli/zuliprc';
 import { startBenchServer, type BenchServer } from './lib/server-process';
+import { runMain } from './lib/run-main';
 
 const IDLE_S = Number(process.env.FOOTPRINT_IDLE_S ?? 20);
 const MARIADB_PORT = Number(process.env.FOOTPRINT_MARIADB_PORT ?? 3327);
@@ -207,7 +208,4 @@ async function main(): Promise<void> {
   fs.writeFileSync(`${freshResultBase(dir, started, 'footprint')}.md`, md);
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

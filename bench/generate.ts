@@ -40,6 +40,7 @@ import { fmtInt, Progress } from './lib/progress';
 import { Rng, WeightedSampler, zipfWeights } from './lib/random';
 import type { Scale } from './lib/scales';
 import { EMOJI, FIRST_NAMES, LAST_NAMES, SEARCH_WORD, TEAM_WORDS, vocabulary } from './lib/words';
+import { runMain } from './lib/run-main';
 
 const READ = flagMask('read');
 const STARRED = flagMask('starred');
@@ -861,6 +862,7 @@ async function main(): Promise<void> {
     targets: {
       reader: ref(plan.reader),
       lurker: ref(lurker),
+      lurkers: plan.lurkers.map(ref),
       lurkerUnread: stats.unread[lurker]!,
       poster: ref(plan.poster),
       eventSender: ref(plan.eventSender),
@@ -895,7 +897,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err) => {
-  process.stderr.write(`\ngenerate failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -21,6 +21,7 @@ import { getRealmById } from '../src/queries/realms';
 import { getUserById } from '../src/queries/users';
 import { READ, UNREAD_TABLE } from '../src/queries/unread';
 import { readManifest, resolveTarget } from './lib/dataset';
+import { runMain } from './lib/run-main';
 
 async function main(): Promise<void> {
   const target = resolveTarget();
@@ -84,7 +85,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: Error) => {
-  console.error(String(err.stack ?? err).slice(0, 2000));
-  process.exit(1);
-});
+runMain(main);

@@ -33,6 +33,7 @@ import type { Clock } from '../src/events/clock';
 import { loadSpec } from '../src/http/spec';
 import { createHttpServer } from '../src/http/transport';
 import type { UserRow } from '../src/queries/rows';
+import { runMain } from './lib/run-main';
 
 const USERS = Number(process.env.BENCH_PRESENCE_USERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_PRESENCE_CONCURRENCY ?? 50);
@@ -150,7 +151,4 @@ async function main(): Promise<void> {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

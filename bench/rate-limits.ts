@@ -20,6 +20,7 @@ import { createRateLimiter } from '../src/db/rate-limit-store';
 import type { RateLimitStore } from '../src/domain/rate-limits';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
+import { runMain } from './lib/run-main';
 
 const CALLS = Number(process.env.BENCH_RATE_LIMIT_CALLS ?? 5000);
 
@@ -70,7 +71,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

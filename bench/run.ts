@@ -21,6 +21,7 @@
  * BENCH_FLAT=0 (no 10k reference run and no pairs).
  */
 import { cpuSecondsOf } from './lib/proc';
+import { stopChild } from './lib/stop-child';
 import { freshResultBase } from './lib/result-file';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -124,14 +125,7 @@ function startServer(
   });
 }
 
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopServer = (child: ChildProcess): Promise<void> => stopChild(child, (c) => c.kill('SIGTERM'), 10_000);
 
 function killChildren(): void {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');

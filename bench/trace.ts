@@ -14,6 +14,7 @@ import { channelMembers, readCredentials, readManifest, removePosted, resolveTar
 import { basic, request } from './lib/http';
 import { inProcessConfig } from './lib/in-process';
 import { scenarios } from './lib/scenarios';
+import { runMain } from './lib/run-main';
 
 interface Traced {
   sql: string;
@@ -90,7 +91,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`trace failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseZuliprc } from '../src/cli/zuliprc';
 import { createScratchDatabase } from './lib/scratch-database';
+import { runMain } from './lib/run-main';
 
 const MB = Number(process.env.BENCH_UPLOAD_MB ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_UPLOAD_CONCURRENCY ?? 4);
@@ -261,7 +262,4 @@ async function runOne(protocol: string, database: { url: string; label: string }
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -74,6 +74,8 @@ export interface Manifest {
     reader: UserRef;
     /** A user with ~10% of all messages unread (100k at 1m). */
     lurker: UserRef;
+    /** Every lurker (the scale's lurkerUnreadShares), the first being `lurker`; absent in older manifests. */
+    lurkers?: UserRef[];
     lurkerUnread: number;
     poster: UserRef;
     eventSender: UserRef;

@@ -58,9 +58,9 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
   const sixteenSenders = [t.poster.id, ...channel100Members.filter((id) => id !== t.poster.id)].slice(0, 16).map(cred).filter(Boolean);
   // Each register leaves an event queue for ten minutes: made by a user outside the send
   // scenarios' channel and the event users, so no later scenario delivers to them. Not a lurker
-  // either (the generator makes one per share of the scale, with consecutive ids from the
-  // manifest's): 50,000 unread messages or more would make it a measure of unread_msgs alone.
-  const lurkers = parseScale(m.scale).lurkerUnreadShares.map((_, i) => t.lurker.id + i);
+  // either (the manifest lists them; older manifests name the first, and the rest follow it
+  // with consecutive ids): 50,000 unread messages or more would make it a measure of unread_msgs alone.
+  const lurkers = t.lurkers?.map((u) => u.id) ?? parseScale(m.scale).lurkerUnreadShares.map((_, i) => t.lurker.id + i);
   const busy = new Set([t.reader.id, t.poster.id, t.eventSender.id, t.eventReceiver.id, ...lurkers, ...channel100Members]);
   const registrant = channel100Members.length ? (cred([...creds.keys()].find((id) => !busy.has(id)) ?? t.reader.id) ?? reader) : reader;
   return [

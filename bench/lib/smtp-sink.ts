@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { SMTPServer } from 'smtp-server';
+import { stopChild } from './stop-child';
 
 /**
  * An SMTP server for a benchmark, in a child process of its own (so its
@@ -60,14 +61,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       if (!('accepted' in m)) throw new Error('the SMTP sink did not report its mail');
       return m.accepted;
     },
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.send('stop');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child, (c) => c.send('stop'), 5000),
   };
 }
 
