@@ -87,7 +87,8 @@ export function buildApp({ ctx, spec, log = pino({ level: 'silent' }), handlers 
         const req_ = { method: req.method, url: bounded(redactUrl(req.originalUrl), 300) };
         log.info(
           { reqId: res.getHeader('X-Request-Id'), req: req_, durationMs: Math.round(performance.now() - started), ...requestFacts(res) },
-          'request completed',
+          // pino-http's wording; a server error's details are the error middleware's line.
+          res.statusCode >= 500 ? 'request errored' : 'request completed',
         );
       });
       next();

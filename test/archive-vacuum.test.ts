@@ -313,12 +313,14 @@ eachDatabase('the archive’s grace period (vacuum)', (dialect) => {
     expect(await run(other)).toMatchObject({ ran: true, vacuumed: 2 });
     expect((await archiveRows(ids)).archived_messages).toBe(0);
 
-    // Two processes starting together: one vacuums, the other finds the lease taken.
+    // Two processes starting together: one vacuums; the other finds the lease taken, or (on a
+    // loaded machine, its lease transaction scheduled after the first run released it) runs
+    // after it and finds nothing left. Never do both vacuum.
     const more = [await send('race 1'), await send('race 2')];
     await aged([await deleted(more[0]!), await deleted(more[1]!)], 31);
     const [a, b] = await Promise.all([run(t.ctx, retentionHolder('node-a')), run(t.ctx, retentionHolder('node-b'))]);
-    expect([a.ran, b.ran].sort()).toEqual([false, true]);
-    expect(a.vacuumed + b.vacuumed).toBe(2);
+    expect([a.ran, b.ran]).toContain(true);
+    expect([a.vacuumed, b.vacuumed].sort()).toEqual([0, 2]);
     expect((await archiveRows(more)).archived_messages).toBe(0);
   });
 

@@ -5,7 +5,8 @@
  */
 export function runMain(main: () => Promise<void>): void {
   main().then(
-    () => process.exit(0),
+    // Once what was written to stdout is out: a pipe (| less, | tee) takes it asynchronously.
+    () => process.stdout.write('', () => process.exit(0)),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exit(1);
