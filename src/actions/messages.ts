@@ -38,6 +38,7 @@ import { isGuestRole } from '../domain/roles';
 import { listMutingUserIds } from '../queries/muted-users';
 import { VisibilityPolicy } from '../domain/user-topics';
 import { listTopicPolicies } from '../queries/user-topics';
+import { noteTopicSend } from '../queries/topic-summaries';
 
 /** Zulip's threshold above which wildcard mentions need can_mention_many_users_group. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -411,6 +412,12 @@ export async function sendMessageInTx(
     };
     submessages.push({ id: await insertSubmessage(tx.trx, row), ...row });
   }
+  // The channel's topic row (src/queries/topic-summaries.ts) is the send's
+  // last write. On MariaDB its upsert locks a row that every send to this
+  // topic shares, until COMMIT: taken after the receivers' rows, concurrent
+  // sends to one topic wait for each other's COMMIT only, not for each
+  // other's inserts. Held like them: it goes out in the COMMIT's packet.
+  if (recipient.channel) await noteTopicSend(tx.trx, recipient.id, topic, inserted.id);
   // Everything the dict and the event need is in hand but the id: the rest
   // of the stored row, the sender and (for a DM) its participants; a new
   // message has no reactions or edits. Both are built once committed, when

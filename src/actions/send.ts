@@ -9,7 +9,6 @@ import {
   type MessageRow,
   type NewMessageRow,
 } from '../queries/messages';
-import { noteTopicSend } from '../queries/topic-summaries';
 
 export interface RenderedContent {
   html: string;
@@ -73,8 +72,6 @@ export async function insertMessageRow(
     has_attachment: m.rendered.hasAttachment,
   };
   const id = await insertMessage(tx.trx, values);
-  // The channel's topic list (src/queries/topic-summaries.ts): held with the insert, no round trip.
-  if (m.recipient.channel) await noteTopicSend(tx.trx, m.recipient.id, m.topic, id);
   // Should the connection drop during COMMIT, this row shows whether the
   // message was saved: if it was, the send succeeds and its events go out
   // (the transaction's first send decides; each send recovers its own id).
