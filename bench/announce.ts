@@ -23,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../src/db/connection';
 import { UNREAD_TABLE } from '../src/queries/unread';
+import { listRowsOfMessage } from '../src/queries/message-receivers';
 import {
   BENCH_DIR,
   type Credential,
@@ -355,7 +356,7 @@ async function main(): Promise<void> {
     const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
     let rowsPerSend = 0;
     try {
-      rowsPerSend = Number((await db('user_messages').where({ message_id: samples[0]!.id }).count({ n: '*' }).first())?.n ?? 0);
+      rowsPerSend = (await listRowsOfMessage(db, samples[0]!.id)).length;
     } finally {
       await db.destroy();
     }

@@ -22,6 +22,7 @@ import { createChannelInTx } from '../src/actions/channels';
 import { doCreateRealm } from '../src/actions/realms';
 import { createUserInTx } from '../src/actions/users';
 import { loadCaller } from '../src/access/viewer';
+import { addReceivers } from '../src/queries/message-receivers';
 import { getRealmById } from '../src/queries/realms';
 import { loadConfig } from '../src/config';
 import { AppContext, createContext } from '../src/context';
@@ -138,6 +139,7 @@ async function buildTopic(f: Fixture, topic: string, n: number): Promise<number[
         f.source.subscribers.map((user_id) => ({ user_id, message_id, flags: user_id === sender ? 1 : 0 })),
       );
       for (let j = 0; j < rows.length; j += 400) await trx('user_messages').insert(rows.slice(j, j + 400));
+      await addReceivers(trx, slice, f.source.subscribers);
     });
   }
   await db('channels').where({ id: f.source.id }).whereNull('first_message_id').update({ first_message_id: first });

@@ -16,6 +16,7 @@ import http from 'node:http';
 import pino from 'pino';
 import { listen, startContext } from '../src/server';
 import { insertRows } from '../src/queries/ids';
+import { addReceivers, deleteReceiversOf, eachReceiverBlock, userIdsIn } from '../src/queries/message-receivers';
 import { readCredentials, readManifest, resolveTarget } from './lib/dataset';
 import { inProcessConfig } from './lib/in-process';
 import { basic, request } from './lib/http';
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
           for (const u of subscribers) rows.push({ user_id: u, message_id: id, flags: u === sender ? 1 : 0 });
         });
         await insertRows(trx, 'user_messages', rows);
+        await addReceivers(trx, slice, subscribers);
       });
     }
     const userMessages = TOPIC_MESSAGES * subscribers.length;
@@ -162,7 +164,10 @@ async function main(): Promise<void> {
       for (let i = 0; i < ids.length; i += 1000) {
         const slice = ids.slice(i, i + 1000);
         await db('archived_messages').whereIn('id', slice).del();
-        await db('user_messages').whereIn('message_id', slice).del();
+        await eachReceiverBlock(db, slice, (users, msgs) =>
+          db('user_messages').whereRaw(userIdsIn('user_id', users)).whereIn('message_id', msgs).del(),
+        );
+        await deleteReceiversOf(db, slice);
         await db('messages').whereIn('id', slice).del();
       }
     }

@@ -570,6 +570,7 @@ async function loadMessages(
     const unreadRows: Value[][] = [];
     const reactions: Value[][] = [];
     const searchRows: Value[][] = [];
+    const receiverRows: Value[][] = [];
     for (let k = 0; k < count; k++) {
       const i = stats.messages++;
       const f = i / M;
@@ -650,6 +651,7 @@ async function loadMessages(
       for (const term of messageSearchTerms(topic, body.content)) searchRows.push([term, id]);
       if (f <= idleSince) stats.idleBoundaryId = id;
       let written = 0;
+      const holders: number[] = [];
       for (const u of receivers) {
         let flags: number;
         if (f > idleSince && users[u]!.idle && u !== sender) {
@@ -662,6 +664,7 @@ async function loadMessages(
           flags = userMessageFlags(u, f, u === sender, mention?.idx === u, wildcard, base);
         }
         written++;
+        holders.push(ids.users[u]!);
         userMessages.push([ids.users[u]!, id, flags]);
         // The side tables of the sparse flags, as insertUserMessages and the flag updates keep them.
         SPARSE_FLAGS.forEach((sf, k) => {
@@ -672,6 +675,8 @@ async function loadMessages(
         if (u === plan.reader) stats.readerMessageIds.push(id);
       }
       stats.userMessages += written;
+      // Who holds a row, as a send lists them (migration 049).
+      if (holders.length) receiverRows.push([id, holders.join(',')]);
       if (rng.chance(0.05)) {
         const n = rng.int(1, 3);
         const seen = new Set<string>();
@@ -712,6 +717,7 @@ async function loadMessages(
       },
       // No id: on MariaDB the table is keyed by (user_id, message_id) (migration 024).
       { table: 'user_messages', columns: ['user_id', 'message_id', 'flags'], rows: userMessages },
+      { table: 'message_receivers', columns: ['message_id', 'user_ids'], rows: receiverRows },
       ...SPARSE_FLAGS.map((sf, k) => ({ table: sf.table, columns: ['user_id', 'message_id'], rows: sparseRows[k]! })),
       { table: UNREAD_TABLE, columns: ['user_id', 'message_id'], rows: unreadRows },
       { table: 'reactions', columns: ['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'], rows: reactions },

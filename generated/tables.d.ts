@@ -303,6 +303,10 @@ export interface TableRows {
     topic: string | null;
     user_id: number | null;
   };
+  message_receivers: {
+    message_id: number;
+    user_ids: string;
+  };
   message_search_terms: {
     message_id: number;
     term: string;
@@ -1005,6 +1009,10 @@ export interface TableInserts {
     topic?: string | null;
     user_id?: number | null;
   };
+  message_receivers: {
+    message_id: number;
+    user_ids: string;
+  };
   message_search_terms: {
     message_id: number;
     term: string;
@@ -1452,6 +1460,7 @@ declare module 'knex/types/tables' {
     invitations_sent: Knex.CompositeTableType<TableRows['invitations_sent'], Written<TableInserts['invitations_sent']>, Partial<Written<TableInserts['invitations_sent']>>>;
     leases: Knex.CompositeTableType<TableRows['leases'], Written<TableInserts['leases']>, Partial<Written<TableInserts['leases']>>>;
     message_edits: Knex.CompositeTableType<TableRows['message_edits'], Written<TableInserts['message_edits']>, Partial<Written<TableInserts['message_edits']>>>;
+    message_receivers: Knex.CompositeTableType<TableRows['message_receivers'], Written<TableInserts['message_receivers']>, Partial<Written<TableInserts['message_receivers']>>>;
     message_search_terms: Knex.CompositeTableType<TableRows['message_search_terms'], Written<TableInserts['message_search_terms']>, Partial<Written<TableInserts['message_search_terms']>>>;
     messages: Knex.CompositeTableType<TableRows['messages'], Written<TableInserts['messages']>, Partial<Written<TableInserts['messages']>>>;
     missed_message_addresses: Knex.CompositeTableType<TableRows['missed_message_addresses'], Written<TableInserts['missed_message_addresses']>, Partial<Written<TableInserts['missed_message_addresses']>>>;

@@ -17,6 +17,7 @@ import { eachDatabase } from './support/databases';
 import { snapshotDigest } from './support/db-snapshot';
 import { Instance, newInstance } from './support/instances';
 import { createChannel, createMembers, encodeFields, startTestServer, TestServer } from './support/server';
+import { addReceivers } from '../src/queries/message-receivers';
 
 /**
  * `backup` and `restore` as an operator runs them (the CLI in its own process),
@@ -479,6 +480,11 @@ async function preloadHistory(t: TestServer, n: number): Promise<number> {
         ids.slice(i, i + 150).flatMap((id) => members.map((u) => ({ user_id: u.id, message_id: id, flags: 0 }))),
       );
     }
+    await addReceivers(
+      trx,
+      ids.map(Number),
+      members.map((u) => u.id),
+    );
   });
   return members.length;
 }

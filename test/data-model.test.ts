@@ -248,6 +248,7 @@ eachDatabase('data model', (dialect) => {
       '046_sessions',
       '047_channel_topics',
       '048_soft_deactivation',
+      '049_message_receivers',
     ]);
   });
 });

@@ -197,11 +197,13 @@ eachDatabase('message retention', (dialect) => {
     expect(await run(other)).toMatchObject({ ran: true, archived: 2 });
     expect(await live(ids)).toEqual([]);
 
-    // Two processes starting together: one archives, the other finds the lease taken.
+    // Two processes starting together: one archives; the other finds the lease taken, or (on a
+    // loaded machine, its lease transaction scheduled after the first run released it) runs
+    // after it and finds nothing left. Never do both archive.
     const more = [await aged(40, () => inChannel('short', 'race 1')), await aged(40, () => inChannel('short', 'race 2'))];
     const [a, b] = await Promise.all([run(t.ctx, retentionHolder('node-a')), run(t.ctx, retentionHolder('node-b'))]);
-    expect([a.ran, b.ran].sort()).toEqual([false, true]);
-    expect(a.archived + b.archived).toBe(2);
+    expect([a.ran, b.ran]).toContain(true);
+    expect([a.archived, b.archived].sort()).toEqual([0, 2]);
     expect(await live(more)).toEqual([]);
     expect(await t.ctx.db('archived_messages').whereIn('id', more).pluck('archive_type')).toEqual([1, 1]);
   });

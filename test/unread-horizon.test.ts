@@ -6,6 +6,7 @@ import { listUnreadRows } from '../src/queries/register';
 import { copyUnreadRows } from '../src/queries/unread';
 import { nowSeconds } from '../src/queries/ids';
 import * as m026 from '../src/db/migrations/026_unread_horizons';
+import { addReceivers } from '../src/queries/message-receivers';
 
 /**
  * Unread state as a horizon per user plus a side table of older unread rows
@@ -266,6 +267,7 @@ eachDatabase('unread horizons', (dialect) => {
     const unread = new Set([ids[0]!, ids[1000]!, ids[count - 1]!]);
     const umRows = ids.map((id) => ({ user_id: u.id, message_id: id, flags: unread.has(id) ? 0 : 1 }));
     for (let i = 0; i < umRows.length; i += 400) await t.ctx.db('user_messages').insert(umRows.slice(i, i + 400));
+    await addReceivers(t.ctx.db, ids, [u.id]);
     await setHorizon(u, ids[0]! - 1);
     await expectConsistent();
     const state = await unreadMsgs(u);

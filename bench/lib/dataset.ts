@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createDb } from '../../src/db/connection';
+import { deleteReceiversOf, eachReceiverBlock, userIdsIn } from '../../src/queries/message-receivers';
 import type { SettleReport } from '../../src/db/settle';
 import { parseScale, Scale } from './scales';
 
@@ -131,7 +132,11 @@ export async function removePosted(target: Target, m: Manifest): Promise<number>
       const ids: number[] = (await db('messages').where('id', '>', m.maxMessageId).orderBy('id').limit(1000).pluck('id')).map(Number);
       if (!ids.length) break;
       await db.transaction(async (trx) => {
-        await trx('user_messages').whereIn('message_id', ids).delete();
+        // By primary key, through the messages' receiver lists (ADR 0059): there is no index by message.
+        await eachReceiverBlock(trx, ids, (users, msgs) =>
+          trx('user_messages').whereRaw(userIdsIn('user_id', users)).whereIn('message_id', msgs).delete(),
+        );
+        await deleteReceiversOf(trx, ids);
         await trx('reactions').whereIn('message_id', ids).delete();
         await trx('messages').whereIn('id', ids).delete();
       });

@@ -45,6 +45,7 @@ import * as m045 from './migrations/045_email_gateway';
 import * as m046 from './migrations/046_sessions';
 import * as m047 from './migrations/047_channel_topics';
 import * as m048 from './migrations/048_soft_deactivation';
+import * as m049 from './migrations/049_message_receivers';
 
 /**
  * Migrations are TypeScript modules listed here, so the same list runs from
@@ -97,6 +98,7 @@ const MIGRATIONS: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '046_sessions': m046,
   '047_channel_topics': m047,
   '048_soft_deactivation': m048,
+  '049_message_receivers': m049,
 };
 
 /** Every migration this code knows, in the order they apply. */

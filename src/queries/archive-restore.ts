@@ -4,6 +4,7 @@ import { invalidates } from '../db/invalidations';
 import { messageSearchTerms } from '../domain/search';
 import { ARCHIVE_CHUNK, ARCHIVED_CHILD_TABLES, marks, MESSAGE_COLUMNS, quoted } from './archive';
 import { insertRows } from './ids';
+import { addReceiversOfRows } from './message-receivers';
 import { rawRows } from './rows';
 import { insertSearchRows } from './search-index';
 import { insertSparseFlagRowsOfMessages } from './sparse-flags';
@@ -157,6 +158,7 @@ export async function restoreArchivedMessages(
       }
     }
     await insertRows(q, 'user_messages', userRows);
+    await addReceiversOfRows(q, userRows);
     await insertSparseFlagRowsOfMessages(q, found);
     // Old ids, likely below their users' unread horizons: unread rows need their side rows (ADR 0024).
     await insertUnreadRowsOfMessages(q, found);

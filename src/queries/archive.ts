@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { insertOne } from './ids';
+import { deleteReceiversOf, listHolderIds, listReceiverBlocks, userIdsIn } from './message-receivers';
 import { rawRows } from './rows';
 import { listTopicsOfMessages, refreshTopicSummaries, type TopicOfMessages } from './topic-summaries';
 
@@ -83,8 +84,10 @@ export const marks = (n: number) => new Array(n).fill('?').join(', ');
 export const quoted = (cols: readonly string[], prefix = '') => cols.map((c) => `${prefix}"${c}"`).join(', ');
 
 /**
- * Moves these messages to the archive: nine statements per slice of
- * ARCHIVE_CHUNK ids (four copies, five deletes). Run it inside the
+ * Moves these messages to the archive, per slice of ARCHIVE_CHUNK ids: the
+ * copies (messages and four child tables), the deletes, and the receivers'
+ * rows read and deleted a block at a time through their lists (ADR 0059:
+ * a slice of one channel's messages is a block or two). Run it inside the
  * transaction that decided the deletion, so the copies and the deletes
  * commit together. The uploads themselves stay: only the links go.
  * Returns how many messages were deleted.
@@ -98,23 +101,36 @@ export async function archiveMessages(
   transactionId: number | null = null,
 ): Promise<number> {
   const mysql = dialectOf(q as Knex) === 'mysql';
-  // The recipients' rows travel as JSON [[user_id, flags], ...] in one column, built by the database.
-  const rowsJson = mysql
-    ? 'SELECT JSON_ARRAYAGG(JSON_ARRAY(um.user_id, um.flags)) FROM user_messages um WHERE um.message_id = m.id'
-    : 'SELECT json_group_array(json_array(um.user_id, um.flags)) FROM user_messages um WHERE um.message_id = m.id';
   const ident = (sql: string) => (mysql ? sql.replace(/"/g, '`') : sql);
   let deleted = 0;
   const topics: TopicOfMessages[] = [];
   for (let i = 0; i < ids.length; i += ARCHIVE_CHUNK) {
     const slice = ids.slice(i, i + ARCHIVE_CHUNK);
     const list = marks(slice.length);
+    // The receivers' rows travel as JSON [[user_id, flags], ...] in one column, by user id,
+    // read by primary key through the messages' receiver lists (ADR 0059).
+    const rowsOf = new Map<number, Array<[number, number]>>();
+    const blocks = await listReceiverBlocks(q, slice);
+    for (const [users, msgs] of blocks) {
+      const rows: Array<{ user_id: number | string; message_id: number | string; flags: number | string }> = await q('user_messages')
+        .whereRaw(userIdsIn('user_id', users))
+        .whereIn('message_id', msgs)
+        .select('user_id', 'message_id', 'flags');
+      for (const r of rows) {
+        const id = Number(r.message_id);
+        const held = rowsOf.get(id);
+        if (held) held.push([Number(r.user_id), Number(r.flags)]);
+        else rowsOf.set(id, [[Number(r.user_id), Number(r.flags)]]);
+      }
+    }
+    const json = slice.map((id) => JSON.stringify((rowsOf.get(id) ?? []).sort((a, b) => a[0] - b[0])));
     await q.raw(
       ident(
         `INSERT INTO archived_messages (${quoted(MESSAGE_COLUMNS)}, archived_at, archive_type, archive_transaction_id, user_messages)
-         SELECT ${quoted(MESSAGE_COLUMNS, 'm.')}, ?, ?, ?, COALESCE((${rowsJson}), '[]')
+         SELECT ${quoted(MESSAGE_COLUMNS, 'm.')}, ?, ?, ?, CASE m.id ${slice.map(() => 'WHEN ? THEN ?').join(' ')} END
          FROM messages m WHERE m.id IN (${list})`,
       ),
-      [archivedAt, archiveType, transactionId, ...slice],
+      [archivedAt, archiveType, transactionId, ...slice.flatMap((id, i) => [id, json[i]]), ...slice],
     );
     for (const { live, archived, columns } of ARCHIVED_CHILD_TABLES) {
       await q.raw(
@@ -124,7 +140,9 @@ export async function archiveMessages(
     }
     // Children first, explicitly: on MariaDB user_messages has no foreign key to cascade
     // (ADR 0020), and the deletes cost the same on both databases where one does.
-    for (const table of ['user_messages', ...ARCHIVED_CHILD_TABLES.map((t) => t.live), 'message_search_terms'])
+    for (const [users, msgs] of blocks) await q('user_messages').whereRaw(userIdsIn('user_id', users)).whereIn('message_id', msgs).del();
+    await deleteReceiversOf(q, slice);
+    for (const table of [...ARCHIVED_CHILD_TABLES.map((t) => t.live), 'message_search_terms'])
       await q(table).whereIn('message_id', slice).del();
     topics.push(...(await listTopicsOfMessages(q, slice)));
     deleted += await q('messages').whereIn('id', slice).del();
@@ -157,13 +175,7 @@ export async function archiveTransactionHolds(q: Q, transactionId: number, messa
 
 /** Users holding a row for any of these messages (who received them, or acted on them as history). */
 export async function listUserIdsWithRows(q: Q, ids: readonly number[]): Promise<number[]> {
-  const out = new Set<number>();
-  for (let i = 0; i < ids.length; i += ARCHIVE_CHUNK) {
-    const slice = ids.slice(i, i + ARCHIVE_CHUNK);
-    const found: unknown[] = await q('user_messages').whereIn('message_id', slice).distinct('user_id').pluck('user_id');
-    for (const id of found) out.add(Number(id));
-  }
-  return [...out].sort((a, b) => a - b);
+  return listHolderIds(q, ids);
 }
 
 /**

@@ -4,6 +4,7 @@ import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
 import { nowSeconds } from './ids';
+import { addReceivers, eachReceiverBlock, listRowsOfMessage, userIdsIn } from './message-receivers';
 import { syncSparseFlagsOfMessage } from './sparse-flags';
 import { READ } from './unread';
 import { searchTerms } from '../domain/search';
@@ -184,10 +185,8 @@ export async function insertMoveEntries(q: Q, ids: readonly number[], e: EditEnt
 
 /** Each user's flags on one message. */
 export async function listUserMessageFlags(q: Q, messageId: number): Promise<Map<number, number>> {
-  const rows: Array<{ user_id: number; flags: number | string }> = await q('user_messages')
-    .where({ message_id: messageId })
-    .select('user_id', 'flags');
-  return new Map(rows.map((r) => [Number(r.user_id), Number(r.flags)]));
+  const rows = await listRowsOfMessage(q, messageId);
+  return new Map(rows.map((r) => [r.user_id, r.flags]));
 }
 
 /** The mention bits an edit recomputes (group_mentioned is not one: group mentions set `mentioned`). */
@@ -237,11 +236,14 @@ export async function getRoles(q: Q, userIds: readonly number[]): Promise<Map<nu
   return out;
 }
 
-/** Drops these users' rows of these messages: one DELETE per chunk of users and of messages. */
+/** Drops these users' rows of these messages: a DELETE per block of the messages' receivers among them (ADR 0059). */
 export async function deleteUserMessagesOf(q: Q, userIds: readonly number[], messageIds: readonly number[]): Promise<void> {
   if (userIds.length === 0) return;
-  await eachChunk(userIds, (users) =>
-    eachChunk(messageIds, (msgs) => q('user_messages').whereIn('user_id', users).whereIn('message_id', msgs).del()),
+  await eachReceiverBlock(
+    q,
+    messageIds,
+    (users, msgs) => q('user_messages').whereRaw(userIdsIn('user_id', users)).whereIn('message_id', msgs).del(),
+    new Set(userIds),
   );
   invalidates(q, { kind: 'received', userIds });
 }
@@ -254,6 +256,9 @@ export async function deleteUserMessagesOf(q: Q, userIds: readonly number[], mes
  * unread rows below a horizon have unread side rows (src/queries/unread.ts).
  */
 export async function insertReadRowsForSubscribers(q: Q, recipientId: number, messageIds: readonly number[]): Promise<void> {
+  // The subscribers the INSERT below reads, listed as the messages' possible holders (ADR 0059).
+  const subscribers = (await q('subscriptions').where({ recipient_id: recipientId, active: true }).pluck('user_id')).map(Number);
+  await addReceivers(q, messageIds, subscribers);
   await eachChunk(messageIds, (slice) =>
     q.raw(
       `INSERT INTO user_messages (user_id, message_id, flags)

@@ -7,6 +7,7 @@ import { invalidates } from '../db/invalidations';
 import type { Schema } from '../contract';
 import { RecipientType } from '../domain/recipients';
 import { inChunks, insertOne, insertRows, type NewId } from './ids';
+import { addReceivers, holdReceiversOfNewMessage } from './message-receivers';
 import { indexNewMessage } from './search-index';
 import { mapBools, UserRow } from './rows';
 import { insertSparseFlagRows, insertSparseFlagRowsOfUser, syncSparseFlagsOfUser } from './sparse-flags';
@@ -160,6 +161,12 @@ export async function insertUserMessages(q: Q, messageId: NewId, rows: ReadonlyA
     });
   }
   await insertSparseFlagRows(q, messageId, rows);
+  // Who holds these rows: the list that stands in for an index by message (ADR 0059).
+  await holdReceiversOfNewMessage(
+    q,
+    messageId,
+    rows.map((r) => r.userId),
+  );
   // No unread side rows: a new message's id is above every receiver's unread
   // horizon, where the rows themselves are the index (ADR 0024).
   invalidates(q, { kind: 'received', userIds: rows.map((r) => r.userId) });
@@ -197,6 +204,7 @@ export async function insertUserMessagesOfUser(
     ignoreExisting ? ['user_id', 'message_id'] : undefined,
   );
   await insertSparseFlagRowsOfUser(q, userId, messageIds, flags);
+  await addReceivers(q, messageIds, [userId]);
   // Old messages, maybe below the horizon: unread ones need their side rows.
   if ((flags & READ) === 0) await syncUnreadRowsOfUser(q, userId, messageIds, 'remove');
   invalidates(q, { kind: 'received', userIds: [userId] });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { insertOne } from './ids';
+import { listRowsOfMessage } from './message-receivers';
 import type { ReactionRow } from './messages';
 import { mapBools } from './rows';
 
@@ -43,7 +44,7 @@ export async function getRealmEmojiById(q: Q, realmId: number, id: number): Prom
  */
 export async function getMessageAudience(q: Q, messageId: number): Promise<number[]> {
   const [holders, subscribers] = await Promise.all([
-    q('user_messages').where({ message_id: messageId }).pluck('user_id'),
+    listRowsOfMessage(q, messageId).then((rows) => rows.map((r) => r.user_id)),
     q('messages as m')
       .join('channels as c', 'c.recipient_id', 'm.recipient_id')
       .join('subscriptions as s', 's.recipient_id', 'm.recipient_id')

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { TableRow } from '../../generated/tables';
 import { parseSettings } from '../domain/user-settings';
+import { listRowsOfMessage, userIdsIn } from './message-receivers';
 
 type Q = Knex | Knex.Transaction;
 
@@ -17,8 +18,12 @@ export async function listMessageReaders(
   senderId: number,
   viewerId: number,
 ): Promise<Array<{ id: number; sendReadReceipts: boolean }>> {
+  // The message's rows, by primary key, among its listed receivers (ADR 0059).
+  const holders = (await listRowsOfMessage(q, messageId)).map((r) => r.user_id);
+  if (holders.length === 0) return [];
   const rows = (await q('user_messages as um')
     .join('users as u', 'u.id', 'um.user_id')
+    .whereRaw(userIdsIn('um.user_id', holders))
     .where({ 'um.message_id': messageId, 'u.is_active': true })
     .whereNot('um.user_id', senderId)
     .whereNotIn('um.user_id', q('muted_users').where('muted_user_id', viewerId).select('user_id'))

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { holdWrite } from '../db/held-writes';
 import { SPARSE_FLAGS, SparseFlag, sparseFlagsTouchedBy } from '../domain/sparse-flags';
 import type { NewId } from './ids';
+import { eachReceiverBlock, userIdsIn } from './message-receivers';
 
 type Q = Knex | Knex.Transaction;
 
@@ -76,12 +77,10 @@ export async function syncSparseFlagsOfMessage(q: Q, messageId: number, userIds:
 
 /** Side rows of every flag for all the user_messages rows of these messages (rows put back from the archive). */
 export async function insertSparseFlagRowsOfMessages(q: Q, messageIds: readonly number[]): Promise<void> {
-  for (const f of SPARSE_FLAGS) {
-    for (let i = 0; i < messageIds.length; i += CHUNK) {
-      const slice = messageIds.slice(i, i + CHUNK);
-      await copyFlagged(q, f, (b) => b.whereIn('um.message_id', slice));
-    }
-  }
+  // Found by primary key through the messages' receiver lists (ADR 0059).
+  await eachReceiverBlock(q, messageIds, async (users, msgs) => {
+    for (const f of SPARSE_FLAGS) await copyFlagged(q, f, (b) => b.whereRaw(userIdsIn('um.user_id', users)).whereIn('um.message_id', msgs));
+  });
 }
 
 /** INSERT … SELECT of the user_messages rows `where` picks that have the flag. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { insertOne } from './ids';
+import { listRowsOfMessage } from './message-receivers';
 
 type Q = Knex | Knex.Transaction;
 
@@ -43,5 +44,5 @@ export async function getWidgetSubmessage(q: Q, messageId: number): Promise<stri
 
 /** Users holding a row for the message: who a submessage event goes to. */
 export async function listMessageUserIds(q: Q, messageId: number): Promise<number[]> {
-  return (await q('user_messages').where({ message_id: messageId }).pluck('user_id')).map(Number);
+  return (await listRowsOfMessage(q, messageId)).map((r) => r.user_id);
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { flagMask } from '../domain/flags';
 import { dialectOf, insertIgnoreInto } from '../db/connection';
+import { eachReceiverBlock, userIdsIn } from './message-receivers';
 
 type Q = Knex | Knex.Transaction;
 
@@ -125,14 +126,15 @@ export async function syncUnreadRowsOfUser(q: Q, userId: number, messageIds: rea
  * back from the archive, whose ids may lie below their users' horizons).
  */
 export async function insertUnreadRowsOfMessages(q: Q, messageIds: readonly number[]): Promise<void> {
-  for (let i = 0; i < messageIds.length; i += CHUNK) {
-    const slice = messageIds.slice(i, i + CHUNK);
-    await q.raw(
+  // Found by primary key through the messages' receiver lists (ADR 0059).
+  await eachReceiverBlock(q, messageIds, (users, msgs) =>
+    q.raw(
       `${insertIgnoreInto(q)} ${UNREAD_TABLE} (user_id, message_id)
-       SELECT user_id, message_id FROM user_messages WHERE message_id IN (${slice.map(() => '?').join(', ')}) AND (flags & ?) = 0`,
-      [...slice, READ],
-    );
-  }
+       SELECT user_id, message_id FROM user_messages WHERE ${userIdsIn('user_id', users)}
+         AND message_id IN (${msgs.map(() => '?').join(', ')}) AND (flags & ?) = 0`,
+      [...msgs, READ],
+    ),
+  );
 }
 
 /** The id of the `n`th of the user's rows above `from`, or `to` when there are fewer up to it. */
