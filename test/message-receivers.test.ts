@@ -1,4 +1,5 @@
 import { doRestoreArchived } from '../src/actions/archive-restore';
+import { doSoftDeactivateUsers } from '../src/actions/soft-deactivation';
 import { addReceivers, eachPairBlock, listHolderIds, listRowsOfMessage, PAIRS_PER_STATEMENT } from '../src/queries/message-receivers';
 import { eachDatabase } from './support/databases';
 import { sendDirect, sendToChannel } from './support/events';
@@ -85,6 +86,27 @@ eachDatabase('message receivers', (dialect) => {
       [owner.id, member.id].sort((a, b) => a - b),
     );
     expect(await listHolderIds(t.ctx.db, [id])).toEqual(await holdersByRows(id));
+  });
+
+  it('do not grow when edits give idle subscribers rows they have already', async () => {
+    const { owner } = t.cast;
+    const idle = await freshUser(t, { name: 'Receivers Idle' });
+    await createChannel(t, 'receivers idle', [owner, idle]);
+    expect(await doSoftDeactivateUsers(t.ctx, [idle.id])).toBe(1);
+    const id = await sendToChannel(t, owner, 'receivers idle', 'quiet', 'plain at first');
+    expect(await holdersByRows(id)).toEqual([owner.id]);
+    const listed = async () =>
+      String((await t.ctx.db('message_receivers').where({ message_id: id }).first('user_ids'))!.user_ids)
+        .split(',')
+        .map(Number);
+    // Each edit that mentions them first gives the idle subscriber the row their catch-up would (ADR 0058).
+    for (const n of [1, 2, 3]) {
+      const res = await t.api.patch(`/messages/${id}`, owner, { content: `@**${idle.full_name}** edit ${n}` });
+      expect([res.status, res.body.msg]).toEqual([200, '']);
+    }
+    expect(await holdersByRows(id)).toEqual([owner.id, idle.id].sort((a, b) => a - b));
+    expect((await listed()).sort((a, b) => a - b)).toEqual([owner.id, idle.id].sort((a, b) => a - b));
+    expect(await unlisted()).toEqual([]);
   });
 
   it('are read in blocks that cover every pair and stay within what MariaDB probes by key', async () => {

@@ -81,6 +81,28 @@ export const ARCHIVED_CHILD_TABLES: ReadonlyArray<{
 ];
 
 export const marks = (n: number) => new Array(n).fill('?').join(', ');
+
+/** Bytes of the receivers' JSON one archiving statement carries at most. */
+const JSON_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
+
+/** `items` in consecutive parts whose sizes add up to at most `limit` (an item larger than it is a part of its own). */
+function bySize<T>(items: readonly T[], size: (item: T) => number, limit: number): T[][] {
+  const parts: T[][] = [];
+  let part: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const n = size(item);
+    if (part.length > 0 && bytes + n > limit) {
+      parts.push(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(item);
+    bytes += n;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}
 export const quoted = (cols: readonly string[], prefix = '') => cols.map((c) => `${prefix}"${c}"`).join(', ');
 
 /**
@@ -123,15 +145,20 @@ export async function archiveMessages(
         else rowsOf.set(id, [[Number(r.user_id), Number(r.flags)]]);
       }
     }
-    const json = slice.map((id) => JSON.stringify((rowsOf.get(id) ?? []).sort((a, b) => a[0] - b[0])));
-    await q.raw(
-      ident(
-        `INSERT INTO archived_messages (${quoted(MESSAGE_COLUMNS)}, archived_at, archive_type, archive_transaction_id, user_messages)
-         SELECT ${quoted(MESSAGE_COLUMNS, 'm.')}, ?, ?, ?, CASE m.id ${slice.map(() => 'WHEN ? THEN ?').join(' ')} END
-         FROM messages m WHERE m.id IN (${list})`,
-      ),
-      [archivedAt, archiveType, transactionId, ...slice.flatMap((id, i) => [id, json[i]]), ...slice],
-    );
+    const json = new Map(slice.map((id) => [id, JSON.stringify((rowsOf.get(id) ?? []).sort((a, b) => a[0] - b[0]))]));
+    // The JSON goes in the statement: as many messages a statement as keep it within
+    // JSON_BYTES_PER_STATEMENT (a 3,000-holder channel's message is some 36 KB of it; MariaDB
+    // refuses a packet past max_allowed_packet, 16 MiB by default). Usually the whole slice.
+    for (const part of bySize(slice, (id) => json.get(id)!.length, JSON_BYTES_PER_STATEMENT)) {
+      await q.raw(
+        ident(
+          `INSERT INTO archived_messages (${quoted(MESSAGE_COLUMNS)}, archived_at, archive_type, archive_transaction_id, user_messages)
+           SELECT ${quoted(MESSAGE_COLUMNS, 'm.')}, ?, ?, ?, CASE m.id ${part.map(() => 'WHEN ? THEN ?').join(' ')} END
+           FROM messages m WHERE m.id IN (${marks(part.length)})`,
+        ),
+        [archivedAt, archiveType, transactionId, ...part.flatMap((id) => [id, json.get(id)!]), ...part],
+      );
+    }
     for (const { live, archived, columns } of ARCHIVED_CHILD_TABLES) {
       await q.raw(
         ident(`INSERT INTO ${archived} (${quoted(columns)}) SELECT ${quoted(columns)} FROM ${live} WHERE message_id IN (${list})`),

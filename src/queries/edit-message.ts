@@ -257,7 +257,11 @@ export async function deleteUserMessagesOf(q: Q, userIds: readonly number[], mes
  */
 export async function insertReadRowsForSubscribers(q: Q, recipientId: number, messageIds: readonly number[]): Promise<void> {
   // The subscribers the INSERT below reads, listed as the messages' possible holders (ADR 0059).
-  const subscribers = (await q('subscriptions').where({ recipient_id: recipientId, active: true }).pluck('user_id')).map(Number);
+  // Locked on MariaDB (a locking read sees the newest rows, as the INSERT … SELECT's does): a
+  // subscription committed in between would otherwise get a row without being listed.
+  const read = q('subscriptions').where({ recipient_id: recipientId, active: true });
+  if (dialectOf(q as Knex) === 'mysql') read.forShare();
+  const subscribers = ((await read.pluck('user_id')) as unknown[]).map(Number);
   await addReceivers(q, messageIds, subscribers);
   await eachChunk(messageIds, (slice) =>
     q.raw(

@@ -56,22 +56,25 @@ export async function holdReceiversOfNewMessage(q: Q, messageId: NewId, userIds:
 
 /**
  * Adds these users to each of these messages' lists (creating a list where
- * there is none): one upsert per CHUNK messages.
+ * there is none): one upsert per CHUNK messages, the list bound once (a
+ * list of thousands of users a message, repeated per message, would pass
+ * MariaDB's max_allowed_packet). Add only users given rows just now: a list
+ * is never trimmed, so appending users who are listed already makes it grow
+ * at every call.
  */
 export async function addReceivers(q: Q, messageIds: readonly number[], userIds: readonly number[]): Promise<void> {
   if (messageIds.length === 0 || userIds.length === 0) return;
   const list = idList([...new Set(userIds)]);
   const mysql = dialectOf(q as Knex) === 'mysql';
   for (let i = 0; i < messageIds.length; i += CHUNK) {
-    const slice = messageIds.slice(i, i + CHUNK);
-    const values = slice.map((id) => `(${integerLiteral(id)}, ?)`).join(', ');
+    const ids = idList(messageIds.slice(i, i + CHUNK));
     await q.raw(
       mysql
-        ? `INSERT INTO message_receivers (message_id, user_ids) VALUES ${values}
-           ON DUPLICATE KEY UPDATE user_ids = CONCAT(user_ids, ',', VALUES(user_ids))`
-        : `INSERT INTO message_receivers (message_id, user_ids) VALUES ${values}
+        ? `INSERT INTO message_receivers (message_id, user_ids) SELECT id, ? FROM messages WHERE id IN (${ids})
+           ON DUPLICATE KEY UPDATE user_ids = CONCAT(message_receivers.user_ids, ',', VALUES(user_ids))`
+        : `INSERT INTO message_receivers (message_id, user_ids) SELECT id, ? FROM messages WHERE id IN (${ids})
            ON CONFLICT (message_id) DO UPDATE SET user_ids = user_ids || ',' || excluded.user_ids`,
-      slice.map(() => list),
+      [list],
     );
   }
 }
@@ -139,10 +142,12 @@ export async function listReceiverBlocks(
   among?: ReadonlySet<number>,
 ): Promise<Array<[userIds: number[], messageIds: number[]]>> {
   // Grouped over all the messages, not per statement that reads the lists: fewer, fuller blocks.
+  // Each message once: a message in two blocks would have its rows read twice.
+  const unique = [...new Set(messageIds)];
   const groups = new Map<string, { userIds: number[]; messageIds: number[] }>();
-  for (let i = 0; i < messageIds.length; i += CHUNK) {
+  for (let i = 0; i < unique.length; i += CHUNK) {
     const rows: Array<{ message_id: number | string; user_ids: string }> = await q('message_receivers')
-      .whereIn('message_id', messageIds.slice(i, i + CHUNK))
+      .whereIn('message_id', unique.slice(i, i + CHUNK))
       .select('message_id', 'user_ids');
     for (const r of rows) {
       let userIds = parseList(String(r.user_ids));
@@ -171,6 +176,19 @@ export async function eachReceiverBlock(
   among?: ReadonlySet<number>,
 ): Promise<void> {
   for (const [users, msgs] of await listReceiverBlocks(q, messageIds, among)) await run(users, msgs);
+}
+
+/** Which of these users × messages pairs have a row (`user:message`), by primary-key probes. */
+export async function listExistingPairs(q: Q, userIds: readonly number[], messageIds: readonly number[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  await eachPairBlock([...new Set(userIds)], [...new Set(messageIds)], async (users, msgs) => {
+    const rows: Array<{ user_id: number | string; message_id: number | string }> = await q('user_messages')
+      .whereRaw(userIdsIn('user_id', users))
+      .whereIn('message_id', msgs)
+      .select('user_id', 'message_id');
+    for (const r of rows) found.add(`${r.user_id}:${r.message_id}`);
+  });
+  return found;
 }
 
 /** Users holding a row for any of these messages, ascending. */

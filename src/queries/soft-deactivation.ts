@@ -3,7 +3,7 @@ import { invalidates } from '../db/invalidations';
 import { RecipientType } from '../domain/recipients';
 import { dialectOf } from '../db/connection';
 import { inChunks, insertRows } from './ids';
-import { addReceiversOfRows } from './message-receivers';
+import { addReceiversOfRows, listExistingPairs } from './message-receivers';
 import { insertUnreadRowsOfMessages } from './unread';
 import { listChannelIdsSubscribedBy } from './users';
 
@@ -272,12 +272,21 @@ export async function insertIdleRowsOf(q: Q, recipientId: number, messageIds: re
     .where({ 's.recipient_id': recipientId, 's.active': true, 's.is_user_long_term_idle': true, 's.is_user_active': true })
     .whereNull('s.idle_since_message_id')
     .select('s.user_id', 'u.last_active_message_id');
+  // Rows that exist (kept at send time, or given by an earlier edit) stay as they are, and their
+  // users are listed already: only the missing rows are written and listed (ADR 0059).
+  const existing = await listExistingPairs(
+    q,
+    idle.map((u) => Number(u.user_id)),
+    messageIds,
+  );
   const rows: Array<{ user_id: number; message_id: number; flags: number }> = [];
   for (const u of idle) {
     const after = Number(u.last_active_message_id ?? 0);
-    for (const id of messageIds) if (id > after) rows.push({ user_id: Number(u.user_id), message_id: id, flags: 0 });
+    for (const id of messageIds) {
+      if (id > after && !existing.has(`${u.user_id}:${id}`)) rows.push({ user_id: Number(u.user_id), message_id: id, flags: 0 });
+    }
   }
-  // Rows that exist (kept at send time) stay as they are.
+  // A row written meanwhile (a catch-up committing) is left as it is.
   await insertRows(q, 'user_messages', rows, ['user_id', 'message_id']);
   await addReceiversOfRows(q, rows);
   if (rows.length) await insertUnreadRowsOfMessages(q, [...new Set(rows.map((r) => r.message_id))]);

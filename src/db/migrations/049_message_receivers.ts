@@ -26,6 +26,9 @@ const isMysql = (knex: Knex) => knex.client.config.client === 'mysql2';
 const ANNOUNCE_ROWS = 1_000_000;
 
 export async function up(knex: Knex): Promise<void> {
+  // MariaDB commits each DDL statement: a run that failed after creating the table (the fill, or
+  // dropping the index) left it behind, partly filled. A new run starts over.
+  if (await knex.schema.hasTable('message_receivers')) await knex.schema.dropTable('message_receivers');
   await knex.schema.createTable('message_receivers', (t) => {
     t.integer('message_id').unsigned().notNullable().primary();
     // ASCII digits and commas; MEDIUMTEXT holds 16 MiB, some 2 million ids.
