@@ -26,7 +26,7 @@ import { addGroupMembers, getSystemGroupIds, insertGroup } from '../queries/grou
 import { nowSeconds } from '../queries/ids';
 import type { RealmRow, UserRow } from '../queries/rows';
 import { storeGroupSettingInTx } from './group-settings';
-import { noteIdleSubscribe, noteIdleUnsubscribe } from '../queries/soft-deactivation';
+import { noteIdleSubscribeInTx, noteIdleUnsubscribeInTx } from './idle-subscriptions';
 
 /**
  * The creation settings POST /channels/create and POST /users/me/subscriptions
@@ -249,7 +249,7 @@ export async function subscribeInTx(
   if (added.length) {
     await updateSubscriberCount(tx.trx, recipientId);
     // Idle users' rows here start now (ADR 0058): a catch-up must not give them the channel's past.
-    await noteIdleSubscribe(tx.trx, recipientId, added);
+    await noteIdleSubscribeInTx(tx.trx, recipientId, added);
   }
   const created = added.filter((id) => !reactivated.includes(id));
   await insertAuditLog(tx.trx, [
@@ -269,7 +269,7 @@ export async function unsubscribeInTx(
   const active = await listActiveSubscriberIdsAmong(tx.trx, recipientId, userIds);
   if (active.length) {
     // What idle users would have had here until now stays theirs to catch up (ADR 0058).
-    await noteIdleUnsubscribe(tx.trx, recipientId, active);
+    await noteIdleUnsubscribeInTx(tx.trx, recipientId, active);
     await deactivateSubscriptions(tx.trx, recipientId, active);
     await updateSubscriberCount(tx.trx, recipientId);
     await insertAuditLog(tx.trx, subscriptionAuditRows(by, active, AuditEventType.SUBSCRIPTION_DEACTIVATED));

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TableInsert } from '../../generated/tables';
 import { invalidates } from '../db/invalidations';
 import { RecipientType } from '../domain/recipients';
 import { dialectOf } from '../db/connection';
@@ -112,24 +113,26 @@ export async function getIdleState(
   q: Q,
   userId: number,
 ): Promise<{ idle: boolean; lastActiveMessageId: number; pendingSince: number | null }> {
-  const row: { long_term_idle: number | boolean; last_active_message_id: number | null } | undefined = await q('users')
-    .where('id', userId)
-    .first('long_term_idle', 'last_active_message_id');
-  const pending: { from_message_id: number } | undefined = await q('soft_reactivations').where('user_id', userId).first('from_message_id');
+  const row: { long_term_idle: number | boolean; last_active_message_id: number | null; from_message_id: number | null } | undefined =
+    await q('users as u')
+      .leftJoin('soft_reactivations as p', 'p.user_id', 'u.id')
+      .where('u.id', userId)
+      .first('u.long_term_idle', 'u.last_active_message_id', 'p.from_message_id');
   return {
     idle: Boolean(row?.long_term_idle),
     lastActiveMessageId: Number(row?.last_active_message_id ?? 0),
-    pendingSince: pending ? Number(pending.from_message_id) : null,
+    pendingSince: row?.from_message_id == null ? null : Number(row.from_message_id),
   };
 }
 
 /**
- * Which of these users need subscription bookkeeping: the idle ones, and
- * those caught up with a second pass still due (until it runs, changes
- * record as while idle, so it judges the channels they joined or left
- * meanwhile rightly), with that pass's start.
+ * Which of these users are idle, and which were caught up with a second
+ * pass still due (with that pass's start).
  */
-async function listUsersKeepingIdleBooks(q: Q, userIds: readonly number[]): Promise<{ idle: Set<number>; pending: Map<number, number> }> {
+export async function listIdleAndPendingAmong(
+  q: Q,
+  userIds: readonly number[],
+): Promise<{ idle: Set<number>; pending: Map<number, number> }> {
   const idle = await inChunks(userIds, (slice) => q('users').whereIn('id', slice).where('long_term_idle', true).pluck('id'));
   const pending: Array<{ user_id: number; from_message_id: number }> = await inChunks(userIds, (slice) =>
     q('soft_reactivations').whereIn('user_id', slice).select('user_id', 'from_message_id'),
@@ -137,60 +140,43 @@ async function listUsersKeepingIdleBooks(q: Q, userIds: readonly number[]): Prom
   return { idle: new Set(idle.map(Number)), pending: new Map(pending.map((r) => [Number(r.user_id), Number(r.from_message_id)])) };
 }
 
-/**
- * Idle users joined (or rejoined) a channel: their rows there start after
- * the newest message now. The subscription is marked idle and keeps its
- * rows (its settings are not looked at: keeping rows is always allowed).
- */
-export async function noteIdleSubscribe(q: Q, recipientId: number, userIds: readonly number[]): Promise<void> {
-  if (userIds.length === 0) return;
-  const { idle, pending } = await listUsersKeepingIdleBooks(q, userIds);
-  if (idle.size === 0 && pending.size === 0) return;
-  const newest = await getNewestMessageId(q);
-  const update = async (ids: number[], changes: Record<string, unknown>) => {
-    for (let i = 0; i < ids.length; i += 1000)
-      await q('subscriptions')
-        .where('recipient_id', recipientId)
-        .whereIn('user_id', ids.slice(i, i + 1000))
-        .update(changes);
-  };
-  await update([...idle], { idle_since_message_id: newest, is_user_long_term_idle: true, idle_keeps_rows: true });
-  await update(
-    [...pending.keys()].filter((id) => !idle.has(id)),
-    { idle_since_message_id: newest },
-  );
+/** Sets these users' subscription to a channel's idle columns. */
+export async function updateIdleSubscriptions(
+  q: Q,
+  recipientId: number,
+  userIds: readonly number[],
+  changes: { idle_since_message_id: number | null; is_user_long_term_idle?: boolean; idle_keeps_rows?: boolean },
+): Promise<void> {
+  for (let i = 0; i < userIds.length; i += 1000)
+    await q('subscriptions')
+      .where('recipient_id', recipientId)
+      .whereIn('user_id', userIds.slice(i, i + 1000))
+      .update(changes);
 }
 
-/**
- * Idle users left a channel: the range they were subscribed while idle
- * becomes a span (after their last active message, or after they joined),
- * so a catch-up still gives them that part.
- */
-export async function noteIdleUnsubscribe(q: Q, recipientId: number, userIds: readonly number[]): Promise<void> {
-  if (userIds.length === 0) return;
-  const { idle, pending } = await listUsersKeepingIdleBooks(q, userIds);
-  const keeping = [...new Set([...idle, ...pending.keys()])];
-  if (keeping.length === 0) return;
-  const newest = await getNewestMessageId(q);
+/** These users' active subscription to a channel (not a DM group): since when it is idle, and their last active message. */
+export async function listIdleSubscriptionStarts(
+  q: Q,
+  recipientId: number,
+  userIds: readonly number[],
+): Promise<Array<{ userId: number; idleSince: number; lastActive: number }>> {
   const rows: Array<{ user_id: number; idle_since_message_id: number | null; last_active_message_id: number | null }> = await q(
     'subscriptions as s',
   )
     .join('users as u', 'u.id', 's.user_id')
     .join('recipients as r', 'r.id', 's.recipient_id')
     .where({ 's.recipient_id': recipientId, 's.active': true, 'r.type': RecipientType.CHANNEL })
-    .whereIn('s.user_id', keeping)
+    .whereIn('s.user_id', userIds)
     .select('s.user_id', 's.idle_since_message_id', 'u.last_active_message_id');
-  const spans = rows
-    .map((r) => {
-      const userId = Number(r.user_id);
-      // A pending second pass looks from its own start, below the caught-up marker.
-      const start = pending.get(userId) ?? Number(r.last_active_message_id ?? 0);
-      const from = Math.max(start, Number(r.idle_since_message_id ?? 0));
-      return { user_id: userId, recipient_id: recipientId, from_message_id: from, to_message_id: newest };
-    })
-    .filter((s) => s.to_message_id > s.from_message_id);
+  return rows.map((r) => ({
+    userId: Number(r.user_id),
+    idleSince: Number(r.idle_since_message_id ?? 0),
+    lastActive: Number(r.last_active_message_id ?? 0),
+  }));
+}
+
+export async function insertIdleSpans(q: Q, spans: ReadonlyArray<TableInsert<'idle_subscription_spans'>>): Promise<void> {
   await insertRows(q, 'idle_subscription_spans', spans);
-  await q('subscriptions').where('recipient_id', recipientId).whereIn('user_id', keeping).update({ idle_since_message_id: null });
 }
 
 /** Where the catch-up looks: each channel the user is in (after `from` or their joining), and each span. */
