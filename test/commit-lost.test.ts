@@ -9,7 +9,7 @@ import { causalRead } from '../src/db/causal-read';
 import { onInvalidation } from '../src/db/invalidations';
 import { IDLE_CHECK_MS, PING_TIMEOUT_MS } from '../src/db/mysql/idle-check';
 import { pipelineWrite } from '../src/db/mysql/pipelined-client';
-import { inTransaction } from '../src/db/transaction';
+import { inTransaction, settleLostCommit } from '../src/db/transaction';
 import type { Invalidation } from '../src/events/bus';
 import { CommitOutcomeUnknownError } from '../src/errors';
 import { CommitCutter, databaseBehindCutter, withOneCut } from './support/commit-cutter';
@@ -35,6 +35,29 @@ eachDatabase('a connection lost during COMMIT', (dialect) => {
       return 'saved';
     });
     expect([result, asked]).toEqual(['saved', 0]);
+    await t.drop();
+  });
+
+  it('asks a witness that finds nothing again until the deadline: a transaction another node applies late is found committed', async () => {
+    // What a Galera node killed during COMMIT leaves: its write set reaches the
+    // other nodes only once they have evicted it, seconds later. No thread to
+    // end (another server answers), so a first look that finds nothing proves nothing.
+    const t = await freshDatabase(dialect);
+    const looks: boolean[] = [];
+    const witness = async (fresh: typeof t.db) => {
+      const found = (await fresh('dm_groups').where({ huddle_hash: 'applied late' })).length > 0;
+      looks.push(found);
+      return found;
+    };
+    const late = sleep(700).then(() => t.db('dm_groups').insert({ huddle_hash: 'applied late', group_size: 1 }));
+    expect(await settleLostCommit(t.db, undefined, witness, Date.now() + 8000)).toBe('committed');
+    await late;
+    expect(looks.length).toBeGreaterThan(1);
+    expect(looks[0]).toBe(false);
+    // Never found: "unknown" once the deadline has passed, not before.
+    const started = Date.now();
+    expect(await settleLostCommit(t.db, undefined, async () => false, started + 1000)).toBe('unknown');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
     await t.drop();
   });
 

@@ -3,7 +3,7 @@ import { CommitOutcomeUnknownError, DatabaseUnavailableError, isConnectionLost }
 import { resolveNewId, type NewId } from './held-writes';
 import { NewRowId } from './internal/row-id';
 import { collectInvalidations, publishInvalidations } from './invalidations';
-import { endThread, threadOf } from './mysql/server-thread';
+import { endThread, threadOf, type ServerThread } from './mysql/server-thread';
 
 export type { NewId, NewRowId };
 
@@ -200,14 +200,40 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
  * witness asked on that connection once it is gone. Where that cannot be
  * done (another server answered, the connection was never identified, the
  * thread outlived the budget): 'unknown'.
+ *
+ * A witness that finds nothing without that proof is asked again until the
+ * deadline. A Galera node killed during COMMIT may have sent its write set
+ * already: the other nodes apply it only once they have evicted the dead
+ * node (4–5 s, measured), and a read before that finds nothing. Answered
+ * "unknown" at once, the client looked for its message too early, missed
+ * it, and sent it a second time (the fault test saw it). Asked until the
+ * deadline (8 s), the witness meets the cluster after the eviction and the
+ * send succeeds; only a transaction still not found then is "unknown".
  */
-async function settleLostCommit(
+export async function settleLostCommit(
   db: Knex,
   transaction: Knex.Transaction | undefined,
   witness: CommitWitness,
   deadline: number,
 ): Promise<'committed' | 'not committed' | 'unknown'> {
   const thread = transaction ? await threadOf(transaction) : undefined;
+  for (;;) {
+    const outcome = await settleOnce(db, thread, witness, deadline);
+    if (outcome !== 'unknown' || Date.now() + WITNESS_AGAIN_MS >= deadline) return outcome;
+    await sleep(WITNESS_AGAIN_MS);
+  }
+}
+
+/** How long a witness that found nothing waits before it looks again. */
+const WITNESS_AGAIN_MS = 250;
+
+/** One look: the thread ended where it can be, then the witness read. */
+function settleOnce(
+  db: Knex,
+  thread: ServerThread | undefined,
+  witness: CommitWitness,
+  deadline: number,
+): Promise<'committed' | 'not committed' | 'unknown'> {
   return askAnotherConnection(
     db,
     deadline,
