@@ -36,6 +36,7 @@ import {
 } from './lib/dataset';
 import { now } from './lib/delivery-loop';
 import { basic, qs, request } from './lib/http';
+import { afterPurge, backgroundWorkText } from './lib/background-work';
 import { cpuSecondsOf } from './lib/proc';
 import { fmtInt } from './lib/progress';
 import { freshResultBase } from './lib/result-file';
@@ -319,6 +320,8 @@ async function main(): Promise<void> {
     const agents = senders.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
     for (let i = 0; i < 10; i++) await post(senders[0]!, agents[0]!, -i); // warm-up, not measured
     await new Promise((r) => setTimeout(r, 2000));
+    // The previous run's messages were deleted above: millions of rows for purge to clean.
+    const background = await afterPurge(target, 180_000);
     const warmReport = await ask(child, { report: [] }, (r): r is Extract<FromPollers, { delays: number[] }> => 'delays' in r);
     const serverCpu0 = cpuSecondsOf(server.child.pid);
     const dbCpu0 = cpuSecondsOf(dbPid);
@@ -417,6 +420,7 @@ async function main(): Promise<void> {
       `- **CPU during the sends:** Parley ${serverCpu.toFixed(1)} s (${((serverCpu * 1000) / samples.length).toFixed(1)} ms a send, events included),` +
         ` the database ${dbCpu.toFixed(1)} s (${((dbCpu * 1000) / samples.length).toFixed(1)} ms a send),` +
         ` the senders ${((clientCpu.user + clientCpu.system) / 1e6).toFixed(1)} s; the pollers are a process of their own.`,
+      ...(background ? [`- **The database:** ${backgroundWorkText(background)}`] : []),
       `- **Returning users** (first request catches up):`,
       ...returns.map(
         (r) =>

@@ -30,7 +30,8 @@ import { describeGoal, EVENT_DELIVERY_P99_MS, type Goal, judge, nearTheLine } fr
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { isSettled, readBackgroundWork, type BackgroundWork } from '../src/db/settle';
+import type { BackgroundWork } from '../src/db/settle';
+import { backgroundWorkOf, backgroundWorkText } from './lib/background-work';
 import { createDb } from '../src/db/connection';
 import {
   BENCH_DIR,
@@ -503,25 +504,6 @@ function buildMigrations(): string[] {
     .readdirSync(dir)
     .filter((f) => /^\d+_.*\.ts$/.test(f) && !f.endsWith('.test.ts'))
     .map((f) => f.replace(/\.ts$/, ''));
-}
-
-/** Dirty pages and purge backlog of the benchmark's database when measuring begins (null on SQLite). */
-async function backgroundWorkOf(target: Target): Promise<BackgroundWork | null> {
-  if (target.db === 'sqlite') return null;
-  const db = createDb({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
-  try {
-    return await readBackgroundWork(db);
-  } finally {
-    await db.destroy();
-  }
-}
-
-function backgroundWorkText(w: BackgroundWork): string {
-  const pct = (100 * w.dirtyPages) / Math.max(1, w.bufferPoolPages);
-  return (
-    `At the start ${pct.toFixed(1)} % of the buffer pool was dirty (${fmtInt(w.dirtyPages)} pages) and ${fmtInt(w.history)} old row ` +
-    `versions awaited purge: ${isSettled(w) ? 'settled' : '**not settled** (the figures include that work)'}.`
-  );
 }
 
 async function databaseInfo(target: Target): Promise<{ version: string; detail: string; pid?: number }> {
