@@ -17,17 +17,26 @@ import { INTERNAL, notificationBot } from './notifications';
  * a minute per node.
  */
 const WAIT_MS = 60_000;
-const lastNotice = new Map<number, number>();
+// Per database as well as per bot: bot ids are a database's own, and one
+// process may serve more than one (the test suite runs SQLite and MariaDB
+// side by side), where a bot of one must not hold back another's notice.
+let lastNotice = new WeakMap<object, Map<number, number>>();
 /** The per-bot times, for tests that cross the minute without waiting. */
-export const lastNoticeForTests: { clear(): void } = lastNotice;
+export const lastNoticeForTests = {
+  clear(): void {
+    lastNotice = new WeakMap();
+  },
+};
 
 export async function doNotifyBotOwner(ctx: AppContext, bot: UserRow, realm: RealmRow, content: string): Promise<boolean> {
   if (!bot.is_bot || bot.bot_owner_id === null || realm.deactivated) return false;
   const now = ctx.clock.now();
-  const last = lastNotice.get(bot.id);
+  let times = lastNotice.get(ctx.db);
+  if (!times) lastNotice.set(ctx.db, (times = new Map()));
+  const last = times.get(bot.id);
   if (last !== undefined && now - last < WAIT_MS) return false;
-  lastNotice.set(bot.id, now);
-  if (lastNotice.size > 10_000) lastNotice.delete(lastNotice.keys().next().value!);
+  times.set(bot.id, now);
+  if (times.size > 10_000) times.delete(times.keys().next().value!);
   const owner = await getUserById(ctx.db, bot.bot_owner_id);
   if (!owner || !owner.is_active) return false;
   await inTransaction(ctx.db, async (tx) => {
