@@ -109,6 +109,26 @@ eachDatabase('message receivers', (dialect) => {
     expect(await unlisted()).toEqual([]);
   });
 
+  it('do not grow when moves into a private channel give its subscribers read rows they have already', async () => {
+    const { owner, member, guest } = t.cast;
+    await createChannel(t, 'receivers back', [owner, member]);
+    await createChannel(t, 'receivers forth', [owner, guest], { inviteOnly: true, historyPublicToSubscribers: false });
+    const forth = (await t.ctx.db('channels').where({ name: 'receivers forth' }).first('id'))!.id;
+    const back = (await t.ctx.db('channels').where({ name: 'receivers back' }).first('id'))!.id;
+    const id = await sendToChannel(t, owner, 'receivers back', 'travels', 'back and forth');
+    for (const to of [forth, back, forth]) {
+      const res = await t.api.patch(`/messages/${id}`, owner, { stream_id: to, propagate_mode: 'change_all' });
+      expect([res.status, res.body.msg]).toEqual([200, '']);
+    }
+    const listed = String((await t.ctx.db('message_receivers').where({ message_id: id }).first('user_ids'))!.user_ids)
+      .split(',')
+      .map(Number);
+    // Each holder once: the owner held a row from the send, the guest from the first move on.
+    expect(listed.sort((a, b) => a - b)).toEqual([...new Set(listed)].sort((a, b) => a - b));
+    expect(await holdersByRows(id)).toEqual([owner.id, guest.id].sort((a, b) => a - b));
+    expect(await unlisted()).toEqual([]);
+  });
+
   it('are read in blocks that cover every pair and stay within what MariaDB probes by key', async () => {
     for (const [users, messages] of [
       [1, 5000],

@@ -3,8 +3,8 @@ import type { TableInsert, TableRow } from '../../generated/tables';
 import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
-import { nowSeconds } from './ids';
-import { addReceivers, eachReceiverBlock, listRowsOfMessage, userIdsIn } from './message-receivers';
+import { insertRows, nowSeconds } from './ids';
+import { addUnlistedReceiversOfRows, eachReceiverBlock, listExistingPairs, listRowsOfMessage, userIdsIn } from './message-receivers';
 import { syncSparseFlagsOfMessage } from './sparse-flags';
 import { READ } from './unread';
 import { searchTerms } from '../domain/search';
@@ -256,24 +256,24 @@ export async function deleteUserMessagesOf(q: Q, userIds: readonly number[], mes
  * unread rows below a horizon have unread side rows (src/queries/unread.ts).
  */
 export async function insertReadRowsForSubscribers(q: Q, recipientId: number, messageIds: readonly number[]): Promise<void> {
-  // The subscribers the INSERT below reads, listed as the messages' possible holders (ADR 0059).
-  // Locked on MariaDB (a locking read sees the newest rows, as the INSERT … SELECT's does): a
-  // subscription committed in between would otherwise get a row without being listed.
+  // Locked on MariaDB: a locking read sees the newest subscriptions, not the transaction's
+  // snapshot, and holds them until the rows are written.
   const read = q('subscriptions').where({ recipient_id: recipientId, active: true });
   if (dialectOf(q as Knex) === 'mysql') read.forShare();
   const subscribers = ((await read.pluck('user_id')) as unknown[]).map(Number);
-  await addReceivers(q, messageIds, subscribers);
-  await eachChunk(messageIds, (slice) =>
-    q.raw(
-      `INSERT INTO user_messages (user_id, message_id, flags)
-       SELECT s.user_id, m.id, ? FROM subscriptions s JOIN messages m ON m.id IN (${slice.map(() => '?').join(', ')})
-       WHERE s.recipient_id = ? AND s.active = ?
-         AND NOT EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = s.user_id AND um.message_id = m.id)`,
-      [READ, ...slice, recipientId, true],
-    ),
-  );
-  // Whose rows were added is the subscriber list the statement read.
-  invalidates(q, { kind: 'received', userIds: 'all' });
+  // Only the missing rows are written, and only their users listed: a list is
+  // never trimmed, so listing every subscriber again would grow it at every
+  // move into the channel (back and forth, say).
+  const existing = await listExistingPairs(q, subscribers, messageIds);
+  const rows: Array<{ user_id: number; message_id: number; flags: number }> = [];
+  for (const userId of subscribers) {
+    for (const id of messageIds) if (!existing.has(`${userId}:${id}`)) rows.push({ user_id: userId, message_id: id, flags: READ });
+  }
+  // A row written meanwhile (a star's history row committing) is left as it is.
+  await insertRows(q, 'user_messages', rows, ['user_id', 'message_id']);
+  await addUnlistedReceiversOfRows(q, rows);
+  const users = [...new Set(rows.map((r) => r.user_id))];
+  if (users.length) invalidates(q, { kind: 'received', userIds: users });
 }
 
 /** The channel's oldest message now, written to channels.first_message_id; returns the old and new values. */

@@ -98,6 +98,27 @@ export async function addReceiversOfRows(q: Q, rows: ReadonlyArray<{ user_id: nu
   for (const g of byList.values()) await addReceivers(q, g.messageIds, g.userIds);
 }
 
+/**
+ * As addReceiversOfRows, leaving out the users a message lists already: a
+ * user whose row went (a move out of their reach) and comes back (a move
+ * back) is listed still, and listing them again would grow the list at
+ * every round.
+ */
+export async function addUnlistedReceiversOfRows(q: Q, rows: ReadonlyArray<{ user_id: number; message_id: number }>): Promise<void> {
+  const messageIds = [...new Set(rows.map((r) => r.message_id))];
+  const listed = new Map<number, Set<number>>();
+  for (let i = 0; i < messageIds.length; i += CHUNK) {
+    const found: Array<{ message_id: number | string; user_ids: string }> = await q('message_receivers')
+      .whereIn('message_id', messageIds.slice(i, i + CHUNK))
+      .select('message_id', 'user_ids');
+    for (const r of found) listed.set(Number(r.message_id), new Set(parseList(String(r.user_ids))));
+  }
+  await addReceiversOfRows(
+    q,
+    rows.filter((r) => !listed.get(r.message_id)?.has(r.user_id)),
+  );
+}
+
 /** Drops these messages' lists (their messages leave: archiving). */
 export async function deleteReceiversOf(q: Q, messageIds: readonly number[]): Promise<void> {
   for (let i = 0; i < messageIds.length; i += CHUNK)

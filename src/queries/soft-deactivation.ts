@@ -4,7 +4,7 @@ import { invalidates } from '../db/invalidations';
 import { RecipientType } from '../domain/recipients';
 import { dialectOf } from '../db/connection';
 import { inChunks, insertRows } from './ids';
-import { addReceiversOfRows, listExistingPairs } from './message-receivers';
+import { addUnlistedReceiversOfRows, listExistingPairs } from './message-receivers';
 import { insertUnreadRowsOfMessages } from './unread';
 import { listChannelIdsSubscribedBy } from './users';
 
@@ -274,7 +274,7 @@ export async function insertIdleRowsOf(q: Q, recipientId: number, messageIds: re
   }
   // A row written meanwhile (a catch-up committing) is left as it is.
   await insertRows(q, 'user_messages', rows, ['user_id', 'message_id']);
-  await addReceiversOfRows(q, rows);
+  await addUnlistedReceiversOfRows(q, rows);
   if (rows.length) await insertUnreadRowsOfMessages(q, [...new Set(rows.map((r) => r.message_id))]);
   const users = [...new Set(rows.map((r) => r.user_id))];
   if (users.length) invalidates(q, { kind: 'received', userIds: users });
