@@ -3,8 +3,8 @@ import type { TableInsert, TableRow } from '../../generated/tables';
 import { invalidates } from '../db/invalidations';
 import { dialectOf } from '../db/connection';
 import { flagMask } from '../domain/flags';
-import { insertRows, nowSeconds } from './ids';
-import { addUnlistedReceiversOfRows, eachReceiverBlock, listExistingPairs, listRowsOfMessage, userIdsIn } from './message-receivers';
+import { nowSeconds } from './ids';
+import { addUnlistedReceivers, eachReceiverBlock, listRowsOfMessage, userIdsIn } from './message-receivers';
 import { syncSparseFlagsOfMessage } from './sparse-flags';
 import { READ } from './unread';
 import { searchTerms } from '../domain/search';
@@ -261,19 +261,22 @@ export async function insertReadRowsForSubscribers(q: Q, recipientId: number, me
   const read = q('subscriptions').where({ recipient_id: recipientId, active: true });
   if (dialectOf(q as Knex) === 'mysql') read.forShare();
   const subscribers = ((await read.pluck('user_id')) as unknown[]).map(Number);
-  // Only the missing rows are written, and only their users listed: a list is
-  // never trimmed, so listing every subscriber again would grow it at every
-  // move into the channel (back and forth, say).
-  const existing = await listExistingPairs(q, subscribers, messageIds);
-  const rows: Array<{ user_id: number; message_id: number; flags: number }> = [];
-  for (const userId of subscribers) {
-    for (const id of messageIds) if (!existing.has(`${userId}:${id}`)) rows.push({ user_id: userId, message_id: id, flags: READ });
-  }
-  // A row written meanwhile (a star's history row committing) is left as it is.
-  await insertRows(q, 'user_messages', rows, ['user_id', 'message_id']);
-  await addUnlistedReceiversOfRows(q, rows);
-  const users = [...new Set(rows.map((r) => r.user_id))];
-  if (users.length) invalidates(q, { kind: 'received', userIds: users });
+  // Listed before the rows are written: a subscriber a message does not list
+  // holds no row of it (lists are supersets), so gets one below. Only those
+  // are appended: a list is never trimmed, and appending every subscriber at
+  // each move into the channel (back and forth, say) would grow it each time.
+  await addUnlistedReceivers(q, messageIds, subscribers);
+  await eachChunk(messageIds, (slice) =>
+    q.raw(
+      `INSERT INTO user_messages (user_id, message_id, flags)
+       SELECT s.user_id, m.id, ? FROM subscriptions s JOIN messages m ON m.id IN (${slice.map(() => '?').join(', ')})
+       WHERE s.recipient_id = ? AND s.active = ?
+         AND NOT EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = s.user_id AND um.message_id = m.id)`,
+      [READ, ...slice, recipientId, true],
+    ),
+  );
+  // Whose rows were added is the subscriber list the statement read.
+  invalidates(q, { kind: 'received', userIds: 'all' });
 }
 
 /** The channel's oldest message now, written to channels.first_message_id; returns the old and new values. */

@@ -99,24 +99,74 @@ export async function addReceiversOfRows(q: Q, rows: ReadonlyArray<{ user_id: nu
 }
 
 /**
+ * Calls `each` with a chunk of these messages and their lists (a message
+ * without a list has none in the map). Locked on MariaDB: a locking read
+ * sees the newest lists, not the transaction's snapshot (a message archived
+ * and restored since then lost its list), and holds them until the caller
+ * has appended what they lack.
+ */
+async function eachListLocked(
+  q: Q,
+  messageIds: readonly number[],
+  each: (messageIds: number[], listed: Map<number, Set<number>>) => Promise<void>,
+): Promise<void> {
+  const mysql = dialectOf(q as Knex) === 'mysql';
+  const unique = [...new Set(messageIds)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const chunk = unique.slice(i, i + CHUNK);
+    const read = q('message_receivers').whereIn('message_id', chunk).select('message_id', 'user_ids');
+    if (mysql) read.forUpdate();
+    const listed = new Map<number, Set<number>>();
+    for (const r of (await read) as Array<{ message_id: number | string; user_ids: string }>)
+      listed.set(Number(r.message_id), new Set(parseList(String(r.user_ids))));
+    await each(chunk, listed);
+  }
+}
+
+/**
  * As addReceiversOfRows, leaving out the users a message lists already: a
  * user whose row went (a move out of their reach) and comes back (a move
  * back) is listed still, and listing them again would grow the list at
  * every round.
  */
 export async function addUnlistedReceiversOfRows(q: Q, rows: ReadonlyArray<{ user_id: number; message_id: number }>): Promise<void> {
-  const messageIds = [...new Set(rows.map((r) => r.message_id))];
   const listed = new Map<number, Set<number>>();
-  for (let i = 0; i < messageIds.length; i += CHUNK) {
-    const found: Array<{ message_id: number | string; user_ids: string }> = await q('message_receivers')
-      .whereIn('message_id', messageIds.slice(i, i + CHUNK))
-      .select('message_id', 'user_ids');
-    for (const r of found) listed.set(Number(r.message_id), new Set(parseList(String(r.user_ids))));
-  }
+  await eachListLocked(
+    q,
+    rows.map((r) => r.message_id),
+    async (_chunk, lists) => {
+      for (const [id, users] of lists) listed.set(id, users);
+    },
+  );
   await addReceiversOfRows(
     q,
     rows.filter((r) => !listed.get(r.message_id)?.has(r.user_id)),
   );
+}
+
+/**
+ * Lists `userIds` for each of these messages that does not list them yet:
+ * the users a caller is about to give rows (a move's read rows for a
+ * channel's subscribers). The messages that lack the same users share a
+ * statement; a chunk of messages at a time, so a big move never holds all
+ * its lists at once.
+ */
+export async function addUnlistedReceivers(q: Q, messageIds: readonly number[], userIds: readonly number[]): Promise<void> {
+  const users = [...new Set(userIds)];
+  if (users.length === 0) return;
+  await eachListLocked(q, messageIds, async (chunk, lists) => {
+    const groups = new Map<string, { userIds: number[]; messageIds: number[] }>();
+    for (const id of chunk) {
+      const listed = lists.get(id);
+      const missing = listed ? users.filter((u) => !listed.has(u)) : users;
+      if (missing.length === 0) continue;
+      const key = missing.join(',');
+      const group = groups.get(key);
+      if (group) group.messageIds.push(id);
+      else groups.set(key, { userIds: missing, messageIds: [id] });
+    }
+    for (const g of groups.values()) await addReceivers(q, g.messageIds, g.userIds);
+  });
 }
 
 /** Drops these messages' lists (their messages leave: archiving). */
