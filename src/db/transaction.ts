@@ -172,7 +172,10 @@ export async function inTransaction<T>(db: Knex, work: (tx: Tx) => Promise<T>): 
           throw new CommitOutcomeUnknownError();
         }
         // What a recovery cannot read stays unknown; the caller copes (a send's event is skipped).
-        for (const recover of recoveries) await askAnotherConnection(db, deadline, recover, undefined);
+        // The witness may have found the commit only near the deadline (a Galera cluster
+        // evicting a node, above): the recoveries get a moment of their own past it.
+        const recoverBy = Math.max(deadline, Date.now() + RECOVERY_BUDGET_MS);
+        for (const recover of recoveries) await askAnotherConnection(db, recoverBy, recover, undefined);
       } else {
         if (Date.now() - started >= UNAVAILABLE_BUDGET_MS) throw new DatabaseUnavailableError();
         await sleep(unavailableBackoffMs(attempt));
@@ -223,6 +226,9 @@ export async function settleLostCommit(
     await sleep(WITNESS_AGAIN_MS);
   }
 }
+
+/** How long, at least, a committed transaction's recoveries may retry after its witness answered. */
+const RECOVERY_BUDGET_MS = 2000;
 
 /** How long a witness that found nothing waits before it looks again. */
 const WITNESS_AGAIN_MS = 250;
