@@ -96,6 +96,16 @@ describeInBrowser('the /api/docs page in Chromium', 'test/docs-page.test.ts', (C
     expect([...rendered].sort()).toEqual(expected.sort());
   });
 
+  it('the filter finds an operation by its operationId, not only by its tag or path', async () => {
+    // "/messages" is part of many paths; the operationId names one operation.
+    expect(filtered('/messages').length).toBeGreaterThan(5);
+    await showOperations(page, 'send-message');
+    const blocks = await page
+      .locator('.opblock')
+      .evaluateAll((all) => all.map((b) => b.querySelector('.opblock-summary-operation-id')?.textContent));
+    expect(blocks).toEqual(['send-message']);
+  });
+
   it('offers /api/v1 of the address the page was opened at as the target of "try it"', async () => {
     const servers = await page.locator('.servers select option').allTextContents();
     expect(servers.map((s) => s.trim())).toEqual(['/api/v1 - This Parley server']);
@@ -112,7 +122,6 @@ describeInBrowser('the /api/docs page in Chromium', 'test/docs-page.test.ts', (C
     // The 200 response's example body, as the contract gives it.
     const example = await block.locator('.responses-table .response').first().locator('pre.microlight').first().textContent();
     expect(JSON.parse(example ?? '')).toMatchObject({ result: 'success', messages: expect.any(Array) });
-    await collapse(block);
   });
 
   it('"try it" without credentials reaches the server: GET /server_settings answers 200', async () => {
@@ -272,10 +281,11 @@ function readContractOperations(): ContractOperation[] {
 
 /**
  * The operation's block, opened, the page's filter set to the operation's
- * tag (Swagger UI re-renders every shown operation on each change).
+ * operationId (Swagger UI re-renders every shown operation on each change,
+ * so the fewer shown the faster each step).
  */
 async function expand(page: Page, op: ContractOperation): Promise<Locator> {
-  await showTag(page, op.tag);
+  await showOperations(page, op.operationId);
   const block = page
     .locator('.opblock')
     .filter({ has: page.locator('.opblock-summary-operation-id', { hasText: new RegExp(`^${op.operationId}$`) }) });
@@ -284,44 +294,64 @@ async function expand(page: Page, op: ContractOperation): Promise<Locator> {
   return block;
 }
 
+/** The operations the page's filter shows for a phrase: a tag's whole list when its name has it, else those whose path or operationId has it. */
+function filtered(phrase: string): ContractOperation[] {
+  const has = (text: string): boolean => text.toLowerCase().includes(phrase.toLowerCase());
+  return contractOperations().filter((o) => has(o.tag) || has(o.path) || has(o.operationId));
+}
+
 /**
- * The page's filter set to `tag`, once the page shows what it selects. The
- * page applies the filter on a later render: a click before it lands on a
- * block about to be replaced. It is first set to a phrase nothing matches,
- * so that the filtered page cannot be mistaken for the page before: with
- * 150 rows or more (tags and operations) Swagger UI renders the unfiltered
- * list virtualised, only the rows in view, which may be the very rows the
- * filter selects.
+ * The page's filter set to a tag's name, once the page shows the tags it
+ * selects (those whose name or one of whose operations has it). The page
+ * applies the filter on a later render: a click before it lands on a block
+ * about to be replaced. It is first set to a phrase nothing matches, so
+ * that the filtered page cannot be mistaken for the page before: with 150
+ * rows or more (tags and operations) Swagger UI renders the unfiltered list
+ * virtualised, only the rows in view, which may be the very rows the filter
+ * selects.
  */
 async function showTag(page: Page, tag: string): Promise<void> {
   const filter = page.locator('.operation-filter-input');
   if ((await filter.inputValue()) === tag) return;
-  await filter.fill('no tag has this name');
+  await filter.fill('no operation has this name');
   await page.locator('.opblock-tag').first().waitFor({ state: 'detached' });
   await filter.fill(tag);
-  // It shows a tag whose name or one of whose paths contains the phrase.
-  const shown = new Set(
-    contractOperations()
-      .filter((o) => o.tag.includes(tag) || o.path.includes(tag))
-      .map((o) => o.tag),
-  );
+  const tags = new Set(filtered(tag).map((o) => o.tag)).size;
   // A function, not a string: the page's Content-Security-Policy allows no eval.
   type PageGlobals = { document: { querySelectorAll(selector: string): { length: number } } };
-  await page.waitForFunction(
-    (n) => (globalThis as unknown as PageGlobals).document.querySelectorAll('.opblock-tag').length === n,
-    shown.size,
-  );
+  await page.waitForFunction((n) => (globalThis as unknown as PageGlobals).document.querySelectorAll('.opblock-tag').length === n, tags);
 }
 
-/** Closes the operation's block (each open one slows down every later render of the page). */
-async function collapse(block: Locator): Promise<void> {
-  await block.locator('.opblock-summary-control').click();
-  await block.locator('.opblock-body').waitFor({ state: 'detached' });
+/**
+ * The page's filter set to a phrase, once the page shows exactly the
+ * operations `filtered` names: a list of a few operations is never
+ * virtualised, and no two phrases used here select the same ones, so the
+ * page before the change cannot pass for the page after it.
+ */
+async function showOperations(page: Page, phrase: string): Promise<void> {
+  const filter = page.locator('.operation-filter-input');
+  if ((await filter.inputValue()) === phrase) return;
+  await filter.fill(phrase);
+  const expected = filtered(phrase)
+    .map((o) => o.operationId)
+    .sort()
+    .join(' ');
+  type PageGlobals = { document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> } };
+  await page.waitForFunction(
+    (want) =>
+      Array.from(
+        (globalThis as unknown as PageGlobals).document.querySelectorAll('.opblock-summary-operation-id'),
+        (e) => e.textContent ?? '',
+      )
+        .sort()
+        .join(' ') === want,
+    expected,
+  );
 }
 
 /**
  * Opens the operation, presses "Try it out" (once) and "Execute", reads
- * what the page shows of the live response, and closes the operation.
+ * what the page shows of the live response.
  */
 async function tryIt(page: Page, op: ContractOperation): Promise<{ url: string; status: string; body: string }> {
   const block = await expand(page, op);
@@ -344,7 +374,7 @@ async function tryIt(page: Page, op: ContractOperation): Promise<{ url: string; 
     status: /^\d*/.exec(((await live.locator('.response .response-col_status').first().textContent()) ?? '').trim())![0],
     body: (await text.count()) ? ((await text.textContent()) ?? '').trim() : '',
   };
-  await collapse(block);
+  // Left open: the next operation's filter hides it, and an open block reopened later is read as it is.
   return res;
 }
 

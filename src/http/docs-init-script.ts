@@ -24,6 +24,12 @@
  * `default`: the contract gives none to a deprecated alias or to the
  * second of two parameters that exclude each other.)
  *
+ * The filter box matches what Swagger UI's own filter matches (a tag's
+ * name, showing the whole tag, or an operation's path) and an operation's
+ * operationId too: Zulip's documentation and client libraries name
+ * operations by it ("get-messages"), and a path such as /messages is part
+ * of a dozen others.
+ *
  * A JSON-encoded form field (the contract's `encoding` says
  * application/json, as Zulip reads lists and objects) reaches Swagger UI's
  * HTTP client as JSON text: the client runs JSON.parse over every field's
@@ -69,6 +75,29 @@ function formFromExample(system) {
   };
   return {
     fn: {
+      opsFilter: function (taggedOps, phrase) {
+        if (!phrase) return taggedOps;
+        var wanted = phrase.toLowerCase();
+        var has = function (text) {
+          return String(text || '').toLowerCase().indexOf(wanted) !== -1;
+        };
+        return taggedOps
+          .map(function (tagObj, tag) {
+            if (has(tag)) return tagObj;
+            var ops = tagObj && tagObj.get && tagObj.get('operations');
+            if (!ops || !ops.filter) return null;
+            var shown = ops.filter(function (op) {
+              // Once an operation has been opened, Swagger UI's resolved copy names it with "-" turned
+              // to "_" and keeps the contract's name beside it.
+              var id = op.getIn(['operation', '__originalOperationId']) || op.getIn(['operation', 'operationId']);
+              return has(op.get('path')) || has(id);
+            });
+            return shown.size > 0 ? tagObj.set('operations', shown) : null;
+          })
+          .filter(function (tagObj) {
+            return tagObj !== null;
+          });
+      },
       buildRequest: function (req) {
         return client.buildRequest(jsonFieldsAsText(req));
       },
