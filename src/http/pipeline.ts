@@ -13,6 +13,7 @@ import { consumeCallerLimit, responseRateLimitNotes } from './caller-limits';
 import { openScope, scopeIfAny, scopeOf, type RequestScope } from './scope';
 import { logIn } from './session-cookies';
 import { encodeReply } from '../serializers/encoded-json';
+import { replyBytes } from './kept-gzip';
 import { doNoteVisit } from '../actions/soft-deactivation';
 
 /** Form bodies may hold this much (after decompression); Zulip's nginx allows far more for uploads only. */
@@ -250,8 +251,10 @@ function coercePathParams(s: RequestScope): Record<string, string | number> {
  * one-byte text of the same length).
  */
 export function sendJson(res: Response, body: Record<string, unknown>): void {
-  const bytes = encodeReply(body);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  // A reply around kept bytes (a long topic list) goes gzipped to a client that asks (src/http/kept-gzip.ts).
+  const { bytes, gzip } = replyBytes(res.req, res, body);
+  if (gzip) res.setHeader('Content-Encoding', 'gzip');
   res.setHeader('Content-Length', bytes.length);
   res.end(res.req.method === 'HEAD' ? undefined : bytes);
 }

@@ -97,3 +97,29 @@ export function encodeReply(body: Record<string, unknown>): Buffer {
   parts.push(text);
   return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }
+
+/**
+ * The kept bytes a reply splices (a long topic list), when it splices
+ * exactly one such field, and what the reply says around them: the other
+ * members' encoding, which with the bytes determines the whole reply
+ * (src/http/kept-gzip.ts keeps one compressed reply per pair).
+ */
+export function keptBytesOf(body: Record<string, unknown>): { bytes: Buffer; around: string } | undefined {
+  let bytes: Buffer | undefined;
+  for (const key in body) {
+    const value = body[key];
+    if (value instanceof EncodedJson && typeof value.text !== 'string') {
+      if (bytes) return undefined;
+      bytes = value.text;
+    }
+  }
+  if (!bytes) return undefined;
+  let around = '';
+  for (const key in body) {
+    const value = body[key];
+    if (value === undefined || typeof value === 'function') continue;
+    // The kept field's place, by name: a NUL cannot occur in JSON text outside a string's escapes.
+    around += `${JSON.stringify(key)}:${value instanceof EncodedJson ? (typeof value.text === 'string' ? value.text : '\0') : JSON.stringify(value)},`;
+  }
+  return { bytes, around };
+}
