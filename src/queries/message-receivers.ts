@@ -130,35 +130,43 @@ async function eachListLocked(
  * every round.
  */
 export async function addUnlistedReceiversOfRows(q: Q, rows: ReadonlyArray<{ user_id: number; message_id: number }>): Promise<void> {
-  const listed = new Map<number, Set<number>>();
-  await eachListLocked(
-    q,
-    rows.map((r) => r.message_id),
-    async (_chunk, lists) => {
-      for (const [id, users] of lists) listed.set(id, users);
-    },
-  );
-  await addReceiversOfRows(
-    q,
-    rows.filter((r) => !listed.get(r.message_id)?.has(r.user_id)),
-  );
+  const byMessage = new Map<number, Set<number>>();
+  for (const r of rows) {
+    const users = byMessage.get(r.message_id);
+    if (users) users.add(r.user_id);
+    else byMessage.set(r.message_id, new Set([r.user_id]));
+  }
+  const sorted = new Map<number, number[]>();
+  for (const [id, users] of byMessage)
+    sorted.set(
+      id,
+      [...users].sort((x, y) => x - y),
+    );
+  await addUnlisted(q, [...sorted.keys()], (id) => sorted.get(id)!);
 }
 
 /**
  * Lists `userIds` for each of these messages that does not list them yet:
  * the users a caller is about to give rows (a move's read rows for a
- * channel's subscribers). The messages that lack the same users share a
- * statement; a chunk of messages at a time, so a big move never holds all
- * its lists at once.
+ * channel's subscribers).
  */
 export async function addUnlistedReceivers(q: Q, messageIds: readonly number[], userIds: readonly number[]): Promise<void> {
-  const users = [...new Set(userIds)];
-  if (users.length === 0) return;
+  const users = [...new Set(userIds)].sort((x, y) => x - y);
+  if (users.length > 0) await addUnlisted(q, messageIds, () => users);
+}
+
+/**
+ * Appends to each message's list the users of `usersOf(message)` (unique,
+ * in ascending order) it does not list yet. The messages that lack the same
+ * users share a statement; a chunk of messages at a time, so a big move
+ * never holds all its lists at once.
+ */
+async function addUnlisted(q: Q, messageIds: readonly number[], usersOf: (messageId: number) => readonly number[]): Promise<void> {
   await eachListLocked(q, messageIds, async (chunk, lists) => {
     const groups = new Map<string, { userIds: number[]; messageIds: number[] }>();
     for (const id of chunk) {
       const listed = lists.get(id);
-      const missing = listed ? users.filter((u) => !listed.has(u)) : users;
+      const missing = listed ? usersOf(id).filter((u) => !listed.has(u)) : [...usersOf(id)];
       if (missing.length === 0) continue;
       const key = missing.join(',');
       const group = groups.get(key);
