@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import type { Request } from 'express';
-import { encodeReply, keptBytesOf } from '../serializers/encoded-json';
+import { joinReply, keptBytesOf, replyParts } from '../serializers/encoded-json';
 
 /**
  * gzip for replies built around kept bytes (a channel's topic list, ADR
@@ -36,7 +36,7 @@ const LEVEL = 6;
 
 /**
  * A reply's bytes, gzipped when the request accepts gzip and the gzip of
- * this reply is ready; else encoded as they are (`encodeReply`), and the
+ * this reply is ready; else encoded as they are (`replyParts`), and the
  * gzip started when the reply is around kept bytes. Sets `Vary:
  * Accept-Encoding` on every reply that may be compressed, so a cache
  * between never hands one client's encoding to another.
@@ -46,18 +46,19 @@ export function replyBytes(
   res: { setHeader(name: string, value: string): unknown },
   body: Record<string, unknown>,
 ): { bytes: Buffer; gzip: boolean } {
-  const kept = keptBytesOf(body);
-  if (!kept) return { bytes: encodeReply(body), gzip: false };
+  const parts = replyParts(body);
+  const kept = keptBytesOf(parts);
+  if (!kept) return { bytes: joinReply(parts), gzip: false };
   res.setHeader('Vary', 'Accept-Encoding');
   // No header is "any encoding" in HTTP, but a client that sends none (curl, a script)
   // expects the bytes as they are, and nginx leaves it so. A header naming gzip, or `*`
   // without refusing gzip, accepts it.
-  if (!req.headers['accept-encoding'] || req.acceptsEncodings('gzip') !== 'gzip') return { bytes: encodeReply(body), gzip: false };
+  if (!req.headers['accept-encoding'] || req.acceptsEncodings('gzip') !== 'gzip') return { bytes: joinReply(parts), gzip: false };
   let shapes = compressed.get(kept.bytes);
   if (!shapes) compressed.set(kept.bytes, (shapes = new Map()));
   const found = shapes.get(kept.around);
   if (found !== undefined && found !== 'making') return { bytes: found, gzip: true };
-  const bytes = encodeReply(body);
+  const bytes = joinReply(parts);
   if (found === undefined) {
     if (shapes.size >= SHAPES_PER_LIST) shapes.delete(shapes.keys().next().value!);
     const made = shapes;

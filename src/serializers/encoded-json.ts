@@ -67,15 +67,16 @@ export function encodedMembers(value: object): string {
 export type MaybeEncoded<T> = T | EncodedJson<T>;
 
 /**
- * A response body's bytes: JSON.stringify's, with each top-level member
- * that is an EncodedJson spliced in as it is. The splice is top-level
- * only, which is where the serializers put it (`messages`, `topics`).
- * Encoded once, for both its length and its bytes (sendJson).
+ * A response body's JSON in parts: JSON.stringify's text, with each
+ * top-level member that is an EncodedJson spliced in as it is, kept bytes
+ * (a long topic list) as a part of their own between two texts. One text
+ * when nothing is spliced. The splice is top-level only, which is where
+ * the serializers put it (`messages`, `topics`).
  */
-export function encodeReply(body: Record<string, unknown>): Buffer {
+export function replyParts(body: Record<string, unknown>): Array<string | Buffer> {
   let spliced = false;
   for (const key in body) if (body[key] instanceof EncodedJson) spliced = true;
-  if (!spliced) return Buffer.from(JSON.stringify(body), 'utf8');
+  if (!spliced) return [JSON.stringify(body)];
   // Text around the kept bytes, which are copied as they are rather than decoded and encoded again.
   const parts: Array<string | Buffer> = [];
   let text = '{';
@@ -92,34 +93,27 @@ export function encodeReply(body: Record<string, unknown>): Buffer {
       text = '';
     }
   }
-  text += '}';
-  if (parts.length === 0) return Buffer.from(text, 'utf8');
-  parts.push(text);
+  parts.push(text + '}');
+  return parts;
+}
+
+/** The bytes of a reply's parts (`replyParts`): encoded once, for both its length and its body (sendJson). */
+export function joinReply(parts: ReadonlyArray<string | Buffer>): Buffer {
+  if (parts.length === 1) return typeof parts[0] === 'string' ? Buffer.from(parts[0], 'utf8') : parts[0]!;
   return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }
 
+/** A response body's bytes (`replyParts`, joined). */
+export const encodeReply = (body: Record<string, unknown>): Buffer => joinReply(replyParts(body));
+
 /**
- * The kept bytes a reply splices (a long topic list), when it splices
- * exactly one such field, and what the reply says around them: the other
- * members' encoding, which with the bytes determines the whole reply
- * (src/http/kept-gzip.ts keeps one compressed reply per pair).
+ * The kept bytes of a reply's parts, when it splices exactly one such
+ * field, and the text around them, which with the bytes is the whole reply
+ * (src/http/kept-gzip.ts keeps one compressed reply per pair). A NUL
+ * marks the bytes' place: it cannot occur in JSON text.
  */
-export function keptBytesOf(body: Record<string, unknown>): { bytes: Buffer; around: string } | undefined {
-  let bytes: Buffer | undefined;
-  for (const key in body) {
-    const value = body[key];
-    if (value instanceof EncodedJson && typeof value.text !== 'string') {
-      if (bytes) return undefined;
-      bytes = value.text;
-    }
-  }
-  if (!bytes) return undefined;
-  let around = '';
-  for (const key in body) {
-    const value = body[key];
-    if (value === undefined || typeof value === 'function') continue;
-    // The kept field's place, by name: a NUL cannot occur in JSON text outside a string's escapes.
-    around += `${JSON.stringify(key)}:${value instanceof EncodedJson ? (typeof value.text === 'string' ? value.text : '\0') : JSON.stringify(value)},`;
-  }
-  return { bytes, around };
+export function keptBytesOf(parts: ReadonlyArray<string | Buffer>): { bytes: Buffer; around: string } | undefined {
+  const [before, bytes, after] = parts;
+  if (parts.length !== 3 || !Buffer.isBuffer(bytes)) return undefined;
+  return { bytes, around: `${String(before)}\0${String(after)}` };
 }
