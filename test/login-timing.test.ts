@@ -21,7 +21,6 @@ import { startTestServer, type TestServer } from './support/server';
 
 const ROUNDS = 9;
 
-
 describe('equal-time login', () => {
   let t: TestServer;
   beforeAll(async () => {
