@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import type { Request } from 'express';
-import { joinReply, keptBytesOf, replyParts } from '../serializers/encoded-json';
+import { joinReply, keptBytesOf, replyChunks, replyParts } from '../serializers/encoded-json';
 
 /**
  * gzip for replies built around kept bytes (a channel's topic list, ADR
@@ -35,40 +35,41 @@ const SHAPES_PER_LIST = 4;
 const LEVEL = 6;
 
 /**
- * A reply's bytes, gzipped when the request accepts gzip and the gzip of
- * this reply is ready; else encoded as they are (`replyParts`), and the
- * gzip started when the reply is around kept bytes. Sets `Vary:
- * Accept-Encoding` on every reply that may be compressed, so a cache
- * between never hands one client's encoding to another.
+ * A reply's bytes, as chunks to write in order (never joined: see
+ * `replyChunks`): gzipped, one chunk, when the request accepts gzip and the
+ * gzip of this reply is ready; else as they are (`replyParts`), and the gzip
+ * started when the reply is around kept bytes. Sets `Vary: Accept-Encoding`
+ * on every reply that may be compressed, so a cache between never hands one
+ * client's encoding to another.
  */
 export function replyBytes(
   req: Request,
   res: { setHeader(name: string, value: string): unknown },
   body: Record<string, unknown>,
-): { bytes: Buffer; gzip: boolean } {
+): { chunks: Buffer[]; gzip: boolean } {
   const parts = replyParts(body);
   const kept = keptBytesOf(parts);
-  if (!kept) return { bytes: joinReply(parts), gzip: false };
+  if (!kept) return { chunks: replyChunks(parts), gzip: false };
   res.setHeader('Vary', 'Accept-Encoding');
   // No header is "any encoding" in HTTP, but a client that sends none (curl, a script)
   // expects the bytes as they are, and nginx leaves it so. A header naming gzip, or `*`
   // without refusing gzip, accepts it.
-  if (!req.headers['accept-encoding'] || req.acceptsEncodings('gzip') !== 'gzip') return { bytes: joinReply(parts), gzip: false };
+  if (!req.headers['accept-encoding'] || req.acceptsEncodings('gzip') !== 'gzip') return { chunks: replyChunks(parts), gzip: false };
   let shapes = compressed.get(kept.bytes);
   if (!shapes) compressed.set(kept.bytes, (shapes = new Map()));
   const found = shapes.get(kept.around);
-  if (found !== undefined && found !== 'making') return { bytes: found, gzip: true };
-  const bytes = joinReply(parts);
+  if (found !== undefined && found !== 'making') return { chunks: [found], gzip: true };
   if (found === undefined) {
     if (shapes.size >= SHAPES_PER_LIST) shapes.delete(shapes.keys().next().value!);
     const made = shapes;
     made.set(kept.around, 'making');
-    zlib.gzip(bytes, { level: LEVEL }, (err, gz) => {
+    // Joined once, for zlib, per list and shape.
+    zlib.gzip(joinReply(parts), { level: LEVEL }, (err, gz) => {
       // A shape replaced meanwhile stays out: the map never holds more than SHAPES_PER_LIST.
       if (made.get(kept.around) !== 'making') return;
       if (err) made.delete(kept.around);
       else made.set(kept.around, gz);
     });
   }
-  return { bytes, gzip: false };
+  return { chunks: replyChunks(parts), gzip: false };
 }

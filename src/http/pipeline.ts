@@ -253,10 +253,16 @@ function coercePathParams(s: RequestScope): Record<string, string | number> {
 export function sendJson(res: Response, body: Record<string, unknown>): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   // A reply around kept bytes (a long topic list) goes gzipped to a client that asks (src/http/kept-gzip.ts).
-  const { bytes, gzip } = replyBytes(res.req, res, body);
+  const { chunks, gzip } = replyBytes(res.req, res, body);
   if (gzip) res.setHeader('Content-Encoding', 'gzip');
-  res.setHeader('Content-Length', bytes.length);
-  res.end(res.req.method === 'HEAD' ? undefined : bytes);
+  let length = 0;
+  for (const c of chunks) length += c.length;
+  res.setHeader('Content-Length', length);
+  if (res.req.method === 'HEAD') return void res.end();
+  // Several chunks (text around kept bytes) go out corked: one write with the headers, as one buffer would.
+  if (chunks.length > 1) res.cork();
+  for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
+  res.end(chunks[chunks.length - 1]);
 }
 
 export type { RequestHandler };

@@ -103,6 +103,19 @@ export function joinReply(parts: ReadonlyArray<string | Buffer>): Buffer {
   return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }
 
+/**
+ * A reply's parts as buffers, to be written one after another (sendJson):
+ * kept bytes go out as they are. Joined into one buffer instead, each reply
+ * around a long kept list was a copy of it, allocated outside V8's heap:
+ * 121 KB a topic list, and at a thousand lists a second V8 answered that
+ * much outside memory with a full collection every half second, the 1m
+ * topic list's p99 (22 mark-compacts in 10 s, measured). The text parts are
+ * small and come from Node's buffer pool.
+ */
+export function replyChunks(parts: ReadonlyArray<string | Buffer>): Buffer[] {
+  return parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p));
+}
+
 /** A response body's bytes (`replyParts`, joined). */
 export const encodeReply = (body: Record<string, unknown>): Buffer => joinReply(replyParts(body));
 
