@@ -77,6 +77,24 @@ const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.tri
 
 // ---------------------------------------------------------------- processes
 
+/**
+ * BENCH_PIN=1: the load generator (this process, autocannon inside it) on the
+ * last core, every server it starts and the database on the others, so that
+ * a scenario whose replies are large (the topic list: 121 KB at 1m against
+ * 2 KB at 10k) does not count the generator's reading of them against the
+ * server. Needs `taskset` (util-linux) and at least two cores.
+ */
+const PIN = env.BENCH_PIN === '1' ? pinPlan() : null;
+function pinPlan(): { servers: string; generator: string; all: string } {
+  const n = os.cpus().length;
+  if (n < 2) throw new Error('BENCH_PIN=1 needs at least two cores');
+  return { servers: n === 2 ? '0' : `0-${n - 2}`, generator: String(n - 1), all: `0-${n - 1}` };
+}
+/** Puts every thread of a running process on these cores (`taskset -a`). */
+function pinProcess(pid: number, cores: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+}
+
 const children: ChildProcess[] = [];
 /** Each started server's collections, by pid (lines only from a server run with --trace-gc). */
 const gcLogs = new Map<number, GcLog>();
@@ -91,7 +109,9 @@ function startServer(
   logFile?: string,
 ): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const options = { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] as Array<'ignore' | 'pipe'> };
+    // taskset execs the program: the child's pid is the server's.
+    const child = PIN ? spawn('taskset', ['-c', PIN.servers, process.execPath, ...args], options) : spawn(process.execPath, args, options);
     children.push(child);
     if (child.pid !== undefined) gcLogs.set(child.pid, new GcLog(child.stdout!));
     if (logFile) {
@@ -617,7 +637,7 @@ function report(opts: {
         .join(', ')}) |`,
   );
   lines.push(
-    `| load | autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s of warm-up; Parley with LOG_LEVEL=warn, NODE_ENV=production |`,
+    `| load | autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s of warm-up; Parley with LOG_LEVEL=warn, NODE_ENV=production${PIN ? `; pinned (BENCH_PIN): the generator on core ${PIN.generator}, the servers and the database on ${PIN.servers}` : ''} |`,
   );
   lines.push('');
   const at1m = target.scale.name === '1m' && target.db === 'mariadb';
@@ -824,6 +844,13 @@ async function main(): Promise<void> {
   const leftovers = await removePosted(target, manifest);
   if (leftovers) process.stderr.write(`removed ${leftovers} messages left by an earlier run\n`);
   const dbInfo = await databaseInfo(target);
+  if (PIN) {
+    pinProcess(process.pid, PIN.generator);
+    if (dbInfo.pid !== undefined) pinProcess(dbInfo.pid, PIN.servers);
+    process.on('exit', () => {
+      if (dbInfo.pid !== undefined) pinProcess(dbInfo.pid, PIN.all);
+    });
+  }
   const settled = await waitForIdleDatabase(dbInfo.pid);
   const backgroundWork = await backgroundWorkOf(target);
 
