@@ -265,7 +265,7 @@ eachDatabase('query counts', (dialect) => {
     });
   });
 
-  describe('GET /users/me', () => {
+  describe('GET /users/me and GET /users/me/{stream_id}/topics', () => {
     let t: TestServer;
     beforeAll(async () => {
       t = await startTestServer(dialect);
@@ -281,6 +281,19 @@ eachDatabase('query counts', (dialect) => {
       const after = await countQueries(t, () => t.api.get('/users/me', member));
       expect([after.result.body.max_message_id, after.queries]).toEqual([sent.body.id, 1]);
       expect((await countQueries(t, () => t.api.get('/users/me', member))).queries).toBe(0);
+    });
+
+    it('no statement with warm caches, for a public channel; the new list after a send, then none again', async () => {
+      const { owner, member } = t.cast;
+      const channel = await createChannel(t, 'listed', [owner, member]);
+      const path = `/users/me/${channel.id}/topics`;
+      await t.api.post('/messages', owner, { type: 'channel', to: 'listed', topic: 'first', content: 'hi' });
+      const warm = await warmCount(t, () => t.api.get(path, member));
+      expect([warm.result.status, warm.queries]).toEqual([200, 0]);
+      await t.api.post('/messages', owner, { type: 'channel', to: 'listed', topic: 'second', content: 'hi' });
+      const after = await countQueries(t, () => t.api.get(path, member));
+      expect(after.result.body.topics.map((x: { name: string }) => x.name)).toEqual(['second', 'first']);
+      expect((await countQueries(t, () => t.api.get(path, member))).queries).toBe(0);
     });
   });
 

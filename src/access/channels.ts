@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { TopicListCache } from '../cache/topic-lists';
+import type { Caches } from '../cache';
 import type { Params, Schema } from '../contract';
 import { ApiError, invalidChannelId, noSuchUser } from '../errors';
 import { isAdminRole, isGuestRole } from '../domain/roles';
@@ -132,16 +132,20 @@ export async function getChannel(db: Knex, viewer: Viewer, channelId: number): P
  */
 export async function listTopics(
   db: Knex,
-  topicLists: TopicListCache,
+  caches: Pick<Caches, 'channels' | 'topicLists'>,
   viewer: Viewer,
   channelId: number,
   allowEmptyTopicName: boolean,
 ): Promise<MaybeEncoded<Array<Schema<'TopicSummary'>>>> {
-  const channel = await accessChannelContent(db, viewer, channelId);
+  // The channel's row from the channel cache, as a send to it reads it: apps ask for the
+  // list each time a channel is opened, and a read of the row was the request's one
+  // statement (a round trip, and about a fifth of its CPU in the database).
+  const channel = (await caches.channels.forSending(viewer.user.realm_id, channelId))?.channel;
+  if (!channel || !canAccessChannelContent(viewer, channel)) throw invalidChannelId();
   const publicHistory = !channel.invite_only || channel.history_public_to_subscribers;
   // A channel whose history every subscriber shares has one list, cached and kept encoded;
   // with protected history each user's list is their own, read each time.
-  if (publicHistory) return encodeTopicSummaries(await topicLists.get(channel.recipient_id), allowEmptyTopicName);
+  if (publicHistory) return encodeTopicSummaries(await caches.topicLists.get(channel.recipient_id), allowEmptyTopicName);
   const rows = await listChannelTopics(db, channel.recipient_id, viewer.user.id);
   return rows.map((r) => toApiTopicSummary(r, allowEmptyTopicName));
 }

@@ -72,13 +72,7 @@ export const channelHandlers: HandlerTable = {
   'get-stream-topics': async (call) => {
     const viewer = caller(call);
     return {
-      topics: await listTopics(
-        call.ctx.db,
-        call.ctx.caches.topicLists,
-        viewer,
-        call.params.stream_id,
-        call.params.allow_empty_topic_name ?? false,
-      ),
+      topics: await listTopics(call.ctx.db, call.ctx.caches, viewer, call.params.stream_id, call.params.allow_empty_topic_name ?? false),
     };
   },
 
