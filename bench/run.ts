@@ -85,14 +85,23 @@ const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.tri
  * server. Needs `taskset` (util-linux) and at least two cores.
  */
 const PIN = env.BENCH_PIN === '1' ? pinPlan() : null;
-function pinPlan(): { servers: string; generator: string; all: string } {
+function pinPlan(): { servers: string; generator: string } {
   const n = os.cpus().length;
   if (n < 2) throw new Error('BENCH_PIN=1 needs at least two cores');
-  return { servers: n === 2 ? '0' : `0-${n - 2}`, generator: String(n - 1), all: `0-${n - 1}` };
+  return { servers: n === 2 ? '0' : `0-${n - 2}`, generator: String(n - 1) };
 }
-/** Puts every thread of a running process on these cores (`taskset -a`). */
+/** Puts every thread of a running process on these cores (`taskset -a`); a refusal stops the run with taskset's reason. */
 function pinProcess(pid: number, cores: string): void {
-  execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    const why = (err as { stderr?: Buffer }).stderr?.toString().trim() || String(err);
+    throw new Error(`BENCH_PIN: could not put process ${pid} on cores ${cores}: ${why}`);
+  }
+}
+/** The cores a process may run on now, as taskset prints them (`0-1`). */
+function coresOf(pid: number): string {
+  return /:\s*(\S+)\s*$/.exec(execFileSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' }))![1]!;
 }
 
 const children: ChildProcess[] = [];
@@ -711,7 +720,7 @@ interface Reference {
   p99: Map<string, number>;
 }
 
-function readReference(file: string): { code?: string; started?: string; rows: Row[] } | null {
+function readReference(file: string): { code?: string; started?: string; pinned?: boolean; rows: Row[] } | null {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
@@ -733,7 +742,8 @@ async function flatReference(target: Target): Promise<Reference | null> {
       .flatMap((dir) => (fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => path.join(dir, f)) : []))
       .filter((f) => f.endsWith(`-small-${target.db}.json`))
       .map((f) => ({ f, data: readReference(f), mtime: fs.statSync(f).mtimeMs }))
-      .filter((c) => c.data && c.data.code === code)
+      // Pinned runs are compared with pinned ones only (BENCH_PIN moves the generator's share).
+      .filter((c) => c.data && c.data.code === code && (c.data.pinned ?? false) === (PIN !== null))
       .sort((a, b) => b.mtime - a.mtime);
     return candidates[0] ?? null;
   };
@@ -846,10 +856,19 @@ async function main(): Promise<void> {
   const dbInfo = await databaseInfo(target);
   if (PIN) {
     pinProcess(process.pid, PIN.generator);
-    if (dbInfo.pid !== undefined) pinProcess(dbInfo.pid, PIN.servers);
-    process.on('exit', () => {
-      if (dbInfo.pid !== undefined) pinProcess(dbInfo.pid, PIN.all);
-    });
+    const dbPid = dbInfo.pid;
+    if (dbPid !== undefined) {
+      // Given back as they were (a service may have its own), unless the database has gone meanwhile.
+      const before = coresOf(dbPid);
+      pinProcess(dbPid, PIN.servers);
+      process.on('exit', () => {
+        try {
+          pinProcess(dbPid, before);
+        } catch (err) {
+          process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+        }
+      });
+    }
   }
   const settled = await waitForIdleDatabase(dbInfo.pid);
   const backgroundWork = await backgroundWorkOf(target);
@@ -1032,6 +1051,7 @@ async function main(): Promise<void> {
       {
         started: started.toISOString(),
         code,
+        pinned: PIN !== null,
         loadavg,
         manifest,
         dbInfo,
