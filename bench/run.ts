@@ -96,7 +96,7 @@ function pinProcess(pid: number, cores: string): void {
     execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
     const why = (err as { stderr?: Buffer }).stderr?.toString().trim() || String(err);
-    throw new Error(`BENCH_PIN: could not put process ${pid} on cores ${cores}: ${why}`);
+    throw new Error(`BENCH_PIN: could not put process ${pid} on cores ${cores}: ${why}`, { cause: err });
   }
 }
 /** The cores a process may run on now, as taskset prints them (`0-1`). */
