@@ -99,8 +99,8 @@ export function replyParts(body: Record<string, unknown>): Array<string | Buffer
 
 /** The bytes of a reply's parts (`replyParts`): encoded once, for both its length and its body (sendJson). */
 export function joinReply(parts: ReadonlyArray<string | Buffer>): Buffer {
-  if (parts.length === 1) return typeof parts[0] === 'string' ? Buffer.from(parts[0], 'utf8') : parts[0]!;
-  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+  const chunks = replyChunks(parts);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /**
