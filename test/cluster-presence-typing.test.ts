@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ContractChecker } from './support/contract';
-import { eachDatabase, freshMysqlDatabase } from './support/databases';
+import { eachDatabase, freshMigratedMysqlDatabase } from './support/databases';
 import { redisAvailable, TestRedis } from './support/redis';
 import { ProcessClient, startServerProcess, type ServerProcess } from './support/server-process';
 import { testSpec } from './support/server';
@@ -39,13 +39,13 @@ eachDatabase('presence and typing across nodes (EVENT_BUS=redis)', (dialect) => 
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-cluster-events-'));
     let databaseUrl = '';
     if (dialect === 'mysql') {
-      const mysql = await freshMysqlDatabase();
+      const mysql = await freshMigratedMysqlDatabase();
       databaseUrl = mysql.url;
       dropDatabase = mysql.drop;
     }
     // LOG_LEVEL info: the stop's own log lines are read at the end.
     const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, EVENT_BUS: 'redis', REDIS_URL: redis.url, LOG_LEVEL: 'info' };
-    // One after the other: the first migrates and seeds the demo organization.
+    // One after the other: the first seeds the demo organization.
     a = await startServerProcess({ ...env, NODE_ID: 'a' }, 120_000);
     b = await startServerProcess({ ...env, NODE_ID: 'b' }, 60_000);
     const contract = new ContractChecker(await testSpec());

@@ -6,7 +6,7 @@ import { Rng } from '../bench/lib/random';
 import { DEMO_PASSWORD } from '../src/cli/demo';
 import { createDb } from '../src/db/connection';
 import { ContractChecker } from './support/contract';
-import { eachDatabase, freshMysqlDatabase } from './support/databases';
+import { eachDatabase, freshMigratedMysqlDatabase } from './support/databases';
 import { NoResponseError, ProcessClient, ServerProcess, startServerProcess } from './support/server-process';
 import { testSpec } from './support/server';
 
@@ -67,7 +67,7 @@ eachDatabase('crash: SIGKILL mid-load, restart on the same data', (dialect) => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-crash-'));
     if (dialect === 'mysql') {
-      const mysql = await freshMysqlDatabase();
+      const mysql = await freshMigratedMysqlDatabase();
       databaseUrl = mysql.url;
       dropDatabase = mysql.drop;
     }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { createDb } from '../src/db/connection';
 import { EmailState } from '../src/domain/outgoing-emails';
-import { eachDatabase, freshMysqlDatabase } from './support/databases';
+import { eachDatabase, freshMigratedMysqlDatabase } from './support/databases';
 import { runServerToExit, type ServerProcess, startServerProcess } from './support/server-process';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp-server';
 
@@ -25,7 +25,7 @@ eachDatabase('mail in the server process', (dialect) => {
   beforeEach(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-mail-process-'));
     if (dialect === 'mysql') {
-      const mysql = await freshMysqlDatabase();
+      const mysql = await freshMigratedMysqlDatabase();
       databaseUrl = mysql.url;
       dropDatabase = mysql.drop;
     }

@@ -7,12 +7,11 @@
  */
 import type { Knex } from 'knex';
 import { createDb } from '../src/db/connection';
-import { migrateLatest } from '../src/db/migrate';
 import { pipelineWrite } from '../src/db/mysql/pipelined-client';
 import { inTransaction } from '../src/db/transaction';
 import { insertMessage, insertUserMessages, type NewMessageRow } from '../src/queries/messages';
 import { insertSearchRows } from '../src/queries/search-index';
-import { eachDatabase, freshDatabase, freshMysqlDatabase, TestDb } from './support/databases';
+import { eachDatabase, freshDatabase, freshMigratedMysqlDatabase, TestDb } from './support/databases';
 import { createChannel, startTestServer } from './support/server';
 
 /** The statement texts of the packets `work` sends through `db`. */
@@ -47,9 +46,8 @@ eachDatabase('a transaction that holds writes for its next packet', (dialect) =>
 
   it('stores nothing of a transaction whose held write fails at COMMIT, and leaves no transaction open', async () => {
     // One connection: the statement after the failure runs on the connection it happened on.
-    const one = dialect === 'mysql' ? await freshMysqlDatabase() : null;
+    const one = dialect === 'mysql' ? await freshMigratedMysqlDatabase() : null;
     const db = one ? createDb({ databaseUrl: one.url, dataDir: '', dbPoolMax: 1 }) : t.db;
-    if (one) await migrateLatest(db);
     await db('dm_groups').insert({ huddle_hash: 'taken', group_size: 1 });
     await expect(
       db.transaction(async (trx) => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { ContractChecker } from './support/contract';
-import { eachDatabase, freshMysqlDatabase } from './support/databases';
+import { eachDatabase, freshMigratedMysqlDatabase } from './support/databases';
 import { redisAvailable, TestRedis } from './support/redis';
 import { startServerProcess, type ServerProcess } from './support/server-process';
 import { testSpec } from './support/server';
@@ -36,7 +36,7 @@ eachDatabase('RATE_LIMIT_STORE=redis: two server processes, one redis-server', (
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-rate-limits-redis-'));
     let databaseUrl = '';
     if (dialect === 'mysql') {
-      const mysql = await freshMysqlDatabase();
+      const mysql = await freshMigratedMysqlDatabase();
       databaseUrl = mysql.url;
       dropDatabase = mysql.drop;
     }
@@ -50,7 +50,7 @@ eachDatabase('RATE_LIMIT_STORE=redis: two server processes, one redis-server', (
       RATE_LIMIT_USER_PER_MINUTE: '10',
       RATE_LIMIT_IP_PER_MINUTE: '4',
     };
-    // One after the other: the first migrates and seeds the demo organization (slow on a busy MariaDB).
+    // One after the other: the first seeds the demo organization.
     processes.push(await startServerProcess({ ...env, NODE_ID: 'a' }, 120_000));
     processes.push(await startServerProcess({ ...env, NODE_ID: 'b' }, 60_000));
   }, 200_000);

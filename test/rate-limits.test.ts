@@ -6,7 +6,7 @@ import path from 'node:path';
 import request from 'supertest';
 import type { Config } from '../src/config';
 import { ContractChecker } from './support/contract';
-import { eachDatabase, freshMysqlDatabase } from './support/databases';
+import { eachDatabase, freshMigratedMysqlDatabase } from './support/databases';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { CAST_PASSWORD, startTestServer, testSpec, TestServer, type ApiResponse } from './support/server';
 
@@ -258,7 +258,7 @@ eachDatabase('rate limits', (dialect) => {
     beforeAll(async () => {
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-rate-limits-'));
       if (dialect === 'mysql') {
-        const mysql = await freshMysqlDatabase();
+        const mysql = await freshMigratedMysqlDatabase();
         databaseUrl = mysql.url;
         dropDatabase = mysql.drop;
       }
@@ -270,7 +270,7 @@ eachDatabase('rate limits', (dialect) => {
         RATE_LIMIT_STORE: 'database',
         RATE_LIMIT_USER_PER_MINUTE: '10',
       };
-      // One after the other: the first migrates and seeds the demo organization (slow on a busy MariaDB).
+      // One after the other: the first seeds the demo organization.
       processes.push(await startServerProcess(env, 120_000));
       processes.push(await startServerProcess(env, 60_000));
     }, 200_000);

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { until } from './support/clock';
-import { eachDatabase, freshMysqlDatabase } from './support/databases';
+import { eachDatabase, freshMigratedMysqlDatabase } from './support/databases';
 import { ServerProcess, startServerProcess } from './support/server-process';
 
 interface Reply {
@@ -29,7 +29,7 @@ eachDatabase('resumable uploads across two server processes', (dialect) => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-tus-processes-'));
     let databaseUrl = '';
     if (dialect === 'mysql') {
-      const mysql = await freshMysqlDatabase();
+      const mysql = await freshMigratedMysqlDatabase();
       databaseUrl = mysql.url;
       dropDatabase = mysql.drop;
     }

@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { createDb, mysqlConnectionOptions } from '../../src/db/connection';
-import { migrateLatest } from '../../src/db/migrate';
-import { freshMysqlDatabase, type TestDb } from './databases';
+import { freshMigratedMysqlDatabase, type TestDb } from './databases';
 
 /**
  * A TCP proxy in front of the test MariaDB that breaks, on command, the
@@ -143,10 +142,9 @@ export function throughCutter(databaseUrl: string, cutter: CommitCutter): string
 
 /** A fresh, migrated MySQL database whose pool reaches it through a new cutter; dropping it closes the cutter. */
 export async function databaseBehindCutter(): Promise<{ testDb: TestDb; cutter: CommitCutter }> {
-  const mysql = await freshMysqlDatabase();
+  const mysql = await freshMigratedMysqlDatabase();
   const cutter = await startCommitCutter(mysql.url);
   const db = createDb({ databaseUrl: throughCutter(mysql.url, cutter), dataDir: '' });
-  await migrateLatest(db);
   const testDb: TestDb = {
     db,
     drop: async () => {
