@@ -784,7 +784,8 @@ type Scenario = ReturnType<typeof scenarios>[number];
 
 /** A scenario's request as autocannon sends it: its user's key (or each of its users' in turn), its form body. */
 function loadRequestOf(s: Scenario): LoadRequest {
-  const headers: Record<string, string> = s.user ? { authorization: basic(s.user) } : {};
+  const headers: Record<string, string> = { ...s.headers };
+  if (s.user) headers.authorization = basic(s.user);
   if (s.form) headers['content-type'] = 'application/x-www-form-urlencoded';
   return {
     path: s.path,
@@ -969,6 +970,7 @@ async function main(): Promise<void> {
       const alone: number[] = [];
       for (let i = 0; i < 5; i++) alone.push((await request(agent, parley.port, s.method, s.path, auth, s.form)).ms);
       if (s.users?.length) note += `; ${s.users.length} users`;
+      if (s.headers) note += `; ${Object.entries(s.headers).map(([k, v]) => `${k}: ${v}`).join(', ')}`;
       const run = () =>
         measure(s.key, s.title, parley.port, loadRequestOf(s), { server: parley.child.pid, db: dbInfo.pid }, note, s.goal, s.flat);
       const twin = s.goal?.flat !== undefined ? await smallTwin(target, s.key) : null;

@@ -15,6 +15,8 @@ export interface Scenario {
   /** When set, each connection authenticates as the next of these users (many clients rather than one). */
   users?: Credential[];
   form?: Record<string, string>;
+  /** Request headers besides the user's key and the form's type (the load sends them; the preflight does not). */
+  headers?: Record<string, string>;
   /** Checks a preflight reply and describes it (e.g. "100 msgs"); throws when the scenario would measure an error. */
   check(r: Reply): string;
   /** The performance target the results table checks (bench/lib/goals.ts). */
@@ -53,6 +55,19 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
     return 'message sent';
   };
   const atLeast = (n: number) => Math.min(100, n);
+  const topicsCheck = (r: Reply) => {
+    if (r.status !== 200 || !Array.isArray(r.body.topics) || r.body.topics.length === 0)
+      throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    return `${r.body.topics.length} topics`;
+  };
+  const busyTopics = {
+    method: 'GET' as const,
+    path: `/api/v1/users/me/${t.busyChannel.id}/topics`,
+    user: reader,
+    check: topicsCheck,
+    // As every Zulip app and library asks for it (src/http/kept-gzip.ts): gzipped.
+    headers: { 'accept-encoding': 'gzip' },
+  };
   const send = { method: 'POST' as const, path: '/api/v1/messages', user: cred(t.poster.id), form: sendForm, check: sent };
   // One sender per connection: the poster, then other members of the channel.
   const sixteenSenders = [t.poster.id, ...channel100Members.filter((id) => id !== t.poster.id)].slice(0, 16).map(cred).filter(Boolean);
@@ -149,16 +164,23 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
     {
       key: 'topics',
       title: `GET /users/me/{id}/topics, the busiest channel (${fmtInt(t.busyChannel.messages)} msgs)`,
-      method: 'GET',
-      path: `/api/v1/users/me/${t.busyChannel.id}/topics`,
-      user: reader,
-      check: (r) => {
-        if (r.status !== 200 || !Array.isArray(r.body.topics) || r.body.topics.length === 0)
-          throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-        return `${r.body.topics.length} topics`;
-      },
-      // Read from the channel's topic rows (ADR 0055), not grouped from its messages.
-      goal: { ofExpress: 0.15, flat: 1.3 },
+      ...busyTopics,
+      // Read from the channel's topic rows (ADR 0055), not grouped from its messages. Its
+      // flat column is shown, not judged: in a closed loop it is the throughput's quotient,
+      // and at 1m the throughput is the load generator's, which decodes each of the 2,966
+      // topics' replies into a string on the one core it has (99 % of it; Parley 53 %).
+      goal: { ofExpress: 0.15 },
+      flat: true,
+    },
+    {
+      key: 'topics-paced',
+      title: `GET /users/me/{id}/topics, the busiest channel, paced`,
+      ...busyTopics,
+      // The same request offered at 1,000/s at both scales (lib/paced.ts reads only the
+      // answers' length): the p99 at equal load, which is what grows when a list costs
+      // more at 1m, whatever a generator can decode.
+      rate: 1000,
+      goal: { atRate: 1000, flat: 1.3 },
       flat: true,
     },
     {
