@@ -970,7 +970,10 @@ async function main(): Promise<void> {
       const alone: number[] = [];
       for (let i = 0; i < 5; i++) alone.push((await request(agent, parley.port, s.method, s.path, auth, s.form)).ms);
       if (s.users?.length) note += `; ${s.users.length} users`;
-      if (s.headers) note += `; ${Object.entries(s.headers).map(([k, v]) => `${k}: ${v}`).join(', ')}`;
+      if (s.headers)
+        note += `; ${Object.entries(s.headers)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ')}`;
       const run = () =>
         measure(s.key, s.title, parley.port, loadRequestOf(s), { server: parley.child.pid, db: dbInfo.pid }, note, s.goal, s.flat);
       const twin = s.goal?.flat !== undefined ? await smallTwin(target, s.key) : null;
