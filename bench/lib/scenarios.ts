@@ -65,7 +65,9 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
     path: `/api/v1/users/me/${t.busyChannel.id}/topics`,
     user: reader,
     check: topicsCheck,
-    // As every Zulip app and library asks for it (src/http/kept-gzip.ts): gzipped.
+    // As every Zulip app and library asks for it (src/http/kept-gzip.ts): gzipped. The load
+    // only: the preflight, the five "alone" requests, bench/alloc.ts and bench/trace.ts ask
+    // for the plain reply (they parse it).
     headers: { 'accept-encoding': 'gzip' },
   };
   const send = { method: 'POST' as const, path: '/api/v1/messages', user: cred(t.poster.id), form: sendForm, check: sent };
@@ -174,7 +176,8 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
     },
     {
       key: 'topics-paced',
-      title: `GET /users/me/{id}/topics, the busiest channel, paced`,
+      // A title of its own up to its first ", " (bench/capacity.ts tells rows apart by it).
+      title: `GET /users/me/{id}/topics paced at 1,000/s, the busiest channel`,
       ...busyTopics,
       // The same request offered at 1,000/s at both scales (lib/paced.ts reads only the
       // answers' length): the p99 at equal load, which is what grows when a list costs
