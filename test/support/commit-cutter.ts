@@ -143,7 +143,10 @@ export function throughCutter(databaseUrl: string, cutter: CommitCutter): string
 /** A fresh, migrated MySQL database whose pool reaches it through a new cutter; dropping it closes the cutter. */
 export async function databaseBehindCutter(): Promise<{ testDb: TestDb; cutter: CommitCutter }> {
   const mysql = await freshMigratedMysqlDatabase();
-  const cutter = await startCommitCutter(mysql.url);
+  const cutter = await startCommitCutter(mysql.url).catch(async (err: unknown) => {
+    await mysql.drop();
+    throw err;
+  });
   const db = createDb({ databaseUrl: throughCutter(mysql.url, cutter), dataDir: '' });
   const testDb: TestDb = {
     db,
