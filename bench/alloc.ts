@@ -61,7 +61,8 @@ async function main(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const auth = scenario.user ? basic(scenario.user) : null;
   const send = async () => {
-    const r = await request(agent, port, scenario.method, scenario.path, auth, scenario.form);
+    // With the scenario's headers, as its load sends them (the topic list: gzipped).
+    const r = await request(agent, port, scenario.method, scenario.path, auth, scenario.form, scenario.headers);
     if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
   };
   try {

@@ -18,8 +18,9 @@ export function request(
   pathAndQuery: string,
   auth: string | null,
   form?: Record<string, string>,
+  headers?: Record<string, string>,
 ): Promise<Reply> {
-  return requestWith(agent, port, method, pathAndQuery, auth, form && { form }, 90_000);
+  return requestWith(agent, port, method, pathAndQuery, auth, form && { form }, 90_000, headers);
 }
 
 /**
@@ -35,6 +36,8 @@ export function requestWith(
   auth: string | null,
   body: RequestBody | undefined,
   timeoutMs: number,
+  /** Further request headers (a scenario's `Accept-Encoding`); a body they make binary is returned as text, unparsed. */
+  headers: Record<string, string> = {},
 ): Promise<Reply> {
   let payload: Buffer | undefined;
   let type: string | undefined;
@@ -57,6 +60,7 @@ export function requestWith(
         path: pathAndQuery,
         agent,
         headers: {
+          ...headers,
           ...(auth ? { authorization: auth } : {}),
           ...(payload ? { 'content-type': type, 'content-length': payload.length } : {}),
         },

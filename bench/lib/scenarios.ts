@@ -65,9 +65,9 @@ export function scenarios(m: Manifest, creds: Map<number, Credential>, channel10
     path: `/api/v1/users/me/${t.busyChannel.id}/topics`,
     user: reader,
     check: topicsCheck,
-    // As every Zulip app and library asks for it (src/http/kept-gzip.ts): gzipped. The load
-    // only: the preflight, the five "alone" requests, bench/alloc.ts and bench/trace.ts ask
-    // for the plain reply (they parse it).
+    // As every Zulip app and library asks for it (src/http/kept-gzip.ts): gzipped, by the
+    // load and by bench/alloc.ts. The preflight, the five "alone" requests and bench/trace.ts
+    // ask for the plain reply (they parse it).
     headers: { 'accept-encoding': 'gzip' },
   };
   const send = { method: 'POST' as const, path: '/api/v1/messages', user: cred(t.poster.id), form: sendForm, check: sent };
